@@ -1,0 +1,104 @@
+"""Plain data passed between the stages: locations, findings, tool errors, unit results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One note on the path that leads to a finding."""
+
+    location: Location
+    message: str
+
+
+@dataclass
+class Finding:
+    rule: str  # "RC001"
+    name: str  # "leak"
+    location: Location  # primary location: where the rule is broken
+    function: str
+    message: str
+    path: list[Step] = field(default_factory=list)
+    instantiations: list[str] = field(default_factory=list)
+    # Where the reference involved was acquired (None for rules with no acquisition).
+    origin: Location | None = None
+
+    def key(self) -> tuple:
+        """Identity across generic instantiations: the same rule broken at the same source place."""
+        return (self.location, self.rule, self.origin)
+
+    def sort_key(self) -> tuple:
+        return (self.location.file, self.location.line, self.location.column, self.rule, self.message)
+
+
+@dataclass(frozen=True, order=True)
+class ToolError:
+    file: str
+    message: str
+    line: int = 0
+    column: int = 0
+    # "error": the unit or function was not (fully) checked; "warning": checked, but something is off.
+    severity: str = "error"
+
+
+@dataclass
+class UnitResult:
+    """Everything refcheck learned from one translation unit."""
+
+    file: str
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
+    functions: int = 0
+    # Every file the unit read (the unit itself and its includes), for cache keys.
+    includes: list[str] = field(default_factory=list)
+    # Seconds per stage: parse, cfg, analysis.
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def merge_findings(findings: list[Finding]) -> list[Finding]:
+    """One finding per source place: a generic/*.c body compiled for Float and Double is one defect.
+
+    The first finding (in sort order) is kept; the function names of all copies become its
+    instantiations.
+    """
+    merged: dict[tuple, Finding] = {}
+    for f in sorted(findings, key=lambda f: (f.sort_key(), f.function)):
+        k = f.key()
+        kept = merged.get(k)
+        if kept is None:
+            merged[k] = f
+            if not f.instantiations:
+                f.instantiations = [f.function]
+        else:
+            for name in f.instantiations or [f.function]:
+                if name not in kept.instantiations:
+                    kept.instantiations.append(name)
+    out = list(merged.values())
+    for f in out:
+        f.instantiations.sort()
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+@dataclass
+class RunResult:
+    """A whole run, as reporters see it: findings merged and sorted, errors sorted."""
+
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
+    files: int = 0
+    functions: int = 0
+    seconds: float = 0.0
+    # Seconds per stage summed over units (parse, cfg, analysis, report), for --statistics.
+    timings: dict[str, float] = field(default_factory=dict)
+    # Project root: reporters print paths relative to it (SARIF's %SRCROOT%).
+    root: str = "."
