@@ -1,0 +1,31 @@
+"""Turn a RunResult into text for people and tools: one module per output format.
+
+Rendering is pure: it returns the report and prints nothing, so the CLI decides where the report
+goes (stdout, -o FILE) and what else it prints (summaries, statistics).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from refcheck.model import RunResult
+
+# Format name -> module with `render(result) -> str`. Imported on demand: the text path of a
+# cached run should not pay for building the SARIF rule table.
+_MODULES = {
+    "text": "refcheck.reporters.text",
+    "json": "refcheck.reporters.json",
+    "sarif": "refcheck.reporters.sarif",
+    "github": "refcheck.reporters.github",
+    "html": "refcheck.reporters.html",
+}
+
+FORMATS = tuple(_MODULES)
+
+
+def render(fmt: str, result: RunResult) -> str:
+    """The report for `result` in format `fmt`; ValueError names the formats for a bad one."""
+    module = _MODULES.get(fmt)
+    if module is None:
+        raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    return import_module(module).render(result)
