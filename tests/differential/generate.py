@@ -1,0 +1,127 @@
+"""Hypothesis strategies for random small functions in the program model.
+
+Statement kinds are listed simplest first, because hypothesis shrinks a `sampled_from` towards
+its first element: a minimized disagreement ends up made of plain acquisitions and releases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from .program import (
+    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, For, Function, Goto, If, NullCheck,
+    Release, Retain, Return, Use, While, place_labels,
+)
+
+VARS = [f"t{k}" for k in range(NVARS)]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Which statement kinds a generated function may contain."""
+
+    name: str = "full"
+    retain: bool = True  # THFloatTensor_retain(p), tK = p, free(p), return p
+    gotos: bool = True
+    errors: bool = True
+    null_checks: bool = True
+    loops: bool = False  # while/for/break and backward gotos: compared only for termination
+    max_top: int = 8
+    max_block: int = 4
+    max_depth: int = 2
+
+
+FULL = Profile()
+LOOPS = Profile(name="loops", loops=True)
+
+
+def returns_for(kind: str, pointers: list[str]) -> st.SearchStrategy[Return]:
+    if kind == "void":
+        return st.just(Return(None))
+    if kind == "int":
+        return st.just(Return("0"))
+    return st.sampled_from(["NULL", *pointers]).map(Return)
+
+
+@st.composite
+def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
+    pointers = VARS + (["p"] if profile.retain else [])
+    var = st.sampled_from(VARS)
+    # Repeats weight the draw: most statements should move references around, few should exit.
+    kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
+             "release", "if", "return", "discard"]
+    if profile.null_checks:
+        kinds += ["nullcheck", "nullcheck"]
+    if profile.retain:
+        kinds.append("retain")
+    if profile.gotos:
+        kinds.append("goto")
+    if profile.errors:
+        kinds.append("error")
+    if profile.loops:
+        kinds += ["while", "for"] + (["break"] if in_loop else [])
+    if depth >= profile.max_depth:
+        kinds = [k for k in kinds if k not in ("if", "while", "for")]
+    kind = draw(st.sampled_from(kinds))
+
+    def block(loop: bool):
+        return draw(st.lists(statements(profile, returns, depth + 1, loop),
+                             max_size=profile.max_block).map(tuple))
+
+    if kind == "acquire":
+        return Acquire(draw(var))
+    if kind == "release":
+        return Release(draw(st.sampled_from(pointers)))
+    if kind == "use":
+        return Use(draw(st.sampled_from(pointers)), draw(st.booleans()))
+    if kind == "assign":
+        target = draw(var)
+        sources = ["NULL"] + [v for v in pointers if v != target]
+        return Assign(target, draw(st.sampled_from(sources)))
+    if kind == "if":
+        cond = draw(st.integers(0, NCONDS - 1))
+        then = block(in_loop)
+        orelse = block(in_loop) if draw(st.booleans()) else None
+        return If(cond, then, orelse)
+    if kind == "return":
+        return draw(returns_for(returns, pointers))
+    if kind == "discard":
+        return Discard()
+    if kind == "nullcheck":
+        return NullCheck(draw(st.sampled_from(pointers)), draw(returns_for(returns, pointers)))
+    if kind == "retain":
+        return Retain()
+    if kind == "goto":
+        low = -3 if profile.loops else 1
+        return Goto(ahead=draw(st.integers(low, 3).filter(lambda a: a != 0)))
+    if kind == "error":
+        return Error()
+    if kind == "while":
+        return While(draw(st.integers(0, NCONDS - 1)), block(True))
+    if kind == "for":
+        return For(draw(st.integers(0, NCONDS - 1)), block(True))
+    if kind == "break":
+        return Break()
+    raise AssertionError(kind)
+
+
+@st.composite
+def functions(draw, profile: Profile = FULL, index: int = 0):
+    returns = draw(st.sampled_from(["ptr", "int", "void"]))
+    named_new = draw(st.booleans())
+    body = draw(st.lists(statements(profile, returns, 0, False), min_size=1,
+                         max_size=profile.max_top).map(tuple))
+    body = place_labels(body)
+    if returns != "void":
+        # A non-void function must not fall off its end: close it with a plain return.
+        body += (Return("NULL" if returns == "ptr" else "0"),)
+    name = f"{'newThing' if named_new else 'makeThing'}{index}"
+    return Function(name, returns, body)
+
+
+def batches(profile: Profile = FULL, min_size: int = 20, max_size: int = 40):
+    """Lists of functions with distinct names, to be checked from one parsed file."""
+    return st.integers(min_size, max_size).flatmap(
+        lambda n: st.tuples(*(functions(profile, i) for i in range(n))).map(list))

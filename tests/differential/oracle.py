@@ -1,0 +1,197 @@
+"""The verdicts semantics.md gives a loop-free program, by running it down every path.
+
+This is deliberately the dumbest possible second implementation: no CFG, no state merging, no
+abstraction. Each path is one concrete execution in which every `if (cN)` condition and every
+"did THFloatTensor_newClone return NULL" is fixed, and the findings of all paths are unioned.
+
+Choices are made eagerly (an acquisition is NULL or not when it happens, p is NULL or not on
+entry) and remembered (cN tested twice takes the same edge, as does a null test of the same
+object), which is what the program would really do. Paths are enumerated by re-running the
+function with every sequence of choices, depth first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .program import (
+    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, NullCheck, Release, Retain,
+    Return, Use,
+)
+
+# A finding, as the comparison sees it: (rule, primary line).
+Verdict = tuple[str, int]
+
+
+@dataclass(eq=False)
+class Obj:
+    """One object a pointer may point to: the parameter's, or one made by an acquisition."""
+
+    param: bool
+    owned: int = 0  # references this function must still free or return
+    released: bool = False  # a release reached it on this path
+    lost: bool = False  # its last owner was overwritten (already reported as RC007)
+
+
+class PathEnded(Exception):
+    """Raised to stop a path: a return, the end of the function, or a call that never returns."""
+
+
+@dataclass
+class Execution:
+    fn: Function
+    layout: Layout
+    prefix: list[bool]
+    trace: list[bool] = field(default_factory=list)
+    findings: set[Verdict] = field(default_factory=set)
+    vars: dict[str, Obj | None] = field(default_factory=dict)
+    objects: list[Obj] = field(default_factory=list)
+    conds: dict[int, bool] = field(default_factory=dict)
+
+    def choose(self) -> bool:
+        i = len(self.trace)
+        value = self.prefix[i] if i < len(self.prefix) else False
+        self.trace.append(value)
+        return value
+
+    def report(self, rule: str, line: int) -> None:
+        self.findings.add((rule, line))
+
+    # -- values -----------------------------------------------------------------------------
+
+    def value(self, name: str) -> Obj | None:
+        if name in ("NULL", "0"):
+            return None
+        return self.vars.get(name)
+
+    def holders(self, obj: Obj) -> int:
+        return sum(1 for v in self.vars.values() if v is obj)
+
+    def assign(self, var: str, new: Obj | None, line: int) -> None:
+        old = self.vars.get(var)
+        self.vars[var] = new
+        # RC007: the variable held the last pointer to an object we still owe a release for.
+        if old is not None and old.owned > 0 and self.holders(old) == 0:
+            self.report("RC007", line)
+            old.owned = 0
+            old.lost = True
+
+    def use(self, obj: Obj | None, line: int) -> None:
+        if obj is not None and obj.released and obj.owned == 0:
+            self.report("RC003", line)
+
+    # -- exits ------------------------------------------------------------------------------
+
+    def leaks(self, line: int) -> None:
+        for obj in self.objects:
+            if obj.owned > 0 and not obj.lost:
+                self.report("RC001", line)
+
+    def do_return(self, r: Return, line: int) -> None:
+        obj = self.value(r.value) if r.value else None
+        if obj is not None:
+            if obj.owned > 0:
+                if not self.fn.acquire_named:
+                    self.report("RC004", line)
+                obj.owned -= 1  # one reference goes to the caller
+            elif self.fn.acquire_named and obj.param:
+                self.report("RC005", line)
+        self.leaks(line)
+        raise PathEnded
+
+    # -- statements -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        p = None if self.choose() else Obj(param=True)
+        if p is not None:
+            self.objects.append(p)
+        self.vars["p"] = p
+        body = self.fn.body
+        try:
+            i = 0
+            while i < len(body):
+                jump = self.block((body[i],), (), offset=i)
+                if jump is None:
+                    i += 1
+                else:
+                    i = next(k for k, s in enumerate(body)
+                             if isinstance(s, Label) and s.label == jump)
+            self.leaks(self.layout.closing)  # fell off the end
+        except PathEnded:
+            pass
+
+    def block(self, stmts: tuple, path: tuple, offset: int = 0) -> int | None:
+        """Run statements; a goto comes back as its label number for the top level to find."""
+        for i, s in enumerate(stmts):
+            here = path + (i + offset,)
+            line = self.layout.lines.get(here, 0)
+            if isinstance(s, Acquire):
+                self.use(self.vars["p"], line)
+                obj = None if self.choose() else Obj(param=False, owned=1)
+                if obj is not None:
+                    self.objects.append(obj)
+                self.assign(s.var, obj, line)
+            elif isinstance(s, Discard):
+                self.use(self.vars["p"], line)
+                self.report("RC001", line)
+            elif isinstance(s, Release):
+                self.release(self.value(s.target), line)
+            elif isinstance(s, Retain):
+                obj = self.vars["p"]
+                self.use(obj, line)
+                if obj is not None:
+                    obj.owned += 1
+            elif isinstance(s, Assign):
+                self.assign(s.var, self.value(s.source), line)
+            elif isinstance(s, Use):
+                self.use(self.value(s.target), line)
+            elif isinstance(s, Return):
+                self.do_return(s, line)
+            elif isinstance(s, NullCheck):
+                if self.value(s.target) is None:
+                    self.do_return(s.ret, line)
+            elif isinstance(s, If):
+                if s.cond not in self.conds:
+                    self.conds[s.cond] = self.choose()
+                if self.conds[s.cond]:
+                    jump = self.block(s.then, here + ("then",))
+                else:
+                    jump = self.block(s.orelse or (), here + ("else",))
+                if jump is not None:
+                    return jump
+            elif isinstance(s, Goto):
+                return s.label
+            elif isinstance(s, Label):
+                pass
+            elif isinstance(s, Error):
+                raise PathEnded  # errors="abort": nothing is checked on this path
+            else:
+                raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
+        return None
+
+    def release(self, obj: Obj | None, line: int) -> None:
+        if obj is None:
+            return  # freeing NULL is allowed
+        if obj.owned > 0:
+            obj.owned -= 1
+        elif obj.released:
+            self.report("RC002", line)
+        elif obj.param:
+            self.report("RC006", line)
+        obj.released = True
+
+
+def verdicts(fn: Function, layout: Layout) -> set[Verdict]:
+    """The union of findings over every path of `fn`."""
+    found: set[Verdict] = set()
+    prefix: list[bool] = []
+    while True:
+        ex = Execution(fn, layout, prefix)
+        ex.run()
+        found |= ex.findings
+        trace = ex.trace
+        while trace and trace[-1]:
+            trace.pop()
+        if not trace:
+            return found
+        prefix = trace[:-1] + [True]

@@ -1,0 +1,130 @@
+"""The oracle on hand-written programs whose verdicts semantics.md spells out.
+
+If the oracle were wrong, the differential test would only prove two implementations agree on
+a mistake; these pin it to the contract independently of refcheck.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .oracle import verdicts
+from .program import (
+    Acquire, Assign, Discard, Error, Function, Goto, If, NullCheck, Release, Retain, Return, Use,
+    emit_function, place_labels,
+)
+
+NEW = Acquire
+
+
+def run(body, name="makeThing", returns="ptr"):
+    """The oracle's findings as (rule, text of the primary line), text made unique by the test."""
+    body = place_labels(tuple(body))
+    if returns != "void" and not isinstance(body[-1], Return):
+        body += (Return("NULL" if returns == "ptr" else "0"),)
+    fn = Function(name, returns, body)
+    text, layout = emit_function(fn, 1)
+    return {(rule, text[line - 1].strip()) for rule, line in verdicts(fn, layout)}
+
+
+def test_leak_at_return_and_at_closing_brace():
+    assert run([NEW("t0")]) == {("RC001", "return NULL;")}
+    assert run([NEW("t0")], returns="void") == {("RC001", "}")}
+
+
+def test_release_and_release_through_alias_are_clean():
+    assert run([NEW("t0"), Release("t0")]) == set()
+    assert run([NEW("t0"), Assign("t1", "t0"), Release("t1")]) == set()
+
+
+def test_freeing_null_is_clean():
+    assert run([Release("t0")], returns="void") == set()
+
+
+def test_double_release_reported_at_second_release():
+    got = run([NEW("t0"), Assign("t1", "t0"), Release("t0"), Release("t1")], returns="void")
+    assert got == {("RC002", "THFloatTensor_free(t1);")}
+
+
+@pytest.mark.parametrize("deref, text", [(True, "sink(t0->nDimension);"), (False, "sinkp(t0);")])
+def test_use_after_release(deref, text):
+    assert run([NEW("t0"), Release("t0"), Use("t0", deref)], returns="void") == {("RC003", text)}
+
+
+def test_owned_return_from_non_new_is_rc004_not_rc001():
+    assert run([NEW("t0"), Return("t0")]) == {("RC004", "return t0;")}
+    assert run([NEW("t0"), Return("t0")], name="newThing") == set()
+
+
+def test_borrowed_return_from_new():
+    assert run([Return("p")], name="newThing") == {("RC005", "return p;")}
+    assert run([Assign("t1", "p"), Return("t1")], name="newThing") == {("RC005", "return t1;")}
+    assert run([Retain(), Return("p")], name="newThing") == set()
+    assert run([Return("p")], name="makeThing") == set()
+
+
+def test_retained_parameter_must_be_released():
+    assert run([Retain()], returns="int") == {("RC001", "return 0;")}
+    assert run([Retain(), Release("p")], returns="int") == set()
+    # Two retains, one handed to the caller: the other is lost.
+    assert run([Retain(), Retain(), Return("p")], name="newThing") == {("RC001", "return p;")}
+
+
+def test_release_of_borrowed_parameter_or_its_alias():
+    assert run([Release("p")], returns="void") == {("RC006", "THFloatTensor_free(p);")}
+    assert run([Assign("t2", "p"), Release("t2")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t2);")}
+
+
+def test_overwriting_the_last_owner():
+    assert run([NEW("t0"), Assign("t0", "NULL")], returns="void") == {("RC007", "t0 = NULL;")}
+    # Another variable still points at it: no RC007, and releasing it there is clean.
+    assert run([NEW("t0"), Assign("t1", "t0"), Assign("t0", "NULL"), Release("t1")],
+               returns="void") == set()
+    # RC007 replaces the RC001 the lost reference would otherwise get at the exit.
+    assert run([NEW("t0"), NEW("t1"), Assign("t0", "t1"), Release("t0")], returns="void") == {
+        ("RC007", "t0 = t1;")}
+
+
+def test_null_edge_of_a_null_test_has_nothing_to_release():
+    got = run([NEW("t0"), NEW("t1"), NullCheck("t0", Return("NULL")), Release("t0"),
+               Release("t1"), Return("t2")])
+    assert got == {("RC001", "if (!t0) return NULL;")}
+
+
+def test_null_test_of_an_alias_is_the_same_test():
+    body = [NEW("t0"), Assign("t1", "t0"), NEW("t2"), NullCheck("t0", Return("t2")),
+            NullCheck("t1", Return("NULL")), Release("t0"), Return("t2")]
+    assert run(body, name="newThing") == set()
+
+
+def test_same_condition_twice_takes_the_same_edge():
+    # semantics.md: if (!contig) t = newContiguous(x); else t = x; ... if (!contig) free(t);
+    body = [If(0, (NEW("t0"),), (Assign("t0", "p"),)), Use("t0", True), If(0, (Release("t0"),))]
+    assert run(body, returns="void") == set()
+    body = [If(0, (NEW("t0"),)), If(1, (Release("t0"),))]
+    assert run(body, returns="void") == {("RC001", "}")}
+
+
+def test_error_paths_need_no_cleanup():
+    assert run([NEW("t0"), If(0, (Error(),)), Release("t0")], returns="void") == set()
+    assert run([NEW("t0"), Error()], returns="void") == set()
+
+
+def test_discarded_acquisition_leaks_at_the_call():
+    assert run([Discard()], returns="void") == {("RC001", "THFloatTensor_newClone(p);")}
+
+
+def test_forward_goto_skips_the_release():
+    body = [NEW("t0"), If(1, (Goto(ahead=2),)), Release("t0"), Return("t1")]
+    assert run(body) == {("RC001", "return t1;")}
+
+
+def test_passing_a_released_parameter_to_an_acquisition_is_a_use():
+    got = run([Release("p"), NEW("t0"), Release("t0")], returns="void")
+    assert got == {("RC006", "THFloatTensor_free(p);"),
+                   ("RC003", "t0 = THFloatTensor_newClone(p);")}
+
+
+def test_unreachable_code_reports_nothing():
+    assert run([Return("NULL"), NEW("t0"), Return("t0")]) == set()
