@@ -1,0 +1,78 @@
+"""Baselines: accept the findings a code base has today, fail only on new ones.
+
+A finding is identified by the same line-independent fingerprint SARIF results carry (file,
+function, rule and the normalized text of the primary and acquisition statements), so that
+unrelated edits above it keep it matched while a change to the statements involved makes it new.
+Identical fingerprints are counted, so a second copy of the same leak in a function is still new.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+
+from refcheck.config import ConfigError
+from refcheck.model import Finding
+from refcheck.reporters.fingerprint import base_fingerprint
+from refcheck.reporters.source import SourceCache
+
+VERSION = 1
+
+
+def fingerprint(finding: Finding, sources: SourceCache) -> str:
+    return base_fingerprint(finding, sources)
+
+
+def write(path: str, findings: list[Finding], sources: SourceCache) -> None:
+    records = sorted(({"fingerprint": fingerprint(f, sources), "rule": f.rule,
+                       "file": f.location.file, "function": f.function, "message": f.message}
+                      for f in findings),
+                     key=lambda r: (r["file"], r["function"], r["rule"], r["fingerprint"]))
+    text = json.dumps({"version": VERSION, "tool": "refcheck", "findings": records}, indent=2) + "\n"
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".refcheck-baseline-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write baseline: {e.strerror or e}") from None
+
+
+def load(path: str) -> Counter:
+    """Fingerprint -> how many findings the baseline accepts with it."""
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read().decode("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: baseline not found (create it with --write-baseline)") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read baseline: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{path}: not a refcheck baseline (not valid JSON: {e})") from None
+    if not isinstance(data, dict) or data.get("tool") != "refcheck" or not isinstance(data.get("findings"), list):
+        raise ConfigError(f"{path}: not a refcheck baseline (expected an object with "
+                          f"\"tool\": \"refcheck\" and a \"findings\" list)")
+    if data.get("version") != VERSION:
+        raise ConfigError(f"{path}: baseline version {data.get('version')!r} is not supported "
+                          f"(expected {VERSION}); write it again with --write-baseline")
+    counts: Counter = Counter()
+    for i, record in enumerate(data["findings"]):
+        if not isinstance(record, dict) or not isinstance(record.get("fingerprint"), str):
+            raise ConfigError(f"{path}: findings[{i}]: expected an object with a \"fingerprint\" string")
+        counts[record["fingerprint"]] += 1
+    return counts
+
+
+def new_findings(findings: list[Finding], accepted: Counter, sources: SourceCache) -> list[Finding]:
+    left = Counter(accepted)
+    out = []
+    for f in findings:
+        fp = fingerprint(f, sources)
+        if left[fp] > 0:
+            left[fp] -= 1
+        else:
+            out.append(f)
+    return out

@@ -1,0 +1,298 @@
+"""The `refcheck` command: check, rules, explain, cfg.
+
+Exit codes: 0 clean, 1 findings, 2 usage, configuration or tool errors, 130 interrupted.
+Everything a user can get wrong ends in a one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+import click
+
+from refcheck import __version__
+from refcheck.config import ConfigError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+FORMATS = ("text", "json", "sarif", "github", "html")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"refcheck: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _guarded(body):
+    """Runs a command body, turning every failure into a message and an exit code."""
+    try:
+        return body()
+    except ConfigError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        # click would print "Aborted!" and exit 1; an interrupted run is 130, as for a shell.
+        click.echo("refcheck: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # `refcheck check | head`: the reader left; that is not our error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_ERROR)
+    except Exception as e:  # noqa: BLE001 - the last line of defense against tracebacks
+        if os.environ.get("REFCHECK_DEBUG"):
+            raise
+        _fail(f"internal error: {type(e).__name__}: {e} (set REFCHECK_DEBUG=1 for a traceback)")
+
+
+def _split_codes(values: tuple[str, ...]) -> list[str]:
+    return [c for v in values for c in v.split(",") if c.strip()]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="refcheck")
+def cli() -> None:
+    """Check TH's Golden Rule of reference counting on every path of every function."""
+
+
+# Options shared by `check` and `cfg`: what the parser sees and which conventions apply.
+_PARSER_OPTIONS = [
+    click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                 help="Configuration file (default: nearest refcheck.toml or pyproject.toml "
+                      "with [tool.refcheck]).")
+    , click.option("-p", "--compile-commands", "compile_commands", type=click.Path(),
+                   help="compile_commands.json, or the build directory holding it.")
+    , click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
+    , click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro.")
+    , click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro.")
+    , click.option("--std", help="Language standard, e.g. c11, c++17.")
+    , click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
+                   help="Pass one argument to clang unchanged (repeatable; also added to "
+                        "compile database commands).")
+    , click.option("--errors", type=click.Choice(["abort", "unwind"]),
+                   help="abort: error calls need no cleanup (PyTorch); unwind: they must (Lua torch).")
+]
+
+
+def _parser_options(f):
+    for option in reversed(_PARSER_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
+                 clang_args, errors):
+    from refcheck import compdb, config
+
+    cfg = config.load(config_path)
+    cfg.include_dirs += [os.path.abspath(d) for d in include_dirs]
+    cfg.defines += list(defines)
+    cfg.undefines += list(undefines)
+    if std:
+        cfg.std = std
+    cfg.clang_args += list(clang_args)
+    if errors:
+        cfg.conventions = replace(cfg.conventions, errors=errors)
+    database = None
+    db_path = compile_commands or cfg.compile_commands
+    if db_path:
+        database = compdb.load(db_path)
+    return cfg, database
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@_parser_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here.")
+@click.option("--select", multiple=True, metavar="CODES",
+              help="Report only these rules (codes or prefixes, comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these rules.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: cores).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds one unit may take before it is reported as not checked (default 120).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="Cache directory (default: .refcheck_cache at the project root).")
+@click.option("--baseline", type=click.Path(dir_okay=False),
+              help="Fail only on findings not recorded in this baseline.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False),
+              help="Record the current findings as the baseline.")
+@click.option("--report-unused-suppressions", is_flag=True,
+              help="Warn about refcheck: ignore comments that silence nothing.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
+@click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
+def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
+          errors, fmt, output, select, ignore, jobs, timeout, no_cache, cache_dir, baseline,
+          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet):
+    """Check C, C++ and CUDA files or directories (default: the current directory)."""
+
+    def body():
+        import time
+
+        from refcheck import progress, reporters, runner, selection
+
+        cfg, database = _load_config(config_path, compile_commands, include_dirs, defines,
+                                     undefines, std, clang_args, errors)
+        try:
+            if select:
+                cfg.select = selection.expand(_split_codes(select))
+            if ignore:
+                cfg.ignore = cfg.ignore + selection.expand(_split_codes(ignore))
+        except ValueError as e:
+            raise ConfigError(f"--select/--ignore: {e}") from None
+        if timeout:
+            cfg.timeout = timeout
+        if cache_dir:
+            cfg.cache_dir = os.path.abspath(cache_dir)
+        request = runner.Request(
+            paths=list(paths), config=cfg, database=database,
+            jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
+            baseline=baseline, write_baseline=write_baseline,
+            report_unused_suppressions=report_unused_suppressions,
+            progress=not quiet and progress.wanted(sys.stderr))
+        report = runner.run(request)
+        result = report.result
+
+        started = time.monotonic()
+        text = reporters.render(fmt, result)
+        if output:
+            _write_output(output, text)
+        else:
+            click.echo(text, nl=False)
+        result.timings["report"] = time.monotonic() - started
+
+        for note in report.notes:
+            click.echo(f"refcheck: {note}", err=True)
+        if statistics:
+            click.echo(_statistics(report), err=True)
+        if not quiet and fmt == "text":
+            click.echo(_summary(report), err=True)
+        return _exit_code(result, exit_zero)
+
+    sys.exit(_guarded(body))
+
+
+def _write_output(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write output: {e.strerror or e}") from None
+
+
+def _exit_code(result, exit_zero: bool) -> int:
+    if exit_zero:
+        return EXIT_CLEAN
+    if result.findings:
+        return EXIT_FINDINGS
+    if any(e.severity == "error" for e in result.errors):
+        return EXIT_ERROR
+    return EXIT_CLEAN
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _summary(report) -> str:
+    r = report.result
+    errors = sum(1 for e in r.errors if e.severity == "error")
+    warnings = len(r.errors) - errors
+    parts = [_plural(len(r.findings), "finding")]
+    if errors:
+        parts.append(_plural(errors, "tool error"))
+    if warnings:
+        parts.append(_plural(warnings, "warning"))
+    extra = []
+    if report.suppressed:
+        extra.append(f"{report.suppressed} suppressed")
+    if report.baselined:
+        extra.append(f"{report.baselined} in baseline")
+    tail = f" ({', '.join(extra)})" if extra else ""
+    return (f"refcheck: {', '.join(parts)}{tail} in {_plural(r.files, 'file')}, "
+            f"{_plural(r.functions, 'function')}, {r.seconds:.2f} s")
+
+
+def _statistics(report) -> str:
+    from collections import Counter
+
+    from refcheck.rules import RULES
+
+    r = report.result
+    counts = Counter(f.rule for f in r.findings)
+    lines = ["rule     name                           findings"]
+    for code, rule in RULES.items():
+        if counts[code]:
+            lines.append(f"{code}    {rule.name:<30} {counts[code]:>8}")
+    lines.append(f"total    {'':<30} {len(r.findings):>8}")
+    lines.append("")
+    lines.append(f"units    {r.files} ({report.cache_hits} from cache, {report.cache_misses} checked)"
+                 if report.cache_hits or report.cache_misses else f"units    {r.files}")
+    lines.append(f"functions {r.functions}")
+    for stage in ("parse", "cfg", "analysis", "report"):
+        lines.append(f"{stage:<9}{r.timings.get(stage, 0.0):>9.3f} s")
+    lines.append(f"{'wall':<9}{r.seconds + r.timings.get('report', 0.0):>9.3f} s")
+    return "\n".join(lines)
+
+
+@cli.command("rules")
+def rules_command():
+    """List every rule."""
+    from refcheck.rules import RULES
+
+    for code, rule in RULES.items():
+        click.echo(f"{code}  {rule.name:<26} {rule.summary}")
+
+
+@cli.command()
+@click.argument("code")
+def explain(code):
+    """Print a rule's documentation (the same text as docs/rules/<CODE>.md)."""
+    from refcheck.rules import RULES
+
+    rule = RULES.get(code.strip().upper())
+    if rule is None:
+        _fail(f"unknown rule '{code}' (known: {', '.join(RULES)})")
+    try:
+        text = rule.doc
+    except OSError:
+        _fail(f"no documentation installed for {rule.code}")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@cli.command()
+@click.argument("file", type=click.Path())
+@click.option("--function", "function", required=True, help="The function whose CFG to print.")
+@click.option("--format", "fmt", type=click.Choice(["text", "dot"]), default="text", show_default=True)
+@_parser_options
+def cfg(file, function, fmt, config_path, compile_commands, include_dirs, defines, undefines,
+        std, clang_args, errors):
+    """Print the control-flow graph refcheck builds for one function (text or Graphviz dot)."""
+
+    def body():
+        from refcheck import engine, runner
+
+        if not os.path.isfile(file):
+            raise ConfigError(f"{file}: no such file")
+        cfg_, database = _load_config(config_path, compile_commands, include_dirs, defines,
+                                      undefines, std, clang_args, errors)
+        request = runner.Request(paths=[file], config=cfg_, database=database)
+        settings = engine.Settings(conventions=cfg_.conventions,
+                                   clang_args=runner.args_for(os.path.abspath(file), request),
+                                   root=cfg_.root, max_states=cfg_.max_states,
+                                   function_seconds=cfg_.function_seconds)
+        from refcheck import cfg_dump
+
+        try:
+            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings)
+        except LookupError:
+            raise ConfigError(f"{file}: no function named '{function}'") from None
+        click.echo(text, nl=not text.endswith("\n"))
+        return EXIT_CLEAN
+
+    sys.exit(_guarded(body))
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="refcheck")

@@ -1,0 +1,77 @@
+"""Ready-made conventions for code bases that count references the way TH, CPython or GLib do.
+
+A preset is only a starting point: every list in `[tool.refcheck]` replaces or extends it. The
+engine knows nothing about any of them; it asks `Conventions`, so these show how general it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from refcheck.conventions import Conventions
+
+
+@dataclass
+class Preset:
+    name: str
+    summary: str
+    conventions: Conventions
+    # Rules that the code base's naming cannot support, off unless the user selects them.
+    ignore: list[str] = field(default_factory=list)
+
+
+def _cpython() -> Conventions:
+    return Conventions(
+        # CPython does not spell ownership in names, so "new" here means the documented
+        # new-reference constructors and conversions; anything else is treated as borrowed.
+        acquire=[
+            r"^Py\w*_New\w*$", r"^Py\w*_From\w*$", r"^Py_BuildValue$", r"^Py_NewRef$",
+            r"^Py_XNewRef$", r"^PyObject_(?:Call\w*|GetAttr\w*|GetItem|Repr|Str|Dir|GetIter)$",
+            r"^PyNumber_\w+$", r"^PySequence_(?:GetItem|GetSlice|List|Tuple|Concat)$",
+            r"^PyImport_Import\w*$", r"^PyIter_Next$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
+            r"^PyUnicode_(?:Concat|Format|Join|Split|AsEncodedString|AsUTF8String)$",
+            r"^PyErr_NewException$", r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$",
+        ],
+        reallocate=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$"],
+        retain=[r"^_?Py_X?INCREF$"],
+        release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$"],
+        # These steal a reference to the item (PyModule_AddObjectRef does not, so it borrows).
+        consume=[r"^Py(?:List|Tuple)_(?:SET_ITEM|SetItem)$", r"^PyModule_AddObject$",
+                 r"^PyCell_SET$"],
+        # CPython reports errors by returning NULL; nothing unwinds the C stack.
+        error=[],
+        exit=[r"^Py_FatalError$", r"^Py_Exit$", r"^abort$", r"^exit$", r"^_exit$"],
+        conditional_error={},
+        pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$"],
+        errors="abort",
+    )
+
+
+def _glib() -> Conventions:
+    return Conventions(
+        # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
+        acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
+                 r"^g_strndup$", r"^g_strconcat$", r"^g_strjoin\w*$", r"^g_memdup2?$"],
+        reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
+        retain=[r"_ref(?:_sink)?$"],
+        release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+                 r"_destroy$"],
+        consume=[r"^g_steal_pointer$", r"_take$"],
+        error=[],
+        # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
+        exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$"],
+        # g_return_if_fail() returns from the caller rather than aborting: an ordinary exit.
+        conditional_error={},
+        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
+        errors="abort",
+    )
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in [
+    Preset("th", "PyTorch TH/THC: new* functions, retain/free, THError aborts", Conventions()),
+    # Names do not say who owns a result in CPython, so the naming rules would flag every
+    # function returning a new reference; the leak and release rules still apply.
+    Preset("cpython", "CPython C API: new references, Py_INCREF/Py_DECREF, stolen references",
+           _cpython(), ignore=["RC004", "RC005"]),
+    Preset("glib", "GLib/GObject: *_new, *_ref/*_unref, g_free", _glib(), ignore=["RC004", "RC005"]),
+]}

@@ -1,0 +1,193 @@
+"""One `refcheck check` run: units and their arguments, the cache, the worker pool, and the
+filters applied to what comes back (rule selection, suppressions, baseline).
+
+The parent process never imports the engine (and so never loads libclang): a fully cached run
+costs only reading and hashing files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from refcheck import baseline as baselines
+from refcheck import pool
+from refcheck.cache import Cache, FileHasher, unit_key
+from refcheck.compdb import CompileDatabase
+from refcheck.config import Config
+from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
+from refcheck.progress import Progress
+from refcheck.sources import HEADER_EXTENSIONS, discover, excluded, relative
+from refcheck.reporters.source import SourceCache
+from refcheck.suppressions import Suppressions
+
+
+@dataclass
+class Request:
+    paths: list[str]
+    config: Config
+    database: CompileDatabase | None = None
+    jobs: int = 1
+    use_cache: bool = True
+    baseline: str | None = None
+    write_baseline: str | None = None
+    report_unused_suppressions: bool = False
+    progress: bool = False
+
+
+@dataclass
+class Report:
+    result: RunResult
+    cache_hits: int = 0
+    cache_misses: int = 0
+    suppressed: int = 0
+    baselined: int = 0
+    # Messages for stderr that are not part of the result (cache trouble, baseline written).
+    notes: list[str] = field(default_factory=list)
+
+
+def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
+    """The units to check, and per-file errors for database entries that do not exist."""
+    cfg = request.config
+    db = request.database
+    skip = (cfg.cache_dir,)
+    if request.paths or db is None:
+        return discover(request.paths or ["."], cfg.extensions, cfg.exclude, cfg.root, skip), []
+    units, errors = [], []
+    exts = tuple(e.lower() for e in cfg.extensions)
+    for path in sorted(db.units):
+        lower = path.lower()
+        if lower.endswith(HEADER_EXTENSIONS) or not lower.endswith(exts):
+            continue
+        if excluded(path, cfg.root, cfg.exclude):
+            continue
+        if os.path.isfile(path):
+            units.append(path)
+        else:
+            errors.append(ToolError(relative(path, cfg.root),
+                                    f"listed in {os.path.relpath(db.path)} but not found"))
+    return units, errors
+
+
+def args_for(path: str, request: Request) -> list[str]:
+    """The database's arguments for units it knows (plus the extra clang args), else the
+    command line and configuration ones."""
+    cfg = request.config
+    if request.database is not None:
+        known = request.database.args_for(path)
+        if known is not None:
+            return known + cfg.clang_args
+    return cfg.fallback_args()
+
+
+def _precheck(path: str, data: bytes | None, display: str) -> ToolError | None:
+    """Files libclang would only choke on, found from the bytes already read for hashing."""
+    if data is None:
+        return ToolError(display, "cannot read file")
+    if b"\0" in data:
+        return ToolError(display, "not checked: binary file (contains NUL bytes), not C source")
+    return None
+
+
+def run(request: Request) -> Report:
+    started = time.monotonic()
+    cfg = request.config
+    root = cfg.root
+    units, errors = units_for(request)
+    hasher = FileHasher()
+    cache = Cache(cfg.cache_dir if request.use_cache else None)
+    conv = cfg.conventions
+    settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
+
+    results: dict[int, UnitResult] = {}
+    jobs: list[pool.Job] = []
+    keys: dict[int, str] = {}
+    for i, path in enumerate(units):
+        display = relative(path, root)
+        problem = _precheck(path, hasher.read(path), display)
+        if problem is not None:
+            results[i] = UnitResult(file=display, errors=[problem])
+            continue
+        args = args_for(path, request)
+        keys[i] = unit_key(path, args, settings_fp)
+        cached = cache.load(keys[i], hasher)
+        if cached is not None:
+            results[i] = cached
+        else:
+            jobs.append(pool.Job(i, path, display, args))
+
+    timings: dict[str, float] = {"parse": 0.0, "cfg": 0.0, "analysis": 0.0}
+    if jobs:
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
+        progress = Progress(len(jobs), request.progress)
+        try:
+            for outcome in pool.run(jobs, options, request.jobs, cfg.timeout):
+                job = outcome.job
+                # Cache keys and suppression scans need the includes as absolute paths.
+                outcome.result.includes = [os.path.join(root, p) for p in outcome.result.includes]
+                results[job.index] = outcome.result
+                for stage, seconds in outcome.result.timings.items():
+                    timings[stage] = timings.get(stage, 0.0) + seconds
+                if outcome.cacheable:
+                    cache.store(keys[job.index], job.path, outcome.result, hasher)
+                progress.advance(job.display)
+        finally:
+            progress.close()
+
+    ordered = [results[i] for i in range(len(units))]
+    for r in ordered:
+        errors.extend(r.errors)
+    findings = merge_findings([f for r in ordered for f in r.findings])
+
+    report = Report(RunResult(root=root, files=len(units), timings=timings,
+                              functions=sum(r.functions for r in ordered)))
+    report.cache_hits, report.cache_misses = cache.hits, cache.misses
+    if cache.write_error:
+        report.notes.append(f"warning: {cache.write_error}; continuing without caching")
+
+    selection = cfg.selection()
+    findings = selection.apply(findings)
+    sources = SourceCache(root)
+    suppressions = Suppressions(sources)
+    before = len(findings)
+    findings = suppressions.filter(findings)
+    report.suppressed = before - len(findings)
+    if request.report_unused_suppressions:
+        errors.extend(suppressions.unused(_files_read(ordered, units, root), selection.selected))
+
+    if request.write_baseline:
+        baselines.write(request.write_baseline, findings, sources)
+        report.notes.append(f"wrote {len(findings)} finding(s) to baseline {request.write_baseline}")
+        report.baselined = len(findings)
+        findings = []
+    elif request.baseline:
+        accepted = baselines.load(request.baseline)
+        before = len(findings)
+        findings = baselines.new_findings(findings, accepted, sources)
+        report.baselined = before - len(findings)
+
+    report.result.findings = findings
+    report.result.errors = sorted(set(errors))
+    report.result.seconds = time.monotonic() - started
+    return report
+
+
+def _files_read(results: list[UnitResult], units: list[str], root: str) -> list[str]:
+    """Root-relative names of every project file the run read: where suppressions can live."""
+    names = {relative(u, root) for u in units}
+    for r in results:
+        names.update(relative(os.path.normpath(p), root) for p in r.includes)
+    return sorted(n for n in names if not os.path.isabs(n))
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def warn(message: str) -> None:
+    print(f"refcheck: {message}", file=sys.stderr)
