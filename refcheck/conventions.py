@@ -49,6 +49,8 @@ class Conventions:
     pure: list[str] = field(default_factory=lambda: [
         r"(?:^|_)is[A-Z]\w*$", r"(?:^|_)(?:nDimension|nElement|size|stride|dim|numel)$",
     ])
+    # Pointer types that are handles passed along, not counted references (THC's state argument).
+    context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
     # "abort": error paths need no cleanup (PyTorch); "unwind": they must release (Lua torch).
     errors: str = "abort"
 
@@ -58,7 +60,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure")}
+            "acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "context")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -83,5 +85,5 @@ class Conventions:
     def fingerprint(self) -> str:
         """Stable text for cache keys."""
         return repr((self.acquire, self.reallocate, self.retain, self.release, self.consume,
-                     self.error, self.exit, sorted(self.conditional_error.items()), self.pure,
+                     self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
                      self.errors))

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+import time
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
-from refcheck.model import UnitResult
+from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
+
+# Deeply nested code recurses in the CFG builder; a big thread stack makes a high limit safe.
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 60_000
 
 
 @dataclass
@@ -21,4 +29,105 @@ class Settings:
 
 
 def check_unit(path: str, settings: Settings) -> UnitResult:
-    raise NotImplementedError("being written")
+    """Check every function defined in (or included by) one unit. Never raises for bad input."""
+    box: list = []
+
+    def work():
+        try:
+            box.append(_check(path, settings))
+        except BaseException as e:  # noqa: BLE001 - reported as a tool error below
+            box.append(e)
+
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    try:
+        threading.stack_size(STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+        t = threading.Thread(target=work, name="refcheck-unit")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    result = box[0] if box else RuntimeError("no result")
+    if isinstance(result, KeyboardInterrupt):
+        raise result
+    if isinstance(result, BaseException):
+        rel = _relative(os.path.abspath(path), settings.root)
+        return UnitResult(rel, errors=[ToolError(rel, f"internal error: {type(result).__name__}: {result}")])
+    return result
+
+
+def _relative(file: str, root: str) -> str:
+    if not file:
+        return file
+    absroot = os.path.abspath(root)
+    absfile = os.path.abspath(file)
+    if absfile == absroot or absfile.startswith(absroot.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absfile, absroot)
+    return absfile
+
+
+def _check(path: str, settings: Settings) -> UnitResult:
+    from refcheck.analysis import analyze
+    from refcheck.cfg import build_cfg
+    from refcheck.frontend import FrontendError, parse
+
+    rel = _relative(path, settings.root)
+    result = UnitResult(rel)
+    t0 = time.perf_counter()
+    try:
+        parsed = parse(path, settings.clang_args)
+    except FrontendError as e:
+        result.errors.append(ToolError(rel, str(e)))
+        return result
+    t1 = time.perf_counter()
+    result.includes = [_relative(f, settings.root) for f in parsed.includes]
+    result.errors.extend(ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity)
+                         for e in parsed.errors)
+    findings: list[Finding] = []
+    cfg_time = 0.0
+    conv = settings.conventions
+    for fn in parsed.functions:
+        result.functions += 1
+        a = time.perf_counter()
+        try:
+            cfg = build_cfg(fn, conv)
+        except RecursionError:
+            result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+            continue
+        b = time.perf_counter()
+        cfg_time += b - a
+        res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+        if res.incomplete:
+            result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
+        for f in res.findings:
+            if parsed.partial:
+                f.message += " (checked on a partial parse)"
+            findings.append(f)
+    t2 = time.perf_counter()
+    for f in findings:
+        _relativize(f, settings.root)
+    result.findings = merge_findings(findings)
+    result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1) - cfg_time}
+    if parsed.partial and result.functions:
+        result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
+                                            "findings may be incomplete", severity="warning"))
+    return result
+
+
+def _fn_error(fn, settings: Settings, why: str) -> ToolError:
+    loc = fn.location
+    file = _relative(loc.file.name, settings.root) if loc.file else ""
+    return ToolError(file, f"function '{fn.spelling}' {why}", loc.line, loc.column)
+
+
+def _loc(loc: Location, root: str) -> Location:
+    return Location(_relative(loc.file, root), loc.line, loc.column)
+
+
+def _relativize(f: Finding, root: str) -> None:
+    f.location = _loc(f.location, root)
+    if f.origin is not None:
+        f.origin = _loc(f.origin, root)
+    f.path = [Step(_loc(s.location, root), s.message) for s in f.path]

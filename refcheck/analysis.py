@@ -1,0 +1,387 @@
+"""Checking the Golden Rule on every path of one function's CFG.
+
+The analysis walks the graph with explicit abstract states (a worklist over (node, state) pairs,
+each state seen once per node), so that facts that hold on one path only, such as "t is NULL here"
+or "this branch was taken earlier", are never merged away. A state says which variables point to
+which tracked objects, how many owned references we hold to each, whether each was released,
+consumed or is known NULL, and the outcome of earlier side-effect-free conditions. Loops reach a
+fixed point because states are finite; the number of states per function is bounded, and a function
+that hits the bound is reported as not fully checked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, replace
+
+from refcheck import ir
+from refcheck.cfg import FunctionCFG
+from refcheck.conventions import Conventions
+from refcheck.model import Finding, Location, Step
+from refcheck.rules import RULES
+
+MAYBE, NULL, NONNULL = 0, 1, 2
+MAX_OWNED = 3
+MAX_GENERATIONS = 4
+MAX_PATH_STEPS = 40
+
+
+@dataclass(frozen=True, order=True)
+class Obj:
+    owned: int  # owned references this function holds
+    gone: str  # "", "released", "consumed": what happened to the last owned reference
+    null: int  # MAYBE, NULL, NONNULL
+    origin: str  # "acquire", "param", "field", "retain"
+    site: Location  # where it was acquired (or first retained, for a borrowed object)
+    name: str  # the acquiring callee, the parameter or the loaded expression
+    node: int  # the CFG node of the site, where reported paths start
+    released_at: Location | None = None
+
+
+class Bound(Exception):
+    pass
+
+
+class State:
+    __slots__ = ("env", "objs", "facts")
+
+    def __init__(self, env: dict, objs: dict, facts: dict):
+        self.env = env
+        self.objs = objs
+        self.facts = facts
+
+    def copy(self) -> "State":
+        return State(dict(self.env), dict(self.objs), dict(self.facts))
+
+    def key(self) -> tuple:
+        return (tuple(sorted(self.env.items())), tuple(sorted(self.objs.items())),
+                tuple(sorted(self.facts.items())))
+
+    def holders(self, oid: str) -> list[str]:
+        return [v for v, o in self.env.items() if o == oid]
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    states: int
+    incomplete: str = ""  # why the function was not fully checked
+
+
+class Analyzer:
+    def __init__(self, cfg: FunctionCFG, conv: Conventions, max_states: int = 50_000,
+                 seconds: float = 10.0):
+        self.cfg = cfg
+        self.g = cfg.graph
+        self.conv = conv
+        self.max_states = max_states
+        self.deadline = time.monotonic() + seconds
+        self.is_new = conv.matches("acquire", cfg.name)
+        self.owns_params = conv.matches("release", cfg.name) or conv.matches("consume", cfg.name)
+        self.findings: dict[tuple, Finding] = {}
+        self.incomplete = ""
+        self.fact_vars: dict[str, frozenset] = {}
+        counts: dict[str, int] = {}
+        for n in self.g.nodes:
+            cond = self.g.nodes[n]["data"].cond
+            if isinstance(cond, ir.Fact):
+                counts[cond.key] = counts.get(cond.key, 0) + 1
+                self.fact_vars[cond.key] = cond.vars
+        # Only conditions tested at two places can correlate; remembering others only splits states.
+        self.correlated = {k for k, c in counts.items() if c > 1}
+
+    # -- driver ---------------------------------------------------------------------------------
+    def run(self) -> Result:
+        init = State({}, {}, {})
+        for var, is_ptr in self.cfg.params:
+            if var is None or not is_ptr:
+                continue
+            oid = f"p:{var}"
+            init.env[var] = oid
+            init.objs[oid] = Obj(1 if self.owns_params else 0, "", MAYBE, "param", self.cfg.loc,
+                                 self.cfg.names.get(var, var), self.cfg.entry)
+        visited: dict[int, set] = {}
+        work = deque([(self.cfg.entry, init, None)])
+        visited[self.cfg.entry] = {init.key()}
+        states = 0
+        while work:
+            states += 1
+            if states > self.max_states:
+                self.incomplete = f"more than {self.max_states} states"
+                break
+            if states % 512 == 0 and time.monotonic() > self.deadline:
+                self.incomplete = "time limit reached"
+                break
+            node, st, trace = work.popleft()
+            try:
+                for succ, st2, label in self.step(node, st, trace):
+                    t2 = (succ, label, trace) if label else (succ, None, trace)
+                    k = st2.key()
+                    seen = visited.setdefault(succ, set())
+                    if k not in seen:
+                        seen.add(k)
+                        work.append((succ, st2, t2))
+            except Bound as e:
+                self.incomplete = str(e)
+                break
+        out = sorted(self.findings.values(), key=Finding.sort_key)
+        return Result(out, states, self.incomplete)
+
+    def step(self, node: int, st: State, trace):
+        data = self.g.nodes[node]["data"]
+        st = st.copy()
+        here = (node, None, trace)
+        for i, op in enumerate(data.ops):
+            self.apply(st, op, node, i, here)
+        kind = data.kind
+        if kind == "return":
+            self.on_return(st, data.value, data.loc, here)
+            return []
+        if kind == "exit":
+            self.on_exit(st, data.loc, here, "not released before the end of the function")
+            return []
+        if kind == "error":
+            if self.conv.errors == "unwind":
+                self.on_exit(st, data.loc, here, f"not released before {data.text} unwinds")
+            return []
+        if kind == "stop":
+            return []
+        out = []
+        for succ in self.g.successors(node):
+            edge = self.g.edges[node, succ]
+            b = edge.get("branch")
+            if kind == "branch" and b is not None:
+                st2 = self.assume(st, data.cond, b)
+                if st2 is None:
+                    continue
+                for op in data.post:
+                    self.apply(st2, op, node, -1, here)
+                label = ("true" if b else "false", data.loc, data.text)
+                out.append((succ, st2, label))
+            elif kind == "switch":
+                out.append((succ, st.copy(), ("case", data.loc, edge.get("label", ""))))
+            else:
+                out.append((succ, st.copy(), None))
+        return out
+
+    # -- transfer -------------------------------------------------------------------------------
+    def apply(self, st: State, op, node: int, index: int, trace) -> None:
+        t = type(op)
+        if t is ir.Acquire:
+            self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        elif t is ir.Assign:
+            new = st.env.get(op.src) if op.src is not None else None
+            self.bind(st, op.dst, new, op.loc, trace, overwrite=not op.dst.startswith("$"))
+        elif t is ir.Kill:
+            self.bind(st, op.var, None, op.loc, trace, overwrite=False)
+        elif t is ir.Use:
+            oid = st.env.get(op.var)
+            if oid is not None:
+                o = st.objs[oid]
+                if o.owned == 0 and o.gone and o.null != NULL:
+                    self.report("RC003", op.loc, st, oid, trace, "used here")
+        elif t is ir.Release:
+            for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
+                if oid is not None:
+                    self.release(st, oid, op, trace)
+        elif t is ir.Retain:
+            oid = st.env.get(op.var)
+            if oid is not None:
+                o = st.objs[oid]
+                if o.owned == 0 and o.gone and o.null != NULL:
+                    self.report("RC003", op.loc, st, oid, trace, "retained here after release")
+                o = st.objs[oid]
+                site = o.site if o.origin == "acquire" or o.owned else op.loc
+                node_ = o.node if o.origin == "acquire" or o.owned else node
+                st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone="", site=site, node=node_,
+                                       origin=o.origin if o.origin == "acquire" else "retain")
+        elif t is ir.Load:
+            oid = self.fresh(st, f"f{node}.{index}")
+            st.objs[oid] = Obj(0, "", MAYBE, "field", op.loc, op.what, node)
+            self.bind(st, op.dst, oid, op.loc, trace, overwrite=False)
+        elif t is ir.Store:
+            oid = st.env.get(op.var)
+            if oid is not None:
+                o = st.objs[oid]
+                if o.owned:
+                    st.objs[oid] = replace(o, owned=o.owned - 1)
+        elif t is ir.Escape:
+            oid = st.env.pop(op.var, None)
+            self.invalidate(st, op.var)
+            if oid is not None:
+                o = st.objs[oid]
+                st.objs[oid] = replace(o, owned=0, gone="")
+                self.collect(st, oid)
+        elif t is ir.Realloc:
+            if op.src is not None and st.env.get(op.src) is not None:
+                oid = st.env[op.src]
+                o = st.objs[oid]
+                st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone="released" if o.owned <= 1 else "")
+            self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        elif t is ir.Touch:
+            self.invalidate(st, op.var)
+
+    def fresh(self, st: State, base: str) -> str:
+        for k in range(MAX_GENERATIONS):
+            oid = f"{base}#{k}"
+            if oid not in st.objs:
+                return oid
+        raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
+
+    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int) -> None:
+        oid = self.fresh(st, f"a{node}.{index}")
+        st.objs[oid] = Obj(1, "", MAYBE, "acquire", loc, callee, node)
+        st.env[dst] = oid
+
+    def bind(self, st: State, var: str, new: str | None, loc: Location, trace, overwrite: bool) -> None:
+        old = st.env.get(var)
+        if new is None:
+            st.env.pop(var, None)
+        else:
+            st.env[var] = new
+        if not var.startswith("$"):
+            self.invalidate(st, var)
+        if old is not None and old != new:
+            self.lost(st, old, loc, trace, "RC007" if overwrite else "RC001",
+                      "overwritten here" if overwrite else "the result is not kept",
+                      var if overwrite else None)
+
+    def lost(self, st: State, oid: str, loc: Location, trace, rule: str, note: str,
+             var: str | None = None) -> None:
+        if st.holders(oid):
+            return
+        o = st.objs[oid]
+        if o.owned > 0 and o.null != NULL:
+            self.report(rule, loc, st, oid, trace, note, var)
+        del st.objs[oid]
+
+    def collect(self, st: State, oid: str) -> None:
+        if not st.holders(oid) and st.objs[oid].owned == 0:
+            del st.objs[oid]
+
+    def invalidate(self, st: State, var: str) -> None:
+        if st.facts:
+            for key in [k for k in st.facts if var in self.fact_vars.get(k, ())]:
+                del st.facts[key]
+
+    def release(self, st: State, oid: str, op: ir.Release, trace) -> None:
+        o = st.objs[oid]
+        if o.null == NULL:
+            return
+        if o.owned > 0:
+            owned = o.owned - 1
+            gone = ("consumed" if op.consume else "released") if owned == 0 else ""
+            st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
+            return
+        what = "consumed" if op.consume else "released"
+        if o.gone == "consumed" and not op.consume:
+            self.report("RC008", op.loc, st, oid, trace, f"{what} here after it was consumed")
+        elif o.gone:
+            self.report("RC002", op.loc, st, oid, trace, f"{what} again here")
+        elif o.origin in ("param", "acquire", "retain"):
+            self.report("RC006", op.loc, st, oid, trace, f"{what} here without an owned reference")
+
+    def on_return(self, st: State, value: str | None, loc: Location, trace) -> None:
+        oid = st.env.get(value) if value is not None else None
+        if oid is not None:
+            o = st.objs[oid]
+            if o.null != NULL:
+                if o.owned > 0:
+                    if not self.is_new:
+                        self.report("RC004", loc, st, oid, trace, "returned here")
+                    st.objs[oid] = replace(o, owned=o.owned - 1)
+                elif o.gone:
+                    self.report("RC003", loc, st, oid, trace, "returned here after release")
+                elif self.is_new and o.origin in ("param", "field", "retain"):
+                    self.report("RC005", loc, st, oid, trace, "returned here without retain")
+        self.on_exit(st, loc, trace, "not released before this return")
+
+    def on_exit(self, st: State, loc: Location, trace, note: str) -> None:
+        for oid, o in sorted(st.objs.items()):
+            if o.owned > 0 and o.null != NULL:
+                self.report("RC001", loc, st, oid, trace, note)
+
+    def assume(self, st: State, cond, taken: bool) -> State | None:
+        if isinstance(cond, ir.NullTest):
+            oid = st.env.get(cond.var)
+            if oid is None:
+                return st.copy()
+            o = st.objs[oid]
+            if taken:
+                if o.null == NULL:
+                    return None
+                st2 = st.copy()
+                st2.objs[oid] = replace(o, null=NONNULL)
+                return st2
+            if o.null == NONNULL:
+                return None
+            st2 = st.copy()
+            st2.objs[oid] = replace(o, null=NULL, owned=0, gone="")
+            return st2
+        if isinstance(cond, ir.Fact) and cond.key in self.correlated:
+            known = st.facts.get(cond.key)
+            if known is not None:
+                return st.copy() if known == taken else None
+            st2 = st.copy()
+            st2.facts[cond.key] = taken
+            return st2
+        return st.copy()
+
+    # -- findings -------------------------------------------------------------------------------
+    def report(self, rule: str, loc: Location, st: State, oid: str, trace, note: str,
+               var: str | None = None) -> None:
+        o = st.objs[oid]
+        key = (rule, loc, o.site)
+        if key in self.findings:
+            return
+        holders = [var] if var else [v for v in st.holders(oid) if not v.startswith("$")]
+        names = self.cfg.names
+        if holders:
+            what = f"'{names.get(holders[0], holders[0])}'"
+        elif o.origin == "acquire":
+            what = f"the result of {o.name}"
+        else:
+            what = f"'{o.name}'"
+        origin = {
+            "acquire": f"(acquired by {o.name} at line {o.site.line})",
+            "param": "(a parameter)",
+            "field": f"(loaded from '{o.name}')",
+            "retain": f"(retained at line {o.site.line})",
+        }[o.origin]
+        r = RULES[rule]
+        message = r.message.format(what=what, origin=origin)
+        path = self.path(o, trace)
+        if o.released_at is not None and rule in ("RC002", "RC003", "RC008"):
+            path.append(Step(o.released_at, "released here" if o.gone != "consumed" else "consumed here"))
+        path.append(Step(loc, note))
+        self.findings[key] = Finding(rule, r.name, loc, self.cfg.name, message, path, [], o.site)
+
+    def path(self, o: Obj, trace) -> list[Step]:
+        steps: list[Step] = []
+        t = trace
+        while t is not None:
+            node, label, prev = t
+            if node == o.node:
+                break
+            if label is not None:
+                kind, loc, text = label
+                if kind == "case":
+                    steps.append(Step(loc, f"entering {text}" if text else "entering a case"))
+                else:
+                    steps.append(Step(loc, f"taking the {kind} branch" + (f" ({text})" if text else "")))
+            t = prev
+        steps.reverse()
+        if len(steps) > MAX_PATH_STEPS:
+            steps = steps[-MAX_PATH_STEPS:]
+        start = {
+            "acquire": f"acquired here by {o.name}",
+            "param": f"'{o.name}' is a parameter (borrowed)",
+            "field": f"loaded from '{o.name}' (borrowed)",
+            "retain": "retained here",
+        }[o.origin]
+        return [Step(o.site, start)] + steps
+
+
+def analyze(cfg: FunctionCFG, conv: Conventions, max_states: int = 50_000, seconds: float = 10.0) -> Result:
+    return Analyzer(cfg, conv, max_states, seconds).run()

@@ -1,0 +1,118 @@
+"""Small helpers over clang.cindex that the binding lacks: operator kinds, constants, names."""
+
+from __future__ import annotations
+
+import ctypes
+from functools import lru_cache
+
+import clang.cindex as ci
+
+from refcheck.model import Location
+
+K = ci.CursorKind
+T = ci.TypeKind
+
+# CXBinaryOperatorKind / CXUnaryOperatorKind values (clang-c/Index.h, LLVM 17+).
+BIN = {3: "*", 4: "/", 5: "%", 6: "+", 7: "-", 8: "<<", 9: ">>", 10: "<=>", 11: "<", 12: ">", 13: "<=",
+       14: ">=", 15: "==", 16: "!=", 17: "&", 18: "^", 19: "|", 20: "&&", 21: "||", 22: "=", 23: "*=",
+       24: "/=", 25: "%=", 26: "+=", 27: "-=", 28: "<<=", 29: ">>=", 30: "&=", 31: "^=", 32: "|=", 33: ","}
+UN = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-", 9: "~", 10: "!",
+      11: "__real", 12: "__imag", 13: "__extension__", 14: "co_await"}
+
+
+@lru_cache(maxsize=1)
+def _lib():
+    lib = ci.conf.lib
+    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_dispose.restype = None
+    return lib
+
+
+def binop(c) -> str:
+    return BIN.get(_lib().clang_getCursorBinaryOperatorKind(c), "?")
+
+
+def unop(c) -> str:
+    return UN.get(_lib().clang_getCursorUnaryOperatorKind(c), "?")
+
+
+def constant(c) -> int | None:
+    """The integer value of a constant expression, or None."""
+    lib = _lib()
+    res = lib.clang_Cursor_Evaluate(c)
+    if not res:
+        return None
+    try:
+        if lib.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
+            return lib.clang_EvalResult_getAsLongLong(res)
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(res)
+
+
+def location(c) -> Location:
+    """Where a user reads it: for code from a macro, the macro's call site."""
+    loc = c.location
+    f = loc.file
+    return Location(f.name if f is not None else "", loc.line, loc.column)
+
+
+def end_location(c) -> Location:
+    end = c.extent.end
+    f = end.file
+    return Location(f.name if f is not None else "", end.line, max(1, end.column - 1))
+
+
+def strip(c):
+    """Look through parentheses and implicit conversions."""
+    while True:
+        k = c.kind
+        if k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                 K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR):
+            kids = list(c.get_children())
+            if not kids:
+                return c
+            c = kids[-1]
+            continue
+        return c
+
+
+def is_pointer(t) -> bool:
+    k = t.get_canonical().kind
+    return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
+
+
+def qualified_name(decl) -> str:
+    """ns::Class::name for C++ declarations, the plain name in C."""
+    parts = [decl.spelling]
+    p = decl.semantic_parent
+    while p is not None and p.kind in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
+        if p.spelling:
+            parts.append(p.spelling)
+        p = p.semantic_parent
+    return "::".join(reversed(parts))
+
+
+def is_noreturn(decl) -> bool:
+    if decl is None:
+        return False
+    if "noreturn" in decl.type.spelling:
+        return True
+    for child in decl.get_children():
+        if child.kind == K.UNEXPOSED_ATTR or child.kind.name.endswith("_ATTR"):
+            try:
+                if any("noreturn" in t.spelling.lower() for t in child.get_tokens()):
+                    return True
+            except Exception:  # noqa: BLE001 - tokens are best effort
+                continue
+    return False

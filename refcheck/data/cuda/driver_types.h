@@ -1,0 +1,1 @@
+#include "__refcheck_cuda_prelude.h"

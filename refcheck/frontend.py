@@ -1,0 +1,152 @@
+"""libclang in, function definitions out: parsing a unit and reporting what went wrong."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from refcheck.headers import find_builtin_headers
+from refcheck.model import ToolError
+
+C_EXTS = {".c"}
+CXX_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C"}
+CUDA_EXTS = {".cu"}
+CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
+MAX_ERRORS_PER_UNIT = 20
+
+
+class FrontendError(Exception):
+    """The unit could not be parsed at all (unreadable, not a source file, libclang refused it)."""
+
+
+@dataclass
+class Parsed:
+    tu: object  # clang.cindex.TranslationUnit
+    functions: list  # definition cursors to check, in source order
+    errors: list[ToolError] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)
+    partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
+
+
+def language_args(path: str, user_args: list[str]) -> list[str]:
+    """-x and -std for the extension, unless the user chose them."""
+    ext = os.path.splitext(path)[1]
+    has_x = any(a == "-x" or a.startswith("-x") and len(a) > 2 for a in user_args)
+    has_std = any(a.startswith(("-std=", "--std=")) for a in user_args)
+    args: list[str] = []
+    if ext in CUDA_EXTS and not has_x:
+        args += ["-x", "cuda", "--cuda-host-only"] + cuda_args()
+    elif ext in CXX_EXTS and not has_x:
+        args += ["-x", "c++"] + ([] if has_std else ["-std=gnu++17"])
+    elif not has_x:
+        args += ["-x", "c"] + ([] if has_std else ["-std=gnu11"])
+    return args
+
+
+def _prelude_dir() -> str:
+    return str(resources.files("refcheck.data").joinpath("cuda"))
+
+
+@lru_cache(maxsize=1)
+def cuda_args() -> tuple[str, ...]:
+    """Real CUDA headers when libclang can read them; else our minimal declarations.
+
+    clang's CUDA wrapper headers reject toolkits newer than they know (CUDA 13 lacks
+    texture_fetch_functions.h), so we probe once with a trivial kernel and fall back.
+    """
+    import clang.cindex as ci
+
+    builtin = list(find_builtin_headers().args)
+    for root in CUDA_ROOTS:
+        if os.path.isfile(os.path.join(root, "include", "cuda_runtime.h")):
+            args = [f"--cuda-path={root}", "-Wno-unknown-cuda-version"]
+            probe = "__global__ void k(int *p) { p[threadIdx.x] = 0; }\nvoid h(int *p) { k<<<1, 1>>>(p); }\n"
+            try:
+                tu = ci.Index.create().parse("probe.cu", args=["-x", "cuda", "--cuda-host-only", *builtin, *args],
+                                             unsaved_files=[("probe.cu", probe)])
+                if not any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+                    return tuple(args)
+            except ci.TranslationUnitLoadError:
+                pass
+    prelude = _prelude_dir()
+    return ("-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version", "-isystem", prelude,
+            "-include", os.path.join(prelude, "__refcheck_cuda_prelude.h"))
+
+
+def _index():
+    import clang.cindex as ci
+
+    return ci.Index.create()
+
+
+def looks_binary(path: str) -> bool:
+    with open(path, "rb") as f:
+        head = f.read(8192)
+    return b"\0" in head
+
+
+def parse(path: str, user_args: list[str]) -> Parsed:
+    import clang.cindex as ci
+
+    if not os.path.exists(path):
+        raise FrontendError("no such file")
+    if os.path.isdir(path):
+        raise FrontendError("is a directory")
+    try:
+        if looks_binary(path):
+            raise FrontendError("not a source file (binary content)")
+    except OSError as e:
+        raise FrontendError(f"cannot read: {e.strerror}") from None
+    builtin = find_builtin_headers()
+    args = language_args(path, user_args) + list(builtin.args) + list(user_args)
+    try:
+        tu = _index().parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    except ci.TranslationUnitLoadError:
+        raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
+    errors: list[ToolError] = []
+    partial = False
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        partial = True
+        if len(errors) < MAX_ERRORS_PER_UNIT:
+            loc = d.location
+            errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
+    if builtin.note and any("stddef.h" in e.message or "stdarg.h" in e.message for e in errors):
+        errors.append(ToolError(path, builtin.note))
+    functions = [c for c in _definitions(tu.cursor)]
+    includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
+    return Parsed(tu, functions, errors, includes, partial)
+
+
+_CONTAINERS = None
+
+
+def _definitions(root):
+    """Every function (and method) definition outside system headers, in source order."""
+    import clang.cindex as ci
+
+    global _CONTAINERS
+    if _CONTAINERS is None:
+        K = ci.CursorKind
+        _CONTAINERS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.UNEXPOSED_DECL,
+                       K.CLASS_TEMPLATE, K.UNION_DECL}
+    K = ci.CursorKind
+    kinds = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
+             K.CONVERSION_FUNCTION}
+    stack = [iter(root.get_children())]
+    while stack:
+        c = next(stack[-1], None)
+        if c is None:
+            stack.pop()
+            continue
+        loc = c.location
+        if loc.file is None or loc.is_in_system_header:
+            continue
+        if c.kind in kinds:
+            if c.is_definition():
+                yield c
+        elif c.kind in _CONTAINERS:
+            stack.append(iter(c.get_children()))

@@ -1,0 +1,144 @@
+"""The operations a CFG node performs, reduced to what matters for ownership.
+
+Values are named by strings: local variables and parameters (`t#1234`, unique per declaration),
+temporaries (`$3`) for intermediate results such as call results. A value that refcheck does not
+track (an int, the result of a borrowing call) is simply `None` where an operand is expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from refcheck.model import Location
+
+
+@dataclass(frozen=True)
+class Op:
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Acquire(Op):
+    dst: str
+    callee: str
+
+
+@dataclass(frozen=True)
+class Realloc(Op):
+    dst: str
+    src: str | None
+    callee: str
+
+
+@dataclass(frozen=True)
+class Retain(Op):
+    var: str
+    callee: str
+
+
+@dataclass(frozen=True)
+class Release(Op):
+    vars: tuple[str, ...]
+    callee: str
+    consume: bool = False
+
+
+@dataclass(frozen=True)
+class Use(Op):
+    """A dereference, or the value passed to a function that borrows it."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Assign(Op):
+    """dst = src: dst now aliases src's object (src None: an untracked value; null: NULL)."""
+
+    dst: str
+    src: str | None
+    null: bool = False
+
+
+@dataclass(frozen=True)
+class Load(Op):
+    """dst = a pointer read from memory (a field, a global, *p): a borrowed reference."""
+
+    dst: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Store(Op):
+    """var's reference is written to memory (a field, a global, *out): handed over."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Escape(Op):
+    """&var was given away: whatever var held is no longer ours to track."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Kill(Op):
+    """A temporary dies at the end of its full expression."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Touch(Op):
+    """var changed in place (++, +=): conditions over it no longer hold."""
+
+    var: str
+
+
+# Branch conditions: the true edge is taken when the condition holds.
+@dataclass(frozen=True)
+class NullTest:
+    """True edge: var is not NULL."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A side-effect-free condition that, retested with its variables unchanged, gives the same answer."""
+
+    key: str
+    vars: frozenset
+
+
+@dataclass(frozen=True)
+class Opaque:
+    text: str = ""
+
+
+def describe(op: Op, names: dict[str, str]) -> str:
+    """One line for `refcheck cfg`."""
+    n = lambda v: names.get(v, v) if v is not None else "?"  # noqa: E731
+    if isinstance(op, Acquire):
+        return f"{n(op.dst)} = {op.callee}(...)  [acquire]"
+    if isinstance(op, Realloc):
+        return f"{n(op.dst)} = {op.callee}({n(op.src)}, ...)  [reallocate]"
+    if isinstance(op, Retain):
+        return f"{op.callee}({n(op.var)})  [retain]"
+    if isinstance(op, Release):
+        return f"{op.callee}({', '.join(n(v) for v in op.vars)})  [{'consume' if op.consume else 'release'}]"
+    if isinstance(op, Use):
+        return f"use {n(op.var)}"
+    if isinstance(op, Assign):
+        return f"{n(op.dst)} = {'NULL' if op.null else n(op.src)}"
+    if isinstance(op, Load):
+        return f"{n(op.dst)} = load {op.what}"
+    if isinstance(op, Store):
+        return f"store {n(op.var)}  [hand over]"
+    if isinstance(op, Escape):
+        return f"&{n(op.var)} escapes"
+    if isinstance(op, Kill):
+        return f"end of {n(op.var)}"
+    if isinstance(op, Touch):
+        return f"modify {n(op.var)}"
+    return repr(op)
