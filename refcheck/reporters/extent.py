@@ -1,0 +1,104 @@
+"""Which lines make up the function around a finding, for the HTML listing.
+
+Findings carry locations, not function extents, so we recover the extent from the text: a brace
+count that skips comments, strings, character literals and preprocessor lines, then the body
+that encloses every line of interest, widened upward over its signature. It is a heuristic, so
+every failure falls back to a window of lines around the path instead of a wrong listing.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Braces of these blocks do not start a function body; code inside them sits one level deeper.
+_SCOPE_BLOCK = re.compile(r'^\s*(?:extern\s+"C"|namespace\b)')
+_CONTEXT = 3
+_MAX_LINES = 400
+_MAX_SIGNATURE = 8
+
+
+def function_extent(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
+    """1-based inclusive line range of the function holding lines lo..hi (1-based)."""
+    lo, hi = max(lo, 1), min(hi, len(lines))
+    found = _enclosing_body(lines, lo, hi)
+    if found is None:
+        return max(lo - _CONTEXT, 1), min(hi + _CONTEXT, len(lines))
+    start, end = found
+    if end - start + 1 > _MAX_LINES:
+        return max(lo - _CONTEXT, start), min(hi + _CONTEXT, end)
+    return start, end
+
+
+def _enclosing_body(lines: list[str], lo: int, hi: int) -> tuple[int, int] | None:
+    opens, closes = _top_level_braces(lines)
+    body = max((b for b in opens if b <= lo), default=None)
+    if body is None:
+        return None
+    end = min((e for e in closes if e >= body), default=None)
+    if end is None or end < hi:
+        return None
+    return _signature_start(lines, body, closes), end
+
+
+def _top_level_braces(lines: list[str]) -> tuple[list[int], list[int]]:
+    """Lines (1-based) where a top-level `{` opens, and where the matching `}` closes."""
+    opens, closes = [], []
+    depth = 0
+    in_comment = False
+    for number, line in enumerate(lines, 1):
+        if not in_comment and (line.lstrip().startswith("#") or _SCOPE_BLOCK.match(line)):
+            continue
+        i, quote = 0, None
+        while i < len(line):
+            ch, pair = line[i], line[i:i + 2]
+            if in_comment:
+                if pair == "*/":
+                    in_comment, i = False, i + 2
+                    continue
+            elif quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if ch == quote:
+                    quote = None
+            elif pair == "//":
+                break
+            elif pair == "/*":
+                in_comment, i = True, i + 2
+                continue
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "{":
+                if depth == 0:
+                    opens.append(number)
+                depth += 1
+            elif ch == "}":
+                # An unmatched `}` closes an extern "C" or namespace block we did not count.
+                depth = max(depth - 1, 0)
+                if depth == 0 and opens and (not closes or closes[-1] < opens[-1]):
+                    closes.append(number)
+            i += 1
+    return opens, closes
+
+
+def _signature_start(lines: list[str], body: int, closes: list[int]) -> int:
+    """Walk up from the body's `{` line over the declarator lines above it.
+
+    A parameter list split over lines keeps us going until its `(` is found; after that, any
+    line that ends a statement, a block or a comment, or is blank, ends the signature.
+    """
+    previous_end = max((e for e in closes if e < body), default=0)
+    unclosed = _parens(lines[body - 1].split("{", 1)[0])
+    start = body
+    while start - 1 > previous_end and body - start < _MAX_SIGNATURE:
+        above = lines[start - 2].strip()
+        if unclosed <= 0 and (not above or above.endswith((";", "{", "}", "*/"))
+                              or above.startswith(("#", "//", "/*", "*/"))):
+            break
+        unclosed += _parens(above)
+        start -= 1
+    return start
+
+
+def _parens(text: str) -> int:
+    return text.count(")") - text.count("(")

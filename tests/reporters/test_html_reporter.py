@@ -1,0 +1,138 @@
+import re
+from html.parser import HTMLParser
+
+from refcheck.model import RunResult
+from refcheck.reporters import render
+from refcheck.reporters.extent import function_extent
+
+from sample_result import FILE
+
+
+class Collect(HTMLParser):
+    """Ids, links, tags and text of a page, to check structure without string matching."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links, self.tags, self.text = set(), [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a":
+            self.links.append(attrs.get("href"))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(page: str) -> Collect:
+    c = Collect()
+    c.feed(page)
+    return c
+
+
+def test_page_is_self_contained_and_links_resolve(result):
+    page = render("html", result)
+    doc = parse(page)
+    assert "script" not in doc.tags and "link" not in doc.tags and "img" not in doc.tags
+    internal = [h for h in doc.links if h.startswith("#")]
+    assert {"#f1", "#f2", "#top"} <= set(internal)
+    assert all(h[1:] in doc.ids for h in internal)
+
+
+def test_index_counts_by_rule_and_file(result):
+    page = render("html", result)
+    assert re.search(r">RC001</a></td><td>leak</td><td class=\"n\">1<", page)
+    assert re.search(r">RC003</a></td><td>use-after-release</td><td class=\"n\">1<", page)
+    assert re.search(rf'<a href="#f1">{re.escape(FILE)}</a></td><td class="n">2<', page)
+    assert "2 findings in 1 file; 2 tool errors. Checked 3 files, 7 functions." in page
+
+
+def test_everything_from_the_code_and_analyzer_is_escaped(result):
+    page = render("html", result)
+    # From the message and a step of the RC003 finding, and from the source listing.
+    assert "<b>" not in page
+    assert "&lt;b&gt;tc-&gt;size&lt;/b&gt; &amp; more" in page
+    assert "&lt;100%, a:b&gt;" in page
+    assert 'THError(&quot;a &lt; b &amp; c &gt; d&quot;);' in page
+    assert "tc-&gt;size[0]" in page
+
+
+def test_listing_shows_the_function_with_the_path_in_order(result):
+    page = render("html", result)
+    first = page[page.index('id="f1"'):page.index('id="f2"')]
+    numbers = [int(n) for n in re.findall(r'<span class="num">(\d+)</span>', first)]
+    assert numbers == [1, 2, 3]
+    notes = re.findall(r'<span class="num">\d+</span>(.*?)</span></td>', first)
+    assert notes == ["<code>tc</code> acquired by THFloatTensor_newContiguous",
+                     "taking the true branch", "<code>tc</code> is lost here"]
+    line_numbers = [int(n) for n in re.findall(r'<td class="ln">(\d+)</td>', first)]
+    # The whole function, signature to closing brace; not the include or the comment above.
+    assert line_numbers == list(range(4, 14))
+    assert '<tr class="primary"><td class="ln">8</td>' in first
+    # Each callout sits right under its own line.
+    assert re.search(r'<td class="ln">6</td>.*?</tr>\n<tr class="callout">.*?>1</span>', first)
+    assert re.search(r'<td class="ln">7</td>.*?</tr>\n<tr class="callout">.*?>2</span>', first)
+
+
+def test_primary_location_without_a_step_gets_a_closing_callout(result):
+    f = result.findings[0]
+    f.path = f.path[:2]
+    page = render("html", result)
+    first = page[page.index('id="f1"'):page.index('id="f2"')]
+    assert re.findall(r'<span class="note (\w+)"><span class="num">(\d+)</span>', first) == [
+        ("first", "1"), ("mid", "2"), ("last", "3")]
+    assert "is not released on this path</span>" in first
+
+
+def test_missing_source_lists_the_steps(tmp_path, result):
+    result.root = str(tmp_path / "elsewhere")
+    page = render("html", result)
+    assert "Source not available." in page
+    assert '<li value="2"><code>src/generic/THTensorMath.c:7:3</code>: taking the true branch' \
+        in page
+    assert 'class="src"' not in page
+
+
+def test_empty_run_says_so():
+    page = render("html", RunResult())
+    assert "No findings." in page and "0 findings in 0 files" in page
+
+
+SOURCE = """\
+#include "x.h"
+
+static int helper(int a) { return a; }
+
+/* doc */
+THFloatTensor *
+THFloatTensor_newFoo(THFloatTensor *t,
+                     long n)
+{
+  THFloatTensor *r = THFloatTensor_new();
+  if (n) {
+    const char *s = "}{";  /* } */
+    return r;
+  }
+  return r;
+}
+
+extern "C" {
+void g(int x) {
+  int y = '{';
+  use(y);
+}
+}
+""".splitlines()
+
+
+def test_extent_covers_signature_and_body_despite_braces_in_strings():
+    assert function_extent(SOURCE, 10, 13) == (6, 16)
+    assert function_extent(SOURCE, 20, 21) == (19, 22)
+    assert function_extent(SOURCE, 3, 3) == (3, 3)
+
+
+def test_extent_falls_back_to_a_window_across_functions():
+    assert function_extent(SOURCE, 10, 20) == (7, 23)
