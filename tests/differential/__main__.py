@@ -18,13 +18,9 @@ import click
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from .compare import Disagreement, alone, check_batch, shrink, unexpected_errors
-from .generate import FULL, LOOPS, Profile, batches
+from .generate import CORE, FULL, LOOPS, UNWIND, batches
 
-PROFILES = {
-    "core": Profile(name="core", retain=False, gotos=False, errors=False),
-    "full": FULL,
-    "loops": LOOPS,
-}
+PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, LOOPS)}
 
 
 @click.command()
@@ -54,7 +50,7 @@ def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
     def explore(functions):
         nonlocal checked
         try:
-            result = check_batch(functions, workdir, compare=compare)
+            result = check_batch(functions, workdir, compare=compare, unwind=profile.unwind)
         except Exception as e:  # refcheck crashing is a finding too: keep the file, go on
             kept = os.path.join(workdir, f"crash{len(crashes)}.c")
             shutil.copy(os.path.join(workdir, "unit.c"), kept)

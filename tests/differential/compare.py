@@ -10,6 +10,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
+from refcheck.conventions import Conventions
 from refcheck.engine import Settings, check_unit
 from refcheck.model import ToolError, merge_findings
 
@@ -29,6 +30,7 @@ class Disagreement:
     oracle: set[Verdict]
     refcheck: set[Verdict]
     layout: Layout
+    unwind: bool = False
 
     @property
     def missing(self) -> set[Verdict]:
@@ -53,7 +55,8 @@ class Disagreement:
             return ", ".join(f"{r}@{line - first}" for r, line in sorted(vs, key=lambda v: v[1]))\
                 or "nothing"
 
-        return (f"{numbered}\n  oracle:   {show(self.oracle)}\n  refcheck: {show(self.refcheck)}"
+        mode = "  (errors=unwind)\n" if self.unwind else ""
+        return (f"{numbered}\n{mode}  oracle:   {show(self.oracle)}\n  refcheck: {show(self.refcheck)}"
                 f"\n  missing:  {show(self.missing)}\n  extra:    {show(self.extra)}")
 
 
@@ -74,8 +77,9 @@ def write_unit(functions: list[Function], directory: str, name: str = "unit.c"):
     return path, layouts
 
 
-def run_refcheck(path: str, directory: str):
-    settings = Settings(clang_args=["-I", directory], root=directory)
+def run_refcheck(path: str, directory: str, unwind: bool = False):
+    settings = Settings(clang_args=["-I", directory], root=directory,
+                        conventions=Conventions(errors="unwind" if unwind else "abort"))
     result = check_unit(path, settings)
     found: dict[str, set[Verdict]] = {}
     for f in merge_findings(result.findings):
@@ -84,16 +88,17 @@ def run_refcheck(path: str, directory: str):
     return found, result
 
 
-def check_batch(functions: list[Function], directory: str, compare: bool = True) -> BatchResult:
+def check_batch(functions: list[Function], directory: str, compare: bool = True,
+                unwind: bool = False) -> BatchResult:
     path, layouts = write_unit(functions, directory)
-    found, result = run_refcheck(path, directory)
+    found, result = run_refcheck(path, directory, unwind)
     out = []
     if compare:
         for fn, layout in zip(functions, layouts):
-            expected = verdicts(fn, layout)
+            expected = verdicts(fn, layout, unwind)
             got = found.get(fn.name, set())
             if expected != got:
-                out.append(Disagreement(fn, expected, got, layout))
+                out.append(Disagreement(fn, expected, got, layout, unwind))
     return BatchResult(out, list(result.errors), result.functions)
 
 
@@ -160,7 +165,7 @@ def shrink(d: Disagreement, directory: str, rounds: int = 60) -> Disagreement:
         if not bodies:
             return d
         candidates = [Function(f"{prefix}{k}", fn.returns, b) for k, b in enumerate(bodies)]
-        result = check_batch(candidates, directory)
+        result = check_batch(candidates, directory, unwind=d.unwind)
         better = [x for x in result.disagreements if x.signature() == want]
         if not better:
             return d
@@ -173,5 +178,5 @@ def alone(d: Disagreement, directory: str) -> Disagreement:
     without a number, so its printed lines are the ones a reader would paste."""
     fn = dataclasses.replace(d.function,
                              name="newThing" if d.function.acquire_named else "makeThing")
-    result = check_batch([fn], directory)
+    result = check_batch([fn], directory, unwind=d.unwind)
     return result.disagreements[0] if result.disagreements else d

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from .program import (
-    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, For, Function, Goto, If, NullCheck,
-    Release, Retain, Return, Use, While, place_labels,
+    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, For, Function, Goto, If, Move,
+    NullCheck, Release, Retain, Return, Store, Use, While, place_labels,
 )
 
 VARS = [f"t{k}" for k in range(NVARS)]
@@ -26,6 +26,8 @@ class Profile:
     retain: bool = True  # THFloatTensor_retain(p), tK = p, free(p), return p
     gotos: bool = True
     errors: bool = True
+    handovers: bool = True  # g_keep = x; and THFloatTensor_move(x);
+    unwind: bool = False  # check with errors="unwind": THError must not leak either
     null_checks: bool = True
     loops: bool = False  # while/for/break and backward gotos: compared only for termination
     max_top: int = 8
@@ -33,7 +35,9 @@ class Profile:
     max_depth: int = 2
 
 
+CORE = Profile(name="core", retain=False, gotos=False, errors=False, handovers=False)
 FULL = Profile()
+UNWIND = Profile(name="unwind", unwind=True)
 LOOPS = Profile(name="loops", loops=True)
 
 
@@ -60,6 +64,8 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         kinds.append("goto")
     if profile.errors:
         kinds.append("error")
+    if profile.handovers:
+        kinds += ["store", "move"]
     if profile.loops:
         kinds += ["while", "for"] + (["break"] if in_loop else [])
     if depth >= profile.max_depth:
@@ -98,6 +104,10 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         return Goto(ahead=draw(st.integers(low, 3).filter(lambda a: a != 0)))
     if kind == "error":
         return Error()
+    if kind == "store":
+        return Store(draw(st.sampled_from(pointers)))
+    if kind == "move":
+        return Move(draw(var))
     if kind == "while":
         return While(draw(st.integers(0, NCONDS - 1)), block(True))
     if kind == "for":

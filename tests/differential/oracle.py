@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, NullCheck, Release, Retain,
-    Return, Use,
+    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck, Release,
+    Retain, Return, Store, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line).
@@ -30,6 +30,7 @@ class Obj:
     param: bool
     owned: int = 0  # references this function must still free or return
     released: bool = False  # a release reached it on this path
+    consumed: bool = False  # a consume (move) reached it on this path
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -42,6 +43,7 @@ class Execution:
     fn: Function
     layout: Layout
     prefix: list[bool]
+    unwind: bool = False  # errors="unwind": THError is an exit where nothing may be held
     trace: list[bool] = field(default_factory=list)
     findings: set[Verdict] = field(default_factory=set)
     vars: dict[str, Obj | None] = field(default_factory=dict)
@@ -77,7 +79,7 @@ class Execution:
             old.lost = True
 
     def use(self, obj: Obj | None, line: int) -> None:
-        if obj is not None and obj.released and obj.owned == 0:
+        if obj is not None and (obj.released or obj.consumed) and obj.owned == 0:
             self.report("RC003", line)
 
     # -- exits ------------------------------------------------------------------------------
@@ -136,6 +138,12 @@ class Execution:
                 self.report("RC001", line)
             elif isinstance(s, Release):
                 self.release(self.value(s.target), line)
+            elif isinstance(s, Move):
+                self.release(self.value(s.target), line, consume=True)
+            elif isinstance(s, Store):
+                obj = self.value(s.target)
+                if obj is not None and obj.owned > 0:
+                    obj.owned -= 1  # memory holds it now
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
@@ -164,29 +172,36 @@ class Execution:
             elif isinstance(s, Label):
                 pass
             elif isinstance(s, Error):
-                raise PathEnded  # errors="abort": nothing is checked on this path
+                if self.unwind:
+                    self.leaks(line)
+                raise PathEnded  # with errors="abort" nothing at all is checked here
             else:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
 
-    def release(self, obj: Obj | None, line: int) -> None:
+    def release(self, obj: Obj | None, line: int, consume: bool = False) -> None:
         if obj is None:
             return  # freeing NULL is allowed
         if obj.owned > 0:
             obj.owned -= 1
+        elif obj.consumed:
+            self.report("RC008", line)
         elif obj.released:
             self.report("RC002", line)
         elif obj.param:
             self.report("RC006", line)
-        obj.released = True
+        if consume:
+            obj.consumed = True
+        else:
+            obj.released = True
 
 
-def verdicts(fn: Function, layout: Layout) -> set[Verdict]:
+def verdicts(fn: Function, layout: Layout, unwind: bool = False) -> set[Verdict]:
     """The union of findings over every path of `fn`."""
     found: set[Verdict] = set()
     prefix: list[bool] = []
     while True:
-        ex = Execution(fn, layout, prefix)
+        ex = Execution(fn, layout, prefix, unwind)
         ex.run()
         found |= ex.findings
         trace = ex.trace

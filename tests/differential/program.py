@@ -31,6 +31,16 @@ class Release:
 
 
 @dataclass(frozen=True)
+class Store:
+    target: str  # g_keep = x;  hands one owned reference over to memory
+
+
+@dataclass(frozen=True)
+class Move:
+    target: str  # THFloatTensor_move(x);  consumes the reference
+
+
+@dataclass(frozen=True)
 class Retain:
     pass  # THFloatTensor_retain(p);
 
@@ -178,6 +188,10 @@ def statement_text(s) -> str:
         return f"THFloatTensor_free({s.target});"
     if isinstance(s, Retain):
         return "THFloatTensor_retain(p);"
+    if isinstance(s, Store):
+        return f"g_keep = {s.target};"
+    if isinstance(s, Move):
+        return f"THFloatTensor_move({s.target});"
     if isinstance(s, Assign):
         return f"{s.var} = {s.source};"
     if isinstance(s, Use):
@@ -260,6 +274,8 @@ typedef struct THFloatTensor { long nDimension; long *size; int refcount; } THFl
 THFloatTensor *THFloatTensor_newClone(THFloatTensor *self);
 void THFloatTensor_free(THFloatTensor *self);
 void THFloatTensor_retain(THFloatTensor *self);
+void THFloatTensor_move(THFloatTensor *self);
+extern THFloatTensor *g_keep;
 void THError(const char *fmt, ...);
 void sink(long value);
 void sinkp(THFloatTensor *t);

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from .compare import alone, check_batch, shrink, unexpected_errors, write_unit
-from .generate import FULL, LOOPS, Profile, batches
+from .generate import CORE, FULL, LOOPS, UNWIND, batches
 
 # Shrinking is ours (one parse per round over a single function), not hypothesis's, which
 # would re-check whole batches at every step.
@@ -26,13 +26,12 @@ SETTINGS = settings(max_examples=8, derandomize=True, deadline=None, database=No
                     phases=(Phase.explicit, Phase.generate),
                     suppress_health_check=list(HealthCheck))
 
-CORE = Profile(name="core", retain=False, gotos=False, errors=False)
-PROFILES = [CORE, FULL]
+PROFILES = [CORE, FULL, UNWIND]
 
 
-def _first_disagreement(functions) -> str | None:
+def _first_disagreement(functions, unwind: bool) -> str | None:
     with tempfile.TemporaryDirectory() as d:
-        result = check_batch(functions, d)
+        result = check_batch(functions, d, unwind=unwind)
         errors = result.errors  # loop-free code is small: not even the bound may be hit
         if errors:
             return "refcheck reported tool errors on loop-free code:\n" + "\n".join(
@@ -50,7 +49,7 @@ def test_loop_free_functions_get_the_oracles_verdicts(profile):
     @SETTINGS
     @given(batches(profile, 20, 40))
     def check(functions):
-        problem = _first_disagreement(functions)
+        problem = _first_disagreement(functions, profile.unwind)
         assert problem is None, problem
 
     check()

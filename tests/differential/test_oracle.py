@@ -10,21 +10,21 @@ import pytest
 
 from .oracle import verdicts
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, NullCheck, Release, Retain, Return, Use,
-    emit_function, place_labels,
+    Acquire, Assign, Discard, Error, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
+    Store, Use, emit_function, place_labels,
 )
 
 NEW = Acquire
 
 
-def run(body, name="makeThing", returns="ptr"):
+def run(body, name="makeThing", returns="ptr", unwind=False):
     """The oracle's findings as (rule, text of the primary line), text made unique by the test."""
     body = place_labels(tuple(body))
     if returns != "void" and not isinstance(body[-1], Return):
         body += (Return("NULL" if returns == "ptr" else "0"),)
     fn = Function(name, returns, body)
     text, layout = emit_function(fn, 1)
-    return {(rule, text[line - 1].strip()) for rule, line in verdicts(fn, layout)}
+    return {(rule, text[line - 1].strip()) for rule, line in verdicts(fn, layout, unwind)}
 
 
 def test_leak_at_return_and_at_closing_brace():
@@ -128,3 +128,22 @@ def test_passing_a_released_parameter_to_an_acquisition_is_a_use():
 
 def test_unreachable_code_reports_nothing():
     assert run([Return("NULL"), NEW("t0"), Return("t0")]) == set()
+
+
+def test_error_call_is_an_exit_in_unwind_mode():
+    body = [NEW("t0"), If(0, (Error(),)), Release("t0")]
+    assert run(body, returns="void", unwind=True) == {
+        ("RC001", 'THError("differential: error path");')}
+
+
+def test_storing_into_memory_hands_the_reference_over():
+    assert run([NEW("t0"), Store("t0")], returns="void") == set()
+    assert run([NEW("t0"), Store("p")], returns="void") == {("RC001", "}")}
+
+
+def test_move_consumes_and_a_later_release_is_rc008():
+    assert run([NEW("t0"), Move("t0")], returns="void") == set()
+    assert run([NEW("t0"), Move("t0"), Release("t0")], returns="void") == {
+        ("RC008", "THFloatTensor_free(t0);")}
+    assert run([NEW("t0"), Move("t0"), Use("t0", True)], returns="void") == {
+        ("RC003", "sink(t0->nDimension);")}
