@@ -10,6 +10,7 @@ that do not return end their path in an `error` node (errors mode decides what t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import clang.cindex as ci
 import networkx as nx
@@ -826,12 +827,23 @@ def fact_key(c, b: Builder):
     return " ".join(parts), vars_
 
 
+@lru_cache(maxsize=64)
+def _source(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 def expr_text(c, limit: int = 60) -> str:
     """The source text of an expression, for messages (macro bodies show as their call site)."""
-    try:
-        text = " ".join(t.spelling for t in c.get_tokens())
-    except Exception:  # noqa: BLE001
-        text = ""
+    text = ""
+    start, end = c.extent.start, c.extent.end
+    if start.file is not None and end.file is not None and start.file.name == end.file.name \
+            and end.offset > start.offset:
+        text = _source(start.file.name)[start.offset:end.offset].decode("utf-8", "replace")
+        text = " ".join(text.split())
     if not text:
         text = c.spelling or c.kind.name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."
