@@ -8,6 +8,16 @@ Choices are made eagerly (an acquisition is NULL or not when it happens, p is NU
 entry) and remembered (cN tested twice takes the same edge, as does a null test of the same
 object), which is what the program would really do. Paths are enumerated by re-running the
 function with every sequence of choices, depth first.
+
+Where semantics.md is silent, the oracle reads it literally, and these are the readings (so a
+disagreement on one of them is a question about the contract, not necessarily a bug):
+- a release of a reference nobody owns marks it released whatever rule it broke: after
+  `free(p)` (RC006) a second free is RC002 and a dereference RC003; the same holds after
+  `retain(p); free(p);` although the caller's reference keeps p alive in reality;
+- passing p to THFloatTensor_newClone and retaining it are calls, hence uses (RC003 if released);
+- returning a released reference, or releasing one handed over to memory, breaks no rule;
+- nullness belongs to the object: NULL is null, an alias is null exactly when its original is,
+  and a pointer found non-null stays non-null.
 """
 
 from __future__ import annotations
