@@ -30,14 +30,17 @@ def function_extent(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
 
 
 def _enclosing_body(lines: list[str], lo: int, hi: int) -> tuple[int, int] | None:
+    # Bodies do not nest at the top level, so the last one opened by line hi holds it, if any.
+    # Line lo may lie above the body: a path that starts at a parameter starts in the signature.
     opens, closes = _top_level_braces(lines)
-    body = max((b for b in opens if b <= lo), default=None)
+    body = max((b for b in opens if b <= hi), default=None)
     if body is None:
         return None
     end = min((e for e in closes if e >= body), default=None)
     if end is None or end < hi:
         return None
-    return _signature_start(lines, body, closes), end
+    start = _signature_start(lines, body, closes)
+    return (start, end) if start <= lo else None
 
 
 def _top_level_braces(lines: list[str]) -> tuple[list[int], list[int]]:

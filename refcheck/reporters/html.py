@@ -19,13 +19,20 @@ from refcheck.reporters.source import SourceCache
 from refcheck.rules import RULES
 
 _TAB = 8
-# The analyzer quotes code in messages with backticks, as in Markdown.
-_QUOTED = re.compile(r"`([^`\n]+)`")
+# Messages quote code as clang does ('t') or as Markdown does (`t`); the quoted text must not
+# touch a letter, so that "function's" is not taken for a quote.
+_QUOTED = re.compile(r"`([^`\n]+)`|(?<!\w)'([^'\s]+)'(?!\w)")
 
 
 def message(text: str) -> str:
     """An analyzer message, HTML-escaped, with its `quoted` code set in the code font."""
-    return _QUOTED.sub(r"<code>\1</code>", escape(text))
+    out, done = [], 0
+    for m in _QUOTED.finditer(text):
+        out.append(escape(text[done:m.start()]))
+        out.append(f"<code>{escape(m.group(1) or m.group(2))}</code>")
+        done = m.end()
+    out.append(escape(text[done:]))
+    return "".join(out)
 
 
 _CSS = """

@@ -136,3 +136,9 @@ def test_extent_covers_signature_and_body_despite_braces_in_strings():
 
 def test_extent_falls_back_to_a_window_across_functions():
     assert function_extent(SOURCE, 10, 20) == (7, 23)
+
+
+def test_extent_includes_a_path_that_starts_at_a_parameter():
+    # Step 1 on the signature (a borrowed parameter), the finding inside the body.
+    assert function_extent(SOURCE, 7, 13) == (6, 16)
+    assert function_extent(SOURCE, 19, 21) == (19, 22)
