@@ -1,0 +1,181 @@
+"""Inline expectations of the fixture files, clang -verify style.
+
+    THFloatTensor_newClone(x);       // expect: RC001
+    return -1;                       // expect: RC001 RC001   (two findings on this line)
+    #define M(X) ...                 // expect@+3: RC006      (line relative to the comment)
+    return -1; // expect: RC001 // expect-instantiations: 2   (generic files)
+    // fixture-options: errors=unwind args=-DFOO=1 allow-errors   (among the first 5 lines)
+    // clean: what the next function shows     (or `// buggy: ...`, one before every function)
+
+A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
+not turn a buggy fixture into one that asserts nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cu")
+OPTIONS_LINES = 5
+
+_EXPECT = re.compile(r"//\s*expect(?:@(?P<offset>[+-]\d+))?:(?P<codes>[^/]*)")
+# Anything that looks like it wants to be an expectation, to catch typos such as `expect RC001`.
+_EXPECT_LIKE = re.compile(r"//\s*expect(?!-instantiations)\b")
+_INSTANTIATIONS = re.compile(r"expect-instantiations:\s*(?P<count>\S+)")
+_CODE = re.compile(r"^RC\d{3}$")
+_OPTIONS = re.compile(r"//\s*fixture-options:(?P<options>.*)$")
+_MARKER = re.compile(r"^\s*//\s*(?P<kind>clean|buggy):\s*(?P<text>\S.*)$")
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"(?P<name>[^"]+)"')
+
+
+class FixtureSyntaxError(ValueError):
+    """An annotation in a fixture file that cannot be read."""
+
+    def __init__(self, path: Path, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    file: Path
+    line: int  # the line the finding's primary location must be on
+    rule: str
+    comment_line: int  # where the annotation is written
+    instantiations: int | None = None
+
+
+@dataclass(frozen=True)
+class Marker:
+    """The `// clean:` or `// buggy:` comment before a function."""
+
+    file: Path
+    line: int
+    kind: str
+    text: str
+
+
+@dataclass
+class Options:
+    errors: str = "abort"
+    clang_args: list[str] = field(default_factory=list)
+    allow_errors: bool = False
+
+
+@dataclass
+class FixtureFile:
+    path: Path
+    options: Options
+    expectations: list[Expectation]
+    markers: list[Marker]
+    # Quoted includes, resolved to existing files (generic/*.c bodies and headers).
+    includes: list[Path]
+    lines: int
+
+
+def _parse_options(path: Path, line: int, text: str) -> Options:
+    options = Options()
+    for token in text.split():
+        if token == "allow-errors":
+            options.allow_errors = True
+        elif token.startswith("errors="):
+            mode = token.removeprefix("errors=")
+            if mode not in ("abort", "unwind"):
+                raise FixtureSyntaxError(path, line, f"errors must be abort or unwind, not {mode!r}")
+            options.errors = mode
+        elif token.startswith("args="):
+            options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
+        else:
+            raise FixtureSyntaxError(path, line, f"unknown fixture option {token!r}")
+    return options
+
+
+def _parse_expectations(path: Path, number: int, text: str, total: int) -> list[Expectation]:
+    matches = list(_EXPECT.finditer(text))
+    if len(_EXPECT_LIKE.findall(text)) != len(matches):
+        raise FixtureSyntaxError(path, number, "malformed expectation (want `// expect: RC001`)")
+    count = None
+    inst = _INSTANTIATIONS.search(text)
+    if inst:
+        if not matches:
+            raise FixtureSyntaxError(path, number, "expect-instantiations without an expect")
+        if not inst["count"].isdigit() or int(inst["count"]) < 1:
+            raise FixtureSyntaxError(path, number, f"bad instantiation count {inst['count']!r}")
+        count = int(inst["count"])
+    out = []
+    for m in matches:
+        target = number + int(m["offset"] or 0)
+        if not 1 <= target <= total:
+            raise FixtureSyntaxError(path, number, f"expectation points at line {target}, outside the file")
+        codes = m["codes"].split()
+        if not codes:
+            raise FixtureSyntaxError(path, number, "expectation without a rule code")
+        for code in codes:
+            if not _CODE.match(code):
+                raise FixtureSyntaxError(path, number, f"{code!r} is not a rule code like RC001")
+            out.append(Expectation(path, target, code, number, count))
+    return out
+
+
+def _resolve_include(name: str, including: Path, search: list[Path]) -> Path | None:
+    for base in [including.parent, *search]:
+        candidate = (base / name).resolve()
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def parse_fixture(path: Path, include_dirs: list[Path] | None = None) -> FixtureFile:
+    path = path.resolve()
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    options = Options()
+    expectations: list[Expectation] = []
+    markers: list[Marker] = []
+    includes: list[Path] = []
+    for number, line in enumerate(lines, start=1):
+        opt = _OPTIONS.search(line)
+        if opt:
+            if number > OPTIONS_LINES:
+                raise FixtureSyntaxError(path, number, f"fixture-options must be in the first {OPTIONS_LINES} lines")
+            options = _parse_options(path, number, opt["options"])
+        expectations.extend(_parse_expectations(path, number, line, len(lines)))
+        marker = _MARKER.match(line)
+        if marker:
+            markers.append(Marker(path, number, marker["kind"], marker["text"]))
+        inc = _INCLUDE.match(line)
+        if inc:
+            resolved = _resolve_include(inc["name"], path, include_dirs or [])
+            if resolved is not None:
+                includes.append(resolved)
+    return FixtureFile(path, options, expectations, markers, includes, len(lines))
+
+
+def is_unit(path: Path, root: Path) -> bool:
+    """A translation unit to analyze: not a header and not a generic/ body (included per type)."""
+    parts = path.relative_to(root).parts
+    return path.suffix in SOURCE_SUFFIXES and "include" not in parts[:-1] and "generic" not in parts[:-1]
+
+
+def find_units(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and is_unit(p, root))
+
+
+def unit_sources(unit: Path, root: Path, include_dirs: list[Path]) -> list[FixtureFile]:
+    """The unit and every fixture source it includes (recursively), headers in include/ left out."""
+    seen: dict[Path, FixtureFile] = {}
+    todo = [unit.resolve()]
+    include_roots = [d.resolve() for d in include_dirs]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        fixture = parse_fixture(path, include_dirs)
+        seen[path] = fixture
+        for inc in fixture.includes:
+            under_root = root.resolve() in inc.parents
+            is_header = any(d == inc.parent or d in inc.parents for d in include_roots)
+            if under_root and not is_header:
+                todo.append(inc)
+    return list(seen.values())

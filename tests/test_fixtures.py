@@ -1,0 +1,273 @@
+"""The fixture suite: every fixtures/ unit analyzed, its findings compared with its inline
+expectations (see tests/fixture_expect.py for the syntax), clang -verify style.
+
+A failure lists every missing and every extra finding as file:line, so one run shows the whole
+disagreement between the analyzer and the fixtures.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import clang.cindex as ci
+import pytest
+
+from fixture_expect import (
+    Expectation,
+    FixtureFile,
+    FixtureSyntaxError,
+    find_units,
+    parse_fixture,
+    unit_sources,
+)
+from refcheck.conventions import Conventions
+from refcheck.engine import Settings, check_unit
+from refcheck.model import Finding, UnitResult, merge_findings
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+INCLUDE = FIXTURES / "include"
+UNITS = find_units(FIXTURES)
+RULE_CODES = [f"RC00{i}" for i in range(1, 9)]
+
+MIN_FUNCTIONS = 120
+MIN_POSITIVES_PER_RULE = 3
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(FIXTURES))
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+@functools.lru_cache(maxsize=None)
+def _sources(unit: Path) -> tuple[FixtureFile, ...]:
+    return tuple(unit_sources(unit, FIXTURES, [INCLUDE]))
+
+
+@functools.lru_cache(maxsize=None)
+def _analyze(unit: Path, errors: str) -> UnitResult:
+    options = _sources(unit)[0].options
+    settings = Settings(
+        conventions=Conventions(errors=errors),
+        clang_args=["-I", str(INCLUDE), *options.clang_args],
+        root=str(REPO),
+    )
+    return check_unit(str(unit), settings)
+
+
+def _finding_path(finding: Finding) -> Path:
+    path = Path(finding.location.file)
+    return (path if path.is_absolute() else REPO / path).resolve()
+
+
+def _describe(finding: Finding) -> str:
+    insts = f" [{', '.join(finding.instantiations)}]" if len(finding.instantiations) > 1 else ""
+    return (f"{_rel(_finding_path(finding))}:{finding.location.line}: {finding.rule} "
+            f"in {finding.function}: {finding.message}{insts}")
+
+
+def _compare(findings: list[Finding], expectations: list[Expectation]) -> list[str]:
+    """Every difference between what was found and what was expected, one line each."""
+    want = Counter((e.file, e.line, e.rule) for e in expectations)
+    got: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        got.setdefault((_finding_path(f), f.location.line, f.rule), []).append(f)
+    problems = []
+    for key, count in sorted(want.items()):
+        have = len(got.get(key, []))
+        if have < count:
+            file, line, rule = key
+            problems.append(f"missing: {_rel(file)}:{line}: {rule}" + (f" (x{count - have})" if count - have > 1 else ""))
+    for key, found in sorted(got.items(), key=lambda kv: kv[0]):
+        for f in found[want.get(key, 0):]:
+            problems.append(f"extra:   {_describe(f)}")
+    # Instantiation counts of generic code: checked on the findings that were expected.
+    for e in expectations:
+        if e.instantiations is None:
+            continue
+        for f in got.get((e.file, e.line, e.rule), []):
+            if len(f.instantiations) != e.instantiations:
+                problems.append(f"instantiations: {_rel(e.file)}:{e.line}: {e.rule} expected "
+                                f"{e.instantiations}, got {len(f.instantiations)} {f.instantiations}")
+    return problems
+
+
+@pytest.mark.parametrize("unit", UNITS, ids=_id)
+def test_fixture(unit: Path) -> None:
+    sources = _sources(unit)
+    options = sources[0].options
+    result = _analyze(unit, options.errors)
+    problems = []
+    if not options.allow_errors:
+        problems += [f"tool error: {e.file}:{e.line}: {e.message}" for e in result.errors if e.severity == "error"]
+    expectations = [e for s in sources for e in s.expectations]
+    problems += _compare(merge_findings(list(result.findings)), expectations)
+    assert not problems, f"{_id(unit)} (errors={options.errors}):\n" + "\n".join(problems)
+
+
+UNWIND_UNITS = [u for u in UNITS if _sources(u)[0].options.errors == "unwind"]
+
+
+@pytest.mark.parametrize("unit", UNWIND_UNITS, ids=_id)
+def test_unwind_fixture_is_clean_when_errors_abort(unit: Path) -> None:
+    """The unwind fixtures hold bugs on error paths only: with errors=abort nothing is left."""
+    result = _analyze(unit, "abort")
+    found = [_describe(f) for f in merge_findings(list(result.findings))]
+    assert not found, "errors=abort should drop every error path:\n" + "\n".join(found)
+
+
+def _language_args(path: Path) -> list[str]:
+    if path.suffix == ".cu":
+        return ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib"]
+    if path.suffix in (".cpp", ".cc"):
+        return ["-x", "c++", "-std=c++17"]
+    return ["-x", "c", "-std=gnu11"]
+
+
+_DEFINITION_KINDS = {
+    ci.CursorKind.FUNCTION_DECL, ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR,
+    ci.CursorKind.DESTRUCTOR, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.CONVERSION_FUNCTION,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _definitions(unit: Path) -> frozenset[tuple[Path, int, str]]:
+    """(file, line, name) of every function defined in a fixture source of the unit.
+
+    Parsed independently of the engine, so that a function the engine skipped is still counted.
+    Error recovery keeps definitions even where CUDA names are unknown without a CUDA shim.
+    A generic body yields one entry per instantiation (same line, different names).
+    """
+    args = [*_language_args(unit), "-I", str(INCLUDE), *_sources(unit)[0].options.clang_args]
+    tu = ci.Index.create().parse(str(unit), args=args)
+    ours = {s.path for s in _sources(unit)}
+    out = set()
+    for cursor in tu.cursor.walk_preorder():
+        if cursor.kind in _DEFINITION_KINDS and cursor.is_definition() and cursor.location.file:
+            path = Path(cursor.location.file.name).resolve()
+            if path in ours:
+                out.add((path, cursor.location.line, cursor.spelling))
+    return frozenset(out)
+
+
+def _all_sources() -> dict[Path, FixtureFile]:
+    return {s.path: s for unit in UNITS for s in _sources(unit)}
+
+
+def _regions(fixture: FixtureFile):
+    """Each marker with the lines it covers: up to the next marker or the end of the file."""
+    markers = fixture.markers
+    for i, m in enumerate(markers):
+        end = markers[i + 1].line - 1 if i + 1 < len(markers) else fixture.lines
+        yield m, range(m.line, end + 1)
+
+
+def test_every_function_is_marked_and_markers_match_expectations() -> None:
+    problems = []
+    for unit in UNITS:
+        defs_by_file: dict[Path, set[int]] = {}
+        for path, line, _name in _definitions(unit):
+            defs_by_file.setdefault(path, set()).add(line)
+        for fixture in _sources(unit):
+            defs = sorted(defs_by_file.get(fixture.path, set()))
+            for marker, lines in _regions(fixture):
+                inside = [d for d in defs if d in lines]
+                if len(inside) != 1:
+                    problems.append(f"{_rel(fixture.path)}:{marker.line}: marker covers {len(inside)} function definitions, want 1")
+                expected = [e for e in fixture.expectations if e.line in lines]
+                if marker.kind == "clean" and expected:
+                    problems.append(f"{_rel(fixture.path)}:{marker.line}: `clean` function has expectations "
+                                    + ", ".join(f"{e.line}:{e.rule}" for e in expected))
+                if marker.kind == "buggy" and not expected:
+                    problems.append(f"{_rel(fixture.path)}:{marker.line}: `buggy` function has no expectation")
+            first = fixture.markers[0].line if fixture.markers else fixture.lines + 1
+            problems += [f"{_rel(fixture.path)}:{d}: function without a `// clean:`/`// buggy:` comment"
+                         for d in defs if d < first]
+            problems += [f"{_rel(fixture.path)}:{e.comment_line}: expectation outside any marked function"
+                         for e in fixture.expectations if e.line < first]
+    assert not problems, "\n".join(problems)
+
+
+def test_suite_size_and_rule_coverage() -> None:
+    sources = _all_sources()
+    markers = [m for s in sources.values() for m in s.markers]
+    clean = sum(m.kind == "clean" for m in markers)
+    buggy = sum(m.kind == "buggy" for m in markers)
+    assert clean + buggy >= MIN_FUNCTIONS, f"{clean + buggy} fixture functions, want >= {MIN_FUNCTIONS}"
+    assert clean >= buggy, f"{clean} clean functions but {buggy} buggy ones: want at least as many clean"
+    positives = Counter(e.rule for s in sources.values() for e in s.expectations)
+    thin = {code: positives[code] for code in RULE_CODES if positives[code] < MIN_POSITIVES_PER_RULE}
+    assert not thin, f"rules with fewer than {MIN_POSITIVES_PER_RULE} positive expectations: {thin}"
+    unknown = set(positives) - set(RULE_CODES)
+    assert not unknown, f"expectations name unknown rules: {sorted(unknown)}"
+
+
+def test_engine_counts_every_defined_function() -> None:
+    """The engine analyzes as many functions as the fixtures define (instantiations included)."""
+    problems = []
+    for unit in UNITS:
+        result = _analyze(unit, _sources(unit)[0].options.errors)
+        defined = len(_definitions(unit))
+        if result.functions != defined:
+            problems.append(f"{_id(unit)}: engine analyzed {result.functions} functions, the unit defines {defined}")
+    assert not problems, "\n".join(problems)
+
+
+_COMPILERS = {".c": ["gcc", "-std=gnu11"], ".cc": ["g++", "-std=c++17"], ".cpp": ["g++", "-std=c++17"]}
+
+
+@pytest.mark.parametrize("unit", [u for u in UNITS if u.suffix in _COMPILERS], ids=_id)
+def test_fixture_compiles(unit: Path) -> None:
+    """The fixtures are real code: gcc accepts them (CUDA units are checked by the engine run)."""
+    compiler, std = _COMPILERS[unit.suffix]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    cmd = [compiler, std, "-fsyntax-only", "-Wall", "-I", str(INCLUDE),
+           *_sources(unit)[0].options.clang_args, str(unit)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
+
+
+def test_expectation_parser_rejects_typos(tmp_path: Path) -> None:
+    """A misspelt annotation must fail loudly, not silently expect nothing."""
+    for bad in ("x(); // expect RC001", "x(); // expect: RC01", "x(); // expect:",
+                "x(); // expect@+9: RC001", "x(); // expect-instantiations: 2"):
+        path = tmp_path / "bad.c"
+        path.write_text(f"void f(void) {{\n{bad}\n}}\n")
+        with pytest.raises(FixtureSyntaxError):
+            parse_fixture(path)
+    path = tmp_path / "opts.c"
+    path.write_text("// fixture-options: errors=sometimes\n")
+    with pytest.raises(FixtureSyntaxError):
+        parse_fixture(path)
+
+
+def test_expectation_parser_reads_every_form(tmp_path: Path) -> None:
+    path = tmp_path / "good.c"
+    path.write_text(
+        "// fixture-options: errors=unwind args=-DFOO=1,-DBAR allow-errors\n"
+        "// clean: f\n"
+        "int f(void) {\n"
+        "  g(); // expect: RC001 RC001 RC007\n"
+        "  // expect@+1: RC003\n"
+        "  h();\n"
+        "  return 0; // expect@-2: RC006 // expect-instantiations: 2\n"
+        "}\n")
+    fixture = parse_fixture(path)
+    assert fixture.options.errors == "unwind"
+    assert fixture.options.clang_args == ["-DFOO=1", "-DBAR"]
+    assert fixture.options.allow_errors
+    got = sorted((e.line, e.rule, e.instantiations) for e in fixture.expectations)
+    assert got == [(4, "RC001", None), (4, "RC001", None), (4, "RC007", None),
+                   (5, "RC006", 2), (6, "RC003", None)]
+    assert [(m.line, m.kind) for m in fixture.markers] == [(2, "clean")]
