@@ -227,8 +227,8 @@ def _statistics(report) -> str:
             lines.append(f"{code}    {rule.name:<30} {counts[code]:>8}")
     lines.append(f"total    {'':<30} {len(r.findings):>8}")
     lines.append("")
-    lines.append(f"units    {r.files} ({report.cache_hits} from cache, {report.cache_misses} checked)"
-                 if report.cache_hits or report.cache_misses else f"units    {r.files}")
+    lines.append(f"units    {r.files} reported ({report.cache_misses} analyzed, "
+                 f"{report.cache_hits} from cache)")
     lines.append(f"functions {r.functions}")
     for stage in ("parse", "cfg", "analysis", "report"):
         lines.append(f"{stage:<9}{r.timings.get(stage, 0.0):>9.3f} s")
@@ -286,8 +286,8 @@ def cfg(file, function, fmt, config_path, compile_commands, include_dirs, define
 
         try:
             text = cfg_dump.render(os.path.abspath(file), function, fmt, settings)
-        except LookupError:
-            raise ConfigError(f"{file}: no function named '{function}'") from None
+        except LookupError as e:
+            raise ConfigError(f"{file}: {e.args[0] if e.args else f'no function named {function}'}") from None
         click.echo(text, nl=not text.endswith("\n"))
         return EXIT_CLEAN
 

@@ -136,12 +136,12 @@ def run(request: Request) -> Report:
         finally:
             progress.close()
 
-    ordered = [results[i] for i in range(len(units))]
+    ordered = _units_not_included(units, [results[i] for i in range(len(units))])
     for r in ordered:
         errors.extend(r.errors)
     findings = merge_findings([f for r in ordered for f in r.findings])
 
-    report = Report(RunResult(root=root, files=len(units), timings=timings,
+    report = Report(RunResult(root=root, files=len(ordered), timings=timings,
                               functions=sum(r.functions for r in ordered)))
     report.cache_hits, report.cache_misses = cache.hits, cache.misses
     if cache.write_error:
@@ -172,6 +172,19 @@ def run(request: Request) -> Report:
     report.result.errors = sorted(set(errors))
     report.result.seconds = time.monotonic() - started
     return report
+
+
+def _units_not_included(units: list[str], results: list[UnitResult]) -> list[UnitResult]:
+    """Drops units that another unit of this run includes.
+
+    TH's generic/*.c files (and unity-build parts) end in .c but are only meaningful included
+    after a THGenerate*.h has defined their macros; checked alone they are a heap of parse
+    errors, and their code is checked anyway through the unit that includes them.
+    """
+    included: set[str] = set()
+    for unit, r in zip(units, results):
+        included.update(os.path.normpath(p) for p in r.includes if os.path.normpath(p) != unit)
+    return [r for unit, r in zip(units, results) if unit not in included]
 
 
 def _files_read(results: list[UnitResult], units: list[str], root: str) -> list[str]:
