@@ -1,0 +1,7 @@
+#include "THSTensor.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "generic/THSTensor.c"
+#include "THGenerateAllTypes.h"

@@ -1,0 +1,7 @@
+#include "THTensor.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "generic/THTensor.c"
+#include "THGenerateAllTypes.h"

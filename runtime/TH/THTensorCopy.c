@@ -1,0 +1,4 @@
+#include "THTensor.h"
+
+#include "generic/THTensorCopy.c"
+#include "THGenerateAllTypes.h"

@@ -1,0 +1,6 @@
+#include "THTensor.h"
+
+#include <inttypes.h>
+
+#include "generic/THTensorMath.c"
+#include "THGenerateAllTypes.h"
