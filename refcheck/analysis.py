@@ -37,6 +37,8 @@ class Obj:
     name: str  # the acquiring callee, the parameter or the loaded expression
     node: int  # the CFG node of the site, where reported paths start
     released_at: Location | None = None
+    deps: frozenset = frozenset()  # for loaded objects: the variables the loaded expression uses
+    link: str = ""  # for a realloc result that may fail: the old block, released once this is non-NULL
 
 
 class Bound(Exception):
@@ -78,7 +80,9 @@ class Analyzer:
         self.max_states = max_states
         self.deadline = time.monotonic() + seconds
         self.is_new = conv.matches("acquire", cfg.name)
-        self.owns_params = conv.matches("release", cfg.name) or conv.matches("consume", cfg.name)
+        # The implementations of release/consume/retain manipulate the count they are handed:
+        # whether they "own" their parameter depends on the count, so we do not track parameters there.
+        self.primitive = any(conv.matches(k, cfg.name) for k in ("release", "consume", "retain"))
         self.findings: dict[tuple, Finding] = {}
         self.incomplete = ""
         self.fact_vars: dict[str, frozenset] = {}
@@ -95,11 +99,11 @@ class Analyzer:
     def run(self) -> Result:
         init = State({}, {}, {})
         for var, is_ptr in self.cfg.params:
-            if var is None or not is_ptr:
+            if var is None or not is_ptr or self.primitive:
                 continue
             oid = f"p:{var}"
             init.env[var] = oid
-            init.objs[oid] = Obj(1 if self.owns_params else 0, "", MAYBE, "param", self.cfg.loc,
+            init.objs[oid] = Obj(0, "", MAYBE, "param", self.cfg.loc,
                                  self.cfg.names.get(var, var), self.cfg.entry)
         visited: dict[int, set] = {}
         work = deque([(self.cfg.entry, init, None)])
@@ -197,15 +201,18 @@ class Analyzer:
                 st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone="", site=site, node=node_,
                                        origin=o.origin if o.origin == "acquire" else "retain")
         elif t is ir.Load:
-            oid = self.fresh(st, f"f{node}.{index}")
-            st.objs[oid] = Obj(0, "", MAYBE, "field", op.loc, op.what, node)
+            oid = f"f:{op.what}"
+            if oid not in st.objs:
+                st.objs[oid] = Obj(0, "", MAYBE, "field", op.loc, op.what, node, deps=op.deps)
             self.bind(st, op.dst, oid, op.loc, trace, overwrite=False)
         elif t is ir.Store:
-            oid = st.env.get(op.var)
+            oid = st.env.get(op.var) if op.var is not None else None
             if oid is not None:
                 o = st.objs[oid]
                 if o.owned:
                     st.objs[oid] = replace(o, owned=o.owned - 1)
+            if op.target:
+                self.forget(st, f"f:{op.target}")
         elif t is ir.Escape:
             oid = st.env.pop(op.var, None)
             self.invalidate(st, op.var)
@@ -214,13 +221,34 @@ class Analyzer:
                 st.objs[oid] = replace(o, owned=0, gone="")
                 self.collect(st, oid)
         elif t is ir.Realloc:
-            if op.src is not None and st.env.get(op.src) is not None:
-                oid = st.env[op.src]
-                o = st.objs[oid]
-                st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone="released" if o.owned <= 1 else "")
+            src = st.env.get(op.src) if op.src is not None else None
+            if src is not None and not op.may_fail:
+                self.drop_ref(st, src, op.loc)
             self.acquire(st, op.dst, op.loc, op.callee, node, index)
+            if src is not None and op.may_fail:
+                dst = st.env[op.dst]
+                st.objs[dst] = replace(st.objs[dst], link=src)
         elif t is ir.Touch:
             self.invalidate(st, op.var)
+
+    def drop_ref(self, st: State, oid: str, loc: Location) -> None:
+        o = st.objs[oid]
+        st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone="released" if o.owned <= 1 else "",
+                               released_at=loc)
+
+    def forget(self, st: State, oid: str) -> None:
+        """A loaded location changed: later loads of the same text are a different object."""
+        o = st.objs.get(oid)
+        if o is None:
+            return
+        holders = st.holders(oid)
+        if not holders and o.owned == 0:
+            del st.objs[oid]
+            return
+        new = self.fresh(st, oid + "~")
+        st.objs[new] = st.objs.pop(oid)
+        for v in holders:
+            st.env[v] = new
 
     def fresh(self, st: State, base: str) -> str:
         for k in range(MAX_GENERATIONS):
@@ -251,6 +279,8 @@ class Analyzer:
              var: str | None = None) -> None:
         if st.holders(oid):
             return
+        if oid.startswith("f:"):
+            return  # still reachable by loading the same expression again
         o = st.objs[oid]
         if o.owned > 0 and o.null != NULL:
             self.report(rule, loc, st, oid, trace, note, var)
@@ -261,6 +291,8 @@ class Analyzer:
             del st.objs[oid]
 
     def invalidate(self, st: State, var: str) -> None:
+        for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.startswith("f:")]:
+            self.forget(st, oid)
         if st.facts:
             for key in [k for k in st.facts if var in self.fact_vars.get(k, ())]:
                 del st.facts[key]
@@ -312,12 +344,14 @@ class Analyzer:
                 if o.null == NULL:
                     return None
                 st2 = st.copy()
-                st2.objs[oid] = replace(o, null=NONNULL)
+                st2.objs[oid] = replace(o, null=NONNULL, link="")
+                if o.link and o.link in st2.objs:  # realloc succeeded: the old block is gone
+                    self.drop_ref(st2, o.link, o.site)
                 return st2
             if o.null == NONNULL:
                 return None
             st2 = st.copy()
-            st2.objs[oid] = replace(o, null=NULL, owned=0, gone="")
+            st2.objs[oid] = replace(o, null=NULL, owned=0, gone="", link="")
             return st2
         if isinstance(cond, ir.Fact) and cond.key in self.correlated:
             known = st.facts.get(cond.key)

@@ -61,6 +61,7 @@ class Builder:
         self.continues: list[int] = []
         self.switches: list[list] = []  # [dispatch node, has default]
         self.labels: dict[str, int] = {}
+        self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
         self.pending_temps: list[str] = []
         self.noreturn_cache: dict[int, bool] = {}
         self.entry = self.node("entry", location(fn))
@@ -112,6 +113,8 @@ class Builder:
         """The value name of a local variable or parameter, None for globals and functions."""
         if decl is None:
             return None
+        if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+            return None  # `T *&out = ...; out = t;` writes through to the caller
         if decl.kind == K.PARM_DECL:
             pass
         elif decl.kind == K.VAR_DECL:
@@ -283,6 +286,32 @@ class Builder:
             self.stmt(init)
         self.loop(cond, body, inc=inc)
 
+    def range_for(self, c) -> None:
+        kids = list(c.get_children())
+        body = kids[-1]
+        for k in kids[:-1]:
+            if k.kind.is_expression():
+                self.value(k)
+                self.full_expression_end(location(k))
+        head, body_n, after = self.node("branch", location(c), cond=ir.Opaque("more elements"),
+                                        text="more elements"), self.node("block"), self.node("block")
+        self.start(head)
+        self.edge(head, body_n, True)
+        self.edge(head, after, False)
+        self.cur = body_n
+        for k in kids[:-1]:
+            if k.kind == K.VAR_DECL:
+                v = self.var(k)
+                if v is not None:
+                    self.emit(ir.Assign(location(k), v, None))
+        self.breaks.append(after)
+        self.continues.append(head)
+        self.stmt(body)
+        self.breaks.pop()
+        self.continues.pop()
+        self.goto(head)
+        self.cur = after
+
     def switch_stmt(self, c) -> None:
         kids = list(c.get_children())
         cond, body = kids[-2], kids[-1]
@@ -363,12 +392,16 @@ class Builder:
         kids = list(c.get_children())
         before = self.cur
         after = self.node("block")
+        entries = [self.node("block", text="catch") for _ in kids[1:]]
+        self.handlers.append(entries)
         self.stmt(kids[0])
+        self.handlers.pop()
         self.edge(self.cur, after)
-        # Any statement in the try block may throw; we model the handlers as reachable from its start.
-        for handler in kids[1:]:
-            self.cur = self.node("block")
-            self.edge(before, self.cur, label="exception")
+        # A throw in the try block reaches the handlers; calls that may throw are not modelled, but
+        # the handlers are also reachable from the try's start so that their code is checked.
+        for handler, entry in zip(kids[1:], entries):
+            self.cur = entry
+            self.edge(before, entry, label="exception")
             for child in handler.get_children():
                 if child.kind == K.COMPOUND_STMT:
                     self.stmt(child)
@@ -396,10 +429,8 @@ class Builder:
         v = self.var(ref)
         if v is not None:
             return v
-        if ref is not None and ref.kind == K.VAR_DECL and is_pointer(c.type):
-            t = self.temp(c.spelling)
-            self.emit(ir.Load(location(c), t, c.spelling))
-            return t
+        if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) and is_pointer(c.type):
+            return self.load(c, location(c))
         if ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
             return None
         return None
@@ -412,10 +443,14 @@ class Builder:
             if base not in (None, NULL) and is_pointer(kids[0].type):
                 self.emit(ir.Use(loc, base))
         if is_pointer(c.type):
-            t = self.temp(expr_text(c))
-            self.emit(ir.Load(loc, t, expr_text(c)))
-            return t
+            return self.load(c, loc)
         return None
+
+    def load(self, c, loc):
+        text = expr_text(c, limit=200)
+        t = self.temp(text)
+        self.emit(ir.Load(loc, t, text, frozenset(expr_vars(c, self))))
+        return t
 
     def subscript(self, c):
         kids = list(c.get_children())
@@ -426,9 +461,7 @@ class Builder:
         if base not in (None, NULL):
             self.emit(ir.Use(loc, base))
         if is_pointer(c.type):
-            t = self.temp(expr_text(c))
-            self.emit(ir.Load(loc, t, expr_text(c)))
-            return t
+            return self.load(c, loc)
         return None
 
     def unary(self, c):
@@ -452,9 +485,7 @@ class Builder:
             if v not in (None, NULL):
                 self.emit(ir.Use(loc, v))
             if is_pointer(c.type):
-                t = self.temp(expr_text(c))
-                self.emit(ir.Load(loc, t, expr_text(c)))
-                return t
+                return self.load(c, loc)
             return None
         if op in ("++", "--", "post++", "post--"):
             v = self.value(operand)
@@ -540,8 +571,7 @@ class Builder:
                 return v
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         self.lvalue_base(target)
-        if src not in (None, NULL):
-            self.emit(ir.Store(loc, src))
+        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, expr_text(target, limit=200)))
         return src
 
     def conditional(self, c):
@@ -607,8 +637,13 @@ class Builder:
         role = self.conv.classify(name)
         values = [self.argument(a, role) for a in args]
         tracked = [v for v, a in zip(values, args) if v not in (None, NULL) and not self.is_context(a)]
-        if role in ("release", "consume"):
-            self.emit(ir.Release(loc, tuple(tracked), name, consume=role == "consume"))
+        if role == "release":
+            self.emit(ir.Release(loc, tuple(tracked), name))
+            return None
+        if role == "consume":  # freeCopyTo(src, dst), move(src): the source is taken over
+            self.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
+            for v in tracked[1:]:
+                self.emit(ir.Use(loc, v))
             return None
         if role == "retain":
             for v in tracked:
@@ -622,7 +657,17 @@ class Builder:
             return None
         if role == "reallocate":
             t = self.temp(f"{name}(...)")
-            self.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name))
+            may_fail = self.conv.matches("may_fail", name)
+            self.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, may_fail))
+            if may_fail:  # split at once into success and failure (NULL, old block still ours)
+                n = self.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
+                yes, no, join = self.node("block"), self.node("block"), self.node("block")
+                self.start(n)
+                self.edge(n, yes, True)
+                self.edge(n, no, False)
+                self.edge(yes, join)
+                self.edge(no, join)
+                self.cur = join
             return t
         if role == "acquire":
             t = self.temp(f"{name}(...)")
@@ -665,7 +710,13 @@ class Builder:
     def throw_expr(self, c):
         for child in c.get_children():
             self.value(child)
-        self.goto(self.error_node(location(c), "throw"))
+        if self.handlers:
+            src = self.cur
+            for entry in self.handlers[-1]:
+                self.edge(src, entry, label="throw")
+            self.cur = None
+        else:
+            self.goto(self.error_node(location(c), "throw"))
         return None
 
     # -- conditions -----------------------------------------------------------------------------
@@ -784,6 +835,8 @@ def fact_key(c, b: Builder):
                 parts.append(str(ref.enum_value))
             elif ref is not None and ref.kind == K.VAR_DECL:
                 parts.append(f"global:{x.spelling}")
+            elif ref is not None and ref.kind in FUNCTION_KINDS:
+                parts.append(f"fn:{x.spelling}")
             else:
                 return None
             continue
@@ -834,6 +887,20 @@ def _source(path: str) -> bytes:
             return f.read()
     except OSError:
         return b""
+
+
+def expr_vars(c, b: Builder) -> set[str]:
+    """The local variables an expression mentions."""
+    out: set[str] = set()
+    stack = [c]
+    while stack:
+        x = stack.pop()
+        if x.kind == K.DECL_REF_EXPR:
+            v = b.var(x.referenced)
+            if v is not None:
+                out.add(v)
+        stack.extend(x.get_children())
+    return out
 
 
 def expr_text(c, limit: int = 60) -> str:
@@ -936,6 +1003,7 @@ STMT_HANDLERS = {
     K.CONTINUE_STMT: Builder.continue_stmt,
     K.RETURN_STMT: Builder.return_stmt,
     K.CXX_TRY_STMT: Builder.try_stmt,
+    K.CXX_FOR_RANGE_STMT: Builder.range_for,
     K.NULL_STMT: lambda b, c: None,
     K.ASM_STMT: lambda b, c: None,
     K.MS_ASM_STMT: lambda b, c: None,

@@ -227,7 +227,7 @@ def _statistics(report) -> str:
             lines.append(f"{code}    {rule.name:<30} {counts[code]:>8}")
     lines.append(f"total    {'':<30} {len(r.findings):>8}")
     lines.append("")
-    lines.append(f"units    {r.files} reported ({report.cache_misses} analyzed, "
+    lines.append(f"units    {r.files} reported ({report.analyzed} analyzed, "
                  f"{report.cache_hits} from cache)")
     lines.append(f"functions {r.functions}")
     for stage in ("parse", "cfg", "analysis", "report"):

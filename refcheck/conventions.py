@@ -24,6 +24,9 @@ class Conventions:
     ])
     # Calls that hand their first pointer argument back as a fresh owned result (realloc style).
     reallocate: list[str] = field(default_factory=lambda: [r"^THRealloc$", r"^realloc$"])
+    # Reallocate calls that return NULL on failure and leave the old block owned (THRealloc
+    # raises THError instead).
+    may_fail: list[str] = field(default_factory=lambda: [r"^realloc$", r"^reallocarray$"])
     # Calls that add an owned reference to the object their argument points to.
     retain: list[str] = field(default_factory=lambda: [
         r"(?:^|_)retain$", r"^c10::raw::intrusive_ptr::incref$",
@@ -60,7 +63,8 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "context")}
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
+            "context")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -84,6 +88,6 @@ class Conventions:
 
     def fingerprint(self) -> str:
         """Stable text for cache keys."""
-        return repr((self.acquire, self.reallocate, self.retain, self.release, self.consume,
+        return repr((self.acquire, self.reallocate, self.may_fail, self.retain, self.release, self.consume,
                      self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
                      self.errors))

@@ -37,7 +37,7 @@ def language_args(path: str, user_args: list[str]) -> list[str]:
     has_std = any(a.startswith(("-std=", "--std=")) for a in user_args)
     args: list[str] = []
     if ext in CUDA_EXTS and not has_x:
-        args += ["-x", "cuda", "--cuda-host-only"] + cuda_args()
+        args += ["-x", "cuda", "--cuda-host-only", *cuda_args()]
     elif ext in CXX_EXTS and not has_x:
         args += ["-x", "c++"] + ([] if has_std else ["-std=gnu++17"])
     elif not has_x:
@@ -45,6 +45,7 @@ def language_args(path: str, user_args: list[str]) -> list[str]:
     return args
 
 
+@lru_cache(maxsize=1)
 def _prelude_dir() -> str:
     return str(resources.files("refcheck.data").joinpath("cuda"))
 
@@ -143,7 +144,7 @@ def _definitions(root):
             stack.pop()
             continue
         loc = c.location
-        if loc.file is None or loc.is_in_system_header:
+        if loc.file is None or loc.is_in_system_header or loc.file.name.startswith(_prelude_dir()):
             continue
         if c.kind in kinds:
             if c.is_definition():

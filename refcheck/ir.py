@@ -25,9 +25,13 @@ class Acquire(Op):
 
 @dataclass(frozen=True)
 class Realloc(Op):
+    """dst = realloc(src, n). When it may fail, the old block is released only once dst is known
+    to be non-NULL (the CFG follows it with a test of dst)."""
+
     dst: str
     src: str | None
     callee: str
+    may_fail: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,17 +65,22 @@ class Assign(Op):
 
 @dataclass(frozen=True)
 class Load(Op):
-    """dst = a pointer read from memory (a field, a global, *p): a borrowed reference."""
+    """dst = a pointer read from memory (a field, a global, *p): a borrowed reference.
+
+    Loads of the same expression text (`self->storage`) are the same object until one of the
+    local variables it mentions (deps) is assigned or the location is stored to."""
 
     dst: str
     what: str
+    deps: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
 class Store(Op):
     """var's reference is written to memory (a field, a global, *out): handed over."""
 
-    var: str
+    var: str | None
+    target: str = ""  # the text of the location written, so earlier loads of it are forgotten
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,12 @@ class Outcome:
 def _worker(conn, options: Options) -> None:
     # Ctrl-C reaches the whole process group; the parent decides, and kills us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not os.environ.get("REFCHECK_DEBUG"):
+        # The parent reports a crash as a one-line tool error; a Python stack dump of the
+        # worker (faulthandler, enabled by pytest or PYTHONFAULTHANDLER) only adds noise.
+        import faulthandler
+
+        faulthandler.disable()
     from refcheck import engine
 
     settings = engine.Settings(conventions=options.conventions, root=options.root,

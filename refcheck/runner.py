@@ -41,7 +41,8 @@ class Request:
 class Report:
     result: RunResult
     cache_hits: int = 0
-    cache_misses: int = 0
+    # Units given to the engine this run (cache misses, or all with --no-cache).
+    analyzed: int = 0
     suppressed: int = 0
     baselined: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
@@ -143,7 +144,7 @@ def run(request: Request) -> Report:
 
     report = Report(RunResult(root=root, files=len(ordered), timings=timings,
                               functions=sum(r.functions for r in ordered)))
-    report.cache_hits, report.cache_misses = cache.hits, cache.misses
+    report.cache_hits, report.analyzed = cache.hits, len(jobs)
     if cache.write_error:
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
