@@ -16,8 +16,9 @@ disagreement on one of them is a question about the contract, not necessarily a 
   `retain(p); free(p);` although the caller's reference keeps p alive in reality;
 - passing p to THFloatTensor_newClone and retaining it are calls, hence uses (RC003 if released);
 - returning a released reference, or releasing one handed over to memory, breaks no rule;
-- nullness belongs to the object: NULL is null, an alias is null exactly when its original is,
-  and a pointer found non-null stays non-null.
+- nullness belongs to the object: an alias is null exactly when its original is, and a
+  pointer found non-null stays non-null; but a variable holding the NULL constant holds no
+  reference at all, so a null test of it is opaque like any other condition.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck, Release,
-    Retain, Return, Store, Use,
+    NVARS, Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck,
+    Release, Retain, Return, Store, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line).
@@ -59,6 +60,10 @@ class Execution:
     vars: dict[str, Obj | None] = field(default_factory=dict)
     objects: list[Obj] = field(default_factory=list)
     conds: dict[int, bool] = field(default_factory=dict)
+    # Variables holding a NULL constant rather than a reference (see `null_test`).
+    literal: set[str] = field(default_factory=lambda: {f"t{k}" for k in range(NVARS)})
+    versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
+    null_tests: dict[tuple[str, int], bool] = field(default_factory=dict)
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -79,9 +84,14 @@ class Execution:
     def holders(self, obj: Obj) -> int:
         return sum(1 for v in self.vars.values() if v is obj)
 
-    def assign(self, var: str, new: Obj | None, line: int) -> None:
+    def assign(self, var: str, new: Obj | None, line: int, literal: bool = False) -> None:
         old = self.vars.get(var)
         self.vars[var] = new
+        self.versions[var] = self.versions.get(var, 0) + 1
+        if literal:
+            self.literal.add(var)
+        else:
+            self.literal.discard(var)
         # RC007: the variable held the last pointer to an object we still owe a release for.
         if old is not None and old.owned > 0 and self.holders(old) == 0:
             self.report("RC007", line)
@@ -160,13 +170,14 @@ class Execution:
                 if obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
-                self.assign(s.var, self.value(s.source), line)
+                self.assign(s.var, self.value(s.source), line,
+                            literal=s.source == "NULL" or s.source in self.literal)
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
             elif isinstance(s, Return):
                 self.do_return(s, line)
             elif isinstance(s, NullCheck):
-                if self.value(s.target) is None:
+                if self.null_test(s.target):
                     self.do_return(s.ret, line)
             elif isinstance(s, If):
                 if s.cond not in self.conds:
@@ -188,6 +199,20 @@ class Execution:
             else:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
+
+    def null_test(self, var: str) -> bool:
+        """Whether `if (!var)` takes its null edge on this path.
+
+        semantics.md splits null tests of tracked pointers only; a variable holding the NULL
+        constant holds no reference, so testing it is an opaque condition (both edges), taken
+        the same way again until the variable is assigned.
+        """
+        if var in self.literal:
+            key = (var, self.versions.get(var, 0))
+            if key not in self.null_tests:
+                self.null_tests[key] = not self.choose()
+            return self.null_tests[key]
+        return self.value(var) is None
 
     def release(self, obj: Obj | None, line: int, consume: bool = False) -> None:
         if obj is None:

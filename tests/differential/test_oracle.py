@@ -147,3 +147,14 @@ def test_move_consumes_and_a_later_release_is_rc008():
         ("RC008", "THFloatTensor_free(t0);")}
     assert run([NEW("t0"), Move("t0"), Use("t0", True)], returns="void") == {
         ("RC003", "sink(t0->nDimension);")}
+
+
+def test_null_test_of_a_null_constant_is_an_opaque_condition():
+    # No reference is tested, so semantics.md makes it opaque: the rest is reachable.
+    body = [NullCheck("t1", Return("NULL")), NEW("t0"), NullCheck("t1", Return("t0")),
+            Return("t0")]
+    assert run(body) == {("RC004", "return t0;")}
+    # Assigning the variable ends the correlation.
+    body = [NullCheck("t1", Return("NULL")), NEW("t0"), Assign("t1", "NULL"),
+            NullCheck("t1", Return("t0")), Release("t0"), Return("t2")]
+    assert run(body) == {("RC004", "if (!t1) return t0;")}
