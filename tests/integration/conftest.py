@@ -1,0 +1,3 @@
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "integration: installs refcheck with external tools (pre-commit); slow")

@@ -1,0 +1,103 @@
+"""The pre-commit hook, end to end: pre-commit installs refcheck from this repository into its
+own virtualenv (from PyPI for the dependencies) and runs it on a throwaway project.
+
+Slow (one install per run, about half a minute each); deselect with `-m "not integration"`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.integration
+
+HEADER = """\
+typedef struct THFloatTensor THFloatTensor;
+THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *t);
+void THFloatTensor_free(THFloatTensor *t);
+long THFloatTensor_nElement(const THFloatTensor *t);
+"""
+
+GOOD = HEADER + """
+long THFloatTensor_countContiguous(THFloatTensor *t)
+{
+  THFloatTensor *tc = THFloatTensor_newContiguous(t);
+  long n = THFloatTensor_nElement(tc);
+  THFloatTensor_free(tc);
+  return n;
+}
+"""
+
+BAD = HEADER + """
+long THFloatTensor_countContiguous(THFloatTensor *t)
+{
+  THFloatTensor *tc = THFloatTensor_newContiguous(t);
+  long n = THFloatTensor_nElement(tc);
+  return n;
+}
+"""
+
+
+def test_manifest_is_valid_for_pre_commit():
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    hooks = clientlib.load_manifest(str(REPO / ".pre-commit-hooks.yaml"))
+    (hook,) = hooks
+    assert hook["id"] == "refcheck"
+    assert hook["entry"] == "refcheck check"
+    assert hook["language"] == "python"
+    assert hook["types_or"] == ["c", "c++", "cuda"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    pytest.importorskip("pre_commit", reason="pre-commit is in the [test] extra")
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs git and a git checkout of refcheck")
+    root = tmp_path_factory.mktemp("project")
+    (root / "good.c").write_text(GOOD)
+    (root / "bad.c").write_text(BAD)
+    env = _env(tmp_path_factory.mktemp("pre-commit-home"))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "add", "good.c", "bad.c"], cwd=root, check=True, env=env)
+    return root, env
+
+
+def _env(home: Path) -> dict[str, str]:
+    # A hook run inherits GIT_DIR and friends; they would point git at the wrong repository.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    identity = {"GIT_AUTHOR_NAME": "refcheck tests", "GIT_AUTHOR_EMAIL": "tests@refcheck.invalid"}
+    env.update(identity, GIT_COMMITTER_NAME=identity["GIT_AUTHOR_NAME"],
+               GIT_COMMITTER_EMAIL=identity["GIT_AUTHOR_EMAIL"], PRE_COMMIT_HOME=str(home))
+    return env
+
+
+def try_repo(project, filename: str) -> subprocess.CompletedProcess:
+    root, env = project
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "refcheck",
+         "--files", filename, "--color", "never"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_hook_fails_on_a_leak(project):
+    run = try_repo(project, "bad.c")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert "Failed" in out
+    (line,) = [l for l in out.splitlines() if l.startswith("bad.c:10:3: error:")]
+    assert line.endswith("[RC001 leak]") and "'tc'" in line
+
+
+def test_hook_passes_a_clean_file(project):
+    run = try_repo(project, "good.c")
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    assert "Passed" in out
+    assert "error:" not in out
