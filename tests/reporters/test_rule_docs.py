@@ -44,3 +44,48 @@ def test_ruledocs_script_checks_and_regenerates(tmp_path):
     stale = run("--check", str(tmp_path))
     assert stale.returncode == 1 and "RC003.md: differs" in stale.stdout
     assert run("--frobnicate").returncode == 2
+
+
+# Enough of TH's API to compile every example in the rule docs on its own.
+PRELUDE = """\
+#define NULL ((void *)0)
+typedef struct THFloatStorage { float *data; long size; int refcount; } THFloatStorage;
+typedef struct THFloatTensor {
+  long *size; long *stride; int nDimension;
+  THFloatStorage *storage; long storageOffset; int refcount;
+} THFloatTensor;
+void THFloatStorage_retain(THFloatStorage *s);
+THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *t);
+THFloatTensor *THFloatTensor_newClone(THFloatTensor *t);
+THFloatTensor *THFloatTensor_newTranspose(THFloatTensor *t, int d1, int d2);
+THFloatTensor *THFloatTensor_newSelect(THFloatTensor *t, int d, long i);
+void THFloatTensor_free(THFloatTensor *t);
+void THFloatTensor_freeCopyTo(THFloatTensor *t, THFloatTensor *dst);
+long THFloatTensor_nElement(const THFloatTensor *t);
+int THFloatTensor_nDimension(const THFloatTensor *t);
+long THFloatTensor_size(const THFloatTensor *t, int d);
+void THFloatTensor_resizeAs(THFloatTensor *r, THFloatTensor *t);
+void THFloatTensor_zero(THFloatTensor *t);
+void THFloatTensor_mul(THFloatTensor *r, THFloatTensor *t, float v);
+"""
+
+
+def analyze(tmp_path, name: str, code: str):
+    from refcheck.engine import Settings, check_unit
+    path = tmp_path / f"{name}.c"
+    path.write_text(PRELUDE + code)
+    result = check_unit(str(path), Settings(root=str(tmp_path)))
+    assert result.errors == []
+    offset = PRELUDE.count("\n")
+    return [(f.rule, f.location.line - offset) for f in result.findings]
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_doc_example_breaks_its_rule_and_the_fix_is_clean(tmp_path, code):
+    sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", RULES[code].doc, re.M | re.S))
+    example = "".join(re.findall(r"```c\n(.*?)```", sections["Example"], re.S))
+    fix = "".join(re.findall(r"```c\n(.*?)```", sections["Fix"], re.S))
+    # The example marks the line the finding belongs on with a `/* RCxxx: ... */` comment.
+    marked = [i for i, line in enumerate(example.splitlines(), 1) if f"/* {code}:" in line]
+    assert analyze(tmp_path, "example", example) == [(code, line) for line in marked]
+    assert analyze(tmp_path, "fix", fix) == []
