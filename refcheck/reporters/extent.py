@@ -17,10 +17,28 @@ _MAX_LINES = 400
 _MAX_SIGNATURE = 8
 
 
+class FileExtents:
+    """Function extents in one file; the brace scan is done once however many findings it has."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self._braces: tuple[list[int], list[int]] | None = None
+
+    def extent(self, lo: int, hi: int) -> tuple[int, int]:
+        if self._braces is None:
+            self._braces = _top_level_braces(self.lines)
+        return _extent(self.lines, self._braces, lo, hi)
+
+
 def function_extent(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
     """1-based inclusive line range of the function holding lines lo..hi (1-based)."""
+    return FileExtents(lines).extent(lo, hi)
+
+
+def _extent(lines: list[str], braces: tuple[list[int], list[int]], lo: int,
+            hi: int) -> tuple[int, int]:
     lo, hi = max(lo, 1), min(hi, len(lines))
-    found = _enclosing_body(lines, lo, hi)
+    found = _enclosing_body(lines, braces, lo, hi)
     if found is None:
         return max(lo - _CONTEXT, 1), min(hi + _CONTEXT, len(lines))
     start, end = found
@@ -29,10 +47,11 @@ def function_extent(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
     return start, end
 
 
-def _enclosing_body(lines: list[str], lo: int, hi: int) -> tuple[int, int] | None:
+def _enclosing_body(lines: list[str], braces: tuple[list[int], list[int]], lo: int,
+                    hi: int) -> tuple[int, int] | None:
     # Bodies do not nest at the top level, so the last one opened by line hi holds it, if any.
     # Line lo may lie above the body: a path that starts at a parameter starts in the signature.
-    opens, closes = _top_level_braces(lines)
+    opens, closes = braces
     body = max((b for b in opens if b <= hi), default=None)
     if body is None:
         return None
@@ -43,44 +62,42 @@ def _enclosing_body(lines: list[str], lo: int, hi: int) -> tuple[int, int] | Non
     return (start, end) if start <= lo else None
 
 
+# The only tokens that matter for brace counting; everything else is skipped by the regex engine.
+_TOKEN = re.compile(r"""\\.|//|/\*|\*/|["'{}]""")
+
+
 def _top_level_braces(lines: list[str]) -> tuple[list[int], list[int]]:
     """Lines (1-based) where a top-level `{` opens, and where the matching `}` closes."""
-    opens, closes = [], []
+    opens: list[int] = []
+    closes: list[int] = []
     depth = 0
     in_comment = False
     for number, line in enumerate(lines, 1):
         if not in_comment and (line.lstrip().startswith("#") or _SCOPE_BLOCK.match(line)):
             continue
-        i, quote = 0, None
-        while i < len(line):
-            ch, pair = line[i], line[i:i + 2]
+        quote = None  # string and character literals end with their line
+        for m in _TOKEN.finditer(line):
+            tok = m.group()
             if in_comment:
-                if pair == "*/":
-                    in_comment, i = False, i + 2
-                    continue
+                in_comment = tok != "*/"
             elif quote:
-                if ch == "\\":
-                    i += 2
-                    continue
-                if ch == quote:
+                if tok == quote:
                     quote = None
-            elif pair == "//":
+            elif tok == "//":
                 break
-            elif pair == "/*":
-                in_comment, i = True, i + 2
-                continue
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "{":
+            elif tok == "/*":
+                in_comment = True
+            elif tok in ("\"", "'"):
+                quote = tok
+            elif tok == "{":
                 if depth == 0:
                     opens.append(number)
                 depth += 1
-            elif ch == "}":
+            elif tok == "}":
                 # An unmatched `}` closes an extern "C" or namespace block we did not count.
                 depth = max(depth - 1, 0)
                 if depth == 0 and opens and (not closes or closes[-1] < opens[-1]):
                     closes.append(number)
-            i += 1
     return opens, closes
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from html import escape
 
 from refcheck.model import Finding, Location, RunResult, Step
-from refcheck.reporters.extent import function_extent
+from refcheck.reporters.extent import FileExtents
 from refcheck.reporters.source import SourceCache
 from refcheck.rules import RULES
 
@@ -85,7 +85,7 @@ tr.callout td { padding: 1px 0 3px; }
 
 
 def render(result: RunResult) -> str:
-    sources = SourceCache(result.root)
+    listings = _Listings(result.root)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -97,7 +97,7 @@ def render(result: RunResult) -> str:
         _index(result),
         _errors(result),
     ]
-    parts.extend(_finding(i, f, sources) for i, f in enumerate(result.findings, 1))
+    parts.extend(_finding(i, f, listings) for i, f in enumerate(result.findings, 1))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -164,7 +164,20 @@ def _where(loc: Location) -> str:
     return f"{loc.file}:{loc.line}:{loc.column}"
 
 
-def _finding(i: int, f: Finding, sources: SourceCache) -> str:
+class _Listings:
+    """Source lines and function extents per file, read and scanned once per report."""
+
+    def __init__(self, root: str):
+        self.sources = SourceCache(root)
+        self._extents: dict[str, FileExtents] = {}
+
+    def extent(self, path: str, lo: int, hi: int) -> tuple[int, int]:
+        if path not in self._extents:
+            self._extents[path] = FileExtents(self.sources.lines(path) or [])
+        return self._extents[path].extent(lo, hi)
+
+
+def _finding(i: int, f: Finding, listings: _Listings) -> str:
     head = [
         f'<section class="finding" id="f{i}">',
         '<a class="top" href="#top">index</a>',
@@ -176,7 +189,7 @@ def _finding(i: int, f: Finding, sources: SourceCache) -> str:
     if len(f.instantiations) > 1:
         head.append(f'<p class="where">Instantiations: '
                     f'{escape(", ".join(f.instantiations))}</p>')
-    return "\n".join(head + [_listing(f, sources), "</section>"])
+    return "\n".join(head + [_listing(f, listings), "</section>"])
 
 
 def _notes(f: Finding) -> list[tuple[int, Step, str]]:
@@ -193,14 +206,14 @@ def _notes(f: Finding) -> list[tuple[int, Step, str]]:
     return out
 
 
-def _listing(f: Finding, sources: SourceCache) -> str:
+def _listing(f: Finding, listings: _Listings) -> str:
     notes = _notes(f)
-    lines = sources.lines(f.location.file)
+    lines = listings.sources.lines(f.location.file)
     here = [(n, s, k) for n, s, k in notes if s.location.file == f.location.file]
     if lines is None or not 1 <= f.location.line <= len(lines):
         return _plain_steps("Source not available.", notes)
     wanted = [s.location.line for _, s, _ in here if 1 <= s.location.line <= len(lines)]
-    start, end = function_extent(lines, min(wanted), max(wanted))
+    start, end = listings.extent(f.location.file, min(wanted), max(wanted))
     shown = [(n, s, k) for n, s, k in here if start <= s.location.line <= end]
     under: dict[int, list[tuple[int, Step, str]]] = {}
     for note in shown:
