@@ -87,7 +87,9 @@ static AccT THCReduce_all(THCState *state, TensorT *a, TensorT *b, ptrdiff_t n)
     return 0;
   ptrdiff_t wanted = (n + THC_REDUCE_THREADS - 1) / THC_REDUCE_THREADS;
   int blocks = (int)(wanted < THC_REDUCE_MAX_BLOCKS ? wanted : THC_REDUCE_MAX_BLOCKS);
-  AccT *partials = (AccT *)THCudaBlock_new(state, sizeof(AccT) * (size_t)(blocks + 1));
+  /* Held as void *: it is one block whatever AccT is, and the release below needs no template. */
+  void *block = THCudaBlock_new(state, sizeof(AccT) * (size_t)(blocks + 1));
+  AccT *partials = (AccT *)block;
   THCReduce_partialKernel<T, AccT, product><<<blocks, THC_REDUCE_THREADS, 0, state->stream>>>(
       THCTensorInfo_of<T>(a), THCTensorInfo_of<T>(b), (int64_t)n, partials);
   THCudaCheckLaunch();
@@ -96,7 +98,7 @@ static AccT THCReduce_all(THCState *state, TensorT *a, TensorT *b, ptrdiff_t n)
   AccT result = 0;
   THCudaCheck(cudaMemcpyAsync(&result, partials + blocks, sizeof(AccT), cudaMemcpyDeviceToHost, state->stream));
   THCudaCheck(cudaStreamSynchronize(state->stream));
-  THCudaBlock_free(state, partials);
+  THCudaBlock_free(state, block);
   return result;
 }
 
