@@ -107,7 +107,7 @@ def _parse_expectations(path: Path, number: int, text: str, total: int) -> list[
     for m in matches:
         target = number + int(m["offset"] or 0)
         if not 1 <= target <= total:
-            raise FixtureSyntaxError(path, number, f"expectation points at line {target}, outside the file")
+            raise FixtureSyntaxError(path, number, f"expectation for line {target}, outside the file")
         codes = m["codes"].split()
         if not codes:
             raise FixtureSyntaxError(path, number, "expectation without a rule code")
@@ -138,7 +138,8 @@ def parse_fixture(path: Path, include_dirs: list[Path] | None = None) -> Fixture
         opt = _OPTIONS.search(line)
         if opt:
             if number > OPTIONS_LINES:
-                raise FixtureSyntaxError(path, number, f"fixture-options must be in the first {OPTIONS_LINES} lines")
+                raise FixtureSyntaxError(path, number,
+                                         f"fixture-options must be in the first {OPTIONS_LINES} lines")
             options = _parse_options(path, number, opt["options"])
         expectations.extend(_parse_expectations(path, number, line, len(lines)))
         marker = _MARKER.match(line)
@@ -155,7 +156,8 @@ def parse_fixture(path: Path, include_dirs: list[Path] | None = None) -> Fixture
 def is_unit(path: Path, root: Path) -> bool:
     """A translation unit to analyze: not a header and not a generic/ body (included per type)."""
     parts = path.relative_to(root).parts
-    return path.suffix in SOURCE_SUFFIXES and "include" not in parts[:-1] and "generic" not in parts[:-1]
+    folders = parts[:-1]
+    return path.suffix in SOURCE_SUFFIXES and "include" not in folders and "generic" not in folders
 
 
 def find_units(root: Path) -> list[Path]:

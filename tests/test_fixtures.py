@@ -87,7 +87,8 @@ def _compare(findings: list[Finding], expectations: list[Expectation]) -> list[s
         have = len(got.get(key, []))
         if have < count:
             file, line, rule = key
-            problems.append(f"missing: {_rel(file)}:{line}: {rule}" + (f" (x{count - have})" if count - have > 1 else ""))
+            times = f" (x{count - have})" if count - have > 1 else ""
+            problems.append(f"missing: {_rel(file)}:{line}: {rule}{times}")
     for key, found in sorted(got.items(), key=lambda kv: kv[0]):
         for f in found[want.get(key, 0):]:
             problems.append(f"extra:   {_describe(f)}")
@@ -109,7 +110,8 @@ def test_fixture(unit: Path) -> None:
     result = _analyze(unit, options.errors)
     problems = []
     if not options.allow_errors:
-        problems += [f"tool error: {e.file}:{e.line}: {e.message}" for e in result.errors if e.severity == "error"]
+        problems += [f"tool error: {e.file}:{e.line}: {e.message}"
+                     for e in result.errors if e.severity == "error"]
     expectations = [e for s in sources for e in s.expectations]
     problems += _compare(merge_findings(list(result.findings)), expectations)
     assert not problems, f"{_id(unit)} (errors={options.errors}):\n" + "\n".join(problems)
@@ -173,6 +175,28 @@ def _regions(fixture: FixtureFile):
         yield m, range(m.line, end + 1)
 
 
+def _marker_problems(fixture: FixtureFile, defs: list[int]) -> list[str]:
+    name = _rel(fixture.path)
+    problems = []
+    for marker, lines in _regions(fixture):
+        where = f"{name}:{marker.line}"
+        inside = [d for d in defs if d in lines]
+        if len(inside) != 1:
+            problems.append(f"{where}: marker covers {len(inside)} function definitions, want 1")
+        expected = [e for e in fixture.expectations if e.line in lines]
+        if marker.kind == "clean" and expected:
+            listed = ", ".join(f"{e.line}:{e.rule}" for e in expected)
+            problems.append(f"{where}: `clean` function has expectations {listed}")
+        if marker.kind == "buggy" and not expected:
+            problems.append(f"{where}: `buggy` function has no expectation")
+    first = fixture.markers[0].line if fixture.markers else fixture.lines + 1
+    problems += [f"{name}:{d}: function without a `// clean:` or `// buggy:` comment"
+                 for d in defs if d < first]
+    problems += [f"{name}:{e.comment_line}: expectation outside any marked function"
+                 for e in fixture.expectations if e.line < first]
+    return problems
+
+
 def test_every_function_is_marked_and_markers_match_expectations() -> None:
     problems = []
     for unit in UNITS:
@@ -180,22 +204,7 @@ def test_every_function_is_marked_and_markers_match_expectations() -> None:
         for path, line, _name, _ in _definitions(unit):
             defs_by_file.setdefault(path, set()).add(line)
         for fixture in _sources(unit):
-            defs = sorted(defs_by_file.get(fixture.path, set()))
-            for marker, lines in _regions(fixture):
-                inside = [d for d in defs if d in lines]
-                if len(inside) != 1:
-                    problems.append(f"{_rel(fixture.path)}:{marker.line}: marker covers {len(inside)} function definitions, want 1")
-                expected = [e for e in fixture.expectations if e.line in lines]
-                if marker.kind == "clean" and expected:
-                    problems.append(f"{_rel(fixture.path)}:{marker.line}: `clean` function has expectations "
-                                    + ", ".join(f"{e.line}:{e.rule}" for e in expected))
-                if marker.kind == "buggy" and not expected:
-                    problems.append(f"{_rel(fixture.path)}:{marker.line}: `buggy` function has no expectation")
-            first = fixture.markers[0].line if fixture.markers else fixture.lines + 1
-            problems += [f"{_rel(fixture.path)}:{d}: function without a `// clean:`/`// buggy:` comment"
-                         for d in defs if d < first]
-            problems += [f"{_rel(fixture.path)}:{e.comment_line}: expectation outside any marked function"
-                         for e in fixture.expectations if e.line < first]
+            problems += _marker_problems(fixture, sorted(defs_by_file.get(fixture.path, set())))
     assert not problems, "\n".join(problems)
 
 
@@ -222,7 +231,8 @@ def test_engine_analyzes_every_defined_function() -> None:
         result = _analyze(unit, _sources(unit)[0].options.errors)
         defined = len(_definitions(unit))  # one per instantiation of generic code
         if result.functions < defined:
-            problems.append(f"{_id(unit)}: engine analyzed {result.functions} functions, the unit defines {defined}")
+            problems.append(f"{_id(unit)}: engine analyzed {result.functions} functions, "
+                            f"the unit defines {defined}")
     assert not problems, "\n".join(problems)
 
 
