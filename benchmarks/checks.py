@@ -1,0 +1,67 @@
+"""refcheck runs on a corpus (stage times from --statistics, findings from --format json) and the
+scoring of any tool's findings against the corpus's planted bugs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from proc import Run, run
+
+STAGES = ("parse", "cfg", "analysis", "report", "wall")
+_STAGE_LINE = re.compile(r"^(parse|cfg|analysis|report|wall)\s+([0-9.]+) s\s*$", re.M)
+
+
+@dataclass
+class Check:
+    run: Run
+    stages: dict[str, float]
+    findings: list[dict] = field(default_factory=list)
+    tool_errors: int = 0
+
+
+def refcheck(corpus: str, paths: list[str], jobs: int, cache_dir: str | None) -> Check:
+    """`refcheck check -j N` in the corpus; cache_dir None means --no-cache."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        report = f.name
+    argv = [sys.executable, "-m", "refcheck", "check", "-j", str(jobs), "--statistics", "-q",
+            "--format", "json", "-o", report, "--timeout", "600"]
+    argv += ["--no-cache"] if cache_dir is None else ["--cache-dir", cache_dir]
+    r = run(argv + paths, cwd=corpus)
+    try:
+        if r.returncode not in (0, 1):
+            raise RuntimeError(f"refcheck failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
+        with open(report, encoding="utf-8") as f:
+            doc = json.load(f)
+    finally:
+        os.unlink(report)
+    stages = {name: float(v) for name, v in _STAGE_LINE.findall(r.stderr)}
+    return Check(r, stages, doc["findings"], len(doc["errors"]))
+
+
+@dataclass
+class Score:
+    planted: int
+    found: int  # planted bugs with at least one finding inside their function
+    false_positives: int  # distinct finding locations outside every planted function
+    findings: int
+
+
+def score(manifest, locations: list[tuple[str, int]]) -> Score:
+    """locations: (corpus-relative file, line) of each finding, as any tool reports them."""
+    by_file: dict[str, list] = {}
+    for p in manifest.planted:
+        by_file.setdefault(p.file, []).append(p)
+    hit, false = set(), set()
+    for file, line in locations:
+        file = os.path.normpath(file)
+        match = [p for p in by_file.get(file, []) if p.first_line <= line <= p.last_line]
+        if match:
+            hit.update((p.file, p.first_line) for p in match)
+        else:
+            false.add((file, line))
+    return Score(len(manifest.planted), len(hit), len(false), len(locations))

@@ -1,0 +1,50 @@
+"""The parse floor: the units refcheck would check, parsed by libclang with exactly refcheck's
+arguments and options, one process, and nothing else. Prints JSON: seconds per unit.
+
+    python benchmarks/floor.py CORPUS_DIR src
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: floor.py CORPUS_DIR PATH...", file=sys.stderr)
+        return 2
+    corpus, paths = argv[0], argv[1:]
+    os.chdir(corpus)
+    import clang.cindex as ci
+
+    # Arguments as refcheck builds them (runner.args_for -> frontend.parse), so that the floor
+    # parses the same thing; refcheck's code only computes the argument list here.
+    from refcheck import config
+    from refcheck.frontend import language_args
+    from refcheck.headers import find_builtin_headers
+    from refcheck.sources import discover
+
+    cfg = config.load()
+    units = discover(paths, cfg.extensions, cfg.exclude, cfg.root)
+    builtin = list(find_builtin_headers().args)
+    index = ci.Index.create()
+    per_unit = {}
+    for path in units:
+        user = cfg.fallback_args()
+        args = language_args(path, user) + builtin + user
+        started = time.perf_counter()
+        tu = index.parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+        errors = sum(1 for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error)
+        del tu
+        per_unit[os.path.relpath(path)] = {
+            "seconds": time.perf_counter() - started, "errors": errors}
+    json.dump({"units": per_unit, "parse_seconds": sum(u["seconds"] for u in per_unit.values())},
+              sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
