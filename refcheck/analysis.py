@@ -79,7 +79,8 @@ class Analyzer:
         self.conv = conv
         self.max_states = max_states
         self.deadline = time.monotonic() + seconds
-        self.is_new = conv.matches("acquire", cfg.name)
+        # THAlloc and THRealloc return owned memory by definition, like any new* function.
+        self.is_new = conv.matches("acquire", cfg.name) or conv.matches("reallocate", cfg.name)
         # The implementations of release/consume/retain manipulate the count they are handed:
         # whether they "own" their parameter depends on the count, so we do not track parameters there.
         self.primitive = any(conv.matches(k, cfg.name) for k in ("release", "consume", "retain"))
@@ -94,6 +95,14 @@ class Analyzer:
                 self.fact_vars[cond.key] = cond.vars
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1}
+        # Integer variables whose constant values decide conditions (`own = 1; ... if (own)`).
+        self.const_vars: set[str] = set()
+        for n in self.g.nodes:
+            d = self.g.nodes[n]["data"]
+            if isinstance(d.cond, ir.Fact) and d.cond.simple:
+                self.const_vars.add(d.cond.simple[0])
+            if d.kind == "switch" and d.value:
+                self.const_vars.add(d.value)
 
     # -- driver ---------------------------------------------------------------------------------
     def run(self) -> Result:
@@ -164,7 +173,9 @@ class Analyzer:
                 label = ("true" if b else "false", data.loc, data.text)
                 out.append((succ, st2, label))
             elif kind == "switch":
-                out.append((succ, st.copy(), ("case", data.loc, edge.get("label", ""))))
+                st2 = self.assume_case(st, data.value, edge, self.case_values(node))
+                if st2 is not None:
+                    out.append((succ, st2, ("case", data.loc, edge.get("label", ""))))
             else:
                 out.append((succ, st.copy(), None))
         return out
@@ -201,7 +212,7 @@ class Analyzer:
                 st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone="", site=site, node=node_,
                                        origin=o.origin if o.origin == "acquire" else "retain")
         elif t is ir.Load:
-            oid = f"f:{op.what}"
+            oid = f"f:{op.key}" if op.key else self.fresh(st, f"l{node}.{index}")
             if oid not in st.objs:
                 st.objs[oid] = Obj(0, "", MAYBE, "field", op.loc, op.what, node, deps=op.deps)
             self.bind(st, op.dst, oid, op.loc, trace, overwrite=False)
@@ -230,6 +241,9 @@ class Analyzer:
                 st.objs[dst] = replace(st.objs[dst], link=src)
         elif t is ir.Touch:
             self.invalidate(st, op.var)
+        elif t is ir.Const:
+            if op.var in self.const_vars:
+                st.facts["=" + op.var] = op.value
 
     def drop_ref(self, st: State, oid: str, loc: Location) -> None:
         o = st.objs[oid]
@@ -245,7 +259,7 @@ class Analyzer:
         if not holders and o.owned == 0:
             del st.objs[oid]
             return
-        new = self.fresh(st, oid + "~")
+        new = self.fresh(st, "g" + oid[1:])
         st.objs[new] = st.objs.pop(oid)
         for v in holders:
             st.env[v] = new
@@ -279,9 +293,9 @@ class Analyzer:
              var: str | None = None) -> None:
         if st.holders(oid):
             return
-        if oid.startswith("f:"):
-            return  # still reachable by loading the same expression again
         o = st.objs[oid]
+        if oid.startswith("f:") and o.owned > 0:
+            return  # retained, and still reachable by loading the same expression again
         if o.owned > 0 and o.null != NULL:
             self.report(rule, loc, st, oid, trace, note, var)
         del st.objs[oid]
@@ -294,7 +308,7 @@ class Analyzer:
         for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.startswith("f:")]:
             self.forget(st, oid)
         if st.facts:
-            for key in [k for k in st.facts if var in self.fact_vars.get(k, ())]:
+            for key in [k for k in st.facts if var in self.fact_vars.get(k, ()) or k[1:] == var]:
                 del st.facts[key]
 
     def release(self, st: State, oid: str, op: ir.Release, trace) -> None:
@@ -303,7 +317,8 @@ class Analyzer:
             return
         if o.owned > 0:
             owned = o.owned - 1
-            gone = ("consumed" if op.consume else "released") if owned == 0 else ""
+            # A retained parameter or field is still alive afterwards: someone else holds it.
+            gone = ("consumed" if op.consume else "released") if owned == 0 and o.origin == "acquire" else ""
             st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
             return
         what = "consumed" if op.consume else "released"
@@ -334,6 +349,44 @@ class Analyzer:
             if o.owned > 0 and o.null != NULL:
                 self.report("RC001", loc, st, oid, trace, note)
 
+    def case_values(self, node: int) -> frozenset:
+        return frozenset(e["case"] for _, _, e in self.g.out_edges(node, data=True) if e.get("case") is not None)
+
+    def assume_case(self, st: State, var: str | None, edge: dict, cases: frozenset) -> State | None:
+        """The edge of a switch over `var`: a case fixes its value, default excludes all cases."""
+        if var is None or var not in self.const_vars:
+            return st.copy()
+        known = st.facts.get("=" + var)
+        excluded = st.facts.get("!" + var, frozenset())
+        value = edge.get("case")
+        st2 = st.copy()
+        if value is not None:
+            if (known is not None and known != value) or value in excluded:
+                return None
+            st2.facts["=" + var] = value
+            st2.facts.pop("!" + var, None)
+        else:  # default, or no case matched
+            if known is not None and known in cases:
+                return None
+            if known is None:
+                st2.facts["!" + var] = excluded | cases
+        return st2
+
+    def assume_simple(self, st: State, simple: tuple, taken: bool):
+        """True/False when constants decide `var OP k`; None when they do not."""
+        var, op, k = simple
+        known = st.facts.get("=" + var)
+        if known is None:
+            excluded = st.facts.get("!" + var, frozenset())
+            if op == "==" and k in excluded:
+                return taken is False
+            if op == "!=" and k in excluded:
+                return taken is True
+            return None
+        holds = {"==": known == k, "!=": known != k, "<": known < k, ">": known > k,
+                 "<=": known <= k, ">=": known >= k}[op]
+        return holds == taken
+
     def assume(self, st: State, cond, taken: bool) -> State | None:
         if isinstance(cond, ir.NullTest):
             oid = st.env.get(cond.var)
@@ -353,6 +406,12 @@ class Analyzer:
             st2 = st.copy()
             st2.objs[oid] = replace(o, null=NULL, owned=0, gone="", link="")
             return st2
+        if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
+            decided = self.assume_simple(st, cond.simple, taken)
+            if decided is False:
+                return None
+            if decided is True:
+                return st.copy()
         if isinstance(cond, ir.Fact) and cond.key in self.correlated:
             known = st.facts.get(cond.key)
             if known is not None:

@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from functools import lru_cache
-from importlib import metadata
+from importlib.util import find_spec
 
 import refcheck
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult
@@ -64,10 +64,7 @@ def tool_fingerprint() -> str:
     """
     h = hashlib.blake2b(digest_size=20)
     h.update(refcheck.__version__.encode())
-    try:
-        h.update(metadata.version("libclang").encode())
-    except metadata.PackageNotFoundError:
-        h.update(b"libclang?")
+    h.update(_libclang_identity().encode())
     package = os.path.dirname(refcheck.__file__)
     for dirpath, dirnames, filenames in os.walk(package):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -78,6 +75,22 @@ def tool_fingerprint() -> str:
                 with open(full, "rb") as f:
                     h.update(f.read())
     return h.hexdigest()
+
+
+def _libclang_identity() -> str:
+    """Names, sizes and mtimes of the clang bindings and shared library, without importing them
+    (loading libclang costs more than a whole warm run)."""
+    spec = find_spec("clang")
+    if spec is None or not spec.submodule_search_locations:
+        return "no libclang"
+    parts = []
+    for directory in spec.submodule_search_locations:
+        for dirpath, dirnames, filenames in os.walk(directory):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                st = os.stat(os.path.join(dirpath, name))
+                parts.append(f"{os.path.relpath(os.path.join(dirpath, name), directory)}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
 
 
 def unit_key(path: str, args: list[str], settings_fingerprint: str) -> str:

@@ -16,7 +16,7 @@ import clang.cindex as ci
 import networkx as nx
 
 from refcheck import ir
-from refcheck.clangutil import (K, binop, constant, end_location, is_noreturn, is_pointer, location,
+from refcheck.clangutil import (K, binop, constant, end_location, is_noreturn, is_pointer, is_scalar, location,
                                 qualified_name, strip, unop)
 from refcheck.conventions import Conventions
 from refcheck.model import Location
@@ -48,6 +48,7 @@ class FunctionCFG:
     params: list[tuple[str, bool]]  # (value name, is a pointer)
     names: dict[str, str]  # value name -> what the user wrote
     incomplete: str = ""  # why the graph may be missing parts (an unsupported construct)
+    lambdas: list = field(default_factory=list)  # lambda expressions in the body
 
 
 class Builder:
@@ -62,6 +63,7 @@ class Builder:
         self.switches: list[list] = []  # [dispatch node, has default]
         self.labels: dict[str, int] = {}
         self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
+        self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         self.noreturn_cache: dict[int, bool] = {}
         self.entry = self.node("entry", location(fn))
@@ -132,7 +134,17 @@ class Builder:
         ref = call.referenced
         if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
             return ref, qualified_name(ref)
-        return ref, call.spelling or ""
+        if call.spelling:
+            return ref, call.spelling
+        # A call in a template that depends on its parameters names an overload set.
+        kids = list(call.get_children())
+        stack = kids[:1]
+        while stack:
+            x = stack.pop()
+            if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+                return ref, x.spelling
+            stack.extend(x.get_children())
+        return ref, ""
 
     def noreturn(self, decl) -> bool:
         if decl is None:
@@ -162,8 +174,9 @@ class Builder:
         self.g.remove_nodes_from([n for n in list(self.g.nodes) if n not in reachable])
         if self.exit not in self.g:
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
-        return FunctionCFG(self.fn.spelling, self.g, self.entry, self.exit, location(self.fn), params,
-                           self.names)
+        name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
+        return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
+                           self.names, lambdas=self.lambdas)
 
     def stmt(self, c) -> None:
         k = c.kind
@@ -208,6 +221,10 @@ class Builder:
             self.emit(ir.Assign(loc, v, None, null=True))
         else:
             self.emit(ir.Assign(loc, v, src))
+        if src in (None, NULL) and src_cursor is not None and not is_pointer(src_cursor.type):
+            k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
+            if k is not None:
+                self.emit(ir.Const(loc, v, k))
 
     def if_stmt(self, c) -> None:
         kids = [k for k in c.get_children()]
@@ -319,7 +336,9 @@ class Builder:
             self.stmt(extra)
         self.value(cond)
         self.full_expression_end(location(cond))
-        dispatch = self.node("switch", location(c))
+        inner = strip(cond)
+        svar = self.var(inner.referenced) if inner.kind == K.DECL_REF_EXPR else None
+        dispatch = self.node("switch", location(c), value=svar)
         self.start(dispatch)
         after = self.node("block")
         self.switches.append([dispatch, False])
@@ -339,6 +358,9 @@ class Builder:
         if self.switches:
             self.switches[-1][1] |= default
             self.edge(self.switches[-1][0], n, label="default" if default else f"case line {c.location.line}")
+            if not default:
+                value = constant(next(iter(c.get_children())))
+                self.g.edges[self.switches[-1][0], n]["case"] = value
         self.cur = n
         kids = list(c.get_children())
         if kids:
@@ -447,9 +469,10 @@ class Builder:
         return None
 
     def load(self, c, loc):
-        text = expr_text(c, limit=200)
+        text = expr_text(c)
         t = self.temp(text)
-        self.emit(ir.Load(loc, t, text, frozenset(expr_vars(c, self))))
+        key = fact_key(c, self)
+        self.emit(ir.Load(loc, t, text, frozenset(expr_vars(c, self)), key[0] if key else ""))
         return t
 
     def subscript(self, c):
@@ -571,7 +594,8 @@ class Builder:
                 return v
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         self.lvalue_base(target)
-        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, expr_text(target, limit=200)))
+        key = fact_key(target, self)
+        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else ""))
         return src
 
     def conditional(self, c):
@@ -620,6 +644,8 @@ class Builder:
         loc = location(c)
         args = list(c.get_arguments())
         kids = list(c.get_children())
+        if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
+            args = kids[1:]
         # A member call's object and a call through a pointer are evaluated (and used) first.
         if kids and strip(kids[0]).kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
             callee_expr = strip(kids[0])
@@ -635,6 +661,8 @@ class Builder:
             self.cur = ok
             return None
         role = self.conv.classify(name)
+        if role in ("acquire", "reallocate") and is_scalar(c.type):
+            role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
         tracked = [v for v, a in zip(values, args) if v not in (None, NULL) and not self.is_context(a)]
         if role == "release":
@@ -765,7 +793,8 @@ class Builder:
         if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
         elif key is not None:
-            self.test(c, None, t, f, pointer=False, fact=ir.Fact(key[0], frozenset(key[1])), mark=mark)
+            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self))
+            self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
         else:
             self.test(c, None, t, f, pointer=False, mark=mark)
 
@@ -800,6 +829,27 @@ def is_null_constant(c) -> bool:
 
 
 SIDE_EFFECT_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="}
+
+
+FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def simple_condition(c, b: "Builder"):
+    """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
+    c = strip(c)
+    if c.kind == K.DECL_REF_EXPR:
+        v = b.var(c.referenced)
+        return (v, "!=", 0) if v is not None else None
+    if c.kind == K.BINARY_OPERATOR and binop(c) in FLIP:
+        op = binop(c)
+        lhs, rhs = (strip(x) for x in c.get_children())
+        for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
+            if a.kind == K.DECL_REF_EXPR:
+                v = b.var(a.referenced)
+                k = constant(k_expr)
+                if v is not None and k is not None and not is_pointer(a.type):
+                    return (v, o, k)
+    return None
 
 
 def has_side_effects(c) -> bool:
@@ -1022,7 +1072,7 @@ EXPR_HANDLERS = {
     K.CXX_NEW_EXPR: Builder.new_expr,
     K.CXX_DELETE_EXPR: Builder.delete_expr,
     K.CXX_THROW_EXPR: Builder.throw_expr,
-    K.LAMBDA_EXPR: lambda b, c: None,
+    K.LAMBDA_EXPR: lambda b, c: b.lambdas.append(c),
 }
 
 

@@ -92,6 +92,16 @@ def is_pointer(t) -> bool:
     return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
 
 
+SCALAR_KINDS = {T.VOID, T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR16, T.CHAR32, T.USHORT, T.UINT, T.ULONG,
+                T.ULONGLONG, T.UINT128, T.CHAR_S, T.SCHAR, T.WCHAR, T.SHORT, T.INT, T.LONG, T.LONGLONG,
+                T.INT128, T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.ENUM}
+
+
+def is_scalar(t) -> bool:
+    """Known not to be a pointer (dependent types in templates are not known)."""
+    return t.get_canonical().kind in SCALAR_KINDS
+
+
 def qualified_name(decl) -> str:
     """ns::Class::name for C++ declarations, the plain name in C."""
     parts = [decl.spelling]

@@ -88,7 +88,9 @@ def _check(path: str, settings: Settings) -> UnitResult:
     findings: list[Finding] = []
     cfg_time = 0.0
     conv = settings.conventions
-    for fn in parsed.functions:
+    queue = list(parsed.functions)
+    while queue:
+        fn = queue.pop(0)
         result.functions += 1
         a = time.perf_counter()
         try:
@@ -98,6 +100,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
             continue
         b = time.perf_counter()
         cfg_time += b - a
+        queue[:0] = cfg.lambdas
         res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
         if res.incomplete:
             result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))

@@ -73,6 +73,7 @@ class Load(Op):
     dst: str
     what: str
     deps: frozenset = frozenset()
+    key: str = ""  # structural identity of the expression; empty when it cannot be shared
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Store(Op):
     """var's reference is written to memory (a field, a global, *out): handed over."""
 
     var: str | None
-    target: str = ""  # the text of the location written, so earlier loads of it are forgotten
+    target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,14 @@ class Kill(Op):
     """A temporary dies at the end of its full expression."""
 
     var: str
+
+
+@dataclass(frozen=True)
+class Const(Op):
+    """var = an integer constant (ownership flags: `own = 1;`)."""
+
+    var: str
+    value: int
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,8 @@ class Fact:
 
     key: str
     vars: frozenset
+    # (var, op, k) when the condition is `var OP k` for an integer constant k (`own` is `own != 0`).
+    simple: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -150,4 +161,6 @@ def describe(op: Op, names: dict[str, str]) -> str:
         return f"end of {n(op.var)}"
     if isinstance(op, Touch):
         return f"modify {n(op.var)}"
+    if isinstance(op, Const):
+        return f"{n(op.var)} = {op.value}"
     return repr(op)

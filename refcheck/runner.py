@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 from refcheck import baseline as baselines
-from refcheck import pool
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.compdb import CompileDatabase
 from refcheck.config import Config
@@ -101,6 +100,9 @@ def run(request: Request) -> Report:
     cache = Cache(cfg.cache_dir if request.use_cache else None)
     conv = cfg.conventions
     settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
+
+    # Imported here: multiprocessing is not needed when everything comes from the cache.
+    from refcheck import pool
 
     results: dict[int, UnitResult] = {}
     jobs: list[pool.Job] = []
