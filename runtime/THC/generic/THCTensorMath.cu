@@ -46,7 +46,7 @@ void THCTensor_(cmul)(THCState *state, THCTensor *self, THCTensor *src1, THCTens
   THC_pointwiseApply3<real>(state, self, src1, src2, n, THCCMulOp<real>());
 }
 
-accreal THCTensor_(sumall)(THCState *state, THCTensor *self)
+accreal THCTensor_(sum)(THCState *state, THCTensor *self)
 {
   return THCReduce_all<real, accreal, false>(state, self, self, THCTensor_(nElement)(state, self));
 }

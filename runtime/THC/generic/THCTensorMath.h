@@ -15,7 +15,7 @@ TH_API void THCTensor_(cadd)(THCState *state, THCTensor *self, THCTensor *src1, 
 /* self = src1 * src2 */
 TH_API void THCTensor_(cmul)(THCState *state, THCTensor *self, THCTensor *src1, THCTensor *src2);
 /* Tree reductions in shared memory, accumulated in accreal. */
-TH_API accreal THCTensor_(sumall)(THCState *state, THCTensor *self);
+TH_API accreal THCTensor_(sum)(THCState *state, THCTensor *self);
 TH_API accreal THCTensor_(dot)(THCState *state, THCTensor *self, THCTensor *src);
 
 #endif
