@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -146,7 +147,8 @@ class TH:
         self.lib.THLiveObjects.restype = ctypes.c_long
         self.lib.THLiveObjects.argtypes = [ctypes.c_int]
         self.test.THTest_call.restype = ctypes.c_int
-        self.test.THTest_call.argtypes = [P, ctypes.c_int, ctypes.POINTER(ctypes.c_ssize_t),
+        self.test.THTest_call.argtypes = [P, ctypes.POINTER(ctypes.c_ssize_t),
+                                          ctypes.POINTER(ctypes.c_double),
                                           ctypes.POINTER(ctypes.c_ssize_t)]
         self.test.THTest_lastError.restype = ctypes.c_char_p
         self._families: dict[tuple[str, str], Family] = {}
@@ -173,16 +175,26 @@ class TH:
     # ---- errors ----
 
     def catch(self, fn, *args) -> int:
-        """Calls fn(*args) (integers and pointers only) under a handler that recovers from
-        THError; returns fn's result as an integer, or raises THRaised with the message."""
-        address = ctypes.cast(fn, P).value
-        packed = (ctypes.c_ssize_t * max(len(args), 1))(*[int(a or 0) for a in args])
+        """Calls fn(*args) under a handler that recovers from THError (see thtest.c for how the
+        arguments reach it); returns fn's integer or pointer result, or raises THRaised with
+        the message."""
+        ints, fps = [], []
+        for arg, kind in zip(args, fn.argtypes, strict=True):
+            if kind is ctypes.c_double:
+                fps.append(float(arg))
+            elif kind is ctypes.c_float:
+                bits = struct.unpack("<I", struct.pack("<f", float(arg)))[0]
+                fps.append(struct.unpack("<d", struct.pack("<Q", bits))[0])
+            else:
+                ints.append(int(arg or 0))
+        if len(ints) > 6 or len(fps) > 8:
+            raise ValueError("THTest_call passes at most 6 integer and 8 floating arguments")
+        packed_ints = (ctypes.c_ssize_t * 6)(*ints)
+        packed_fps = (ctypes.c_double * 8)(*fps)
         result = ctypes.c_ssize_t(0)
-        status = self.test.THTest_call(address, len(args), packed, ctypes.byref(result))
-        if status == 1:
+        address = ctypes.cast(fn, P).value
+        if self.test.THTest_call(address, packed_ints, packed_fps, ctypes.byref(result)):
             raise THRaised(self.test.THTest_lastError().decode())
-        if status != 0:
-            raise RuntimeError(self.test.THTest_lastError().decode())
         return result.value
 
     # ---- conversions ----

@@ -16,18 +16,18 @@ static void jumpBack(const char *msg, void *data)
   longjmp(*recoverTo, 1);
 }
 
-typedef intptr_t (*Fn0)(void);
-typedef intptr_t (*Fn1)(intptr_t);
-typedef intptr_t (*Fn2)(intptr_t, intptr_t);
-typedef intptr_t (*Fn3)(intptr_t, intptr_t, intptr_t);
-typedef intptr_t (*Fn4)(intptr_t, intptr_t, intptr_t, intptr_t);
-typedef intptr_t (*Fn5)(intptr_t, intptr_t, intptr_t, intptr_t, intptr_t);
-typedef intptr_t (*Fn6)(intptr_t, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t);
+/* Every TH function the tests call this way takes at most 6 integer or pointer arguments and at
+ * most 8 floating-point ones. The x86-64 System V and AArch64 calling conventions assign those
+ * to integer and vector registers independently, in order, so passing all 14 registers reaches
+ * any such function with its arguments where it expects them; it ignores the rest. A float
+ * argument travels as the low 32 bits of its double slot. */
+typedef intptr_t (*AnyFn)(intptr_t, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
+                          double, double, double, double, double, double, double, double);
 
-/* Calls fn with nargs integer or pointer arguments (x86-64/AArch64 pass narrower integers in the
- * same registers). Returns 0 and stores fn's result in *result, or 1 if fn raised THError, whose
- * message THTest_lastError then returns. */
-int THTest_call(void (*fn)(void), int nargs, const intptr_t *args, intptr_t *result)
+/* Calls fn under an error handler that longjmps back here. Returns 0 and stores fn's result
+ * (when it is an integer or pointer) in *result, or 1 if fn raised THError, whose message
+ * THTest_lastError then returns. */
+int THTest_call(void (*fn)(void), const intptr_t *ints, const double *fps, intptr_t *result)
 {
   jmp_buf here;
   jmp_buf *outer = recoverTo;
@@ -36,19 +36,8 @@ int THTest_call(void (*fn)(void), int nargs, const intptr_t *args, intptr_t *res
   lastError[0] = '\0';
   THSetErrorHandler(jumpBack, NULL);
   if (setjmp(here) == 0) {
-    intptr_t r = 0;
-    switch (nargs) {
-    case 0: r = ((Fn0)fn)(); break;
-    case 1: r = ((Fn1)fn)(args[0]); break;
-    case 2: r = ((Fn2)fn)(args[0], args[1]); break;
-    case 3: r = ((Fn3)fn)(args[0], args[1], args[2]); break;
-    case 4: r = ((Fn4)fn)(args[0], args[1], args[2], args[3]); break;
-    case 5: r = ((Fn5)fn)(args[0], args[1], args[2], args[3], args[4]); break;
-    case 6: r = ((Fn6)fn)(args[0], args[1], args[2], args[3], args[4], args[5]); break;
-    default:
-      snprintf(lastError, sizeof lastError, "THTest_call: %d arguments are not supported", nargs);
-      raised = 2;
-    }
+    intptr_t r = ((AnyFn)fn)(ints[0], ints[1], ints[2], ints[3], ints[4], ints[5],
+                             fps[0], fps[1], fps[2], fps[3], fps[4], fps[5], fps[6], fps[7]);
     if (result)
       *result = r;
   } else {
