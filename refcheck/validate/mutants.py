@@ -86,6 +86,8 @@ def make(site: Site, sources: dict[str, bytes]) -> Mutant:
     elif site.kind == "rename-new":
         m.edits = [Edit(s.file, s.start, s.end, renamed(sources[s.file][s.start:s.end]))
                    for s in [sp, *site.others]]
+        # Findings will name the function by its new name.
+        m.instantiations = sorted(renamed(n.encode()).decode() for n in fn.instantiations)
     else:
         raise ValueError(f"unknown mutation kind {site.kind}")
     return m

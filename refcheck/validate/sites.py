@@ -70,6 +70,8 @@ class Discovery:
     # Statements with an ownership role that no mutant kind covers: why -> how many.
     skipped: dict[str, int] = field(default_factory=dict)
     units: int = 0
+    # Each file of the runtime -> a unit that reads it (a top-level source is its own unit).
+    unit_of: dict[str, str] = field(default_factory=dict)
 
 
 def written_name(src: bytes, offset: int, spelling: str) -> tuple[int, int] | None:
@@ -97,8 +99,13 @@ def discover(runtime: Runtime, conventions: Conventions | None = None) -> Discov
     usr_of: dict[tuple[str, int], set[str]] = {}
     names: set[str] = set()
     units = runtime.units()
+    unit_of = {runtime.relative(u): runtime.relative(u) for u in units}
     for unit in units:
         parsed = parse(unit, runtime.clang_args())
+        for inc in parsed.includes:
+            name = runtime.relative(inc)
+            if name.startswith("runtime/"):
+                unit_of.setdefault(name, runtime.relative(unit))
         _collect_refs(parsed.tu.cursor, runtime, sources, refs, names)
         for fn in parsed.functions:
             rel = _rel(fn, runtime)
@@ -124,7 +131,7 @@ def discover(runtime: Runtime, conventions: Conventions | None = None) -> Discov
             site.others = sorted({s for usr in usr_of.get(key, ()) for s in refs.get(usr, ())} - {site.span},
                                  key=lambda s: (s.file, s.start))
     sites = sorted(found.values(), key=lambda s: (s.span.file, s.span.start, s.kind))
-    return Discovery(sites, {why: len(places) for why, places in sorted(skipped.items())}, len(units))
+    return Discovery(sites, {why: len(places) for why, places in sorted(skipped.items())}, len(units), unit_of)
 
 
 class _Sources:
@@ -208,7 +215,9 @@ class _FunctionWalk:
             node, parent = stack.pop()
             self.nodes.append((node, parent))
             stack.extend((c, node) for c in reversed(list(node.get_children())))
-        self.own_release = conv.classify(fn.spelling) in ("release", "consume")
+        # The analyzer does not track the parameters of the functions that implement the count
+        # (their ownership depends on the count itself), so no mutant there can be expected to show.
+        self.primitive = conv.classify(fn.spelling) in ("release", "consume", "retain")
         self.origins: dict[tuple, set[str]] = {}  # variable -> where its values come from
         self.copied_from: dict[tuple, set[tuple]] = {}  # variable -> variables assigned to it
         for node, _ in self.nodes:
@@ -287,9 +296,7 @@ class _FunctionWalk:
     def _owned(self, v) -> bool:
         """Can this variable hold a reference the function owns (so that its release matters)?"""
         origins = self.origins.get(v, set())
-        if "acquire" in origins or "retain" in origins:
-            return True
-        return v[0] == "param" and self.own_release
+        return "acquire" in origins or "retain" in origins
 
     def _param_like(self, v) -> bool:
         """A parameter, or a local only ever set from parameters (what RC006 can see)."""
@@ -357,6 +364,10 @@ class _FunctionWalk:
             v = self._tracked_arg(node)
             if v is None:
                 self._skip(skipped, f"{role} of a value loaded from memory (fields are the object's own)", node)
+                continue
+            if v[0] == "param" and self.primitive:
+                self._skip(skipped, f"{role} of a parameter inside a release/retain function "
+                                    "(the analyzer does not track those parameters)", node)
                 continue
             if role == "release":
                 if not self._owned(v):

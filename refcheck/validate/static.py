@@ -7,7 +7,8 @@ before cannot pass for the mutant's.
 
 from __future__ import annotations
 
-import os
+import sys
+import threading
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
@@ -28,59 +29,120 @@ def _in_function(finding, names: set[str]) -> bool:
     return finding.function in names or bool(names.intersection(finding.instantiations))
 
 
+def check_functions(path: str, settings, names: set[str]) -> UnitResult:
+    """`engine.check_unit`, restricted to the functions named.
+
+    A mutant changes one function; the engine's other functions would come out as in the
+    baseline, and some (TH_TENSOR_APPLY3 bodies) take a minute per unit. The stages are the
+    engine's own, run on the same big-stack thread it uses.
+    """
+    from refcheck import engine
+    from refcheck.analysis import analyze
+    from refcheck.cfg import build_cfg
+    from refcheck.frontend import FrontendError, parse
+    from refcheck.model import ToolError, merge_findings
+
+    def work() -> UnitResult:
+        rel = engine._relative(path, settings.root)
+        result = UnitResult(rel)
+        try:
+            parsed = parse(path, settings.clang_args)
+        except FrontendError as e:
+            result.errors.append(ToolError(rel, str(e)))
+            return result
+        result.errors.extend(ToolError(engine._relative(e.file, settings.root), e.message, e.line, e.column,
+                                       e.severity) for e in parsed.errors)
+        findings = []
+        for fn in parsed.functions:
+            if fn.spelling not in names:
+                continue
+            result.functions += 1
+            try:
+                res = analyze(build_cfg(fn, settings.conventions), settings.conventions, settings.max_states,
+                              settings.function_seconds)
+            except RecursionError:
+                result.errors.append(engine._fn_error(fn, settings, "nested too deeply to build its graph"))
+                continue
+            if res.incomplete:
+                result.errors.append(engine._fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
+            findings.extend(res.findings)
+        for f in findings:
+            engine._relativize(f, settings.root)
+        result.findings = merge_findings(findings)
+        return result
+
+    box: list = []
+
+    def run():
+        try:
+            box.append(work())
+        except Exception as e:  # noqa: BLE001 - reported as a tool error, as the engine does
+            box.append(e)
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        threading.stack_size(engine.STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, engine.RECURSION_LIMIT))
+        t = threading.Thread(target=run, name="refcheck-validate")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    out = box[0] if box else RuntimeError("no result")
+    if isinstance(out, BaseException):
+        from refcheck.model import ToolError
+
+        return UnitResult(path, errors=[ToolError(path, f"internal error: {type(out).__name__}: {out}")])
+    return out
+
+
 class StaticChecker:
     """Owns a private copy of the runtime; mutants are written into it and undone after."""
 
-    def __init__(self, original: Runtime, workdir: str, conventions: Conventions | None = None):
+    def __init__(self, original: Runtime, workdir: str, unit_of: dict[str, str],
+                 conventions: Conventions | None = None):
         from refcheck.validate.layout import copy_tree
 
         self.original = original
         self.tree = copy_tree(original, workdir)
         self.conventions = conventions or Conventions()
-        self.baseline: dict[str, UnitResult] = {}
-        self.unit_of: dict[str, str] = {}
-        for unit in self.tree.units():
-            rel = self.tree.relative(unit)
-            self.baseline[rel] = result = self._check(rel)
-            for inc in [rel, *result.includes]:
-                self.unit_of.setdefault(inc.replace(os.sep, "/"), rel)
-        # A unit is the first home of its own file, whatever includes it earlier.
-        for rel in self.baseline:
-            self.unit_of[rel] = rel
+        self.unit_of = unit_of
+        self.baseline: dict[tuple, UnitResult] = {}
 
-    def _check(self, unit: str) -> UnitResult:
-        from refcheck.engine import Settings, check_unit
+    def _settings(self):
+        from refcheck.engine import Settings
 
-        settings = Settings(conventions=self.conventions, clang_args=self.tree.clang_args(), root=self.tree.root)
-        return check_unit(self.tree.path(unit), settings)
+        return Settings(conventions=self.conventions, clang_args=self.tree.clang_args(), root=self.tree.root)
 
-    def originals(self, mutant: Mutant) -> dict[str, bytes]:
-        out = {}
-        for name in mutant.files():
-            with open(self.original.path(name), "rb") as f:
-                out[name] = f.read()
-        return out
+    def _baseline(self, unit: str, names: set[str]) -> UnitResult:
+        key = (unit, frozenset(names))
+        if key not in self.baseline:
+            self.baseline[key] = check_functions(self.tree.path(unit), self._settings(), names)
+        return self.baseline[key]
 
-    def check(self, mutant: Mutant, sources: dict[str, bytes]) -> StaticResult:
+    def check(self, mutant: Mutant, sources: dict[str, bytes], original_names: set[str]) -> StaticResult:
         unit = self.unit_of.get(mutant.file)
         if unit is None:
             return StaticResult(False, [], "", [f"no unit of the runtime includes {mutant.file}"])
+        names = set(mutant.instantiations)
+        base = self._baseline(unit, original_names)
         mutated = mutant.apply(sources)
         try:
             for name, data in mutated.items():
                 with open(self.tree.path(name), "wb") as f:
                     f.write(data)
-            result = self._check(unit)
+            result = check_functions(self.tree.path(unit), self._settings(), names)
         finally:
             for name in mutated:
                 with open(self.tree.path(name), "wb") as f:
                     f.write(sources[name])
-        names = set(mutant.instantiations)
         expected = set(mutant.expected)
-        before = sum(1 for f in self.baseline[unit].findings if f.rule in expected and _in_function(f, names))
+        before = sum(1 for f in base.findings if f.rule in expected)
         after = sum(1 for f in result.findings if f.rule in expected and _in_function(f, names))
-        known = {(e.file, e.message) for e in self.baseline[unit].errors}
+        known = {(e.file, e.line) for e in base.errors}
         errors = [f"{e.file}:{e.line}: {e.message}" for e in result.errors
-                  if e.severity == "error" and (e.file, e.message) not in known]
+                  if e.severity == "error" and (e.file, e.line) not in known]
         rules = sorted({f.rule for f in result.findings if _in_function(f, names)})
         return StaticResult(after > before, rules, unit, errors)
+
