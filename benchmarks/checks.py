@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from proc import Run, run
 
 STAGES = ("parse", "cfg", "analysis", "report", "wall")
+_CACHE_HITS = re.compile(r"(\d+) from cache")
 _STAGE_LINE = re.compile(r"^(parse|cfg|analysis|report|wall)\s+([0-9.]+) s\s*$", re.M)
 
 
@@ -22,6 +23,7 @@ class Check:
     stages: dict[str, float]
     findings: list[dict] = field(default_factory=list)
     tool_errors: int = 0
+    cache_hits: int = 0  # units answered from the cache (a warm run that misses is not warm)
 
 
 def refcheck(corpus: str, paths: list[str], jobs: int, cache_dir: str | None) -> Check:
@@ -40,7 +42,8 @@ def refcheck(corpus: str, paths: list[str], jobs: int, cache_dir: str | None) ->
     finally:
         os.unlink(report)
     stages = {name: float(v) for name, v in _STAGE_LINE.findall(r.stderr)}
-    return Check(r, stages, doc["findings"], len(doc["errors"]))
+    hits = _CACHE_HITS.search(r.stderr)
+    return Check(r, stages, doc["findings"], len(doc["errors"]), int(hits.group(1)) if hits else 0)
 
 
 @dataclass
