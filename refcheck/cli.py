@@ -24,10 +24,25 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that workers are stopped on the way out."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def _guarded(body):
     """Runs a command body, turning every failure into a message and an exit code."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return body()
+    except _Terminated:
+        click.echo("refcheck: terminated", err=True)
+        sys.exit(128 + signal.SIGTERM)
     except ConfigError as e:
         _fail(str(e))
     except KeyboardInterrupt:

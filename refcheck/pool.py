@@ -51,6 +51,8 @@ class Outcome:
 def _worker(conn, options: Options) -> None:
     # Ctrl-C reaches the whole process group; the parent decides, and kills us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent's SIGTERM handler raises into the interpreter; a worker should just die.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not os.environ.get("REFCHECK_DEBUG"):
         # The parent reports a crash as a one-line tool error; a Python stack dump of the
         # worker (faulthandler, enabled by pytest or PYTHONFAULTHANDLER) only adds noise.

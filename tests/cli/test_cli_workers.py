@@ -106,3 +106,14 @@ def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     # The next run finishes the job from where the cache stands.
     r = project.call("check", "-j", "2", ".")
     assert r.code == 1 and r.out.count("error:") == 12
+
+
+def test_sigterm_stops_workers_and_exits_143(project):
+    for i in range(8):
+        project.write(f"u{i}.c", "void f(void) { HANG; }\n")
+    p = project.spawn("check", "-j", "2", ".")
+    time.sleep(2.0)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 143, err
+    assert "terminated" in err
