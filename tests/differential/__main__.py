@@ -17,7 +17,7 @@ import time
 import click
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from .compare import Disagreement, alone, check_batch, shrink, unexpected_errors
+from .compare import Disagreement, alone, check_batch, disagreement_class, shrink, unexpected_errors
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
 
 PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, LOOPS)}
@@ -60,7 +60,7 @@ def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
         bad = result.errors if compare else unexpected_errors(result.errors)
         errors.extend(f"{e.line}: {e.message}" for e in bad)
         for d in result.disagreements:
-            classes.setdefault(d.signature(), []).append(d)
+            classes.setdefault(disagreement_class(d), []).append(d)
 
     explore()
     seconds = time.monotonic() - started
@@ -72,11 +72,13 @@ def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
         click.echo(f"  crash: {c}")
     for e in errors[:20]:
         click.echo(f"  tool error: {e}")
-    for signature, found in sorted(classes.items(), key=lambda kv: -len(kv[1])):
-        names = ", ".join(f"{kind} {rule}" for kind, rule in sorted(signature))
+    for (kind, why), found in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+        if kind == "explained":
+            names = "reported reading(s) " + " + ".join(sorted(why))
+        else:
+            names = "NOT REPORTED: refcheck " + ", ".join(f"{k} {rule}" for k, rule in sorted(why))
         small = alone(shrink(found[0], workdir), workdir)
-        click.echo(f"\n== {len(found)} functions: refcheck {names}; minimized:\n"
-                   f"{small.describe()}")
+        click.echo(f"\n== {len(found)} functions, {names}; minimized:\n{small.describe()}")
     click.echo(f"(files of the last batch: {workdir})")
     sys.exit(1 if classes or errors or crashes else 0)
 

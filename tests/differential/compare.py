@@ -7,6 +7,7 @@ apart by the function they are reported in.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ from refcheck.conventions import Conventions
 from refcheck.engine import Settings, check_unit
 from refcheck.model import ToolError, merge_findings
 
-from .oracle import Verdict, verdicts
+from .oracle import LITERAL, Readings, Verdict, verdicts
 from .program import (
     HEADER, HEADER_TEXT, Function, Goto, If, Label, Layout, NullCheck, Return, emit_function,
     emit_unit,
@@ -31,6 +32,7 @@ class Disagreement:
     refcheck: set[Verdict]
     layout: Layout
     unwind: bool = False
+    readings: Readings = LITERAL
 
     @property
     def missing(self) -> set[Verdict]:
@@ -89,16 +91,16 @@ def run_refcheck(path: str, directory: str, unwind: bool = False):
 
 
 def check_batch(functions: list[Function], directory: str, compare: bool = True,
-                unwind: bool = False) -> BatchResult:
+                unwind: bool = False, readings: Readings = LITERAL) -> BatchResult:
     path, layouts = write_unit(functions, directory)
     found, result = run_refcheck(path, directory, unwind)
     out = []
     if compare:
         for fn, layout in zip(functions, layouts):
-            expected = verdicts(fn, layout, unwind)
+            expected = verdicts(fn, layout, unwind, readings)
             got = found.get(fn.name, set())
             if expected != got:
-                out.append(Disagreement(fn, expected, got, layout, unwind))
+                out.append(Disagreement(fn, expected, got, layout, unwind, readings))
     return BatchResult(out, list(result.errors), result.functions)
 
 
@@ -152,12 +154,31 @@ def _valid(body: tuple) -> bool:
     return True
 
 
-def shrink(d: Disagreement, directory: str, rounds: int = 60) -> Disagreement:
-    """Greedy minimization that keeps the disagreement's class (its signature).
+def explain(d: Disagreement) -> frozenset[str] | None:
+    """The fewest reported readings (see oracle.Readings) under which the oracle says what
+    refcheck said; None when no combination does: a disagreement nobody has reported yet."""
+    names = [f.name for f in dataclasses.fields(Readings)]
+    for size in range(len(names) + 1):
+        for combo in itertools.combinations(names, size):
+            readings = Readings(**{n: True for n in combo})
+            if verdicts(d.function, d.layout, d.unwind, readings) == d.refcheck:
+                return frozenset(combo)
+    return None
+
+
+def disagreement_class(d: Disagreement) -> tuple:
+    """Reported readings that explain it, else which rules refcheck misses or adds."""
+    why = explain(d)
+    return ("explained", why) if why is not None else ("unexplained", d.signature())
+
+
+def shrink(d: Disagreement, directory: str, rounds: int = 60,
+           key=disagreement_class) -> Disagreement:
+    """Greedy minimization that keeps `key` of the disagreement (by default its class).
 
     Every candidate of one round goes into a single file, so a round costs one parse.
     """
-    want = d.signature()
+    want = key(d)
     prefix = "newThing" if d.function.acquire_named else "makeThing"
     for _ in range(rounds):
         fn = d.function
@@ -165,8 +186,8 @@ def shrink(d: Disagreement, directory: str, rounds: int = 60) -> Disagreement:
         if not bodies:
             return d
         candidates = [Function(f"{prefix}{k}", fn.returns, b) for k, b in enumerate(bodies)]
-        result = check_batch(candidates, directory, unwind=d.unwind)
-        better = [x for x in result.disagreements if x.signature() == want]
+        result = check_batch(candidates, directory, unwind=d.unwind, readings=d.readings)
+        better = [x for x in result.disagreements if key(x) == want]
         if not better:
             return d
         d = better[0]
@@ -178,5 +199,5 @@ def alone(d: Disagreement, directory: str) -> Disagreement:
     without a number, so its printed lines are the ones a reader would paste."""
     fn = dataclasses.replace(d.function,
                              name="newThing" if d.function.acquire_named else "makeThing")
-    result = check_batch([fn], directory, unwind=d.unwind)
+    result = check_batch([fn], directory, unwind=d.unwind, readings=d.readings)
     return result.disagreements[0] if result.disagreements else d

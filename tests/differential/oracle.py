@@ -34,6 +34,32 @@ from .program import (
 Verdict = tuple[str, int]
 
 
+@dataclass(frozen=True)
+class Readings:
+    """Other readings of semantics.md: each is refcheck's side of one reported disagreement.
+
+    All off is the oracle's own reading. The differential test switches them on only to check
+    that, apart from the reported disagreements, the two implementations agree; the strict
+    comparison keeps them off.
+    """
+
+    # A: `if (!t)` on a NULL constant is a fresh opaque condition each time it is tested.
+    uncorrelated_null_constants: bool = False
+    # B: a parameter is never released or consumed, only its owned references are: releasing
+    # it without one is RC006 every time, and using it afterwards is fine (the caller's
+    # reference keeps it alive).
+    parameters_stay_borrowed: bool = False
+    # C: consuming a reference that was already consumed is RC002, not RC008.
+    second_consume_is_rc002: bool = False
+    # D: releasing a reference after handing it over to memory is RC006.
+    handed_over_is_borrowed: bool = False
+    # E: returning a released or consumed reference is a use (RC003).
+    return_is_use: bool = False
+
+
+LITERAL = Readings()
+
+
 @dataclass(eq=False)
 class Obj:
     """One object a pointer may point to: the parameter's, or one made by an acquisition."""
@@ -42,6 +68,7 @@ class Obj:
     owned: int = 0  # references this function must still free or return
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
+    handed: bool = False  # a reference to it was stored into memory
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -55,6 +82,7 @@ class Execution:
     layout: Layout
     prefix: list[bool]
     unwind: bool = False  # errors="unwind": THError is an exit where nothing may be held
+    readings: Readings = LITERAL
     trace: list[bool] = field(default_factory=list)
     findings: set[Verdict] = field(default_factory=set)
     vars: dict[str, Obj | None] = field(default_factory=dict)
@@ -112,7 +140,9 @@ class Execution:
     def do_return(self, r: Return, line: int) -> None:
         obj = self.value(r.value) if r.value else None
         if obj is not None:
-            if obj.owned > 0:
+            if self.readings.return_is_use and (obj.released or obj.consumed) and obj.owned == 0:
+                self.report("RC003", line)
+            elif obj.owned > 0:
                 if not self.fn.acquire_named:
                     self.report("RC004", line)
                 obj.owned -= 1  # one reference goes to the caller
@@ -164,6 +194,7 @@ class Execution:
                 obj = self.value(s.target)
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
+                    obj.handed = True
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
@@ -208,6 +239,8 @@ class Execution:
         the same way again until the variable is assigned.
         """
         if var in self.literal:
+            if self.readings.uncorrelated_null_constants:
+                return not self.choose()
             key = (var, self.versions.get(var, 0))
             if key not in self.null_tests:
                 self.null_tests[key] = not self.choose()
@@ -217,26 +250,30 @@ class Execution:
     def release(self, obj: Obj | None, line: int, consume: bool = False) -> None:
         if obj is None:
             return  # freeing NULL is allowed
+        r = self.readings
         if obj.owned > 0:
             obj.owned -= 1
         elif obj.consumed:
-            self.report("RC008", line)
+            self.report("RC002" if consume and r.second_consume_is_rc002 else "RC008", line)
         elif obj.released:
             self.report("RC002", line)
-        elif obj.param:
+        elif obj.param or (obj.handed and r.handed_over_is_borrowed):
             self.report("RC006", line)
+        if obj.param and r.parameters_stay_borrowed:
+            return
         if consume:
             obj.consumed = True
         else:
             obj.released = True
 
 
-def verdicts(fn: Function, layout: Layout, unwind: bool = False) -> set[Verdict]:
+def verdicts(fn: Function, layout: Layout, unwind: bool = False,
+             readings: Readings = LITERAL) -> set[Verdict]:
     """The union of findings over every path of `fn`."""
     found: set[Verdict] = set()
     prefix: list[bool] = []
     while True:
-        ex = Execution(fn, layout, prefix, unwind)
+        ex = Execution(fn, layout, prefix, unwind, readings)
         ex.run()
         found |= ex.findings
         trace = ex.trace
