@@ -664,7 +664,8 @@ class Builder:
         if role in ("acquire", "reallocate") and is_scalar(c.type):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        tracked = [v for v, a in zip(values, args) if v not in (None, NULL) and not self.is_context(a)]
+        tracked = [v for v, a in zip(values, args)
+                   if v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
         if role == "release":
             self.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -701,6 +702,9 @@ class Builder:
             t = self.temp(f"{name}(...)")
             self.emit(ir.Acquire(loc, t, name))
             return t
+        launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
+                     for k in kids[1:])
+        self.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
         return None
 
     def argument(self, a, role):

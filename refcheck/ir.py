@@ -48,6 +48,14 @@ class Release(Op):
 
 
 @dataclass(frozen=True)
+class Call(Op):
+    """A call that borrows its arguments (kept so the graph shows every call, kernel launches too)."""
+
+    callee: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Use(Op):
     """A dereference, or the value passed to a function that borrows it."""
 
@@ -147,6 +155,8 @@ def describe(op: Op, names: dict[str, str]) -> str:
         return f"{op.callee}({n(op.var)})  [retain]"
     if isinstance(op, Release):
         return f"{op.callee}({', '.join(n(v) for v in op.vars)})  [{'consume' if op.consume else 'release'}]"
+    if isinstance(op, Call):
+        return f"call {op.callee}({', '.join(n(v) for v in op.args)})"
     if isinstance(op, Use):
         return f"use {n(op.var)}"
     if isinstance(op, Assign):
