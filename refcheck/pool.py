@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Iterator
+from typing import Callable, Iterator
 
 from refcheck.conventions import Conventions
 from refcheck.model import ToolError, UnitResult
@@ -107,8 +107,10 @@ def _signal_name(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def run(jobs: list[Job], options: Options, workers: int, timeout: float) -> Iterator[Outcome]:
-    """Yields one Outcome per job, in completion order."""
+def run(jobs: list[Job], options: Options, workers: int, timeout: float,
+        skip: Callable[[Job], bool] = lambda job: False) -> Iterator[Outcome]:
+    """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
+    before a job would start) says are no longer needed."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
@@ -119,14 +121,20 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float) -> Iter
     limit = max(1, min(workers, len(jobs)))
     try:
         while pending or any(w.job for w in pool):
+            while pending and skip(pending[0]):
+                pending.popleft()
             while pending and len(pool) < limit:
                 pool.append(_Worker(ctx, options))
             for w in pool:
+                while pending and skip(pending[0]):
+                    pending.popleft()
                 if w.job is None and pending:
                     w.job = pending.popleft()
                     w.started = time.monotonic()
                     w.conn.send(w.job)
             busy = [w for w in pool if w.job]
+            if not busy:
+                continue
             now = time.monotonic()
             wait_for = max(0.0, min(w.started + timeout - now for w in busy))
             ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], wait_for)

@@ -101,11 +101,8 @@ def run(request: Request) -> Report:
     conv = cfg.conventions
     settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
 
-    # Imported here: multiprocessing is not needed when everything comes from the cache.
-    from refcheck import pool
-
     results: dict[int, UnitResult] = {}
-    jobs: list[pool.Job] = []
+    todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
     for i, path in enumerate(units):
         display = relative(path, root)
@@ -119,18 +116,31 @@ def run(request: Request) -> Report:
         if cached is not None:
             results[i] = cached
         else:
-            jobs.append(pool.Job(i, path, display, args))
+            todo.append((i, path, display, args))
 
     timings: dict[str, float] = {"parse": 0.0, "cfg": 0.0, "analysis": 0.0}
-    if jobs:
+    # Units another unit includes are dropped from the results (see _units_not_included); once
+    # a finished unit is known to include one, it need not be analyzed at all. Shallow paths go
+    # first because includers (TH/THTensor.c) sit above what they include (TH/generic/*.c).
+    included = _included_by((units[i], r) for i, r in results.items())
+    todo.sort(key=lambda t: (t[1].count(os.sep), t[0]))
+    analyzed = 0
+    if todo:
+        # Imported here: a run served from the cache needs no multiprocessing.
+        from refcheck import pool
+
+        jobs = [pool.Job(*t) for t in todo]
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
         progress = Progress(len(jobs), request.progress)
         try:
-            for outcome in pool.run(jobs, options, request.jobs, cfg.timeout):
+            for outcome in pool.run(jobs, options, request.jobs, cfg.timeout,
+                                    skip=lambda job: job.path in included):
                 job = outcome.job
                 # Cache keys and suppression scans need the includes as absolute paths.
                 outcome.result.includes = [os.path.join(root, p) for p in outcome.result.includes]
                 results[job.index] = outcome.result
+                included |= _included_by([(job.path, outcome.result)])
+                analyzed += 1
                 for stage, seconds in outcome.result.timings.items():
                     timings[stage] = timings.get(stage, 0.0) + seconds
                 if outcome.cacheable:
@@ -138,6 +148,9 @@ def run(request: Request) -> Report:
                 progress.advance(job.display)
         finally:
             progress.close()
+    # A skipped unit stands for nothing of its own: its code is in its includer's results.
+    units = [u for i, u in enumerate(units) if i in results]
+    results = dict(enumerate(r for _, r in sorted(results.items())))
 
     ordered = _units_not_included(units, [results[i] for i in range(len(units))])
     for r in ordered:
@@ -146,7 +159,7 @@ def run(request: Request) -> Report:
 
     report = Report(RunResult(root=root, files=len(ordered), timings=timings,
                               functions=sum(r.functions for r in ordered)))
-    report.cache_hits, report.analyzed = cache.hits, len(jobs)
+    report.cache_hits, report.analyzed = cache.hits, analyzed
     if cache.write_error:
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
@@ -177,6 +190,14 @@ def run(request: Request) -> Report:
     return report
 
 
+def _included_by(pairs) -> set[str]:
+    """The files that these (unit, result) pairs include, other than the units themselves."""
+    out: set[str] = set()
+    for unit, r in pairs:
+        out.update(p for p in map(os.path.normpath, r.includes) if p != unit)
+    return out
+
+
 def _units_not_included(units: list[str], results: list[UnitResult]) -> list[UnitResult]:
     """Drops units that another unit of this run includes.
 
@@ -184,9 +205,7 @@ def _units_not_included(units: list[str], results: list[UnitResult]) -> list[Uni
     after a THGenerate*.h has defined their macros; checked alone they are a heap of parse
     errors, and their code is checked anyway through the unit that includes them.
     """
-    included: set[str] = set()
-    for unit, r in zip(units, results):
-        included.update(os.path.normpath(p) for p in r.includes if os.path.normpath(p) != unit)
+    included = _included_by(zip(units, results))
     return [r for unit, r in zip(units, results) if unit not in included]
 
 

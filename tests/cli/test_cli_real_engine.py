@@ -18,6 +18,9 @@ def test_a_c_file_included_by_another_unit_is_checked_through_it(project):
     (finding,) = data["findings"]
     assert finding["file"] == "generic/part.c" and finding["line"] == 4
     assert data["stats"]["files"] == 1
+    # Analyzed after its includer (deeper paths go last), it is not analyzed at all.
+    stats = project.run("check", "--no-cache", "-j", "1", "--statistics", ".")
+    assert "units    1 reported (1 analyzed, 0 from cache)" in stats.err
     # Named alone, it is a unit of its own (and does not parse).
     assert project.run("check", "generic/part.c").code == 2
 
