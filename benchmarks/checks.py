@@ -17,6 +17,25 @@ _CACHE_HITS = re.compile(r"(\d+) from cache")
 _STAGE_LINE = re.compile(r"^(parse|cfg|analysis|report|wall)\s+([0-9.]+) s\s*$", re.M)
 
 
+# The environment refcheck runs in; run.py points PYTHONPATH at a snapshot of the package.
+ENV: dict | None = None
+
+
+def use_snapshot(repo: str, into: str) -> str:
+    """Copies refcheck/ once, so that every run of a benchmark measures the same code even while
+    the working tree changes (its cache key covers its own source: an edit would turn a warm
+    run cold). Returns the snapshot's directory, to put first on PYTHONPATH."""
+    import shutil
+
+    target = os.path.join(into, "refcheck")
+    shutil.copytree(os.path.join(repo, "refcheck"), target,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    global ENV
+    ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [into] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    return into
+
+
 @dataclass
 class Check:
     run: Run
@@ -33,7 +52,7 @@ def refcheck(corpus: str, paths: list[str], jobs: int, cache_dir: str | None) ->
     argv = [sys.executable, "-m", "refcheck", "check", "-j", str(jobs), "--statistics", "-q",
             "--format", "json", "-o", report, "--timeout", "600"]
     argv += ["--no-cache"] if cache_dir is None else ["--cache-dir", cache_dir]
-    r = run(argv + paths, cwd=corpus)
+    r = run(argv + paths, cwd=corpus, env=ENV)
     try:
         if r.returncode not in (0, 1):
             raise RuntimeError(f"refcheck failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")

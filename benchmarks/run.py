@@ -39,7 +39,7 @@ def median(xs: list[float]) -> float:
 
 
 def floor(corpus_dir: str) -> dict:
-    r = run([sys.executable, os.path.join(HERE, "floor.py"), corpus_dir, "src"], cwd=REPO)
+    r = run([sys.executable, os.path.join(HERE, "floor.py"), corpus_dir, "src"], cwd=REPO, env=checks.ENV)
     if r.returncode != 0:
         raise RuntimeError(f"floor failed: {r.stderr.strip()[-2000:]}")
     doc = json.loads(r.stdout)
@@ -141,9 +141,9 @@ def measure_runtime(repeat: int) -> dict:
             return [sys.executable, "-m", "refcheck", "check", "-q", "--exit-zero", "-j", "2",
                     *cache_args, "-I", "runtime/TH", "runtime/TH"]
 
-        cold = run(argv("--cache-dir", cache), cwd=REPO)
-        warm = [run(argv("--cache-dir", cache), cwd=REPO).seconds for _ in range(repeat)]
-        nocache = [run(argv("--no-cache"), cwd=REPO).seconds for _ in range(repeat)]
+        cold = run(argv("--cache-dir", cache), cwd=REPO, env=checks.ENV)
+        warm = [run(argv("--cache-dir", cache), cwd=REPO, env=checks.ENV).seconds for _ in range(repeat)]
+        nocache = [run(argv("--no-cache"), cwd=REPO, env=checks.ENV).seconds for _ in range(repeat)]
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     if cold.returncode != 0:
@@ -160,9 +160,14 @@ def machine() -> dict:
     return {"platform": platform.platform(), "python": platform.python_version(),
             "cpus": len(os.sched_getaffinity(0)), "cpu": _cpu_model(),
             "libclang": metadata.version("libclang"), "loadavg_at_start": load,
-            "refcheck_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                                              capture_output=True, text=True).stdout.strip(),
+            "refcheck_commit": _git("rev-parse", "--short", "HEAD"),
+            # Uncommitted changes to refcheck/ measured along with the commit (a shared tree).
+            "refcheck_dirty": bool(_git("status", "--porcelain", "--", "refcheck")),
             "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
 
 
 def _cpu_model() -> str:
@@ -204,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.corpus_dir = args.corpus_dir or os.path.join(args.out, "corpus")
     os.makedirs(args.out, exist_ok=True)
+    snapshot = tempfile.mkdtemp(prefix="refcheck-bench-snapshot-")
+    checks.use_snapshot(REPO, snapshot)
     doc = {"command": " ".join(["python", "benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])]),
            "machine": machine(), "repeat": args.repeat, "sizes": []}
     try:
@@ -218,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run: error: {e}", file=sys.stderr)
         _save(doc, args.out)
         return 1
+    finally:
+        shutil.rmtree(snapshot, ignore_errors=True)
     doc["machine"]["loadavg_at_end"] = os.getloadavg()
     _save(doc, args.out)
     import chart
