@@ -50,3 +50,65 @@ def test_cfg_command(project):
     missing = project.run("cfg", "a.c", "--function", "g")
     assert missing.code == 2 and "no definition of 'g'" in missing.err
     assert project.run("cfg", "nope.c", "--function", "f").code == 2
+
+
+def test_errors_mode_changes_the_result(project):
+    project.write("a.c", HEAD + 'void THError(const char *fmt, ...);\n'
+                               'void f(int c) {\n  T *t = T_new();\n  if (c) THError("bad");\n'
+                               '  T_free(t);\n}\n')
+    assert project.run("check", "a.c").code == 0
+    r = project.run("check", "--errors", "unwind", "a.c")
+    assert r.code == 1 and r.out.startswith("a.c:8:10: error:") and "[RC001 leak]" in r.out
+    project.write("refcheck.toml", "errors = 'unwind'\n")
+    assert project.run("check", "a.c").code == 1
+    assert project.run("check", "--errors", "abort", "a.c").code == 0
+
+
+def test_cpython_preset_end_to_end(project):
+    project.write("refcheck.toml", "preset = 'cpython'\n")
+    project.write("mod.c", """
+typedef struct _object PyObject;
+PyObject *PyList_New(long n);
+PyObject *PyLong_FromLong(long v);
+PyObject *PyList_GetItem(PyObject *l, long i);
+int PyList_Append(PyObject *l, PyObject *v);
+void Py_DECREF(PyObject *o);
+PyObject *build(long v) {
+  PyObject *list = PyList_New(0);
+  if (!list) return 0;
+  PyObject *item = PyLong_FromLong(v);
+  if (!item) return 0;
+  PyList_Append(list, item);
+  Py_DECREF(item);
+  PyObject *first = PyList_GetItem(list, 0);
+  (void)first;
+  return list;
+}
+""")
+    r = project.run("check", "mod.c")
+    # Only the early return that drops `list`; a borrowed item and the owned return are fine.
+    assert r.code == 1, r.err
+    assert [line.split(" error:")[0] for line in r.out.splitlines() if " error:" in line] == ["mod.c:11:14:"]
+
+
+def test_glib_preset_end_to_end(project):
+    project.write("refcheck.toml", "preset = 'glib'\n")
+    project.write("g.c", """
+typedef struct _GString GString;
+GString *g_string_new(const char *init);
+char *g_string_free(GString *s, int free_segment);
+char *g_strdup(const char *s);
+void g_free(void *p);
+void f(void) {
+  GString *s = g_string_new("x");
+  char *c = g_strdup("y");
+  g_free(c);
+}
+void g(void) {
+  GString *s = g_string_new("x");
+  g_string_free(s, 1);
+}
+""")
+    r = project.run("check", "g.c")
+    assert r.code == 1, r.err
+    assert r.out.startswith("g.c:10:1: error: 's'") and r.out.count(" error:") == 1
