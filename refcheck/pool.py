@@ -125,13 +125,21 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 pending.popleft()
             while pending and len(pool) < limit:
                 pool.append(_Worker(ctx, options))
-            for w in pool:
+            for w in list(pool):
                 while pending and skip(pending[0]):
                     pending.popleft()
                 if w.job is None and pending:
-                    w.job = pending.popleft()
+                    job = pending.popleft()
+                    try:
+                        w.conn.send(job)
+                    except OSError:
+                        # Died while idle (the OOM killer, say): replace it, keep the job.
+                        pending.appendleft(job)
+                        w.kill()
+                        pool.remove(w)
+                        continue
+                    w.job = job
                     w.started = time.monotonic()
-                    w.conn.send(w.job)
             busy = [w for w in pool if w.job]
             if not busy:
                 continue

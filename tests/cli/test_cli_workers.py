@@ -117,3 +117,26 @@ def test_sigterm_stops_workers_and_exits_143(project):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 143, err
     assert "terminated" in err
+
+
+def test_a_worker_that_dies_while_idle_is_replaced(project, fake, monkeypatch):
+    from refcheck import pool
+
+    real_worker = pool._Worker
+    born = []
+
+    class Fragile(real_worker):
+        def __init__(self, ctx, options):
+            super().__init__(ctx, options)
+            born.append(self)
+            if len(born) == 1:  # the first worker dies before it gets any work
+                self.process.kill()
+                self.process.join()
+
+    monkeypatch.setattr(pool, "_Worker", Fragile)
+    project.write("a.c", LEAKY)
+    project.write("b.c", LEAKY)
+    r = project.run("check", "-j", "1", ".")
+    assert r.code == 1, r.out + r.err
+    assert "a.c:2:7: error:" in r.out and "b.c:2:7: error:" in r.out and "died" not in r.out
+    assert len(born) == 2
