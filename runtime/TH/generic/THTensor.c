@@ -81,27 +81,37 @@ static void THTensor_(resizeNd)(THTensor *self, int nDimension, const int64_t *s
                                 const int64_t *stride)
 {
   THTensor_(checkGeometry)(self->storageOffset, nDimension, size, stride);
-  if (nDimension != self->nDimension) {
-    if (nDimension == 0) {
-      THFree(self->size);
-      THFree(self->stride);
-      self->size = NULL;
-      self->stride = NULL;
-    } else {
-      self->size = THRealloc(self->size, (ptrdiff_t)sizeof(int64_t) * nDimension);
-      self->stride = THRealloc(self->stride, (ptrdiff_t)sizeof(int64_t) * nDimension);
+  /* Already that size (and those strides, when given): a strided view keeps its strides. */
+  int same = nDimension == self->nDimension;
+  for (int d = 0; d < nDimension && same; d++)
+    same = size[d] == self->size[d] && (!stride || stride[d] == self->stride[d]);
+
+  if (!same) {
+    if (nDimension != self->nDimension) {
+      if (nDimension == 0) {
+        THFree(self->size);
+        THFree(self->stride);
+        self->size = NULL;
+        self->stride = NULL;
+      } else {
+        self->size = THRealloc(self->size, (ptrdiff_t)sizeof(int64_t) * nDimension);
+        self->stride = THRealloc(self->stride, (ptrdiff_t)sizeof(int64_t) * nDimension);
+      }
+      self->nDimension = nDimension;
     }
-    self->nDimension = nDimension;
+    for (int d = nDimension - 1; d >= 0; d--) {
+      self->size[d] = size[d];
+      if (stride)
+        self->stride[d] = stride[d];
+      else
+        self->stride[d] = (d == nDimension - 1) ? 1 : self->stride[d + 1] * THMax(self->size[d + 1], 1);
+    }
   }
 
+  /* The storage must reach the last element. */
   ptrdiff_t extent = nDimension > 0 ? 1 : 0;
-  for (int d = nDimension - 1; d >= 0; d--) {
-    self->size[d] = size[d];
-    if (stride)
-      self->stride[d] = stride[d];
-    else
-      self->stride[d] = (d == nDimension - 1) ? 1 : self->stride[d + 1] * THMax(self->size[d + 1], 1);
-    if (size[d] == 0)
+  for (int d = 0; d < nDimension; d++) {
+    if (self->size[d] == 0)
       extent = 0;
   }
   if (extent > 0) {
