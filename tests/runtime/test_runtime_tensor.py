@@ -305,3 +305,17 @@ def test_bad_arguments_raise_before_allocating(th, call, args, message):
     with pytest.raises(THRaised, match=message):
         th.catch(fn, *(([t] if t else []) + rest))
     T.free(t)  # the autouse check then proves the failed call allocated nothing
+
+
+def test_resize_to_the_same_size_keeps_a_strided_view(th):
+    T = th.tensor("Float")
+    t = th.from_numpy("Float", np.arange(6.0).reshape(2, 3))
+    tr = T.newTranspose(t, 0, 1)
+    size = th.long_storage([3, 2])
+    T.resize(tr, size, None)
+    assert th.strides("Float", tr) == (1, 3)
+    T.resizeAs(tr, tr)
+    assert th.strides("Float", tr) == (1, 3)
+    th.storage("Long").free(size)
+    T.free(tr)
+    T.free(t)

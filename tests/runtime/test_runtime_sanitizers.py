@@ -1,0 +1,113 @@
+"""The runtime under sanitizers, as part of the ordinary test run.
+
+ASan + UBSan + LSan: the whole Python suite runs again in a subprocess against an instrumented
+build (build/runtime-asan), with the ASan runtime preloaded into the interpreter, CPython's own
+allocations going through malloc, and a suppression file for what CPython never frees. Running
+the real suite, rather than a C driver that would repeat it, checks exactly the calls the suite
+makes. A canary run leaks one tensor on purpose to show that LSan still reports libTH's leaks.
+
+TSan: Python cannot host a TSan-instrumented library (the interpreter would need building with
+TSan too), so the many-threads copy-on-write test is a C driver (tests/runtime/c/cow_threads.c)
+linked against an instrumented build (build/runtime-tsan). A second run races on purpose to
+show that TSan is really watching.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from th_ctypes import BUILD_ENV, DEFAULT_BUILD, ROOT, BuildError, build
+
+HERE = Path(__file__).resolve().parent
+ASAN_BUILD = DEFAULT_BUILD.parent / "runtime-asan"
+TSAN_BUILD = DEFAULT_BUILD.parent / "runtime-tsan"
+SANITIZER_ENV = "TH_RUNTIME_SANITIZER"
+
+pytestmark = pytest.mark.skipif(bool(os.environ.get(SANITIZER_ENV)),
+                                reason="already running under a sanitizer")
+
+
+def sanitized_build(directory: Path, option: str) -> Path:
+    try:
+        return build(directory, f"-D{option}=ON", "-DTH_CUDA=OFF")
+    except BuildError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+def runtime_library(build_dir: Path, name: str) -> str:
+    """The sanitizer runtime of the compiler the build used, for LD_PRELOAD."""
+    compiler = "cc"
+    for line in (build_dir / "CMakeCache.txt").read_text().splitlines():
+        if line.startswith("CMAKE_C_COMPILER:"):
+            compiler = line.split("=", 1)[1]
+    found = subprocess.run([compiler, f"-print-file-name={name}"], capture_output=True,
+                           text=True).stdout.strip()
+    if not os.path.isabs(found) or not os.path.exists(found):
+        pytest.skip(f"{compiler} has no {name} to preload")
+    return found
+
+
+@pytest.fixture(scope="module")
+def asan_env():
+    build_dir = sanitized_build(ASAN_BUILD, "TH_SANITIZE_ADDRESS")
+    env = dict(os.environ)
+    env.update({
+        BUILD_ENV: str(build_dir),
+        SANITIZER_ENV: "address",
+        "LD_PRELOAD": runtime_library(build_dir, "libasan.so"),
+        "PYTHONMALLOC": "malloc",
+        "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+        "LSAN_OPTIONS": f"suppressions={HERE / 'lsan-python.supp'}:print_suppressions=0",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    })
+    return env
+
+
+def assert_clean(done: subprocess.CompletedProcess, what: str):
+    output = done.stdout + done.stderr
+    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                   "WARNING: ThreadSanitizer"):
+        assert marker not in output, f"{what}: {marker}\n{output[-6000:]}"
+    assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{output[-6000:]}"
+
+
+def test_suite_passes_under_asan_ubsan_and_lsan(asan_env):
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(HERE),
+         "--ignore", str(HERE / "test_runtime_sanitizers.py")],
+        cwd=ROOT, env=asan_env, capture_output=True, text=True, timeout=500)
+    assert_clean(done, "the runtime suite under ASan")
+    assert " passed" in done.stdout
+
+
+def test_lsan_still_reports_a_leak_from_libth(asan_env):
+    leak = (f"import sys; sys.path.insert(0, {str(HERE)!r}); from th_ctypes import TH; "
+            f"th = TH({asan_env[BUILD_ENV]!r}); th.tensor('Float').newWithSize1d(4)")
+    done = subprocess.run([sys.executable, "-c", leak], cwd=ROOT, env=asan_env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "ERROR: LeakSanitizer" in done.stderr
+    assert "THFloatTensor_newWithSize1d" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def tsan_driver():
+    build_dir = sanitized_build(TSAN_BUILD, "TH_SANITIZE_THREAD")
+    return build_dir / "cow_threads"
+
+
+def test_concurrent_materializations_under_tsan(tsan_driver):
+    done = subprocess.run([str(tsan_driver)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TSAN_OPTIONS": "halt_on_error=1"})
+    assert_clean(done, "cow_threads under TSan")
+    assert "rounds of 8 threads passed" in done.stdout
+
+
+def test_tsan_sees_an_unsynchronized_write(tsan_driver):
+    done = subprocess.run([str(tsan_driver), "--race"], capture_output=True, text=True,
+                          timeout=120)
+    assert "WARNING: ThreadSanitizer: data race" in done.stderr
