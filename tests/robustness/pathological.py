@@ -49,6 +49,22 @@ def deep_nesting(n: int) -> str:
         "}\n")
 
 
+def unbraced_nesting(n: int) -> str:
+    """n `if`s nested without braces (no bracket-depth limit applies): the CFG builder's depth."""
+    ifs = "".join(f"  if (c > {i})\n" for i in range(n))
+    return PRELUDE + (
+        "void unbraced(int c)\n{\n  THFloatTensor *t = THFloatTensor_new();\n"
+        f"{ifs}    THFloatTensor_free(t);\n}}\n")
+
+
+def else_if_chain(n: int) -> str:
+    """A dispatcher as generators write it: n+1 `else if (c == k)` arms, none for other values."""
+    arms = "".join(f"  else if (c == {i}) THFloatTensor_free(t);\n" for i in range(1, n + 1))
+    return PRELUDE + (
+        "void chain(int c)\n{\n  THFloatTensor *t = THFloatTensor_new();\n"
+        f"  if (c == 0) THFloatTensor_free(t);\n{arms}}}\n")
+
+
 def huge_switch(n: int) -> str:
     """A switch of n cases, each freeing the tensor, except the default, which leaks."""
     cases = "".join(f"  case {i}: THFloatTensor_free(t); break;\n" for i in range(n))
