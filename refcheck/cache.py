@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from functools import lru_cache
 from importlib.util import find_spec
 
@@ -20,6 +22,10 @@ import refcheck
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult
 
 FORMAT = 1
+# Entries of other refcheck versions (every edit of refcheck's code makes one) are deleted when
+# a new version first writes, once nothing has been written to them for this long: two
+# versions in use side by side (pre-commit's and a checkout's) do not evict each other.
+PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 
 
 def _digest(data: bytes) -> str:
@@ -157,7 +163,9 @@ class Cache:
     def __init__(self, directory: str | None) -> None:
         """directory None: a disabled cache (--no-cache) that misses and stores nothing."""
         self.directory = directory
-        self.entries = os.path.join(directory, "entries") if directory else None
+        # One directory per refcheck version, so that old ones can be removed whole.
+        self.entries = (os.path.join(directory, f"v{FORMAT}-{tool_fingerprint()[:16]}")
+                        if directory else None)
         self.hits = 0
         self.misses = 0
         # The first write failure, reported once by the caller; the run goes on without a cache.
@@ -221,10 +229,19 @@ class Cache:
         except OSError as e:
             self.write_error = f"{self.directory}: cannot write cache: {e.strerror or e}"
 
+    def _prune(self) -> None:
+        now = time.time()
+        for name in os.listdir(self.directory):
+            old = os.path.join(self.directory, name)
+            if (name.startswith("v") and "-" in name and old != self.entries and os.path.isdir(old)
+                    and now - os.stat(old).st_mtime > PRUNE_AFTER_SECONDS):
+                shutil.rmtree(old, ignore_errors=True)
+
     def _ensure_directory(self) -> None:
         if os.path.isdir(self.entries):
             return
         os.makedirs(self.entries, exist_ok=True)
+        self._prune()
         # Keep the cache out of version control and backups, as pytest and ruff do.
         for name, text in ((".gitignore", "# created by refcheck\n*\n"),
                            ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"

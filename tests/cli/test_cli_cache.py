@@ -15,8 +15,7 @@ LEAKY = '#include "a.h"\nvoid f(void) {\n  t = LEAK(1);\n}\n'
 
 
 def entries(project) -> list:
-    d = project.root / ".refcheck_cache" / "entries"
-    return sorted(d.glob("*.json")) if d.exists() else []
+    return sorted((project.root / ".refcheck_cache").glob("v*/*.json"))
 
 
 def test_warm_run_does_not_call_the_engine_and_prints_the_same(project, fake):
@@ -99,7 +98,7 @@ def test_two_runs_sharing_one_cache_at_once(project):
     assert outs[0][0] == outs[1][0]
     for e in entries(project):
         assert json.loads(e.read_text())["format"] == 1
-    assert not list((project.root / ".refcheck_cache" / "entries").glob(".tmp-*"))
+    assert not list((project.root / ".refcheck_cache").glob("*/.tmp-*"))
     warm = project.call("check", ".")
     assert warm.out == outs[0][0]
 
@@ -142,3 +141,17 @@ def test_warm_run_does_not_load_libclang(project):
     out = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
     assert time.monotonic() - started < 60  # sanity only; the speed target is in benchmarks/
+
+
+def test_entries_of_other_versions_are_pruned_when_stale(project, fake):
+    cache = project.root / ".refcheck_cache"
+    stale, recent = cache / "v1-0123456789abcdef", cache / "v1-fedcba9876543210"
+    for d in (stale, recent):
+        d.mkdir(parents=True)
+        (d / "x.json").write_text("{}")
+    week_and_a_day = time.time() - 8 * 24 * 3600
+    os.utime(stale, (week_and_a_day, week_and_a_day))
+    project.write("a.c", "int x;\n")
+    project.run("check", "a.c")
+    assert not stale.exists() and recent.exists()
+    assert len(entries(project)) == 2  # recent's x.json and a.c's entry
