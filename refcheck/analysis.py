@@ -328,6 +328,8 @@ class Analyzer:
             self.report("RC002", op.loc, st, oid, trace, f"{what} again here")
         elif o.origin in ("param", "acquire", "retain"):
             self.report("RC006", op.loc, st, oid, trace, f"{what} here without an owned reference")
+            # Whoever did own it may now be holding freed memory: later uses are uses after release.
+            st.objs[oid] = replace(o, gone="consumed" if op.consume else "released", released_at=op.loc)
 
     def on_return(self, st: State, value: str | None, loc: Location, trace) -> None:
         oid = st.env.get(value) if value is not None else None
