@@ -73,18 +73,18 @@ def cli() -> None:
 _PARSER_OPTIONS = [
     click.option("--config", "config_path", type=click.Path(dir_okay=False),
                  help="Configuration file (default: nearest refcheck.toml or pyproject.toml "
-                      "with [tool.refcheck]).")
-    , click.option("-p", "--compile-commands", "compile_commands", type=click.Path(),
-                   help="compile_commands.json, or the build directory holding it.")
-    , click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
-    , click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro.")
-    , click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro.")
-    , click.option("--std", help="Language standard, e.g. c11, c++17.")
-    , click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
-                   help="Pass one argument to clang unchanged (repeatable; also added to "
-                        "compile database commands).")
-    , click.option("--errors", type=click.Choice(["abort", "unwind"]),
-                   help="abort: error calls need no cleanup (PyTorch); unwind: they must (Lua torch).")
+                      "with [tool.refcheck])."),
+    click.option("-p", "--compile-commands", "compile_commands", type=click.Path(),
+                 help="compile_commands.json, or the build directory holding it."),
+    click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory."),
+    click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro."),
+    click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro."),
+    click.option("--std", help="Language standard, e.g. c11, c++17."),
+    click.option("--clang-arg", "clang_args", multiple=True, metavar="ARG",
+                 help="Pass one argument to clang unchanged (repeatable; also added to "
+                      "compile database commands)."),
+    click.option("--errors", type=click.Choice(["abort", "unwind"]),
+                 help="abort: error calls need no cleanup (PyTorch); unwind: they must (Lua torch)."),
 ]
 
 
