@@ -68,7 +68,7 @@ def test_3000_unbraced_levels_are_checked_without_recursion_error(shapes):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "analysis.py Walker.step calls self.case_values(node) once per successor of a switch node, "
+    "analysis.py Analyzer.step calls self.case_values(node) once per successor of a switch node, "
     "and case_values scans every out-edge: O(cases^2), so a 5,000-case switch hits the 10 s "
     "function limit ('not fully checked: time limit reached') instead of finding the leak"))
 def test_5000_case_switch_finds_the_leak_in_the_default_arm(shapes):
