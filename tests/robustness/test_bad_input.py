@@ -27,7 +27,8 @@ def test_syntax_errors_are_tool_errors_and_what_parsed_is_still_checked(project)
     assert r.code == 1, r.err
     assert_no_traceback(r)
     assert_good_intact(r)
-    errors = [line for line in r.lines_about("syntax.c") if ": error: " in line and "[tool]" in line]
+    errors = [line for line in r.lines_about("syntax.c")
+              if ": error: " in line and "[tool]" in line]
     assert errors and all(DIAGNOSTIC.match(line) for line in errors), errors
     assert any("syntax.c:3:" in line and "expected expression" in line for line in errors), errors
     assert any("syntax.c:4:" in line and "expected ';'" in line for line in errors), errors

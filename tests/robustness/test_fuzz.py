@@ -53,7 +53,8 @@ def mutate(text: bytes, edits) -> bytes:
         elif kind == "swap":
             lines[i], lines[j] = lines[j], lines[i]
         elif kind == "insert":
-            lines[i] = lines[i][: b % (len(lines[i]) + 1)] + payload + lines[i][b % (len(lines[i]) + 1):]
+            cut = b % (len(lines[i]) + 1)
+            lines[i] = lines[i][:cut] + payload + lines[i][cut:]
         elif kind == "truncate":
             return b"\n".join(lines[:i]) + lines[i][: b % (len(lines[i]) + 1)]
         else:
@@ -65,8 +66,9 @@ def mutate(text: bytes, edits) -> bytes:
     return text
 
 
-mutated_fixtures = st.tuples(st.sampled_from(FIXTURES), st.lists(mutation, min_size=1, max_size=6)) \
-    .map(lambda fe: mutate(fe[0].read_bytes(), fe[1]))
+mutated_fixtures = st.tuples(st.sampled_from(FIXTURES),
+                             st.lists(mutation, min_size=1, max_size=6)).map(
+    lambda fe: mutate(fe[0].read_bytes(), fe[1]))
 
 inputs = st.one_of(soups.map(str.encode), wrapped_soups.map(str.encode), mutated_fixtures)
 
