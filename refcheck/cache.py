@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 import time
 from functools import lru_cache
@@ -22,10 +21,13 @@ import refcheck
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult
 
 FORMAT = 1
-# Entries of other refcheck versions (every edit of refcheck's code makes one) are deleted when
-# a new version first writes, once nothing has been written to them for this long: two
+# Entries not written for this long are deleted by the next run that writes one. Every edit of
+# refcheck's code (or the flags, or the conventions) orphans a set of entries; a used entry that
+# gets pruned costs one re-analysis a week. Age rather than version decides, so two refcheck
 # versions in use side by side (pre-commit's and a checkout's) do not evict each other.
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
+# Temporary files of a run killed mid-write (SIGKILL; Ctrl-C cleans up its own).
+STALE_TEMP_SECONDS = 3600
 
 
 def _digest(data: bytes) -> str:
@@ -163,9 +165,8 @@ class Cache:
     def __init__(self, directory: str | None) -> None:
         """directory None: a disabled cache (--no-cache) that misses and stores nothing."""
         self.directory = directory
-        # One directory per refcheck version, so that old ones can be removed whole.
-        self.entries = (os.path.join(directory, f"v{FORMAT}-{tool_fingerprint()[:16]}")
-                        if directory else None)
+        self.entries = os.path.join(directory, "entries") if directory else None
+        self._pruned = False
         self.hits = 0
         self.misses = 0
         # The first write failure, reported once by the caller; the run goes on without a cache.
@@ -213,6 +214,7 @@ class Cache:
         entry = {"format": FORMAT, "key": key, "hashes": hashes, "result": dump_result(result)}
         try:
             self._ensure_directory()
+            self._prune()
             fd, tmp = tempfile.mkstemp(dir=self.entries, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -230,18 +232,26 @@ class Cache:
             self.write_error = f"{self.directory}: cannot write cache: {e.strerror or e}"
 
     def _prune(self) -> None:
+        """Once per run: another run may be reading these, but it treats a vanished entry as
+        the miss it would have been after a week anyway."""
+        if self._pruned:
+            return
+        self._pruned = True
         now = time.time()
-        for name in os.listdir(self.directory):
-            old = os.path.join(self.directory, name)
-            if (name.startswith("v") and "-" in name and old != self.entries and os.path.isdir(old)
-                    and now - os.stat(old).st_mtime > PRUNE_AFTER_SECONDS):
-                shutil.rmtree(old, ignore_errors=True)
+        with os.scandir(self.entries) as it:
+            for e in it:
+                try:
+                    age = now - e.stat().st_mtime
+                    limit = STALE_TEMP_SECONDS if e.name.startswith(".tmp-") else PRUNE_AFTER_SECONDS
+                    if e.name.endswith(".json") and age > limit:
+                        os.unlink(e.path)
+                except OSError:
+                    pass
 
     def _ensure_directory(self) -> None:
         if os.path.isdir(self.entries):
             return
         os.makedirs(self.entries, exist_ok=True)
-        self._prune()
         # Keep the cache out of version control and backups, as pytest and ruff do.
         for name, text in ((".gitignore", "# created by refcheck\n*\n"),
                            ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"

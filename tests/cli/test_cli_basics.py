@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import analyzed
+from cli_helpers import analyzed
 
 from refcheck.rules import RULES
 

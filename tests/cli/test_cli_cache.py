@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from conftest import analyzed
+from cli_helpers import analyzed
 
 from refcheck.cache import Cache, FileHasher, dump_result, load_result
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult
@@ -15,7 +15,7 @@ LEAKY = '#include "a.h"\nvoid f(void) {\n  t = LEAK(1);\n}\n'
 
 
 def entries(project) -> list:
-    return sorted((project.root / ".refcheck_cache").glob("v*/*.json"))
+    return sorted((project.root / ".refcheck_cache" / "entries").glob("*.json"))
 
 
 def test_warm_run_does_not_call_the_engine_and_prints_the_same(project, fake):
@@ -98,7 +98,7 @@ def test_two_runs_sharing_one_cache_at_once(project):
     assert outs[0][0] == outs[1][0]
     for e in entries(project):
         assert json.loads(e.read_text())["format"] == 1
-    assert not list((project.root / ".refcheck_cache").glob("*/.tmp-*"))
+    assert not list((project.root / ".refcheck_cache" / "entries").glob(".tmp-*"))
     warm = project.call("check", ".")
     assert warm.out == outs[0][0]
 
@@ -143,15 +143,16 @@ def test_warm_run_does_not_load_libclang(project):
     assert time.monotonic() - started < 60  # sanity only; the speed target is in benchmarks/
 
 
-def test_entries_of_other_versions_are_pruned_when_stale(project, fake):
-    cache = project.root / ".refcheck_cache"
-    stale, recent = cache / "v1-0123456789abcdef", cache / "v1-fedcba9876543210"
-    for d in (stale, recent):
-        d.mkdir(parents=True)
-        (d / "x.json").write_text("{}")
-    week_and_a_day = time.time() - 8 * 24 * 3600
-    os.utime(stale, (week_and_a_day, week_and_a_day))
+def test_entries_not_written_for_a_week_are_pruned(project, fake):
+    d = project.root / ".refcheck_cache" / "entries"
+    d.mkdir(parents=True)
+    stale, recent, dead_temp = d / "0123.json", d / "4567.json", d / ".tmp-abc.json"
+    for f in (stale, recent, dead_temp):
+        f.write_text("{}")
+    for f, age in ((stale, 8 * 24 * 3600), (dead_temp, 2 * 3600)):
+        then = time.time() - age
+        os.utime(f, (then, then))
     project.write("a.c", "int x;\n")
     project.run("check", "a.c")
-    assert not stale.exists() and recent.exists()
-    assert len(entries(project)) == 2  # recent's x.json and a.c's entry
+    assert not stale.exists() and not dead_temp.exists() and recent.exists()
+    assert len(entries(project)) == 2  # recent and a.c's new entry

@@ -140,7 +140,7 @@ def test_per_path_ignores_and_exclude(project, fake):
     r = project.run("check", ".")
     assert r.code == 1
     assert "src/a.c" in r.out and "tests/t.c" not in r.out and "third_party" not in r.out
-    from conftest import analyzed
+    from cli_helpers import analyzed
     assert analyzed(fake) == ["a.c", "t.c"]
 
 

@@ -1,0 +1,76 @@
+"""Helpers for the CLI tests: a throwaway project directory, the CLI in-process and as a process.
+
+A module of its own (not conftest) because `from conftest import` is ambiguous when several test
+directories put their conftest on sys.path in one pytest session.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from refcheck.cli import cli
+
+HERE = Path(__file__).parent
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+class Project:
+    """A directory with a refcheck.toml, so that it is its own root and holds its own cache."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.write("refcheck.toml", "")
+
+    def write(self, name: str, text: str | bytes) -> Path:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    def run(self, *args: str) -> Ran:
+        """The CLI in this process (workers fork from it, so monkeypatches reach them)."""
+        old = os.getcwd()
+        os.chdir(self.root)
+        try:
+            r = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+        finally:
+            os.chdir(old)
+        return Ran(r.exit_code, r.stdout, r.stderr)
+
+    def spawn(self, *args: str, fake: bool = True, env: dict | None = None, **kw):
+        """The CLI as a real process: `python fake_main.py` or `python -m refcheck`."""
+        cmd = [sys.executable, str(HERE / "fake_main.py")] if fake else [sys.executable, "-m", "refcheck"]
+        full_env = {**os.environ, **(env or {})}
+        full_env.pop("CI", None)
+        return subprocess.Popen(cmd + list(args), cwd=self.root, env=full_env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+    def call(self, *args: str, fake: bool = True, env: dict | None = None, timeout: float = 120) -> Ran:
+        p = self.spawn(*args, fake=fake, env=env)
+        out, err = p.communicate(timeout=timeout)
+        return Ran(p.returncode, out, err)
+
+
+
+
+def analyzed(log: Path) -> list[str]:
+    """Units the engine was called on since the log was last cleared, as base names."""
+    if not log.exists():
+        return []
+    return sorted(os.path.basename(line) for line in log.read_text().splitlines())
