@@ -8,7 +8,9 @@ filters and reporters too.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,6 +75,7 @@ mutated_fixtures = st.tuples(st.sampled_from(FIXTURES),
 inputs = st.one_of(soups.map(str.encode), wrapped_soups.map(str.encode), mutated_fixtures)
 
 WORKDIR = tempfile.mkdtemp(prefix="refcheck-fuzz-")
+atexit.register(shutil.rmtree, WORKDIR, True)
 
 
 def _check(data: bytes, name: str = "fuzz.c"):
