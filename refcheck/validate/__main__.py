@@ -25,20 +25,27 @@ from refcheck.validate.sites import KINDS
 @click.option("--kinds", default=",".join(KINDS), show_default=True,
               help="Comma-separated mutation kinds.")
 @click.option("--static-only", is_flag=True, help="Skip the dynamic check (build and tests).")
+@click.option("--dynamic-sample", type=click.IntRange(min=1),
+              help="Run the dynamic check on a random subset of this many mutants (same seed).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes for the static check.")
+@click.option("--diagnosis", "diagnosis_path", type=click.Path(exists=True, dir_okay=False),
+              help="Markdown explaining the disagreements, included in the report as written.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
-def main(root, json_path, markdown_path, sample, seed, kinds, static_only, jobs, quiet):
+def main(root, json_path, markdown_path, sample, seed, kinds, static_only, jobs, dynamic_sample, diagnosis_path, quiet):
     """Break the runtime's ownership rules one at a time and check that refcheck notices."""
     from refcheck.validate import harness, report
 
     options = harness.Options(
         root=root, kinds=[k.strip() for k in kinds.split(",") if k.strip()], sample=sample, seed=seed,
-        static_only=static_only, jobs=jobs,
+        static_only=static_only, jobs=jobs, dynamic_sample=dynamic_sample,
         command="python -m refcheck.validate " + shlex.join(sys.argv[1:]))
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         result = harness.run(options, progress)
+        if diagnosis_path:
+            with open(diagnosis_path, encoding="utf-8") as f:
+                result["diagnosis"] = f.read()
         if json_path:
             report.write_json(json_path, result)
         if markdown_path:

@@ -24,6 +24,8 @@ class Options:
     sample: int | None = None
     seed: int = 0
     static_only: bool = False
+    # Run the (slow) dynamic check on a seeded subset of the mutants only; None: all of them.
+    dynamic_sample: int | None = None
     jobs: int = 1
     command: str = ""
 
@@ -91,7 +93,8 @@ def run(options: Options, progress=None) -> dict:
 
             try:
                 checker = DynamicChecker(runtime, workdir, progress)
-                for m, _ in pairs:
+                runnable = [m for m, _ in pairs if m.kind != "rename-new"]
+                for m in select(runnable, options.dynamic_sample, options.seed):
                     dynamic[m.id] = checker.check(m, sources)
                     if progress:
                         progress(f"dynamic {m.id}: {dynamic[m.id][0]} {dynamic[m.id][1]}")
@@ -111,7 +114,8 @@ def run(options: Options, progress=None) -> dict:
             "tool_errors": st.errors, "diff": m.diff(sources),
         })
     meta = {"command": options.command, "kinds": list(options.kinds), "sample": options.sample,
-            "seed": options.seed, "units": found.units, "sites": len(found.sites)}
+            "seed": options.seed, "dynamic_sample": options.dynamic_sample, "units": found.units,
+            "sites": len(found.sites)}
     if note:
         meta["dynamic_note"] = note
     return {"mutants": records, "summary": report.summarize(records, found.skipped, meta)}

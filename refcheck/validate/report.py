@@ -65,7 +65,8 @@ def markdown(report: dict) -> str:
         "",
         f"- mutants: {s['mutants']} (sample: {s.get('sample') or 'all'}, kinds: {', '.join(s.get('kinds', []))})",
         f"- static detection: {s['static_detected']}/{s['mutants']} ({_rate(s['static_detection_rate'])})",
-        f"- dynamic: {s['dynamic_run']} run, {s['dynamic_reached']} reached, {s['dynamic_confirmed']} confirmed "
+        f"- dynamic: {s['dynamic_run']} run (sample: {s.get('dynamic_sample') or 'all'}), "
+        f"{s['dynamic_reached']} reached, {s['dynamic_confirmed']} confirmed "
         f"({_rate(s['dynamic_confirmation_rate'])} of reached)",
     ]
     if s.get("dynamic_note"):
@@ -82,10 +83,13 @@ def markdown(report: dict) -> str:
             "rename-new (a `new*` function that returns an owned reference renamed `make*`, with its",
             "callers: RC004; no runtime symptom, so never run dynamically).", ""]
     out += ["## Statements with an ownership role and no mutant", "",
-            "These are out of the analyzer's contract (docs: /work/notes/semantics.md), so no kind",
-            "mutates them:", ""]
+            "Counted once per source place. Some no kind applies to; the others lie outside what the",
+            "analyzer promises to see (fields belong to their object; release/retain implementations",
+            "are not checked for their parameters; code inside macros):", ""]
     for why, n in s["sites_without_mutant"].items():
         out.append(f"- {n}: {why}")
+    if report.get("diagnosis"):
+        out += ["", "## Diagnosis", "", report["diagnosis"].rstrip("\n")]
     by_id = {m["id"]: m for m in report["mutants"]}
     out += ["", "## Disagreements", ""]
     listed = False
