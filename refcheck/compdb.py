@@ -36,7 +36,9 @@ _DROP_PREFIXES = ("-fplugin", "-fpass-plugin", "-Wl,", "-Wa,", "-Wp,", "-fmodule
                   "-fprofile", "-fcrash-diagnostics", "-ftime-trace", "-fdebug-prefix-map",
                   "-fmacro-prefix-map", "-ffile-prefix-map", "-MD", "-MMD", "-MF", "-MT", "-MQ",
                   # Warnings made errors would fail a parse that only needs to succeed.
-                  "-Werror", "-pedantic-errors")
+                  "-Werror", "-pedantic-errors",
+                  # nvcc-only options that share a prefix with kept clang ones.
+                  "-maxrregcount", "-fmad")
 
 
 @dataclass
@@ -130,6 +132,8 @@ def clang_args(argv: list[str], directory: str, source: str) -> list[str]:
             i += 1
             if a in _PATH_OPTIONS:
                 value = _absolute(value, directory)
+            if a == "-x" and value == "cu":
+                value = "cuda"  # nvcc spells the language "cu"; clang calls it "cuda"
             out += [a, value]
             continue
         if not a.startswith("-") or a.startswith("@"):

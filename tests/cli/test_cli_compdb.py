@@ -119,6 +119,13 @@ def test_arguments_are_filtered_and_made_absolute():
                     "-include", "/b/pre.h"]
 
 
+def test_nvcc_command_lines_keep_what_clang_understands():
+    argv = ["/usr/local/cuda/bin/nvcc", "-x", "cu", "-Iinc", "-DUSE_CUDA", "-std=c++17",
+            "-gencode", "arch=compute_70,code=sm_70", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr",
+            "-maxrregcount=32", "-ccbin", "g++", "-c", "k.cu", "-o", "k.o"]
+    assert clang_args(argv, "/b", "/b/k.cu") == ["-x", "cuda", "-I/b/inc", "-DUSE_CUDA", "-std=c++17"]
+
+
 def test_first_command_for_a_file_wins(tmp_path):
     db = tmp_path / "compile_commands.json"
     db.write_text(json.dumps([
