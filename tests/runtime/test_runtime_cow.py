@@ -5,8 +5,7 @@ without a copy. The many-threads case runs under TSan in test_runtime_sanitizers
 import numpy as np
 import pytest
 
-from th_ctypes import TYPES
-from test_runtime_storage import CountingAllocator
+from th_ctypes import TYPES, CountingAllocator
 
 
 def filled(th, real, values):

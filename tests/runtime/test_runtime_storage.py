@@ -2,10 +2,9 @@
 
 import ctypes
 
-import numpy as np
 import pytest
 
-from th_ctypes import DTYPE, REAL, TYPES, THRaised
+from th_ctypes import TYPES, CountingAllocator, THRaised
 
 
 @pytest.mark.parametrize("real", TYPES)
@@ -52,9 +51,36 @@ def test_free_of_null_is_a_no_op(th):
     th.tensor("Double").free(None)
 
 
-def test_new_with_data_takes_over_a_thalloc_block(th):
+def declare_memory_functions(th):
     th.lib.THAlloc.restype = ctypes.c_void_p
     th.lib.THAlloc.argtypes = [ctypes.c_ssize_t]
+    th.lib.THRealloc.restype = ctypes.c_void_p
+    th.lib.THRealloc.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
+    th.lib.THFree.restype = None
+    th.lib.THFree.argtypes = [ctypes.c_void_p]
+
+
+def test_thalloc_threalloc_thfree_are_counted(th):
+    declare_memory_functions(th)
+    assert th.lib.THAlloc(0) is None and th.live()["data"] == 0
+    p = th.lib.THAlloc(8)
+    assert th.live()["data"] == 1
+    ctypes.memmove(p, b"abcdefgh", 8)
+    p = th.lib.THRealloc(p, 4096)
+    assert ctypes.string_at(p, 8) == b"abcdefgh" and th.live()["data"] == 1
+    q = th.lib.THRealloc(None, 16)  # from NULL: a new block
+    assert th.live()["data"] == 2
+    th.lib.THFree(q)
+    th.lib.THFree(p)
+    th.lib.THFree(None)
+    assert th.live()["data"] == 0
+    with pytest.raises(THRaised, match="negative size"):
+        th.catch(th.lib.THAlloc, -1)
+    assert th.lib.THLiveObjects(-1) == -1 and th.lib.THLiveObjects(4) == -1
+
+
+def test_new_with_data_takes_over_a_thalloc_block(th):
+    declare_memory_functions(th)
     block = th.lib.THAlloc(4 * 8)
     (ctypes.c_double * 4).from_address(block)[:] = [1.5, 2.5, 3.5, 4.5]
     S = th.storage("Double")
@@ -108,6 +134,15 @@ def test_copy_converts_between_all_types(th, src, dst):
     th.storage(dst).free(b)
 
 
+def test_raw_copy_reads_a_plain_array(th):
+    S = th.storage("Float")
+    s = S.newWithSize(3)
+    values = (ctypes.c_float * 3)(1.5, 2.5, 3.5)
+    S.rawCopy(s, ctypes.addressof(values))
+    assert th.storage_values("Float", s).tolist() == [1.5, 2.5, 3.5]
+    S.free(s)
+
+
 def test_copy_of_different_sizes_is_an_error(th):
     S = th.storage("Float")
     a, b = S.newWithSize(2), S.newWithSize(3)
@@ -143,44 +178,6 @@ def test_set_and_get_check_the_index(th, bad):
 def test_negative_size_is_an_error_and_allocates_nothing(th):
     with pytest.raises(THRaised, match="non-negative"):
         th.catch(th.storage("Float").newWithSize, -2)
-
-
-class CountingAllocator:
-    """An allocator written in Python, to check that storages use the allocator and the context
-    they were given for every allocation and release of their data."""
-
-    MALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t)
-    FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
-
-    class Struct(ctypes.Structure):
-        _fields_ = [("malloc", ctypes.c_void_p), ("free", ctypes.c_void_p)]
-
-    def __init__(self):
-        self.live: dict[int, ctypes.Array] = {}
-        self.contexts: list[int] = []
-        self._malloc = self.MALLOC(self.malloc)
-        self._free = self.FREE(self.free)
-        self.struct = self.Struct(ctypes.cast(self._malloc, ctypes.c_void_p),
-                                  ctypes.cast(self._free, ctypes.c_void_p))
-        self.context = ctypes.c_int(42)
-
-    def malloc(self, ctx, size):
-        self.contexts.append(ctx)
-        block = ctypes.create_string_buffer(size)
-        self.live[ctypes.addressof(block)] = block
-        return ctypes.addressof(block)
-
-    def free(self, ctx, ptr):
-        self.contexts.append(ctx)
-        del self.live[ptr]
-
-    @property
-    def pointer(self):
-        return ctypes.addressof(self.struct)
-
-    @property
-    def context_pointer(self):
-        return ctypes.addressof(self.context)
 
 
 def test_custom_allocator_and_context_are_used_for_data(th):

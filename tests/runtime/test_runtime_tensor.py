@@ -319,3 +319,26 @@ def test_resize_to_the_same_size_keeps_a_strided_view(th):
     th.storage("Long").free(size)
     T.free(tr)
     T.free(t)
+
+
+def test_new_with_tensor_shares_everything(th):
+    T = th.tensor("Int")
+    t = arange(th, "Int", 3, 4)
+    n = T.newNarrow(t, 1, 1, 2)
+    w = T.newWithTensor(n)
+    assert T.isSetTo(w, n) and T.storageOffset(w) == T.storageOffset(n) == 1
+    assert th.storage("Int").refcount(T.storage(t)) == 3
+    for x in (w, n, t):
+        T.free(x)
+
+
+def test_prepare_write_materializes_a_lazy_clone(th):
+    T, S = th.tensor("Long"), th.storage("Long")
+    t = arange(th, "Long", 4)
+    c = T.newLazyClone(t)
+    assert S.isLazyClone(T.storage(c))
+    T.prepareWrite(c)
+    assert not S.isLazyClone(T.storage(c))
+    assert S.constData(T.storage(c)) != S.constData(T.storage(t))
+    T.free(c)
+    T.free(t)

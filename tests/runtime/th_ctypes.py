@@ -116,7 +116,6 @@ class Family:
 
     def __init__(self, lib: ctypes.CDLL, prefix: str, api: dict, real: str):
         self._lib, self._prefix, self._api, self.real = lib, prefix, api, real
-        self.prefix = prefix
 
     def _type(self, t):
         if t == R:
@@ -251,6 +250,44 @@ class TH:
         S = self.storage(real)
         buf = (REAL[real] * S.size(s)).from_address(S.constData(s))
         return np.ctypeslib.as_array(buf)
+
+
+class CountingAllocator:
+    """An allocator written in Python, so tests can check that storages use the allocator and the context
+    they were given for every allocation and release of their data."""
+
+    MALLOC = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t)
+    FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+    class Struct(ctypes.Structure):
+        _fields_ = [("malloc", ctypes.c_void_p), ("free", ctypes.c_void_p)]
+
+    def __init__(self):
+        self.live: dict[int, ctypes.Array] = {}
+        self.contexts: list[int] = []
+        self._malloc = self.MALLOC(self.malloc)
+        self._free = self.FREE(self.free)
+        self.struct = self.Struct(ctypes.cast(self._malloc, ctypes.c_void_p),
+                                  ctypes.cast(self._free, ctypes.c_void_p))
+        self.context = ctypes.c_int(42)
+
+    def malloc(self, ctx, size):
+        self.contexts.append(ctx)
+        block = ctypes.create_string_buffer(size)
+        self.live[ctypes.addressof(block)] = block
+        return ctypes.addressof(block)
+
+    def free(self, ctx, ptr):
+        self.contexts.append(ctx)
+        del self.live[ptr]
+
+    @property
+    def pointer(self):
+        return ctypes.addressof(self.struct)
+
+    @property
+    def context_pointer(self):
+        return ctypes.addressof(self.context)
 
 
 def load() -> TH:
