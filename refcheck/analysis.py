@@ -161,6 +161,7 @@ class Analyzer:
         if kind == "stop":
             return []
         out = []
+        cases = self.case_values(node) if kind == "switch" else frozenset()
         for succ in self.g.successors(node):
             edge = self.g.edges[node, succ]
             b = edge.get("branch")
@@ -173,7 +174,7 @@ class Analyzer:
                 label = ("true" if b else "false", data.loc, data.text)
                 out.append((succ, st2, label))
             elif kind == "switch":
-                st2 = self.assume_case(st, data.value, edge, self.case_values(node))
+                st2 = self.assume_case(st, data.value, edge, cases)
                 if st2 is not None:
                     out.append((succ, st2, ("case", data.loc, edge.get("label", ""))))
             else:

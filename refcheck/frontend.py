@@ -77,6 +77,10 @@ def cuda_args() -> tuple[str, ...]:
 
 
 def _index():
+    # libclang parses on a thread of its own with an 8 MiB stack, which deeply nested code
+    # overflows (a segfault). Parsing on the caller's thread uses the engine's big stack instead;
+    # libclang's own crash recovery is not needed, worker processes isolate crashes.
+    os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
     import clang.cindex as ci
 
     return ci.Index.create()

@@ -67,10 +67,6 @@ def test_3000_unbraced_levels_are_checked_without_recursion_error(shapes):
         "unbraced.c:3009:1: error: 't' (acquired by THFloatTensor_new at line 7)")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "analysis.py Analyzer.step calls self.case_values(node) once per successor of a switch node, "
-    "and case_values scans every out-edge: O(cases^2), so a 5,000-case switch hits the 10 s "
-    "function limit ('not fully checked: time limit reached') instead of finding the leak"))
 def test_5000_case_switch_finds_the_leak_in_the_default_arm(shapes):
     assert leak_line(shapes, "switch.c").startswith(
         "switch.c:5011:1: error: 't' (acquired by THFloatTensor_new at line 7)")
@@ -121,10 +117,6 @@ def test_libclang_crash_on_deep_nesting_costs_that_unit_only(deep_raised):
             or "not checked: the worker process died (signal SIGSEGV)" in lines[0]), lines[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "libclang parses on its own 8 MiB 'safety' thread, not on engine.check_unit's 512 MiB one, "
-    "and clang's recursive-descent parser overflows it at ~3,000 nested blocks (SIGSEGV in the "
-    "worker). With LIBCLANG_NOTHREADS=1 set before libclang loads, the unit is checked in 2 s"))
 def test_3000_braced_levels_are_checked_when_clang_allows_them(deep_raised):
     assert leak_line(deep_raised, "deep.c").startswith(
         "deep.c:6009:1: error: 't' (acquired by THFloatTensor_new at line 3007)")
