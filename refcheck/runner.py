@@ -67,7 +67,7 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
             units.append(path)
         else:
             errors.append(ToolError(relative(path, cfg.root),
-                                    f"listed in {os.path.relpath(db.path)} but not found"))
+                                    f"listed in {relative(db.path, cfg.root)} but not found"))
     return units, errors
 
 
@@ -94,13 +94,57 @@ def _precheck(path: str, data: bytes | None, display: str) -> ToolError | None:
 def run(request: Request) -> Report:
     started = time.monotonic()
     cfg = request.config
-    root = cfg.root
+    # A bad baseline is a usage error: say so before spending minutes on the analysis.
+    accepted = baselines.load(request.baseline) if request.baseline and not request.write_baseline else None
     units, errors = units_for(request)
-    hasher = FileHasher()
     cache = Cache(cfg.cache_dir if request.use_cache else None)
+    report = Report(RunResult(root=cfg.root))
+    units, results = _analyze(units, request, cache, report)
+    ordered = _units_not_included(units, results)
+    for r in ordered:
+        errors.extend(r.errors)
+    report.result.files = len(ordered)
+    report.result.functions = sum(r.functions for r in ordered)
+    report.cache_hits = cache.hits
+    if cache.write_error:
+        report.notes.append(f"warning: {cache.write_error}; continuing without caching")
+
+    findings = merge_findings([f for r in ordered for f in r.findings])
+    selection = cfg.selection()
+    findings = selection.apply(findings)
+    sources = SourceCache(cfg.root)
+    suppressions = Suppressions(sources)
+    before = len(findings)
+    findings = suppressions.filter(findings)
+    report.suppressed = before - len(findings)
+    if request.report_unused_suppressions:
+        errors.extend(suppressions.unused(_files_read(ordered, units, cfg.root), selection.selected))
+
+    if request.write_baseline:
+        baselines.write(request.write_baseline, findings, sources)
+        report.notes.append(f"wrote {len(findings)} finding(s) to baseline {request.write_baseline}")
+        report.baselined = len(findings)
+        findings = []
+    elif accepted is not None:
+        before = len(findings)
+        findings = baselines.new_findings(findings, accepted, sources)
+        report.baselined = before - len(findings)
+
+    report.result.findings = findings
+    report.result.errors = sorted(set(errors))
+    report.result.seconds = time.monotonic() - started
+    return report
+
+
+def _analyze(units: list[str], request: Request, cache: Cache,
+             report: Report) -> tuple[list[str], list[UnitResult]]:
+    """A result per unit, from the cache or the workers; units skipped as included by another
+    are left out of both lists."""
+    cfg = request.config
+    root = cfg.root
+    hasher = FileHasher()
     conv = cfg.conventions
     settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
-
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
@@ -118,13 +162,13 @@ def run(request: Request) -> Report:
         else:
             todo.append((i, path, display, args))
 
-    timings: dict[str, float] = {"parse": 0.0, "cfg": 0.0, "analysis": 0.0}
+    timings = report.result.timings
+    timings.update({"parse": 0.0, "cfg": 0.0, "analysis": 0.0})
     # Units another unit includes are dropped from the results (see _units_not_included); once
     # a finished unit is known to include one, it need not be analyzed at all. Shallow paths go
     # first because includers (TH/THTensor.c) sit above what they include (TH/generic/*.c).
     included = _included_by((units[i], r) for i, r in results.items())
     todo.sort(key=lambda t: (t[1].count(os.sep), t[0]))
-    analyzed = 0
     if todo:
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck import pool
@@ -135,59 +179,22 @@ def run(request: Request) -> Report:
         try:
             for outcome in pool.run(jobs, options, request.jobs, cfg.timeout,
                                     skip=lambda job: job.path in included):
-                job = outcome.job
+                job, result = outcome.job, outcome.result
                 # Cache keys and suppression scans need the includes as absolute paths.
-                outcome.result.includes = [os.path.join(root, p) for p in outcome.result.includes]
-                results[job.index] = outcome.result
-                included |= _included_by([(job.path, outcome.result)])
-                analyzed += 1
-                for stage, seconds in outcome.result.timings.items():
+                result.includes = [os.path.join(root, p) for p in result.includes]
+                results[job.index] = result
+                included |= _included_by([(job.path, result)])
+                report.analyzed += 1
+                for stage, seconds in result.timings.items():
                     timings[stage] = timings.get(stage, 0.0) + seconds
                 if outcome.cacheable:
-                    cache.store(keys[job.index], job.path, outcome.result, hasher)
+                    cache.store(keys[job.index], job.path, result, hasher)
                 progress.advance(job.display)
         finally:
             progress.close()
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
-    units = [u for i, u in enumerate(units) if i in results]
-    results = dict(enumerate(r for _, r in sorted(results.items())))
-
-    ordered = _units_not_included(units, [results[i] for i in range(len(units))])
-    for r in ordered:
-        errors.extend(r.errors)
-    findings = merge_findings([f for r in ordered for f in r.findings])
-
-    report = Report(RunResult(root=root, files=len(ordered), timings=timings,
-                              functions=sum(r.functions for r in ordered)))
-    report.cache_hits, report.analyzed = cache.hits, analyzed
-    if cache.write_error:
-        report.notes.append(f"warning: {cache.write_error}; continuing without caching")
-
-    selection = cfg.selection()
-    findings = selection.apply(findings)
-    sources = SourceCache(root)
-    suppressions = Suppressions(sources)
-    before = len(findings)
-    findings = suppressions.filter(findings)
-    report.suppressed = before - len(findings)
-    if request.report_unused_suppressions:
-        errors.extend(suppressions.unused(_files_read(ordered, units, root), selection.selected))
-
-    if request.write_baseline:
-        baselines.write(request.write_baseline, findings, sources)
-        report.notes.append(f"wrote {len(findings)} finding(s) to baseline {request.write_baseline}")
-        report.baselined = len(findings)
-        findings = []
-    elif request.baseline:
-        accepted = baselines.load(request.baseline)
-        before = len(findings)
-        findings = baselines.new_findings(findings, accepted, sources)
-        report.baselined = before - len(findings)
-
-    report.result.findings = findings
-    report.result.errors = sorted(set(errors))
-    report.result.seconds = time.monotonic() - started
-    return report
+    kept = sorted(results)
+    return [units[i] for i in kept], [results[i] for i in kept]
 
 
 def _included_by(pairs) -> set[str]:

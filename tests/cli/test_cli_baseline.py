@@ -70,3 +70,12 @@ def test_bad_baseline_is_a_usage_error(project, content, message):
     r = project.run("check", "--baseline", "b.json", "a.c")
     assert r.code == 2
     assert message in r.err and r.err.count("\n") == 1
+
+
+def test_bad_baseline_is_reported_before_any_analysis(project, fake):
+    from cli_helpers import analyzed
+
+    project.write("a.c", "void f(void) { t = LEAK(1); }\n")
+    project.write("b.json", "[]")
+    assert project.run("check", "--baseline", "b.json", "a.c").code == 2
+    assert analyzed(fake) == []
