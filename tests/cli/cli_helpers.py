@@ -58,8 +58,8 @@ class Project:
         cmd = [sys.executable, str(HERE / "fake_main.py")] if fake else [sys.executable, "-m", "refcheck"]
         full_env = {**os.environ, **(env or {})}
         full_env.pop("CI", None)
-        return subprocess.Popen(cmd + list(args), cwd=self.root, env=full_env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+        streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kw}
+        return subprocess.Popen(cmd + list(args), cwd=self.root, env=full_env, text=True, **streams)
 
     def call(self, *args: str, fake: bool = True, env: dict | None = None, timeout: float = 120) -> Ran:
         p = self.spawn(*args, fake=fake, env=env)

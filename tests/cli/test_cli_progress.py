@@ -51,3 +51,30 @@ def test_no_bar_in_piped_output(project):
         project.write(f"u{i}.c", "void f(void) { SLOW; }\n")
     r = project.call("check", "-j", "1", ".")
     assert "\r" not in r.err and "[" not in r.err
+
+
+def test_bar_on_a_real_terminal_for_a_slow_run(project):
+    import os
+    import pty
+    import select
+
+    for i in range(4):
+        project.write(f"u{i}.c", "void f(void) { SLOW; }\n")
+    master, slave = pty.openpty()
+    p = project.spawn("check", "-j", "1", "--no-cache", ".", stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the run is over
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.communicate(timeout=30)
+    os.close(master)
+    assert b"4/4" in seen and b"\r" in seen, seen
