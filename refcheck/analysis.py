@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from refcheck import ir
 from refcheck.cfg import FunctionCFG
@@ -36,7 +36,9 @@ class Obj:
     site: Location  # where it was acquired (or first retained, for a borrowed object)
     name: str  # the acquiring callee, the parameter or the loaded expression
     node: int  # the CFG node of the site, where reported paths start
-    released_at: Location | None = None
+    # Where the last reference was released: for messages only, so not part of the state's
+    # identity (else every arm of an else-if chain that frees would make a new state at each join).
+    released_at: Location | None = field(default=None, compare=False)
     deps: frozenset = frozenset()  # for loaded objects: the variables the loaded expression uses
     link: str = ""  # for a realloc result that may fail: the old block, released once this is non-NULL
 

@@ -78,10 +78,6 @@ def test_5000_case_switch_is_never_silently_skipped(shapes):
     assert "[RC001 leak]" in lines[0] or "function 'dispatch' not fully checked" in lines[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "states are not merged when they differ only in facts about the switch-like variable "
-    "('=c'/'!c'): an else-if chain of n arms explores O(n^2) states (400 arms: 82,609), so 3,000 "
-    "arms exceed the 50,000-state bound instead of finding the leak"))
 def test_3000_arm_else_if_chain_finds_the_leak(shapes):
     assert leak_line(shapes, "chain.c").startswith(
         "chain.c:3009:1: error: 't' (acquired by THFloatTensor_new at line 7)")
