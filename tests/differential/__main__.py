@@ -18,6 +18,7 @@ import click
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from .compare import Disagreement, alone, check_batch, disagreement_class, shrink, unexpected_errors
+from .oracle import LITERAL, REPORTED
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
 
 PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, LOOPS)}
@@ -30,11 +31,15 @@ PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, LOOPS)}
               help="Seed of the generation; the same seed gives the same functions.")
 @click.option("--batch", default=40, show_default=True, type=click.IntRange(1, 500),
               help="Functions per parsed file.")
+@click.option("--reported", is_flag=True,
+              help="Compare with the oracle under every reported reading (oracle.Readings), "
+                   "so that only disagreements nobody has reported yet remain.")
 @click.option("--profile", "profile_name", default="full", show_default=True,
               type=click.Choice(sorted(PROFILES)),
               help="Statement kinds to use; 'loops' is checked for clean termination only.")
-def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
+def main(count: int, seed_value: int, batch: int, profile_name: str, reported: bool) -> None:
     profile = PROFILES[profile_name]
+    readings = REPORTED if reported else LITERAL
     compare = not profile.loops
     classes: dict[frozenset, list[Disagreement]] = {}
     errors: list[str] = []
@@ -50,7 +55,8 @@ def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
     def explore(functions):
         nonlocal checked
         try:
-            result = check_batch(functions, workdir, compare=compare, unwind=profile.unwind)
+            result = check_batch(functions, workdir, compare=compare, unwind=profile.unwind,
+                                 readings=readings)
         except Exception as e:  # refcheck crashing is a finding too: keep the file, go on
             kept = os.path.join(workdir, f"crash{len(crashes)}.c")
             shutil.copy(os.path.join(workdir, "unit.c"), kept)

@@ -23,6 +23,7 @@ disagreement on one of them is a question about the contract, not necessarily a 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
@@ -45,19 +46,22 @@ class Readings:
 
     # A: `if (!t)` on a NULL constant is a fresh opaque condition each time it is tested.
     uncorrelated_null_constants: bool = False
-    # B: a parameter is never released or consumed, only its owned references are: releasing
-    # it without one is RC006 every time, and using it afterwards is fine (the caller's
-    # reference keeps it alive).
-    parameters_stay_borrowed: bool = False
+    # B: `retain(p); free(p);` leaves p borrowed as before (the caller's reference keeps it
+    # alive): using it is fine and releasing it again is RC006, not RC002.
+    retained_parameter_borrowed_again: bool = False
     # C: consuming a reference that was already consumed is RC002, not RC008.
     second_consume_is_rc002: bool = False
     # D: releasing a reference after handing it over to memory is RC006.
     handed_over_is_borrowed: bool = False
-    # E: returning a released or consumed reference is a use (RC003).
+    # E: returning a released or consumed reference is a use (RC003), also instead of RC005.
     return_is_use: bool = False
+    # F: consuming an already released reference (RC002) does not make it consumed, so a
+    # later release is RC002 again rather than RC008.
+    consume_after_release_stays_released: bool = False
 
 
 LITERAL = Readings()
+REPORTED = Readings(**{f.name: True for f in dataclasses.fields(Readings)})
 
 
 @dataclass(eq=False)
@@ -251,16 +255,24 @@ class Execution:
         if obj is None:
             return  # freeing NULL is allowed
         r = self.readings
+        fault = None
         if obj.owned > 0:
             obj.owned -= 1
+            if obj.param and r.retained_parameter_borrowed_again:
+                if obj.owned == 0:
+                    obj.released = obj.consumed = False  # back to the caller's reference only
+                return
         elif obj.consumed:
-            self.report("RC002" if consume and r.second_consume_is_rc002 else "RC008", line)
+            fault = "RC002" if consume and r.second_consume_is_rc002 else "RC008"
         elif obj.released:
-            self.report("RC002", line)
+            fault = "RC002"
+            if consume and r.consume_after_release_stays_released:
+                self.report(fault, line)
+                return
         elif obj.param or (obj.handed and r.handed_over_is_borrowed):
-            self.report("RC006", line)
-        if obj.param and r.parameters_stay_borrowed:
-            return
+            fault = "RC006"
+        if fault:
+            self.report(fault, line)
         if consume:
             obj.consumed = True
         else:
