@@ -18,7 +18,7 @@ from refcheck.compdb import CompileDatabase
 from refcheck.config import Config
 from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
-from refcheck.sources import HEADER_EXTENSIONS, discover, excluded, relative
+from refcheck.sources import discover, excluded, relative
 from refcheck.reporters.source import SourceCache
 from refcheck.suppressions import Suppressions
 
@@ -58,9 +58,8 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):
-        lower = path.lower()
-        if lower.endswith(HEADER_EXTENSIONS) or not lower.endswith(exts):
-            continue
+        if not path.lower().endswith(exts):
+            continue  # headers some generators list, and anything that is not ours to parse
         if excluded(path, cfg.root, cfg.exclude):
             continue
         if os.path.isfile(path):
