@@ -411,6 +411,11 @@ class Analyzer:
             st2 = st.copy()
             st2.objs[oid] = replace(o, null=NULL, owned=0, gone="", link="")
             return st2
+        if isinstance(cond, ir.SameObject):
+            a, b = st.env.get(cond.a), st.env.get(cond.b)
+            if a is not None and a == b:  # one object: equal, whatever else we do not know
+                return st.copy() if taken else None
+            return st.copy()
         if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
             decided = self.assume_simple(st, cond.simple, taken)
             if decided is False:

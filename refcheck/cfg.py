@@ -786,6 +786,13 @@ class Builder:
                         yes, no = (f, t) if op == "==" else (t, f)
                         self.test(c, v, yes, no, pointer=True, mark=mark)
                         return
+                if is_pointer(lhs.type) and is_pointer(rhs.type):
+                    mark = len(self.pending_temps)
+                    a, b = self.value(lhs), self.value(rhs)
+                    if a not in (None, NULL) and b not in (None, NULL):
+                        yes, no = (t, f) if op == "==" else (f, t)
+                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark)
+                        return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
         if value is not None and not has_side_effects(c):
@@ -806,6 +813,8 @@ class Builder:
         loc = location(c)
         if pointer and v not in (None, NULL):
             cond = ir.NullTest(v)
+        elif isinstance(fact, ir.SameObject):
+            cond = fact
         elif fact is not None:
             cond = fact
         else:

@@ -34,7 +34,9 @@ def _node_lines(cfg: FunctionCFG, n: int) -> list[str]:
     lines += [ir.describe(op, cfg.names) for op in d.ops]
     if d.kind == "branch":
         cond = d.cond
-        if isinstance(cond, ir.NullTest):
+        if isinstance(cond, ir.SameObject):
+            lines.append(f"if {cfg.names.get(cond.a, cond.a)} == {cfg.names.get(cond.b, cond.b)}  ({d.text})")
+        elif isinstance(cond, ir.NullTest):
             lines.append(f"if {cfg.names.get(cond.var, cond.var)} != NULL  ({d.text})")
         else:
             lines.append(f"if {d.text}" + ("  [correlated]" if isinstance(cond, ir.Fact) else ""))

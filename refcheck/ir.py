@@ -130,6 +130,14 @@ class NullTest:
 
 
 @dataclass(frozen=True)
+class SameObject:
+    """True edge: a and b are the same pointer. Decided only when both hold the same object."""
+
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class Fact:
     """A side-effect-free condition that, retested with its variables unchanged, gives the same answer."""
 
