@@ -1,0 +1,102 @@
+"""The frontend alone: builtin headers, languages, parse errors, definitions."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from refcheck import headers
+from refcheck.engine import Settings, check_unit
+from refcheck.frontend import FrontendError, parse
+
+
+@pytest.fixture
+def fresh_headers(monkeypatch):
+    headers.find_builtin_headers.cache_clear()
+    monkeypatch.delenv("REFCHECK_RESOURCE_DIR", raising=False)
+    yield monkeypatch
+    headers.find_builtin_headers.cache_clear()
+
+
+def test_a_clang_resource_dir_is_found_and_stddef_resolves(tmp_path):
+    found = headers.find_builtin_headers()
+    assert found.origin in ("clang", "gcc"), found
+    src = tmp_path / "a.c"
+    src.write_text("#include <stddef.h>\n#include <stdarg.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                   "size_t f(void) { return offsetof(struct { int a; int b; }, b); }\n")
+    parsed = parse(str(src), [])
+    assert parsed.errors == [] and not parsed.partial
+    assert [f.spelling for f in parsed.functions] == ["f"]
+
+
+def test_gcc_headers_are_the_fallback_with_a_warning(fresh_headers, tmp_path):
+    gcc = tmp_path / "gcc" / "x86_64-linux-gnu" / "12" / "include"
+    gcc.mkdir(parents=True)
+    (gcc / "stddef.h").write_text("/* stand-in */\n")
+    fresh_headers.setattr(headers, "RESOURCE_GLOBS", (str(tmp_path / "none" / "*"),))
+    fresh_headers.setattr(headers, "GCC_GLOBS", (str(tmp_path / "gcc" / "*" / "*" / "include"),))
+    found = headers.find_builtin_headers()
+    assert found.origin == "gcc" and found.args == ("-isystem", str(gcc))
+    assert "libclang-common" in found.note
+
+
+def test_no_headers_at_all_is_said_clearly(fresh_headers, tmp_path):
+    fresh_headers.setattr(headers, "RESOURCE_GLOBS", (str(tmp_path / "none" / "*"),))
+    fresh_headers.setattr(headers, "GCC_GLOBS", (str(tmp_path / "none2" / "*"),))
+    found = headers.find_builtin_headers()
+    assert found.origin == "none" and "stddef.h" in found.note and "apt-get install" in found.note
+
+
+def test_an_override_that_is_not_a_resource_dir_is_refused(fresh_headers, tmp_path):
+    fresh_headers.setenv("REFCHECK_RESOURCE_DIR", str(tmp_path))
+    found = headers.find_builtin_headers()
+    assert found.origin == "none" and str(tmp_path) in found.note
+
+
+def test_parse_errors_are_tool_errors_and_parsed_functions_are_still_checked(tmp_path):
+    src = tmp_path / "broken.c"
+    src.write_text("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
+                   "void ok(void) { T *t = T_new(); }\n"
+                   "void bad(void) { int x = ; }\n")
+    result = check_unit(str(src), Settings(root=str(tmp_path)))
+    assert any(e.file == "broken.c" and e.line == 5 and "expected expression" in e.message
+               for e in result.errors)
+    assert [(f.rule, f.location.line) for f in result.findings] == [("RC001", 4)]
+    assert "partial parse" in result.findings[0].message
+
+
+def test_a_missing_header_is_reported_with_its_name(tmp_path):
+    src = tmp_path / "m.c"
+    src.write_text('#include "nowhere.h"\nint f(void) { return 0; }\n')
+    result = check_unit(str(src), Settings(root=str(tmp_path)))
+    assert any("nowhere.h" in e.message and e.file == "m.c" for e in result.errors)
+
+
+def test_binary_and_missing_files_are_refused_with_a_reason(tmp_path):
+    blob = tmp_path / "blob.c"
+    blob.write_bytes(b"\x7fELF\x00\x00\x01")
+    with pytest.raises(FrontendError, match="binary"):
+        parse(str(blob), [])
+    with pytest.raises(FrontendError, match="no such file"):
+        parse(str(tmp_path / "nope.c"), [])
+
+
+def test_cuda_units_parse_kernels_and_launches(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+                   " if (i < n) p[i] = 0; }\n"
+                   "int run(float *p, int n) { k<<<(n + 255) / 256, 256>>>(p, n);"
+                   " return cudaGetLastError() == cudaSuccess ? 0 : -1; }\n")
+    parsed = parse(str(src), [])
+    assert parsed.errors == [], parsed.errors
+    assert [f.spelling for f in parsed.functions] == ["k", "run"]
+
+
+def test_headers_are_checked_through_the_units_that_include_them(tmp_path):
+    (tmp_path / "h.h").write_text("typedef struct T T;\nT *T_new(void);\n"
+                                  "static inline void leaky(void) { T *t = T_new(); }\n")
+    (tmp_path / "u.c").write_text('#include "h.h"\nint main(void) { leaky(); return 0; }\n')
+    result = check_unit(str(tmp_path / "u.c"), Settings(root=str(tmp_path)))
+    assert [(f.location.file, f.location.line) for f in result.findings] == [("h.h", 3)]
+    assert os.path.join(str(tmp_path), "h.h") not in result.includes and "h.h" in result.includes
