@@ -76,8 +76,11 @@ def clang_analyze(corpus: str, units: list[str]) -> PeerRun | str:
         return "clang not installed (apt-get install -y clang-16): skipped"
     version = run([exe, "--version"], cwd=corpus).stdout.splitlines()[0]
     seconds, locations, failed = 0.0, [], 0
-    # Optimistic mode makes unix.Malloc honour ownership_returns/ownership_takes.
+    # Optimistic mode makes unix.Malloc honour ownership_returns/ownership_takes; without
+    # analyze-headers the analyzer skips every function outside the main file, which in TH is
+    # all of them (they live in generic/*.c, included through THGenerateAllTypes.h).
     base = [exe, "--analyze", "-DTHB_OWNERSHIP", "-Iinclude", "-I.", "-std=gnu11",
+            "-Xclang", "-analyzer-opt-analyze-headers",
             "-Xclang", "-analyzer-config", "-Xclang", "unix.DynamicMemoryModeling:Optimistic=true",
             "-Xclang", "-analyzer-checker=unix.Malloc", "--analyzer-output", "text",
             "-o", os.devnull]
