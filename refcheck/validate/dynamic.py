@@ -163,5 +163,7 @@ class DynamicChecker:
             return "confirmed", evidence
         if done.returncode != 0:
             failed = [ln for ln in done.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
-            return "clean", "tests failed, with no ownership symptom: " + (failed[0] if failed else "")[:200]
+            tail = " ".join((done.stdout + done.stderr).split())[-300:]
+            return "clean", (f"tests failed (exit {done.returncode}) with no ownership symptom: "
+                             + (failed[0][:200] if failed else tail))
         return "clean", "reached; every test passed with no sanitizer report and no live object"
