@@ -5,6 +5,7 @@ runner must survive (a crashing or hanging unit, Ctrl-C) and for counting how of
 analyzed. Markers, one per line:
   LEAK            an RC001 finding on this line
   LEAK_IF_<NAME>  the same, only when -D<NAME> is among the unit's clang arguments
+  LEAK_IF_ARG[x]  the same, only when x is one of the unit's clang arguments
   CRASH           the worker dies of SIGSEGV, as when libclang crashes
   HANG            the worker sleeps for an hour
   SLOW            the unit takes half a second
@@ -42,7 +43,10 @@ def check_unit(path: str, settings) -> UnitResult:
             time.sleep(3600)
         if "SLOW" in text:
             time.sleep(0.5)
-        conditional = re.search(r"LEAK_IF_(\w+)", text)
+        wanted_arg = re.search(r"LEAK_IF_ARG\[([^\]]*)\]", text)
+        if wanted_arg and wanted_arg.group(1) not in settings.clang_args:
+            continue
+        conditional = re.search(r"LEAK_IF_(?!ARG\[)(\w+)", text)
         if conditional and f"-D{conditional.group(1)}" not in settings.clang_args:
             continue
         if "LEAK" in text:

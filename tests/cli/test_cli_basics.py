@@ -182,3 +182,28 @@ def test_real_process_exit_codes(project):
     project.write("a.c", LEAKY)
     assert project.call("check", "a.c").code == 1
     assert project.call("check", "missing.c").code == 2
+
+
+def test_each_parser_option_becomes_a_clang_argument(project, fake):
+    inc = str(project.root / "inc")
+    for args, expected in [
+        (["-I", "inc"], f"-I{inc}"),
+        (["-Iinc"], f"-I{inc}"),
+        (["-U", "NDEBUG"], "-UNDEBUG"),
+        (["--std", "c99"], "-std=c99"),
+        (["--std=gnu11"], "-std=gnu11"),
+        (["--clang-arg", "-fms-extensions"], "-fms-extensions"),
+        (["--clang-arg=-w"], "-w"),
+    ]:
+        project.write("a.c", f"void f(void) {{ LEAK_IF_ARG[{expected}]; }}\n")
+        assert project.run("check", "--no-cache", *args, "a.c").code == 1, (args, expected)
+        assert project.run("check", "--no-cache", "a.c").code == 0, args
+
+
+def test_configuration_parser_keys_become_clang_arguments(project, fake):
+    project.write("refcheck.toml", "include-dirs = ['inc']\ndefines = ['A=1']\nundefines = ['B']\n"
+                                   "std = 'c11'\nclang-args = ['-w']\n")
+    inc = str(project.root / "inc")
+    for expected in (f"-I{inc}", "-DA=1", "-UB", "-std=c11", "-w"):
+        project.write("a.c", f"void f(void) {{ LEAK_IF_ARG[{expected}]; }}\n")
+        assert project.run("check", "--no-cache", "a.c").code == 1, expected
