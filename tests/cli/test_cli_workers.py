@@ -91,7 +91,12 @@ def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     for i in range(12):
         project.write(f"u{i:02}.c", "void f(void) { t = LEAK(1); SLOW; }\n")
     p = project.spawn("check", "-j", "2", ".", start_new_session=True)
-    time.sleep(2.0)
+    # Interrupt once some units are done and others are running (not on a fixed sleep: the
+    # machine may be busy).
+    entries_dir = project.root / ".refcheck_cache" / "entries"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(entries_dir.glob("*.json")):
+        time.sleep(0.05)
     # As a terminal does: SIGINT to the whole process group, workers included.
     import os
     os.killpg(p.pid, signal.SIGINT)
