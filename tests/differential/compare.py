@@ -131,12 +131,12 @@ def _smaller_bodies(body: tuple, top: bool, returns: str):
             for branch in (s.then, s.orelse or ()):
                 yield body[:i] + branch + body[i + 1:]
             if s.orelse is not None:
-                yield body[:i] + (If(s.cond, s.then, None),) + body[i + 1:]
+                yield body[:i] + (dataclasses.replace(s, orelse=None),) + body[i + 1:]
             for sub in _smaller_bodies(s.then, False, returns):
-                yield body[:i] + (If(s.cond, sub, s.orelse),) + body[i + 1:]
+                yield body[:i] + (dataclasses.replace(s, then=sub),) + body[i + 1:]
             if s.orelse is not None:
                 for sub in _smaller_bodies(s.orelse, False, returns):
-                    yield body[:i] + (If(s.cond, s.then, sub),) + body[i + 1:]
+                    yield body[:i] + (dataclasses.replace(s, orelse=sub),) + body[i + 1:]
         if isinstance(s, NullCheck) and s.ret.value not in (None, "NULL", "0"):
             yield body[:i] + (NullCheck(s.target, Return("NULL")),) + body[i + 1:]
         if isinstance(s, Return) and s.value not in (None, "NULL", "0"):

@@ -57,7 +57,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
              "release", "if", "return", "discard"]
     if profile.null_checks:
-        kinds += ["nullcheck", "nullcheck"]
+        kinds += ["nullcheck", "nullcheck", "nullif"]
     if profile.retain:
         kinds.append("retain")
     if profile.gotos:
@@ -69,7 +69,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     if profile.loops:
         kinds += ["while", "for"] + (["break"] if in_loop else [])
     if depth >= profile.max_depth:
-        kinds = [k for k in kinds if k not in ("if", "while", "for")]
+        kinds = [k for k in kinds if k not in ("if", "nullif", "while", "for")]
     kind = draw(st.sampled_from(kinds))
 
     def block(loop: bool):
@@ -91,6 +91,12 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         then = block(in_loop)
         orelse = block(in_loop) if draw(st.booleans()) else None
         return If(cond, then, orelse)
+    if kind == "nullif":  # if (x) free(x); and friends: the null edge joins the other
+        target = draw(st.sampled_from(pointers))
+        positive = draw(st.booleans())
+        then = block(in_loop)
+        orelse = block(in_loop) if draw(st.booleans()) else None
+        return If(target, then, orelse, positive)
     if kind == "return":
         return draw(returns_for(returns, pointers))
     if kind == "discard":

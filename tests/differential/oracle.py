@@ -215,9 +215,13 @@ class Execution:
                 if self.null_test(s.target):
                     self.do_return(s.ret, line)
             elif isinstance(s, If):
-                if s.cond not in self.conds:
-                    self.conds[s.cond] = self.choose()
-                if self.conds[s.cond]:
+                if isinstance(s.cond, str):
+                    taken = self.null_test(s.cond) != s.positive
+                else:
+                    if s.cond not in self.conds:
+                        self.conds[s.cond] = self.choose()
+                    taken = self.conds[s.cond]
+                if taken:
                     jump = self.block(s.then, here + ("then",))
                 else:
                     jump = self.block(s.orelse or (), here + ("else",))

@@ -6,7 +6,7 @@ statement per line makes "the primary line of a finding" mean the same thing to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # Local pointers are "t0".."t3"; "p" is the borrowed THFloatTensor* parameter.
 NVARS = 4
@@ -70,9 +70,17 @@ class NullCheck:
 
 @dataclass(frozen=True)
 class If:
-    cond: int  # if (cN) { ... } else { ... }
+    # An int N: if (cN) { ... } else { ... }.  A pointer name x: the null test if (!x) { ... },
+    # or if (x) { ... } when `positive`.
+    cond: int | str
     then: tuple
     orelse: tuple | None = None
+    positive: bool = False
+
+    def text(self) -> str:
+        if isinstance(self.cond, int):
+            return f"if (c{self.cond}) {{"
+        return f"if ({'' if self.positive else '!'}{self.cond}) {{"
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,8 @@ def variables(body: tuple) -> set[str]:
                     names.add(v)
             if isinstance(s, NullCheck):
                 visit((s.ret,))
+            if isinstance(s, If) and isinstance(s.cond, str) and s.cond.startswith("t"):
+                names.add(s.cond)
             if isinstance(s, Return) and s.value and s.value.startswith("t"):
                 names.add(s.value)
             for _, sub in children(s):
@@ -231,7 +241,7 @@ def emit_function(fn: Function, first_line: int) -> tuple[list[str], Layout]:
         for i, s in enumerate(stmts):
             here = path + (i,)
             if isinstance(s, If):
-                layout.lines[here] = line(f"if (c{s.cond}) {{", depth)
+                layout.lines[here] = line(s.text(), depth)
                 block(s.then, here + ("then",), depth + 1)
                 if s.orelse is not None:
                     line("} else {", depth)
@@ -302,7 +312,8 @@ def place_labels(body: tuple) -> tuple:
             if isinstance(s, Goto):
                 s = Goto(ahead=s.ahead, label=target(top, s.ahead))
             elif isinstance(s, If):
-                s = If(s.cond, fix(s.then, top), None if s.orelse is None else fix(s.orelse, top))
+                s = replace(s, then=fix(s.then, top),
+                            orelse=None if s.orelse is None else fix(s.orelse, top))
             elif isinstance(s, While):
                 s = While(s.cond, fix(s.body, top))
             elif isinstance(s, For):

@@ -158,3 +158,10 @@ def test_null_test_of_a_null_constant_is_an_opaque_condition():
     body = [NullCheck("t1", Return("NULL")), NEW("t0"), Assign("t1", "NULL"),
             NullCheck("t1", Return("t0")), Release("t0"), Return("t2")]
     assert run(body) == {("RC004", "if (!t1) return t0;")}
+
+
+def test_null_test_with_a_block_joins_the_two_edges():
+    assert run([NEW("t0"), If("t0", (Release("t0"),), positive=True)], returns="void") == set()
+    assert run([NEW("t0"), If("t0", (Release("t0"),))], returns="void") == {("RC001", "}")}
+    body = [NEW("t0"), If("t0", (Return("NULL"),)), Return("t0")]
+    assert run(body, name="newThing") == set()
