@@ -41,6 +41,9 @@ class Obj:
     released_at: Location | None = field(default=None, compare=False)
     deps: frozenset = frozenset()  # for loaded objects: the variables the loaded expression uses
     link: str = ""  # for a realloc result that may fail: the old block, released once this is non-NULL
+    # References stored into memory without one being owned (`self->storage = storage;`): a later
+    # retain of the object pays for the stored copy instead of giving us an owned reference.
+    debt: int = 0
 
 
 class Bound(Exception):
@@ -173,7 +176,8 @@ class Analyzer:
                     continue
                 for op in data.post:
                     self.apply(st2, op, node, -1, here)
-                label = ("true" if b else "false", data.loc, data.text)
+                shown = edge.get("shown", b)
+                label = ("true" if shown else "false", data.loc, data.text)
                 out.append((succ, st2, label))
             elif kind == "switch":
                 st2 = self.assume_case(st, data.value, edge, cases)
@@ -210,11 +214,18 @@ class Analyzer:
                 if o.owned == 0 and o.gone and o.null != NULL:
                     self.report("RC003", op.loc, st, oid, trace, "retained here after release")
                 o = st.objs[oid]
+                if o.debt:  # this retain is the stored copy's reference, not ours
+                    st.objs[oid] = replace(o, debt=0)
+                    return
                 site = o.site if o.origin == "acquire" or o.owned else op.loc
                 node_ = o.node if o.origin == "acquire" or o.owned else node
                 st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone="", site=site, node=node_,
                                        origin=o.origin if o.origin == "acquire" else "retain")
         elif t is ir.Load:
+            stored = st.facts.get("@" + op.key) if op.key else None
+            if stored is not None and stored in st.objs:
+                self.bind(st, op.dst, stored, op.loc, trace, overwrite=False)
+                return
             oid = f"f:{op.key}" if op.key else self.fresh(st, f"l{node}.{index}")
             if oid not in st.objs:
                 st.objs[oid] = Obj(0, "", MAYBE, "field", op.loc, op.what, node, deps=op.deps)
@@ -225,8 +236,16 @@ class Analyzer:
                 o = st.objs[oid]
                 if o.owned:
                     st.objs[oid] = replace(o, owned=o.owned - 1)
+                else:
+                    st.objs[oid] = replace(o, debt=1)
             if op.target:
                 self.forget(st, f"f:{op.target}")
+                # Until the location or its address changes, loading it gives back what was stored.
+                if oid is not None:
+                    st.facts["@" + op.target] = oid
+                    self.fact_vars["@" + op.target] = op.deps
+                else:
+                    st.facts.pop("@" + op.target, None)
         elif t is ir.Escape:
             oid = st.env.pop(op.var, None)
             self.invalidate(st, op.var)

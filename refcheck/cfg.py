@@ -595,7 +595,8 @@ class Builder:
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         self.lvalue_base(target)
         key = fact_key(target, self)
-        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else ""))
+        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
+                           frozenset(expr_vars(target, self))))
         return src
 
     def conditional(self, c):
@@ -791,7 +792,8 @@ class Builder:
                     a, b = self.value(lhs), self.value(rhs)
                     if a not in (None, NULL) and b not in (None, NULL):
                         yes, no = (t, f) if op == "==" else (f, t)
-                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark)
+                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark,
+                                  shown_inverted=op == "!=")
                         return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
@@ -809,7 +811,8 @@ class Builder:
         else:
             self.test(c, None, t, f, pointer=False, mark=mark)
 
-    def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0) -> None:
+    def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
+             shown_inverted: bool = False) -> None:
         loc = location(c)
         if pointer and v not in (None, NULL):
             cond = ir.NullTest(v)
@@ -826,6 +829,9 @@ class Builder:
         del self.pending_temps[mark:]
         self.edge(n, t, True)
         self.edge(n, f, False)
+        if shown_inverted:  # the node tests a == b for the source's a != b: notes quote the source
+            self.g.edges[n, t]["shown"] = False
+            self.g.edges[n, f]["shown"] = True
         self.cur = None
 
 

@@ -90,6 +90,7 @@ class Store(Op):
 
     var: str | None
     target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
+    deps: frozenset = frozenset()  # the local variables the target's address depends on
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
-from refcheck.model import UnitResult
+from refcheck.model import ToolError, UnitResult
 from refcheck.validate.layout import Runtime
 from refcheck.validate.mutants import Mutant
 
@@ -40,7 +40,7 @@ def check_functions(path: str, settings, names: set[str]) -> UnitResult:
     from refcheck.analysis import analyze
     from refcheck.cfg import build_cfg
     from refcheck.frontend import FrontendError, parse
-    from refcheck.model import ToolError, merge_findings
+    from refcheck.model import merge_findings
 
     def work() -> UnitResult:
         rel = engine._relative(path, settings.root)
@@ -91,8 +91,6 @@ def check_functions(path: str, settings, names: set[str]) -> UnitResult:
         sys.setrecursionlimit(old_limit)
     out = box[0] if box else RuntimeError("no result")
     if isinstance(out, BaseException):
-        from refcheck.model import ToolError
-
         return UnitResult(path, errors=[ToolError(path, f"internal error: {type(out).__name__}: {out}")])
     return out
 
