@@ -98,7 +98,9 @@ class DynamicChecker:
 
     def _suite(self, build_dir: str, extra_env: dict, ignore: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
         env = {**os.environ, **extra_env, BUILD_ENV: build_dir}
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", self.tests]
+        # --capture=sys: with fd capture, an ASan report printed just before the process dies
+        # would go to pytest's capture file and never be shown.
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "--capture=sys", "-p", "no:cacheprovider", self.tests]
         for name in ("test_runtime_sanitizers.py", *ignore):
             cmd += ["--ignore", os.path.join(self.tests, name)]
         try:
