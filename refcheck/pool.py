@@ -49,8 +49,11 @@ class Outcome:
 
 
 def _worker(conn, options: Options) -> None:
-    # Ctrl-C reaches the whole process group; the parent decides, and kills us.
+    # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
+    # blocked from the parent (see _Worker); ignore it before letting it through.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # The parent's SIGTERM handler raises into the interpreter; a worker should just die.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not os.environ.get("REFCHECK_DEBUG"):
@@ -86,7 +89,16 @@ class _Worker:
     def __init__(self, ctx, options: Options) -> None:
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_worker, args=(child, options), daemon=True)
-        self.process.start()
+        # Ctrl-C between fork and the worker's SIG_IGN would raise KeyboardInterrupt in the
+        # child and print its traceback: keep SIGINT blocked (pending) across the fork.
+        if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+            self.process.start()
+        else:
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                self.process.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         child.close()
         self.job: Job | None = None
         self.started = 0.0

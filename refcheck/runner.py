@@ -175,9 +175,10 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         jobs = [pool.Job(*t) for t in todo]
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
         progress = Progress(len(jobs), request.progress)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout,
+                            skip=lambda job: job.path in included)
         try:
-            for outcome in pool.run(jobs, options, request.jobs, cfg.timeout,
-                                    skip=lambda job: job.path in included):
+            for outcome in outcomes:
                 job, result = outcome.job, outcome.result
                 # Cache keys and suppression scans need the includes as absolute paths.
                 result.includes = [os.path.join(root, p) for p in result.includes]
@@ -190,6 +191,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     cache.store(keys[job.index], job.path, result, hasher)
                 progress.advance(job.display)
         finally:
+            # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
+            outcomes.close()
             progress.close()
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)

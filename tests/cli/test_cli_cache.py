@@ -15,7 +15,7 @@ LEAKY = '#include "a.h"\nvoid f(void) {\n  t = LEAK(1);\n}\n'
 
 
 def entries(project) -> list:
-    return sorted((project.root / ".refcheck_cache" / "entries").glob("*.json"))
+    return sorted((project.root / ".refcheck_cache" / "entries").glob("[!.]*.json"))
 
 
 def test_warm_run_does_not_call_the_engine_and_prints_the_same(project, fake):

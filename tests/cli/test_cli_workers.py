@@ -95,7 +95,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     # machine may be busy).
     entries_dir = project.root / ".refcheck_cache" / "entries"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(entries_dir.glob("*.json")):
+    while time.monotonic() < deadline and not list(entries_dir.glob("[!.]*.json")):
         time.sleep(0.05)
     # As a terminal does: SIGINT to the whole process group, workers included.
     import os
@@ -105,7 +105,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     assert p.returncode == 130, err
     assert time.monotonic() - started < 5
     assert "interrupted" in err and "Traceback" not in err
-    entries = list((project.root / ".refcheck_cache" / "entries").glob("*.json"))
+    entries = list((project.root / ".refcheck_cache" / "entries").glob("[!.]*.json"))
     assert entries  # some units finished before the interrupt
     for e in entries:
         assert json.loads(e.read_text())["format"] == 1
