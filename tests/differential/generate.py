@@ -38,6 +38,8 @@ class Profile:
 CORE = Profile(name="core", retain=False, gotos=False, errors=False, handovers=False)
 FULL = Profile()
 UNWIND = Profile(name="unwind", unwind=True)
+# Longer and deeper: more joins of differing states, for the stress run (slower oracle).
+BIG = Profile(name="big", max_top=14, max_block=5, max_depth=3)
 LOOPS = Profile(name="loops", loops=True)
 
 

@@ -51,13 +51,17 @@ class Readings:
     retained_parameter_borrowed_again: bool = False
     # C: consuming a reference that was already consumed is RC002, not RC008.
     second_consume_is_rc002: bool = False
-    # D: releasing a reference after handing it over to memory is RC006.
+    # D: handing the last owned reference over to memory makes it borrowed: a release is then
+    # RC006 (not RC002, even if it had been released before) and a use is fine.
     handed_over_is_borrowed: bool = False
     # E: returning a released or consumed reference is a use (RC003), also instead of RC005.
     return_is_use: bool = False
     # F: consuming an already released reference (RC002) does not make it consumed, so a
     # later release is RC002 again rather than RC008.
     consume_after_release_stays_released: bool = False
+    # G: storing a pointer the function does not own into memory gives the next retain of it
+    # to memory too (TH's `self->storage = s; THStorage_retain(s);`): no RC001 for it.
+    store_then_retain_hands_over: bool = False
 
 
 LITERAL = Readings()
@@ -73,6 +77,7 @@ class Obj:
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
     handed: bool = False  # a reference to it was stored into memory
+    pending_stores: int = 0  # stores made while not owned (reading G)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -199,10 +204,17 @@ class Execution:
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
                     obj.handed = True
+                    if obj.owned == 0 and self.readings.handed_over_is_borrowed:
+                        obj.released = obj.consumed = False
+                elif obj is not None:
+                    obj.pending_stores += 1
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
-                if obj is not None:
+                if obj is not None and obj.pending_stores and \
+                        self.readings.store_then_retain_hands_over:
+                    obj.pending_stores -= 1
+                elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
                 self.assign(s.var, self.value(s.source), line,

@@ -65,6 +65,11 @@ REPORTED_CASES = {
         "makeThing", [Acquire("t0"), Release("t0"), Move("t0"), Release("t0")],
         "the move after the release (RC002) is still a consume, so the last free is RC008; "
         "refcheck reports RC002 again"),
+    "G store_then_retain_hands_over": (
+        "makeThing", [Store("p"), Retain()],
+        "g_keep = p hands over nothing (p is borrowed), so the retain after it must be released "
+        "(RC001 at the return); refcheck gives the retained reference to memory, as in TH's "
+        "`self->storage = s; THStorage_retain(s);` idiom (which the oracle's reading would flag)"),
 }
 
 
