@@ -1,3 +1,20 @@
-from refcheck.cli import main
+"""`python -m refcheck` and the `refcheck` console script.
 
-main()
+The CLI is imported inside the guard so that Ctrl-C while Python is still importing (libclang,
+click) ends with the same exit code and one line as Ctrl-C during a run, not a traceback.
+"""
+
+import sys
+
+
+def run() -> None:
+    try:
+        from refcheck.cli import main
+    except KeyboardInterrupt:
+        print("refcheck: interrupted", file=sys.stderr)
+        sys.exit(130)
+    main()
+
+
+if __name__ == "__main__":
+    run()
