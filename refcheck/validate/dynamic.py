@@ -139,6 +139,10 @@ class DynamicChecker:
 
     # --- one mutant ---------------------------------------------------------------------------
 
+    @staticmethod
+    def applies(mutant: Mutant) -> bool:
+        return mutant.kind != "rename-new" and mutant.file.startswith("runtime/TH/")
+
     def check(self, mutant: Mutant, sources: dict[str, bytes]) -> tuple[str, str]:
         if mutant.kind == "rename-new":
             return "skipped", "a naming rule: nothing to observe at run time"

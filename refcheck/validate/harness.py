@@ -93,7 +93,7 @@ def run(options: Options, progress=None) -> dict:
 
             try:
                 checker = DynamicChecker(runtime, workdir, progress)
-                runnable = [m for m, _ in pairs if m.kind != "rename-new"]
+                runnable = [m for m, _ in pairs if checker.applies(m)]
                 for m in select(runnable, options.dynamic_sample, options.seed):
                     dynamic[m.id] = checker.check(m, sources)
                     if progress:
