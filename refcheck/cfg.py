@@ -66,6 +66,7 @@ class Builder:
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         self.noreturn_cache: dict[int, bool] = {}
+        self.var_cache: dict[int, str | None] = {}  # by declaration hash: the binding's calls are slow
         self.entry = self.node("entry", location(fn))
         self.exit = self.node("exit", end_location(fn))
         self.cur: int | None = self.node("block")
@@ -115,6 +116,14 @@ class Builder:
         """The value name of a local variable or parameter, None for globals and functions."""
         if decl is None:
             return None
+        h = decl.hash
+        if h in self.var_cache:
+            return self.var_cache[h]
+        name = self._var(decl)
+        self.var_cache[h] = name
+        return name
+
+    def _var(self, decl) -> str | None:
         if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
             return None  # `T *&out = ...; out = t;` writes through to the caller
         if decl.kind == K.PARM_DECL:
