@@ -17,7 +17,7 @@ from refcheck.model import ToolError, merge_findings
 
 from .oracle import LITERAL, Readings, Verdict, verdicts
 from .program import (
-    HEADER, HEADER_TEXT, Function, Goto, If, Label, Layout, NullCheck, Return, emit_function,
+    Acquire, Discard, HEADER, HEADER_TEXT, Function, Goto, If, Label, Layout, NullCheck, Return, emit_function,
     emit_unit,
 )
 
@@ -137,6 +137,10 @@ def _smaller_bodies(body: tuple, top: bool, returns: str):
             if s.orelse is not None:
                 for sub in _smaller_bodies(s.orelse, False, returns):
                     yield body[:i] + (dataclasses.replace(s, orelse=sub),) + body[i + 1:]
+        if isinstance(s, Acquire) and (s.checked is not None or s.arg != "p"):
+            yield body[:i] + (Acquire(s.var),) + body[i + 1:]
+        if isinstance(s, Discard) and s.into_call:
+            yield body[:i] + (Discard(),) + body[i + 1:]
         if isinstance(s, NullCheck) and s.ret.value not in (None, "NULL", "0"):
             yield body[:i] + (NullCheck(s.target, Return("NULL")),) + body[i + 1:]
         if isinstance(s, Return) and s.value not in (None, "NULL", "0"):

@@ -79,7 +79,10 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
                              max_size=profile.max_block).map(tuple))
 
     if kind == "acquire":
-        return Acquire(draw(var))
+        target = draw(var)
+        arg = draw(st.sampled_from(["p", *VARS]))
+        checked = draw(returns_for(returns, pointers)) if draw(st.booleans()) else None
+        return Acquire(target, arg, checked)
     if kind == "release":
         return Release(draw(st.sampled_from(pointers)))
     if kind == "use":
@@ -102,7 +105,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     if kind == "return":
         return draw(returns_for(returns, pointers))
     if kind == "discard":
-        return Discard()
+        return Discard(draw(st.booleans()))
     if kind == "nullcheck":
         return NullCheck(draw(st.sampled_from(pointers)), draw(returns_for(returns, pointers)))
     if kind == "retain":

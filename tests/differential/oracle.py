@@ -187,11 +187,13 @@ class Execution:
             here = path + (i + offset,)
             line = self.layout.lines.get(here, 0)
             if isinstance(s, Acquire):
-                self.use(self.vars["p"], line)
+                self.use(self.value(s.arg), line)
                 obj = None if self.choose() else Obj(param=False, owned=1)
                 if obj is not None:
                     self.objects.append(obj)
                 self.assign(s.var, obj, line)
+                if s.checked is not None and obj is None:
+                    self.do_return(s.checked, line)
             elif isinstance(s, Discard):
                 self.use(self.vars["p"], line)
                 self.report("RC001", line)

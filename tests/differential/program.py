@@ -17,12 +17,17 @@ HEADER = "th_mini.h"
 
 @dataclass(frozen=True)
 class Acquire:
-    var: str  # tK = THFloatTensor_newClone(p);
+    var: str  # tK = THFloatTensor_newClone(arg);
+    arg: str = "p"
+    # if ((tK = THFloatTensor_newClone(arg)) == NULL) return ...;
+    checked: Return | None = None
 
 
 @dataclass(frozen=True)
 class Discard:
-    pass  # THFloatTensor_newClone(p);  (the result is dropped on the floor)
+    # THFloatTensor_newClone(p);  the result is dropped on the floor, or with `into_call`
+    # sinkp(THFloatTensor_newClone(p));  passed straight into a call that does not release.
+    into_call: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,12 +166,14 @@ def variables(body: tuple) -> set[str]:
 
     def visit(stmts):
         for s in stmts:
-            for attr in ("var", "target", "source"):
+            for attr in ("var", "target", "source", "arg"):
                 v = getattr(s, attr, None)
                 if isinstance(v, str) and v.startswith("t"):
                     names.add(v)
             if isinstance(s, NullCheck):
                 visit((s.ret,))
+            if isinstance(s, Acquire) and s.checked is not None:
+                visit((s.checked,))
             if isinstance(s, If) and isinstance(s.cond, str) and s.cond.startswith("t"):
                 names.add(s.cond)
             if isinstance(s, Return) and s.value and s.value.startswith("t"):
@@ -191,9 +198,11 @@ def return_text(r: Return) -> str:
 
 def statement_text(s) -> str:
     if isinstance(s, Acquire):
-        return f"{s.var} = {ACQUIRE}(p);"
+        if s.checked is not None:
+            return f"if (({s.var} = {ACQUIRE}({s.arg})) == NULL) {return_text(s.checked)}"
+        return f"{s.var} = {ACQUIRE}({s.arg});"
     if isinstance(s, Discard):
-        return f"{ACQUIRE}(p);"
+        return f"sinkp({ACQUIRE}(p));" if s.into_call else f"{ACQUIRE}(p);"
     if isinstance(s, Release):
         return f"THFloatTensor_free({s.target});"
     if isinstance(s, Retain):

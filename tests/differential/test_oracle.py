@@ -165,3 +165,23 @@ def test_null_test_with_a_block_joins_the_two_edges():
     assert run([NEW("t0"), If("t0", (Release("t0"),))], returns="void") == {("RC001", "}")}
     body = [NEW("t0"), If("t0", (Return("NULL"),)), Return("t0")]
     assert run(body, name="newThing") == set()
+
+
+def test_acquisition_tested_in_its_own_condition():
+    body = [Acquire("t0", checked=Return("NULL")), Return("t0")]
+    assert run(body, name="newThing") == set()
+    body = [NEW("t1"), Acquire("t0", checked=Return("NULL")), Release("t1"), Return("t0")]
+    assert run(body, name="newThing") == {
+        ("RC001", "if ((t0 = THFloatTensor_newClone(p)) == NULL) return NULL;")}
+
+
+def test_acquiring_from_a_released_pointer_is_a_use_and_overwriting_it_leaks():
+    body = [NEW("t0"), Release("t0"), Acquire("t1", arg="t0"), Release("t1")]
+    assert run(body, returns="void") == {("RC003", "t1 = THFloatTensor_newClone(t0);")}
+    assert run([NEW("t0"), Acquire("t0", arg="t0"), Release("t0")], returns="void") == {
+        ("RC007", "t0 = THFloatTensor_newClone(t0);")}
+
+
+def test_acquisition_passed_straight_into_a_call_leaks_there():
+    assert run([Discard(into_call=True)], returns="void") == {
+        ("RC001", "sinkp(THFloatTensor_newClone(p));")}
