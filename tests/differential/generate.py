@@ -40,7 +40,7 @@ FULL = Profile()
 UNWIND = Profile(name="unwind", unwind=True)
 # Longer and deeper: more joins of differing states, for the stress run (slower oracle).
 BIG = Profile(name="big", max_top=14, max_block=5, max_depth=3)
-LOOPS = Profile(name="loops", loops=True)
+LOOPS = Profile(name="loops", loops=True, max_top=12, max_depth=3)
 
 
 def returns_for(kind: str, pointers: list[str]) -> st.SearchStrategy[Return]:
