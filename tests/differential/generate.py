@@ -114,7 +114,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         low = -3 if profile.loops else 1
         return Goto(ahead=draw(st.integers(low, 3).filter(lambda a: a != 0)))
     if kind == "error":
-        return Error()
+        return Error(draw(st.booleans()))
     if kind == "store":
         return Store(draw(st.sampled_from(pointers)))
     if kind == "move":

@@ -246,7 +246,7 @@ class Execution:
             elif isinstance(s, Label):
                 pass
             elif isinstance(s, Error):
-                if self.unwind:
+                if self.unwind and not s.exit:
                     self.leaks(line)
                 raise PathEnded  # with errors="abort" nothing at all is checked here
             else:

@@ -103,7 +103,9 @@ class Label:
 
 @dataclass(frozen=True)
 class Error:
-    pass  # THError("...");  never returns
+    # THError("...");  never returns.  With `exit`: abort();  which leaves the process, so it
+    # needs no cleanup even with errors="unwind".
+    exit: bool = False
 
 
 # Loop forms: only in the programs that are checked for termination, not compared.
@@ -224,7 +226,7 @@ def statement_text(s) -> str:
     if isinstance(s, Label):
         return f"L{s.label}:;"
     if isinstance(s, Error):
-        return 'THError("differential: error path");'
+        return "abort();" if s.exit else 'THError("differential: error path");'
     if isinstance(s, Break):
         return "break;"
     raise TypeError(f"no text for {s!r}")
@@ -296,6 +298,7 @@ void THFloatTensor_retain(THFloatTensor *self);
 void THFloatTensor_move(THFloatTensor *self);
 extern THFloatTensor *g_keep;
 void THError(const char *fmt, ...);
+void abort(void);
 void sink(long value);
 void sinkp(THFloatTensor *t);
 #endif

@@ -185,3 +185,7 @@ def test_acquiring_from_a_released_pointer_is_a_use_and_overwriting_it_leaks():
 def test_acquisition_passed_straight_into_a_call_leaks_there():
     assert run([Discard(into_call=True)], returns="void") == {
         ("RC001", "sinkp(THFloatTensor_newClone(p));")}
+
+
+def test_abort_needs_no_cleanup_even_in_unwind_mode():
+    assert run([NEW("t0"), Error(exit=True)], returns="void", unwind=True) == set()
