@@ -31,8 +31,10 @@ from .program import (
     Release, Retain, Return, Store, Use,
 )
 
-# A finding, as the comparison sees it: (rule, primary line).
-Verdict = tuple[str, int]
+# A finding, as the comparison sees it: (rule, primary line). A leak (RC001) or overwrite
+# (RC007) of an acquisition's reference also gives (rule, primary line, acquisition line),
+# since semantics.md reports one finding per (primary location, acquisition).
+Verdict = tuple
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class Obj:
     """One object a pointer may point to: the parameter's, or one made by an acquisition."""
 
     param: bool
+    origin: int = 0  # the acquisition's line; 0 for the parameter
     owned: int = 0  # references this function must still free or return
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
@@ -108,8 +111,10 @@ class Execution:
         self.trace.append(value)
         return value
 
-    def report(self, rule: str, line: int) -> None:
+    def report(self, rule: str, line: int, origin: int = 0) -> None:
         self.findings.add((rule, line))
+        if origin:
+            self.findings.add((rule, line, origin))
 
     # -- values -----------------------------------------------------------------------------
 
@@ -131,7 +136,7 @@ class Execution:
             self.literal.discard(var)
         # RC007: the variable held the last pointer to an object we still owe a release for.
         if old is not None and old.owned > 0 and self.holders(old) == 0:
-            self.report("RC007", line)
+            self.report("RC007", line, old.origin)
             old.owned = 0
             old.lost = True
 
@@ -144,7 +149,7 @@ class Execution:
     def leaks(self, line: int) -> None:
         for obj in self.objects:
             if obj.owned > 0 and not obj.lost:
-                self.report("RC001", line)
+                self.report("RC001", line, obj.origin)
 
     def do_return(self, r: Return, line: int) -> None:
         obj = self.value(r.value) if r.value else None
@@ -188,7 +193,7 @@ class Execution:
             line = self.layout.lines.get(here, 0)
             if isinstance(s, Acquire):
                 self.use(self.value(s.arg), line)
-                obj = None if self.choose() else Obj(param=False, owned=1)
+                obj = None if self.choose() else Obj(param=False, origin=line, owned=1)
                 if obj is not None:
                     self.objects.append(obj)
                 self.assign(s.var, obj, line)
@@ -196,7 +201,7 @@ class Execution:
                     self.do_return(s.checked, line)
             elif isinstance(s, Discard):
                 self.use(self.vars["p"], line)
-                self.report("RC001", line)
+                self.report("RC001", line, line)
             elif isinstance(s, Release):
                 self.release(self.value(s.target), line)
             elif isinstance(s, Move):

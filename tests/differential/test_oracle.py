@@ -24,7 +24,14 @@ def run(body, name="makeThing", returns="ptr", unwind=False):
         body += (Return("NULL" if returns == "ptr" else "0"),)
     fn = Function(name, returns, body)
     text, layout = emit_function(fn, 1)
-    return {(rule, text[line - 1].strip()) for rule, line in verdicts(fn, layout, unwind)}
+    return {(v[0], text[v[1] - 1].strip()) for v in verdicts(fn, layout, unwind) if len(v) == 2}
+
+
+def origins(body, returns="void"):
+    """(rule, primary line, acquisition line) findings, lines counted from the signature."""
+    fn = Function("makeThing", returns, tuple(body))
+    _, layout = emit_function(fn, 1)
+    return {v for v in verdicts(fn, layout) if len(v) == 3}
 
 
 def test_leak_at_return_and_at_closing_brace():
@@ -189,3 +196,11 @@ def test_acquisition_passed_straight_into_a_call_leaks_there():
 
 def test_abort_needs_no_cleanup_even_in_unwind_mode():
     assert run([NEW("t0"), Error(exit=True)], returns="void", unwind=True) == set()
+
+
+def test_leaks_are_told_apart_by_their_acquisition():
+    # Lines: 1 signature, 2 brace, 3-4 declarations, 5-6 the acquisitions, 7-9 the if, 10 brace.
+    body = [NEW("t0"), NEW("t1"), If(0, (Release("t1"),))]
+    assert origins(body) == {("RC001", 10, 5), ("RC001", 10, 6)}
+    # The parameter's retained reference (line 4) has no acquisition to name.
+    assert origins([Retain(), NEW("t0"), Assign("t0", "NULL")]) == {("RC007", 6, 5)}
