@@ -45,8 +45,8 @@ class Disagreement:
 
     def signature(self) -> frozenset:
         """The class of a disagreement: which rules refcheck misses or adds."""
-        return frozenset({("missing", r) for r, _ in self.missing}
-                         | {("extra", r) for r, _ in self.extra})
+        return frozenset({("missing", v[0]) for v in self.missing}
+                         | {("extra", v[0]) for v in self.extra})
 
     def describe(self) -> str:
         text, _ = emit_function(self.function, 1)
@@ -60,8 +60,9 @@ class Disagreement:
                 or "nothing"
 
         mode = "  (errors=unwind)\n" if self.unwind else ""
-        return (f"{numbered}\n{mode}  oracle:   {show(self.oracle)}\n  refcheck: {show(self.refcheck)}"
-                f"\n  missing:  {show(self.missing)}\n  extra:    {show(self.extra)}")
+        return (f"{numbered}\n{mode}"
+                f"  oracle:   {show(self.oracle)}\n  refcheck: {show(self.refcheck)}\n"
+                f"  missing:  {show(self.missing)}\n  extra:    {show(self.extra)}")
 
 
 @dataclass
@@ -82,6 +83,7 @@ def write_unit(functions: list[Function], directory: str, name: str = "unit.c"):
 
 
 def acquisition_lines(layout: Layout, body: tuple) -> set[int]:
+    """Lines of the statements that acquire, the origins a leak or overwrite may name."""
     found: set[int] = set()
 
     def visit(stmts: tuple, path: tuple) -> None:
