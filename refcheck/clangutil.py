@@ -114,15 +114,31 @@ def qualified_name(decl) -> str:
 
 
 def is_noreturn(decl) -> bool:
+    """`__attribute__((noreturn))` shows in the function's type; `_Noreturn` and `[[noreturn]]` only
+    as an unexposed attribute, whose own source text we read. (Not its tokens: for an attribute
+    spelled through a macro such as TH_API, libclang returns tokens from the macro's definition
+    onward, which can run into an unrelated `noreturn` further down the header.)"""
     if decl is None:
         return False
     if "noreturn" in decl.type.spelling:
         return True
     for child in decl.get_children():
-        if child.kind == K.UNEXPOSED_ATTR or child.kind.name.endswith("_ATTR"):
-            try:
-                if any("noreturn" in t.spelling.lower() for t in child.get_tokens()):
-                    return True
-            except Exception:  # noqa: BLE001 - tokens are best effort
-                continue
+        if child.kind != K.UNEXPOSED_ATTR:
+            continue
+        start, end = child.extent.start, child.extent.end
+        if start.file is None or end.file is None or start.file.name != end.file.name:
+            continue
+        if 0 <= end.offset - start.offset <= 64:
+            text = _read(start.file.name)[start.offset:end.offset]
+            if b"noreturn" in text.lower():
+                return True
     return False
+
+
+@lru_cache(maxsize=64)
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
