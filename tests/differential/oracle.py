@@ -9,16 +9,16 @@ entry) and remembered (cN tested twice takes the same edge, as does a null test 
 object), which is what the program would really do. Paths are enumerated by re-running the
 function with every sequence of choices, depth first.
 
-Where semantics.md is silent, the oracle reads it literally, and these are the readings (so a
-disagreement on one of them is a question about the contract, not necessarily a bug):
-- a release of a reference nobody owns marks it released whatever rule it broke: after
-  `free(p)` (RC006) a second free is RC002 and a dereference RC003; the same holds after
-  `retain(p); free(p);` although the caller's reference keeps p alive in reality;
+It follows semantics.md including its "Decisions since the first version" (numbers below
+refer to them). Where the contract is silent, it reads it literally:
+- a release of a borrowed parameter (RC006) marks it released: a second free is RC002, a
+  dereference RC003 (decision 2); but after `retain(p); free(p);` p is borrowed as before
+  (decision 1);
 - passing p to THFloatTensor_newClone and retaining it are calls, hence uses (RC003 if released);
-- returning a released reference, or releasing one handed over to memory, breaks no rule;
-- nullness belongs to the object: an alias is null exactly when its original is, and a
-  pointer found non-null stays non-null; but a variable holding the NULL constant holds no
-  reference at all, so a null test of it is opaque like any other condition.
+- returning a released or consumed reference is RC003 (decision 3), and not also RC005;
+- storing a pointer not owned records a debt the next retain pays (decision 4);
+- nullness belongs to the object: an alias is null exactly when its original is, a pointer
+  found non-null stays non-null, and a variable holding the NULL constant is null.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
-    NVARS, Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck,
-    Release, Retain, Return, Store, Use,
+    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck, Release,
+    Retain, Return, Store, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line). A leak (RC001) or overwrite
@@ -46,24 +46,9 @@ class Readings:
     comparison keeps them off.
     """
 
-    # A: `if (!t)` on a NULL constant is a fresh opaque condition each time it is tested.
-    uncorrelated_null_constants: bool = False
-    # B: `retain(p); free(p);` leaves p borrowed as before (the caller's reference keeps it
-    # alive): using it is fine and releasing it again is RC006, not RC002.
-    retained_parameter_borrowed_again: bool = False
-    # C: consuming a reference that was already consumed is RC002, not RC008.
-    second_consume_is_rc002: bool = False
-    # D: handing the last owned reference over to memory makes it borrowed: a release is then
+    # Handing the last owned reference over to memory makes it borrowed: a release is then
     # RC006 (not RC002, even if it had been released before) and a use is fine.
     handed_over_is_borrowed: bool = False
-    # E: returning a released or consumed reference is a use (RC003), also instead of RC005.
-    return_is_use: bool = False
-    # F: consuming an already released reference (RC002) does not make it consumed, so a
-    # later release is RC002 again rather than RC008.
-    consume_after_release_stays_released: bool = False
-    # G: storing a pointer the function does not own into memory gives the next retain of it
-    # to memory too (TH's `self->storage = s; THStorage_retain(s);`): no RC001 for it.
-    store_then_retain_hands_over: bool = False
 
 
 LITERAL = Readings()
@@ -80,7 +65,7 @@ class Obj:
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
     handed: bool = False  # a reference to it was stored into memory
-    pending_stores: int = 0  # stores made while not owned (reading G)
+    pending_stores: int = 0  # stores made while not owned: debts a retain pays (decision 4)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -100,10 +85,6 @@ class Execution:
     vars: dict[str, Obj | None] = field(default_factory=dict)
     objects: list[Obj] = field(default_factory=list)
     conds: dict[int, bool] = field(default_factory=dict)
-    # Variables holding a NULL constant rather than a reference (see `null_test`).
-    literal: set[str] = field(default_factory=lambda: {f"t{k}" for k in range(NVARS)})
-    versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
-    null_tests: dict[tuple[str, int], bool] = field(default_factory=dict)
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -126,14 +107,9 @@ class Execution:
     def holders(self, obj: Obj) -> int:
         return sum(1 for v in self.vars.values() if v is obj)
 
-    def assign(self, var: str, new: Obj | None, line: int, literal: bool = False) -> None:
+    def assign(self, var: str, new: Obj | None, line: int) -> None:
         old = self.vars.get(var)
         self.vars[var] = new
-        self.versions[var] = self.versions.get(var, 0) + 1
-        if literal:
-            self.literal.add(var)
-        else:
-            self.literal.discard(var)
         # RC007: the variable held the last pointer to an object we still owe a release for.
         if old is not None and old.owned > 0 and self.holders(old) == 0:
             self.report("RC007", line, old.origin)
@@ -154,8 +130,8 @@ class Execution:
     def do_return(self, r: Return, line: int) -> None:
         obj = self.value(r.value) if r.value else None
         if obj is not None:
-            if self.readings.return_is_use and (obj.released or obj.consumed) and obj.owned == 0:
-                self.report("RC003", line)
+            if (obj.released or obj.consumed) and obj.owned == 0:
+                self.report("RC003", line)  # decision 3
             elif obj.owned > 0:
                 if not self.fn.acquire_named:
                     self.report("RC004", line)
@@ -218,24 +194,22 @@ class Execution:
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
-                if obj is not None and obj.pending_stores and \
-                        self.readings.store_then_retain_hands_over:
-                    obj.pending_stores -= 1
+                if obj is not None and obj.pending_stores:
+                    obj.pending_stores -= 1  # pays for the stored copy (decision 4)
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
-                self.assign(s.var, self.value(s.source), line,
-                            literal=s.source == "NULL" or s.source in self.literal)
+                self.assign(s.var, self.value(s.source), line)
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
             elif isinstance(s, Return):
                 self.do_return(s, line)
             elif isinstance(s, NullCheck):
-                if self.null_test(s.target):
+                if self.value(s.target) is None:
                     self.do_return(s.ret, line)
             elif isinstance(s, If):
                 if isinstance(s.cond, str):
-                    taken = self.null_test(s.cond) != s.positive
+                    taken = (self.value(s.cond) is None) != s.positive
                 else:
                     if s.cond not in self.conds:
                         self.conds[s.cond] = self.choose()
@@ -258,22 +232,6 @@ class Execution:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
 
-    def null_test(self, var: str) -> bool:
-        """Whether `if (!var)` takes its null edge on this path.
-
-        semantics.md splits null tests of tracked pointers only; a variable holding the NULL
-        constant holds no reference, so testing it is an opaque condition (both edges), taken
-        the same way again until the variable is assigned.
-        """
-        if var in self.literal:
-            if self.readings.uncorrelated_null_constants:
-                return not self.choose()
-            key = (var, self.versions.get(var, 0))
-            if key not in self.null_tests:
-                self.null_tests[key] = not self.choose()
-            return self.null_tests[key]
-        return self.value(var) is None
-
     def release(self, obj: Obj | None, line: int, consume: bool = False) -> None:
         if obj is None:
             return  # freeing NULL is allowed
@@ -281,17 +239,14 @@ class Execution:
         fault = None
         if obj.owned > 0:
             obj.owned -= 1
-            if obj.param and r.retained_parameter_borrowed_again:
-                if obj.owned == 0:
-                    obj.released = obj.consumed = False  # back to the caller's reference only
+            if obj.param:
+                if obj.owned == 0:  # back to the caller's reference only (decision 1)
+                    obj.released = obj.consumed = False
                 return
         elif obj.consumed:
-            fault = "RC002" if consume and r.second_consume_is_rc002 else "RC008"
+            fault = "RC008"
         elif obj.released:
             fault = "RC002"
-            if consume and r.consume_after_release_stays_released:
-                self.report(fault, line)
-                return
         elif obj.param or (obj.handed and r.handed_over_is_borrowed):
             fault = "RC006"
         if fault:

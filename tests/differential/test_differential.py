@@ -24,9 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
 from .oracle import LITERAL, REPORTED, Readings
-from .program import (
-    Acquire, Function, Move, NullCheck, Release, Retain, Return, Store, place_labels,
-)
+from .program import Acquire, Function, Release, Return, Store, place_labels
 
 # Shrinking is ours (one parse per round over a single function), not hypothesis's, which
 # would re-check whole batches at every step; quiet, because the minimized function in the
@@ -37,39 +35,13 @@ SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=N
 
 PROFILES = [CORE, FULL, UNWIND]
 
-# The disagreements reported to the lead, as found by `python -m tests.differential`.
+# The disagreements reported to the lead, as found by `python -m tests.differential`: the
+# oracle.Readings field that explains each -> (function name, body, what differs and why).
 REPORTED_CASES = {
-    "A uncorrelated_null_constants": (
-        "makeThing", [Retain(), NullCheck("t2", Return("NULL")), NullCheck("t2", Return("NULL"))],
-        "t2 is NULL and never assigned, so the second `if (!t2)` must take the edge the first "
-        "took (semantics.md, correlated conditions); refcheck also takes the null edge after "
-        "the first one's non-null edge and reports RC001 at the second test"),
-    "B retained_parameter_borrowed_again": (
-        "makeThing", [Retain(), Release("p"), Retain()],
-        "after retain(p); free(p) the function holds no reference, so semantics.md's RC003 "
-        "(a call on a released object with no owned reference left) applies to the second "
-        "retain; refcheck treats p as borrowed again (arguably right: the caller's reference "
-        "keeps it alive) and reports nothing"),
-    "C second_consume_is_rc002": (
-        "makeThing", [Acquire("t0"), Move("t0"), Move("t0")],
-        "a consume after a consume is RC008 (release after consume); refcheck says RC002"),
-    "D handed_over_is_borrowed": (
+    "handed_over_is_borrowed": (
         "makeThing", [Acquire("t0"), Store("t0"), Release("t0")],
         "g_keep = t0 hands the reference over; releasing t0 afterwards matches no rule in "
         "semantics.md (RC006 is for parameters); refcheck reports RC006"),
-    "E return_is_use": (
-        "makeThing", [Acquire("t0"), Release("t0"), Return("t0")],
-        "semantics.md's RC003 names dereferences and calls, not returns; refcheck reports RC003 "
-        "at `return t0;` of a released t0 (and RC003 instead of RC005 for a released p)"),
-    "F consume_after_release_stays_released": (
-        "makeThing", [Acquire("t0"), Release("t0"), Move("t0"), Release("t0")],
-        "the move after the release (RC002) is still a consume, so the last free is RC008; "
-        "refcheck reports RC002 again"),
-    "G store_then_retain_hands_over": (
-        "makeThing", [Store("p"), Retain()],
-        "g_keep = p hands over nothing (p is borrowed), so the retain after it must be released "
-        "(RC001 at the return); refcheck gives the retained reference to memory, as in TH's "
-        "`self->storage = s; THStorage_retain(s);` idiom (which the oracle's reading would flag)"),
 }
 
 
@@ -99,12 +71,12 @@ def test_reported_example_shows_only_its_reading(case):
     """So that each xfail above stands for exactly the difference its reason describes."""
     d = _check_case(case)
     if d is not None:
-        assert disagreement_class(d) == ("explained", frozenset({case.split()[1]})), d.describe()
+        assert disagreement_class(d) == ("explained", frozenset({case})), d.describe()
 
 
 def test_every_reading_has_a_reported_example():
     readings = {f for f in Readings.__dataclass_fields__}
-    assert readings == {key.split()[1] for key in REPORTED_CASES}
+    assert readings == set(REPORTED_CASES)
 
 
 def _first_disagreement(functions, unwind: bool, readings: Readings) -> str | None:
@@ -137,9 +109,10 @@ def test_loop_free_functions_agree_apart_from_reported_readings(profile):
     _compare(profile, REPORTED)
 
 
-@pytest.mark.xfail(strict=True, reason="the disagreements pinned by test_reported_disagreement")
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
 def test_loop_free_functions_get_the_oracles_verdicts(profile):
+    # The reported disagreement is rare (about 1 function in 500 of the full profile) and
+    # these derandomized examples miss it; the stress run finds it.
     _compare(profile, LITERAL)
 
 

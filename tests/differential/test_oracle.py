@@ -156,15 +156,31 @@ def test_move_consumes_and_a_later_release_is_rc008():
         ("RC003", "sink(t0->nDimension);")}
 
 
-def test_null_test_of_a_null_constant_is_an_opaque_condition():
-    # No reference is tested, so semantics.md makes it opaque: the rest is reachable.
-    body = [NullCheck("t1", Return("NULL")), NEW("t0"), NullCheck("t1", Return("t0")),
-            Return("t0")]
-    assert run(body) == {("RC004", "return t0;")}
-    # Assigning the variable ends the correlation.
-    body = [NullCheck("t1", Return("NULL")), NEW("t0"), Assign("t1", "NULL"),
-            NullCheck("t1", Return("t0")), Release("t0"), Return("t2")]
-    assert run(body) == {("RC004", "if (!t1) return t0;")}
+def test_a_variable_holding_null_is_null():
+    body = [NEW("t0"), NullCheck("t1", Return("NULL")), Release("t0"), Return("t2")]
+    assert run(body) == {("RC001", "if (!t1) return NULL;")}
+
+
+def test_decision_1_retain_then_free_leaves_the_parameter_borrowed():
+    assert run([Retain(), Release("p"), Use("p", True)], returns="void") == set()
+    assert run([Retain(), Release("p"), Assign("t0", "p"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);")}
+
+
+def test_decision_2_a_released_borrowed_parameter_counts_as_released():
+    assert run([Release("p"), Use("p", True)], returns="void") == {
+        ("RC006", "THFloatTensor_free(p);"), ("RC003", "sink(p->nDimension);")}
+
+
+def test_decision_3_returning_a_released_reference_is_a_use():
+    assert run([NEW("t0"), Release("t0"), Return("t0")]) == {("RC003", "return t0;")}
+    assert run([Release("p"), Return("p")], name="newThing") == {
+        ("RC006", "THFloatTensor_free(p);"), ("RC003", "return p;")}
+
+
+def test_decision_4_a_store_then_a_retain_hands_the_reference_over():
+    assert run([Store("p"), Retain()], returns="void") == set()
+    assert run([Store("p"), Retain(), Retain()], returns="void") == {("RC001", "}")}
 
 
 def test_null_test_with_a_block_joins_the_two_edges():
