@@ -194,6 +194,9 @@ class Analyzer:
             self.acquire(st, op.dst, op.loc, op.callee, node, index)
         elif t is ir.Assign:
             new = st.env.get(op.src) if op.src is not None else None
+            if op.null:  # a known NULL, so that later tests of the variable are decided
+                new = f"z:{op.dst}"
+                st.objs[new] = Obj(0, "", NULL, "null", op.loc, "NULL", node)
             self.bind(st, op.dst, new, op.loc, trace, overwrite=not op.dst.startswith("$"))
         elif t is ir.Kill:
             self.bind(st, op.var, None, op.loc, trace, overwrite=False)
@@ -344,10 +347,12 @@ class Analyzer:
             st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
             return
         what = "consumed" if op.consume else "released"
-        if o.gone == "consumed" and not op.consume:
+        if o.gone == "consumed":
             self.report("RC008", op.loc, st, oid, trace, f"{what} here after it was consumed")
         elif o.gone:
             self.report("RC002", op.loc, st, oid, trace, f"{what} again here")
+            if op.consume:  # reported, but it still takes the object over
+                st.objs[oid] = replace(o, gone="consumed", released_at=op.loc)
         elif o.origin in ("param", "acquire", "retain"):
             self.report("RC006", op.loc, st, oid, trace, f"{what} here without an owned reference")
             # Whoever did own it may now be holding freed memory: later uses are uses after release.

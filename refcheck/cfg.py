@@ -227,7 +227,9 @@ class Builder:
 
     def assign_local(self, loc: Location, v: str, src, src_cursor) -> None:
         if src == NULL:
-            self.emit(ir.Assign(loc, v, None, null=True))
+            # `t = NULL` makes t a known NULL; `i = 0` on an integer is just untracked.
+            null = src_cursor is None or is_pointer(src_cursor.type)
+            self.emit(ir.Assign(loc, v, None, null=null))
         else:
             self.emit(ir.Assign(loc, v, src))
         if src in (None, NULL) and src_cursor is not None and not is_pointer(src_cursor.type):
@@ -631,7 +633,7 @@ class Builder:
         for n, expr, known in arms:
             self.cur = n
             v = known if expr is None else self.value(expr)
-            self.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL))
+            self.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL and is_pointer(c.type)))
             self.goto(join)
         self.cur = join
         return result
