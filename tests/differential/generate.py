@@ -59,7 +59,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
              "release", "if", "return", "discard"]
     if profile.null_checks:
-        kinds += ["nullcheck", "nullcheck", "nullif"]
+        kinds += ["nullcheck", "nullcheck", "nullif", "ptrif"]
     if profile.retain:
         kinds.append("retain")
     if profile.gotos:
@@ -71,7 +71,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     if profile.loops:
         kinds += ["while", "for"] + (["break"] if in_loop else [])
     if depth >= profile.max_depth:
-        kinds = [k for k in kinds if k not in ("if", "nullif", "while", "for")]
+        kinds = [k for k in kinds if k not in ("if", "nullif", "ptrif", "while", "for")]
     kind = draw(st.sampled_from(kinds))
 
     def block(loop: bool):
@@ -96,6 +96,11 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         then = block(in_loop)
         orelse = block(in_loop) if draw(st.booleans()) else None
         return If(cond, then, orelse)
+    if kind == "ptrif":  # if (x != y): decided for the same object, else opaque
+        x, y = draw(st.lists(st.sampled_from(pointers), min_size=2, max_size=2, unique=True))
+        then = block(in_loop)
+        orelse = block(in_loop) if draw(st.booleans()) else None
+        return If((x, y), then, orelse)
     if kind == "nullif":  # if (x) free(x); and friends: the null edge joins the other
         target = draw(st.sampled_from(pointers))
         positive = draw(st.booleans())

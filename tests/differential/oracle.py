@@ -27,8 +27,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck, Release,
-    Retain, Return, Store, Use,
+    NVARS, Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck,
+    Release, Retain, Return, Store, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line). A leak (RC001) or overwrite
@@ -49,6 +49,12 @@ class Readings:
     # Handing the last owned reference over to memory makes it borrowed: a release is then
     # RC006 (not RC002, even if it had been released before) and a use is fine.
     handed_over_is_borrowed: bool = False
+    # `x != y` is decided only when both sides hold the same value (the same object, or a NULL
+    # copied from one to the other); otherwise it is opaque even when one side is NULL, and
+    # on its equal edge the other side does not become NULL.
+    null_comparison_opaque: bool = False
+    # An opaque `x != y` is not correlated with the same test before.
+    pointer_comparisons_uncorrelated: bool = False
 
 
 LITERAL = Readings()
@@ -65,7 +71,6 @@ class Obj:
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
     handed: bool = False  # a reference to it was stored into memory
-    pending_stores: int = 0  # stores made while not owned: debts a retain pays (decision 4)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -84,7 +89,15 @@ class Execution:
     findings: set[Verdict] = field(default_factory=set)
     vars: dict[str, Obj | None] = field(default_factory=dict)
     objects: list[Obj] = field(default_factory=list)
-    conds: dict[int, bool] = field(default_factory=dict)
+    conds: dict = field(default_factory=dict)  # opaque condition -> the edge it took
+    # What g_keep holds while it is a debt: a pointer stored without an owned reference, which
+    # the next retain of that object pays for (decision 4). Storing again overwrites it.
+    debt: Obj | None = None
+    versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
+    # Where the NULL in each variable holding one came from (a declaration, an assignment, an
+    # acquisition that failed, the parameter); copies share it.
+    nulls: dict[str, tuple] = field(
+        default_factory=lambda: {f"t{k}": ("declared", k) for k in range(NVARS)})
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -110,6 +123,8 @@ class Execution:
     def assign(self, var: str, new: Obj | None, line: int) -> None:
         old = self.vars.get(var)
         self.vars[var] = new
+        self.versions[var] = self.versions.get(var, 0) + 1
+        self.nulls.pop(var, None)
         # RC007: the variable held the last pointer to an object we still owe a release for.
         if old is not None and old.owned > 0 and self.holders(old) == 0:
             self.report("RC007", line, old.origin)
@@ -148,6 +163,8 @@ class Execution:
         if p is not None:
             self.objects.append(p)
         self.vars["p"] = p
+        if p is None:
+            self.nulls["p"] = ("parameter",)
         body = self.fn.body
         try:
             i = 0
@@ -173,6 +190,8 @@ class Execution:
                 if obj is not None:
                     self.objects.append(obj)
                 self.assign(s.var, obj, line)
+                if obj is None:
+                    self.nulls[s.var] = ("failed", line)
                 if s.checked is not None and obj is None:
                     self.do_return(s.checked, line)
             elif isinstance(s, Discard):
@@ -184,22 +203,24 @@ class Execution:
                 self.release(self.value(s.target), line, consume=True)
             elif isinstance(s, Store):
                 obj = self.value(s.target)
+                self.debt = obj if obj is not None and obj.owned == 0 else None
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
                     obj.handed = True
                     if obj.owned == 0 and self.readings.handed_over_is_borrowed:
                         obj.released = obj.consumed = False
-                elif obj is not None:
-                    obj.pending_stores += 1
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
-                if obj is not None and obj.pending_stores:
-                    obj.pending_stores -= 1  # pays for the stored copy (decision 4)
+                if obj is not None and self.debt is obj:
+                    self.debt = None  # pays for the stored copy (decision 4)
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
+                null = ("assigned", line) if s.source == "NULL" else self.nulls.get(s.source)
                 self.assign(s.var, self.value(s.source), line)
+                if null is not None:
+                    self.nulls[s.var] = null
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
             elif isinstance(s, Return):
@@ -210,10 +231,10 @@ class Execution:
             elif isinstance(s, If):
                 if isinstance(s.cond, str):
                     taken = (self.value(s.cond) is None) != s.positive
+                elif isinstance(s.cond, tuple):
+                    taken = self.unequal(*s.cond)
                 else:
-                    if s.cond not in self.conds:
-                        self.conds[s.cond] = self.choose()
-                    taken = self.conds[s.cond]
+                    taken = self.opaque(s.cond)
                 if taken:
                     jump = self.block(s.then, here + ("then",))
                 else:
@@ -231,6 +252,27 @@ class Execution:
             else:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
+
+    def opaque(self, key) -> bool:
+        """An opaque condition, taken the same way again while its variables are unassigned."""
+        if key not in self.conds:
+            self.conds[key] = self.choose()
+        return self.conds[key]
+
+    def unequal(self, a: str, b: str) -> bool:
+        """x != y: decided when both hold the same object (decision 5) or one is NULL (then it
+        is a null test of the other); between two different objects it is opaque."""
+        va, vb = self.value(a), self.value(b)
+        r = self.readings
+        key = (a, self.versions.get(a, 0), b, self.versions.get(b, 0))
+        if va is None and vb is None and r.null_comparison_opaque:
+            if self.nulls.get(a) != self.nulls.get(b):
+                return self.choose() if r.pointer_comparisons_uncorrelated else self.opaque(key)
+        if va is vb:
+            return False
+        if (va is None or vb is None) and not r.null_comparison_opaque:
+            return True
+        return self.choose() if r.pointer_comparisons_uncorrelated else self.opaque(key)
 
     def release(self, obj: Obj | None, line: int, consume: bool = False) -> None:
         if obj is None:

@@ -76,8 +76,8 @@ class NullCheck:
 @dataclass(frozen=True)
 class If:
     # An int N: if (cN) { ... } else { ... }.  A pointer name x: the null test if (!x) { ... },
-    # or if (x) { ... } when `positive`.
-    cond: int | str
+    # or if (x) { ... } when `positive`.  A pair of pointer names (x, y): if (x != y) { ... }.
+    cond: int | str | tuple
     then: tuple
     orelse: tuple | None = None
     positive: bool = False
@@ -85,6 +85,8 @@ class If:
     def text(self) -> str:
         if isinstance(self.cond, int):
             return f"if (c{self.cond}) {{"
+        if isinstance(self.cond, tuple):
+            return f"if ({self.cond[0]} != {self.cond[1]}) {{"
         return f"if ({'' if self.positive else '!'}{self.cond}) {{"
 
 
@@ -176,8 +178,9 @@ def variables(body: tuple) -> set[str]:
                 visit((s.ret,))
             if isinstance(s, Acquire) and s.checked is not None:
                 visit((s.checked,))
-            if isinstance(s, If) and isinstance(s.cond, str) and s.cond.startswith("t"):
-                names.add(s.cond)
+            if isinstance(s, If) and not isinstance(s.cond, int):
+                names.update(v for v in ((s.cond,) if isinstance(s.cond, str) else s.cond)
+                             if v.startswith("t"))
             if isinstance(s, Return) and s.value and s.value.startswith("t"):
                 names.add(s.value)
             for _, sub in children(s):

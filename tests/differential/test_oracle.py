@@ -220,3 +220,24 @@ def test_leaks_are_told_apart_by_their_acquisition():
     assert origins(body) == {("RC001", 10, 5), ("RC001", 10, 6)}
     # The parameter's retained reference (line 4) has no acquisition to name.
     assert origins([Retain(), NEW("t0"), Assign("t0", "NULL")]) == {("RC007", 6, 5)}
+
+
+def test_decision_5_comparing_a_pointer_with_its_alias_is_decided():
+    body = [NEW("t0"), Assign("t1", "t0"), If(("t0", "t1"), (Return("NULL"),)), Release("t0")]
+    assert run(body) == set()
+
+
+def test_comparing_two_objects_is_opaque_but_correlated():
+    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),))]
+    assert run(body, returns="void") == {("RC001", "}")}
+    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),)), If(("t0", "p"), (), (Release("t0"),))]
+    assert run(body, returns="void") == set()
+
+
+def test_comparing_with_null_is_a_null_test():
+    body = [NEW("t3"), If(("t3", "t0"), (Release("t3"),))]
+    assert run(body, returns="void") == set()
+
+
+def test_a_second_store_overwrites_the_debt_of_the_first():
+    assert run([Store("p"), Store("t0"), Retain()], returns="void") == {("RC001", "}")}
