@@ -65,6 +65,10 @@ class State:
         return (tuple(sorted(self.env.items())), tuple(sorted(self.objs.items())),
                 tuple(sorted(self.facts.items())))
 
+    def core(self) -> tuple:
+        """What ownership depends on: states equal here are explored once, their facts joined."""
+        return (tuple(sorted(self.env.items())), tuple(sorted(self.objs.items())))
+
     def holders(self, oid: str) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]
 
@@ -119,9 +123,12 @@ class Analyzer:
             init.env[var] = oid
             init.objs[oid] = Obj(0, "", MAYBE, "param", self.cfg.loc,
                                  self.cfg.names.get(var, var), self.cfg.entry)
-        visited: dict[int, set] = {}
+        # Per node: ownership core -> the facts common to every state seen with it. A state whose
+        # facts include those is covered; otherwise it goes on with only the common facts. States
+        # that own the same things are so explored once, and facts can only shrink: a fixed point.
+        visited: dict[int, dict] = {}
         work = deque([(self.cfg.entry, init, None)])
-        visited[self.cfg.entry] = {init.key()}
+        visited[self.cfg.entry] = {init.core(): dict(init.facts)}
         states = 0
         while work:
             states += 1
@@ -135,11 +142,17 @@ class Analyzer:
             try:
                 for succ, st2, label in self.step(node, st, trace):
                     t2 = (succ, label, trace) if label else (succ, None, trace)
-                    k = st2.key()
-                    seen = visited.setdefault(succ, set())
-                    if k not in seen:
-                        seen.add(k)
-                        work.append((succ, st2, t2))
+                    seen = visited.setdefault(succ, {})
+                    core = st2.core()
+                    known = seen.get(core)
+                    if known is None:
+                        seen[core] = dict(st2.facts)
+                    elif known.items() <= st2.facts.items():
+                        continue
+                    else:
+                        st2.facts = {k: v for k, v in known.items() if st2.facts.get(k) == v}
+                        seen[core] = dict(st2.facts)
+                    work.append((succ, st2, t2))
             except Bound as e:
                 self.incomplete = str(e)
                 break

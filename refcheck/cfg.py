@@ -16,8 +16,9 @@ import clang.cindex as ci
 import networkx as nx
 
 from refcheck import ir
-from refcheck.clangutil import (K, binop, constant, end_location, is_noreturn, is_pointer, is_scalar, location,
-                                qualified_name, strip, unop)
+from refcheck.clangutil import (K, binop, constant, end_location, is_noreturn, is_pointer, is_scalar,
+                                location, qualified_name, reset_kids, strip, unop)
+from refcheck.clangutil import kids as children_of
 from refcheck.conventions import Conventions
 from refcheck.model import Location
 
@@ -67,6 +68,7 @@ class Builder:
         self.pending_temps: list[str] = []
         self.noreturn_cache: dict[int, bool] = {}
         self.var_cache: dict[int, str | None] = {}  # by declaration hash: the binding's calls are slow
+        self.keys: dict = {}  # fact_key per cursor
         self.entry = self.node("entry", location(fn))
         self.exit = self.node("exit", end_location(fn))
         self.cur: int | None = self.node("block")
@@ -146,13 +148,13 @@ class Builder:
         if call.spelling:
             return ref, call.spelling
         # A call in a template that depends on its parameters names an overload set.
-        kids = list(call.get_children())
+        kids = list(children_of(call))
         stack = kids[:1]
         while stack:
             x = stack.pop()
             if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
                 return ref, x.spelling
-            stack.extend(x.get_children())
+            stack.extend(children_of(x))
         return ref, ""
 
     def noreturn(self, decl) -> bool:
@@ -167,7 +169,7 @@ class Builder:
     def build(self) -> FunctionCFG:
         body = None
         params = []
-        for c in self.fn.get_children():
+        for c in children_of(self.fn):
             if c.kind == K.PARM_DECL:
                 v = self.var(c)
                 params.append((v, is_pointer(c.type)))
@@ -199,20 +201,20 @@ class Builder:
             if k == K.DECL_STMT:
                 self.decl_stmt(c)
         else:
-            for child in c.get_children():
+            for child in children_of(c):
                 self.stmt(child)
 
     def compound(self, c) -> None:
-        for child in c.get_children():
+        for child in children_of(c):
             self.stmt(child)
 
     def decl_stmt(self, c) -> None:
-        for d in c.get_children():
+        for d in children_of(c):
             if d.kind != K.VAR_DECL:
                 continue
             v = self.var(d)
             init = None
-            for child in d.get_children():
+            for child in children_of(d):
                 if child.kind.is_expression():
                     init = child
             loc = location(d)
@@ -238,7 +240,7 @@ class Builder:
                 self.emit(ir.Const(loc, v, k))
 
     def if_stmt(self, c) -> None:
-        kids = [k for k in c.get_children()]
+        kids = list(children_of(c))
         # C++17 if-with-initializer and condition variables come first.
         while len(kids) > 3 or (kids and kids[0].kind in (K.DECL_STMT, K.VAR_DECL) and len(kids) > 2):
             first = kids.pop(0)
@@ -261,7 +263,7 @@ class Builder:
 
     def decl_stmt_single(self, d) -> None:
         v = self.var(d)
-        init = [x for x in d.get_children() if x.kind.is_expression()]
+        init = [x for x in children_of(d) if x.kind.is_expression()]
         if v is not None and init:
             self.assign_local(location(d), v, self.value(init[-1]), init[-1])
             self.full_expression_end(location(d))
@@ -299,13 +301,13 @@ class Builder:
             self.branch(cond, t, f)
 
     def while_stmt(self, c) -> None:
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         for extra in kids[:-2]:  # while (T *x = ...) condition variables
             self.stmt(extra)
         self.loop(kids[-2], kids[-1])
 
     def do_stmt(self, c) -> None:
-        body, cond = list(c.get_children())
+        body, cond = list(children_of(c))
         self.loop(cond, body, test_first=False)
 
     def for_stmt(self, c) -> None:
@@ -315,7 +317,7 @@ class Builder:
         self.loop(cond, body, inc=inc)
 
     def range_for(self, c) -> None:
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         body = kids[-1]
         for k in kids[:-1]:
             if k.kind.is_expression():
@@ -341,7 +343,7 @@ class Builder:
         self.cur = after
 
     def switch_stmt(self, c) -> None:
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         cond, body = kids[-2], kids[-1]
         for extra in kids[:-2]:
             self.stmt(extra)
@@ -370,17 +372,17 @@ class Builder:
             self.switches[-1][1] |= default
             self.edge(self.switches[-1][0], n, label="default" if default else f"case line {c.location.line}")
             if not default:
-                value = constant(next(iter(c.get_children())))
+                value = constant(next(iter(children_of(c))))
                 self.g.edges[self.switches[-1][0], n]["case"] = value
         self.cur = n
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         if kids:
             self.stmt(kids[-1])
 
     def label_stmt(self, c) -> None:
         n = self.label(c.spelling)
         self.start(n)
-        for child in c.get_children():
+        for child in children_of(c):
             self.stmt(child)
 
     def label(self, name: str) -> int:
@@ -389,14 +391,14 @@ class Builder:
         return self.labels[name]
 
     def goto_stmt(self, c) -> None:
-        for child in c.get_children():
+        for child in children_of(c):
             if child.kind == K.LABEL_REF:
                 self.goto(self.label(child.spelling))
                 return
         self.cur = None
 
     def indirect_goto(self, c) -> None:
-        for child in c.get_children():
+        for child in children_of(c):
             self.value(child)
         src = self.cur
         for n in list(self.labels.values()):
@@ -412,7 +414,7 @@ class Builder:
             self.goto(self.continues[-1])
 
     def return_stmt(self, c) -> None:
-        kids = [k for k in c.get_children() if k.kind.is_expression()]
+        kids = [k for k in children_of(c) if k.kind.is_expression()]
         v = self.value(kids[0]) if kids else None
         if v == NULL:
             v = None
@@ -422,7 +424,7 @@ class Builder:
         self.g.add_edge(n, self.exit, branch=None, label="")
 
     def try_stmt(self, c) -> None:
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         before = self.cur
         after = self.node("block")
         entries = [self.node("block", text="catch") for _ in kids[1:]]
@@ -435,7 +437,7 @@ class Builder:
         for handler, entry in zip(kids[1:], entries):
             self.cur = entry
             self.edge(before, entry, label="exception")
-            for child in handler.get_children():
+            for child in children_of(handler):
                 if child.kind == K.COMPOUND_STMT:
                     self.stmt(child)
             self.edge(self.cur, after)
@@ -452,7 +454,7 @@ class Builder:
             return NULL if constant(c) == 0 else None
         if c.kind in NULL_KINDS:
             return NULL
-        for child in c.get_children():
+        for child in children_of(c):
             if child.kind.is_expression() or child.kind == K.COMPOUND_STMT:
                 self.value(child) if child.kind.is_expression() else self.stmt(child)
         return None
@@ -469,7 +471,7 @@ class Builder:
         return None
 
     def member(self, c):
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         loc = location(c)
         if kids:
             base = self.value(kids[0])
@@ -482,12 +484,20 @@ class Builder:
     def load(self, c, loc):
         text = expr_text(c)
         t = self.temp(text)
-        key = fact_key(c, self)
-        self.emit(ir.Load(loc, t, text, frozenset(expr_vars(c, self)), key[0] if key else ""))
+        key = self.key_of(c)
+        deps = key[1] if key else expr_vars(c, self)
+        self.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else ""))
         return t
 
+    def key_of(self, c):
+        """fact_key, once per cursor (loads of a->b->c ask for a->b's key again)."""
+        h = (c.hash, c._kind_id, c.xdata)
+        if h not in self.keys:
+            self.keys[h] = fact_key(c, self)
+        return self.keys[h]
+
     def subscript(self, c):
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         loc = location(c)
         base = self.value(kids[0]) if kids else None
         for idx in kids[1:]:
@@ -500,7 +510,7 @@ class Builder:
 
     def unary(self, c):
         op = unop(c)
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         if not kids:
             return None
         operand = kids[0]
@@ -538,27 +548,27 @@ class Builder:
         """Evaluate the address computation of an lvalue (its base pointers are used)."""
         c = strip(c)
         if c.kind == K.MEMBER_REF_EXPR:
-            kids = list(c.get_children())
+            kids = list(children_of(c))
             if kids:
                 base = self.value(kids[0])
                 if base not in (None, NULL) and is_pointer(kids[0].type):
                     self.emit(ir.Use(location(c), base))
         elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            kids = list(c.get_children())
+            kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             for idx in kids[1:]:
                 self.value(idx)
             if base not in (None, NULL):
                 self.emit(ir.Use(location(c), base))
         elif c.kind == K.UNARY_OPERATOR and unop(c) == "*":
-            kids = list(c.get_children())
+            kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             if base not in (None, NULL):
                 self.emit(ir.Use(location(c), base))
 
     def binary(self, c):
         op = binop(c)
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         if len(kids) != 2:
             for k in kids:
                 self.value(k)
@@ -605,13 +615,13 @@ class Builder:
                 return v
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         self.lvalue_base(target)
-        key = fact_key(target, self)
+        key = self.key_of(target)
         self.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self))))
         return src
 
     def conditional(self, c):
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         t_n, f_n, join = self.node("block"), self.node("block"), self.node("block")
         result = self.temp("?:")
         loc = location(c)
@@ -639,10 +649,10 @@ class Builder:
         return result
 
     def stmt_expr(self, c):
-        body = next(iter(c.get_children()), None)
+        body = next(iter(children_of(c)), None)
         if body is None:
             return None
-        kids = list(body.get_children())
+        kids = list(children_of(body))
         for s in kids[:-1]:
             self.stmt(s)
         if kids and kids[-1].kind.is_expression():
@@ -655,7 +665,7 @@ class Builder:
         decl, name = self.callee_of(c)
         loc = location(c)
         args = list(c.get_arguments())
-        kids = list(c.get_children())
+        kids = list(children_of(c))
         if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
             args = kids[1:]
         # A member call's object and a call through a pointer are evaluated (and used) first.
@@ -738,7 +748,7 @@ class Builder:
         return self.node("error", loc, text=name)
 
     def new_expr(self, c):
-        for child in c.get_children():
+        for child in children_of(c):
             if child.kind.is_expression():
                 self.value(child)
         t = self.temp("new")
@@ -746,13 +756,13 @@ class Builder:
         return t
 
     def delete_expr(self, c):
-        vals = [self.value(child) for child in c.get_children() if child.kind.is_expression()]
+        vals = [self.value(child) for child in children_of(c) if child.kind.is_expression()]
         tracked = tuple(v for v in vals if v not in (None, NULL))
         self.emit(ir.Release(location(c), tracked, "delete"))
         return None
 
     def throw_expr(self, c):
-        for child in c.get_children():
+        for child in children_of(c):
             self.value(child)
         if self.handlers:
             src = self.cur
@@ -769,11 +779,11 @@ class Builder:
         c = strip(c)
         k = c.kind
         if k == K.UNARY_OPERATOR and unop(c) == "!":
-            self.branch(next(iter(c.get_children())), f, t)
+            self.branch(next(iter(children_of(c))), f, t)
             return
         if k == K.BINARY_OPERATOR:
             op = binop(c)
-            lhs, rhs = list(c.get_children())
+            lhs, rhs = list(children_of(c))
             if op == "&&":
                 mid = self.node("block")
                 self.branch(lhs, mid, f)
@@ -811,7 +821,7 @@ class Builder:
         if value is not None and not has_side_effects(c):
             self.goto(t if value else f)
             return
-        key = fact_key(c, self)
+        key = self.key_of(c)
         mark = len(self.pending_temps)
         v = self.value(c)
         if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
@@ -872,7 +882,7 @@ def simple_condition(c, b: "Builder"):
         return (v, "!=", 0) if v is not None else None
     if c.kind == K.BINARY_OPERATOR and binop(c) in FLIP:
         op = binop(c)
-        lhs, rhs = (strip(x) for x in c.get_children())
+        lhs, rhs = (strip(x) for x in children_of(c))
         for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
             if a.kind == K.DECL_REF_EXPR:
                 v = b.var(a.referenced)
@@ -892,7 +902,7 @@ def has_side_effects(c) -> bool:
             return True
         if x.kind == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
             return True
-        stack.extend(x.get_children())
+        stack.extend(children_of(x))
     return False
 
 
@@ -953,7 +963,7 @@ def fact_key(c, b: Builder):
             parts.append("(?")
         else:
             return None
-        kids = list(x.get_children())
+        kids = list(children_of(x))
         parts.append(str(len(kids)))
         for child in reversed(kids):
             stack.append((child, depth + 1))
@@ -979,7 +989,7 @@ def expr_vars(c, b: Builder) -> set[str]:
             v = b.var(x.referenced)
             if v is not None:
                 out.add(v)
-        stack.extend(x.get_children())
+        stack.extend(children_of(x))
     return out
 
 
@@ -998,7 +1008,7 @@ def expr_text(c, limit: int = 60) -> str:
 
 def for_parts(c):
     """(init, cond, inc, body) of a for statement; libclang leaves out the missing ones."""
-    kids = list(c.get_children())
+    kids = list(children_of(c))
     body = kids[-1]
     rest = kids[:-1]
     if len(rest) == 3:
@@ -1107,4 +1117,8 @@ EXPR_HANDLERS = {
 
 
 def build_cfg(fn, conv: Conventions) -> FunctionCFG:
-    return Builder(fn, conv).build()
+    reset_kids()
+    try:
+        return Builder(fn, conv).build()
+    finally:
+        reset_kids()

@@ -73,16 +73,34 @@ def end_location(c) -> Location:
     return Location(f.name if f is not None else "", end.line, max(1, end.column - 1))
 
 
+_KIDS: dict = {}
+
+
+def kids(c) -> list:
+    """A cursor's children, listed once per function build: each listing is a walk through the
+    binding (a Python callback per child), and the builder looks at most nodes several times.
+    Callers must not mutate the list."""
+    key = (c.hash, c._kind_id, c.xdata)
+    found = _KIDS.get(key)
+    if found is None:
+        found = _KIDS[key] = list(c.get_children())
+    return found
+
+
+def reset_kids() -> None:
+    _KIDS.clear()
+
+
 def strip(c):
     """Look through parentheses and implicit conversions."""
     while True:
         k = c.kind
         if k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                  K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR):
-            kids = list(c.get_children())
-            if not kids:
+            children = kids(c)
+            if not children:
                 return c
-            c = kids[-1]
+            c = children[-1]
             continue
         return c
 
