@@ -55,6 +55,9 @@ class Readings:
     null_comparison_opaque: bool = False
     # An opaque `x != y` is not correlated with the same test before.
     pointer_comparisons_uncorrelated: bool = False
+    # The debt of a store without an owned reference (decision 4) belongs to the object and
+    # survives overwriting the location it was stored in.
+    debt_survives_overwrite: bool = False
 
 
 LITERAL = Readings()
@@ -71,6 +74,7 @@ class Obj:
     released: bool = False  # a release reached it on this path
     consumed: bool = False  # a consume (move) reached it on this path
     handed: bool = False  # a reference to it was stored into memory
+    debt: bool = False  # stored without an owned reference (reading debt_survives_overwrite)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
 
 
@@ -204,6 +208,8 @@ class Execution:
             elif isinstance(s, Store):
                 obj = self.value(s.target)
                 self.debt = obj if obj is not None and obj.owned == 0 else None
+                if self.debt is not None:
+                    obj.debt = True
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
                     obj.handed = True
@@ -212,8 +218,10 @@ class Execution:
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
-                if obj is not None and self.debt is obj:
+                if obj is not None and (self.debt is obj or
+                                        obj.debt and self.readings.debt_survives_overwrite):
                     self.debt = None  # pays for the stored copy (decision 4)
+                    obj.debt = False
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):

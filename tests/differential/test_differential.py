@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
 from .oracle import LITERAL, REPORTED, Readings
-from .program import Acquire, Function, If, Release, Return, Store, place_labels
+from .program import Acquire, Assign, Function, If, Release, Retain, Return, Store, place_labels
 
 # Shrinking is ours (one parse per round over a single function), not hypothesis's, which
 # would re-check whole batches at every step; quiet, because the minimized function in the
@@ -53,6 +53,10 @@ REPORTED_CASES = {
         "`t0 != p` tested twice with neither assigned takes the same edge (semantics.md, "
         "correlated conditions): t0 is freed exactly once; refcheck takes the edges "
         "independently and reports RC002 at the second free and RC001 at the return"),
+    "debt_survives_overwrite": (
+        "makeThing", [Store("p"), Assign("t1", "NULL"), Store("t1"), Retain()],
+        "g_keep = t1 overwrites the stored p, so no stored copy is left for the retain to pay "
+        "for (decision 4): RC001 at the return; refcheck still lets the retain pay"),
 }
 
 
