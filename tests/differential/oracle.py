@@ -50,8 +50,9 @@ class Readings:
     # RC006 (not RC002, even if it had been released before) and a use is fine.
     handed_over_is_borrowed: bool = False
     # `x != y` is decided only when both sides hold the same value (the same object, or a NULL
-    # copied from one to the other); otherwise it is opaque even when one side is NULL, and
-    # on its equal edge the other side does not become NULL.
+    # copied from one to the other; `x = NULL;` over a NULL keeps the one x had); otherwise it
+    # is opaque even when one side is NULL, and on its equal edge the other side does not
+    # become NULL.
     null_comparison_opaque: bool = False
     # An opaque `x != y` is not correlated with the same test before.
     pointer_comparisons_uncorrelated: bool = False
@@ -226,6 +227,9 @@ class Execution:
                     obj.owned += 1
             elif isinstance(s, Assign):
                 null = ("assigned", line) if s.source == "NULL" else self.nulls.get(s.source)
+                if s.source == "NULL" and s.var in self.nulls and \
+                        self.readings.null_comparison_opaque:
+                    null = self.nulls[s.var]
                 self.assign(s.var, self.value(s.source), line)
                 if null is not None:
                     self.nulls[s.var] = null
