@@ -24,7 +24,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
 from .oracle import LITERAL, REPORTED, Readings
-from .program import Acquire, Assign, Function, If, Release, Retain, Return, Store, place_labels
+from .program import (
+    Acquire, Assign, Discard, Function, If, Release, Retain, Return, Store, place_labels,
+)
 
 # Shrinking is ours (one parse per round over a single function), not hypothesis's, which
 # would re-check whole batches at every step; quiet, because the minimized function in the
@@ -36,8 +38,16 @@ SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=N
 PROFILES = [CORE, FULL, UNWIND]
 
 # The disagreements reported to the lead, as found by `python -m tests.differential`: the
-# oracle.Readings field that explains each -> (function name, body, what differs and why).
+# oracle.Readings field that explains each (or a name, for an analyzer bug no reading
+# explains) -> (function name, body, what differs and why).
 REPORTED_CASES = {
+    "bug: correlation lost at a join": (
+        "makeThing", [If(0, (), (If(1, (Return("NULL"),)),)),
+                      If(1, (If(0, (Return("NULL"),)), Discard()))],
+        "the newClone is unreachable (c1 true returns in the first if when c0 is false and in "
+        "the second when c0 is true), but refcheck reports RC001 there: after the first if "
+        "joins, it no longer knows which edge c0 and c1 took (semantics.md, correlated "
+        "conditions); found as 7 in 10,000 functions of the full profile"),
     "handed_over_is_borrowed": (
         "makeThing", [Acquire("t0"), Store("t0"), Release("t0")],
         "g_keep = t0 hands the reference over; releasing t0 afterwards matches no rule in "
@@ -85,13 +95,15 @@ def test_reported_disagreement(case):
 def test_reported_example_shows_only_its_reading(case):
     """So that each xfail above stands for exactly the difference its reason describes."""
     d = _check_case(case)
-    if d is not None:
+    if d is not None and case.startswith("bug:"):
+        assert disagreement_class(d)[0] == "unexplained", d.describe()
+    elif d is not None:
         assert disagreement_class(d) == ("explained", frozenset({case})), d.describe()
 
 
 def test_every_reading_has_a_reported_example():
     readings = {f for f in Readings.__dataclass_fields__}
-    assert readings == set(REPORTED_CASES)
+    assert readings == {key for key in REPORTED_CASES if not key.startswith("bug:")}
 
 
 def _first_disagreement(functions, unwind: bool, readings: Readings) -> str | None:
