@@ -25,6 +25,9 @@ MAYBE, NULL, NONNULL = 0, 1, 2
 MAX_OWNED = 3
 MAX_GENERATIONS = 4
 MAX_PATH_STEPS = 40
+# Distinct sets of branch facts explored apart per ownership configuration and node before they
+# are joined (precision where it is cheap, a bound where facts multiply).
+FACT_VARIANTS = 16
 
 
 @dataclass(frozen=True, order=True)
@@ -44,6 +47,10 @@ class Obj:
     # References stored into memory without one being owned (`self->storage = storage;`): a later
     # retain of the object pays for the stored copy instead of giving us an owned reference.
     debt: int = 0
+
+
+def same_key(cond: ir.SameObject) -> str:
+    return "same:" + "|".join(sorted((cond.a, cond.b)))
 
 
 class Bound(Exception):
@@ -102,6 +109,10 @@ class Analyzer:
             if isinstance(cond, ir.Fact):
                 counts[cond.key] = counts.get(cond.key, 0) + 1
                 self.fact_vars[cond.key] = cond.vars
+            elif isinstance(cond, ir.SameObject):
+                key = same_key(cond)
+                counts[key] = counts.get(key, 0) + 1
+                self.fact_vars[key] = frozenset((cond.a, cond.b))
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1}
         # Integer variables whose constant values decide conditions (`own = 1; ... if (own)`).
@@ -123,12 +134,14 @@ class Analyzer:
             init.env[var] = oid
             init.objs[oid] = Obj(0, "", MAYBE, "param", self.cfg.loc,
                                  self.cfg.names.get(var, var), self.cfg.entry)
-        # Per node: ownership core -> the facts common to every state seen with it. A state whose
-        # facts include those is covered; otherwise it goes on with only the common facts. States
-        # that own the same things are so explored once, and facts can only shrink: a fixed point.
+        # Per node: ownership core -> the fact sets explored with it. A state whose facts include
+        # one of them is covered. Up to FACT_VARIANTS sets are kept apart, exactly (facts can be
+        # related: `if (c0) ... else if (c1) return;` makes c1 imply c0); past that, the states
+        # are joined into one with the facts common to all, so the count is bounded by the
+        # ownership configurations. Facts only shrink by joins: a fixed point.
         visited: dict[int, dict] = {}
         work = deque([(self.cfg.entry, init, None)])
-        visited[self.cfg.entry] = {init.core(): dict(init.facts)}
+        visited[self.cfg.entry] = {init.core(): [dict(init.facts)]}
         states = 0
         while work:
             states += 1
@@ -143,15 +156,18 @@ class Analyzer:
                 for succ, st2, label in self.step(node, st, trace):
                     t2 = (succ, label, trace) if label else (succ, None, trace)
                     seen = visited.setdefault(succ, {})
-                    core = st2.core()
-                    known = seen.get(core)
-                    if known is None:
-                        seen[core] = dict(st2.facts)
-                    elif known.items() <= st2.facts.items():
+                    variants = seen.setdefault(st2.core(), [])
+                    facts = st2.facts.items()
+                    if any(v.items() <= facts for v in variants):
                         continue
+                    if len(variants) >= FACT_VARIANTS:
+                        common = dict(st2.facts)
+                        for v in variants:
+                            common = {k: x for k, x in common.items() if v.get(k) == x}
+                        st2.facts = common
+                        variants[:] = [dict(common)]
                     else:
-                        st2.facts = {k: v for k, v in known.items() if st2.facts.get(k) == v}
-                        seen[core] = dict(st2.facts)
+                        variants.append(dict(st2.facts))
                     work.append((succ, st2, t2))
             except Bound as e:
                 self.incomplete = str(e)
@@ -255,6 +271,9 @@ class Analyzer:
                 else:
                     st.objs[oid] = replace(o, debt=1)
             if op.target:
+                before = st.facts.get("@" + op.target)
+                if before is not None and before != oid and before in st.objs and st.objs[before].debt:
+                    st.objs[before] = replace(st.objs[before], debt=0)  # its stored copy is gone
                 self.forget(st, f"f:{op.target}")
                 # Until the location or its address changes, loading it gives back what was stored.
                 if oid is not None:
@@ -452,6 +471,17 @@ class Analyzer:
             a, b = st.env.get(cond.a), st.env.get(cond.b)
             if a is not None and a == b:  # one object: equal, whatever else we do not know
                 return st.copy() if taken else None
+            for this, other in ((a, cond.b), (b, cond.a)):
+                if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
+                    return self.assume(st, ir.NullTest(other), not taken)
+            key = same_key(cond)
+            if key in self.correlated:
+                known = st.facts.get(key)
+                if known is not None:
+                    return st.copy() if known == taken else None
+                st2 = st.copy()
+                st2.facts[key] = taken
+                return st2
             return st.copy()
         if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
             decided = self.assume_simple(st, cond.simple, taken)

@@ -6,8 +6,8 @@ findings the oracle derives from semantics.md. Functions with loops and backward
 enumerated; for them refcheck must just finish cleanly.
 
 Where refcheck reads semantics.md differently from the oracle, the disagreement is reported to
-the lead, pinned below by a minimal example (xfail, strict), and named in oracle.Readings; the
-comparison under those readings must then be exact, so nothing new slips in behind them.
+the lead; while it is open it can be named in oracle.Readings and pinned by a strict xfail.
+None is open: the comparison below is exact, and the settled ones stay as REGRESSIONS.
 
 Generation is derandomized, so a failure reproduces; the failing function is minimized before
 it is shown. `python -m tests.differential --n 5000` runs the same comparison much longer.
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
 from .generate import CORE, FULL, LOOPS, UNWIND, batches
-from .oracle import LITERAL, REPORTED, Readings
+from .oracle import LITERAL, Readings
 from .program import (
     Acquire, Assign, Discard, Function, If, Release, Retain, Return, Store, place_labels,
 )
@@ -37,36 +37,30 @@ SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=N
 
 PROFILES = [CORE, FULL, UNWIND]
 
-# The disagreements reported to the lead, as found by `python -m tests.differential`: the
-# oracle.Readings field that explains each (or a name, for an analyzer bug no reading
-# explains) -> (function name, body, what differs and why).
-REPORTED_CASES = {
-    "bug: correlation lost at a join": (
+# Disagreements found by this test during the first session, each settled (refcheck fixed, or
+# semantics.md adopting refcheck's reading): their minimal examples stay as regressions that
+# must agree exactly. name -> (function name, body, what once differed).
+REGRESSIONS = {
+    "correlation kept across a join": (
         "makeThing", [If(0, (), (If(1, (Return("NULL"),)),)),
                       If(1, (If(0, (Return("NULL"),)), Discard()))],
         "the newClone is unreachable (c1 true returns in the first if when c0 is false and in "
-        "the second when c0 is true), but refcheck reports RC001 there: after the first if "
-        "joins, it no longer knows which edge c0 and c1 took (semantics.md, correlated "
-        "conditions); found as 7 in 10,000 functions of the full profile"),
-    "handed_over_is_borrowed": (
+        "the second when c0 is true); refcheck once joined the two states and reported RC001"),
+    "release after a hand-over is RC006": (
         "makeThing", [Acquire("t0"), Store("t0"), Release("t0")],
-        "g_keep = t0 hands the reference over; releasing t0 afterwards matches no rule in "
-        "semantics.md (RC006 is for parameters); refcheck reports RC006"),
-    "null_comparison_opaque": (
+        "g_keep = t0 hands the reference over, so releasing t0 afterwards releases what this "
+        "function no longer owns (semantics.md decision 9)"),
+    "comparison with a NULL is a null test": (
         "makeThing", [Acquire("t3"), If(("t3", "t0"), (Release("t3"),))],
-        "t0 holds NULL, so `t3 != t0` is a null test of t3 and on its equal edge t3 is NULL: "
-        "nothing leaks; refcheck decides `!t0` but treats `t3 != t0` as opaque between two "
-        "pointers and reports RC001 at the return"),
-    "pointer_comparisons_uncorrelated": (
+        "t0 holds NULL, so `t3 != t0` is a null test of t3 and on its equal edge t3 is NULL"),
+    "repeated pointer comparison is correlated": (
         "makeThing", [Acquire("t0"), If(("t0", "p"), (Release("t0"),)),
                       If(("t0", "p"), (), (Release("t0"),))],
-        "`t0 != p` tested twice with neither assigned takes the same edge (semantics.md, "
-        "correlated conditions): t0 is freed exactly once; refcheck takes the edges "
-        "independently and reports RC002 at the second free and RC001 at the return"),
-    "debt_survives_overwrite": (
+        "`t0 != p` tested twice with neither assigned takes the same edge: t0 is freed once"),
+    "a store's debt ends with its location": (
         "makeThing", [Store("p"), Assign("t1", "NULL"), Store("t1"), Retain()],
         "g_keep = t1 overwrites the stored p, so no stored copy is left for the retain to pay "
-        "for (decision 4): RC001 at the return; refcheck still lets the retain pay"),
+        "for (decision 4): RC001 at the return"),
 }
 
 
@@ -76,34 +70,16 @@ def _function(name: str, body: list) -> Function:
 
 
 def _check_case(case: str):
-    name, body, _ = REPORTED_CASES[case]
+    name, body, _ = REGRESSIONS[case]
     with tempfile.TemporaryDirectory() as d:
         result = check_batch([_function(name, body)], d)
     return result.disagreements[0] if result.disagreements else None
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=REPORTED_CASES[key][2]))
-    for key in REPORTED_CASES])
-def test_reported_disagreement(case):
-    """Fails until refcheck or semantics.md changes; then drop the mark and the reading."""
+@pytest.mark.parametrize("case", list(REGRESSIONS))
+def test_settled_disagreement_stays_settled(case):
     d = _check_case(case)
     assert d is None, f"{case}:\n{d.describe()}"
-
-
-@pytest.mark.parametrize("case", list(REPORTED_CASES))
-def test_reported_example_shows_only_its_reading(case):
-    """So that each xfail above stands for exactly the difference its reason describes."""
-    d = _check_case(case)
-    if d is not None and case.startswith("bug:"):
-        assert disagreement_class(d)[0] == "unexplained", d.describe()
-    elif d is not None:
-        assert disagreement_class(d) == ("explained", frozenset({case})), d.describe()
-
-
-def test_every_reading_has_a_reported_example():
-    readings = {f for f in Readings.__dataclass_fields__}
-    assert readings == {key for key in REPORTED_CASES if not key.startswith("bug:")}
 
 
 def _first_disagreement(functions, unwind: bool, readings: Readings) -> str | None:
@@ -131,12 +107,6 @@ def _compare(profile, readings):
     check()
 
 
-@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
-def test_loop_free_functions_agree_apart_from_reported_readings(profile):
-    _compare(profile, REPORTED)
-
-
-@pytest.mark.xfail(strict=True, reason="the disagreements pinned by test_reported_disagreement")
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
 def test_loop_free_functions_get_the_oracles_verdicts(profile):
     _compare(profile, LITERAL)
