@@ -10,7 +10,6 @@ that do not return end their path in an `error` node (errors mode decides what t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import clang.cindex as ci
 import networkx as nx
@@ -19,6 +18,7 @@ from refcheck import ir
 from refcheck.clangutil import (K, binop, constant, end_location, is_noreturn, is_pointer, is_scalar,
                                 location, qualified_name, reset_kids, strip, unop)
 from refcheck.clangutil import kids as children_of
+from refcheck.clangutil import read_source
 from refcheck.conventions import Conventions
 from refcheck.model import Location
 
@@ -970,15 +970,6 @@ def fact_key(c, b: Builder):
     return " ".join(parts), vars_
 
 
-@lru_cache(maxsize=64)
-def _source(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
 def expr_vars(c, b: Builder) -> set[str]:
     """The local variables an expression mentions."""
     out: set[str] = set()
@@ -999,7 +990,7 @@ def expr_text(c, limit: int = 60) -> str:
     start, end = c.extent.start, c.extent.end
     if start.file is not None and end.file is not None and start.file.name == end.file.name \
             and end.offset > start.offset:
-        text = _source(start.file.name)[start.offset:end.offset].decode("utf-8", "replace")
+        text = read_source(start.file.name)[start.offset:end.offset].decode("utf-8", "replace")
         text = " ".join(text.split())
     if not text:
         text = c.spelling or c.kind.name.lower()

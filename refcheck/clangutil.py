@@ -147,14 +147,15 @@ def is_noreturn(decl) -> bool:
         if start.file is None or end.file is None or start.file.name != end.file.name:
             continue
         if 0 <= end.offset - start.offset <= 64:
-            text = _read(start.file.name)[start.offset:end.offset]
+            text = read_source(start.file.name)[start.offset:end.offset]
             if b"noreturn" in text.lower():
                 return True
     return False
 
 
 @lru_cache(maxsize=64)
-def _read(path: str) -> bytes:
+def read_source(path: str) -> bytes:
+    """A source file's bytes, for text at cursor extents (expressions, attributes)."""
     try:
         with open(path, "rb") as f:
             return f.read()

@@ -7,12 +7,10 @@ before cannot pass for the mutant's.
 
 from __future__ import annotations
 
-import sys
-import threading
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
-from refcheck.model import ToolError, UnitResult
+from refcheck.model import UnitResult
 from refcheck.validate.layout import Runtime
 from refcheck.validate.mutants import Mutant
 
@@ -33,66 +31,13 @@ def check_functions(path: str, settings, names: set[str]) -> UnitResult:
     """`engine.check_unit`, restricted to the functions named.
 
     A mutant changes one function; the engine's other functions would come out as in the
-    baseline, and some (TH_TENSOR_APPLY3 bodies) take a minute per unit. The stages are the
-    engine's own, run on the same big-stack thread it uses.
+    baseline, so only the mutated one is re-checked.
     """
+    from dataclasses import replace
+
     from refcheck import engine
-    from refcheck.analysis import analyze
-    from refcheck.cfg import build_cfg
-    from refcheck.frontend import FrontendError, parse
-    from refcheck.model import merge_findings
 
-    def work() -> UnitResult:
-        rel = engine._relative(path, settings.root)
-        result = UnitResult(rel)
-        try:
-            parsed = parse(path, settings.clang_args)
-        except FrontendError as e:
-            result.errors.append(ToolError(rel, str(e)))
-            return result
-        result.errors.extend(ToolError(engine._relative(e.file, settings.root), e.message, e.line, e.column,
-                                       e.severity) for e in parsed.errors)
-        findings = []
-        for fn in parsed.functions:
-            if fn.spelling not in names:
-                continue
-            result.functions += 1
-            try:
-                res = analyze(build_cfg(fn, settings.conventions), settings.conventions, settings.max_states,
-                              settings.function_seconds)
-            except RecursionError:
-                result.errors.append(engine._fn_error(fn, settings, "nested too deeply to build its graph"))
-                continue
-            if res.incomplete:
-                result.errors.append(engine._fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
-            findings.extend(res.findings)
-        for f in findings:
-            engine._relativize(f, settings.root)
-        result.findings = merge_findings(findings)
-        return result
-
-    box: list = []
-
-    def run():
-        try:
-            box.append(work())
-        except Exception as e:  # noqa: BLE001 - reported as a tool error, as the engine does
-            box.append(e)
-
-    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
-    try:
-        threading.stack_size(engine.STACK_BYTES)
-        sys.setrecursionlimit(max(old_limit, engine.RECURSION_LIMIT))
-        t = threading.Thread(target=run, name="refcheck-validate")
-        t.start()
-        t.join()
-    finally:
-        threading.stack_size(old_stack)
-        sys.setrecursionlimit(old_limit)
-    out = box[0] if box else RuntimeError("no result")
-    if isinstance(out, BaseException):
-        return UnitResult(path, errors=[ToolError(path, f"internal error: {type(out).__name__}: {out}")])
-    return out
+    return engine.check_unit(path, replace(settings, only_functions=frozenset(names)))
 
 
 class StaticChecker:
