@@ -110,6 +110,10 @@ def is_pointer(t) -> bool:
     return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
 
 
+STMT_EXPR = ci.CursorKind.from_id(121)  # GNU ({ ... }); the binding names it "StmtExpr"
+FUNCTION_KINDS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
+                  K.CONVERSION_FUNCTION, K.LAMBDA_EXPR}
+
 SCALAR_KINDS = {T.VOID, T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR16, T.CHAR32, T.USHORT, T.UINT, T.ULONG,
                 T.ULONGLONG, T.UINT128, T.CHAR_S, T.SCHAR, T.WCHAR, T.SHORT, T.INT, T.LONG, T.LONGLONG,
                 T.INT128, T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.ENUM}
@@ -161,3 +165,16 @@ def read_source(path: str) -> bytes:
             return f.read()
     except OSError:
         return b""
+
+
+def expr_text(c, limit: int = 60) -> str:
+    """The source text of an expression, for messages (macro bodies show as their call site)."""
+    text = ""
+    start, end = c.extent.start, c.extent.end
+    if start.file is not None and end.file is not None and start.file.name == end.file.name \
+            and end.offset > start.offset:
+        text = read_source(start.file.name)[start.offset:end.offset].decode("utf-8", "replace")
+        text = " ".join(text.split())
+    if not text:
+        text = c.spelling or c.kind.name.lower()
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,233 @@
+"""Conditions lowered to branch nodes, and what makes two tests of a condition the same test.
+
+A condition becomes a chain of branch nodes (`&&`, `||`, `!` and comma are split), each testing
+one thing the analysis understands: a pointer against NULL, two pointers against each other, or a
+side-effect-free expression identified by its structure (`fact_key`), so that a second test of
+`!contig` or `!THTensor_isContiguous(x)` with its variables unchanged takes the same edge.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from refcheck import ir
+from refcheck.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
+                                strip, unop)
+from refcheck.clangutil import kids as children_of
+
+if TYPE_CHECKING:
+    from refcheck.cfg import Builder
+
+NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
+NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
+
+
+class ConditionLowering:
+    """The condition half of the CFG builder (`refcheck.cfg.Builder`): branch nodes and tests."""
+
+    # -- conditions -----------------------------------------------------------------------------
+    def branch(self, c, t: int, f: int) -> None:
+        """Lower a condition so that control reaches t when it holds and f when it does not."""
+        c = strip(c)
+        k = c.kind
+        if k == K.UNARY_OPERATOR and unop(c) == "!":
+            self.branch(next(iter(children_of(c))), f, t)
+            return
+        if k == K.BINARY_OPERATOR:
+            op = binop(c)
+            lhs, rhs = list(children_of(c))
+            if op == "&&":
+                mid = self.node("block")
+                self.branch(lhs, mid, f)
+                self.cur = mid
+                self.branch(rhs, t, f)
+                return
+            if op == "||":
+                mid = self.node("block")
+                self.branch(lhs, t, mid)
+                self.cur = mid
+                self.branch(rhs, t, f)
+                return
+            if op == ",":
+                self.value(lhs)
+                self.branch(rhs, t, f)
+                return
+            if op in ("==", "!="):
+                for a, b in ((lhs, rhs), (rhs, lhs)):
+                    if is_null_constant(b) and is_pointer(a.type):
+                        mark = len(self.pending_temps)
+                        v = self.value(a)
+                        yes, no = (f, t) if op == "==" else (t, f)
+                        self.test(c, v, yes, no, pointer=True, mark=mark)
+                        return
+                if is_pointer(lhs.type) and is_pointer(rhs.type):
+                    mark = len(self.pending_temps)
+                    a, b = self.value(lhs), self.value(rhs)
+                    if a not in (None, NULL) and b not in (None, NULL):
+                        yes, no = (t, f) if op == "==" else (f, t)
+                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark,
+                                  shown_inverted=op == "!=")
+                        return
+        value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
+                                     K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
+        if value is not None and not has_side_effects(c):
+            self.goto(t if value else f)
+            return
+        key = self.key_of(c)
+        mark = len(self.pending_temps)
+        v = self.value(c)
+        if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
+            self.test(c, v, t, f, pointer=True, mark=mark)
+        elif key is not None:
+            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self))
+            self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
+        else:
+            self.test(c, None, t, f, pointer=False, mark=mark)
+
+    def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
+             shown_inverted: bool = False) -> None:
+        loc = location(c)
+        if pointer and v not in (None, NULL):
+            cond = ir.NullTest(v)
+        elif isinstance(fact, ir.SameObject):
+            cond = fact
+        elif fact is not None:
+            cond = fact
+        else:
+            cond = ir.Opaque(expr_text(c))
+        n = self.node("branch", loc, cond=cond, text=expr_text(c))
+        self.start(n)
+        # Temporaries of the condition die once it is tested (on both edges).
+        self.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.pending_temps[mark:]]
+        del self.pending_temps[mark:]
+        self.edge(n, t, True)
+        self.edge(n, f, False)
+        if shown_inverted:  # the node tests a == b for the source's a != b: notes quote the source
+            self.g.edges[n, t]["shown"] = False
+            self.g.edges[n, f]["shown"] = True
+        self.cur = None
+
+
+def is_null_constant(c) -> bool:
+    c = strip(c)
+    if c.kind in NULL_KINDS:
+        return True
+    if c.kind == K.INTEGER_LITERAL:
+        return constant(c) == 0
+    return False
+
+
+SIDE_EFFECT_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="}
+
+
+FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def simple_condition(c, b: "Builder"):
+    """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
+    c = strip(c)
+    if c.kind == K.DECL_REF_EXPR:
+        v = b.var(c.referenced)
+        return (v, "!=", 0) if v is not None else None
+    if c.kind == K.BINARY_OPERATOR and binop(c) in FLIP:
+        op = binop(c)
+        lhs, rhs = (strip(x) for x in children_of(c))
+        for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
+            if a.kind == K.DECL_REF_EXPR:
+                v = b.var(a.referenced)
+                k = constant(k_expr)
+                if v is not None and k is not None and not is_pointer(a.type):
+                    return (v, o, k)
+    return None
+
+
+def has_side_effects(c) -> bool:
+    stack = [c]
+    while stack:
+        x = stack.pop()
+        if x.kind in (K.CALL_EXPR, K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, STMT_EXPR):
+            return True
+        if x.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binop(x) in SIDE_EFFECT_OPS:
+            return True
+        if x.kind == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
+            return True
+        stack.extend(children_of(x))
+    return False
+
+
+def fact_key(c, b: Builder):
+    """(normalized text, variables) of a side-effect-free condition, or None."""
+    vars_: set[str] = set()
+    parts: list[str] = []
+    stack = [(c, 0)]
+    while stack:
+        x, depth = stack.pop()
+        x = strip(x)
+        k = x.kind
+        if k == K.DECL_REF_EXPR:
+            ref = x.referenced
+            v = b.var(ref)
+            if v is not None:
+                vars_.add(v)
+                parts.append(v)
+            elif ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
+                parts.append(str(ref.enum_value))
+            elif ref is not None and ref.kind == K.VAR_DECL:
+                parts.append(f"global:{x.spelling}")
+            elif ref is not None and ref.kind in FUNCTION_KINDS:
+                parts.append(f"fn:{x.spelling}")
+            else:
+                return None
+            continue
+        if k == K.CALL_EXPR:
+            _, name = b.callee_of(x)
+            if not b.conv.matches("pure", name):
+                return None
+            parts.append(f"call:{name}(")
+        elif k in (K.BINARY_OPERATOR,):
+            op = binop(x)
+            if op in SIDE_EFFECT_OPS:
+                return None
+            parts.append(f"({op}")
+        elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            return None
+        elif k == K.UNARY_OPERATOR:
+            op = unop(x)
+            if op in ("++", "--", "post++", "post--", "&"):
+                return None
+            parts.append(f"({op}")
+        elif k == K.MEMBER_REF_EXPR:
+            parts.append(f".{x.spelling}(")
+        elif k == K.ARRAY_SUBSCRIPT_EXPR:
+            parts.append("[")
+        elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
+            parts.append(f"#{constant(x)}")
+            continue
+        elif k in NULL_KINDS:
+            parts.append("#0")
+            continue
+        elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+            return None
+        elif k == K.CONDITIONAL_OPERATOR:
+            parts.append("(?")
+        else:
+            return None
+        kids = list(children_of(x))
+        parts.append(str(len(kids)))
+        for child in reversed(kids):
+            stack.append((child, depth + 1))
+    return " ".join(parts), vars_
+
+
+def expr_vars(c, b: Builder) -> set[str]:
+    """The local variables an expression mentions."""
+    out: set[str] = set()
+    stack = [c]
+    while stack:
+        x = stack.pop()
+        if x.kind == K.DECL_REF_EXPR:
+            v = b.var(x.referenced)
+            if v is not None:
+                out.add(v)
+        stack.extend(children_of(x))
+    return out
