@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.compdb import CompileDatabase
-from refcheck.config import Config
+from refcheck.config import Config, ConfigError
 from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
 from refcheck.sources import discover, excluded, relative
@@ -54,7 +54,13 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     db = request.database
     skip = (cfg.cache_dir,)
     if request.paths or db is None:
-        return discover(request.paths or ["."], cfg.extensions, cfg.exclude, cfg.root, skip), []
+        paths = request.paths or ["."]
+        problems: list[tuple[str, str]] = []
+        units = discover(paths, cfg.extensions, cfg.exclude, cfg.root, skip, problems)
+        if not units and problems:  # nothing to check at all: a usage error, as for one bad path
+            given, message = problems[0]
+            raise ConfigError(f"{given}: {message}")
+        return units, [ToolError(given, message) for given, message in problems]
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):

@@ -26,8 +26,19 @@ def excluded(path: str, root: str, patterns: list[str]) -> bool:
 
 
 def discover(paths: list[str], extensions: list[str], exclude: list[str], root: str,
-             skip_dirs: tuple[str, ...] = ()) -> list[str]:
-    """Absolute, sorted, unique unit paths; a usage error for a missing path or an empty directory."""
+             skip_dirs: tuple[str, ...] = (), problems: list[tuple[str, str]] | None = None) -> list[str]:
+    """Absolute, sorted, unique unit paths; a usage error for a missing path or an empty directory.
+
+    With `problems`, such a path is recorded there as (path, message) instead, and the other paths
+    are still searched: one mistyped name must not cost the results for the rest."""
+    if problems is not None:
+        found_all: set[str] = set()
+        for given in paths:
+            try:
+                found_all.update(discover([given], extensions, exclude, root, skip_dirs))
+            except ConfigError as e:
+                problems.append((given, str(e).split(": ", 1)[-1]))
+        return sorted(found_all)
     found: set[str] = set()
     exts = tuple(e.lower() for e in extensions)
     skip = {os.path.abspath(d) for d in skip_dirs}

@@ -68,6 +68,18 @@ def test_missing_path_is_a_usage_error(project, fake):
     assert r.err.strip() == "refcheck: error: nope.c: no such file or directory"
 
 
+def test_a_missing_path_beside_good_ones_keeps_their_results(project, fake):
+    project.write("a.c", LEAKY)
+    project.write("docs/readme.txt", "hello")
+    r = project.run("check", "nope.c", "a.c", "docs")
+    assert r.code == 1  # findings, and per-file errors for the bad paths
+    assert "a.c:2:7: error:" in r.out
+    assert "nope.c: error: no such file or directory [tool]" in r.out
+    assert "docs: error: no C, C++ or CUDA sources" in r.out
+    assert "Traceback" not in r.err
+    assert analyzed(fake) == ["a.c"]
+
+
 def test_directory_without_sources_is_a_usage_error(project, fake):
     project.write("docs/readme.txt", "hello")
     r = project.run("check", "docs")
