@@ -43,7 +43,6 @@ class FunctionCFG:
     loc: Location
     params: list[tuple[str, bool]]  # (value name, is a pointer)
     names: dict[str, str]  # value name -> what the user wrote
-    incomplete: str = ""  # why the graph may be missing parts (an unsupported construct)
     lambdas: list = field(default_factory=list)  # lambda expressions in the body
 
 
@@ -99,14 +98,11 @@ class Builder(ExpressionLowering, ConditionLowering):
         self.pending_temps.append(name)
         return name
 
-    def kill_temps(self, loc: Location, keep: str | None = None) -> list:
-        ops = [ir.Kill(loc, t) for t in self.pending_temps if t != keep]
-        self.pending_temps = [keep] if keep in self.pending_temps else []
-        return ops
-
     def full_expression_end(self, loc: Location) -> None:
-        for op in self.kill_temps(loc):
-            self.emit(op)
+        """The temporaries of a full expression die at its end."""
+        for t in self.pending_temps:
+            self.emit(ir.Kill(loc, t))
+        self.pending_temps = []
 
     # -- names ----------------------------------------------------------------------------------
     def var(self, decl) -> str | None:

@@ -111,8 +111,6 @@ class ExpressionLowering:
             v = self.value(operand)
             if v not in (None, NULL) and not v.startswith("$"):
                 self.emit(ir.Touch(loc, v))
-            elif strip(operand).kind != K.DECL_REF_EXPR:
-                pass
             return v if is_pointer(c.type) else None
         if op == "!":
             self.value(operand)
