@@ -96,7 +96,8 @@ def _parser_options(f):
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
                  clang_args, errors):
-    from refcheck import compdb, config
+    from refcheck import config
+    from refcheck.frontend import compdb
 
     cfg = config.load(config_path)
     cfg.include_dirs += [os.path.abspath(d) for d in include_dirs]

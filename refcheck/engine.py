@@ -72,8 +72,8 @@ def _relative(file: str, root: str) -> str:
 
 def _check(path: str, settings: Settings) -> UnitResult:
     from refcheck.analysis import analyze
-    from refcheck.cfg import build_cfg
-    from refcheck.frontend import FrontendError, parse
+    from refcheck.frontend.builder import build_cfg
+    from refcheck.frontend.unit import FrontendError, parse
 
     rel = _relative(path, settings.root)
     result = UnitResult(rel)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
-from refcheck.compdb import CompileDatabase
+from refcheck.frontend.compdb import CompileDatabase
 from refcheck.config import Config, ConfigError
 from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
