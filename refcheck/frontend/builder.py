@@ -19,7 +19,7 @@ from refcheck.frontend.clangutil import K, binop, constant, end_location, is_poi
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
-from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.graph import GraphBuilder, callee_of
 
 
 class Builder(GraphBuilder):
@@ -402,3 +402,42 @@ def build_cfg(fn, conv: Conventions) -> FunctionCFG:
         return Builder(fn, conv).build()
     finally:
         reset_kids()
+
+
+def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
+    """The graph of a function that could produce a finding (`can_find_anything`), else None."""
+    reset_kids()
+    try:
+        if not can_find_anything(fn, conv):
+            return None
+        return Builder(fn, conv).build()
+    finally:
+        reset_kids()
+
+
+# Call roles and expressions that create, hand over or end an owned reference. A body with none of
+# them holds no owned reference and releases nothing, so no rule can fire in it.
+OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
+OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
+
+
+def can_find_anything(fn, conv: Conventions) -> bool:
+    """Whether a function's body could produce a finding, decided on its cursors before its graph
+    is built: it must call something the conventions give an ownership role, use new/delete, hold
+    a lambda (checked as a function of its own), or be a `new*` function itself (which must not
+    return a borrowed reference, RC005, even without a call). The children listed here are the
+    builder's too (`kids` keeps them for the build that follows)."""
+    name = fn.spelling
+    if conv.matches("acquire", name) or conv.matches("reallocate", name):
+        return True
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        k = c.kind
+        if k == K.CALL_EXPR:
+            if conv.classify(callee_of(c)[1]) in OWNERSHIP_ROLES:
+                return True
+        elif k in OWNERSHIP_KINDS:
+            return True
+        stack.extend(children_of(c))
+    return False

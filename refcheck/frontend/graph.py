@@ -105,20 +105,7 @@ class GraphBuilder:
         return name
 
     def callee_of(self, call):
-        ref = call.referenced
-        if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
-            return ref, qualified_name(ref)
-        if call.spelling:
-            return ref, call.spelling
-        # A call in a template that depends on its parameters names an overload set.
-        kids = list(children_of(call))
-        stack = kids[:1]
-        while stack:
-            x = stack.pop()
-            if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
-                return ref, x.spelling
-            stack.extend(children_of(x))
-        return ref, ""
+        return callee_of(call)
 
     def noreturn(self, decl) -> bool:
         if decl is None:
@@ -127,3 +114,21 @@ class GraphBuilder:
         if h not in self.noreturn_cache:
             self.noreturn_cache[h] = is_noreturn(decl)
         return self.noreturn_cache[h]
+
+
+def callee_of(call):
+    """(declaration or None, the name the conventions classify) of a call expression."""
+    ref = call.referenced
+    if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
+        return ref, qualified_name(ref)
+    if call.spelling:
+        return ref, call.spelling
+    # A call in a template that depends on its parameters names an overload set.
+    kids = list(children_of(call))
+    stack = kids[:1]
+    while stack:
+        x = stack.pop()
+        if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+            return ref, x.spelling
+        stack.extend(children_of(x))
+    return ref, ""
