@@ -122,6 +122,10 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     again = list(fn.walk_preorder())
     assert [binding.cursor_key(n) for n in nodes] == [binding.cursor_key(n) for n in again]
     assert len({binding.cursor_key(n) for n in nodes}) == len(nodes)
+    # ... and it agrees with clang_equalCursors (Cursor.__eq__) on every pair.
+    for a in nodes:
+        for b in nodes + again:
+            assert (binding.cursor_key(a) == binding.cursor_key(b)) == (a == b)
     # instantiation: (file, line, column, offset), macro uses at their call site.
     ret = next(n for n in nodes if n.kind == ci.CursorKind.RETURN_STMT)
     f, line, column, offset = binding.instantiation(ret.location)

@@ -19,8 +19,11 @@ STMT_EXPR = ci.CursorKind.from_id(121)
 
 def cursor_key(c) -> tuple:
     """A hashable identity of a cursor. `Cursor.__eq__` is a call into libclang per comparison;
-    the fields it compares (kind, xdata, data) make a key that dict lookups compare in Python."""
-    return (c.hash, c._kind_id, c.xdata)
+    the fields clang_equalCursors compares (kind, xdata, the three data pointers) make a key that
+    dict lookups compare in Python. (Not `Cursor.hash`: a 32-bit hash, which collides between
+    distinct cursors of one large body, and a collision here would give a cursor another's children.)"""
+    d = c.data
+    return (c._kind_id, c.xdata, d[0], d[1], d[2])
 
 
 def instantiation(loc) -> tuple:
