@@ -2,6 +2,7 @@
 arguments and options, one process, and nothing else. Prints JSON: seconds per unit.
 
     python benchmarks/floor.py CORPUS_DIR src
+    python benchmarks/floor.py CORPUS_DIR lib/TH/*.c --clang-arg=-Ilib/TH   # as refcheck's --clang-arg
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print("usage: floor.py CORPUS_DIR PATH...", file=sys.stderr)
         return 2
-    corpus, paths = argv[0], argv[1:]
+    corpus = argv[0]
+    extra = [a.split("=", 1)[1] for a in argv[1:] if a.startswith("--clang-arg=")]
+    paths = [a for a in argv[1:] if not a.startswith("--clang-arg=")]
     os.chdir(corpus)
     import clang.cindex as ci
 
     # Arguments as refcheck builds them (runner.args_for -> frontend.parse), so that the floor
     # parses the same thing; refcheck's code only computes the argument list here.
     from refcheck import config
-    from refcheck.frontend import language_args
-    from refcheck.headers import find_builtin_headers
+    from refcheck.frontend.unit import language_args
+    from refcheck.frontend.headers import find_builtin_headers
     from refcheck.sources import discover
 
     cfg = config.load()
@@ -33,7 +36,7 @@ def main(argv: list[str]) -> int:
     index = ci.Index.create()
     per_unit = {}
     for path in units:
-        user = cfg.fallback_args()
+        user = cfg.fallback_args() + extra
         args = language_args(path, user) + builtin + user
         started = time.perf_counter()
         tu = index.parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)

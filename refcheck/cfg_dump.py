@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.cfg import FunctionCFG, build_cfg
+from refcheck.cfg import FunctionCFG
 
 
 def render(path: str, function: str, fmt: str, settings) -> str:
     """Raises LookupError when no definition of `function` is in the unit."""
-    from refcheck.frontend import parse
+    from refcheck.frontend.builder import build_cfg
+    from refcheck.frontend.unit import parse
 
     parsed = parse(path, settings.clang_args)
     matches = [fn for fn in parsed.functions if fn.spelling == function]

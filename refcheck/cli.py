@@ -96,7 +96,8 @@ def _parser_options(f):
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
                  clang_args, errors):
-    from refcheck import compdb, config
+    from refcheck import config
+    from refcheck.frontend import compdb
 
     cfg = config.load(config_path)
     cfg.include_dirs += [os.path.abspath(d) for d in include_dirs]
@@ -245,6 +246,10 @@ def _statistics(report) -> str:
     lines.append(f"units    {r.files} reported ({report.analyzed} analyzed, "
                  f"{report.cache_hits} from cache)")
     lines.append(f"functions {r.functions}")
+    if report.counts:
+        c = report.counts
+        lines.append(f"          {c.get('analysed', 0)} analysed, {c.get('shared', 0)} shared with an identical "
+                     f"instantiation, {c.get('skipped', 0)} with nothing to find")
     for stage in ("parse", "cfg", "analysis", "report"):
         lines.append(f"{stage:<9}{r.timings.get(stage, 0.0):>9.3f} s")
     lines.append(f"{'wall':<9}{r.seconds + r.timings.get('report', 0.0):>9.3f} s")

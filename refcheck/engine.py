@@ -6,10 +6,16 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
+from refcheck.renaming import class_key, renamed_result, renamer
+
+
+def _same(s: str) -> str:
+    return s
 
 # Deeply nested code recurses in the CFG builder; a big thread stack makes a high limit safe.
 STACK_BYTES = 512 * 1024 * 1024
@@ -28,6 +34,9 @@ class Settings:
     function_seconds: float = 10.0
     # Check only these functions (by name) when set: the mutation harness re-checks one function.
     only_functions: frozenset | None = None
+    # Analyse once per class of graphs identical after renaming (the type instantiations of a
+    # generic function) and skip bodies that cannot produce a finding. Off only to compare.
+    share: bool = True
 
 
 def check_unit(path: str, settings: Settings) -> UnitResult:
@@ -72,8 +81,9 @@ def _relative(file: str, root: str) -> str:
 
 def _check(path: str, settings: Settings) -> UnitResult:
     from refcheck.analysis import analyze
-    from refcheck.cfg import build_cfg
-    from refcheck.frontend import FrontendError, parse
+    from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
+    from refcheck.frontend.clangutil import location
+    from refcheck.frontend.unit import FrontendError, parse
 
     rel = _relative(path, settings.root)
     result = UnitResult(rel)
@@ -92,19 +102,40 @@ def _check(path: str, settings: Settings) -> UnitResult:
     conv = settings.conventions
     queue = [fn for fn in parsed.functions
              if settings.only_functions is None or fn.spelling in settings.only_functions]
+    # class key -> (the representative's result, its tokens); see refcheck.renaming. Keys hold
+    # the definition's location, so only functions defined at the same place (the instantiations
+    # of one generic body) can share one: the others are not worth the key.
+    classes: dict = {}
+    sites = Counter(location(fn) for fn in queue)
+    counts = {"skipped": 0, "shared": 0, "analysed": 0}
     while queue:
         fn = queue.pop(0)
         result.functions += 1
         a = time.perf_counter()
         try:
-            cfg = build_cfg(fn, conv)
+            cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
         except RecursionError:
             result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
             continue
         b = time.perf_counter()
         cfg_time += b - a
+        if cfg is None:  # nothing in it can produce a finding
+            counts["skipped"] += 1
+            continue
         queue[:0] = cfg.lambdas
-        res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+        if settings.share and sites[cfg.loc] > 1:
+            key, tokens = class_key(cfg, conv)
+            known = classes.get(key)
+            if known is None:
+                res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+                classes[key] = (renamed_result(res, _same), tokens)
+                counts["analysed"] += 1
+            else:
+                res = renamed_result(known[0], renamer(known[1], tokens))
+                counts["shared"] += 1
+        else:
+            res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+            counts["analysed"] += 1
         if res.incomplete:
             result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
         for f in res.findings:
@@ -116,6 +147,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
         _relativize(f, settings.root)
     result.findings = merge_findings(findings)
     result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1) - cfg_time}
+    result.counts.update(counts)
     if parsed.partial and result.functions:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning"))

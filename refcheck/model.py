@@ -62,6 +62,9 @@ class UnitResult:
     includes: list[str] = field(default_factory=list)
     # Seconds per stage: parse, cfg, analysis.
     timings: dict[str, float] = field(default_factory=dict)
+    # Functions by what checking them took: analysed, shared (an identical instantiation's
+    # analysis), skipped (nothing in them can produce a finding).
+    counts: dict[str, int] = field(default_factory=dict)
 
 
 def merge_findings(findings: list[Finding]) -> list[Finding]:

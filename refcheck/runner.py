@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
-from refcheck.compdb import CompileDatabase
+from refcheck.frontend.compdb import CompileDatabase
 from refcheck.config import Config, ConfigError
 from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
@@ -42,6 +42,8 @@ class Report:
     cache_hits: int = 0
     # Units given to the engine this run (cache misses, or all with --no-cache).
     analyzed: int = 0
+    # Functions of the analysed units by how they were checked (engine's UnitResult.counts).
+    counts: dict[str, int] = field(default_factory=dict)
     suppressed: int = 0
     baselined: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
@@ -193,6 +195,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 report.analyzed += 1
                 for stage, seconds in result.timings.items():
                     timings[stage] = timings.get(stage, 0.0) + seconds
+                for what, n in result.counts.items():
+                    report.counts[what] = report.counts.get(what, 0) + n
                 if outcome.cacheable:
                     cache.store(keys[job.index], job.path, result, hasher)
                 progress.advance(job.display)

@@ -6,9 +6,9 @@ import networkx as nx
 import pytest
 
 from refcheck import ir
-from refcheck.cfg import build_cfg
+from refcheck.frontend.builder import build_cfg
 from refcheck.conventions import Conventions
-from refcheck.frontend import parse
+from refcheck.frontend.unit import parse
 
 PRELUDE = ("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\nvoid use(T *t);\n"
            "void THError(const char *m, ...) __attribute__((noreturn));\nvoid abort(void);\n")

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from refcheck import headers
+from refcheck.frontend import headers
 from refcheck.engine import Settings, check_unit
-from refcheck.frontend import FrontendError, parse
+from refcheck.frontend.unit import FrontendError, parse
 
 
 @pytest.fixture
@@ -100,3 +100,39 @@ def test_headers_are_checked_through_the_units_that_include_them(tmp_path):
     result = check_unit(str(tmp_path / "u.c"), Settings(root=str(tmp_path)))
     assert [(f.location.file, f.location.line) for f in result.findings] == [("h.h", 3)]
     assert os.path.join(str(tmp_path), "h.h") not in result.includes and "h.h" in result.includes
+
+
+def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
+    # refcheck.frontend.binding reaches past the binding's public surface (for speed, or for what
+    # it does not expose). A binding upgrade that changes any of these must fail here.
+    import clang.cindex as ci
+
+    from refcheck.frontend import binding
+    from refcheck.frontend.clangutil import binop, constant, unop
+
+    src = tmp_path / "b.c"
+    src.write_text("#define ONE 1\nint f(int a) {\n  int x = ({ a + 2; });\n  return -x * ONE;\n}\n")
+    parsed = parse(str(src), [])
+    fn = parsed.functions[0]
+    nodes = list(fn.walk_preorder())
+    # The statement expression's kind, which the binding names by number only.
+    assert binding.STMT_EXPR.value == 121
+    assert [n for n in nodes if n.kind == binding.STMT_EXPR], "({ ... }) no longer reads as StmtExpr"
+    # cursor_key: equal for the same node reached twice, distinct across the nodes of a body.
+    again = list(fn.walk_preorder())
+    assert [binding.cursor_key(n) for n in nodes] == [binding.cursor_key(n) for n in again]
+    assert len({binding.cursor_key(n) for n in nodes}) == len(nodes)
+    # ... and it agrees with clang_equalCursors (Cursor.__eq__) on every pair.
+    for a in nodes:
+        for b in nodes + again:
+            assert (binding.cursor_key(a) == binding.cursor_key(b)) == (a == b)
+    # instantiation: (file, line, column, offset), macro uses at their call site.
+    ret = next(n for n in nodes if n.kind == ci.CursorKind.RETURN_STMT)
+    f, line, column, offset = binding.instantiation(ret.location)
+    assert (f.name, line, column, offset) == (str(src), 4, 3, ret.location.offset)
+    # The C functions given signatures in binding.lib().
+    ops = {n.kind: n for n in nodes if n.kind in (ci.CursorKind.BINARY_OPERATOR, ci.CursorKind.UNARY_OPERATOR)}
+    assert binop(ops[ci.CursorKind.BINARY_OPERATOR]) in ("+", "*")
+    assert unop(ops[ci.CursorKind.UNARY_OPERATOR]) == "-"
+    lit = next(n for n in nodes if n.kind == ci.CursorKind.INTEGER_LITERAL)
+    assert constant(lit) in (1, 2)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from refcheck.compdb import clang_args, load
+from refcheck.frontend.compdb import clang_args, load
 from refcheck.config import ConfigError
 
 TH = """

@@ -8,22 +8,24 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from refcheck import ir
-from refcheck.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
                                 strip, unop)
-from refcheck.clangutil import kids as children_of
-
-if TYPE_CHECKING:
-    from refcheck.cfg import Builder
+from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.graph import GraphBuilder
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
 
 
-class ConditionLowering:
-    """The condition half of the CFG builder (`refcheck.cfg.Builder`): branch nodes and tests."""
+class ConditionLowerer:
+    """Lowers conditions into branch nodes of the graph being built. The operands of a test are
+    lowered by `value` (the expression lowerer's, passed in by the builder)."""
+
+    def __init__(self, b: GraphBuilder, value):
+        self.b = b
+        self.value = value
 
     # -- conditions -----------------------------------------------------------------------------
     def branch(self, c, t: int, f: int) -> None:
@@ -37,15 +39,15 @@ class ConditionLowering:
             op = binop(c)
             lhs, rhs = list(children_of(c))
             if op == "&&":
-                mid = self.node("block")
+                mid = self.b.node("block")
                 self.branch(lhs, mid, f)
-                self.cur = mid
+                self.b.cur = mid
                 self.branch(rhs, t, f)
                 return
             if op == "||":
-                mid = self.node("block")
+                mid = self.b.node("block")
                 self.branch(lhs, t, mid)
-                self.cur = mid
+                self.b.cur = mid
                 self.branch(rhs, t, f)
                 return
             if op == ",":
@@ -55,13 +57,13 @@ class ConditionLowering:
             if op in ("==", "!="):
                 for a, b in ((lhs, rhs), (rhs, lhs)):
                     if is_null_constant(b) and is_pointer(a.type):
-                        mark = len(self.pending_temps)
+                        mark = len(self.b.pending_temps)
                         v = self.value(a)
                         yes, no = (f, t) if op == "==" else (t, f)
                         self.test(c, v, yes, no, pointer=True, mark=mark)
                         return
                 if is_pointer(lhs.type) and is_pointer(rhs.type):
-                    mark = len(self.pending_temps)
+                    mark = len(self.b.pending_temps)
                     a, b = self.value(lhs), self.value(rhs)
                     if a not in (None, NULL) and b not in (None, NULL):
                         yes, no = (t, f) if op == "==" else (f, t)
@@ -71,15 +73,15 @@ class ConditionLowering:
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
         if value is not None and not has_side_effects(c):
-            self.goto(t if value else f)
+            self.b.goto(t if value else f)
             return
-        key = self.key_of(c)
-        mark = len(self.pending_temps)
+        key = key_of(self.b, c)
+        mark = len(self.b.pending_temps)
         v = self.value(c)
         if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
         elif key is not None:
-            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self))
+            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b))
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
         else:
             self.test(c, None, t, f, pointer=False, mark=mark)
@@ -95,17 +97,17 @@ class ConditionLowering:
             cond = fact
         else:
             cond = ir.Opaque(expr_text(c))
-        n = self.node("branch", loc, cond=cond, text=expr_text(c))
-        self.start(n)
+        n = self.b.node("branch", loc, cond=cond, text=expr_text(c))
+        self.b.start(n)
         # Temporaries of the condition die once it is tested (on both edges).
-        self.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.pending_temps[mark:]]
-        del self.pending_temps[mark:]
-        self.edge(n, t, True)
-        self.edge(n, f, False)
+        self.b.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
+        del self.b.pending_temps[mark:]
+        self.b.edge(n, t, True)
+        self.b.edge(n, f, False)
         if shown_inverted:  # the node tests a == b for the source's a != b: notes quote the source
-            self.g.edges[n, t]["shown"] = False
-            self.g.edges[n, f]["shown"] = True
-        self.cur = None
+            self.b.g.edges[n, t]["shown"] = False
+            self.b.g.edges[n, f]["shown"] = True
+        self.b.cur = None
 
 
 def is_null_constant(c) -> bool:
@@ -123,7 +125,7 @@ SIDE_EFFECT_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", 
 FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
-def simple_condition(c, b: "Builder"):
+def simple_condition(c, b: GraphBuilder):
     """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
     c = strip(c)
     if c.kind == K.DECL_REF_EXPR:
@@ -155,7 +157,15 @@ def has_side_effects(c) -> bool:
     return False
 
 
-def fact_key(c, b: Builder):
+def key_of(b: GraphBuilder, c):
+    """fact_key, once per cursor (loads of a->b->c ask for a->b's key again)."""
+    h = cursor_key(c)
+    if h not in b.keys:
+        b.keys[h] = fact_key(c, b)
+    return b.keys[h]
+
+
+def fact_key(c, b: GraphBuilder):
     """(normalized text, variables) of a side-effect-free condition, or None."""
     vars_: set[str] = set()
     parts: list[str] = []
@@ -219,7 +229,7 @@ def fact_key(c, b: Builder):
     return " ".join(parts), vars_
 
 
-def expr_vars(c, b: Builder) -> set[str]:
+def expr_vars(c, b: GraphBuilder) -> set[str]:
     """The local variables an expression mentions."""
     out: set[str] = set()
     stack = [c]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ctypes
 from functools import lru_cache
 
 import clang.cindex as ci
 
+from refcheck.frontend.binding import STMT_EXPR, cursor_key, instantiation, lib  # noqa: F401 - STMT_EXPR re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -20,50 +20,32 @@ UN = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-"
       11: "__real", 12: "__imag", 13: "__extension__", 14: "co_await"}
 
 
-@lru_cache(maxsize=1)
-def _lib():
-    lib = ci.conf.lib
-    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
-    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
-    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
-    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
-    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
-    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
-    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getKind.restype = ctypes.c_int
-    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
-    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_dispose.restype = None
-    return lib
-
-
 def binop(c) -> str:
-    return BIN.get(_lib().clang_getCursorBinaryOperatorKind(c), "?")
+    return BIN.get(lib().clang_getCursorBinaryOperatorKind(c), "?")
 
 
 def unop(c) -> str:
-    return UN.get(_lib().clang_getCursorUnaryOperatorKind(c), "?")
+    return UN.get(lib().clang_getCursorUnaryOperatorKind(c), "?")
 
 
 def constant(c) -> int | None:
     """The integer value of a constant expression, or None."""
-    lib = _lib()
-    res = lib.clang_Cursor_Evaluate(c)
+    clang = lib()
+    res = clang.clang_Cursor_Evaluate(c)
     if not res:
         return None
     try:
-        if lib.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
-            return lib.clang_EvalResult_getAsLongLong(res)
+        if clang.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
+            return clang.clang_EvalResult_getAsLongLong(res)
         return None
     finally:
-        lib.clang_EvalResult_dispose(res)
+        clang.clang_EvalResult_dispose(res)
 
 
 def location(c) -> Location:
     """Where a user reads it: for code from a macro, the macro's call site."""
     # One instantiation query instead of three (.file, .line and .column each make one).
-    f, line, column, _ = c.location._get_instantiation()
+    f, line, column, _ = instantiation(c.location)
     return Location(f.name if f is not None else "", line, column)
 
 
@@ -80,7 +62,7 @@ def kids(c) -> list:
     """A cursor's children, listed once per function build: each listing is a walk through the
     binding (a Python callback per child), and the builder looks at most nodes several times.
     Callers must not mutate the list."""
-    key = (c.hash, c._kind_id, c.xdata)
+    key = cursor_key(c)
     found = _KIDS.get(key)
     if found is None:
         found = _KIDS[key] = list(c.get_children())
@@ -110,7 +92,6 @@ def is_pointer(t) -> bool:
     return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
 
 
-STMT_EXPR = ci.CursorKind.from_id(121)  # GNU ({ ... }); the binding names it "StmtExpr"
 FUNCTION_KINDS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
                   K.CONVERSION_FUNCTION, K.LAMBDA_EXPR}
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from refcheck.headers import find_builtin_headers
+from refcheck.frontend.headers import find_builtin_headers
 from refcheck.model import ToolError
 
 C_EXTS = {".c"}

@@ -10,15 +10,27 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location, strip,
-                                unop)
-from refcheck.clangutil import kids as children_of
-from refcheck.conditions import NULL, NULL_KINDS, expr_vars, fact_key
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location,
+                                         strip, unop)
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, key_of
+from refcheck.frontend.graph import GraphBuilder
 from refcheck.model import Location
 
 
-class ExpressionLowering:
-    """The expression half of the CFG builder (`refcheck.cfg.Builder`)."""
+class ExpressionLowerer:
+    """Lowers expressions into the graph being built. Conditions inside expressions (`&&`, `?:`,
+    THArgCheck's test) and statements inside them (`({ ... })`) go to the lowerers the builder
+    connects, so this module depends on neither."""
+
+    def __init__(self, b: GraphBuilder):
+        self.b = b
+        self.branch = None  # (condition cursor, true node, false node) -> None
+        self.stmt = None  # (statement cursor) -> None
+
+    def connect(self, branch, stmt) -> None:
+        self.branch = branch
+        self.stmt = stmt
 
     def value(self, c):
         """Lower an expression for its value: a value name, NULL, or None (untracked)."""
@@ -35,9 +47,21 @@ class ExpressionLowering:
                 self.value(child) if child.kind.is_expression() else self.stmt(child)
         return None
 
+    def assign_local(self, loc: Location, v: str, src, src_cursor) -> None:
+        if src == NULL:
+            # `t = NULL` makes t a known NULL; `i = 0` on an integer is just untracked.
+            null = src_cursor is None or is_pointer(src_cursor.type)
+            self.b.emit(ir.Assign(loc, v, None, null=null))
+        else:
+            self.b.emit(ir.Assign(loc, v, src))
+        if src in (None, NULL) and src_cursor is not None and not is_pointer(src_cursor.type):
+            k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
+            if k is not None:
+                self.b.emit(ir.Const(loc, v, k))
+
     def decl_ref(self, c):
         ref = c.referenced
-        v = self.var(ref)
+        v = self.b.var(ref)
         if v is not None:
             return v
         if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) and is_pointer(c.type):
@@ -52,25 +76,18 @@ class ExpressionLowering:
         if kids:
             base = self.value(kids[0])
             if base not in (None, NULL) and is_pointer(kids[0].type):
-                self.emit(ir.Use(loc, base))
+                self.b.emit(ir.Use(loc, base))
         if is_pointer(c.type):
             return self.load(c, loc)
         return None
 
     def load(self, c, loc):
         text = expr_text(c)
-        t = self.temp(text)
-        key = self.key_of(c)
-        deps = key[1] if key else expr_vars(c, self)
-        self.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else ""))
+        t = self.b.temp(text)
+        key = key_of(self.b, c)
+        deps = key[1] if key else expr_vars(c, self.b)
+        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else ""))
         return t
-
-    def key_of(self, c):
-        """fact_key, once per cursor (loads of a->b->c ask for a->b's key again)."""
-        h = (c.hash, c._kind_id, c.xdata)
-        if h not in self.keys:
-            self.keys[h] = fact_key(c, self)
-        return self.keys[h]
 
     def subscript(self, c):
         kids = list(children_of(c))
@@ -79,7 +96,7 @@ class ExpressionLowering:
         for idx in kids[1:]:
             self.value(idx)
         if base not in (None, NULL):
-            self.emit(ir.Use(loc, base))
+            self.b.emit(ir.Use(loc, base))
         if is_pointer(c.type):
             return self.load(c, loc)
         return None
@@ -94,23 +111,23 @@ class ExpressionLowering:
         if op == "&":
             inner = strip(operand)
             if inner.kind == K.DECL_REF_EXPR:
-                v = self.var(inner.referenced)
+                v = self.b.var(inner.referenced)
                 if v is not None:
-                    self.emit(ir.Escape(loc, v))
+                    self.b.emit(ir.Escape(loc, v))
                 return None
             self.lvalue_base(inner)
             return None
         if op == "*":
             v = self.value(operand)
             if v not in (None, NULL):
-                self.emit(ir.Use(loc, v))
+                self.b.emit(ir.Use(loc, v))
             if is_pointer(c.type):
                 return self.load(c, loc)
             return None
         if op in ("++", "--", "post++", "post--"):
             v = self.value(operand)
             if v not in (None, NULL) and not v.startswith("$"):
-                self.emit(ir.Touch(loc, v))
+                self.b.emit(ir.Touch(loc, v))
             return v if is_pointer(c.type) else None
         if op == "!":
             self.value(operand)
@@ -126,19 +143,19 @@ class ExpressionLowering:
             if kids:
                 base = self.value(kids[0])
                 if base not in (None, NULL) and is_pointer(kids[0].type):
-                    self.emit(ir.Use(location(c), base))
+                    self.b.emit(ir.Use(location(c), base))
         elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             for idx in kids[1:]:
                 self.value(idx)
             if base not in (None, NULL):
-                self.emit(ir.Use(location(c), base))
+                self.b.emit(ir.Use(location(c), base))
         elif c.kind == K.UNARY_OPERATOR and unop(c) == "*":
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             if base not in (None, NULL):
-                self.emit(ir.Use(location(c), base))
+                self.b.emit(ir.Use(location(c), base))
 
     def binary(self, c):
         op = binop(c)
@@ -152,13 +169,13 @@ class ExpressionLowering:
         if op == "=":
             return self.assignment(loc, lhs, rhs)
         if op in ("&&", "||"):
-            t, f, join = self.node("block"), self.node("block"), self.node("block")
+            t, f, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
             self.branch(c, t, f)
-            self.cur = t
-            self.goto(join)
-            self.cur = f
-            self.goto(join)
-            self.cur = join
+            self.b.cur = t
+            self.b.goto(join)
+            self.b.cur = f
+            self.b.goto(join)
+            self.b.cur = join
             return None
         if op == ",":
             self.value(lhs)
@@ -168,9 +185,9 @@ class ExpressionLowering:
         if op.endswith("=") and op not in ("==", "!=", "<=", ">="):  # compound assignment
             target = strip(lhs)
             if target.kind == K.DECL_REF_EXPR:
-                v = self.var(target.referenced)
+                v = self.b.var(target.referenced)
                 if v is not None:
-                    self.emit(ir.Touch(loc, v))
+                    self.b.emit(ir.Touch(loc, v))
                     return v if is_pointer(c.type) else None
             else:
                 self.lvalue_base(target)
@@ -183,43 +200,43 @@ class ExpressionLowering:
         target = strip(lhs)
         src = self.value(rhs)
         if target.kind == K.DECL_REF_EXPR:
-            v = self.var(target.referenced)
+            v = self.b.var(target.referenced)
             if v is not None:
                 self.assign_local(loc, v, src, rhs)
                 return v
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         self.lvalue_base(target)
-        key = self.key_of(target)
-        self.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self))))
+        key = key_of(self.b, target)
+        self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
+                           frozenset(expr_vars(target, self.b))))
         return src
 
     def conditional(self, c):
         kids = list(children_of(c))
-        t_n, f_n, join = self.node("block"), self.node("block"), self.node("block")
-        result = self.temp("?:")
+        t_n, f_n, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+        result = self.b.temp("?:")
         loc = location(c)
         if len(kids) == 2:  # GNU a ?: b
             cond_v = self.value(kids[0])
             if cond_v in (None, NULL):
-                self.goto(t_n)
-                self.edge(self.cur, f_n)
+                self.b.goto(t_n)
+                self.b.edge(self.b.cur, f_n)
             else:
-                n = self.node("branch", loc, cond=ir.NullTest(cond_v) if is_pointer(kids[0].type) else ir.Opaque())
-                self.start(n)
-                self.edge(n, t_n, True)
-                self.edge(n, f_n, False)
-                self.cur = None
+                n = self.b.node("branch", loc, cond=ir.NullTest(cond_v) if is_pointer(kids[0].type) else ir.Opaque())
+                self.b.start(n)
+                self.b.edge(n, t_n, True)
+                self.b.edge(n, f_n, False)
+                self.b.cur = None
             arms = [(t_n, None, cond_v), (f_n, kids[1], None)]
         else:
             self.branch(kids[0], t_n, f_n)
             arms = [(t_n, kids[1], None), (f_n, kids[2], None)]
         for n, expr, known in arms:
-            self.cur = n
+            self.b.cur = n
             v = known if expr is None else self.value(expr)
-            self.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL and is_pointer(c.type)))
-            self.goto(join)
-        self.cur = join
+            self.b.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL and is_pointer(c.type)))
+            self.b.goto(join)
+        self.b.cur = join
         return result
 
     def stmt_expr(self, c):
@@ -236,7 +253,7 @@ class ExpressionLowering:
         return None
 
     def call(self, c):
-        decl, name = self.callee_of(c)
+        decl, name = self.b.callee_of(c)
         loc = location(c)
         args = list(c.get_arguments())
         kids = list(children_of(c))
@@ -247,60 +264,60 @@ class ExpressionLowering:
             callee_expr = strip(kids[0])
             if callee_expr.kind == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        cond_index = self.conv.condition_argument(name)
+        cond_index = self.b.conv.condition_argument(name)
         if cond_index is not None and cond_index < len(args):
             for i, a in enumerate(args):
                 if i != cond_index:
                     self.value(a)
-            ok, fail = self.node("block"), self.error_node(loc, name)
+            ok, fail = self.b.node("block"), self.b.error_node(loc, name)
             self.branch(args[cond_index], ok, fail)
-            self.cur = ok
+            self.b.cur = ok
             return None
-        role = self.conv.classify(name)
+        role = self.b.conv.classify(name)
         if role in ("acquire", "reallocate") and is_scalar(c.type):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
         tracked = [v for v, a in zip(values, args)
                    if v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
         if role == "release":
-            self.emit(ir.Release(loc, tuple(tracked), name))
+            self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
         if role == "consume":  # freeCopyTo(src, dst), move(src): the source is taken over
-            self.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
+            self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
             for v in tracked[1:]:
-                self.emit(ir.Use(loc, v))
+                self.b.emit(ir.Use(loc, v))
             return None
         if role == "retain":
             for v in tracked:
-                self.emit(ir.Retain(loc, v, name))
+                self.b.emit(ir.Retain(loc, v, name))
             return tracked[0] if tracked and is_pointer(c.type) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
-            self.emit(ir.Use(loc, v))
-        if role in ("error", "exit") or self.noreturn(decl):
-            n = self.error_node(loc, name) if role == "error" else self.node("stop", loc, text=name)
-            self.goto(n)
+            self.b.emit(ir.Use(loc, v))
+        if role in ("error", "exit") or self.b.noreturn(decl):
+            n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
+            self.b.goto(n)
             return None
         if role == "reallocate":
-            t = self.temp(f"{name}(...)")
-            may_fail = self.conv.matches("may_fail", name)
-            self.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, may_fail))
+            t = self.b.temp(f"{name}(...)")
+            may_fail = self.b.conv.matches("may_fail", name)
+            self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, may_fail))
             if may_fail:  # split at once into success and failure (NULL, old block still ours)
-                n = self.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
-                yes, no, join = self.node("block"), self.node("block"), self.node("block")
-                self.start(n)
-                self.edge(n, yes, True)
-                self.edge(n, no, False)
-                self.edge(yes, join)
-                self.edge(no, join)
-                self.cur = join
+                n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
+                yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+                self.b.start(n)
+                self.b.edge(n, yes, True)
+                self.b.edge(n, no, False)
+                self.b.edge(yes, join)
+                self.b.edge(no, join)
+                self.b.cur = join
             return t
         if role == "acquire":
-            t = self.temp(f"{name}(...)")
-            self.emit(ir.Acquire(loc, t, name))
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Acquire(loc, t, name))
             return t
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
-        self.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
+        self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
         return None
 
     def argument(self, a, role):
@@ -316,50 +333,47 @@ class ExpressionLowering:
         if t.kind != ci.TypeKind.POINTER:
             return False
         pointee = t.get_pointee().spelling.replace("const ", "").replace("struct ", "").strip()
-        return self.conv.matches("context", pointee)
-
-    def error_node(self, loc: Location, name: str) -> int:
-        return self.node("error", loc, text=name)
+        return self.b.conv.matches("context", pointee)
 
     def new_expr(self, c):
         for child in children_of(c):
             if child.kind.is_expression():
                 self.value(child)
-        t = self.temp("new")
-        self.emit(ir.Acquire(location(c), t, "new"))
+        t = self.b.temp("new")
+        self.b.emit(ir.Acquire(location(c), t, "new"))
         return t
 
     def delete_expr(self, c):
         vals = [self.value(child) for child in children_of(c) if child.kind.is_expression()]
         tracked = tuple(v for v in vals if v not in (None, NULL))
-        self.emit(ir.Release(location(c), tracked, "delete"))
+        self.b.emit(ir.Release(location(c), tracked, "delete"))
         return None
 
     def throw_expr(self, c):
         for child in children_of(c):
             self.value(child)
-        if self.handlers:
-            src = self.cur
-            for entry in self.handlers[-1]:
-                self.edge(src, entry, label="throw")
-            self.cur = None
+        if self.b.handlers:
+            src = self.b.cur
+            for entry in self.b.handlers[-1]:
+                self.b.edge(src, entry, label="throw")
+            self.b.cur = None
         else:
-            self.goto(self.error_node(location(c), "throw"))
+            self.b.goto(self.b.error_node(location(c), "throw"))
         return None
 
 
 EXPR_HANDLERS = {
-    K.DECL_REF_EXPR: ExpressionLowering.decl_ref,
-    K.MEMBER_REF_EXPR: ExpressionLowering.member,
-    K.ARRAY_SUBSCRIPT_EXPR: ExpressionLowering.subscript,
-    K.UNARY_OPERATOR: ExpressionLowering.unary,
-    K.BINARY_OPERATOR: ExpressionLowering.binary,
-    K.COMPOUND_ASSIGNMENT_OPERATOR: ExpressionLowering.binary,
-    K.CONDITIONAL_OPERATOR: ExpressionLowering.conditional,
-    STMT_EXPR: ExpressionLowering.stmt_expr,
-    K.CALL_EXPR: ExpressionLowering.call,
-    K.CXX_NEW_EXPR: ExpressionLowering.new_expr,
-    K.CXX_DELETE_EXPR: ExpressionLowering.delete_expr,
-    K.CXX_THROW_EXPR: ExpressionLowering.throw_expr,
-    K.LAMBDA_EXPR: lambda b, c: b.lambdas.append(c),
+    K.DECL_REF_EXPR: ExpressionLowerer.decl_ref,
+    K.MEMBER_REF_EXPR: ExpressionLowerer.member,
+    K.ARRAY_SUBSCRIPT_EXPR: ExpressionLowerer.subscript,
+    K.UNARY_OPERATOR: ExpressionLowerer.unary,
+    K.BINARY_OPERATOR: ExpressionLowerer.binary,
+    K.COMPOUND_ASSIGNMENT_OPERATOR: ExpressionLowerer.binary,
+    K.CONDITIONAL_OPERATOR: ExpressionLowerer.conditional,
+    STMT_EXPR: ExpressionLowerer.stmt_expr,
+    K.CALL_EXPR: ExpressionLowerer.call,
+    K.CXX_NEW_EXPR: ExpressionLowerer.new_expr,
+    K.CXX_DELETE_EXPR: ExpressionLowerer.delete_expr,
+    K.CXX_THROW_EXPR: ExpressionLowerer.throw_expr,
+    K.LAMBDA_EXPR: lambda x, c: x.b.lambdas.append(c),
 }

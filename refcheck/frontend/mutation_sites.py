@@ -88,7 +88,7 @@ def written_name(src: bytes, offset: int, spelling: str) -> tuple[int, int] | No
 
 
 def discover(runtime: Runtime, conventions: Conventions | None = None) -> Discovery:
-    from refcheck.frontend import parse
+    from refcheck.frontend.unit import parse
 
     conv = conventions or Conventions()
     sources = _Sources(runtime)

@@ -1,0 +1,51 @@
+"""The one place that reaches past the clang.cindex binding's public surface.
+
+Each use is for speed or for something the binding does not expose; `tests/test_frontend.py`
+checks every one against the installed binding, so an upgrade that changes them fails a test
+instead of silently changing results.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from functools import lru_cache
+
+import clang.cindex as ci
+
+# GNU statement expressions `({ ... })`: the binding has no named CursorKind for id 121
+# (CXCursor_StmtExpr in clang-c/Index.h), so it is looked up by number.
+STMT_EXPR = ci.CursorKind.from_id(121)
+
+
+def cursor_key(c) -> tuple:
+    """A hashable identity of a cursor. `Cursor.__eq__` is a call into libclang per comparison;
+    the fields clang_equalCursors compares (kind, xdata, the three data pointers) make a key that
+    dict lookups compare in Python. (Not `Cursor.hash`: a 32-bit hash, which collides between
+    distinct cursors of one large body, and a collision here would give a cursor another's children.)"""
+    d = c.data
+    return (c._kind_id, c.xdata, d[0], d[1], d[2])
+
+
+def instantiation(loc) -> tuple:
+    """(file, line, column, offset) of a location where a user reads it (a macro's call site),
+    in one query: `.file`, `.line` and `.column` make one query each."""
+    return loc._get_instantiation()
+
+
+@lru_cache(maxsize=1)
+def lib():
+    """libclang with the C functions the binding does not wrap given their signatures."""
+    lib = ci.conf.lib
+    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getKind.restype = ctypes.c_int
+    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+    lib.clang_EvalResult_dispose.restype = None
+    return lib

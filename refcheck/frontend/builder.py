@@ -1,0 +1,443 @@
+"""Builds a function's control-flow graph (`refcheck.cfg.FunctionCFG`) from its libclang cursor.
+
+Statements become nodes here; expressions are lowered by `ExpressionLowerer` (calls classified
+by the conventions into acquire/retain/release/... ops; calls that do not return end their path
+in an `error` node, which the errors mode interprets, or a `stop` node) and conditions by
+`ConditionLowerer`. The three share one `GraphBuilder`; the builder hands each lowerer the
+others' entry points (an expression can hold a condition, `a && b`, or a statement, `({ ... })`),
+so none of the three modules imports another's lowerer.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from refcheck import ir
+from refcheck.cfg import FunctionCFG, Node
+from refcheck.conventions import Conventions
+from refcheck.frontend.clangutil import K, binop, constant, end_location, is_pointer, location, reset_kids, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import NULL, ConditionLowerer
+from refcheck.frontend.expressions import ExpressionLowerer
+from refcheck.frontend.graph import GraphBuilder, callee_of
+
+
+class Builder(GraphBuilder):
+    """The statement half: one node per statement, loops and switches wired by hand."""
+
+    def __init__(self, fn, conv: Conventions):
+        super().__init__(fn, conv)
+        self.exprs = ExpressionLowerer(self)
+        self.conds = ConditionLowerer(self, self.exprs.value)
+        self.exprs.connect(branch=self.conds.branch, stmt=self.stmt)
+        self.entry = self.node("entry", location(fn))
+        self.exit = self.node("exit", end_location(fn))
+        self.cur = self.node("block")
+        self.g.add_edge(self.entry, self.cur)
+
+    # -- statements -----------------------------------------------------------------------------
+    def build(self) -> FunctionCFG:
+        body = None
+        params = []
+        for c in children_of(self.fn):
+            if c.kind == K.PARM_DECL:
+                v = self.var(c)
+                params.append((v, is_pointer(c.type)))
+            elif c.kind == K.COMPOUND_STMT:
+                body = c
+            elif c.kind == K.CXX_TRY_STMT:  # function-try-block
+                body = c
+        if body is not None:
+            self.stmt(body)
+        self.edge(self.cur, self.exit)
+        # Unreachable code (after a return, or dead labels) plays no part.
+        reachable = nx.descendants(self.g, self.entry) | {self.entry}
+        self.g.remove_nodes_from([n for n in list(self.g.nodes) if n not in reachable])
+        if self.exit not in self.g:
+            self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
+        name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
+        return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
+                           self.names, lambdas=self.lambdas)
+
+    def stmt(self, c) -> None:
+        k = c.kind
+        handler = STMT_HANDLERS.get(k)
+        if handler is not None:
+            handler(self, c)
+        elif k.is_expression():
+            self.exprs.value(c)
+            self.full_expression_end(location(c))
+        elif k in (K.NULL_STMT, K.DECL_STMT) or k.is_declaration():
+            if k == K.DECL_STMT:
+                self.decl_stmt(c)
+        else:
+            for child in children_of(c):
+                self.stmt(child)
+
+    def compound(self, c) -> None:
+        for child in children_of(c):
+            self.stmt(child)
+
+    def decl_stmt(self, c) -> None:
+        for d in children_of(c):
+            if d.kind != K.VAR_DECL:
+                continue
+            v = self.var(d)
+            init = None
+            for child in children_of(d):
+                if child.kind.is_expression():
+                    init = child
+            loc = location(d)
+            if v is None:  # a static local: its initializer runs once, before us
+                continue
+            if init is None:
+                self.emit(ir.Assign(loc, v, None))
+                continue
+            src = self.exprs.value(init)
+            self.exprs.assign_local(loc, v, src, init)
+            self.full_expression_end(loc)
+
+    def if_stmt(self, c) -> None:
+        kids = list(children_of(c))
+        # C++17 if-with-initializer and condition variables come first.
+        while len(kids) > 3 or (kids and kids[0].kind in (K.DECL_STMT, K.VAR_DECL) and len(kids) > 2):
+            first = kids.pop(0)
+            if first.kind == K.VAR_DECL:
+                self.decl_stmt_single(first)
+            else:
+                self.stmt(first)
+        cond, then = kids[0], kids[1]
+        other = kids[2] if len(kids) > 2 else None
+        t, f, join = self.node("block"), self.node("block"), self.node("block")
+        self.conds.branch(cond, t, f)
+        self.cur = t
+        self.stmt(then)
+        self.edge(self.cur, join)
+        self.cur = f
+        if other is not None:
+            self.stmt(other)
+        self.edge(self.cur, join)
+        self.cur = join
+
+    def decl_stmt_single(self, d) -> None:
+        v = self.var(d)
+        init = [x for x in children_of(d) if x.kind.is_expression()]
+        if v is not None and init:
+            self.exprs.assign_local(location(d), v, self.exprs.value(init[-1]), init[-1])
+            self.full_expression_end(location(d))
+
+    def loop(self, cond, body, inc=None, test_first=True) -> None:
+        head, body_n, after = self.node("block"), self.node("block"), self.node("block")
+        cont = self.node("block") if inc is not None or not test_first else head
+        if test_first:
+            self.start(head)
+            self.cond_or_true(cond, body_n, after)
+        else:
+            self.start(body_n)
+        self.cur = body_n
+        self.breaks.append(after)
+        self.continues.append(cont)
+        self.stmt(body)
+        self.breaks.pop()
+        self.continues.pop()
+        self.edge(self.cur, cont)
+        if cont != head:
+            self.cur = cont
+            if inc is not None:
+                self.exprs.value(inc)
+                self.full_expression_end(location(inc))
+            if test_first:
+                self.goto(head)
+            else:
+                self.cond_or_true(cond, body_n, after)
+        self.cur = after
+
+    def cond_or_true(self, cond, t: int, f: int) -> None:
+        if cond is None:
+            self.goto(t)
+        else:
+            self.conds.branch(cond, t, f)
+
+    def while_stmt(self, c) -> None:
+        kids = list(children_of(c))
+        for extra in kids[:-2]:  # while (T *x = ...) condition variables
+            self.stmt(extra)
+        self.loop(kids[-2], kids[-1])
+
+    def do_stmt(self, c) -> None:
+        body, cond = list(children_of(c))
+        self.loop(cond, body, test_first=False)
+
+    def for_stmt(self, c) -> None:
+        init, cond, inc, body = for_parts(c)
+        if init is not None:
+            self.stmt(init)
+        self.loop(cond, body, inc=inc)
+
+    def range_for(self, c) -> None:
+        kids = list(children_of(c))
+        body = kids[-1]
+        for k in kids[:-1]:
+            if k.kind.is_expression():
+                self.exprs.value(k)
+                self.full_expression_end(location(k))
+        head, body_n, after = self.node("branch", location(c), cond=ir.Opaque("more elements"),
+                                        text="more elements"), self.node("block"), self.node("block")
+        self.start(head)
+        self.edge(head, body_n, True)
+        self.edge(head, after, False)
+        self.cur = body_n
+        for k in kids[:-1]:
+            if k.kind == K.VAR_DECL:
+                v = self.var(k)
+                if v is not None:
+                    self.emit(ir.Assign(location(k), v, None))
+        self.breaks.append(after)
+        self.continues.append(head)
+        self.stmt(body)
+        self.breaks.pop()
+        self.continues.pop()
+        self.goto(head)
+        self.cur = after
+
+    def switch_stmt(self, c) -> None:
+        kids = list(children_of(c))
+        cond, body = kids[-2], kids[-1]
+        for extra in kids[:-2]:
+            self.stmt(extra)
+        self.exprs.value(cond)
+        self.full_expression_end(location(cond))
+        inner = strip(cond)
+        svar = self.var(inner.referenced) if inner.kind == K.DECL_REF_EXPR else None
+        dispatch = self.node("switch", location(c), value=svar)
+        self.start(dispatch)
+        after = self.node("block")
+        self.switches.append([dispatch, False])
+        self.breaks.append(after)
+        self.cur = None
+        self.stmt(body)
+        self.breaks.pop()
+        _, has_default = self.switches.pop()
+        self.edge(self.cur, after)
+        if not has_default:
+            self.edge(dispatch, after, label="no case")
+        self.cur = after
+
+    def case_stmt(self, c, default=False) -> None:
+        n = self.node("block", location(c))
+        self.edge(self.cur, n)
+        if self.switches:
+            self.switches[-1][1] |= default
+            self.edge(self.switches[-1][0], n, label="default" if default else f"case line {c.location.line}")
+            if not default:
+                value = constant(next(iter(children_of(c))))
+                self.g.edges[self.switches[-1][0], n]["case"] = value
+        self.cur = n
+        kids = list(children_of(c))
+        if kids:
+            self.stmt(kids[-1])
+
+    def label_stmt(self, c) -> None:
+        n = self.label(c.spelling)
+        self.start(n)
+        for child in children_of(c):
+            self.stmt(child)
+
+    def label(self, name: str) -> int:
+        if name not in self.labels:
+            self.labels[name] = self.node("block", text=f"{name}:")
+        return self.labels[name]
+
+    def goto_stmt(self, c) -> None:
+        for child in children_of(c):
+            if child.kind == K.LABEL_REF:
+                self.goto(self.label(child.spelling))
+                return
+        self.cur = None
+
+    def indirect_goto(self, c) -> None:
+        for child in children_of(c):
+            self.exprs.value(child)
+        src = self.cur
+        for n in list(self.labels.values()):
+            self.edge(src, n)
+        self.cur = None
+
+    def break_stmt(self, c) -> None:
+        if self.breaks:
+            self.goto(self.breaks[-1])
+
+    def continue_stmt(self, c) -> None:
+        if self.continues:
+            self.goto(self.continues[-1])
+
+    def return_stmt(self, c) -> None:
+        kids = [k for k in children_of(c) if k.kind.is_expression()]
+        v = self.exprs.value(kids[0]) if kids else None
+        if v == NULL:
+            v = None
+        n = self.node("return", location(c), value=v)
+        self.goto(n)
+        self.pending_temps = []
+        self.g.add_edge(n, self.exit, branch=None, label="")
+
+    def try_stmt(self, c) -> None:
+        kids = list(children_of(c))
+        before = self.cur
+        after = self.node("block")
+        entries = [self.node("block", text="catch") for _ in kids[1:]]
+        self.handlers.append(entries)
+        self.stmt(kids[0])
+        self.handlers.pop()
+        self.edge(self.cur, after)
+        # A throw in the try block reaches the handlers; calls that may throw are not modelled, but
+        # the handlers are also reachable from the try's start so that their code is checked.
+        for handler, entry in zip(kids[1:], entries):
+            self.cur = entry
+            self.edge(before, entry, label="exception")
+            for child in children_of(handler):
+                if child.kind == K.COMPOUND_STMT:
+                    self.stmt(child)
+            self.edge(self.cur, after)
+        self.cur = after
+
+
+def for_parts(c):
+    """(init, cond, inc, body) of a for statement; libclang leaves out the missing ones."""
+    kids = list(children_of(c))
+    body = kids[-1]
+    rest = kids[:-1]
+    if len(rest) == 3:
+        return rest[0], rest[1], rest[2], body
+    if not rest:
+        return None, None, None, body
+    roles = _roles_from_source(c, rest)
+    if roles is None:
+        roles = _roles_by_shape(rest)
+    parts = {"init": None, "cond": None, "inc": None}
+    for role, child in zip(roles, rest):
+        parts[role] = child
+    return parts["init"], parts["cond"], parts["inc"], body
+
+
+def _roles_from_source(c, rest):
+    """Place each child between the semicolons of `for ( ; ; )` in the source text."""
+    try:
+        tokens = list(c.get_tokens())
+    except Exception:  # noqa: BLE001
+        return None
+    if not tokens or tokens[0].spelling != "for":
+        return None  # expanded from a macro: the tokens are the macro call's
+    depth, semis = 0, []
+    for tok in tokens[1:]:
+        s = tok.spelling
+        if s in "([{":
+            depth += 1
+        elif s in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif s == ";" and depth == 1:
+            semis.append(tok.extent.start.offset)
+    if len(semis) != 2:
+        return None
+    roles = []
+    for child in rest:
+        off = child.extent.start.offset
+        roles.append("init" if off < semis[0] else "cond" if off < semis[1] else "inc")
+    if len(set(roles)) != len(roles):
+        return None
+    return roles
+
+
+def _roles_by_shape(rest):
+    def looks_inc(x):
+        x = strip(x)
+        if x.kind == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
+            return True
+        if x.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            return True
+        return x.kind == K.BINARY_OPERATOR and binop(x) == ","
+
+    def looks_init(x):
+        x = strip(x)
+        return x.kind == K.DECL_STMT or (x.kind == K.BINARY_OPERATOR and binop(x) == "=")
+
+    if len(rest) == 1:
+        x = rest[0]
+        return ["init"] if looks_init(x) else ["inc"] if looks_inc(x) else ["cond"]
+    a, b = rest
+    if looks_init(a):
+        return ["init", "inc"] if looks_inc(b) else ["init", "cond"]
+    return ["cond", "inc"]
+
+
+STMT_HANDLERS = {
+    K.COMPOUND_STMT: Builder.compound,
+    K.DECL_STMT: Builder.decl_stmt,
+    K.IF_STMT: Builder.if_stmt,
+    K.WHILE_STMT: Builder.while_stmt,
+    K.DO_STMT: Builder.do_stmt,
+    K.FOR_STMT: Builder.for_stmt,
+    K.SWITCH_STMT: Builder.switch_stmt,
+    K.CASE_STMT: Builder.case_stmt,
+    K.DEFAULT_STMT: lambda b, c: b.case_stmt(c, default=True),
+    K.LABEL_STMT: Builder.label_stmt,
+    K.GOTO_STMT: Builder.goto_stmt,
+    K.INDIRECT_GOTO_STMT: Builder.indirect_goto,
+    K.BREAK_STMT: Builder.break_stmt,
+    K.CONTINUE_STMT: Builder.continue_stmt,
+    K.RETURN_STMT: Builder.return_stmt,
+    K.CXX_TRY_STMT: Builder.try_stmt,
+    K.CXX_FOR_RANGE_STMT: Builder.range_for,
+    K.NULL_STMT: lambda b, c: None,
+    K.ASM_STMT: lambda b, c: None,
+    K.MS_ASM_STMT: lambda b, c: None,
+}
+
+
+def build_cfg(fn, conv: Conventions) -> FunctionCFG:
+    reset_kids()
+    try:
+        return Builder(fn, conv).build()
+    finally:
+        reset_kids()
+
+
+def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
+    """The graph of a function that could produce a finding (`can_find_anything`), else None."""
+    reset_kids()
+    try:
+        if not can_find_anything(fn, conv):
+            return None
+        return Builder(fn, conv).build()
+    finally:
+        reset_kids()
+
+
+# Call roles and expressions that create, hand over or end an owned reference. A body with none of
+# them holds no owned reference and releases nothing, so no rule can fire in it.
+OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
+OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
+
+
+def can_find_anything(fn, conv: Conventions) -> bool:
+    """Whether a function's body could produce a finding, decided on its cursors before its graph
+    is built: it must call something the conventions give an ownership role, use new/delete, hold
+    a lambda (checked as a function of its own), or be a `new*` function itself (which must not
+    return a borrowed reference, RC005, even without a call). The children listed here are the
+    builder's too (`kids` keeps them for the build that follows)."""
+    name = fn.spelling
+    if conv.matches("acquire", name) or conv.matches("reallocate", name):
+        return True
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        k = c.kind
+        if k == K.CALL_EXPR:
+            if conv.classify(callee_of(c)[1]) in OWNERSHIP_ROLES:
+                return True
+        elif k in OWNERSHIP_KINDS:
+            return True
+        stack.extend(children_of(c))
+    return False

@@ -1,0 +1,134 @@
+"""The graph under construction for one function, shared by the statement builder and the
+expression and condition lowerers: nodes, edges, the current block, temporaries and names.
+
+It knows nothing about how statements or expressions are lowered, so the lowerers can depend
+on it without depending on each other (the builder wires them together).
+"""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+import networkx as nx
+
+from refcheck import ir
+from refcheck.cfg import Node
+from refcheck.conventions import Conventions
+from refcheck.frontend.clangutil import FUNCTION_KINDS, K, is_noreturn, qualified_name
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.model import Location
+
+
+class GraphBuilder:
+    def __init__(self, fn, conv: Conventions):
+        self.fn = fn
+        self.conv = conv
+        self.g = nx.DiGraph()
+        self.names: dict[str, str] = {}
+        self.temps = 0
+        self.breaks: list[int] = []
+        self.continues: list[int] = []
+        self.switches: list[list] = []  # [dispatch node, has default]
+        self.labels: dict[str, int] = {}
+        self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
+        self.lambdas: list = []  # lambda expressions met in the body: checked as functions
+        self.pending_temps: list[str] = []
+        self.noreturn_cache: dict[int, bool] = {}
+        self.var_cache: dict[int, str | None] = {}  # by declaration hash: the binding's calls are slow
+        self.keys: dict = {}  # fact_key per cursor
+        self.cur: int | None = None
+
+    # -- graph plumbing -------------------------------------------------------------------------
+    def node(self, kind: str, loc: Location | None = None, **kw) -> int:
+        n = self.g.number_of_nodes()
+        self.g.add_node(n, data=Node(kind, loc, **kw))
+        return n
+
+    def edge(self, a: int | None, b: int, branch: bool | None = None, label: str = "") -> None:
+        if a is not None:
+            self.g.add_edge(a, b, branch=branch, label=label)
+
+    def emit(self, op) -> None:
+        if self.cur is None:  # dead code after return/goto: build it, unreachable
+            self.cur = self.node("block")
+        self.g.nodes[self.cur]["data"].ops.append(op)
+
+    def goto(self, target: int) -> None:
+        self.edge(self.cur, target)
+        self.cur = None
+
+    def start(self, n: int) -> None:
+        self.edge(self.cur, n)
+        self.cur = n
+
+    def error_node(self, loc: Location, name: str) -> int:
+        return self.node("error", loc, text=name)
+
+    def temp(self, display: str) -> str:
+        self.temps += 1
+        name = f"${self.temps}"
+        self.names[name] = display
+        self.pending_temps.append(name)
+        return name
+
+    def full_expression_end(self, loc: Location) -> None:
+        """The temporaries of a full expression die at its end."""
+        for t in self.pending_temps:
+            self.emit(ir.Kill(loc, t))
+        self.pending_temps = []
+
+    # -- names ----------------------------------------------------------------------------------
+    def var(self, decl) -> str | None:
+        """The value name of a local variable or parameter, None for globals and functions."""
+        if decl is None:
+            return None
+        h = decl.hash
+        if h in self.var_cache:
+            return self.var_cache[h]
+        name = self._var(decl)
+        self.var_cache[h] = name
+        return name
+
+    def _var(self, decl) -> str | None:
+        if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+            return None  # `T *&out = ...; out = t;` writes through to the caller
+        if decl.kind == K.PARM_DECL:
+            pass
+        elif decl.kind == K.VAR_DECL:
+            parent = decl.semantic_parent
+            if parent is None or parent.kind not in FUNCTION_KINDS or \
+                    decl.storage_class in (ci.StorageClass.STATIC, ci.StorageClass.EXTERN):
+                return None
+        else:
+            return None
+        name = f"{decl.spelling}#{decl.hash}"
+        self.names.setdefault(name, decl.spelling)
+        return name
+
+    def callee_of(self, call):
+        return callee_of(call)
+
+    def noreturn(self, decl) -> bool:
+        if decl is None:
+            return False
+        h = decl.hash
+        if h not in self.noreturn_cache:
+            self.noreturn_cache[h] = is_noreturn(decl)
+        return self.noreturn_cache[h]
+
+
+def callee_of(call):
+    """(declaration or None, the name the conventions classify) of a call expression."""
+    ref = call.referenced
+    if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
+        return ref, qualified_name(ref)
+    if call.spelling:
+        return ref, call.spelling
+    # A call in a template that depends on its parameters names an overload set.
+    kids = list(children_of(call))
+    stack = kids[:1]
+    while stack:
+        x = stack.pop()
+        if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+            return ref, x.spelling
+        stack.extend(children_of(x))
+    return ref, ""

@@ -1,0 +1,107 @@
+"""Cost proportional to what matters, without changing a byte of output: bodies that cannot
+produce a finding are skipped, and graphs identical after renaming are analysed once.
+
+The comparison runs every fixture unit both ways (sharing and skipping on, and off), in both
+errors modes, and requires identical findings and errors, messages and paths included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixture_expect import find_units, unit_sources
+from refcheck.conventions import Conventions
+from refcheck.engine import Settings, check_unit
+from refcheck.frontend.builder import build_cfg
+from refcheck.frontend.unit import parse
+from refcheck.renaming import class_key, renamer
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+INCLUDE = FIXTURES / "include"
+
+
+def _settings(unit: Path, errors: str, share: bool) -> Settings:
+    options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
+    return Settings(conventions=Conventions(errors=errors), clang_args=["-I", str(INCLUDE), *options.clang_args],
+                    root=str(REPO), share=share)
+
+
+@pytest.mark.parametrize("errors", ["abort", "unwind"])
+def test_sharing_and_skipping_change_nothing_on_the_fixtures(errors):
+    counts = {"shared": 0, "skipped": 0}
+    problems = []
+    for unit in find_units(FIXTURES):
+        fast = check_unit(str(unit), _settings(unit, errors, True))
+        slow = check_unit(str(unit), _settings(unit, errors, False))
+        if fast.findings != slow.findings or fast.errors != slow.errors or fast.functions != slow.functions:
+            problems.append(str(unit.relative_to(FIXTURES)))
+        for k in counts:
+            counts[k] += fast.counts.get(k, 0)
+    assert not problems, f"sharing changed the results of {problems}"
+    # Not vacuous: the fixtures have generic instantiations and bodies with nothing to find.
+    assert counts["shared"] >= 5 and counts["skipped"] >= 3, counts
+
+
+# TH's shape: one generic body included once per type, names pasted by a macro.
+GENERIC_BODY = """
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define TN(x) CAT(T, x)
+int TN(sum)(T *x, int k) {
+  T *t = TN(new)();
+  if (TN(isContiguous)(x) && k > 0) { TN(free)(t); return 1; }
+  if (TN(isContiguous)(x)) return 2;
+  TN(free)(t);
+  return 0;
+}
+"""
+GENERIC = """
+typedef struct F { int n; } F; typedef struct D { int n; } D;
+F *F_new(void); void F_free(F *); int F_isContiguous(F *);
+D *D_new(void); void D_free(D *); int D_isContiguous(D *);
+#define T F
+#include "gen.h"
+#undef T
+#define T D
+#include "gen.h"
+#undef T
+int other(F *x) { F *t = F_new(); if (F_isContiguous(x)) return 1; F_free(t); return 0; }
+int plain(int a) { return a + 1; }
+"""
+
+
+def _cfgs(tmp_path, src: str) -> dict:
+    path = tmp_path / "g.c"
+    path.write_text(src)
+    (tmp_path / "gen.h").write_text(GENERIC_BODY)
+    conv = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
+    return {fn.spelling: build_cfg(fn, conv) for fn in parse(str(path), []).functions}, conv
+
+
+def test_instantiations_share_a_class_and_rename_token_for_token(tmp_path):
+    cfgs, conv = _cfgs(tmp_path, GENERIC)
+    kf, tf = class_key(cfgs["F_sum"], conv)
+    kd, td = class_key(cfgs["D_sum"], conv)
+    assert kf == kd
+    rename = renamer(tf, td)
+    assert rename("F_free(t) leaks F_new's result in F_sum") == "D_free(t) leaks D_new's result in D_sum"
+    # Names that do not differ stay, and a token is renamed whole, never inside another.
+    assert rename("t F_freeze x") == "t F_freeze x"
+
+
+def test_different_source_or_shape_gets_its_own_class(tmp_path):
+    cfgs, conv = _cfgs(tmp_path, GENERIC)
+    key = class_key(cfgs["F_sum"], conv)[0]
+    # Same shape but its own source lines: never shared (locations are kept literally).
+    assert class_key(cfgs["other"], conv)[0] != key
+    assert class_key(cfgs["plain"], conv)[0] != key
+
+
+def test_the_conventions_verdict_on_each_name_is_part_of_the_key(tmp_path):
+    cfgs, _ = _cfgs(tmp_path, GENERIC)
+    # If only D's names were allocators, the two bodies would not be the same problem.
+    conv = Conventions(acquire=[r"^D_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
+    assert class_key(cfgs["F_sum"], conv)[0] != class_key(cfgs["D_sum"], conv)[0]
