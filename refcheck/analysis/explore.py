@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from refcheck.analysis.report import Reporter
+from refcheck.analysis.slicing import relevant_branches
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.cfg import FunctionCFG
@@ -33,10 +34,11 @@ class Result:
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
-            observe=None) -> Result:
-    """`observe(node, state)`, when given, sees every state explored at every node (`--states`)."""
+            observe=None, contract: bool = True) -> Result:
+    """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
+    `contract`: make the conditions of branches that cannot matter opaque first (`slicing`)."""
     deadline = time.monotonic() + seconds
-    tr = Transfer(cfg, conv)
+    tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
     reporter = Reporter(cfg, rules)
     init = tr.initial()
     # Per node: ownership core -> the fact sets explored with it.

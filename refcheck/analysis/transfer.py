@@ -26,7 +26,8 @@ def same_key(cond: ir.SameObject) -> tuple:
 
 
 class Transfer:
-    def __init__(self, cfg: FunctionCFG, conv: Conventions):
+    def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None):
+        """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all."""
         self.cfg = cfg
         self.g = cfg.graph
         self.conv = conv
@@ -38,24 +39,30 @@ class Transfer:
         self.cond_vars: dict = {}
         self.stored_deps: dict[str, frozenset] = {}
         counts: dict = {}
+        kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
         for n in self.g.nodes:
             d = self.g.nodes[n]["data"]
             cond = d.cond
+            keep = relevant is None or n in relevant
             if isinstance(cond, ir.Fact):
-                counts[cond.key] = counts.get(cond.key, 0) + 1
-                self.cond_vars[cond.key] = cond.vars
-                if cond.simple:
+                key, self.cond_vars[cond.key] = cond.key, cond.vars
+                if keep and cond.simple:
                     # Integer variables whose constant values decide conditions (`own = 1; ... if (own)`).
                     self.const_vars.add(cond.simple[0])
             elif isinstance(cond, ir.SameObject):
                 key = same_key(cond)
-                counts[key] = counts.get(key, 0) + 1
                 self.cond_vars[key] = frozenset((cond.a, cond.b))
-            if d.kind == "switch" and d.value:
+            else:
+                key = None
+            if key is not None:
+                counts[key] = counts.get(key, 0) + 1
+                if keep:
+                    kept.add(key)
+            if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
         # Only conditions tested at two places can correlate; remembering others only splits states.
-        self.correlated = {k for k, c in counts.items() if c > 1}
+        self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.ops = {
             ir.Acquire: self.op_acquire, ir.Assign: self.op_assign, ir.Kill: self.op_kill,
             ir.Use: self.op_use, ir.Release: self.op_release, ir.Retain: self.op_retain,
