@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from refcheck import ir
+from refcheck.analysis.view import state_table
 from refcheck.cfg import FunctionCFG
+from refcheck.rules import RULES
 
 
-def render(path: str, function: str, fmt: str, settings) -> str:
+def render(path: str, function: str, fmt: str, settings, states: bool = False) -> str:
     """Raises LookupError when no definition of `function` is in the unit."""
     from refcheck.frontend.builder import build_cfg
     from refcheck.frontend.unit import parse
@@ -20,11 +22,17 @@ def render(path: str, function: str, fmt: str, settings) -> str:
     out = []
     for fn in matches:
         cfg = build_cfg(fn, settings.conventions)
-        out.append(to_dot(cfg) if fmt == "dot" else to_text(cfg))
+        table = None
+        if states:
+            table, result = state_table(cfg, settings.conventions, RULES.values(), settings.max_states,
+                                        settings.function_seconds)
+            if result.incomplete:
+                table[-1] = [f"not fully checked: {result.incomplete}"]
+        out.append(to_dot(cfg, table) if fmt == "dot" else to_text(cfg, table))
     return "\n".join(out)
 
 
-def _node_lines(cfg: FunctionCFG, n: int) -> list[str]:
+def _node_lines(cfg: FunctionCFG, n: int, table: dict | None = None) -> list[str]:
     d = cfg.graph.nodes[n]["data"]
     head = d.kind
     if d.loc is not None and d.kind != "block":
@@ -44,6 +52,10 @@ def _node_lines(cfg: FunctionCFG, n: int) -> list[str]:
         lines += [ir.describe(op, cfg.names) for op in d.post]
     if d.kind == "return":
         lines.append(f"return {cfg.names.get(d.value, d.value) if d.value else ''}".rstrip())
+    if table is not None:
+        # The states reaching the node, before its ops run.
+        seen = table.get(n, [])
+        lines += [f"state {s}" for s in seen] if seen else ["state: unreachable"]
     return lines
 
 
@@ -56,12 +68,14 @@ def _edge_label(cfg: FunctionCFG, a: int, b: int) -> str:
     return e.get("label", "")
 
 
-def to_text(cfg: FunctionCFG) -> str:
+def to_text(cfg: FunctionCFG, table: dict | None = None) -> str:
     g = cfg.graph
     out = [f"function {cfg.name} ({cfg.loc.file}:{cfg.loc.line}): {g.number_of_nodes()} nodes, "
            f"{g.number_of_edges()} edges"]
+    if table is not None and -1 in table:
+        out.append(f"  {table[-1][0]}")
     for n in sorted(g.nodes):
-        lines = _node_lines(cfg, n)
+        lines = _node_lines(cfg, n, table)
         out.append(f"  [{n}] {lines[0]}")
         out += [f"        {line}" for line in lines[1:]]
         succ = []
@@ -77,11 +91,11 @@ def _dot_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def to_dot(cfg: FunctionCFG) -> str:
+def to_dot(cfg: FunctionCFG, table: dict | None = None) -> str:
     g = cfg.graph
     out = [f'digraph "{_dot_escape(cfg.name)}" {{', '  node [shape=box, fontname="monospace"];']
     for n in sorted(g.nodes):
-        label = "\\l".join(_dot_escape(x) for x in _node_lines(cfg, n)) + "\\l"
+        label = "\\l".join(_dot_escape(x) for x in _node_lines(cfg, n, table)) + "\\l"
         kind = g.nodes[n]["data"].kind
         shape = {"branch": "diamond", "switch": "diamond", "entry": "oval", "exit": "oval"}.get(kind, "box")
         out.append(f'  n{n} [label="{label}", shape={shape}];')

@@ -285,8 +285,9 @@ def explain(code):
 @click.argument("file", type=click.Path())
 @click.option("--function", "function", required=True, help="The function whose CFG to print.")
 @click.option("--format", "fmt", type=click.Choice(["text", "dot"]), default="text", show_default=True)
+@click.option("--states", is_flag=True, help="Also print the ownership states the analysis explores at each node.")
 @_parser_options
-def cfg(file, function, fmt, config_path, compile_commands, include_dirs, defines, undefines,
+def cfg(file, function, fmt, states, config_path, compile_commands, include_dirs, defines, undefines,
         std, clang_args, errors):
     """Print the control-flow graph refcheck builds for one function (text or Graphviz dot)."""
 
@@ -305,7 +306,7 @@ def cfg(file, function, fmt, config_path, compile_commands, include_dirs, define
         from refcheck import cfg_dump
 
         try:
-            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings)
+            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings, states=states)
         except LookupError as e:
             raise ConfigError(f"{file}: {e.args[0] if e.args else f'no function named {function}'}") from None
         click.echo(text, nl=not text.endswith("\n"))

@@ -27,12 +27,13 @@ from fixture_expect import (
 from refcheck.conventions import Conventions
 from refcheck.engine import Settings, check_unit
 from refcheck.model import Finding, UnitResult, merge_findings
+from refcheck.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 INCLUDE = FIXTURES / "include"
 UNITS = find_units(FIXTURES)
-RULE_CODES = [f"RC00{i}" for i in range(1, 9)]
+RULE_CODES = list(RULES)
 
 MIN_FUNCTIONS = 120
 MIN_POSITIVES_PER_RULE = 3

@@ -1,6 +1,6 @@
 """Copy the rule docs to docs/rules/: `python -m refcheck.ruledocs [--check] [DIR]`.
 
-The package copy is the source (the SARIF reporter and `refcheck rule` read it from the
+The page beside each rule file (refcheck/rules/RCxxx.md) is the source (the SARIF reporter and `refcheck rule` read it from the
 installed package); docs/rules/ exists so that the pages render on the repository host and the
 helpUri links resolve. --check exits 1 when the copies differ, for CI and tests.
 """
@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     if check:
         codes = stale(target)
         for code in codes:
-            print(f"{target / (code + '.md')}: differs from refcheck/ruledocs/{code}.md")
+            print(f"{target / (code + '.md')}: differs from refcheck/rules/{code}.md")
         return 1 if codes else 0
     for code in write(target):
         print(f"wrote {target / (code + '.md')}")

@@ -1,0 +1,19 @@
+"""Checking the Golden Rule on every path of one function's CFG.
+
+`state` holds the typed abstract state, `transfer` the transfer function of each IR op (it
+emits typed events, `refcheck.events`), `explore` the worklist over (node, state) pairs, and
+`report` turns events into findings through the rules of `refcheck.rules`.
+"""
+
+from __future__ import annotations
+
+from refcheck.analysis.explore import FACT_VARIANTS, Result, explore
+from refcheck.cfg import FunctionCFG
+from refcheck.conventions import Conventions
+from refcheck.rules import RULES
+
+__all__ = ["FACT_VARIANTS", "Result", "analyze"]
+
+
+def analyze(cfg: FunctionCFG, conv: Conventions, max_states: int = 50_000, seconds: float = 10.0) -> Result:
+    return explore(cfg, conv, RULES.values(), max_states, seconds)

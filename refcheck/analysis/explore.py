@@ -1,0 +1,88 @@
+"""The worklist: every (node, state) pair reachable from the entry, each explored once.
+
+States are never merged on ownership, so facts that hold on one path only ("t is NULL here",
+"this branch was taken earlier") survive. States that own the same things in the same variables
+differ only in branch facts: up to FACT_VARIANTS fact sets are kept apart per node, exactly (facts
+can be related: `if (c0) ... else if (c1) return;` makes c1 imply c0); a state whose facts include
+a set already explored is covered; past that, they are joined into one with the facts common to
+all. Facts only shrink by joins, so loops reach a fixed point; the number of states per function
+is bounded, and a function that hits the bound is reported as not fully checked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from refcheck.analysis.report import Reporter
+from refcheck.analysis.slicing import relevant_branches
+from refcheck.analysis.state import Bound
+from refcheck.analysis.transfer import Transfer
+from refcheck.cfg import FunctionCFG
+from refcheck.conventions import Conventions
+from refcheck.model import Finding
+
+FACT_VARIANTS = 16
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    states: int
+    incomplete: str = ""  # why the function was not fully checked
+
+
+def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
+            observe=None, contract: bool = True) -> Result:
+    """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
+    `contract`: make the conditions of branches that cannot matter opaque first (`slicing`)."""
+    deadline = time.monotonic() + seconds
+    tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
+    reporter = Reporter(cfg, rules)
+    init = tr.initial()
+    # Per node: ownership core -> the fact sets explored with it.
+    visited: dict[int, dict] = {cfg.entry: {init.core(): [init.facts.copy()]}}
+    work = deque([(cfg.entry, init, None)])
+    states = 0
+    incomplete = ""
+    events: list = []
+    while work:
+        states += 1
+        if states > max_states:
+            incomplete = f"more than {max_states} states"
+            break
+        if states % 512 == 0 and time.monotonic() > deadline:
+            incomplete = "time limit reached"
+            break
+        node, st, trace = work.popleft()
+        if observe is not None:
+            observe(node, st)
+        try:
+            succs = tr.step(node, st, events)
+        except Bound as e:
+            incomplete = str(e)
+            succs = None
+        if events:
+            here = (node, None, trace)
+            for ev in events:
+                reporter.add(ev, here)
+            events.clear()
+        if succs is None:
+            break
+        for succ, st2, label in succs:
+            seen = visited.setdefault(succ, {})
+            variants = seen.setdefault(st2.core(), [])
+            facts = st2.facts
+            if any(v.within(facts) for v in variants):
+                continue
+            if len(variants) >= FACT_VARIANTS:
+                common = facts
+                for v in variants:
+                    common = common.meet(v)
+                st2.facts = common
+                variants[:] = [common.copy()]
+            else:
+                variants.append(facts.copy())
+            work.append((succ, st2, (succ, label, trace)))
+    return Result(reporter.result(), states, incomplete)

@@ -1,0 +1,152 @@
+"""Which branches can matter to ownership: the conditions of the others are contracted.
+
+A branch matters when a node that changes ownership, ends a path or uses a value after a node that
+may release it is control dependent on it (it decides whether that node runs), directly or through
+another branch that matters. A condition
+tested only at branches that do not matter (the counter and `hasFinished` tests of a
+`TH_TENSOR_APPLY` loop whose body only reads tensors) is treated as opaque before exploring: its
+outcome is not remembered, the integer constants it would decide are not tracked, and the states
+it would have split stay one. Both edges of such a branch reach the same next node that matters,
+through ops that change no ownership, so the contraction adds no ownership outcome and loses none.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from refcheck import ir
+
+_ENDS = ("return", "exit", "error", "stop")
+
+
+def pointer_values(cfg) -> set[str]:
+    """Every value that can ever hold a tracked object (a fixed point over the assignments)."""
+    g = cfg.graph
+    ops = [op for n in g.nodes for d in (g.nodes[n]["data"],) for op in (*d.ops, *d.post)]
+    out = {v for v, is_ptr in cfg.params if v is not None and is_ptr}
+    for op in ops:
+        if isinstance(op, (ir.Acquire, ir.Realloc, ir.Load)):
+            out.add(op.dst)
+        elif isinstance(op, ir.Assign) and op.null:
+            out.add(op.dst)
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if isinstance(op, ir.Assign) and op.src in out and op.dst not in out:
+                out.add(op.dst)
+                changed = True
+    return out
+
+
+def released_values(cfg) -> dict[str, set[int]]:
+    """Values that may hold an object released in this function -> the nodes that release it.
+
+    Aliases are joined by assignment and by loading the same location, over-approximately."""
+    g = cfg.graph
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+
+    by_key: dict[str, str] = {}
+    releases: list[tuple[int, tuple]] = []
+    for n in g.nodes:
+        d = g.nodes[n]["data"]
+        for op in (*d.ops, *d.post):
+            if isinstance(op, ir.Assign) and op.src is not None:
+                union(op.dst, op.src)
+            elif isinstance(op, ir.Load) and op.key:
+                union(op.dst, by_key.setdefault(op.key, op.dst))
+            elif isinstance(op, ir.Store) and op.var is not None and op.target:
+                union(op.var, by_key.setdefault(op.target, op.var))
+            elif isinstance(op, ir.Release):
+                releases.append((n, op.vars))
+            elif isinstance(op, ir.Realloc) and op.src is not None:
+                releases.append((n, (op.src,)))
+    out: dict[str, set[int]] = {}
+    for n, vars_ in releases:
+        for v in vars_:
+            out.setdefault(find(v), set()).add(n)
+    return {v: out[find(v)] for v in {*parent, *(x for _, vs in releases for x in vs)} if find(v) in out}
+
+
+def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = frozenset()) -> bool:
+    t = type(op)
+    if t is ir.Use or t is ir.Retain:
+        return True if t is ir.Retain else op.var in used_after
+    if t in (ir.Acquire, ir.Realloc, ir.Release, ir.Retain, ir.Escape, ir.Load):
+        return True
+    if t is ir.Assign:
+        return op.null or op.dst in ptrs or op.src in ptrs
+    if t is ir.Kill:
+        return op.var in ptrs
+    if t is ir.Store:
+        return op.var in ptrs or op.target in keys
+    return False  # Call, Const, Touch, and uses of values never released before: no ownership changes
+
+
+def relevant_branches(cfg) -> set[int]:
+    """Branch and switch nodes on which a node that matters is (transitively) control dependent."""
+    g = cfg.graph
+    deciders = [n for n in g.nodes if g.out_degree(n) > 1]
+    if not deciders:
+        return set()
+    ptrs = pointer_values(cfg)
+    keys = {op.key for n in g.nodes for op in g.nodes[n]["data"].ops if isinstance(op, ir.Load) and op.key}
+    # A use can report a use after release only where a release of its value may have happened
+    # before: after one of the nodes releasing it (a release before or in an enclosing loop).
+    released = released_values(cfg)
+    after: dict[int, set[int]] = {}
+    matters = set()
+    for n in g.nodes:
+        d = g.nodes[n]["data"]
+        ops = (*d.ops, *d.post)
+        used_after = set()
+        for op in ops:
+            if type(op) is ir.Use and op.var in released:
+                for r in released[op.var]:
+                    if r not in after:
+                        after[r] = nx.descendants(g, r) | {r}
+                    if n in after[r]:
+                        used_after.add(op.var)
+                        break
+        if d.kind in _ENDS or any(_op_matters(op, ptrs, keys, used_after) for op in ops):
+            matters.add(n)
+    sink = ("sink",)
+    rev = nx.DiGraph()
+    rev.add_nodes_from(g.nodes)
+    rev.add_edges_from((b, a) for a, b in g.edges)
+    rev.add_edges_from((sink, n) for n in g.nodes if g.out_degree(n) == 0)
+    ipdom = nx.immediate_dominators(rev, sink)
+    region: dict[int, set] = {}
+    out = set()
+    for a in deciders:
+        if a not in ipdom or any(b not in ipdom for b in g.successors(a)):
+            out.add(a)  # some path from here never ends: keep what is known
+            continue
+        stop = ipdom[a]
+        dep: set = set()
+        for b in g.successors(a):
+            n = b
+            while n != stop and n != sink:
+                dep.add(n)
+                n = ipdom[n]
+        region[a] = dep
+        if dep & matters:
+            out.add(a)
+    changed = True
+    while changed:
+        changed = False
+        for a, dep in region.items():
+            if a not in out and dep & out:
+                out.add(a)
+                changed = True
+    return out

@@ -1,0 +1,146 @@
+"""The abstract state: which variables hold which tracked objects, what we own, what we know.
+
+Everything here is plain typed data. An object's identity (`ObjId`) says where it came from
+(a parameter, an acquisition site, a loaded location, a known NULL) and which generation of that
+site it is; what the function knows about it is an `Obj`. Branch facts live apart, in `Facts`,
+one typed map per kind of fact, all forgotten together by `Facts.invalidate` when a variable
+changes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from refcheck.events import Gone, Nullness, Origin
+from refcheck.model import Location
+
+MAX_OWNED = 3
+MAX_GENERATIONS = 4
+
+
+class Kind(enum.IntEnum):
+    ACQUIRE = 0  # site: (node, op index) of the acquire
+    FIELD = 1  # site: the structural key of the loaded expression
+    STALE = 2  # a FIELD object whose location changed since it was loaded; site: the key
+    LOAD = 3  # a load with no structural key; site: (node, op index)
+    PARAM = 4  # site: the parameter's value name
+    NULL = 5  # site: the variable a NULL was assigned to
+
+
+_LETTER = {Kind.ACQUIRE: "a", Kind.FIELD: "f:", Kind.STALE: "g:", Kind.LOAD: "l", Kind.PARAM: "p:",
+           Kind.NULL: "z:"}
+
+
+class ObjId(NamedTuple):
+    """A tracked object's identity. A NamedTuple: states hash and compare these all the time."""
+
+    kind: Kind
+    site: object  # str, or (node, op index)
+    gen: int = -1  # generation for sites that can create several live objects (in a loop); -1: none
+
+    def text(self) -> str:
+        """A stable spelling; objects are reported at exits in the order of these."""
+        site = f"{self.site[0]}.{self.site[1]}" if isinstance(self.site, tuple) else self.site
+        return _LETTER[self.kind] + site + (f"#{self.gen}" if self.gen >= 0 else "")
+
+
+class Bound(Exception):
+    """Exploration gave up: the message says which bound was hit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Obj:
+    owned: int  # owned references this function holds
+    gone: Gone  # what happened to the last owned reference
+    null: Nullness
+    origin: Origin
+    site: Location  # where it was acquired (or first retained, for a borrowed object)
+    name: str  # the acquiring callee, the parameter or the loaded expression
+    node: int  # the CFG node of the site, where reported paths start
+    # Where the last reference was released: for messages only, so not part of the state's
+    # identity (else every arm of an else-if chain that frees would make a new state at each join).
+    released_at: Location | None = field(default=None, compare=False)
+    deps: frozenset = frozenset()  # for loaded objects: the variables the loaded expression uses
+    # For a realloc result that may fail: the old block, released once this is known non-NULL.
+    link: ObjId | None = None
+    # References stored into memory without one being owned (`self->storage = storage;`): a later
+    # retain of the object pays for the stored copy instead of giving us an owned reference.
+    debt: int = 0
+
+
+# A condition's identity: a Fact's structural key, or the sorted pair of a pointer comparison.
+CondKey = object
+
+
+class Facts:
+    """What is known about branches and values on this path, one typed map per kind."""
+
+    __slots__ = ("conds", "consts", "excluded", "stored")
+
+    def __init__(self, conds=None, consts=None, excluded=None, stored=None):
+        self.conds: dict = conds if conds is not None else {}  # CondKey -> the edge taken
+        self.consts: dict[str, int] = consts if consts is not None else {}  # integer var -> its value
+        # var -> switch case values it is known not to have (it took a default edge).
+        self.excluded: dict[str, frozenset] = excluded if excluded is not None else {}
+        # location key -> the object last stored there (loading it gives that object back).
+        self.stored: dict[str, ObjId] = stored if stored is not None else {}
+
+    def copy(self) -> "Facts":
+        return Facts(dict(self.conds), dict(self.consts), dict(self.excluded), dict(self.stored))
+
+    def __bool__(self) -> bool:
+        return bool(self.conds or self.consts or self.excluded or self.stored)
+
+    def invalidate(self, var: str, cond_vars: dict, stored_deps: dict) -> None:
+        """`var` changed: forget every fact that mentions it."""
+        if self.conds:
+            for k in [k for k in self.conds if var in cond_vars.get(k, ())]:
+                del self.conds[k]
+        self.consts.pop(var, None)
+        self.excluded.pop(var, None)
+        if self.stored:
+            for k in [k for k in self.stored if k == var or var in stored_deps.get(k, ())]:
+                del self.stored[k]
+
+    def within(self, other: "Facts") -> bool:
+        """Every fact here is also known in `other` (so `other`'s paths are covered by ours)."""
+        return (self.conds.items() <= other.conds.items() and self.consts.items() <= other.consts.items()
+                and self.excluded.items() <= other.excluded.items()
+                and self.stored.items() <= other.stored.items())
+
+    def meet(self, other: "Facts") -> "Facts":
+        """The facts both know."""
+        def common(a: dict, b: dict) -> dict:
+            return {k: x for k, x in a.items() if k in b and b[k] == x}
+        return Facts(common(self.conds, other.conds), common(self.consts, other.consts),
+                     common(self.excluded, other.excluded), common(self.stored, other.stored))
+
+    def describe(self, names: dict) -> list[str]:
+        n = lambda v: names.get(v, v)  # noqa: E731
+        out = [f"{'same' if v else 'differ'}: {n(k[0])} {n(k[1])}" if isinstance(k, tuple)
+               else f"cond {k}: {'true' if v else 'false'}" for k, v in self.conds.items()]
+        out += [f"{n(v)} == {k}" for v, k in self.consts.items()]
+        out += [f"{n(v)} not in {{{', '.join(map(str, sorted(ks)))}}}" for v, ks in self.excluded.items()]
+        out += [f"stored {k}: {o.text()}" for k, o in self.stored.items()]
+        return sorted(out)
+
+
+class State:
+    __slots__ = ("env", "objs", "facts")
+
+    def __init__(self, env: dict, objs: dict, facts: Facts):
+        self.env: dict[str, ObjId] = env
+        self.objs: dict[ObjId, Obj] = objs
+        self.facts = facts
+
+    def copy(self) -> "State":
+        return State(dict(self.env), dict(self.objs), self.facts.copy())
+
+    def core(self) -> tuple:
+        """What ownership depends on: states equal here are explored once, their facts joined."""
+        return (tuple(sorted(self.env.items())), tuple(sorted(self.objs.items())))
+
+    def holders(self, oid: ObjId) -> list[str]:
+        return [v for v, o in self.env.items() if o == oid]

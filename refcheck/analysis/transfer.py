@@ -1,0 +1,423 @@
+"""Transfer functions: one per IR op, and one per kind of node end (return, exit, branch, ...).
+
+Each takes the state (mutated in place on a copy the caller owns) and appends typed events for
+what it observed; it never names a rule and never narrates a path. `Transfer.step` runs a whole
+node and returns its successors with their states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck import ir
+from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
+from refcheck.cfg import FunctionCFG
+from refcheck.conventions import Conventions
+from refcheck.events import Event, EventKind, Gone, Nullness, Origin, Via
+from refcheck.model import Location
+
+NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
+# Origins whose release without an owned reference is a release of something borrowed.
+_COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
+
+
+def same_key(cond: ir.SameObject) -> tuple:
+    return tuple(sorted((cond.a, cond.b)))
+
+
+class Transfer:
+    def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None):
+        """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all."""
+        self.cfg = cfg
+        self.g = cfg.graph
+        self.conv = conv
+        # THAlloc and THRealloc return owned memory by definition, like any new* function.
+        self.is_new = conv.matches("acquire", cfg.name) or conv.matches("reallocate", cfg.name)
+        # The implementations of release/consume/retain manipulate the count they are handed:
+        # whether they "own" their parameter depends on the count, so we do not track parameters there.
+        self.primitive = any(conv.matches(k, cfg.name) for k in ("release", "consume", "retain"))
+        self.cond_vars: dict = {}
+        self.stored_deps: dict[str, frozenset] = {}
+        counts: dict = {}
+        kept: set = set()  # condition keys tested at a branch that is not contracted
+        self.const_vars: set[str] = set()
+        for n in self.g.nodes:
+            d = self.g.nodes[n]["data"]
+            cond = d.cond
+            keep = relevant is None or n in relevant
+            if isinstance(cond, ir.Fact):
+                key, self.cond_vars[cond.key] = cond.key, cond.vars
+                if keep and cond.simple:
+                    # Integer variables whose constant values decide conditions (`own = 1; ... if (own)`).
+                    self.const_vars.add(cond.simple[0])
+            elif isinstance(cond, ir.SameObject):
+                key = same_key(cond)
+                self.cond_vars[key] = frozenset((cond.a, cond.b))
+            else:
+                key = None
+            if key is not None:
+                counts[key] = counts.get(key, 0) + 1
+                if keep:
+                    kept.add(key)
+            if keep and d.kind == "switch" and d.value:
+                self.const_vars.add(d.value)
+        # Only conditions tested at two places can correlate; remembering others only splits states.
+        self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
+        self.ops = {
+            ir.Acquire: self.op_acquire, ir.Assign: self.op_assign, ir.Kill: self.op_kill,
+            ir.Use: self.op_use, ir.Release: self.op_release, ir.Retain: self.op_retain,
+            ir.Load: self.op_load, ir.Store: self.op_store, ir.Escape: self.op_escape,
+            ir.Realloc: self.op_realloc, ir.Touch: self.op_touch, ir.Const: self.op_const,
+        }
+
+    def initial(self) -> State:
+        st = State({}, {}, Facts())
+        for var, is_ptr in self.cfg.params:
+            if var is None or not is_ptr or self.primitive:
+                continue
+            oid = ObjId(Kind.PARAM, var)
+            st.env[var] = oid
+            st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.PARAM, self.cfg.loc, self.cfg.names.get(var, var),
+                               self.cfg.entry)
+        return st
+
+    # -- a node ---------------------------------------------------------------------------------
+    def step(self, node: int, st: State, events: list) -> list:
+        """The node's ops on a copy of `st`; its successors as (node, state, edge label)."""
+        data = self.g.nodes[node]["data"]
+        st = st.copy()
+        ops = self.ops
+        for i, op in enumerate(data.ops):
+            f = ops.get(type(op))
+            if f is not None:
+                f(st, op, node, i, events)
+        kind = data.kind
+        if kind == "return":
+            self.on_return(st, data.value, data.loc, events)
+            return []
+        if kind == "exit":
+            self.on_exit(st, data.loc, Via.END, events)
+            return []
+        if kind == "error":
+            if self.conv.errors == "unwind":
+                self.on_exit(st, data.loc, Via.UNWIND, events, data.text)
+            return []
+        if kind == "stop":
+            return []
+        out = []
+        cases = self.case_values(node) if kind == "switch" else frozenset()
+        for succ in self.g.successors(node):
+            edge = self.g.edges[node, succ]
+            b = edge.get("branch")
+            if kind == "branch" and b is not None:
+                st2 = self.assume(st, data.cond, b)
+                if st2 is None:
+                    continue
+                for op in data.post:
+                    f = ops.get(type(op))
+                    if f is not None:
+                        f(st2, op, node, -1, events)
+                shown = edge.get("shown", b)
+                out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
+            elif kind == "switch":
+                st2 = self.assume_case(st, data.value, edge, cases)
+                if st2 is not None:
+                    out.append((succ, st2, ("case", data.loc, edge.get("label", ""))))
+            else:
+                out.append((succ, st.copy(), None))
+        return out
+
+    # -- ops ------------------------------------------------------------------------------------
+    def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
+        self.acquire(st, op.dst, op.loc, op.callee, node, index)
+
+    def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
+        new = st.env.get(op.src) if op.src is not None else None
+        if op.null:  # a known NULL, so that later tests of the variable are decided
+            new = ObjId(Kind.NULL, op.dst)
+            st.objs[new] = Obj(0, Gone.NO, NULL, Origin.NULL, op.loc, "NULL", node)
+        self.bind(st, op.dst, new, op.loc, not op.dst.startswith("$"), events)
+
+    def op_kill(self, st: State, op: ir.Kill, node: int, index: int, events: list) -> None:
+        self.bind(st, op.var, None, op.loc, False, events)
+
+    def op_use(self, st: State, op: ir.Use, node: int, index: int, events: list) -> None:
+        oid = st.env.get(op.var)
+        if oid is not None:
+            self.check_alive(st, oid, op.loc, Via.USE, events)
+
+    def op_release(self, st: State, op: ir.Release, node: int, index: int, events: list) -> None:
+        for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
+            if oid is not None:
+                self.release(st, oid, op, events)
+
+    def op_retain(self, st: State, op: ir.Retain, node: int, index: int, events: list) -> None:
+        oid = st.env.get(op.var)
+        if oid is None:
+            return
+        self.check_alive(st, oid, op.loc, Via.RETAIN, events)
+        o = st.objs[oid]
+        if o.debt:  # this retain is the stored copy's reference, not ours
+            st.objs[oid] = replace(o, debt=0)
+            return
+        keep = o.origin is Origin.ACQUIRE or o.owned
+        st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO,
+                               site=o.site if keep else op.loc, node=o.node if keep else node,
+                               origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
+
+    def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
+        stored = st.facts.stored.get(op.key) if op.key else None
+        if stored is not None and stored in st.objs:
+            self.bind(st, op.dst, stored, op.loc, False, events)
+            return
+        oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
+        if oid not in st.objs:
+            st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
+        self.bind(st, op.dst, oid, op.loc, False, events)
+
+    def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
+        oid = st.env.get(op.var) if op.var is not None else None
+        if oid is not None:
+            o = st.objs[oid]
+            st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
+        if op.target:
+            stored = st.facts.stored
+            before = stored.get(op.target)
+            if before is not None and before != oid and before in st.objs and st.objs[before].debt:
+                st.objs[before] = replace(st.objs[before], debt=0)  # its stored copy is gone
+            self.forget(st, ObjId(Kind.FIELD, op.target))
+            # Until the location or its address changes, loading it gives back what was stored.
+            if oid is not None:
+                stored[op.target] = oid
+                self.stored_deps[op.target] = op.deps
+            else:
+                stored.pop(op.target, None)
+
+    def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
+        oid = st.env.pop(op.var, None)
+        self.invalidate(st, op.var)
+        if oid is not None:
+            st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
+            self.collect(st, oid)
+
+    def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
+        src = st.env.get(op.src) if op.src is not None else None
+        if src is not None and not op.may_fail:
+            self.drop_ref(st, src, op.loc)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        if src is not None and op.may_fail:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], link=src)
+
+    def op_touch(self, st: State, op: ir.Touch, node: int, index: int, events: list) -> None:
+        self.invalidate(st, op.var)
+
+    def op_const(self, st: State, op: ir.Const, node: int, index: int, events: list) -> None:
+        if op.var in self.const_vars:
+            st.facts.consts[op.var] = op.value
+
+    # -- helpers --------------------------------------------------------------------------------
+    def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,
+              holder: str | None = None, text: str = "") -> None:
+        if holder is None:
+            holder = next((v for v in st.holders(oid) if not v.startswith("$")), None)
+        events.append(Event(kind, via, loc, st.objs[oid], holder, self.is_new, text))
+
+    def check_alive(self, st: State, oid: ObjId, loc: Location, via: Via, events: list) -> None:
+        o = st.objs[oid]
+        if o.owned == 0 and o.gone and o.null != NULL:
+            self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
+
+    def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
+        o = st.objs[oid]
+        st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone=Gone.RELEASED if o.owned <= 1 else Gone.NO,
+                               released_at=loc)
+
+    def forget(self, st: State, oid: ObjId) -> None:
+        """A loaded location changed: later loads of the same text are a different object."""
+        o = st.objs.get(oid)
+        if o is None:
+            return
+        holders = st.holders(oid)
+        if not holders and o.owned == 0:
+            del st.objs[oid]
+            return
+        new = self.fresh(st, Kind.STALE, oid.site)
+        st.objs[new] = st.objs.pop(oid)
+        for v in holders:
+            st.env[v] = new
+
+    def fresh(self, st: State, kind: Kind, site) -> ObjId:
+        for k in range(MAX_GENERATIONS):
+            oid = ObjId(kind, site, k)
+            if oid not in st.objs:
+                return oid
+        raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
+
+    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int) -> None:
+        oid = self.fresh(st, Kind.ACQUIRE, (node, index))
+        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node)
+        st.env[dst] = oid
+
+    def bind(self, st: State, var: str, new: ObjId | None, loc: Location, overwrite: bool, events: list) -> None:
+        old = st.env.get(var)
+        if new is None:
+            st.env.pop(var, None)
+        else:
+            st.env[var] = new
+        if not var.startswith("$"):
+            self.invalidate(st, var)
+        if old is not None and old != new:
+            self.lost(st, old, loc, var if overwrite else None, events)
+
+    def lost(self, st: State, oid: ObjId, loc: Location, overwritten: str | None, events: list) -> None:
+        """`oid` lost a holder: an object nobody holds any more is dropped (and reported if owned)."""
+        if st.holders(oid):
+            return
+        o = st.objs[oid]
+        if oid.kind is Kind.FIELD and o.owned > 0:
+            return  # retained, and still reachable by loading the same expression again
+        if o.owned > 0 and o.null != NULL:
+            if overwritten is not None:
+                self.event(EventKind.OVERWRITTEN, Via.ASSIGN, loc, st, oid, events, overwritten)
+            else:
+                self.event(EventKind.LOST, Via.DISCARD, loc, st, oid, events)
+        del st.objs[oid]
+
+    def collect(self, st: State, oid: ObjId) -> None:
+        if not st.holders(oid) and st.objs[oid].owned == 0:
+            del st.objs[oid]
+
+    def invalidate(self, st: State, var: str) -> None:
+        for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD]:
+            self.forget(st, oid)
+        st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+
+    def release(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
+        o = st.objs[oid]
+        if o.null == NULL:
+            return
+        ended = Gone.CONSUMED if op.consume else Gone.RELEASED
+        if o.owned > 0:
+            owned = o.owned - 1
+            # A retained parameter or field is still alive afterwards: someone else holds it.
+            gone = ended if owned == 0 and o.origin is Origin.ACQUIRE else Gone.NO
+            st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
+            return
+        via = Via.CONSUME if op.consume else Via.RELEASE
+        if o.gone is Gone.CONSUMED:
+            self.event(EventKind.RELEASED_AFTER_CONSUME, via, op.loc, st, oid, events)
+        elif o.gone:
+            self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
+            if op.consume:  # reported, but it still takes the object over
+                st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
+        elif o.origin in _COUNTED:
+            self.event(EventKind.RELEASED_BORROWED, via, op.loc, st, oid, events)
+            # Whoever did own it may now be holding freed memory: later uses are uses after release.
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+
+    def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
+        oid = st.env.get(value) if value is not None else None
+        if oid is not None:
+            o = st.objs[oid]
+            if o.null != NULL:
+                if o.owned > 0:
+                    self.event(EventKind.RETURNED_OWNED, Via.RETURN, loc, st, oid, events)
+                    st.objs[oid] = replace(o, owned=o.owned - 1)
+                elif o.gone:
+                    self.event(EventKind.USED_AFTER_RELEASE, Via.RETURN, loc, st, oid, events)
+                else:
+                    self.event(EventKind.RETURNED_BORROWED, Via.RETURN, loc, st, oid, events)
+        self.on_exit(st, loc, Via.RETURN, events)
+
+    def on_exit(self, st: State, loc: Location, via: Via, events: list, text: str = "") -> None:
+        for oid, o in sorted(st.objs.items(), key=lambda kv: kv[0].text()):
+            if o.owned > 0 and o.null != NULL:
+                self.event(EventKind.LOST, via, loc, st, oid, events, text=text)
+
+    # -- conditions -----------------------------------------------------------------------------
+    def case_values(self, node: int) -> frozenset:
+        return frozenset(e["case"] for _, _, e in self.g.out_edges(node, data=True) if e.get("case") is not None)
+
+    def assume_case(self, st: State, var: str | None, edge: dict, cases: frozenset) -> State | None:
+        """The edge of a switch over `var`: a case fixes its value, default excludes all cases."""
+        if var is None or var not in self.const_vars:
+            return st.copy()
+        known = st.facts.consts.get(var)
+        excluded = st.facts.excluded.get(var, frozenset())
+        value = edge.get("case")
+        st2 = st.copy()
+        if value is not None:
+            if (known is not None and known != value) or value in excluded:
+                return None
+            st2.facts.consts[var] = value
+            st2.facts.excluded.pop(var, None)
+        else:  # default, or no case matched
+            if known is not None and known in cases:
+                return None
+            if known is None:
+                st2.facts.excluded[var] = excluded | cases
+        return st2
+
+    def assume_simple(self, st: State, simple: tuple, taken: bool):
+        """True/False when constants decide `var OP k`; None when they do not."""
+        var, op, k = simple
+        known = st.facts.consts.get(var)
+        if known is None:
+            excluded = st.facts.excluded.get(var, frozenset())
+            if op == "==" and k in excluded:
+                return taken is False
+            if op == "!=" and k in excluded:
+                return taken is True
+            return None
+        holds = {"==": known == k, "!=": known != k, "<": known < k, ">": known > k,
+                 "<=": known <= k, ">=": known >= k}[op]
+        return holds == taken
+
+    def assume(self, st: State, cond, taken: bool) -> State | None:
+        """The state on the `taken` edge of a branch on `cond`; None when that edge is infeasible."""
+        if isinstance(cond, ir.NullTest):
+            oid = st.env.get(cond.var)
+            if oid is None:
+                return st.copy()
+            o = st.objs[oid]
+            if taken:
+                if o.null == NULL:
+                    return None
+                st2 = st.copy()
+                st2.objs[oid] = replace(o, null=NONNULL, link=None)
+                if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
+                    self.drop_ref(st2, o.link, o.site)
+                return st2
+            if o.null == NONNULL:
+                return None
+            st2 = st.copy()
+            st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+            return st2
+        if isinstance(cond, ir.SameObject):
+            a, b = st.env.get(cond.a), st.env.get(cond.b)
+            if a is not None and a == b:  # one object: equal, whatever else we do not know
+                return st.copy() if taken else None
+            for this, other in ((a, cond.b), (b, cond.a)):
+                if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
+                    return self.assume(st, ir.NullTest(other), not taken)
+            return self.assume_correlated(st, same_key(cond), taken)
+        if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
+            decided = self.assume_simple(st, cond.simple, taken)
+            if decided is False:
+                return None
+            if decided is True:
+                return st.copy()
+        if isinstance(cond, ir.Fact):
+            return self.assume_correlated(st, cond.key, taken)
+        return st.copy()
+
+    def assume_correlated(self, st: State, key, taken: bool) -> State | None:
+        if key not in self.correlated:
+            return st.copy()
+        known = st.facts.conds.get(key)
+        if known is not None:
+            return st.copy() if known == taken else None
+        st2 = st.copy()
+        st2.facts.conds[key] = taken
+        return st2
