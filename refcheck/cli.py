@@ -1,6 +1,6 @@
 """The `refcheck` command: check, rules, explain, cfg.
 
-Exit codes: 0 clean, 1 findings, 2 usage, configuration or tool errors, 130 interrupted.
+Exit codes: see EXIT_CODES_HELP (shown by `refcheck check --help`, and in the README).
 Everything a user can get wrong ends in a one-line message, never a traceback.
 """
 
@@ -17,6 +17,18 @@ from refcheck.config import ConfigError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("text", "json", "sarif", "github", "html")
+
+# The one statement of the exit-code rules; README's "Exit codes" repeats it word for word.
+# Tool errors win over findings: a unit that could not be checked must never hide behind the
+# findings of the others (a CI job reading "1" would take the run as complete).
+EXIT_CODES_HELP = (
+    "Exit codes: 0 no findings and no tool errors (warnings do not count); "
+    "1 findings, every unit checked; "
+    "2 tool errors (a unit not parsed, crashed or timed out), with or without findings, "
+    "or a usage or configuration error; "
+    "130 interrupted. "
+    "--exit-zero turns 1 and 2-for-tool-errors into 0; usage and configuration errors stay 2."
+)
 
 
 def _fail(message: str) -> None:
@@ -114,7 +126,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
     return cfg, database
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("paths", nargs=-1, type=click.Path())
 @_parser_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
@@ -199,10 +211,10 @@ def _write_output(path: str, text: str) -> None:
 def _exit_code(result, exit_zero: bool) -> int:
     if exit_zero:
         return EXIT_CLEAN
-    if result.findings:
-        return EXIT_FINDINGS
     if any(e.severity == "error" for e in result.errors):
         return EXIT_ERROR
+    if result.findings:
+        return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
@@ -224,6 +236,9 @@ def _summary(report) -> str:
         extra.append(f"{report.suppressed} suppressed")
     if report.baselined:
         extra.append(f"{report.baselined} in baseline")
+    if report.baseline_fixed:
+        n = report.baseline_fixed
+        extra.append(f"{n} baseline {'entry' if n == 1 else 'entries'} now fixed")
     tail = f" ({', '.join(extra)})" if extra else ""
     return (f"refcheck: {', '.join(parts)}{tail} in {_plural(r.files, 'file')}, "
             f"{_plural(r.functions, 'function')}, {r.seconds:.2f} s")

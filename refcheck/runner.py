@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from refcheck import baseline as baselines
@@ -44,6 +45,8 @@ class Report:
     analyzed: int = 0
     suppressed: int = 0
     baselined: int = 0
+    # Baseline entries (for files this run checked) that no finding matches any more.
+    baseline_fixed: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
     notes: list[str] = field(default_factory=list)
 
@@ -55,12 +58,14 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     skip = (cfg.cache_dir,)
     if request.paths or db is None:
         paths = request.paths or ["."]
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[str, str, str]] = []
         units = discover(paths, cfg.extensions, cfg.exclude, cfg.root, skip, problems)
-        if not units and problems:  # nothing to check at all: a usage error, as for one bad path
-            given, message = problems[0]
+        bad = [p for p in problems if p[2] == "error"]
+        if not units and bad:  # nothing to check at all: a usage error, as for one bad path
+            given, message, _ = bad[0]
             raise ConfigError(f"{given}: {message}")
-        return units, [ToolError(given, message) for given, message in problems]
+        return units, [ToolError(given, message, severity=severity)
+                       for given, message, severity in problems]
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):
@@ -100,7 +105,8 @@ def run(request: Request) -> Report:
     started = time.monotonic()
     cfg = request.config
     # A bad baseline is a usage error: say so before spending minutes on the analysis.
-    accepted = baselines.load(request.baseline) if request.baseline and not request.write_baseline else None
+    entries = (baselines.load_entries(request.baseline)
+               if request.baseline and not request.write_baseline else None)
     units, errors = units_for(request)
     cache = Cache(cfg.cache_dir if request.use_cache else None)
     report = Report(RunResult(root=cfg.root))
@@ -122,16 +128,21 @@ def run(request: Request) -> Report:
     before = len(findings)
     findings = suppressions.filter(findings)
     report.suppressed = before - len(findings)
+    files_read = _files_read(ordered, units, cfg.root)
+    errors.extend(suppressions.problems(files_read))
     if request.report_unused_suppressions:
-        errors.extend(suppressions.unused(_files_read(ordered, units, cfg.root), selection.selected))
+        errors.extend(suppressions.unused(files_read, selection.selected))
 
     if request.write_baseline:
         baselines.write(request.write_baseline, findings, sources)
         report.notes.append(f"wrote {len(findings)} finding(s) to baseline {request.write_baseline}")
         report.baselined = len(findings)
         findings = []
-    elif accepted is not None:
+    elif entries is not None:
         before = len(findings)
+        accepted = Counter(fp for fp, _ in entries)
+        report.baseline_fixed = baselines.fixed_entries(
+            findings, entries, sources, set(files_read))
         findings = baselines.new_findings(findings, accepted, sources)
         report.baselined = before - len(findings)
 
