@@ -149,15 +149,22 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True,
+              help="Colour the text report. auto: when stdout is a terminal, unless NO_COLOR is "
+                   "set (FORCE_COLOR colours a pipe too).")
+@click.option("--show-source/--no-show-source", default=True, show_default=True,
+              help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, ignore, jobs, timeout, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet):
+          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
     def body():
         import time
 
-        from refcheck import progress, reporters, runner, selection
+        from refcheck import progress, reporters, runner, selection, terminal
 
         cfg, database = _load_config(config_path, compile_commands, include_dirs, defines,
                                      undefines, std, clang_args, errors)
@@ -182,11 +189,13 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         result = report.result
 
         started = time.monotonic()
-        text = reporters.render(fmt, result)
+        coloured = terminal.use_color(color, None if output else sys.stdout)
+        text = reporters.render(fmt, result, color=coloured, show_source=show_source)
         if output:
             _write_output(output, text)
         else:
-            click.echo(text, nl=False)
+            # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
+            click.echo(text, nl=False, color=coloured or None)
         result.timings["report"] = time.monotonic() - started
 
         for note in report.notes:
