@@ -191,9 +191,16 @@ def _analyze(units: list[str], request: Request, cache: Cache,
 
         jobs = [pool.Job(*t) for t in todo]
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
-        progress = Progress(len(jobs), request.progress)
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout,
-                            skip=lambda job: job.path in included)
+        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+
+        def skip(job) -> bool:
+            # The pool asks until it gets True, then drops the job: one skip() per job.
+            if job.path in included:
+                progress.skip()
+                return True
+            return False
+
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
         try:
             for outcome in outcomes:
                 job, result = outcome.job, outcome.result
