@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 
 import click
 
@@ -110,20 +109,14 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
                  clang_args, errors):
     from refcheck import compdb, config
 
-    cfg = config.load(config_path)
-    cfg.include_dirs += [os.path.abspath(d) for d in include_dirs]
-    cfg.defines += list(defines)
-    cfg.undefines += list(undefines)
-    if std:
-        cfg.std = std
-    cfg.clang_args += list(clang_args)
-    if errors:
-        cfg.conventions = replace(cfg.conventions, errors=errors)
+    overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
+                                 list(undefines), std, list(clang_args), errors)
+    cfg = overrides.apply(config.load(config_path))
     database = None
     db_path = compile_commands or cfg.compile_commands
     if db_path:
         database = compdb.load(db_path)
-    return cfg, database
+    return cfg, database, overrides
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
@@ -166,15 +159,17 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         from refcheck import progress, reporters, runner, selection, terminal
 
-        cfg, database = _load_config(config_path, compile_commands, include_dirs, defines,
-                                     undefines, std, clang_args, errors)
+        from refcheck.config import Resolver
+
+        cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                defines, undefines, std, clang_args, errors)
         try:
-            if select:
-                cfg.select = selection.expand(_split_codes(select))
-            if ignore:
-                cfg.ignore = cfg.ignore + selection.expand(_split_codes(ignore))
+            overrides.select = selection.expand(_split_codes(select)) if select else None
+            overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
         except ValueError as e:
             raise ConfigError(f"--select/--ignore: {e}") from None
+        cfg.select = overrides.select or cfg.select
+        cfg.ignore = cfg.ignore + overrides.ignore
         if timeout:
             cfg.timeout = timeout
         if cache_dir:
@@ -184,7 +179,8 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
             jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
             baseline=baseline, write_baseline=write_baseline,
             report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr))
+            progress=not quiet and progress.wanted(sys.stderr),
+            resolver=Resolver(cfg, overrides, forced=config_path is not None))
         report = runner.run(request)
         result = report.result
 
@@ -314,13 +310,17 @@ def cfg(file, function, fmt, config_path, compile_commands, include_dirs, define
 
         if not os.path.isfile(file):
             raise ConfigError(f"{file}: no such file")
-        cfg_, database = _load_config(config_path, compile_commands, include_dirs, defines,
-                                      undefines, std, clang_args, errors)
-        request = runner.Request(paths=[file], config=cfg_, database=database)
-        settings = engine.Settings(conventions=cfg_.conventions,
+        from refcheck.config import Resolver
+
+        cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                 defines, undefines, std, clang_args, errors)
+        request = runner.Request(paths=[file], config=cfg_, database=database,
+                                 resolver=Resolver(cfg_, overrides, forced=config_path is not None))
+        own = request.config_for(os.path.abspath(file))  # the file's own configuration
+        settings = engine.Settings(conventions=own.conventions,
                                    clang_args=runner.args_for(os.path.abspath(file), request),
-                                   root=cfg_.root, max_states=cfg_.max_states,
-                                   function_seconds=cfg_.function_seconds)
+                                   root=cfg_.root, max_states=own.max_states,
+                                   function_seconds=own.function_seconds)
         from refcheck import cfg_dump
 
         try:

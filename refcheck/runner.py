@@ -11,13 +11,13 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.compdb import CompileDatabase
-from refcheck.config import Config, ConfigError
-from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
+from refcheck.config import Config, ConfigError, Resolver
+from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
 from refcheck.sources import discover, excluded, relative
 from refcheck.reporters.source import SourceCache
@@ -35,6 +35,12 @@ class Request:
     write_baseline: str | None = None
     report_unused_suppressions: bool = False
     progress: bool = False
+    # Finds each file's own configuration; None: `config` for every file.
+    resolver: Resolver | None = None
+
+    def config_for(self, path: str) -> Config:
+        """The configuration governing one file (absolute path)."""
+        return self.config if self.resolver is None else self.resolver.for_file(path)
 
 
 @dataclass
@@ -60,6 +66,9 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
         paths = request.paths or ["."]
         problems: list[tuple[str, str, str]] = []
         units = discover(paths, cfg.extensions, cfg.exclude, cfg.root, skip, problems)
+        # A nested configuration's own `exclude` (its globs relative to its own directory).
+        units = [u for u in units if request.config_for(u) is cfg
+                 or not excluded(u, request.config_for(u).root, request.config_for(u).exclude)]
         bad = [p for p in problems if p[2] == "error"]
         if not units and bad:  # nothing to check at all: a usage error, as for one bad path
             given, message, _ = bad[0]
@@ -71,7 +80,8 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     for path in sorted(db.units):
         if not path.lower().endswith(exts):
             continue  # headers some generators list, and anything that is not ours to parse
-        if excluded(path, cfg.root, cfg.exclude):
+        own = request.config_for(path)
+        if excluded(path, cfg.root, cfg.exclude) or excluded(path, own.root, own.exclude):
             continue
         if os.path.isfile(path):
             units.append(path)
@@ -84,7 +94,7 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
 def args_for(path: str, request: Request) -> list[str]:
     """The database's arguments for units it knows (plus the extra clang args), else the
     command line and configuration ones."""
-    cfg = request.config
+    cfg = request.config_for(path)
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
@@ -122,7 +132,7 @@ def run(request: Request) -> Report:
 
     findings = merge_findings([f for r in ordered for f in r.findings])
     selection = cfg.selection()
-    findings = selection.apply(findings)
+    findings = _select(findings, request, selection)
     sources = SourceCache(cfg.root)
     suppressions = Suppressions(sources)
     before = len(findings)
@@ -160,7 +170,11 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     root = cfg.root
     hasher = FileHasher()
     conv = cfg.conventions
-    settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
+
+    def settings_fp(c: Config) -> str:
+        return repr((c.conventions.fingerprint(), root, c.max_states, c.function_seconds))
+
+    run_fp = settings_fp(cfg)
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
@@ -171,7 +185,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
             results[i] = UnitResult(file=display, errors=[problem])
             continue
         args = args_for(path, request)
-        keys[i] = unit_key(path, args, settings_fp)
+        own = request.config_for(path)
+        keys[i] = unit_key(path, args, run_fp if own is cfg else settings_fp(own))
         cached = cache.load(keys[i], hasher)
         if cached is not None:
             results[i] = cached
@@ -189,7 +204,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck import pool
 
-        jobs = [pool.Job(*t) for t in todo]
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool)) for t in todo]
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
         progress = Progress(len(jobs), request.progress, workers=request.jobs)
 
@@ -221,6 +236,36 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+def _select(findings: list[Finding], request: Request, run_selection) -> list[Finding]:
+    """Rule selection by the configuration of each finding's file; a nested configuration's
+    per-path-ignores globs are relative to its own directory."""
+    root = request.config.root
+    selections = {id(request.config): run_selection}
+    kept = []
+    for f in findings:
+        path = os.path.normpath(os.path.join(root, f.location.file))
+        own = request.config_for(path)
+        if own is request.config:
+            if run_selection.allows(f):
+                kept.append(f)
+            continue
+        sel = selections.get(id(own))
+        if sel is None:
+            sel = selections[id(own)] = own.selection()
+        local = replace(f, location=replace(f.location, file=relative(path, own.root)))
+        if sel.allows(local):
+            kept.append(f)
+    return kept
+
+
+def _options_for(request: Request, path: str, pool):
+    """Worker options for a unit under a nested configuration; None for the run's own."""
+    own = request.config_for(path)
+    if own is request.config:
+        return None
+    return pool.Options(own.conventions, request.config.root, own.max_states, own.function_seconds)
 
 
 def _included_by(pairs) -> set[str]:
