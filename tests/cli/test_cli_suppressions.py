@@ -146,3 +146,19 @@ def test_body_end_skips_braces_in_strings_and_comments():
              "  char c = '}'; /* } */ // }", "  if (1) { return 1; }", "  return 0;", "}", "int g;"]
     (s,) = scan("x.c", lines).suppressions
     assert (s.first, s.last) == (1, 7)
+
+
+def test_report_unused_suppressions_covers_regions_and_functions(project):
+    text = HEAD + ("// refcheck: ignore-begin[RC001, RC003]\n"
+                   "void f(void) {\n  T *t = T_new();\n  use(t);\n}\n"
+                   "// refcheck: ignore-end[RC001, RC003]\n"
+                   "// refcheck: ignore-function[RC002]\n"
+                   "int g(void) {\n  return 0;\n}\n")
+    project.write("a.c", text)
+    r = project.run("check", "--report-unused-suppressions", "a.c")
+    assert r.code == 0 and "1 suppressed" in r.err, r.out
+    lines = {line for line in r.out.splitlines() if "warning" in line}
+    assert lines == {
+        "a.c:5:1: warning: unused suppression for RC003 ('refcheck: ignore-begin') [tool]",
+        "a.c:11:1: warning: unused suppression for RC002 ('refcheck: ignore-function') [tool]",
+    }
