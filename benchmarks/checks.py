@@ -54,7 +54,9 @@ def refcheck(corpus: str, paths: list[str], jobs: int, cache_dir: str | None) ->
     argv += ["--no-cache"] if cache_dir is None else ["--cache-dir", cache_dir]
     r = run(argv + paths, cwd=corpus, env=ENV)
     try:
-        if r.returncode not in (0, 1):
+        # 2 with a report is a run with tool errors (they win over findings); a usage or
+        # configuration error is 2 with "refcheck: error:" and no report.
+        if r.returncode not in (0, 1, 2) or "refcheck: error:" in r.stderr:
             raise RuntimeError(f"refcheck failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
         with open(report, encoding="utf-8") as f:
             doc = json.load(f)

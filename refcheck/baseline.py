@@ -43,6 +43,11 @@ def write(path: str, findings: list[Finding], sources: SourceCache) -> None:
 
 def load(path: str) -> Counter:
     """Fingerprint -> how many findings the baseline accepts with it."""
+    return Counter(fp for fp, _ in load_entries(path))
+
+
+def load_entries(path: str) -> list[tuple[str, str | None]]:
+    """(fingerprint, file) for each baseline record; file is None where the record has none."""
     try:
         with open(path, "rb") as f:
             data = json.loads(f.read().decode("utf-8"))
@@ -58,12 +63,13 @@ def load(path: str) -> Counter:
     if data.get("version") != VERSION:
         raise ConfigError(f"{path}: baseline version {data.get('version')!r} is not supported "
                           f"(expected {VERSION}); write it again with --write-baseline")
-    counts: Counter = Counter()
+    entries = []
     for i, record in enumerate(data["findings"]):
         if not isinstance(record, dict) or not isinstance(record.get("fingerprint"), str):
             raise ConfigError(f"{path}: findings[{i}]: expected an object with a \"fingerprint\" string")
-        counts[record["fingerprint"]] += 1
-    return counts
+        file = record.get("file")
+        entries.append((record["fingerprint"], file if isinstance(file, str) else None))
+    return entries
 
 
 def new_findings(findings: list[Finding], accepted: Counter, sources: SourceCache) -> list[Finding]:
@@ -76,3 +82,17 @@ def new_findings(findings: list[Finding], accepted: Counter, sources: SourceCach
         else:
             out.append(f)
     return out
+
+
+def fixed_entries(findings: list[Finding], entries: list[tuple[str, str | None]],
+                  sources: SourceCache, checked: set[str]) -> int:
+    """How many baseline entries no finding matches any more, counting only entries for files
+    this run checked: a pre-commit run over two files says nothing about the rest."""
+    left = Counter(fingerprint(f, sources) for f in findings)
+    fixed = 0
+    for fp, file in entries:
+        if left[fp] > 0:
+            left[fp] -= 1
+        elif file in checked:
+            fixed += 1
+    return fixed

@@ -1,6 +1,6 @@
 """The `refcheck` command: check, rules, explain, cfg.
 
-Exit codes: 0 clean, 1 findings, 2 usage, configuration or tool errors, 130 interrupted.
+Exit codes: see EXIT_CODES_HELP (shown by `refcheck check --help`, and in the README).
 Everything a user can get wrong ends in a one-line message, never a traceback.
 """
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 
 import click
 
@@ -17,6 +16,18 @@ from refcheck.config import ConfigError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("text", "json", "sarif", "github", "html")
+
+# The one statement of the exit-code rules; README's "Exit codes" repeats it word for word.
+# Tool errors win over findings: a unit that could not be checked must never hide behind the
+# findings of the others (a CI job reading "1" would take the run as complete).
+EXIT_CODES_HELP = (
+    "Exit codes: 0 no findings and no tool errors (warnings do not count); "
+    "1 findings, every unit checked; "
+    "2 tool errors (a unit not parsed, crashed or timed out), with or without findings, "
+    "or a usage or configuration error; "
+    "130 interrupted. "
+    "--exit-zero turns 1 and 2-for-tool-errors into 0; usage and configuration errors stay 2."
+)
 
 
 def _fail(message: str) -> None:
@@ -99,23 +110,17 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
     from refcheck import config
     from refcheck.frontend import compdb
 
-    cfg = config.load(config_path)
-    cfg.include_dirs += [os.path.abspath(d) for d in include_dirs]
-    cfg.defines += list(defines)
-    cfg.undefines += list(undefines)
-    if std:
-        cfg.std = std
-    cfg.clang_args += list(clang_args)
-    if errors:
-        cfg.conventions = replace(cfg.conventions, errors=errors)
+    overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
+                                 list(undefines), std, list(clang_args), errors)
+    cfg = overrides.apply(config.load(config_path))
     database = None
     db_path = compile_commands or cfg.compile_commands
     if db_path:
         database = compdb.load(db_path)
-    return cfg, database
+    return cfg, database, overrides
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("paths", nargs=-1, type=click.Path())
 @_parser_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
@@ -138,25 +143,34 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True,
+              help="Colour the text report. auto: when stdout is a terminal, unless NO_COLOR is "
+                   "set (FORCE_COLOR colours a pipe too).")
+@click.option("--show-source/--no-show-source", default=True, show_default=True,
+              help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, ignore, jobs, timeout, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet):
+          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
     def body():
         import time
 
-        from refcheck import progress, reporters, runner, selection
+        from refcheck import progress, reporters, runner, selection, terminal
 
-        cfg, database = _load_config(config_path, compile_commands, include_dirs, defines,
-                                     undefines, std, clang_args, errors)
+        from refcheck.config import Resolver
+
+        cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                defines, undefines, std, clang_args, errors)
         try:
-            if select:
-                cfg.select = selection.expand(_split_codes(select))
-            if ignore:
-                cfg.ignore = cfg.ignore + selection.expand(_split_codes(ignore))
+            overrides.select = selection.expand(_split_codes(select)) if select else None
+            overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
         except ValueError as e:
             raise ConfigError(f"--select/--ignore: {e}") from None
+        cfg.select = overrides.select or cfg.select
+        cfg.ignore = cfg.ignore + overrides.ignore
         if timeout:
             cfg.timeout = timeout
         if cache_dir:
@@ -166,16 +180,19 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
             jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
             baseline=baseline, write_baseline=write_baseline,
             report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr))
+            progress=not quiet and progress.wanted(sys.stderr),
+            resolver=Resolver(cfg, overrides, forced=config_path is not None))
         report = runner.run(request)
         result = report.result
 
         started = time.monotonic()
-        text = reporters.render(fmt, result)
+        coloured = terminal.use_color(color, None if output else sys.stdout)
+        text = reporters.render(fmt, result, color=coloured, show_source=show_source)
         if output:
             _write_output(output, text)
         else:
-            click.echo(text, nl=False)
+            # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
+            click.echo(text, nl=False, color=coloured or None)
         result.timings["report"] = time.monotonic() - started
 
         for note in report.notes:
@@ -200,10 +217,10 @@ def _write_output(path: str, text: str) -> None:
 def _exit_code(result, exit_zero: bool) -> int:
     if exit_zero:
         return EXIT_CLEAN
-    if result.findings:
-        return EXIT_FINDINGS
     if any(e.severity == "error" for e in result.errors):
         return EXIT_ERROR
+    if result.findings:
+        return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
@@ -225,6 +242,9 @@ def _summary(report) -> str:
         extra.append(f"{report.suppressed} suppressed")
     if report.baselined:
         extra.append(f"{report.baselined} in baseline")
+    if report.baseline_fixed:
+        n = report.baseline_fixed
+        extra.append(f"{n} baseline {'entry' if n == 1 else 'entries'} now fixed")
     tail = f" ({', '.join(extra)})" if extra else ""
     return (f"refcheck: {', '.join(parts)}{tail} in {_plural(r.files, 'file')}, "
             f"{_plural(r.functions, 'function')}, {r.seconds:.2f} s")
@@ -296,13 +316,17 @@ def cfg(file, function, fmt, states, config_path, compile_commands, include_dirs
 
         if not os.path.isfile(file):
             raise ConfigError(f"{file}: no such file")
-        cfg_, database = _load_config(config_path, compile_commands, include_dirs, defines,
-                                      undefines, std, clang_args, errors)
-        request = runner.Request(paths=[file], config=cfg_, database=database)
-        settings = engine.Settings(conventions=cfg_.conventions,
+        from refcheck.config import Resolver
+
+        cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                 defines, undefines, std, clang_args, errors)
+        request = runner.Request(paths=[file], config=cfg_, database=database,
+                                 resolver=Resolver(cfg_, overrides, forced=config_path is not None))
+        own = request.config_for(os.path.abspath(file))  # the file's own configuration
+        settings = engine.Settings(conventions=own.conventions,
                                    clang_args=runner.args_for(os.path.abspath(file), request),
-                                   root=cfg_.root, max_states=cfg_.max_states,
-                                   function_seconds=cfg_.function_seconds)
+                                   root=cfg_.root, max_states=own.max_states,
+                                   function_seconds=own.function_seconds)
         from refcheck import cfg_dump
 
         try:

@@ -305,3 +305,72 @@ def load(explicit: str | None = None, start: str = ".") -> Config:
     cfg = parse(table, where, os.path.dirname(path))
     cfg.path = path
     return cfg
+
+
+@dataclass
+class Overrides:
+    """Command-line settings, applied on top of whichever configuration governs a file."""
+
+    include_dirs: list[str] = field(default_factory=list)  # absolute
+    defines: list[str] = field(default_factory=list)
+    undefines: list[str] = field(default_factory=list)
+    std: str | None = None
+    clang_args: list[str] = field(default_factory=list)
+    errors: str | None = None
+    select: list[str] | None = None  # expanded codes
+    ignore: list[str] = field(default_factory=list)  # expanded codes
+
+    def apply(self, cfg: Config) -> Config:
+        cfg.include_dirs = cfg.include_dirs + self.include_dirs
+        cfg.defines = cfg.defines + self.defines
+        cfg.undefines = cfg.undefines + self.undefines
+        if self.std:
+            cfg.std = self.std
+        cfg.clang_args = cfg.clang_args + self.clang_args
+        if self.errors:
+            cfg.conventions = replace(cfg.conventions, errors=self.errors)
+        if self.select:
+            cfg.select = list(self.select)
+        if self.ignore:
+            cfg.ignore = cfg.ignore + list(self.ignore)
+        return cfg
+
+
+class Resolver:
+    """The configuration of each file, as ruff finds it: the nearest refcheck.toml (or
+    pyproject.toml with [tool.refcheck]) above the file, so that one run over a monorepo (a
+    pre-commit hook at its top) checks each project with that project's own conventions,
+    flags and rule selection. `--config` forces one configuration for every file.
+
+    The run's configuration (the one found from the current directory, or --config) keeps the
+    settings that belong to the run rather than to a file: the root that reported paths are
+    relative to, the cache, jobs, timeout, extensions and compile database.
+    """
+
+    def __init__(self, run: Config, overrides: Overrides | None = None, forced: bool = False) -> None:
+        self.run = run
+        self.overrides = overrides or Overrides()
+        self.forced = forced
+        self._by_dir: dict[str, Config] = {}
+        self._by_path: dict[str, Config] = {}
+
+    def for_file(self, path: str) -> Config:
+        if self.forced:
+            return self.run
+        directory = os.path.dirname(os.path.abspath(path))
+        cfg = self._by_dir.get(directory)
+        if cfg is None:
+            found = find(directory)
+            if found is None or os.path.abspath(found) == self.run.path:
+                cfg = self.run
+            else:
+                cfg = self._by_path.get(found)
+                if cfg is None:
+                    cfg = self.overrides.apply(load(found))
+                    self._by_path[found] = cfg
+            self._by_dir[directory] = cfg
+        return cfg
+
+    def configs(self) -> list[Config]:
+        """Every configuration in force so far: the run's and the nested ones."""
+        return [self.run] + [self._by_path[p] for p in sorted(self._by_path)]

@@ -28,6 +28,9 @@ class Job:
     path: str  # absolute
     display: str  # as reported: relative to the root
     args: list[str]
+    # Set for a unit under a nested configuration (its own conventions and limits); None: the
+    # run's Options.
+    options: "Options | None" = None
 
 
 @dataclass
@@ -64,9 +67,11 @@ def _worker(conn, options: Options) -> None:
         faulthandler.disable()
     from refcheck import engine
 
-    settings = engine.Settings(conventions=options.conventions, root=options.root,
-                               max_states=options.max_states,
-                               function_seconds=options.function_seconds)
+    def settings_for(o: Options):
+        return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
+                               function_seconds=o.function_seconds)
+
+    run_settings = settings_for(options)
     while True:
         try:
             job = conn.recv()
@@ -74,6 +79,7 @@ def _worker(conn, options: Options) -> None:
             return
         if job is None:
             return
+        settings = run_settings if job.options is None else settings_for(job.options)
         settings.clang_args = job.args
         try:
             result = engine.check_unit(job.path, settings)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.frontend.compdb import CompileDatabase
-from refcheck.config import Config, ConfigError
-from refcheck.model import RunResult, ToolError, UnitResult, merge_findings
+from refcheck.config import Config, ConfigError, Resolver
+from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
 from refcheck.sources import discover, excluded, relative
 from refcheck.reporters.source import SourceCache
@@ -34,6 +35,12 @@ class Request:
     write_baseline: str | None = None
     report_unused_suppressions: bool = False
     progress: bool = False
+    # Finds each file's own configuration; None: `config` for every file.
+    resolver: Resolver | None = None
+
+    def config_for(self, path: str) -> Config:
+        """The configuration governing one file (absolute path)."""
+        return self.config if self.resolver is None else self.resolver.for_file(path)
 
 
 @dataclass
@@ -46,6 +53,8 @@ class Report:
     counts: dict[str, int] = field(default_factory=dict)
     suppressed: int = 0
     baselined: int = 0
+    # Baseline entries (for files this run checked) that no finding matches any more.
+    baseline_fixed: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
     notes: list[str] = field(default_factory=list)
 
@@ -57,18 +66,24 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     skip = (cfg.cache_dir,)
     if request.paths or db is None:
         paths = request.paths or ["."]
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[str, str, str]] = []
         units = discover(paths, cfg.extensions, cfg.exclude, cfg.root, skip, problems)
-        if not units and problems:  # nothing to check at all: a usage error, as for one bad path
-            given, message = problems[0]
+        # A nested configuration's own `exclude` (its globs relative to its own directory).
+        units = [u for u in units if request.config_for(u) is cfg
+                 or not excluded(u, request.config_for(u).root, request.config_for(u).exclude)]
+        bad = [p for p in problems if p[2] == "error"]
+        if not units and bad:  # nothing to check at all: a usage error, as for one bad path
+            given, message, _ = bad[0]
             raise ConfigError(f"{given}: {message}")
-        return units, [ToolError(given, message) for given, message in problems]
+        return units, [ToolError(given, message, severity=severity)
+                       for given, message, severity in problems]
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):
         if not path.lower().endswith(exts):
             continue  # headers some generators list, and anything that is not ours to parse
-        if excluded(path, cfg.root, cfg.exclude):
+        own = request.config_for(path)
+        if excluded(path, cfg.root, cfg.exclude) or excluded(path, own.root, own.exclude):
             continue
         if os.path.isfile(path):
             units.append(path)
@@ -81,7 +96,7 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
 def args_for(path: str, request: Request) -> list[str]:
     """The database's arguments for units it knows (plus the extra clang args), else the
     command line and configuration ones."""
-    cfg = request.config
+    cfg = request.config_for(path)
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
@@ -102,7 +117,8 @@ def run(request: Request) -> Report:
     started = time.monotonic()
     cfg = request.config
     # A bad baseline is a usage error: say so before spending minutes on the analysis.
-    accepted = baselines.load(request.baseline) if request.baseline and not request.write_baseline else None
+    entries = (baselines.load_entries(request.baseline)
+               if request.baseline and not request.write_baseline else None)
     units, errors = units_for(request)
     cache = Cache(cfg.cache_dir if request.use_cache else None)
     report = Report(RunResult(root=cfg.root))
@@ -118,22 +134,27 @@ def run(request: Request) -> Report:
 
     findings = merge_findings([f for r in ordered for f in r.findings])
     selection = cfg.selection()
-    findings = selection.apply(findings)
+    findings = _select(findings, request, selection)
     sources = SourceCache(cfg.root)
     suppressions = Suppressions(sources)
     before = len(findings)
     findings = suppressions.filter(findings)
     report.suppressed = before - len(findings)
+    files_read = _files_read(ordered, units, cfg.root)
+    errors.extend(suppressions.problems(files_read))
     if request.report_unused_suppressions:
-        errors.extend(suppressions.unused(_files_read(ordered, units, cfg.root), selection.selected))
+        errors.extend(suppressions.unused(files_read, selection.selected))
 
     if request.write_baseline:
         baselines.write(request.write_baseline, findings, sources)
         report.notes.append(f"wrote {len(findings)} finding(s) to baseline {request.write_baseline}")
         report.baselined = len(findings)
         findings = []
-    elif accepted is not None:
+    elif entries is not None:
         before = len(findings)
+        accepted = Counter(fp for fp, _ in entries)
+        report.baseline_fixed = baselines.fixed_entries(
+            findings, entries, sources, set(files_read))
         findings = baselines.new_findings(findings, accepted, sources)
         report.baselined = before - len(findings)
 
@@ -151,7 +172,11 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     root = cfg.root
     hasher = FileHasher()
     conv = cfg.conventions
-    settings_fp = repr((conv.fingerprint(), root, cfg.max_states, cfg.function_seconds))
+
+    def settings_fp(c: Config) -> str:
+        return repr((c.conventions.fingerprint(), root, c.max_states, c.function_seconds))
+
+    run_fp = settings_fp(cfg)
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
@@ -162,7 +187,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
             results[i] = UnitResult(file=display, errors=[problem])
             continue
         args = args_for(path, request)
-        keys[i] = unit_key(path, args, settings_fp)
+        own = request.config_for(path)
+        keys[i] = unit_key(path, args, run_fp if own is cfg else settings_fp(own))
         cached = cache.load(keys[i], hasher)
         if cached is not None:
             results[i] = cached
@@ -180,11 +206,18 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck import pool
 
-        jobs = [pool.Job(*t) for t in todo]
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool)) for t in todo]
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
-        progress = Progress(len(jobs), request.progress)
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout,
-                            skip=lambda job: job.path in included)
+        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+
+        def skip(job) -> bool:
+            # The pool asks until it gets True, then drops the job: one skip() per job.
+            if job.path in included:
+                progress.skip()
+                return True
+            return False
+
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
         try:
             for outcome in outcomes:
                 job, result = outcome.job, outcome.result
@@ -207,6 +240,36 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+def _select(findings: list[Finding], request: Request, run_selection) -> list[Finding]:
+    """Rule selection by the configuration of each finding's file; a nested configuration's
+    per-path-ignores globs are relative to its own directory."""
+    root = request.config.root
+    selections = {id(request.config): run_selection}
+    kept = []
+    for f in findings:
+        path = os.path.normpath(os.path.join(root, f.location.file))
+        own = request.config_for(path)
+        if own is request.config:
+            if run_selection.allows(f):
+                kept.append(f)
+            continue
+        sel = selections.get(id(own))
+        if sel is None:
+            sel = selections[id(own)] = own.selection()
+        local = replace(f, location=replace(f.location, file=relative(path, own.root)))
+        if sel.allows(local):
+            kept.append(f)
+    return kept
+
+
+def _options_for(request: Request, path: str, pool):
+    """Worker options for a unit under a nested configuration; None for the run's own."""
+    own = request.config_for(path)
+    if own is request.config:
+        return None
+    return pool.Options(own.conventions, request.config.root, own.max_states, own.function_seconds)
 
 
 def _included_by(pairs) -> set[str]:

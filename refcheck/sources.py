@@ -25,19 +25,26 @@ def excluded(path: str, root: str, patterns: list[str]) -> bool:
     return any(path_matches(rel, p) for p in patterns)
 
 
+class NoSources(ConfigError):
+    """A directory without any source: a warning when other paths were given or found nothing
+    either, since pre-commit and monorepo scripts pass directories that may hold no C code."""
+
+
 def discover(paths: list[str], extensions: list[str], exclude: list[str], root: str,
              skip_dirs: tuple[str, ...] = (), problems: list[tuple[str, str]] | None = None) -> list[str]:
     """Absolute, sorted, unique unit paths; a usage error for a missing path or an empty directory.
 
-    With `problems`, such a path is recorded there as (path, message) instead, and the other paths
-    are still searched: one mistyped name must not cost the results for the rest."""
+    With `problems`, such a path is recorded there as (path, message, severity) instead, and the
+    other paths are still searched: one mistyped name must not cost the results for the rest.
+    A directory without sources is recorded as a "warning", every other problem as an "error"."""
     if problems is not None:
         found_all: set[str] = set()
         for given in paths:
             try:
                 found_all.update(discover([given], extensions, exclude, root, skip_dirs))
             except ConfigError as e:
-                problems.append((given, str(e).split(": ", 1)[-1]))
+                severity = "warning" if isinstance(e, NoSources) else "error"
+                problems.append((given, str(e).split(": ", 1)[-1], severity))
         return sorted(found_all)
     found: set[str] = set()
     exts = tuple(e.lower() for e in extensions)
@@ -60,7 +67,7 @@ def discover(paths: list[str], extensions: list[str], exclude: list[str], root: 
                         if not excluded(full, root, exclude):
                             found.add(full)
             if len(found) == before and not seen_source:
-                raise ConfigError(f"{given}: no C, C++ or CUDA sources in this directory "
+                raise NoSources(f"{given}: no C, C++ or CUDA sources in this directory "
                                   f"(looked for {', '.join(extensions)})")
         elif os.path.exists(path):
             lower = path.lower()

@@ -23,9 +23,14 @@ _MODULES = {
 FORMATS = tuple(_MODULES)
 
 
-def render(fmt: str, result: RunResult) -> str:
-    """The report for `result` in format `fmt`; ValueError names the formats for a bad one."""
+def render(fmt: str, result: RunResult, *, color: bool = False, show_source: bool = True) -> str:
+    """The report for `result` in format `fmt`; ValueError names the formats for a bad one.
+
+    `color` and `show_source` shape the text format only: the machine formats never change
+    with the terminal."""
     module = _MODULES.get(fmt)
     if module is None:
         raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if fmt == "text":
+        return import_module(module).render(result, color=color, show_source=show_source)
     return import_module(module).render(result)

@@ -28,12 +28,16 @@ def render(result: RunResult) -> str:
     sources = SourceCache(result.root)
     rule_index = {code: i for i, code in enumerate(RULES)}
     prints = fingerprints(result.findings, sources)
+    columns = Utf16Columns(result.root)
     run = {
         "tool": {"driver": _driver()},
-        "invocations": [_invocation(result.errors)],
+        "invocations": [_invocation(result.errors, columns)],
         "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(result.root)}},
-        "columnKind": "unicodeCodePoints",
-        "results": [_result(f, rule_index, fp) for f, fp in zip(result.findings, prints)],
+        # libclang's columns are 1-based UTF-8 byte offsets; every column written here is
+        # converted to UTF-16 code units (what GitHub and VS Code count), see Utf16Columns.
+        "columnKind": "utf16CodeUnits",
+        "results": [_result(f, rule_index, fp, columns)
+                    for f, fp in zip(result.findings, prints)],
     }
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
@@ -74,38 +78,72 @@ def _section(doc: str, title: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def _result(f: Finding, rule_index: dict[str, int], fingerprint: str) -> dict:
+def _result(f: Finding, rule_index: dict[str, int], fingerprint: str,
+            columns: Utf16Columns) -> dict:
     out: dict = {
         "ruleId": f.rule,
         "ruleIndex": rule_index.get(f.rule, -1),
         "level": "error",
         "message": {"text": f.message},
         "locations": [{
-            "physicalLocation": _physical(f.location),
+            "physicalLocation": _physical(f.location, columns),
             "logicalLocations": [{"name": f.function, "kind": "function"}],
         }],
         "partialFingerprints": {KEY: fingerprint},
     }
     if f.path:
         out["codeFlows"] = [{"threadFlows": [{"locations": [
-            {"location": {"physicalLocation": _physical(s.location),
+            {"location": {"physicalLocation": _physical(s.location, columns),
                           "message": {"text": s.message}},
              "executionOrder": i}
             for i, s in enumerate(f.path, 1)
         ]}]}]
     if f.origin is not None:
-        out["relatedLocations"] = [{"id": 1, "physicalLocation": _physical(f.origin),
+        out["relatedLocations"] = [{"id": 1, "physicalLocation": _physical(f.origin, columns),
                                     "message": {"text": "acquired here"}}]
     if len(f.instantiations) > 1:
         out["properties"] = {"instantiations": list(f.instantiations)}
     return out
 
 
-def _physical(loc: Location) -> dict:
+def _physical(loc: Location, columns: Utf16Columns) -> dict:
     region: dict = {"startLine": max(loc.line, 1)}
     if loc.column > 0:
-        region["startColumn"] = loc.column
+        region["startColumn"] = columns.convert(loc.file, loc.line, loc.column)
     return {"artifactLocation": _artifact(loc.file), "region": region}
+
+
+class Utf16Columns:
+    """libclang's 1-based UTF-8 byte columns as 1-based UTF-16 code-unit columns.
+
+    The bytes before the column are decoded (an invalid byte becomes one U+FFFD, as a viewer
+    shows it) and counted in UTF-16 units: "é" is two bytes but one unit, "😀" four bytes but
+    two units. Where the file cannot be read any more (a result from the cache, the file since
+    deleted) the byte column is kept: it is exact for the ASCII prefix most lines have.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._lines: dict[str, list[bytes] | None] = {}
+
+    def _raw(self, file: str) -> list[bytes] | None:
+        if file not in self._lines:
+            try:
+                with open(os.path.join(self.root, file), "rb") as f:
+                    self._lines[file] = f.read().split(b"\n")
+            except OSError:
+                self._lines[file] = None
+        return self._lines[file]
+
+    def convert(self, file: str, line: int, column: int) -> int:
+        lines = self._raw(file)
+        if lines is None or not 1 <= line <= len(lines):
+            return column
+        prefix = lines[line - 1][:column - 1]
+        if prefix.isascii():
+            return column
+        units = len(prefix.decode("utf-8", errors="replace").encode("utf-16-le")) // 2
+        return units + 1 + max(0, column - 1 - len(prefix))
 
 
 def _artifact(path: str) -> dict:
@@ -120,7 +158,7 @@ def _root_uri(root: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _invocation(errors: list[ToolError]) -> dict:
+def _invocation(errors: list[ToolError], columns: Utf16Columns) -> dict:
     notifications = []
     for e in errors:
         note: dict = {
@@ -130,8 +168,9 @@ def _invocation(errors: list[ToolError]) -> dict:
         if e.file:
             loc: dict = {"artifactLocation": _artifact(e.file)}
             if e.line > 0:
-                loc["region"] = {"startLine": e.line, **({"startColumn": e.column}
-                                                         if e.column > 0 else {})}
+                loc["region"] = {"startLine": e.line, **(
+                    {"startColumn": columns.convert(e.file, e.line, e.column)}
+                    if e.column > 0 else {})}
             note["locations"] = [{"physicalLocation": loc}]
         notifications.append(note)
     invocation: dict = {

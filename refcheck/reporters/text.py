@@ -1,31 +1,136 @@
-"""Compiler-style text: one `error:` line per finding, one `note:` line per step of its path.
+"""Compiler-style text: one `error:` line per finding, one `note:` line per step of its path,
+each followed (as clang and ruff do) by the source line and a caret under the column.
 
 Editors and CI log parsers already understand `file:line:col: severity: message`, so findings
-become clickable without any refcheck-specific tooling.
+become clickable without any refcheck-specific tooling; the snippet lines start with spaces and
+a `|` gutter, so those parsers pass over them.
+
+Colour is plain ANSI SGR written here rather than through a terminal library: the report must be
+the same bytes for the same findings (byte-identical across -j and cache states), and a library
+console would wrap at the terminal width and read `[RC001 leak]` as markup. Every piece of text
+from outside (messages, paths, source lines) is made printable *before* colour codes are added,
+so a file cannot smuggle its own escape sequences into the terminal.
 """
 
 from __future__ import annotations
 
-from refcheck.model import Location, RunResult, ToolError
+from refcheck.model import Finding, Location, RunResult, ToolError
+from refcheck.reporters.source import SourceCache
+
+# clang's colours: bold location and message, red errors, magenta warnings, cyan notes,
+# green caret.
+_BOLD, _RED, _MAGENTA, _CYAN, _GREEN, _RESET = "1", "1;31", "1;35", "1;36", "1;32", "0"
+_SEVERITY_STYLE = {"error": _RED, "warning": _MAGENTA, "note": _CYAN}
+# A snippet line longer than this is cut around the caret: a minified or generated line would
+# otherwise flood the terminal.
+_MAX_SNIPPET = 160
 
 
-def render(result: RunResult) -> str:
-    lines = []
+def render(result: RunResult, color: bool = False, show_source: bool = True) -> str:
+    out = _Writer(color, SourceCache(result.root) if show_source else None)
     for f in result.findings:
-        lines.append(f"{_where(f.location)}: error: {f.message} [{f.rule} {f.name}]")
-        lines.extend(f"{_where(step.location)}: note: {step.message}" for step in f.path)
-    lines.extend(_error_line(e) for e in result.errors)
-    return "".join(line + "\n" for line in lines)
+        _finding(out, f)
+    for e in result.errors:
+        _error(out, e)
+    return "".join(line + "\n" for line in out.lines)
+
+
+class _Writer:
+    def __init__(self, color: bool, sources: SourceCache | None) -> None:
+        self.color = color
+        self.sources = sources
+        self.lines: list[str] = []
+
+    def style(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[{_RESET}m" if self.color and text else text
+
+    def header(self, where: str, severity: str, message: str, tag: str = "") -> None:
+        text = (self.style(_BOLD, printable(where) + ":") + " "
+                + self.style(_SEVERITY_STYLE[severity], severity + ":") + " "
+                + (self.style(_BOLD, printable(message)) if severity != "note" else printable(message)))
+        if tag:
+            text += " " + printable(tag)
+        self.lines.append(text)
+
+    def snippet(self, loc: Location) -> None:
+        if self.sources is None or loc.line <= 0:
+            return
+        raw = self.sources.line(loc.file, loc.line)
+        if raw is None:
+            return
+        shown, caret = _display(raw, loc.column)
+        gutter = str(loc.line).rjust(5)
+        self.lines.append(f"{gutter} | {shown}".rstrip())
+        if caret is not None:
+            self.lines.append(" " * len(gutter) + " | " + caret + self.style(_GREEN, "^"))
+
+
+def _finding(out: _Writer, f: Finding) -> None:
+    out.header(_where(f.location), "error", f.message, f"[{f.rule} {f.name}]")
+    out.snippet(f.location)
+    shown = (f.location.file, f.location.line)
+    for step in f.path:
+        out.header(_where(step.location), "note", step.message)
+        # A note on the line just shown would repeat it; elsewhere the line is what a reader
+        # needs to follow the path without opening the file.
+        here = (step.location.file, step.location.line)
+        if here != shown:
+            out.snippet(step.location)
+            shown = here
+
+
+def _error(out: _Writer, e: ToolError) -> None:
+    severity = "warning" if e.severity == "warning" else "error"
+    if e.line > 0:
+        out.header(f"{e.file}:{e.line}:{max(e.column, 1)}", severity, e.message, "[tool]")
+        out.snippet(Location(e.file, e.line, max(e.column, 1)))
+    else:
+        out.header(e.file, severity, e.message, "[tool]")
 
 
 def _where(loc: Location) -> str:
     return f"{loc.file}:{loc.line}:{loc.column}"
 
 
-def _error_line(e: ToolError) -> str:
-    severity = "warning" if e.severity == "warning" else "error"
-    if e.line > 0:
-        where = f"{e.file}:{e.line}:{max(e.column, 1)}"
-    else:
-        where = e.file
-    return f"{where}: {severity}: {e.message} [tool]"
+def printable(text: str) -> str:
+    """Text with control characters (and the bidirectional overrides of "Trojan source") shown
+    as escapes, so that nothing read from a source file or a path can drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(_escape_char(c) for c in text)
+
+
+def _escape_char(c: str) -> str:
+    if c.isprintable() or c == " ":
+        return c
+    if c == "\n":
+        return "\n"  # multi-line tool messages stay multi-line, as they were
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _display(raw: str, column: int) -> tuple[str, str | None]:
+    """The source line as shown, and the padding that puts a caret under `column`.
+
+    libclang columns are 1-based UTF-8 byte offsets; the padding copies tabs and counts the
+    characters (escapes included) before that byte, so the caret lands under the right
+    character however the line is encoded or indented.
+    """
+    line = raw.rstrip()
+    if column <= 0:
+        return _show(line), None
+    prefix = raw.encode("utf-8", errors="surrogatepass")[:column - 1].decode("utf-8", errors="ignore")
+    shown_prefix = _show(prefix)
+    shown = _show(line)
+    start = 0
+    if len(shown) > _MAX_SNIPPET:
+        start = max(0, min(len(shown_prefix) - _MAX_SNIPPET // 2, len(shown) - _MAX_SNIPPET))
+        shown = ("..." if start else "") + shown[start:start + _MAX_SNIPPET] + (
+            "..." if start + _MAX_SNIPPET < len(_show(line)) else "")
+        shown_prefix = ("..." if start else "") + shown_prefix[start:]
+    padding = "".join("\t" if c == "\t" else " " for c in shown_prefix)
+    return shown, padding
+
+
+def _show(text: str) -> str:
+    return "".join(c if c == "\t" else _escape_char(c) if c != "\n" else "\\n" for c in text)

@@ -15,9 +15,9 @@ import time
 
 def main(argv: list[str]) -> int:
     from refcheck.analysis import analyze
-    from refcheck.cfg import build_cfg
+    from refcheck.frontend.builder import build_cfg
     from refcheck.conventions import Conventions
-    from refcheck.frontend import parse
+    from refcheck.frontend.unit import parse
 
     clang_args = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv

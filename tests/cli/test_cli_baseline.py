@@ -79,3 +79,22 @@ def test_bad_baseline_is_reported_before_any_analysis(project, fake):
     project.write("b.json", "[]")
     assert project.run("check", "--baseline", "b.json", "a.c").code == 2
     assert analyzed(fake) == []
+
+
+def test_summary_counts_baseline_entries_now_fixed(project):
+    project.write("a.c", HEAD + LEAK + LEAK.replace("f(T *x)", "g(T *x)"))
+    project.write("b.c", HEAD + LEAK)
+    project.run("check", "--write-baseline", "b.json", "a.c", "b.c")
+    r = project.run("check", "--baseline", "b.json", "a.c", "b.c")
+    assert r.code == 0 and "now fixed" not in r.err
+    # Fix the leak in g: one entry of a.c is no longer found.
+    project.write("a.c", HEAD + LEAK + LEAK.replace("f(T *x)", "g(T *x)").replace("  use(t);\n", "  T_free(t);\n"))
+    r = project.run("check", "--baseline", "b.json", "a.c", "b.c")
+    assert r.code == 0, r.out
+    assert "(2 in baseline, 1 baseline entry now fixed)" in r.err
+    # A run over b.c alone says nothing about a.c's entries.
+    r = project.run("check", "--baseline", "b.json", "b.c")
+    assert "now fixed" not in r.err
+    project.write("a.c", HEAD)
+    r = project.run("check", "--baseline", "b.json", "a.c", "b.c")
+    assert "(1 in baseline, 2 baseline entries now fixed)" in r.err

@@ -38,21 +38,46 @@ def test_exit_zero(project, fake):
     assert project.run("check", "--exit-zero", "a.c").code == 0
 
 
-def test_tool_error_alone_exits_2_and_with_findings_1(project, fake):
+def test_tool_error_alone_exits_2_and_with_findings_still_2(project, fake):
     project.write("bin.c", b"\x7fELF\x00\x01\x02")
     r = project.run("check", "bin.c")
     assert r.code == 2
     assert "bin.c: error: not checked: binary file" in r.out
     project.write("a.c", LEAKY)
     r = project.run("check", "bin.c", "a.c")
-    assert r.code == 1
+    assert r.code == 2  # tool errors win: findings must not hide a unit that was not checked
     assert "a.c:2:7: error:" in r.out and "bin.c: error:" in r.out
     assert analyzed(fake) == ["a.c"]  # the binary file never reaches libclang
 
 
-def test_tool_error_with_exit_zero_is_0(project, fake):
+def test_every_combination_of_findings_errors_warnings_and_exit_zero(project, fake):
+    """The table in README "Exit codes", row by row, with and without --exit-zero."""
+    project.write("leak.c", LEAKY)
+    project.write("clean.c", CLEAN)
     project.write("bin.c", b"\x00")
-    assert project.run("check", "--exit-zero", "bin.c").code == 0
+    project.write("empty/readme.txt", "no sources here")  # a tool warning
+    cases = [
+        (["clean.c"], 0),
+        (["clean.c", "empty"], 0),
+        (["leak.c"], 1),
+        (["leak.c", "empty"], 1),
+        (["bin.c"], 2),
+        (["bin.c", "empty"], 2),
+        (["bin.c", "leak.c"], 2),
+        (["bin.c", "leak.c", "empty"], 2),
+    ]
+    for paths, expected in cases:
+        assert project.run("check", *paths).code == expected, paths
+        assert project.run("check", "--exit-zero", *paths).code == 0, paths
+    # Usage and configuration errors are 2 even with --exit-zero.
+    assert project.run("check", "--exit-zero", "missing.c").code == 2
+    assert project.run("check", "--exit-zero", "--select", "RC999", "leak.c").code == 2
+
+
+def test_check_help_states_the_exit_codes(project):
+    r = project.run("check", "--help")
+    text = " ".join(r.out.split())
+    assert "2 tool errors" in text and "with or without findings" in text and "--exit-zero" in text
 
 
 def test_not_utf8_file_is_checked_without_traceback(project, fake):
@@ -72,19 +97,22 @@ def test_a_missing_path_beside_good_ones_keeps_their_results(project, fake):
     project.write("a.c", LEAKY)
     project.write("docs/readme.txt", "hello")
     r = project.run("check", "nope.c", "a.c", "docs")
-    assert r.code == 1  # findings, and per-file errors for the bad paths
+    assert r.code == 2  # a per-file error for the bad path wins over the findings
     assert "a.c:2:7: error:" in r.out
     assert "nope.c: error: no such file or directory [tool]" in r.out
-    assert "docs: error: no C, C++ or CUDA sources" in r.out
+    assert "docs: warning: no C, C++ or CUDA sources" in r.out
     assert "Traceback" not in r.err
     assert analyzed(fake) == ["a.c"]
 
 
-def test_directory_without_sources_is_a_usage_error(project, fake):
+def test_directory_without_sources_is_a_warning_not_an_error(project, fake):
     project.write("docs/readme.txt", "hello")
     r = project.run("check", "docs")
-    assert r.code == 2
-    assert "docs: no C, C++ or CUDA sources" in r.err
+    assert r.code == 0
+    assert "docs: warning: no C, C++ or CUDA sources in this directory" in r.out
+    assert "0 findings, 1 warning in 0 files" in r.err
+    project.write("a.c", LEAKY)
+    assert project.run("check", "docs", "a.c").code == 1
 
 
 def test_non_source_file_is_a_usage_error_and_headers_are_skipped(project, fake):

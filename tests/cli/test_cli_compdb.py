@@ -76,7 +76,7 @@ def test_missing_file_in_database_is_a_tool_error_for_it_only(project, fake):
         {"directory": str(project.root), "file": "src/gone.c", "arguments": ["cc", "src/gone.c"]},
     ])
     r = project.run("check", "-p", "build")
-    assert r.code == 1
+    assert r.code == 2  # the tool error wins over the findings (README "Exit codes")
     assert "src/a.c:1:" in r.out
     assert "src/gone.c: error: listed in build/compile_commands.json but not found [tool]" in r.out
 

@@ -1,8 +1,9 @@
-"""The progress bar: on a terminal after a second, never in CI or in a pipe."""
+"""The progress bar: rich's, on a terminal after a second, never in CI or in a pipe."""
 
 from __future__ import annotations
 
 import io
+import time
 
 from refcheck.progress import Progress, wanted
 
@@ -12,14 +13,38 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_draws_on_a_terminal_and_clears_itself():
+def test_draws_elapsed_in_flight_and_eta_and_clears_itself():
     out = Terminal()
-    p = Progress(3, enabled=True, stream=out, delay=0.0)
-    for name in ("a.c", "b.c", "c.c"):
-        p.advance(name)
-    assert "3/3" in out.getvalue() and "c.c" in out.getvalue() and "[" in out.getvalue()
+    p = Progress(3, enabled=True, stream=out, delay=0.0, workers=2)
+    time.sleep(0.3)  # the timer thread starts the bar
+    p.advance("a.c")
+    time.sleep(0.4)
+    drawn = out.getvalue()
+    assert "1/3" in drawn and "2 in flight" in drawn and "elapsed" in drawn and "ETA" in drawn
     p.close()
-    assert out.getvalue().endswith("\r")
+    # transient: the last thing written erases the bar's line
+    assert out.getvalue() != drawn and "\x1b[2K" in out.getvalue()[len(drawn):]
+
+
+def test_keeps_ticking_while_one_long_unit_runs():
+    """No unit finishes, yet the bar is redrawn with a growing elapsed time."""
+    out = Terminal()
+    p = Progress(1, enabled=True, stream=out, delay=0.0)
+    time.sleep(2.6)
+    text = out.getvalue()
+    p.close()
+    assert "0:00:00" in text and "0:00:02" in text, text
+
+
+def test_skipped_units_leave_the_total():
+    out = Terminal()
+    p = Progress(4, enabled=True, stream=out, delay=0.0, workers=8)
+    time.sleep(0.3)
+    p.skip()
+    p.advance()
+    time.sleep(0.4)
+    assert "1/3" in out.getvalue() and "2 in flight" in out.getvalue()
+    p.close()
 
 
 def test_silent_during_the_first_second():
@@ -34,34 +59,34 @@ def test_disabled_draws_nothing():
     out = Terminal()
     p = Progress(3, enabled=False, stream=out, delay=0.0)
     p.advance("a.c")
+    time.sleep(0.2)
     p.close()
     assert out.getvalue() == ""
 
 
 def test_wanted_only_on_a_terminal_outside_ci(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
     assert wanted(Terminal())
     assert not wanted(io.StringIO())
     monkeypatch.setenv("CI", "true")
     assert not wanted(Terminal())
 
 
-def test_no_bar_in_piped_output(project):
+def test_no_bar_in_piped_output_or_with_quiet(project):
     for i in range(3):
         project.write(f"u{i}.c", "void f(void) { SLOW; }\n")
     r = project.call("check", "-j", "1", ".")
-    assert "\r" not in r.err and "[" not in r.err
+    assert "\r" not in r.err and "\x1b" not in r.err and "in flight" not in r.err
 
 
-def test_bar_on_a_real_terminal_for_a_slow_run(project):
+def _on_a_terminal(project, *args) -> bytes:
     import os
     import pty
     import select
 
-    for i in range(4):
-        project.write(f"u{i}.c", "void f(void) { SLOW; }\n")
     master, slave = pty.openpty()
-    p = project.spawn("check", "-j", "1", "--no-cache", ".", stderr=slave)
+    p = project.spawn(*args, stderr=slave, env={"TERM": "xterm"})
     os.close(slave)
     seen = b""
     while True:
@@ -77,4 +102,13 @@ def test_bar_on_a_real_terminal_for_a_slow_run(project):
         seen += chunk
     p.communicate(timeout=30)
     os.close(master)
-    assert b"4/4" in seen and b"\r" in seen, seen
+    return seen
+
+
+def test_bar_on_a_real_terminal_for_a_slow_run(project):
+    for i in range(4):
+        project.write(f"u{i}.c", "void f(void) { SLOW; }\n")
+    seen = _on_a_terminal(project, "check", "-j", "1", "--no-cache", ".")
+    assert b"in flight" in seen and b"/4" in seen and b"ETA" in seen, seen
+    seen = _on_a_terminal(project, "check", "-q", "-j", "1", "--no-cache", ".")
+    assert b"in flight" not in seen, seen

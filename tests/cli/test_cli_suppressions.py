@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refcheck.suppressions import scan
+from refcheck.suppressions import Kind, scan
 
 HEAD = "typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\nvoid use(T *t);\n"
 
@@ -68,9 +68,97 @@ def test_unused_suppressions_in_headers_are_reported(project):
 
 
 def test_scan():
-    found = scan("x.c", ["int a; // refcheck: ignore[rc001 RC002]", "/* refcheck: ignore */",
-                         "refcheck: ignore", "// refcheck: ignored"])
+    found = {s.line: s for s in scan("x.c", [
+        "int a; // refcheck: ignore[rc001 RC002]", "/* refcheck: ignore */",
+        "refcheck: ignore", "// refcheck: ignored", "// refcheck: ignore-next-line[RC003]",
+        "x;"]).suppressions}
     assert found[1].codes == ["RC001", "RC002"] and found[1].column == 8
     assert found[2].codes is None
     assert 3 not in found  # not in a comment
     assert 4 not in found
+    assert (found[5].kind, found[5].first, found[5].last) == (Kind.NEXT_LINE, 6, 6)
+
+
+TWO_LEAKS = HEAD + (
+    "void f(void) {\n  T *t = T_new();\n  use(t);\n}\n"     # lines 5-8
+    "void g(void) {\n  T *u = T_new();\n  use(u);\n}\n")    # lines 9-12
+
+
+def test_ignore_next_line(project):
+    text = TWO_LEAKS.replace("  T *t = T_new();", "  // refcheck: ignore-next-line[RC001]\n  T *t = T_new();")
+    project.write("a.c", text)
+    r = project.run("check", "a.c")
+    assert r.code == 1 and "1 suppressed" in r.err
+    assert r.out.startswith("a.c:13:1: error:")  # g's leak; f's is silenced
+    # The comment covers the next line only: put on the line before that, it silences nothing.
+    project.write("a.c", TWO_LEAKS.replace("void f(void) {", "// refcheck: ignore-next-line\nvoid f(void) {"))
+    r = project.run("check", "--report-unused-suppressions", "a.c")
+    assert "0 suppressed" not in r.err and "suppressed" not in r.err
+    assert "a.c:5:1: warning: unused suppression 'refcheck: ignore-next-line' [tool]" in r.out
+
+
+def test_ignore_begin_end_region(project):
+    text = HEAD + "// refcheck: ignore-begin[RC001]\n" + TWO_LEAKS[len(HEAD):].replace(
+        "void g", "// refcheck: ignore-end[RC001]\nvoid g")
+    project.write("a.c", text)
+    r = project.run("check", "--report-unused-suppressions", "a.c")
+    assert r.code == 1, r.out
+    assert "1 suppressed" in r.err
+    assert r.out.count("error:") == 1 and "a.c:14:1: error:" in r.out and "warning" not in r.out
+    # A region around both silences both.
+    project.write("a.c", HEAD + "/* refcheck: ignore-begin */\n" + TWO_LEAKS[len(HEAD):]
+                  + "/* refcheck: ignore-end */\n")
+    r = project.run("check", "a.c")
+    assert r.code == 0 and "2 suppressed" in r.err
+
+
+def test_unbalanced_regions_are_reported_and_silence_nothing(project):
+    project.write("a.c", HEAD + "// refcheck: ignore-begin[RC001]\n" + TWO_LEAKS[len(HEAD):]
+                  + "// refcheck: ignore-end[RC002]\n")
+    r = project.run("check", "a.c")  # reported without --report-unused-suppressions
+    assert r.code == 1 and r.out.count("error: ") == 2
+    assert ("a.c:5:1: warning: 'refcheck: ignore-begin' without a matching 'refcheck: ignore-end' "
+            "(for RC001); it silences nothing [tool]") in r.out
+    assert ("a.c:14:1: warning: 'refcheck: ignore-end' without a matching 'refcheck: ignore-begin' "
+            "(for RC002) [tool]") in r.out
+
+
+def test_ignore_function(project):
+    text = TWO_LEAKS.replace("void f(void) {", "// refcheck: ignore-function[RC001]\nvoid f(void)\n{ /* } in a comment */")
+    project.write("a.c", text)
+    r = project.run("check", "--report-unused-suppressions", "a.c")
+    assert r.code == 1, r.out
+    assert "1 suppressed" in r.err and r.out.count("error:") == 1 and "a.c:14:1: error:" in r.out
+    # On the function's first line, too.
+    project.write("a.c", TWO_LEAKS.replace("void g(void) {", "void g(void) { // refcheck: ignore-function"))
+    r = project.run("check", "a.c")
+    assert r.code == 1 and "1 suppressed" in r.err and "a.c:8:1: error:" in r.out
+    # Above a declaration, it is reported and silences nothing.
+    project.write("a.c", TWO_LEAKS + "// refcheck: ignore-function\nvoid other(T *t);\n")
+    r = project.run("check", "a.c")
+    assert r.out.count("error: ") == 2
+    assert ("a.c:13:1: warning: 'refcheck: ignore-function' is not followed by a function body; "
+            "it silences nothing [tool]") in r.out
+
+
+def test_body_end_skips_braces_in_strings_and_comments():
+    lines = ["// refcheck: ignore-function", "int f(void) {", '  const char *s = "}{";',
+             "  char c = '}'; /* } */ // }", "  if (1) { return 1; }", "  return 0;", "}", "int g;"]
+    (s,) = scan("x.c", lines).suppressions
+    assert (s.first, s.last) == (1, 7)
+
+
+def test_report_unused_suppressions_covers_regions_and_functions(project):
+    text = HEAD + ("// refcheck: ignore-begin[RC001, RC003]\n"
+                   "void f(void) {\n  T *t = T_new();\n  use(t);\n}\n"
+                   "// refcheck: ignore-end[RC001, RC003]\n"
+                   "// refcheck: ignore-function[RC002]\n"
+                   "int g(void) {\n  return 0;\n}\n")
+    project.write("a.c", text)
+    r = project.run("check", "--report-unused-suppressions", "a.c")
+    assert r.code == 0 and "1 suppressed" in r.err, r.out
+    lines = {line for line in r.out.splitlines() if "warning" in line}
+    assert lines == {
+        "a.c:5:1: warning: unused suppression for RC003 ('refcheck: ignore-begin') [tool]",
+        "a.c:11:1: warning: unused suppression for RC002 ('refcheck: ignore-function') [tool]",
+    }

@@ -138,3 +138,42 @@ def test_identical_statements_get_distinct_fingerprints(result):
     prints = [r["partialFingerprints"]["refcheckFingerprint/v1"] for r in run["results"]]
     assert prints[0].rsplit(":", 1)[0] == prints[1].rsplit(":", 1)[0]
     assert prints[0] != prints[1]
+
+
+def test_columns_are_utf16_code_units_as_declared(tmp_path):
+    """libclang reports 1-based UTF-8 byte columns; the log declares and writes UTF-16 units."""
+    from refcheck.model import Finding, RunResult, Step, ToolError
+
+    # "é" is 2 bytes / 1 unit, "😀" 4 bytes / 2 units: `t` is byte column 20, unit column 17.
+    line = 'a("é😀"); /* */ t = T_new();'
+    byte_col = line.encode("utf-8").index(b"t = ") + 1
+    assert byte_col == 20
+    (tmp_path / "u.c").write_text(line + "\n", encoding="utf-8")
+    here = Location("u.c", 1, byte_col)
+    result = RunResult(
+        findings=[Finding("RC001", "leak", here, "f", "m", [Step(here, "acquired")], origin=here)],
+        errors=[ToolError("u.c", "w", 1, byte_col, "warning"),
+                ToolError("gone.c", "file no longer there", 2, 9)],
+        root=str(tmp_path))
+    log = json.loads(render("sarif", result))
+    validate(log)
+    run = log["runs"][0]
+    assert run["columnKind"] == "utf16CodeUnits"
+    expected = len(line[:line.index("t = ")].encode("utf-16-le")) // 2 + 1
+    assert expected == 17
+    res = run["results"][0]
+    assert res["locations"][0]["physicalLocation"]["region"]["startColumn"] == expected
+    assert res["relatedLocations"][0]["physicalLocation"]["region"]["startColumn"] == expected
+    flow = res["codeFlows"][0]["threadFlows"][0]["locations"][0]["location"]
+    assert flow["physicalLocation"]["region"]["startColumn"] == expected
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert notes[0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == expected
+    # An unreadable file keeps libclang's column (exact for an ASCII prefix).
+    assert notes[1]["locations"][0]["physicalLocation"]["region"]["startColumn"] == 9
+
+
+def test_rule_help_has_text_and_markdown(result):
+    rules = json.loads(render("sarif", result))["runs"][0]["tool"]["driver"]["rules"]
+    for rule in rules:
+        assert rule["help"]["markdown"] == RULES[rule["id"]].doc
+        assert rule["help"]["text"].strip()

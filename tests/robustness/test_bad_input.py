@@ -24,7 +24,7 @@ def test_syntax_errors_are_tool_errors_and_what_parsed_is_still_checked(project)
         "int also_broken(void) { return 1 }\n"
         "void still_leaks(void) { THFloatTensor *t = THFloatTensor_new(); }\n"))
     r = project.check("-j", "2", ".")
-    assert r.code == 1, r.err
+    assert r.code == 2, r.err  # tool errors win over findings
     assert_no_traceback(r)
     assert_good_intact(r)
     errors = [line for line in r.lines_about("syntax.c")
@@ -40,7 +40,7 @@ def test_missing_header_names_the_header_and_the_line_that_includes_it(project):
     project.write("nohdr.c", '#include "no_such_header.h"\n' + PRELUDE +
                   "void f(void) { THFloatTensor *t = THFloatTensor_new(); }\n")
     r = project.check("-j", "2", ".")
-    assert r.code == 1, r.err
+    assert r.code == 2, r.err  # tool errors win over findings
     assert_no_traceback(r)
     assert_good_intact(r)
     assert_one_line_error(r, "nohdr.c", "nohdr.c:1:10: error: 'no_such_header.h' file not found")

@@ -73,7 +73,7 @@ def test_reported_paths_are_relative_to_the_project_root_from_any_directory(tmp_
     texts = {}
     for fmt in ("text", "github", "json", "sarif"):
         r = project.check("--format", fmt, "--no-cache", ".", "../../good.c", cwd=sub)
-        assert r.code == 1, r.err
+        assert r.code == 2, r.err  # tool errors win over findings
         texts[fmt] = r.out
     for line in texts["text"].splitlines():
         assert not line.startswith("/") and not line.startswith(".."), line
@@ -92,7 +92,7 @@ def test_function_over_the_state_bound_is_named_not_skipped(project):
     project.write("refcheck.toml", "max-states = 40\n")
     project.write("spaghetti.c", gen.goto_spaghetti(50, seed=1))
     r = project.check("-j", "2", ".")
-    assert r.code == 1, r.err
+    assert r.code == 2, r.err  # tool errors win over findings
     assert_no_traceback(r)
     assert_good_intact(r)  # good.c fits in 40 states
     lines = [line for line in r.out.splitlines() if line.startswith("spaghetti.c")]
@@ -104,7 +104,7 @@ def test_function_over_the_time_bound_is_named_not_skipped(project):
     project.write("refcheck.toml", "function-seconds = 0.2\n")
     project.write("branches.c", gen.flat_branches(4_000))
     r = project.check("-j", "2", ".")
-    assert r.code == 1, r.err
+    assert r.code == 2, r.err  # tool errors win over findings
     assert_good_intact(r)
     lines = [line for line in r.out.splitlines() if line.startswith("branches.c")]
     assert lines == ["branches.c:5:5: error: function 'branches' not fully checked: "
@@ -116,7 +116,7 @@ def test_unit_over_the_time_limit_is_killed_and_the_run_goes_on(project):
     started = time.monotonic()
     r = project.check("-j", "1", "--timeout", "1", ".")
     assert time.monotonic() - started < 30
-    assert r.code == 1, r.err
+    assert r.code == 2, r.err  # tool errors win over findings
     assert_no_traceback(r)
     assert_good_intact(r)
     lines = [line for line in r.out.splitlines() if line.startswith("branches.c")]
