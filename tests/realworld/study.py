@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "torch7"
 VERDICTS = HERE / "verdicts.tsv"
 MODES = ("abort", "unwind")
@@ -171,14 +173,17 @@ def summary(findings: dict[str, list[Identity]], verdicts: dict[Identity, Verdic
     return "\n".join(out) + "\n"
 
 
-def run_refcheck(root: Path, mode: str, timeout: int) -> dict:
+def run_refcheck(root: Path, mode: str, timeout: int, jobs: int | None = None) -> dict:
     units = sorted(str(p.relative_to(root)) for p in (root / "lib" / "TH").glob("*.c"))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, "-m", "refcheck", "check", *units, "--no-cache", "--timeout", str(timeout),
                "--errors", mode, "--format", "json", "-o", str(out)]
-        cmd += [f"--clang-arg={f}" for f in FLAGS]
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        cmd += [f"--clang-arg={f}" for f in FLAGS] + ([f"--jobs={jobs}"] if jobs else [])
+        # Run from the corpus, but analyze with this checkout's refcheck, not whichever one is
+        # installed (a system-wide refcheck would otherwise shadow it from that directory).
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
         if proc.returncode not in (0, 1) or not out.exists():
             raise SystemExit(f"refcheck failed in {mode} mode (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
         return json.loads(out.read_text())
@@ -192,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="take a mode's findings from an existing `refcheck --format json` report")
     ap.add_argument("--check", action="store_true", help="only compare the saved findings with the verdicts")
     ap.add_argument("--timeout", type=int, default=1500, help="refcheck --timeout (default %(default)s)")
+    ap.add_argument("-j", "--jobs", type=int, default=None, help="refcheck --jobs")
     args = ap.parse_args(argv)
 
     findings: dict[str, list[Identity]] = {}
@@ -210,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not (args.root / "lib" / "TH").is_dir():
                     ap.error(f"{args.root}/lib/TH not found (give the torch7 root, or --from-json)")
                 print(f"running refcheck --errors {mode} (minutes)...", file=sys.stderr)
-                report = run_refcheck(args.root, mode, args.timeout)
+                report = run_refcheck(args.root, mode, args.timeout, args.jobs)
             findings[mode] = findings_of(report)
             save_findings(mode, findings[mode], report.get("errors", []))
 
