@@ -21,7 +21,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-PATTERN_KINDS = ("acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure")
+PATTERN_KINDS = ("acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "primitive",
+                 "may_raise")
 SOURCE_EXTENSIONS = [".c", ".cc", ".cpp", ".cxx", ".cu"]
 DEFAULT_CACHE_DIR = ".refcheck_cache"
 
@@ -129,6 +130,39 @@ def _conditional(v):
     return dict(v)
 
 
+def _index_table(count):
+    """pattern = argument index (count 1) or [indices] (count None: any number, 2: a pair);
+    negative indices count from the end of the argument list."""
+    def check(v):
+        if not isinstance(v, dict):
+            raise ValueError(f"expected a table of pattern = argument index, got {_type(v)}")
+        out = {}
+        for pattern, value in v.items():
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"bad regular expression {pattern!r}: {e}") from None
+            items = [value] if count == 1 else value
+            if not isinstance(items, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in items):
+                want = "an argument index" if count == 1 else "a list of argument indices"
+                raise ValueError(f"{pattern!r}: expected {want}, got {value!r}")
+            if count not in (None, 1) and len(items) != count:
+                raise ValueError(f"{pattern!r}: expected {count} argument indices, got {len(items)}")
+            out[pattern] = value if count == 1 else list(items)
+        return out
+    return check
+
+
+# `[tool.refcheck]` key -> Conventions attribute, for the tables of argument positions.
+_INDEX_TABLES = {
+    "sinks": ("sinks", _index_table(None)),
+    "error-if-nonzero": ("error_if_nonzero", _index_table(1)),
+    "may-return-argument": ("may_return_argument", _index_table(1)),
+    "same-size": ("same_size", _index_table(2)),
+    "same-size-test": ("same_size_test", _index_table(2)),
+}
+
+
 def _codes(v):
     selection.expand(_str_list(v))
     return list(v)
@@ -180,9 +214,10 @@ _SCALARS = {
     "function-seconds": _positive_number,
 }
 KEYS = dict(_SCALARS)
+KEYS.update({key: check for key, (_, check) in _INDEX_TABLES.items()})
 for _kind in PATTERN_KINDS:
-    KEYS[_kind] = _pattern_list
-    KEYS[f"extend-{_kind}"] = _pattern_list
+    KEYS[_kind.replace("_", "-")] = _pattern_list
+    KEYS[f"extend-{_kind.replace('_', '-')}"] = _pattern_list
 
 
 def parse(table: dict, where: str, base_dir: str) -> Config:
@@ -205,8 +240,12 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     conv = preset.conventions
     changes = {}
     for kind in PATTERN_KINDS:
-        patterns = values.get(kind, getattr(conv, kind))
-        changes[kind] = list(patterns) + values.get(f"extend-{kind}", [])
+        key = kind.replace("_", "-")
+        patterns = values.get(key, getattr(conv, kind))
+        changes[kind] = list(patterns) + values.get(f"extend-{key}", [])
+    for key, (attr, _) in _INDEX_TABLES.items():
+        if key in values:
+            changes[attr] = values[key]
     if "conditional-error" in values:
         changes["conditional_error"] = values["conditional-error"]
     if "errors" in values:

@@ -56,6 +56,49 @@ class Conventions:
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
     # "abort": error paths need no cleanup (PyTorch); "unwind": they must release (Lua torch).
     errors: str = "abort"
+    # Functions that implement an allocator or deallocator (the name of the function being checked,
+    # not of a callee): like the implementations of release/retain/consume, their parameters are
+    # not tracked, and returning raw owned memory is their job (no RC004). TH's default allocator
+    # (`THDefaultAllocator_alloc`), `THAllocInternal`, `THRealloc(p, 0)` freeing p, THC's
+    # `THCudaFree`/`THCudaHostFree`. "Allocator" itself is excluded: THMapAllocatorContext_new is
+    # an ordinary acquirer whose leaks are real.
+    primitive: list[str] = field(default_factory=lambda: [
+        r"(?:^|_)(?:re)?alloc$", r"^TH\w*Alloc(?!ator)\w*$", r"^THRealloc$", r"^THFree$",
+        r"^THCuda(?:Host)?(?:Malloc|Alloc|Free)$",
+    ])
+    # Calls that keep a reference passed in given argument positions (a hand-over, like a store
+    # into memory): pattern -> argument indices, negative from the end so that TH's
+    # `newWithAllocator(size, allocator, ctx)` and THC's `(state, size, allocator, ctx)` share one.
+    sinks: dict[str, list[int]] = field(default_factory=lambda: {
+        r"(?:^|_)newWithAllocator$": [-1],            # the allocator context
+        r"(?:^|_)newWithDataAndAllocator$": [-4, -1],  # the data block and the context
+        r"(?:^|_)newWithData$": [-2],                  # the storage takes (and THFree's) the data
+        r"^THCThreadLocal_set$": [-1],                 # a retained stream kept as current
+    })
+    # Calls that raise an error only when one argument is NONZERO (a status code that is not
+    # success): real THC's THCudaCheck(err) is __THCudaCheck(err, __FILE__, __LINE__), an error
+    # only when err != cudaSuccess. The polarity is the opposite of `conditional_error`.
+    error_if_nonzero: dict[str, int] = field(default_factory=lambda: {
+        r"^__THCudaCheck$": 0, r"^__THCublasCheck$": 0, r"^__THCusparseCheck$": 0,
+    })
+    # Acquirers that may return (with +1) the object passed in an argument instead of a new
+    # one: `newContiguous` of a contiguous tensor. Every other acquirer returns an object that
+    # cannot equal any pointer live before the call (newClone, new, newWithSize, ...).
+    may_return_argument: dict[str, int] = field(default_factory=lambda: {
+        r"(?:^|_)newContiguous$": -1,
+    })
+    # Calls after which two arguments have the same number of elements (pattern -> [a, b]), and
+    # tests that are true exactly when two arguments do: what the size check of
+    # TH_TENSOR_APPLY2/3 ("inconsistent tensor size") needs in order to be known not to fire.
+    same_size: dict[str, list[int]] = field(default_factory=lambda: {
+        r"(?:^|_)resizeAs$": [-2, -1],
+    })
+    same_size_test: dict[str, list[int]] = field(default_factory=lambda: {
+        r"(?:^|_)isSameSizeAs$": [-2, -1],
+    })
+    # Callees outside the unit that may raise an error (errors="unwind": a call to one is a
+    # possible exit). Functions of the same unit are summarised by the analysis instead.
+    may_raise: list[str] = field(default_factory=list)
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -64,11 +107,23 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context")}
+            "context", "primitive", "may_raise")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
         return [(re.compile(p), i) for p, i in self.conditional_error.items()]
+
+    @cached_property
+    def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
+        return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
+                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test")}
+
+    def _lookup(self, table: str, name: str):
+        if name:
+            for pattern, value in self._tables[table]:
+                if pattern.search(name):
+                    return value
+        return None
 
     def matches(self, kind: str, name: str) -> bool:
         return bool(name) and self._compiled[kind].search(name) is not None
@@ -78,6 +133,41 @@ class Conventions:
             if pattern.search(name):
                 return index
         return None
+
+    def error_condition(self, name: str) -> ErrorCondition | None:
+        """Where a conditional error call's condition is, and on which truth value it raises."""
+        index = self.condition_argument(name)
+        if index is not None:
+            return ErrorCondition(index, raises_when=False)
+        index = self._lookup("error_if_nonzero", name)
+        return ErrorCondition(index, raises_when=True) if index is not None else None
+
+    def sink_arguments(self, name: str, nargs: int) -> frozenset[int]:
+        """The argument positions (0-based, resolved against nargs) a call keeps the reference of."""
+        return frozenset(_resolve(i, nargs) for i in self._lookup("sinks", name) or ()
+                         if _resolve(i, nargs) is not None)
+
+    def returned_argument(self, name: str, nargs: int) -> int | None:
+        """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
+        index = self._lookup("may_return_argument", name)
+        return _resolve(index, nargs) if index is not None else None
+
+    def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
+        """For a size-establishing call (or, with test=True, a same-size test) the two argument
+        positions whose element counts it makes (or finds) equal."""
+        pair = self._lookup("same_size_test" if test else "same_size", name)
+        if pair is None:
+            return None
+        a, b = (_resolve(i, nargs) for i in pair)
+        return (a, b) if a is not None and b is not None and a != b else None
+
+    def is_primitive(self, function: str) -> bool:
+        """The function being checked implements a primitive: its parameters are not tracked."""
+        return any(self.matches(k, function) for k in ("release", "consume", "retain", "primitive"))
+
+    def returns_owned(self, function: str) -> bool:
+        """The function being checked may return an owned reference (RC004 does not apply)."""
+        return any(self.matches(k, function) for k in ("acquire", "reallocate", "primitive"))
 
     def classify(self, name: str) -> str | None:
         """The role of a callee, most specific first; None for a call that just borrows."""
@@ -90,4 +180,20 @@ class Conventions:
         """Stable text for cache keys."""
         return repr((self.acquire, self.reallocate, self.may_fail, self.retain, self.release, self.consume,
                      self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
-                     self.errors))
+                     self.errors, self.primitive, sorted(self.sinks.items()),
+                     sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
+                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise))
+
+
+@dataclass(frozen=True)
+class ErrorCondition:
+    """A call that raises when argument `index` has truth value `raises_when`, else returns."""
+
+    index: int
+    raises_when: bool
+
+
+def _resolve(index: int, nargs: int) -> int | None:
+    """A table index (negative counts from the end) as a 0-based position, None if out of range."""
+    i = index + nargs if index < 0 else index
+    return i if 0 <= i < nargs else None

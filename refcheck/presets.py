@@ -20,6 +20,11 @@ class Preset:
     ignore: list[str] = field(default_factory=list)
 
 
+# The TH defaults of these tables name TH/THC functions (newWithAllocator, THCudaCheck, resizeAs):
+# other code bases start from empty tables and add their own in [tool.refcheck].
+_NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={})
+
+
 def _cpython() -> Conventions:
     return Conventions(
         # CPython does not spell ownership in names, so "new" here means the documented
@@ -44,6 +49,9 @@ def _cpython() -> Conventions:
         conditional_error={},
         pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$"],
         errors="abort",
+        # The allocator implementations (CPython's own Objects/obmalloc.c).
+        primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$"],
+        **_NO_TH_TABLES,
     )
 
 
@@ -64,6 +72,8 @@ def _glib() -> Conventions:
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
+        primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$"],
+        **_NO_TH_TABLES,
     )
 
 

@@ -1,0 +1,97 @@
+"""The convention tables of issue 14 (primitives, sinks, conditional aborts, may-return-argument,
+size facts, may-raise): their TH defaults and their configuration keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from refcheck.config import ConfigError, parse
+from refcheck.conventions import Conventions, ErrorCondition
+from refcheck.presets import PRESETS
+
+TH = Conventions()
+
+
+@pytest.mark.parametrize("name", ["THDefaultAllocator_alloc", "THDefaultAllocator_realloc", "THMapAllocator_alloc",
+                                  "THAllocInternal", "THAlloc", "THRealloc", "THFree", "THCudaFree",
+                                  "THCudaHostFree", "THCudaHostAlloc", "THFloatTensor_free", "THFloatTensor_retain"])
+def test_allocator_implementations_are_primitives(name):
+    assert TH.is_primitive(name)
+
+
+@pytest.mark.parametrize("name", ["THMapAllocatorContext_new", "THFloatStorage_newWithAllocator",
+                                  "THFloatTensor_add", "THMemoryFile_cloneString"])
+def test_ordinary_functions_are_not_primitives(name):
+    # THMapAllocatorContext_new's unwind leak is real: "Allocator" must not make it a primitive.
+    assert not TH.is_primitive(name)
+
+
+def test_allocators_may_return_owned_memory_but_naming_is_still_checked_elsewhere():
+    assert TH.returns_owned("THAllocInternal") and TH.returns_owned("THFloatTensor_newClone")
+    assert not TH.returns_owned("THMemoryFile_cloneString")
+
+
+def test_sinks_resolve_negative_indices_for_th_and_thc_signatures():
+    assert TH.sink_arguments("THFloatStorage_newWithAllocator", 3) == {2}
+    assert TH.sink_arguments("THCudaStorage_newWithAllocator", 4) == {3}
+    assert TH.sink_arguments("THFloatStorage_newWithDataAndAllocator", 4) == {0, 3}
+    assert TH.sink_arguments("THCThreadLocal_set", 2) == {1}
+    assert TH.sink_arguments("THFloatStorage_newWithAllocator", 0) == frozenset()  # out of range
+    assert TH.sink_arguments("THFloatTensor_add", 3) == frozenset()
+
+
+def test_conditional_errors_know_their_polarity():
+    assert TH.error_condition("_THArgCheck") == ErrorCondition(2, raises_when=False)
+    assert TH.error_condition("__THCudaCheck") == ErrorCondition(0, raises_when=True)
+    assert TH.error_condition("THFloatTensor_add") is None
+    assert TH.condition_argument("_THArgCheck") == 2  # the older API still answers
+
+
+def test_only_new_contiguous_may_return_its_argument():
+    assert TH.returned_argument("THFloatTensor_newContiguous", 1) == 0
+    assert TH.returned_argument("THCudaTensor_newContiguous", 2) == 1
+    for fresh in ("THFloatTensor_newClone", "THFloatTensor_new", "THFloatTensor_newWithSize2d"):
+        assert TH.returned_argument(fresh, 3) is None
+
+
+def test_size_facts():
+    assert TH.same_size_arguments("THFloatTensor_resizeAs", 2) == (0, 1)
+    assert TH.same_size_arguments("THCudaTensor_resizeAs", 3) == (1, 2)
+    assert TH.same_size_arguments("THFloatTensor_isSameSizeAs", 2, test=True) == (0, 1)
+    assert TH.same_size_arguments("THFloatTensor_isSameSizeAs", 2) is None
+    assert TH.same_size_arguments("THFloatTensor_resizeAs", 1) is None
+
+
+def test_other_presets_start_without_th_tables():
+    for name in ("cpython", "glib"):
+        conv = PRESETS[name].conventions
+        assert not conv.sinks and not conv.error_if_nonzero and not conv.may_return_argument
+        assert not conv.is_primitive("THDefaultAllocator_alloc")
+
+
+def test_tables_and_lists_from_configuration_and_the_cache_key_follows():
+    cfg = parse({"sinks": {"^keep$": [0]}, "extend-primitive": ["^my_alloc$"], "may-raise": ["^shapeCheck$"],
+                 "error-if-nonzero": {"^CHECK$": 0}, "may-return-argument": {"^dup$": 0},
+                 "same-size": {"^copyShape$": [0, 1]}, "same-size-test": {"^sameShape$": [0, 1]}}, "t", "/p")
+    conv = cfg.conventions
+    assert conv.sink_arguments("keep", 1) == {0} and conv.sink_arguments("THFloatStorage_newWithAllocator", 3) == set()
+    assert conv.is_primitive("my_alloc") and conv.is_primitive("THAllocInternal")
+    assert conv.matches("may_raise", "shapeCheck")
+    assert conv.error_condition("CHECK") == ErrorCondition(0, True)
+    assert conv.returned_argument("dup", 1) == 0
+    assert conv.same_size_arguments("copyShape", 2) == (0, 1)
+    assert conv.fingerprint() != TH.fingerprint()
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"sinks": {"^k$": 1}}, "expected a list of argument indices"),
+    ({"sinks": {"(": [0]}}, "bad regular expression"),
+    ({"same-size": {"^k$": [0]}}, "expected 2 argument indices"),
+    ({"may-return-argument": {"^k$": [0]}}, "expected an argument index"),
+    ({"error-if-nonzero": {"^k$": True}}, "expected an argument index"),
+    ({"may_raise": ["x"]}, "did you mean 'may-raise'"),
+    ({"extend-primitive": ["("]}, "bad regular expression"),
+])
+def test_bad_tables_name_the_key(table, message):
+    with pytest.raises(ConfigError, match=message):
+        parse(table, "t", "/p")
