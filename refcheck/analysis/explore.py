@@ -15,6 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from refcheck.analysis.liveness import Pruner
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches
 from refcheck.analysis.state import Bound
@@ -34,13 +35,17 @@ class Result:
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
-            observe=None, contract: bool = True) -> Result:
+            observe=None, contract: bool = True, prune: bool = True) -> Result:
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
-    `contract`: make the conditions of branches that cannot matter opaque first (`slicing`)."""
+    `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
+    `prune`: forget dead variables' unowned objects and facts at each node (`liveness`)."""
     deadline = time.monotonic() + seconds
     tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
     reporter = Reporter(cfg, rules)
+    pruner = Pruner(cfg, tr.cond_vars) if prune else None
     init = tr.initial()
+    if pruner is not None:
+        pruner(cfg.entry, init)
     # Per node: ownership core -> the fact sets explored with it.
     visited: dict[int, dict] = {cfg.entry: {init.core(): [init.facts.copy()]}}
     work = deque([(cfg.entry, init, None)])
@@ -71,6 +76,8 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
         if succs is None:
             break
         for succ, st2, label in succs:
+            if pruner is not None:
+                pruner(succ, st2)
             seen = visited.setdefault(succ, {})
             variants = seen.setdefault(st2.core(), [])
             facts = st2.facts

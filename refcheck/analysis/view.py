@@ -38,7 +38,7 @@ def describe(st: State, names: dict) -> str:
 
 
 def state_table(cfg: FunctionCFG, conv: Conventions, rules=(), max_states: int = 50_000,
-                seconds: float = 10.0) -> tuple[dict[int, list[str]], Result]:
+                seconds: float = 10.0, prune: bool = True) -> tuple[dict[int, list[str]], Result]:
     """Per node, the distinct states explored there (in exploration order), and the result."""
     table: dict[int, list[str]] = {}
 
@@ -48,5 +48,5 @@ def state_table(cfg: FunctionCFG, conv: Conventions, rules=(), max_states: int =
         if text not in lines:
             lines.append(text)
 
-    result = explore(cfg, conv, rules, max_states, seconds, observe=observe)
+    result = explore(cfg, conv, rules, max_states, seconds, observe=observe, prune=prune)
     return table, result

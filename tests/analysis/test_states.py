@@ -50,8 +50,8 @@ def test_leak_on_one_branch_state_table():
     ], [(0, 2), (2, 3), (3, 4, True), (3, 5, False), (4, 5)])
     table, result = state_table(cfg, CONV, RULES.values())
     assert table[3] == ["{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=1"]
-    assert table[5] == ["{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=1",
-                        "{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=0 released"]
+    # t is dead at the return: its released object is forgotten (`liveness`), the owned one is not.
+    assert table[5] == ["{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=1", "{}"]
     assert [(f.rule, f.location.line, f.origin.line) for f in result.findings] == [("RC001", 5, 2)]
     assert [s.message for s in result.findings[0].path] == [
         "acquired here by THFloatTensor_new", "taking the false branch (c)", "not released before this return"]
@@ -65,10 +65,14 @@ def test_null_test_kills_the_reference_on_its_null_edge():
         Node("block", ops=[ir.Release(L(4), ("t",), "THFloatTensor_free")]),
         Node("return", L(5)),
     ], [(0, 2), (2, 3), (3, 4, True), (3, 5, False), (4, 5)])
-    table, result = state_table(cfg, CONV, RULES.values())
+    table, result = state_table(cfg, CONV, RULES.values(), prune=False)
     assert table[4] == ["{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=1 nonnull"]
     assert table[5] == ["{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=0 null",
                         "{t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=0 released nonnull"]
+    assert result.findings == []
+    # t is dead at the return and nothing is owned on either edge: one state reaches it.
+    table, result = state_table(cfg, CONV, RULES.values())
+    assert table[5] == ["{}"]
     assert result.findings == []
 
 
@@ -197,6 +201,7 @@ def test_cfg_command_prints_the_states(tmp_path: Path):
     assert out.exit_code == 0, out.output
     exit_block = out.output.split("] exit")[1].split("\n  [")[0]
     assert "state {t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=1" in exit_block
-    assert "state {t -> a2.0#0} a2.0#0: acquire THFloatTensor_new owned=0 released" in exit_block
+    # Where t was freed it is dead at the exit: the released object is forgotten (`liveness`).
+    assert "state {}" in exit_block
     plain = CliRunner().invoke(cli, ["cfg", str(src), "--function", "f"])
     assert "state " not in plain.output

@@ -1,0 +1,167 @@
+"""Forgetting what no later node can read: dead variables' unowned objects and their facts.
+
+States that differ only in what a dead variable holds (a released temporary, the NULL a counter
+pointer was initialised with before `THFree`d) or in facts about dead variables (`elements_equal
+== 0` after the size check) are the same state for everything that follows, but the worklist
+would explore them apart. Two backward liveness analyses decide what can still be read:
+
+- *env*: a variable is live where some path reaches an op that reads its binding before one that
+  overwrites it (`Assign`, `Load`, `Acquire`, `Realloc` and `Kill` destinations, `Escape`).
+- *facts*: a variable is live where some path reaches a read of it (any mention, a condition or
+  a switch over it included) before an op whose transfer invalidates facts about it (`Transfer.
+  bind` on a non-temporary, `Escape`, `Touch`).
+
+At a node's entry, for an object nothing owns (so no leak is pending and none can be reported)
+that no stored fact or realloc link points to:
+
+- when all its holders are dead it is dropped with every binding of it, unless it is a loaded
+  location (`Load` of the same text would find it again): no later transfer can observe it;
+- when some holder is live, a dead holder is unbound only if it can never be the name a message
+  gives the object (a temporary, or a variable spelled like a live named holder: the macro
+  expansions of `TH_TENSOR_APPLY` declare `rowS_data` once per expansion). The object then stays
+  reachable through its live holders exactly as before.
+
+A fact is dropped when a variable it mentions is dead: every path to a test of it passes an
+invalidation of it first. Every mention counts as a read, so the analysis errs on keeping things.
+"""
+
+from __future__ import annotations
+
+from refcheck import ir
+from refcheck.analysis.state import Kind, State
+
+_KEEP = (Kind.FIELD, Kind.STALE)
+
+
+def _op_effect(op) -> tuple[tuple, tuple, tuple]:
+    """(env kills, fact kills, reads) of one op."""
+    t = type(op)
+    if t is ir.Assign:
+        src = (op.src,) if op.src is not None else ()
+        return (op.dst,), (() if op.dst.startswith("$") else (op.dst,)), src
+    if t is ir.Load:
+        return (op.dst,), (() if op.dst.startswith("$") else (op.dst,)), tuple(op.deps)
+    if t is ir.Kill:
+        return (op.var,), (() if op.var.startswith("$") else (op.var,)), ()
+    if t is ir.Acquire:
+        return (op.dst,), (), ()
+    if t is ir.Realloc:
+        return (op.dst,), (), ((op.src,) if op.src is not None else ())
+    if t is ir.Escape:
+        return (op.var,), (op.var,), ()
+    if t is ir.Touch:
+        return (), (op.var,), (op.var,)
+    if t is ir.Release:
+        return (), (), tuple(op.vars)
+    if t is ir.Call:
+        return (), (), tuple(a for a in op.args if a is not None)
+    if t is ir.Store:
+        return (), (), (*((op.var,) if op.var is not None else ()), *op.deps)
+    var = getattr(op, "var", None)  # Use, Retain, Const
+    return (), (), ((var,) if var is not None else ())
+
+
+def _node_reads(d) -> tuple:
+    cond = d.cond
+    out: list = []
+    if isinstance(cond, ir.NullTest):
+        out.append(cond.var)
+    elif isinstance(cond, ir.SameObject):
+        out += [cond.a, cond.b]
+    elif isinstance(cond, ir.Fact):
+        out += cond.vars
+        if cond.simple:
+            out.append(cond.simple[0])
+    if isinstance(d.value, str):  # a switch's variable, a returned value
+        out.append(d.value)
+    return tuple(out)
+
+
+class Liveness:
+    """Per node, the variables live at its entry, for bindings (`env`) and for facts (`facts`)."""
+
+    def __init__(self, cfg):
+        g = cfg.graph
+        # Per node, transfer in backward order: a list of (env kills, fact kills, reads).
+        steps: dict[int, list] = {}
+        for n in g.nodes:
+            d = g.nodes[n]["data"]
+            seq = [_op_effect(op) for op in reversed(d.post)]
+            seq.append(((), (), _node_reads(d)))
+            seq += [_op_effect(op) for op in reversed(d.ops)]
+            steps[n] = seq
+        env = {n: set() for n in g.nodes}
+        facts = {n: set() for n in g.nodes}
+        preds = {n: list(g.predecessors(n)) for n in g.nodes}
+        succs = {n: list(g.successors(n)) for n in g.nodes}
+        work = list(g.nodes)
+        queued = set(work)
+        while work:
+            n = work.pop()
+            queued.discard(n)
+            live_e: set = set()
+            live_f: set = set()
+            for s in succs[n]:
+                live_e |= env[s]
+                live_f |= facts[s]
+            for kill_e, kill_f, reads in steps[n]:
+                live_e.difference_update(kill_e)
+                live_f.difference_update(kill_f)
+                live_e.update(reads)
+                live_f.update(reads)
+            if live_e != env[n] or live_f != facts[n]:
+                env[n], facts[n] = live_e, live_f
+                for p in preds[n]:
+                    if p not in queued:
+                        queued.add(p)
+                        work.append(p)
+        self.env = {n: frozenset(v) for n, v in env.items()}
+        self.facts = {n: frozenset(v) for n, v in facts.items()}
+
+
+class Pruner:
+    def __init__(self, cfg, cond_vars: dict):
+        self.live = Liveness(cfg)
+        self.cond_vars = cond_vars
+        self.names = cfg.names
+
+    def __call__(self, node: int, st: State) -> None:
+        """Forget in `st` (about to enter `node`) what no later node can read."""
+        env = st.env
+        live = self.live.env[node]
+        dead = [v for v in env if v not in live]
+        if dead:
+            objs = st.objs
+            names = self.names
+            for v in dead:
+                oid = env.get(v)
+                if oid is None or objs[oid].owned:
+                    continue
+                if oid in st.facts.stored.values() or any(o.link == oid for o in objs.values()):
+                    continue
+                holders = [h for h, x in env.items() if x == oid]
+                if any(h in live for h in holders):
+                    # Still reachable: drop only a dead holder that can never name it in a
+                    # message (a temporary, or one spelled like a live named holder).
+                    shown = names.get(v, v)
+                    if v.startswith("$") or any(h in live and not h.startswith("$") and names.get(h, h) == shown
+                                                for h in holders):
+                        del env[v]
+                    continue
+                if oid.kind in _KEEP:
+                    continue  # a later load of the same text would find it again
+                for h in holders:
+                    del env[h]
+                del objs[oid]
+        facts = st.facts
+        if not facts:
+            return
+        live = self.live.facts[node]
+        for d in (facts.consts, facts.excluded):
+            if d:
+                for v in [v for v in d if v not in live]:
+                    del d[v]
+        if facts.conds:
+            cond_vars = self.cond_vars
+            for k in [k for k in facts.conds if any(v not in live for v in cond_vars.get(k, ()))]:
+                del facts.conds[k]

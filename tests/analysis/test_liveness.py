@@ -1,0 +1,62 @@
+"""Forgetting dead variables' unowned objects and facts (`analysis.liveness`): fewer states, the
+same findings, the same names in messages."""
+
+from __future__ import annotations
+
+from refcheck import ir
+from refcheck.analysis.explore import explore
+from refcheck.analysis.liveness import Liveness
+from refcheck.analysis.view import state_table
+from refcheck.cfg import Node
+from refcheck.rules import RULES
+from tests.analysis.test_states import CONV, L, make
+
+
+def _arms():
+    # if (c) { a = new(); free(a); } else { b = new(); free(b); }  n = 1; if (n) ...; return;
+    return make([
+        Node("entry", L(1)), Node("exit", L(9)),
+        Node("branch", L(2), cond=ir.Opaque("c"), text="c"),
+        Node("block", ops=[ir.Acquire(L(3), "a", "THFloatTensor_new"), ir.Release(L(3), ("a",), "THFloatTensor_free")]),
+        Node("block", ops=[ir.Acquire(L(4), "b", "THFloatTensor_new"), ir.Release(L(4), ("b",), "THFloatTensor_free")]),
+        Node("block", ops=[ir.Assign(L(5), "n", None), ir.Const(L(5), "n", 1)]),
+        Node("branch", L(6), cond=ir.Fact("n", frozenset({"n"}), ("n", "!=", 0)), text="n"),
+        Node("block", ops=[ir.Use(L(7), "p")]),
+        Node("return", L(8)),
+    ], [(0, 2), (2, 3, True), (2, 4, False), (3, 5), (4, 5), (5, 6), (6, 7, True), (6, 8, False), (7, 8)],
+        params=[("p", True)])
+
+
+def test_liveness_of_bindings_and_facts():
+    cfg = _arms()
+    live = Liveness(cfg)
+    assert "a" not in live.env[5] and "b" not in live.env[5]
+    assert "p" in live.env[5] and "n" in live.facts[6] and "n" not in live.facts[7]
+
+
+def test_dead_released_objects_merge_states_and_findings_do_not_change():
+    cfg = _arms()
+    table, pruned = state_table(cfg, CONV, RULES.values())
+    full = explore(cfg, CONV, RULES.values(), prune=False)
+    # Which arm's variable holds the released object no longer splits the join.
+    assert len(table[5]) == 1 and "a2" not in table[5][0] and "a3" not in table[5][0]
+    assert pruned.states < full.states
+    assert pruned.findings == full.findings == []
+    # n's constant is forgotten once no test of n can follow.
+    assert all("n ==" not in s for s in table[7])
+
+
+def test_a_dead_holder_that_names_the_object_is_kept():
+    # d = new(); h = d; free(h); use(h)   d is dead after `h = d`, but messages name the object
+    # by its first holder, d: the report must not change.
+    cfg = make([
+        Node("entry", L(1)), Node("exit", L(9)),
+        Node("block", ops=[ir.Acquire(L(2), "d", "THFloatTensor_new"), ir.Assign(L(3), "h", "d")]),
+        Node("block", ops=[ir.Release(L(4), ("h",), "THFloatTensor_free")]),
+        Node("block", ops=[ir.Use(L(5), "h")]),
+        Node("return", L(6)),
+    ], [(0, 2), (2, 3), (3, 4), (4, 5)])
+    pruned = explore(cfg, CONV, RULES.values())
+    full = explore(cfg, CONV, RULES.values(), prune=False)
+    assert [f.message for f in pruned.findings] == [f.message for f in full.findings]
+    assert any("'d'" in f.message for f in pruned.findings)
