@@ -77,7 +77,7 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
             break
         for succ, st2, label in succs:
             if pruner is not None:
-                pruner(succ, st2)
+                pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
             variants = seen.setdefault(st2.core(), [])
             facts = st2.facts

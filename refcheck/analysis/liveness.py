@@ -84,12 +84,14 @@ class Liveness:
         g = cfg.graph
         # Per node, transfer in backward order: a list of (env kills, fact kills, reads).
         steps: dict[int, list] = {}
+        touched: dict[int, frozenset] = {}
         for n in g.nodes:
             d = g.nodes[n]["data"]
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
             steps[n] = seq
+            touched[n] = frozenset(v for kill_e, kill_f, reads in seq for v in (*kill_e, *kill_f, *reads))
         env = {n: set() for n in g.nodes}
         facts = {n: set() for n in g.nodes}
         preds = {n: list(g.predecessors(n)) for n in g.nodes}
@@ -117,6 +119,16 @@ class Liveness:
                         work.append(p)
         self.env = {n: frozenset(v) for n, v in env.items()}
         self.facts = {n: frozenset(v) for n, v in facts.items()}
+        self.touched = touched
+        self._died: dict[tuple, tuple] = {}
+
+    def died(self, pred: int, succ: int) -> frozenset:
+        """The variables that may be live (for facts) or mentioned in `pred` and are dead at `succ`:
+        facts over any other variable dead at `succ` were already forgotten at `pred`."""
+        out = self._died.get((pred, succ))
+        if out is None:
+            out = self._died[pred, succ] = (self.facts[pred] | self.touched[pred]) - self.facts[succ]
+        return out
 
 
 class Pruner:
@@ -124,44 +136,69 @@ class Pruner:
         self.live = Liveness(cfg)
         self.cond_vars = cond_vars
         self.names = cfg.names
+        self._dead_conds: dict[int, frozenset] = {}
 
-    def __call__(self, node: int, st: State) -> None:
-        """Forget in `st` (about to enter `node`) what no later node can read."""
+    def dead_conds(self, died: frozenset) -> frozenset:
+        """The condition keys that mention a variable in `died`."""
+        out = self._dead_conds.get(died)
+        if out is None:
+            out = self._dead_conds[died] = frozenset(k for k, vs in self.cond_vars.items() if not vs.isdisjoint(died))
+        return out
+
+    def __call__(self, node: int, st: State, pred: int | None = None) -> None:
+        """Forget in `st` (about to enter `node` from `pred`) what no later node can read. With
+        `pred`, only what died on the edge is looked at (the rest was looked at in `pred`)."""
         env = st.env
         live = self.live.env[node]
-        dead = [v for v in env if v not in live]
+        # Bindings are all looked at: a dead holder kept for its name may go once a live holder
+        # spelled alike appears, which is no death on this edge.
+        dead = env.keys() - live
+        if pred is None:
+            died_f = frozenset(k for d in (st.facts.consts, st.facts.excluded) for k in d) - self.live.facts[node]
+            died_f |= frozenset(v for k in st.facts.conds for v in self.cond_vars.get(k, ())) - self.live.facts[node]
+        else:
+            died_f = self.live.died(pred, node)
         if dead:
             objs = st.objs
-            names = self.names
-            for v in dead:
-                oid = env.get(v)
-                if oid is None or objs[oid].owned:
-                    continue
-                if oid in st.facts.stored.values() or any(o.link == oid for o in objs.values()):
-                    continue
-                holders = [h for h, x in env.items() if x == oid]
-                if any(h in live for h in holders):
-                    # Still reachable: drop only a dead holder that can never name it in a
-                    # message (a temporary, or one spelled like a live named holder).
-                    shown = names.get(v, v)
-                    if v.startswith("$") or any(h in live and not h.startswith("$") and names.get(h, h) == shown
-                                                for h in holders):
-                        del env[v]
-                    continue
-                if oid.kind in _KEEP:
-                    continue  # a later load of the same text would find it again
-                for h in holders:
-                    del env[h]
-                del objs[oid]
+            candidates = [v for v in dead if not objs[env[v]].owned]
+            if candidates:
+                names = self.names
+                pinned = {o.link for o in objs.values() if o.link is not None}
+                pinned.update(st.facts.stored.values())
+                holders: dict = {}
+                for h, x in env.items():
+                    holders.setdefault(x, []).append(h)
+                for v in candidates:
+                    oid = env.get(v)
+                    if oid is None or oid in pinned:
+                        continue
+                    held = holders[oid]
+                    if any(h in live for h in held):
+                        # Still reachable: drop only a dead holder that can never name it in a
+                        # message (a temporary, or one spelled like a live named holder).
+                        shown = names.get(v, v)
+                        if v.startswith("$") or any(h in live and not h.startswith("$") and names.get(h, h) == shown
+                                                    for h in held):
+                            del env[v]
+                            held.remove(v)
+                        continue
+                    if oid.kind in _KEEP:
+                        continue  # a later load of the same text would find it again
+                    for h in held:
+                        del env[h]
+                    held.clear()
+                    del objs[oid]
         facts = st.facts
         if not facts:
             return
-        live = self.live.facts[node]
-        for d in (facts.consts, facts.excluded):
-            if d:
-                for v in [v for v in d if v not in live]:
-                    del d[v]
+        if not died_f:
+            return
+        if facts.consts:
+            for v in died_f & facts.consts.keys():
+                del facts.consts[v]
+        if facts.excluded:
+            for v in died_f & facts.excluded.keys():
+                del facts.excluded[v]
         if facts.conds:
-            cond_vars = self.cond_vars
-            for k in [k for k in facts.conds if any(v not in live for v in cond_vars.get(k, ()))]:
+            for k in facts.conds.keys() & self.dead_conds(died_f):
                 del facts.conds[k]
