@@ -31,11 +31,13 @@ class Transfer:
         self.cfg = cfg
         self.g = cfg.graph
         self.conv = conv
-        # THAlloc and THRealloc return owned memory by definition, like any new* function.
-        self.is_new = conv.matches("acquire", cfg.name) or conv.matches("reallocate", cfg.name)
-        # The implementations of release/consume/retain manipulate the count they are handed:
-        # whether they "own" their parameter depends on the count, so we do not track parameters there.
-        self.primitive = any(conv.matches(k, cfg.name) for k in ("release", "consume", "retain"))
+        # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
+        # do the allocator implementations (conventions.primitive).
+        self.is_new = conv.returns_owned(cfg.name)
+        # The implementations of release/consume/retain and of the allocators manipulate the count
+        # they are handed: whether they "own" their parameter depends on the count, so we do not
+        # track parameters there.
+        self.primitive = conv.is_primitive(cfg.name)
         self.cond_vars: dict = {}
         self.stored_deps: dict[str, frozenset] = {}
         counts: dict = {}

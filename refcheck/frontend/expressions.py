@@ -205,11 +205,28 @@ class ExpressionLowerer:
                 self.assign_local(loc, v, src, rhs)
                 return v
         # A store to memory: a field, *p, an array element or a global hands the reference over.
+        # Not an element of a local array that a local variable still holds the reference in: the
+        # array dies with the function, the variable keeps the duty (a reference only the array
+        # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
+        if self.local_array_element(target) and src not in (None, NULL) and not src.startswith("$"):
+            self.lvalue_base(target)
+            return src
         self.lvalue_base(target)
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b))))
         return src
+
+    def local_array_element(self, target) -> bool:
+        """`arr[i]` where arr is an array (not a pointer) local to this function."""
+        if target.kind != K.ARRAY_SUBSCRIPT_EXPR:
+            return False
+        base = next(iter(children_of(target)), None)
+        base = strip(base) if base is not None else None
+        if base is None or base.kind != K.DECL_REF_EXPR or self.b.var(base.referenced) is None:
+            return False
+        return base.referenced.type.get_canonical().kind in (
+            ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
     def conditional(self, c):
         kids = list(children_of(c))
@@ -264,21 +281,25 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if callee_expr.kind == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        cond_index = self.b.conv.condition_argument(name)
-        if cond_index is not None and cond_index < len(args):
+        check = self.b.conv.error_condition(name)
+        if check is not None and check.index < len(args):
             for i, a in enumerate(args):
-                if i != cond_index:
+                if i != check.index:
                     self.value(a)
             ok, fail = self.b.node("block"), self.b.error_node(loc, name)
-            self.branch(args[cond_index], ok, fail)
+            # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
+            self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
             self.b.cur = ok
             return None
         role = self.b.conv.classify(name)
         if role in ("acquire", "reallocate") and is_scalar(c.type):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        tracked = [v for v, a in zip(values, args)
-                   if v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
+        sinks = self.b.conv.sink_arguments(name, len(args))
+        kept = [v for i, (v, a) in enumerate(zip(values, args))
+                if i in sinks and v not in (None, NULL) and not is_scalar(a.type)]
+        tracked = [v for i, (v, a) in enumerate(zip(values, args))
+                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -293,6 +314,9 @@ class ExpressionLowerer:
             return tracked[0] if tracked and is_pointer(c.type) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
+        for v in kept:  # the callee keeps it (newWithAllocator's context): a hand-over, like a store
+            self.b.emit(ir.Use(loc, v))
+            self.b.emit(ir.Store(loc, v))
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)

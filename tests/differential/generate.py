@@ -119,9 +119,11 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         low = -3 if profile.loops else 1
         return Goto(ahead=draw(st.integers(low, 3).filter(lambda a: a != 0)))
     if kind == "error":
-        return Error(draw(st.booleans()))
+        exit = draw(st.booleans())
+        status = None if exit else draw(st.none() | st.integers(0, NCONDS - 1))
+        return Error(exit, status)
     if kind == "store":
-        return Store(draw(st.sampled_from(pointers)))
+        return Store(draw(st.sampled_from(pointers)), draw(st.sampled_from(["global", "sink"])))
     if kind == "move":
         return Move(draw(var))
     if kind == "while":

@@ -38,6 +38,9 @@ class Release:
 @dataclass(frozen=True)
 class Store:
     target: str  # g_keep = x;  hands one owned reference over to memory
+    # "sink": THCThreadLocal_set(g_local, x);  a callee that keeps the reference (a convention
+    # sink, semantics.md), the same hand-over as a store.
+    via: str = "global"
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,9 @@ class Error:
     # THError("...");  never returns.  With `exit`: abort();  which leaves the process, so it
     # needs no cleanup even with errors="unwind".
     exit: bool = False
+    # An int N: __THCudaCheck(cN, __FILE__, __LINE__);  real THC's THCudaCheck, an error only
+    # when the status cN is nonzero (as `if (cN) THError(...)`), else it returns.
+    status: int | None = None
 
 
 # Loop forms: only in the programs that are checked for termination, not compared.
@@ -213,7 +219,7 @@ def statement_text(s) -> str:
     if isinstance(s, Retain):
         return "THFloatTensor_retain(p);"
     if isinstance(s, Store):
-        return f"g_keep = {s.target};"
+        return f"THCThreadLocal_set(g_local, {s.target});" if s.via == "sink" else f"g_keep = {s.target};"
     if isinstance(s, Move):
         return f"THFloatTensor_move({s.target});"
     if isinstance(s, Assign):
@@ -229,6 +235,8 @@ def statement_text(s) -> str:
     if isinstance(s, Label):
         return f"L{s.label}:;"
     if isinstance(s, Error):
+        if s.status is not None:
+            return f"__THCudaCheck(c{s.status}, __FILE__, __LINE__);"
         return "abort();" if s.exit else 'THError("differential: error path");'
     if isinstance(s, Break):
         return "break;"
@@ -300,6 +308,9 @@ void THFloatTensor_free(THFloatTensor *self);
 void THFloatTensor_retain(THFloatTensor *self);
 void THFloatTensor_move(THFloatTensor *self);
 extern THFloatTensor *g_keep;
+extern void *g_local;
+void THCThreadLocal_set(void *local, void *value);
+void __THCudaCheck(int err, const char *file, int line);
 void THError(const char *fmt, ...);
 void abort(void);
 void sink(long value);

@@ -241,3 +241,23 @@ def test_comparing_with_null_is_a_null_test():
 
 def test_a_second_store_overwrites_the_debt_of_the_first():
     assert run([Store("p"), Store("t0"), Retain()], returns="void") == {("RC001", "}")}
+
+
+def test_sink_is_a_handover_like_a_store():
+    """A callee that keeps the reference (THCThreadLocal_set) ends our duty; a release after it
+    is RC006 (decision 9), a second reference still leaks."""
+    assert run([NEW("t0"), Store("t0", via="sink")], returns="void") == set()
+    assert run([NEW("t0"), Store("t0", via="sink"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);")}
+    assert run([Retain(), Retain(), Store("p", via="sink")], returns="void") == {("RC001", "}")}
+
+
+def test_status_check_raises_only_on_a_nonzero_status():
+    """__THCudaCheck(cN, ...) is `if (cN) THError(...)`: with errors="unwind" the held clone
+    leaks at the check; the success path goes on to the free; a repeated test of cN agrees."""
+    check = Error(status=0)
+    assert run([NEW("t0"), check, Release("t0")], returns="void") == set()
+    assert run([NEW("t0"), check, Release("t0")], returns="void", unwind=True) == {
+        ("RC001", "__THCudaCheck(c0, __FILE__, __LINE__);")}
+    # if (c0) { free(t0); check(c0) } free(t0): the check raises whenever the branch was taken.
+    assert run([NEW("t0"), If(0, (Release("t0"), check)), Release("t0")], returns="void") == set()
