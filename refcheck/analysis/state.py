@@ -68,6 +68,10 @@ class Obj:
     # References stored into memory without one being owned (`self->storage = storage;`): a later
     # retain of the object pays for the stored copy instead of giving us an owned reference.
     debt: int = 0
+    # The result of an acquirer that may return its argument (newContiguous): the existing
+    # objects it may be, the argument's first (then what that one may be, for a chain of such
+    # calls), ending at a parameter or a fresh acquisition. Empty: unknown, it may be anything.
+    may_be: tuple = ()
 
 
 # A condition's identity: a Fact's structural key, or the sorted pair of a pointer comparison.

@@ -131,7 +131,24 @@ class Transfer:
 
     # -- ops ------------------------------------------------------------------------------------
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
+        source = st.env.get(op.source) if op.source is not None else None
+        if source is not None and self.reacquired(st, source, op.callee):
+            # newContiguous of its own result: that object again, one more reference on it.
+            o = st.objs[source]
+            if o.null != NULL:
+                st.objs[source] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO)
+            st.env[op.dst] = source
+            return
+        chain = ()
+        if source is not None:
+            if source.kind is Kind.PARAM or self.fresh_object(st, source):
+                chain = (source,)
+            elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
+                chain = (source, *st.objs[source].may_be)
         self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        if chain:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], may_be=chain)
 
     def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
         new = st.env.get(op.src) if op.src is not None else None
@@ -403,6 +420,12 @@ class Transfer:
             for this, other in ((a, cond.b), (b, cond.a)):
                 if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
                     return self.assume(st, ir.NullTest(other), not taken)
+            if a is not None and b is not None and self.distinct(st, a, b):
+                # Two different objects: equal only as two NULLs (a failed acquisition).
+                if not taken:
+                    return st.copy()
+                st2 = self.assume(st, ir.NullTest(cond.a), False)
+                return self.assume(st2, ir.NullTest(cond.b), False) if st2 is not None else None
             return self.assume_correlated(st, same_key(cond), taken)
         if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
             decided = self.assume_simple(st, cond.simple, taken)
@@ -413,6 +436,32 @@ class Transfer:
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
         return st.copy()
+
+    def reacquired(self, st: State, oid: ObjId, callee: str) -> bool:
+        """An acquirer that may return its argument, called on a live result of its own: it
+        returns that argument (a contiguous tensor's newContiguous is itself, +1)."""
+        o = st.objs[oid]
+        return oid.kind is Kind.ACQUIRE and o.name == callee and not (o.gone and o.owned == 0)
+
+    def fresh_object(self, st: State, oid: ObjId) -> bool:
+        """The result of an acquirer that never hands back an object that existed before the call."""
+        o = st.objs.get(oid)
+        return oid.kind is Kind.ACQUIRE and o is not None and self.conv.acquires_fresh(o.name)
+
+    def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
+        """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
+        (live since entry), another fresh acquisition, or the result of an acquirer that may
+        return its argument (newContiguous) whose argument is distinct from it. A loaded value
+        may be the fresh object stored somewhere we do not track: undecided."""
+        for x, y in ((a, b), (b, a)):
+            if not self.fresh_object(st, x):
+                continue
+            if y.kind is Kind.PARAM or self.fresh_object(st, y):
+                return True
+            chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()
+            if chain and x not in chain:
+                return True
+        return False
 
     def assume_correlated(self, st: State, key, taken: bool) -> State | None:
         if key not in self.correlated:

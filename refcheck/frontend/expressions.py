@@ -337,7 +337,9 @@ class ExpressionLowerer:
             return t
         if role == "acquire":
             t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name))
+            index = self.b.conv.returned_argument(name, len(args))
+            source = values[index] if index is not None and values[index] in tracked else None
+            self.b.emit(ir.Acquire(loc, t, name, source))
             return t
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])

@@ -82,7 +82,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         target = draw(var)
         arg = draw(st.sampled_from(["p", *VARS]))
         checked = draw(returns_for(returns, pointers)) if draw(st.booleans()) else None
-        return Acquire(target, arg, checked)
+        return Acquire(target, arg, checked, contiguous=draw(st.booleans()))
     if kind == "release":
         return Release(draw(st.sampled_from(pointers)))
     if kind == "use":

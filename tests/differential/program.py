@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 NVARS = 4
 NCONDS = 3
 ACQUIRE = "THFloatTensor_newClone"
+CONTIGUOUS = "THFloatTensor_newContiguous"
 HEADER = "th_mini.h"
 
 
@@ -21,6 +22,13 @@ class Acquire:
     arg: str = "p"
     # if ((tK = THFloatTensor_newClone(arg)) == NULL) return ...;
     checked: Return | None = None
+    # tK = THFloatTensor_newContiguous(arg);  an acquirer that may return its argument (+1), so
+    # its result is not known to differ from arg's object (semantics.md, may-return-argument).
+    contiguous: bool = False
+
+    @property
+    def callee(self) -> str:
+        return CONTIGUOUS if self.contiguous else ACQUIRE
 
 
 @dataclass(frozen=True)
@@ -210,8 +218,8 @@ def return_text(r: Return) -> str:
 def statement_text(s) -> str:
     if isinstance(s, Acquire):
         if s.checked is not None:
-            return f"if (({s.var} = {ACQUIRE}({s.arg})) == NULL) {return_text(s.checked)}"
-        return f"{s.var} = {ACQUIRE}({s.arg});"
+            return f"if (({s.var} = {s.callee}({s.arg})) == NULL) {return_text(s.checked)}"
+        return f"{s.var} = {s.callee}({s.arg});"
     if isinstance(s, Discard):
         return f"sinkp({ACQUIRE}(p));" if s.into_call else f"{ACQUIRE}(p);"
     if isinstance(s, Release):
@@ -304,6 +312,7 @@ HEADER_TEXT = """\
 #define NULL ((void *)0)
 typedef struct THFloatTensor { long nDimension; long *size; int refcount; } THFloatTensor;
 THFloatTensor *THFloatTensor_newClone(THFloatTensor *self);
+THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *self);
 void THFloatTensor_free(THFloatTensor *self);
 void THFloatTensor_retain(THFloatTensor *self);
 void THFloatTensor_move(THFloatTensor *self);

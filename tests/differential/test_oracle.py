@@ -228,9 +228,11 @@ def test_decision_5_comparing_a_pointer_with_its_alias_is_decided():
 
 
 def test_comparing_two_objects_is_opaque_but_correlated():
-    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),))]
+    # newContiguous(p) may be p: the comparison is open (a newClone would decide it).
+    contig = Acquire("t0", "p", contiguous=True)
+    body = [contig, If(("t0", "p"), (Release("t0"),))]
     assert run(body, returns="void") == {("RC001", "}")}
-    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),)), If(("t0", "p"), (), (Release("t0"),))]
+    body = [contig, If(("t0", "p"), (Release("t0"),)), If(("t0", "p"), (), (Release("t0"),))]
     assert run(body, returns="void") == set()
 
 
@@ -261,3 +263,36 @@ def test_status_check_raises_only_on_a_nonzero_status():
         ("RC001", "__THCudaCheck(c0, __FILE__, __LINE__);")}
     # if (c0) { free(t0); check(c0) } free(t0): the check raises whenever the branch was taken.
     assert run([NEW("t0"), If(0, (Release("t0"), check)), Release("t0")], returns="void") == set()
+
+
+def test_fresh_acquisition_differs_from_older_objects():
+    """newClone's result is a new object: `t0 != p` always holds (unless both are NULL), so the
+    free under it always runs; with the test inverted the clone always leaks."""
+    assert run([NEW("t0"), If(("t0", "p"), (Release("t0"),))], returns="void") == set()
+    assert run([NEW("t0"), If(("t0", "p"), (), (Release("t0"),))], returns="void") == {("RC001", "}")}
+    assert run([NEW("t0"), NEW("t1"), If(("t0", "t1"), (Release("t1"),)), Release("t0")],
+               returns="void") == set()
+
+
+def test_may_return_argument_keeps_the_comparison_open():
+    """newContiguous(p) may be p (+1): `t0 != p` is opaque and the equal edge leaks; a fresh
+    clone of it still differs from it, and from p."""
+    contig = Acquire("t0", "p", contiguous=True)
+    assert run([contig, If(("t0", "p"), (Release("t0"),))], returns="void") == {("RC001", "}")}
+    assert run([contig, NEW("t1", "t0"), If(("t1", "t0"), (Release("t1"),)), Release("t0")],
+               returns="void") == set()
+    # newContiguous(t1) of a fresh t1 may be t1 itself: open again.
+    assert run([NEW("t1"), Acquire("t0", "t1", contiguous=True), If(("t0", "t1"), (Release("t0"),)),
+                Release("t1")], returns="void") == {("RC001", "}")}
+
+
+def test_newcontiguous_of_its_own_result_is_the_same_object():
+    """t0 = newContiguous(t0) again returns t0's object with +1: two frees balance it, one
+    leaks, three double-release; a second newClone instead overwrites the first (RC007)."""
+    again = [Acquire("t0", "p", contiguous=True), Acquire("t0", "t0", contiguous=True)]
+    assert run([*again, Release("t0"), Release("t0")], returns="void") == set()
+    assert run([*again, Release("t0")], returns="void") == {("RC001", "}")}
+    assert run([*again, Release("t0"), Release("t0"), Release("t0")], returns="void") == {
+        ("RC002", "THFloatTensor_free(t0);")}
+    assert run([NEW("t0"), NEW("t0", "t0"), Release("t0")], returns="void") == {
+        ("RC007", "t0 = THFloatTensor_newClone(t0);")}
