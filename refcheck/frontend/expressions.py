@@ -13,7 +13,8 @@ from refcheck import ir
 from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location,
                                          strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, key_of
+from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
+                                         key_of)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.model import Location
 
@@ -58,6 +59,41 @@ class ExpressionLowerer:
             k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
             if k is not None:
                 self.b.emit(ir.Const(loc, v, k))
+
+    def initialize(self, loc: Location, v: str, init) -> None:
+        """`T v = init;` for a local v."""
+        if not self.assign_flag(loc, v, init):
+            self.assign_local(loc, v, self.value(init), init)
+
+    def assign_flag(self, loc: Location, v: str, rhs) -> bool:
+        """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
+        `if (!p) own = 1; else own = 0;`, so that `if (own) free(p)` after `if (!p) p = newX();`
+        is decided by the constant on each path, although p has changed since."""
+        c = strip(rhs)
+        top = (c.kind == K.UNARY_OPERATOR and unop(c) == "!") or \
+            (c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
+        if not top or not self.null_test_of_local(c):
+            return False
+        one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+        self.branch(rhs, one, zero)
+        for n, k in ((one, 1), (zero, 0)):
+            self.b.cur = n
+            self.b.emit(ir.Assign(loc, v, None))
+            self.b.emit(ir.Const(loc, v, k))
+            self.b.goto(join)
+        self.b.cur = join
+        return True
+
+    def null_test_of_local(self, c) -> bool:
+        """`p`, `!p`, `p == NULL`, `NULL != p` (any nesting of `!`) for a local pointer p."""
+        c = strip(c)
+        if c.kind == K.UNARY_OPERATOR and unop(c) == "!":
+            return self.null_test_of_local(next(iter(children_of(c))))
+        if c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
+            lhs, rhs = list(children_of(c))
+            return any(is_null_constant(b) and self.null_test_of_local(a) and not is_null_constant(a)
+                       for a, b in ((lhs, rhs), (rhs, lhs)))
+        return c.kind == K.DECL_REF_EXPR and is_pointer(c.type) and self.b.var(c.referenced) is not None
 
     def decl_ref(self, c):
         ref = c.referenced
@@ -198,12 +234,16 @@ class ExpressionLowerer:
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)
-        src = self.value(rhs)
         if target.kind == K.DECL_REF_EXPR:
             v = self.b.var(target.referenced)
+            if v is not None and self.assign_flag(loc, v, rhs):
+                return None
+            src = self.value(rhs)
             if v is not None:
                 self.assign_local(loc, v, src, rhs)
                 return v
+        else:
+            src = self.value(rhs)
         # A store to memory: a field, *p, an array element or a global hands the reference over.
         # Not an element of a local array that a local variable still holds the reference in: the
         # array dies with the function, the variable keeps the duty (a reference only the array

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from .program import (
-    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, For, Function, Goto, If, Move,
+    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, Flag, For, Function, Goto, If, Move,
     NullCheck, Release, Retain, Return, Store, Use, While, place_labels,
 )
 
@@ -59,7 +59,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
              "release", "if", "return", "discard"]
     if profile.null_checks:
-        kinds += ["nullcheck", "nullcheck", "nullif", "ptrif"]
+        kinds += ["nullcheck", "nullcheck", "nullif", "ptrif", "flag"]
     if profile.retain:
         kinds.append("retain")
     if profile.gotos:
@@ -107,6 +107,8 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         then = block(in_loop)
         orelse = block(in_loop) if draw(st.booleans()) else None
         return If(target, then, orelse, positive)
+    if kind == "flag":  # cN = !x;  read by a later if (cN)
+        return Flag(draw(st.integers(0, NCONDS - 1)), draw(st.sampled_from(pointers)), draw(st.booleans()))
     if kind == "return":
         return draw(returns_for(returns, pointers))
     if kind == "discard":

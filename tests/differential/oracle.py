@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
-    NVARS, Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck,
+    NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
     Release, Retain, Return, Store, Use,
 )
 
@@ -277,6 +277,8 @@ class Execution:
                     jump = self.block(s.orelse or (), here + ("else",))
                 if jump is not None:
                     return jump
+            elif isinstance(s, Flag):
+                self.conds[s.cond] = (self.value(s.target) is None) != s.positive
             elif isinstance(s, Goto):
                 return s.label
             elif isinstance(s, Label):

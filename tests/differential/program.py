@@ -102,6 +102,15 @@ class If:
 
 
 @dataclass(frozen=True)
+class Flag:
+    # cN = !x;  (or cN = x != NULL;  when `positive`): an int flag recording a null test, which a
+    # later if (cN) reads although x may have changed since (semantics.md, flags).
+    cond: int
+    target: str
+    positive: bool = False
+
+
+@dataclass(frozen=True)
 class Goto:
     # While generating: how many top-level statements ahead (negative: backwards) the target
     # label goes; `place_labels` turns it into a label number.
@@ -238,6 +247,8 @@ def statement_text(s) -> str:
         return return_text(s)
     if isinstance(s, NullCheck):
         return f"if (!{s.target}) {return_text(s.ret)}"
+    if isinstance(s, Flag):
+        return f"c{s.cond} = {s.target} != NULL;" if s.positive else f"c{s.cond} = !{s.target};"
     if isinstance(s, Goto):
         return f"goto L{s.label};"
     if isinstance(s, Label):

@@ -10,7 +10,7 @@ import pytest
 
 from .oracle import verdicts
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
+    Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
     Store, Use, emit_function, place_labels,
 )
 
@@ -296,3 +296,11 @@ def test_newcontiguous_of_its_own_result_is_the_same_object():
         ("RC002", "THFloatTensor_free(t0);")}
     assert run([NEW("t0"), NEW("t0", "t0"), Release("t0")], returns="void") == {
         ("RC007", "t0 = THFloatTensor_newClone(t0);")}
+
+
+def test_flag_remembers_a_null_test():
+    """c0 = !t0; if (!t0) t0 = newClone(p); ... if (c0) free(t0);  frees exactly the clone."""
+    body = [Flag(0, "t0"), If("t0", (NEW("t0"),)), If(0, (Release("t0"),))]
+    assert run(body, returns="void") == set()
+    inverted = [Flag(0, "t0", positive=True), If("t0", (NEW("t0"),)), If(0, (Release("t0"),))]
+    assert run(inverted, returns="void") == {("RC001", "}")}
