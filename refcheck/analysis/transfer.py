@@ -63,6 +63,17 @@ class Transfer:
                     kept.add(key)
             if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
+        # Variables whose nullness a later test can ask (directly, or by a comparison with a
+        # variable that may hold a NULL constant): the only ones an equality fact can help.
+        nulled = {op.dst for n in self.g.nodes for op in self.g.nodes[n]["data"].ops
+                  if isinstance(op, ir.Assign) and op.null}
+        self.null_tested: set[str] = set()
+        for n in self.g.nodes:
+            cond = self.g.nodes[n]["data"].cond
+            if isinstance(cond, ir.NullTest):
+                self.null_tested.add(cond.var)
+            elif isinstance(cond, ir.SameObject):
+                self.null_tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.ops = {
@@ -112,15 +123,17 @@ class Transfer:
             edge = self.g.edges[node, succ]
             b = edge.get("branch")
             if kind == "branch" and b is not None:
-                st2 = self.assume(st, data.cond, b)
-                if st2 is None:
+                assumed = self.assume(st, data.cond, b)
+                if assumed is None:
                     continue
-                for op in data.post:
-                    f = ops.get(type(op))
-                    if f is not None:
-                        f(st2, op, node, -1, events)
                 shown = edge.get("shown", b)
-                out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
+                # An edge may split further (two pointers equal: both NULL, or both not).
+                for st2 in assumed if isinstance(assumed, list) else (assumed,):
+                    for op in data.post:
+                        f = ops.get(type(op))
+                        if f is not None:
+                            f(st2, op, node, -1, events)
+                    out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
             elif kind == "switch":
                 st2 = self.assume_case(st, data.value, edge, cases)
                 if st2 is not None:
@@ -396,23 +409,36 @@ class Transfer:
     def assume(self, st: State, cond, taken: bool) -> State | None:
         """The state on the `taken` edge of a branch on `cond`; None when that edge is infeasible."""
         if isinstance(cond, ir.NullTest):
-            oid = st.env.get(cond.var)
-            if oid is None:
-                return st.copy()
-            o = st.objs[oid]
-            if taken:
-                if o.null == NULL:
-                    return None
-                st2 = st.copy()
-                st2.objs[oid] = replace(o, null=NONNULL, link=None)
-                if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
-                    self.drop_ref(st2, o.link, o.site)
-                return st2
-            if o.null == NONNULL:
+            st2 = self.assume_null(st, cond.var, taken)
+            # Pointers found equal earlier (an opaque comparison's equal edge) share the answer.
+            for key in [k for k, v in st.facts.conds.items() if v is True and isinstance(k, tuple) and cond.var in k]:
+                if st2 is None:
+                    break
+                st2 = self.assume_null(st2, key[1] if key[0] == cond.var else key[0], taken)
+            return st2
+        return self.assume_other(st, cond, taken)
+
+    def assume_null(self, st: State, var: str, taken: bool) -> State | None:
+        """The `taken` edge of a null test of var (taken: not NULL), on a copy of st."""
+        oid = st.env.get(var)
+        if oid is None:
+            return st.copy()
+        o = st.objs[oid]
+        if taken:
+            if o.null == NULL:
                 return None
             st2 = st.copy()
-            st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+            st2.objs[oid] = replace(o, null=NONNULL, link=None)
+            if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
+                self.drop_ref(st2, o.link, o.site)
             return st2
+        if o.null == NONNULL:
+            return None
+        st2 = st.copy()
+        st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+        return st2
+
+    def assume_other(self, st: State, cond, taken: bool) -> State | None:
         if isinstance(cond, ir.SameObject):
             a, b = st.env.get(cond.a), st.env.get(cond.b)
             if a is not None and a == b:  # one object: equal, whatever else we do not know
@@ -424,9 +450,20 @@ class Transfer:
                 # Two different objects: equal only as two NULLs (a failed acquisition).
                 if not taken:
                     return st.copy()
-                st2 = self.assume(st, ir.NullTest(cond.a), False)
-                return self.assume(st2, ir.NullTest(cond.b), False) if st2 is not None else None
-            return self.assume_correlated(st, same_key(cond), taken)
+                return self.both_null(st, cond, False)
+            key = same_key(cond)
+            st2 = self.assume_correlated(st, key, taken)
+            if st2 is None or not taken or a is None or b is None:
+                return st2
+            # Equal: one pointer value, NULL on both sides or on neither. Known nullness is
+            # copied now; while both are unknown, the equality is remembered for a later null
+            # test of either (`assume` of a NullTest reads it).
+            na, nb = st2.objs[a].null, st2.objs[b].null
+            if na != MAYBE or nb != MAYBE:
+                return self.both_null(st2, cond, NONNULL in (na, nb))
+            if cond.a in self.null_tested or cond.b in self.null_tested:
+                st2.facts.conds[key] = True
+            return st2
         if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
             decided = self.assume_simple(st, cond.simple, taken)
             if decided is False:
@@ -436,6 +473,11 @@ class Transfer:
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
         return st.copy()
+
+    def both_null(self, st: State, cond: ir.SameObject, nonnull: bool) -> State | None:
+        """Both sides of a pointer comparison NULL (nonnull=False) or both not."""
+        st2 = self.assume(st, ir.NullTest(cond.a), nonnull)
+        return self.assume(st2, ir.NullTest(cond.b), nonnull) if st2 is not None else None
 
     def reacquired(self, st: State, oid: ObjId, callee: str) -> bool:
         """An acquirer that may return its argument, called on a live result of its own: it
