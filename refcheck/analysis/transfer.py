@@ -123,17 +123,15 @@ class Transfer:
             edge = self.g.edges[node, succ]
             b = edge.get("branch")
             if kind == "branch" and b is not None:
-                assumed = self.assume(st, data.cond, b)
-                if assumed is None:
+                st2 = self.assume(st, data.cond, b)
+                if st2 is None:
                     continue
+                for op in data.post:
+                    f = ops.get(type(op))
+                    if f is not None:
+                        f(st2, op, node, -1, events)
                 shown = edge.get("shown", b)
-                # An edge may split further (two pointers equal: both NULL, or both not).
-                for st2 in assumed if isinstance(assumed, list) else (assumed,):
-                    for op in data.post:
-                        f = ops.get(type(op))
-                        if f is not None:
-                            f(st2, op, node, -1, events)
-                    out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
+                out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
             elif kind == "switch":
                 st2 = self.assume_case(st, data.value, edge, cases)
                 if st2 is not None:
