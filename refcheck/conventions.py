@@ -152,6 +152,13 @@ class Conventions:
         index = self._lookup("may_return_argument", name)
         return _resolve(index, nargs) if index is not None else None
 
+    def acquires_fresh(self, callee: str) -> bool:
+        """An acquirer whose result is never an object that existed before the call: not one
+        that may return its argument (newContiguous), nor a reallocation (realloc may return
+        the block it was given)."""
+        return (callee == "new" or self.matches("acquire", callee)) and not self.matches("reallocate", callee) \
+            and self._lookup("may_return_argument", callee) is None
+
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
         positions whose element counts it makes (or finds) equal."""

@@ -21,6 +21,9 @@ class Op:
 class Acquire(Op):
     dst: str
     callee: str
+    # For an acquirer that may return its argument (newContiguous): the value passed there, the
+    # only existing object the result may be. None: the result is fresh, or the argument untracked.
+    source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
 # What the conventions can say of one name; part of the key so that conventions-driven decisions
 # (is this function a `new*` one, a primitive) are the same for every member.
 CONVENTION_KINDS = ("acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit",
-                    "pure", "context")
+                    "pure", "context", "primitive")
 
 
 _SPLITS: dict[str, tuple] = {}
@@ -135,7 +135,7 @@ def _verdict(conv: Conventions, which: str, token: str) -> tuple:
     if v is None:
         name = token.split("#", 1)[0]
         v = _VERDICTS[key] = (tuple(conv.matches(k, name) for k in CONVENTION_KINDS),
-                              conv.condition_argument(name), conv.classify(name))
+                              conv.condition_argument(name), conv.classify(name), conv.acquires_fresh(name))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
     return v

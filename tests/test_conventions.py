@@ -95,3 +95,48 @@ def test_tables_and_lists_from_configuration_and_the_cache_key_follows():
 def test_bad_tables_name_the_key(table, message):
     with pytest.raises(ConfigError, match=message):
         parse(table, "t", "/p")
+
+
+CONFIGURED_UNIT = """
+typedef struct Thing Thing;
+Thing *Thing_new(void);
+Thing *Thing_newShared(Thing *t);
+void Thing_free(Thing *t);
+void registry_keep(void *registry, Thing *t);
+void STATUS_CHECK(int status);
+int poll(void);
+extern void *g_registry;
+
+void kept(void) { Thing *t = Thing_new(); registry_keep(g_registry, t); }
+void compared(Thing *x) { Thing *t = Thing_newShared(x); if (t != x) Thing_free(t); }
+void checked(void) {
+  Thing *t = Thing_new();
+  int status = poll();
+  if (status) { Thing_free(t); STATUS_CHECK(status); }
+  Thing_free(t);
+}
+"""
+
+
+def _findings(tmp_path, conv):
+    from refcheck.engine import Settings, check_unit
+    src = tmp_path / "configured.c"
+    src.write_text(CONFIGURED_UNIT)
+    result = check_unit(str(src), Settings(conventions=conv, root=str(tmp_path)))
+    assert not [e for e in result.errors if e.severity == "error"]
+    return {(f.function, f.rule) for f in result.findings}
+
+
+def test_configured_tables_change_the_analysis(tmp_path):
+    """Each table, configured for a code base's own names, removes its false positive; with
+    the TH defaults (none of these names) the findings are there."""
+    default = _findings(tmp_path, Conventions())
+    assert {("kept", "RC001"), ("checked", "RC002")} <= default
+    # Thing_newShared is a fresh acquirer by default: it cannot be x, so `t != x` always frees.
+    assert ("compared", "RC001") not in default
+    configured = parse({"sinks": {"^registry_keep$": [-1]}, "may-return-argument": {"^Thing_newShared$": 0},
+                        "error-if-nonzero": {"^STATUS_CHECK$": 0}}, "t", str(tmp_path)).conventions
+    got = _findings(tmp_path, configured)
+    assert ("kept", "RC001") not in got and ("checked", "RC002") not in got
+    # Declared as one that may return x, the equal edge leaks.
+    assert ("compared", "RC001") in got

@@ -238,7 +238,7 @@ def test_engine_analyzes_every_defined_function() -> None:
 
 
 # Fixture functions whose own name gives them a role on purpose.
-INTENTIONAL_ROLES = {"FixtureBox_free": "release"}
+INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

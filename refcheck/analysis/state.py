@@ -68,13 +68,17 @@ class Obj:
     # References stored into memory without one being owned (`self->storage = storage;`): a later
     # retain of the object pays for the stored copy instead of giving us an owned reference.
     debt: int = 0
+    # The result of an acquirer that may return its argument (newContiguous): the existing
+    # objects it may be, the argument's first (then what that one may be, for a chain of such
+    # calls), ending at a parameter or a fresh acquisition. Empty: unknown, it may be anything.
+    may_be: tuple = ()
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
-                                                self.node, self.deps, self.link, self.debt)))
+                                                self.node, self.deps, self.link, self.debt, self.may_be)))
 
     def __hash__(self) -> int:
         return self._hash

@@ -31,11 +31,13 @@ class Transfer:
         self.cfg = cfg
         self.g = cfg.graph
         self.conv = conv
-        # THAlloc and THRealloc return owned memory by definition, like any new* function.
-        self.is_new = conv.matches("acquire", cfg.name) or conv.matches("reallocate", cfg.name)
-        # The implementations of release/consume/retain manipulate the count they are handed:
-        # whether they "own" their parameter depends on the count, so we do not track parameters there.
-        self.primitive = any(conv.matches(k, cfg.name) for k in ("release", "consume", "retain"))
+        # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
+        # do the allocator implementations (conventions.primitive).
+        self.is_new = conv.returns_owned(cfg.name)
+        # The implementations of release/consume/retain and of the allocators manipulate the count
+        # they are handed: whether they "own" their parameter depends on the count, so we do not
+        # track parameters there.
+        self.primitive = conv.is_primitive(cfg.name)
         self.cond_vars: dict = {}
         self.stored_deps: dict[str, frozenset] = {}
         counts: dict = {}
@@ -61,6 +63,17 @@ class Transfer:
                     kept.add(key)
             if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
+        # Variables whose nullness a later test can ask (directly, or by a comparison with a
+        # variable that may hold a NULL constant): the only ones an equality fact can help.
+        nulled = {op.dst for n in self.g.nodes for op in self.g.nodes[n]["data"].ops
+                  if isinstance(op, ir.Assign) and op.null}
+        self.null_tested: set[str] = set()
+        for n in self.g.nodes:
+            cond = self.g.nodes[n]["data"].cond
+            if isinstance(cond, ir.NullTest):
+                self.null_tested.add(cond.var)
+            elif isinstance(cond, ir.SameObject):
+                self.null_tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.ops = {
@@ -129,7 +142,24 @@ class Transfer:
 
     # -- ops ------------------------------------------------------------------------------------
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
+        source = st.env.get(op.source) if op.source is not None else None
+        if source is not None and self.reacquired(st, source, op.callee):
+            # newContiguous of its own result: that object again, one more reference on it.
+            o = st.objs[source]
+            if o.null != NULL:
+                st.objs[source] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO)
+            st.env[op.dst] = source
+            return
+        chain = ()
+        if source is not None:
+            if source.kind is Kind.PARAM or self.fresh_object(st, source):
+                chain = (source,)
+            elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
+                chain = (source, *st.objs[source].may_be)
         self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        if chain:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], may_be=chain)
 
     def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
         new = st.env.get(op.src) if op.src is not None else None
@@ -377,23 +407,36 @@ class Transfer:
     def assume(self, st: State, cond, taken: bool) -> State | None:
         """The state on the `taken` edge of a branch on `cond`; None when that edge is infeasible."""
         if isinstance(cond, ir.NullTest):
-            oid = st.env.get(cond.var)
-            if oid is None:
-                return st.copy()
-            o = st.objs[oid]
-            if taken:
-                if o.null == NULL:
-                    return None
-                st2 = st.copy()
-                st2.objs[oid] = replace(o, null=NONNULL, link=None)
-                if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
-                    self.drop_ref(st2, o.link, o.site)
-                return st2
-            if o.null == NONNULL:
+            st2 = self.assume_null(st, cond.var, taken)
+            # Pointers found equal earlier (an opaque comparison's equal edge) share the answer.
+            for key in [k for k, v in st.facts.conds.items() if v is True and isinstance(k, tuple) and cond.var in k]:
+                if st2 is None:
+                    break
+                st2 = self.assume_null(st2, key[1] if key[0] == cond.var else key[0], taken)
+            return st2
+        return self.assume_other(st, cond, taken)
+
+    def assume_null(self, st: State, var: str, taken: bool) -> State | None:
+        """The `taken` edge of a null test of var (taken: not NULL), on a copy of st."""
+        oid = st.env.get(var)
+        if oid is None:
+            return st.copy()
+        o = st.objs[oid]
+        if taken:
+            if o.null == NULL:
                 return None
             st2 = st.copy()
-            st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+            st2.objs[oid] = replace(o, null=NONNULL, link=None)
+            if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
+                self.drop_ref(st2, o.link, o.site)
             return st2
+        if o.null == NONNULL:
+            return None
+        st2 = st.copy()
+        st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+        return st2
+
+    def assume_other(self, st: State, cond, taken: bool) -> State | None:
         if isinstance(cond, ir.SameObject):
             a, b = st.env.get(cond.a), st.env.get(cond.b)
             if a is not None and a == b:  # one object: equal, whatever else we do not know
@@ -401,7 +444,24 @@ class Transfer:
             for this, other in ((a, cond.b), (b, cond.a)):
                 if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
                     return self.assume(st, ir.NullTest(other), not taken)
-            return self.assume_correlated(st, same_key(cond), taken)
+            if a is not None and b is not None and self.distinct(st, a, b):
+                # Two different objects: equal only as two NULLs (a failed acquisition).
+                if not taken:
+                    return st.copy()
+                return self.both_null(st, cond, False)
+            key = same_key(cond)
+            st2 = self.assume_correlated(st, key, taken)
+            if st2 is None or not taken or a is None or b is None:
+                return st2
+            # Equal: one pointer value, NULL on both sides or on neither. Known nullness is
+            # copied now; while both are unknown, the equality is remembered for a later null
+            # test of either (`assume` of a NullTest reads it).
+            na, nb = st2.objs[a].null, st2.objs[b].null
+            if na != MAYBE or nb != MAYBE:
+                return self.both_null(st2, cond, NONNULL in (na, nb))
+            if cond.a in self.null_tested or cond.b in self.null_tested:
+                st2.facts.conds[key] = True
+            return st2
         if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
             decided = self.assume_simple(st, cond.simple, taken)
             if decided is False:
@@ -411,6 +471,37 @@ class Transfer:
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
         return st.copy()
+
+    def both_null(self, st: State, cond: ir.SameObject, nonnull: bool) -> State | None:
+        """Both sides of a pointer comparison NULL (nonnull=False) or both not."""
+        st2 = self.assume(st, ir.NullTest(cond.a), nonnull)
+        return self.assume(st2, ir.NullTest(cond.b), nonnull) if st2 is not None else None
+
+    def reacquired(self, st: State, oid: ObjId, callee: str) -> bool:
+        """An acquirer that may return its argument, called on a live result of its own: it
+        returns that argument (a contiguous tensor's newContiguous is itself, +1)."""
+        o = st.objs[oid]
+        return oid.kind is Kind.ACQUIRE and o.name == callee and not (o.gone and o.owned == 0)
+
+    def fresh_object(self, st: State, oid: ObjId) -> bool:
+        """The result of an acquirer that never hands back an object that existed before the call."""
+        o = st.objs.get(oid)
+        return oid.kind is Kind.ACQUIRE and o is not None and self.conv.acquires_fresh(o.name)
+
+    def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
+        """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
+        (live since entry), another fresh acquisition, or the result of an acquirer that may
+        return its argument (newContiguous) whose argument is distinct from it. A loaded value
+        may be the fresh object stored somewhere we do not track: undecided."""
+        for x, y in ((a, b), (b, a)):
+            if not self.fresh_object(st, x):
+                continue
+            if y.kind is Kind.PARAM or self.fresh_object(st, y):
+                return True
+            chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()
+            if chain and x not in chain:
+                return True
+        return False
 
     def assume_correlated(self, st: State, key, taken: bool) -> State | None:
         if key not in self.correlated:

@@ -93,8 +93,7 @@ class Builder(GraphBuilder):
             if init is None:
                 self.emit(ir.Assign(loc, v, None))
                 continue
-            src = self.exprs.value(init)
-            self.exprs.assign_local(loc, v, src, init)
+            self.exprs.initialize(loc, v, init)
             self.full_expression_end(loc)
 
     def if_stmt(self, c) -> None:
@@ -123,7 +122,7 @@ class Builder(GraphBuilder):
         v = self.var(d)
         init = [x for x in children_of(d) if x.kind.is_expression()]
         if v is not None and init:
-            self.exprs.assign_local(location(d), v, self.exprs.value(init[-1]), init[-1])
+            self.exprs.initialize(location(d), v, init[-1])
             self.full_expression_end(location(d))
 
     def loop(self, cond, body, inc=None, test_first=True) -> None:

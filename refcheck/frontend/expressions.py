@@ -13,7 +13,8 @@ from refcheck import ir
 from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location,
                                          strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, key_of
+from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
+                                         key_of)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.model import Location
 
@@ -58,6 +59,41 @@ class ExpressionLowerer:
             k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
             if k is not None:
                 self.b.emit(ir.Const(loc, v, k))
+
+    def initialize(self, loc: Location, v: str, init) -> None:
+        """`T v = init;` for a local v."""
+        if not self.assign_flag(loc, v, init):
+            self.assign_local(loc, v, self.value(init), init)
+
+    def assign_flag(self, loc: Location, v: str, rhs) -> bool:
+        """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
+        `if (!p) own = 1; else own = 0;`, so that `if (own) free(p)` after `if (!p) p = newX();`
+        is decided by the constant on each path, although p has changed since."""
+        c = strip(rhs)
+        top = (c.kind == K.UNARY_OPERATOR and unop(c) == "!") or \
+            (c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
+        if not top or not self.null_test_of_local(c):
+            return False
+        one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+        self.branch(rhs, one, zero)
+        for n, k in ((one, 1), (zero, 0)):
+            self.b.cur = n
+            self.b.emit(ir.Assign(loc, v, None))
+            self.b.emit(ir.Const(loc, v, k))
+            self.b.goto(join)
+        self.b.cur = join
+        return True
+
+    def null_test_of_local(self, c) -> bool:
+        """`p`, `!p`, `p == NULL`, `NULL != p` (any nesting of `!`) for a local pointer p."""
+        c = strip(c)
+        if c.kind == K.UNARY_OPERATOR and unop(c) == "!":
+            return self.null_test_of_local(next(iter(children_of(c))))
+        if c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
+            lhs, rhs = list(children_of(c))
+            return any(is_null_constant(b) and self.null_test_of_local(a) and not is_null_constant(a)
+                       for a, b in ((lhs, rhs), (rhs, lhs)))
+        return c.kind == K.DECL_REF_EXPR and is_pointer(c.type) and self.b.var(c.referenced) is not None
 
     def decl_ref(self, c):
         ref = c.referenced
@@ -198,18 +234,39 @@ class ExpressionLowerer:
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)
-        src = self.value(rhs)
         if target.kind == K.DECL_REF_EXPR:
             v = self.b.var(target.referenced)
+            if v is not None and self.assign_flag(loc, v, rhs):
+                return None
+            src = self.value(rhs)
             if v is not None:
                 self.assign_local(loc, v, src, rhs)
                 return v
+        else:
+            src = self.value(rhs)
         # A store to memory: a field, *p, an array element or a global hands the reference over.
+        # Not an element of a local array that a local variable still holds the reference in: the
+        # array dies with the function, the variable keeps the duty (a reference only the array
+        # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
+        if self.local_array_element(target) and src not in (None, NULL) and not src.startswith("$"):
+            self.lvalue_base(target)
+            return src
         self.lvalue_base(target)
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b))))
         return src
+
+    def local_array_element(self, target) -> bool:
+        """`arr[i]` where arr is an array (not a pointer) local to this function."""
+        if target.kind != K.ARRAY_SUBSCRIPT_EXPR:
+            return False
+        base = next(iter(children_of(target)), None)
+        base = strip(base) if base is not None else None
+        if base is None or base.kind != K.DECL_REF_EXPR or self.b.var(base.referenced) is None:
+            return False
+        return base.referenced.type.get_canonical().kind in (
+            ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
     def conditional(self, c):
         kids = list(children_of(c))
@@ -264,21 +321,25 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if callee_expr.kind == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        cond_index = self.b.conv.condition_argument(name)
-        if cond_index is not None and cond_index < len(args):
+        check = self.b.conv.error_condition(name)
+        if check is not None and check.index < len(args):
             for i, a in enumerate(args):
-                if i != cond_index:
+                if i != check.index:
                     self.value(a)
             ok, fail = self.b.node("block"), self.b.error_node(loc, name)
-            self.branch(args[cond_index], ok, fail)
+            # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
+            self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
             self.b.cur = ok
             return None
         role = self.b.conv.classify(name)
         if role in ("acquire", "reallocate") and is_scalar(c.type):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        tracked = [v for v, a in zip(values, args)
-                   if v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
+        sinks = self.b.conv.sink_arguments(name, len(args))
+        kept = [v for i, (v, a) in enumerate(zip(values, args))
+                if i in sinks and v not in (None, NULL) and not is_scalar(a.type)]
+        tracked = [v for i, (v, a) in enumerate(zip(values, args))
+                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -293,6 +354,9 @@ class ExpressionLowerer:
             return tracked[0] if tracked and is_pointer(c.type) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
+        for v in kept:  # the callee keeps it (newWithAllocator's context): a hand-over, like a store
+            self.b.emit(ir.Use(loc, v))
+            self.b.emit(ir.Store(loc, v))
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -313,7 +377,9 @@ class ExpressionLowerer:
             return t
         if role == "acquire":
             t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name))
+            index = self.b.conv.returned_argument(name, len(args))
+            source = values[index] if index is not None and values[index] in tracked else None
+            self.b.emit(ir.Acquire(loc, t, name, source))
             return t
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from .program import (
-    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, For, Function, Goto, If, Move,
+    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, Flag, For, Function, Goto, If, Move,
     NullCheck, Release, Retain, Return, Store, Use, While, place_labels,
 )
 
@@ -59,7 +59,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
              "release", "if", "return", "discard"]
     if profile.null_checks:
-        kinds += ["nullcheck", "nullcheck", "nullif", "ptrif"]
+        kinds += ["nullcheck", "nullcheck", "nullif", "ptrif", "flag"]
     if profile.retain:
         kinds.append("retain")
     if profile.gotos:
@@ -82,7 +82,7 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         target = draw(var)
         arg = draw(st.sampled_from(["p", *VARS]))
         checked = draw(returns_for(returns, pointers)) if draw(st.booleans()) else None
-        return Acquire(target, arg, checked)
+        return Acquire(target, arg, checked, contiguous=draw(st.booleans()))
     if kind == "release":
         return Release(draw(st.sampled_from(pointers)))
     if kind == "use":
@@ -107,6 +107,8 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         then = block(in_loop)
         orelse = block(in_loop) if draw(st.booleans()) else None
         return If(target, then, orelse, positive)
+    if kind == "flag":  # cN = !x;  read by a later if (cN)
+        return Flag(draw(st.integers(0, NCONDS - 1)), draw(st.sampled_from(pointers)), draw(st.booleans()))
     if kind == "return":
         return draw(returns_for(returns, pointers))
     if kind == "discard":
@@ -119,9 +121,11 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         low = -3 if profile.loops else 1
         return Goto(ahead=draw(st.integers(low, 3).filter(lambda a: a != 0)))
     if kind == "error":
-        return Error(draw(st.booleans()))
+        exit = draw(st.booleans())
+        status = None if exit else draw(st.none() | st.integers(0, NCONDS - 1))
+        return Error(exit, status)
     if kind == "store":
-        return Store(draw(st.sampled_from(pointers)))
+        return Store(draw(st.sampled_from(pointers)), draw(st.sampled_from(["global", "sink"])))
     if kind == "move":
         return Move(draw(var))
     if kind == "while":

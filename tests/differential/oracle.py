@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
-    NVARS, Acquire, Assign, Discard, Error, Function, Goto, If, Label, Layout, Move, NullCheck,
+    NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
     Release, Retain, Return, Store, Use,
 )
 
@@ -67,6 +67,11 @@ class Obj:
     handed: bool = False  # a reference to it was stored into memory
     debt: bool = False  # stored without an owned reference (reading debt_survives_overwrite)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
+    # Made by an acquirer that never returns an existing object (newClone), and, for one that
+    # may (newContiguous), the argument's object: the only existing object it may be.
+    fresh: bool = False
+    may_be: Obj | None = None
+    contiguous: bool = False  # made by newContiguous: a newContiguous of it returns it again
 
 
 class PathEnded(Exception):
@@ -111,6 +116,20 @@ class Execution:
         if name in ("NULL", "0"):
             return None
         return self.vars.get(name)
+
+    def identity(self, name: str) -> Obj | None:
+        """The object a pointer names as refcheck identifies it, NULL or not: a failed
+        acquisition is still that acquisition's object, a NULL parameter the parameter; a NULL
+        constant is no object (None)."""
+        obj = self.value(name)
+        if obj is not None:
+            return obj
+        null = self.nulls.get(name, ())
+        if null[:1] == ("failed",):
+            return null[2]
+        if null[:1] == ("parameter",):
+            return Obj(param=True)
+        return None
 
     def holders(self, obj: Obj) -> int:
         return sum(1 for v in self.vars.values() if v is obj)
@@ -180,13 +199,30 @@ class Execution:
             here = path + (i + offset,)
             line = self.layout.lines.get(here, 0)
             if isinstance(s, Acquire):
-                self.use(self.value(s.arg), line)
-                obj = None if self.choose() else Obj(param=False, origin=line, owned=1)
+                arg = self.value(s.arg)
+                self.use(arg, line)
+                ident = self.identity(s.arg)
+                if s.contiguous and ident is not None and ident.contiguous \
+                        and not ((ident.released or ident.consumed) and ident.owned == 0):
+                    # newContiguous of its own result returns that object with +1 (semantics.md).
+                    if arg is not None:
+                        arg.owned += 1
+                    null = self.nulls.get(s.arg)
+                    self.assign(s.var, arg, line)
+                    if arg is None:
+                        self.nulls[s.var] = null
+                        if s.checked is not None:
+                            self.do_return(s.checked, line)
+                    continue
+                made = Obj(param=False, origin=line, owned=1, fresh=not s.contiguous, contiguous=s.contiguous,
+                           may_be=self.identity(s.arg) if s.contiguous else None)
+                obj = None if self.choose() else made
                 if obj is not None:
                     self.objects.append(obj)
                 self.assign(s.var, obj, line)
                 if obj is None:
-                    self.nulls[s.var] = ("failed", line)
+                    # What it would have been, for a later newContiguous of this NULL.
+                    self.nulls[s.var] = ("failed", line, made)
                 if s.checked is not None and obj is None:
                     self.do_return(s.checked, line)
             elif isinstance(s, Discard):
@@ -198,6 +234,8 @@ class Execution:
                 self.release(self.value(s.target), line, consume=True)
             elif isinstance(s, Store):
                 obj = self.value(s.target)
+                if s.via == "sink":  # passed to a call: a use, as for any call
+                    self.use(obj, line)
                 self.debt = obj if obj is not None and obj.owned == 0 else None
                 if self.debt is not None:
                     obj.debt = True
@@ -239,11 +277,15 @@ class Execution:
                     jump = self.block(s.orelse or (), here + ("else",))
                 if jump is not None:
                     return jump
+            elif isinstance(s, Flag):
+                self.conds[s.cond] = (self.value(s.target) is None) != s.positive
             elif isinstance(s, Goto):
                 return s.label
             elif isinstance(s, Label):
                 pass
             elif isinstance(s, Error):
+                if s.status is not None and not self.opaque(s.status):
+                    continue  # a successful status: the check returns
                 if self.unwind and not s.exit:
                     self.leaks(line)
                 raise PathEnded  # with errors="abort" nothing at all is checked here
@@ -259,13 +301,17 @@ class Execution:
 
     def unequal(self, a: str, b: str) -> bool:
         """x != y: decided when both hold the same object (decision 5) or one is NULL (then it
-        is a null test of the other); between two different objects it is opaque, and the same
-        test again, with neither side assigned, takes the same edge."""
+        is a null test of the other), and between two objects known distinct (a fresh
+        acquisition against the parameter, another fresh one, or a newContiguous result whose
+        argument is one of those); between other objects it is opaque, and the same test
+        again, with neither side assigned, takes the same edge."""
         va, vb = self.value(a), self.value(b)
         key = (a, self.versions.get(a, 0), b, self.versions.get(b, 0))
         if va is vb:
             return False
         if va is None or vb is None:
+            return True
+        if distinct(va, vb):
             return True
         return self.opaque(key)
 
@@ -291,6 +337,19 @@ class Execution:
             obj.consumed = True
         else:
             obj.released = True
+
+
+def distinct(a: Obj, b: Obj) -> bool:
+    """Two objects that semantics.md says cannot be the same pointer: one fresh, the other the
+    parameter, fresh, or a may-return-argument result whose argument is one of those."""
+    for x, y in ((a, b), (b, a)):
+        if not x.fresh:
+            continue
+        while y is not None and y is not x:
+            if y.param or y.fresh:
+                return True
+            y = y.may_be
+    return False
 
 
 def verdicts(fn: Function, layout: Layout, unwind: bool = False,

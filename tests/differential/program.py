@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 NVARS = 4
 NCONDS = 3
 ACQUIRE = "THFloatTensor_newClone"
+CONTIGUOUS = "THFloatTensor_newContiguous"
 HEADER = "th_mini.h"
 
 
@@ -21,6 +22,13 @@ class Acquire:
     arg: str = "p"
     # if ((tK = THFloatTensor_newClone(arg)) == NULL) return ...;
     checked: Return | None = None
+    # tK = THFloatTensor_newContiguous(arg);  an acquirer that may return its argument (+1), so
+    # its result is not known to differ from arg's object (semantics.md, may-return-argument).
+    contiguous: bool = False
+
+    @property
+    def callee(self) -> str:
+        return CONTIGUOUS if self.contiguous else ACQUIRE
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,9 @@ class Release:
 @dataclass(frozen=True)
 class Store:
     target: str  # g_keep = x;  hands one owned reference over to memory
+    # "sink": THCThreadLocal_set(g_local, x);  a callee that keeps the reference (a convention
+    # sink, semantics.md), the same hand-over as a store.
+    via: str = "global"
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,15 @@ class If:
 
 
 @dataclass(frozen=True)
+class Flag:
+    # cN = !x;  (or cN = x != NULL;  when `positive`): an int flag recording a null test, which a
+    # later if (cN) reads although x may have changed since (semantics.md, flags).
+    cond: int
+    target: str
+    positive: bool = False
+
+
+@dataclass(frozen=True)
 class Goto:
     # While generating: how many top-level statements ahead (negative: backwards) the target
     # label goes; `place_labels` turns it into a label number.
@@ -108,6 +128,9 @@ class Error:
     # THError("...");  never returns.  With `exit`: abort();  which leaves the process, so it
     # needs no cleanup even with errors="unwind".
     exit: bool = False
+    # An int N: __THCudaCheck(cN, __FILE__, __LINE__);  real THC's THCudaCheck, an error only
+    # when the status cN is nonzero (as `if (cN) THError(...)`), else it returns.
+    status: int | None = None
 
 
 # Loop forms: only in the programs that are checked for termination, not compared.
@@ -204,8 +227,8 @@ def return_text(r: Return) -> str:
 def statement_text(s) -> str:
     if isinstance(s, Acquire):
         if s.checked is not None:
-            return f"if (({s.var} = {ACQUIRE}({s.arg})) == NULL) {return_text(s.checked)}"
-        return f"{s.var} = {ACQUIRE}({s.arg});"
+            return f"if (({s.var} = {s.callee}({s.arg})) == NULL) {return_text(s.checked)}"
+        return f"{s.var} = {s.callee}({s.arg});"
     if isinstance(s, Discard):
         return f"sinkp({ACQUIRE}(p));" if s.into_call else f"{ACQUIRE}(p);"
     if isinstance(s, Release):
@@ -213,7 +236,7 @@ def statement_text(s) -> str:
     if isinstance(s, Retain):
         return "THFloatTensor_retain(p);"
     if isinstance(s, Store):
-        return f"g_keep = {s.target};"
+        return f"THCThreadLocal_set(g_local, {s.target});" if s.via == "sink" else f"g_keep = {s.target};"
     if isinstance(s, Move):
         return f"THFloatTensor_move({s.target});"
     if isinstance(s, Assign):
@@ -224,11 +247,15 @@ def statement_text(s) -> str:
         return return_text(s)
     if isinstance(s, NullCheck):
         return f"if (!{s.target}) {return_text(s.ret)}"
+    if isinstance(s, Flag):
+        return f"c{s.cond} = {s.target} != NULL;" if s.positive else f"c{s.cond} = !{s.target};"
     if isinstance(s, Goto):
         return f"goto L{s.label};"
     if isinstance(s, Label):
         return f"L{s.label}:;"
     if isinstance(s, Error):
+        if s.status is not None:
+            return f"__THCudaCheck(c{s.status}, __FILE__, __LINE__);"
         return "abort();" if s.exit else 'THError("differential: error path");'
     if isinstance(s, Break):
         return "break;"
@@ -296,10 +323,14 @@ HEADER_TEXT = """\
 #define NULL ((void *)0)
 typedef struct THFloatTensor { long nDimension; long *size; int refcount; } THFloatTensor;
 THFloatTensor *THFloatTensor_newClone(THFloatTensor *self);
+THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *self);
 void THFloatTensor_free(THFloatTensor *self);
 void THFloatTensor_retain(THFloatTensor *self);
 void THFloatTensor_move(THFloatTensor *self);
 extern THFloatTensor *g_keep;
+extern void *g_local;
+void THCThreadLocal_set(void *local, void *value);
+void __THCudaCheck(int err, const char *file, int line);
 void THError(const char *fmt, ...);
 void abort(void);
 void sink(long value);

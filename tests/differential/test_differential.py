@@ -54,9 +54,16 @@ REGRESSIONS = {
         "makeThing", [Acquire("t3"), If(("t3", "t0"), (Release("t3"),))],
         "t0 holds NULL, so `t3 != t0` is a null test of t3 and on its equal edge t3 is NULL"),
     "repeated pointer comparison is correlated": (
-        "makeThing", [Acquire("t0"), If(("t0", "p"), (Release("t0"),)),
+        "makeThing", [Acquire("t0", contiguous=True), If(("t0", "p"), (Release("t0"),)),
                       If(("t0", "p"), (), (Release("t0"),))],
-        "`t0 != p` tested twice with neither assigned takes the same edge: t0 is freed once"),
+        "`t0 != p` tested twice with neither assigned takes the same edge: t0 is freed once "
+        "(t0 from newContiguous(p), which may be p: a fresh newClone would decide the test)"),
+    "equal pointers are NULL together": (
+        "makeThing", [Acquire("t3", "t3", contiguous=True), If(("t3", "p"), (Return("NULL"),)),
+                      If(("t2", "p"), (If("t2", (Return("NULL"),)),))],
+        "on the equal edge of `t3 != p` (opaque: newContiguous may return its argument) t3 is p, "
+        "so when `t2 != p` then finds p NULL, t3 is NULL too and nothing leaks at the last return; "
+        "refcheck once kept t3 maybe-NULL there and reported RC001"),
     "a store's debt ends with its location": (
         "makeThing", [Store("p"), Assign("t1", "NULL"), Store("t1"), Retain()],
         "g_keep = t1 overwrites the stored p, so no stored copy is left for the retain to pay "

@@ -10,7 +10,7 @@ import pytest
 
 from .oracle import verdicts
 from .program import (
-    Acquire, Assign, Discard, Error, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
+    Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
     Store, Use, emit_function, place_labels,
 )
 
@@ -228,9 +228,11 @@ def test_decision_5_comparing_a_pointer_with_its_alias_is_decided():
 
 
 def test_comparing_two_objects_is_opaque_but_correlated():
-    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),))]
+    # newContiguous(p) may be p: the comparison is open (a newClone would decide it).
+    contig = Acquire("t0", "p", contiguous=True)
+    body = [contig, If(("t0", "p"), (Release("t0"),))]
     assert run(body, returns="void") == {("RC001", "}")}
-    body = [NEW("t0"), If(("t0", "p"), (Release("t0"),)), If(("t0", "p"), (), (Release("t0"),))]
+    body = [contig, If(("t0", "p"), (Release("t0"),)), If(("t0", "p"), (), (Release("t0"),))]
     assert run(body, returns="void") == set()
 
 
@@ -241,3 +243,64 @@ def test_comparing_with_null_is_a_null_test():
 
 def test_a_second_store_overwrites_the_debt_of_the_first():
     assert run([Store("p"), Store("t0"), Retain()], returns="void") == {("RC001", "}")}
+
+
+def test_sink_is_a_handover_like_a_store():
+    """A callee that keeps the reference (THCThreadLocal_set) ends our duty; a release after it
+    is RC006 (decision 9), a second reference still leaks."""
+    assert run([NEW("t0"), Store("t0", via="sink")], returns="void") == set()
+    assert run([NEW("t0"), Store("t0", via="sink"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);")}
+    assert run([Retain(), Retain(), Store("p", via="sink")], returns="void") == {("RC001", "}")}
+
+
+def test_status_check_raises_only_on_a_nonzero_status():
+    """__THCudaCheck(cN, ...) is `if (cN) THError(...)`: with errors="unwind" the held clone
+    leaks at the check; the success path goes on to the free; a repeated test of cN agrees."""
+    check = Error(status=0)
+    assert run([NEW("t0"), check, Release("t0")], returns="void") == set()
+    assert run([NEW("t0"), check, Release("t0")], returns="void", unwind=True) == {
+        ("RC001", "__THCudaCheck(c0, __FILE__, __LINE__);")}
+    # if (c0) { free(t0); check(c0) } free(t0): the check raises whenever the branch was taken.
+    assert run([NEW("t0"), If(0, (Release("t0"), check)), Release("t0")], returns="void") == set()
+
+
+def test_fresh_acquisition_differs_from_older_objects():
+    """newClone's result is a new object: `t0 != p` always holds (unless both are NULL), so the
+    free under it always runs; with the test inverted the clone always leaks."""
+    assert run([NEW("t0"), If(("t0", "p"), (Release("t0"),))], returns="void") == set()
+    assert run([NEW("t0"), If(("t0", "p"), (), (Release("t0"),))], returns="void") == {("RC001", "}")}
+    assert run([NEW("t0"), NEW("t1"), If(("t0", "t1"), (Release("t1"),)), Release("t0")],
+               returns="void") == set()
+
+
+def test_may_return_argument_keeps_the_comparison_open():
+    """newContiguous(p) may be p (+1): `t0 != p` is opaque and the equal edge leaks; a fresh
+    clone of it still differs from it, and from p."""
+    contig = Acquire("t0", "p", contiguous=True)
+    assert run([contig, If(("t0", "p"), (Release("t0"),))], returns="void") == {("RC001", "}")}
+    assert run([contig, NEW("t1", "t0"), If(("t1", "t0"), (Release("t1"),)), Release("t0")],
+               returns="void") == set()
+    # newContiguous(t1) of a fresh t1 may be t1 itself: open again.
+    assert run([NEW("t1"), Acquire("t0", "t1", contiguous=True), If(("t0", "t1"), (Release("t0"),)),
+                Release("t1")], returns="void") == {("RC001", "}")}
+
+
+def test_newcontiguous_of_its_own_result_is_the_same_object():
+    """t0 = newContiguous(t0) again returns t0's object with +1: two frees balance it, one
+    leaks, three double-release; a second newClone instead overwrites the first (RC007)."""
+    again = [Acquire("t0", "p", contiguous=True), Acquire("t0", "t0", contiguous=True)]
+    assert run([*again, Release("t0"), Release("t0")], returns="void") == set()
+    assert run([*again, Release("t0")], returns="void") == {("RC001", "}")}
+    assert run([*again, Release("t0"), Release("t0"), Release("t0")], returns="void") == {
+        ("RC002", "THFloatTensor_free(t0);")}
+    assert run([NEW("t0"), NEW("t0", "t0"), Release("t0")], returns="void") == {
+        ("RC007", "t0 = THFloatTensor_newClone(t0);")}
+
+
+def test_flag_remembers_a_null_test():
+    """c0 = !t0; if (!t0) t0 = newClone(p); ... if (c0) free(t0);  frees exactly the clone."""
+    body = [Flag(0, "t0"), If("t0", (NEW("t0"),)), If(0, (Release("t0"),))]
+    assert run(body, returns="void") == set()
+    inverted = [Flag(0, "t0", positive=True), If("t0", (NEW("t0"),)), If(0, (Release("t0"),))]
+    assert run(inverted, returns="void") == {("RC001", "}")}

@@ -1,7 +1,9 @@
 /* torch/nn lib/THNN/generic/LogSoftMax.c, THNN_(LogSoftMax_updateOutput)
  * https://github.com/torch/nn/pull/1038 "Fix memory leak in LogSoftMax" (2016-11-19)
  * Bug: an extra `input = newContiguous(input)` at the top was never freed; a second one a few
- * lines below overwrote it, and only that second reference was freed at the end. */
+ * lines below overwrote it, and only that second reference was freed at the end. The second
+ * call is newContiguous of a contiguous tensor, so it returns the same object with a second +1
+ * (semantics.md, re-acquisition): one free for two references, a leak at the end (RC001). */
 #include "TH.h"
 
 // buggy: the first contiguous copy is overwritten by the second
@@ -18,7 +20,7 @@ void THNN_FloatLogSoftMax_updateOutput_buggy(void *state, THFloatTensor *input, 
   } else {
     THArgCheck(0, 2, "vector or matrix expected");
   }
-  input = THFloatTensor_newContiguous(input); // expect: RC007
+  input = THFloatTensor_newContiguous(input);
   THFloatTensor_resizeAs(output, input);
   float *input_data = THFloatTensor_data(input);
   float *output_data = THFloatTensor_data(output);
@@ -26,7 +28,7 @@ void THNN_FloatLogSoftMax_updateOutput_buggy(void *state, THFloatTensor *input, 
     for (long d = 0; d < dim; d++)
       output_data[t * dim + d] = input_data[t * dim + d];
   THFloatTensor_free(input);
-}
+} // expect: RC001
 
 // clean: one contiguous copy, freed at the end
 void THNN_FloatLogSoftMax_updateOutput_fixed(void *state, THFloatTensor *input, THFloatTensor *output)
