@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_tex
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, key_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
 
 
@@ -318,6 +319,9 @@ class ExpressionLowerer:
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
+        same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
+        if same is not None:
+            self.b.emit(same)
         return None
 
     def argument(self, a, role):
