@@ -94,22 +94,22 @@ def on_store(st: State, op: ir.Store) -> None:
 
 
 def known_equal(st: State, a: str, b: str) -> bool:
-    """a and b (tensor variables) have the same number of elements on this path."""
-    if a == b:
-        return True
+    """a and b (tensor variables) have the same number of elements on this path: they are linked
+    by a chain of size facts and of variables holding one object (one object has one size)."""
     env = st.env
-    seen, todo = {a}, [a]
+    ob = env.get(b)
     pairs = [k for k in st.facts.sizes if type(k) is Same]
+    seen, todo = {a}, [a]
     while todo:
         x = todo.pop()
         ox = env.get(x)
-        if ox is not None and ox == env.get(b):  # one object: one size
+        if x == b or (ox is not None and ox == ob):
             return True
-        for k in pairs:
-            y = k.b if k.a == x else k.a if k.b == x else None
-            if y is not None and y not in seen:
-                if y == b:
-                    return True
+        near = [k.b if k.a == x else k.a for k in pairs if x == k.a or x == k.b]
+        if ox is not None:
+            near += [v for v, o in env.items() if o == ox]
+        for y in near:
+            if y not in seen:
                 seen.add(y)
                 todo.append(y)
     return False

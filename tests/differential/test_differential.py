@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
-from .generate import CORE, FULL, LOOPS, UNWIND, batches
+from .generate import CORE, FULL, LOOPS, SIZES, UNWIND, batches
 from .oracle import LITERAL, Readings
 from .program import (
     Acquire, Assign, Discard, Function, If, Release, Retain, Return, Store, place_labels,
@@ -35,7 +35,7 @@ SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=N
                     phases=(Phase.explicit, Phase.generate), verbosity=Verbosity.quiet,
                     suppress_health_check=list(HealthCheck))
 
-PROFILES = [CORE, FULL, UNWIND]
+PROFILES = [CORE, FULL, UNWIND, SIZES]
 
 # Disagreements found by this test during the first session, each settled (refcheck fixed, or
 # semantics.md adopting refcheck's reading): their minimal examples stay as regressions that
