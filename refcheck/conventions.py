@@ -99,6 +99,9 @@ class Conventions:
     # Callees outside the unit that may raise an error (errors="unwind": a call to one is a
     # possible exit). Functions of the same unit are summarised by the analysis instead.
     may_raise: list[str] = field(default_factory=list)
+    # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
+    # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
+    unit_may_raise: frozenset = frozenset()
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -160,6 +163,10 @@ class Conventions:
             return None
         a, b = (_resolve(i, nargs) for i in pair)
         return (a, b) if a is not None and b is not None and a != b else None
+
+    def may_raise_call(self, name: str) -> bool:
+        """A call that may raise an error and return to nobody (errors="unwind": an exit)."""
+        return bool(name) and (name in self.unit_may_raise or self.matches("may_raise", name))
 
     def is_primitive(self, function: str) -> bool:
         """The function being checked implements a primitive: its parameters are not tracked."""

@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_tex
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, key_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
 
@@ -280,6 +281,8 @@ class ExpressionLowerer:
         values = [self.argument(a, role) for a in args]
         tracked = [v for v, a in zip(values, args)
                    if v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
+        if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
+            raise_split(self.b, loc, name)  # the callee may raise before it returns
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
