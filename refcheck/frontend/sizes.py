@@ -129,8 +129,6 @@ def _field_of(b: GraphBuilder, c, field: str) -> str | None:
 
 
 def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
-    from refcheck.frontend.builder import for_parts  # the builder imports this module
-
     if prev is None or not prev.kind.is_expression():
         return None
     start = _assignment(b, prev)
@@ -147,9 +145,10 @@ def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
     t = _field_of(b, test, DIM_FIELD)
     if t is None or constant(strip(one)) != 1 or constant(strip(zero)) != 0:
         return None
-    init, cond, inc, body = for_parts(loop)
-    if init is None or cond is None or inc is None:
+    parts = children_of(loop)
+    if len(parts) != 4:  # all of init, condition and increment (libclang leaves out missing ones)
         return None
+    init, cond, inc, body = parts
     # for (i = 0; i < T->nDimension; i++)
     start_i = _assignment(b, init)
     if start_i is None or constant(strip(start_i[1])) != 0:
