@@ -98,7 +98,12 @@ class Conventions:
     })
     # Callees outside the unit that may raise an error (errors="unwind": a call to one is a
     # possible exit). Functions of the same unit are summarised by the analysis instead.
-    may_raise: list[str] = field(default_factory=list)
+    may_raise: list[str] = field(default_factory=lambda: [r"(?:^|_)shapeCheck$"])
+    # Summarise the unit's own functions (errors="unwind"): every function that may reach an error
+    # call on some path, directly or through others of the unit, is a may-raise callee. Off by
+    # default: on torch7's lib/TH it adds 370 findings, nearly all raises the caller's arguments
+    # cannot trigger (select of an index in range, copy of a clone); see docs/realworld.md.
+    may_raise_summaries: bool = False
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = frozenset()
@@ -189,7 +194,8 @@ class Conventions:
                      self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
-                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise))
+                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
+                     self.may_raise_summaries))
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     findings: list[Finding] = []
     cfg_time = 0.0
     conv = settings.conventions
-    if conv.errors == "unwind":  # an error raised in a callee of the unit unwinds past its caller
+    if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from dataclasses import replace
 
         from refcheck.frontend.raises import may_raise_functions

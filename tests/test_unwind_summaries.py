@@ -41,5 +41,20 @@ def test_unlisted_callee_outside_the_unit_returns(tmp_path):
     assert _findings(tmp_path, Conventions(errors="unwind")) == []
 
 
+def test_summaries_are_off_unless_asked_for(tmp_path):
+    assert not Conventions().may_raise_summaries
+
+
+def test_configuration_key(tmp_path):
+    from refcheck.config import ConfigError, parse
+    assert parse({"may-raise-summaries": True}, "t", str(tmp_path)).conventions.may_raise_summaries
+    try:
+        parse({"may-raise-summaries": "yes"}, "t", str(tmp_path))
+    except ConfigError as e:
+        assert "expected true or false" in str(e)
+    else:
+        raise AssertionError("a string was accepted")
+
+
 def test_abort_mode_ignores_the_list(tmp_path):
     assert _findings(tmp_path, Conventions(errors="abort", may_raise=[r"^ext_check$"])) == []
