@@ -186,6 +186,12 @@ def _extensions(v):
     return list(v)
 
 
+def _bool(v):
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {_type(v)}")
+    return v
+
+
 def _type(v) -> str:
     return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
             list: "a list", dict: "a table"}.get(type(v), type(v).__name__)
@@ -212,6 +218,7 @@ _SCALARS = {
     "timeout": _positive_number,
     "max-states": _int(1),
     "function-seconds": _positive_number,
+    "may-raise-summaries": _bool,
 }
 KEYS = dict(_SCALARS)
 KEYS.update({key: check for key, (_, check) in _INDEX_TABLES.items()})
@@ -250,6 +257,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["conditional_error"] = values["conditional-error"]
     if "errors" in values:
         changes["errors"] = values["errors"]
+    if "may-raise-summaries" in values:
+        changes["may_raise_summaries"] = values["may-raise-summaries"]
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
 

@@ -98,7 +98,15 @@ class Conventions:
     })
     # Callees outside the unit that may raise an error (errors="unwind": a call to one is a
     # possible exit). Functions of the same unit are summarised by the analysis instead.
-    may_raise: list[str] = field(default_factory=list)
+    may_raise: list[str] = field(default_factory=lambda: [r"(?:^|_)shapeCheck$"])
+    # Summarise the unit's own functions (errors="unwind"): every function that may reach an error
+    # call on some path, directly or through others of the unit, is a may-raise callee. Off by
+    # default: on torch7's lib/TH it adds 370 findings, nearly all raises the caller's arguments
+    # cannot trigger (select of an index in range, copy of a clone); see docs/realworld.md.
+    may_raise_summaries: bool = False
+    # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
+    # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
+    unit_may_raise: frozenset = frozenset()
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -168,6 +176,10 @@ class Conventions:
         a, b = (_resolve(i, nargs) for i in pair)
         return (a, b) if a is not None and b is not None and a != b else None
 
+    def may_raise_call(self, name: str) -> bool:
+        """A call that may raise an error and return to nobody (errors="unwind": an exit)."""
+        return bool(name) and (name in self.unit_may_raise or self.matches("may_raise", name))
+
     def is_primitive(self, function: str) -> bool:
         """The function being checked implements a primitive: its parameters are not tracked."""
         return any(self.matches(k, function) for k in ("release", "consume", "retain", "primitive"))
@@ -189,7 +201,8 @@ class Conventions:
                      self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
-                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise))
+                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
+                     self.may_raise_summaries))
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,11 @@ def _check(path: str, settings: Settings) -> UnitResult:
     findings: list[Finding] = []
     cfg_time = 0.0
     conv = settings.conventions
+    if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
+        from dataclasses import replace
+
+        from refcheck.frontend.raises import may_raise_functions
+        conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
     queue = [fn for fn in parsed.functions
              if settings.only_functions is None or fn.spelling in settings.only_functions]
     # class key -> (the representative's result, its tokens); see refcheck.renaming. Keys hold

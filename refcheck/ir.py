@@ -125,6 +125,24 @@ class Touch(Op):
     var: str
 
 
+@dataclass(frozen=True)
+class SameSize(Op):
+    """After a size-establishing call (`resizeAs(a, b)`): a was resized and has the same number of
+    elements as b. None: not a local variable (the fact cannot be kept)."""
+
+    a: str | None
+    b: str | None
+
+
+@dataclass(frozen=True)
+class Count(Op):
+    """The integer variable var now holds the number of elements of the tensor variable `tensor`
+    (TH_TENSOR_APPLY's preamble loop, or `n = nElement(t)`)."""
+
+    var: str
+    tensor: str
+
+
 # Branch conditions: the true edge is taken when the condition holds.
 @dataclass(frozen=True)
 class NullTest:
@@ -149,6 +167,21 @@ class Fact:
     vars: frozenset
     # (var, op, k) when the condition is `var OP k` for an integer constant k (`own` is `own != 0`).
     simple: tuple | None = None
+
+
+@dataclass(frozen=True)
+class SizeTest:
+    """A comparison of two element counts (`nElement(a) != nElement(b)`, APPLY's `a_n != b_n`) or a
+    same-size test (`isSameSizeAs(a, b)`). `counts`: a and b are integer variables holding counts
+    (see `Count`), else tensor variables. `equal`: the true edge is the one where the counts are
+    equal (False for `!=`). Size facts decide it; otherwise `fallback` (the same condition as a
+    plain `Fact`, or None) does, as any other condition."""
+
+    a: str
+    b: str
+    counts: bool
+    equal: bool
+    fallback: Fact | None = None
 
 
 @dataclass(frozen=True)
@@ -185,4 +218,8 @@ def describe(op: Op, names: dict[str, str]) -> str:
         return f"modify {n(op.var)}"
     if isinstance(op, Const):
         return f"{n(op.var)} = {op.value}"
+    if isinstance(op, SameSize):
+        return f"same size: {n(op.a)} {n(op.b)}"
+    if isinstance(op, Count):
+        return f"{n(op.var)} = nElement({n(op.tensor)})"
     return repr(op)

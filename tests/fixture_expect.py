@@ -4,7 +4,7 @@
     return -1;                       // expect: RC001 RC001   (two findings on this line)
     #define M(X) ...                 // expect@+3: RC006      (line relative to the comment)
     return -1; // expect: RC001 // expect-instantiations: 2   (generic files)
-    // fixture-options: errors=unwind args=-DFOO=1 allow-errors   (among the first 5 lines)
+    // fixture-options: errors=unwind args=-DFOO=1 allow-errors may-raise-summaries   (first 5 lines)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -61,6 +61,7 @@ class Options:
     errors: str = "abort"
     clang_args: list[str] = field(default_factory=list)
     allow_errors: bool = False
+    may_raise_summaries: bool = False  # `may-raise-summaries`: the unit's functions summarised
 
 
 @dataclass
@@ -79,6 +80,8 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
     for token in text.split():
         if token == "allow-errors":
             options.allow_errors = True
+        elif token == "may-raise-summaries":
+            options.may_raise_summaries = True
         elif token.startswith("errors="):
             mode = token.removeprefix("errors=")
             if mode not in ("abort", "unwind"):

@@ -59,7 +59,7 @@ def _sources(unit: Path) -> tuple[FixtureFile, ...]:
 def _analyze(unit: Path, errors: str) -> UnitResult:
     options = _sources(unit)[0].options
     settings = Settings(
-        conventions=Conventions(errors=errors),
+        conventions=Conventions(errors=errors, may_raise_summaries=options.may_raise_summaries),
         clang_args=["-I", str(INCLUDE), *options.clang_args],
         root=str(REPO),
     )

@@ -91,21 +91,23 @@ CondKey = object
 class Facts:
     """What is known about branches and values on this path, one typed map per kind."""
 
-    __slots__ = ("conds", "consts", "excluded", "stored")
+    __slots__ = ("conds", "consts", "excluded", "stored", "sizes")
 
-    def __init__(self, conds=None, consts=None, excluded=None, stored=None):
+    def __init__(self, conds=None, consts=None, excluded=None, stored=None, sizes=None):
         self.conds: dict = conds if conds is not None else {}  # CondKey -> the edge taken
         self.consts: dict[str, int] = consts if consts is not None else {}  # integer var -> its value
         # var -> switch case values it is known not to have (it took a default edge).
         self.excluded: dict[str, frozenset] = excluded if excluded is not None else {}
         # location key -> the object last stored there (loading it gives that object back).
         self.stored: dict[str, ObjId] = stored if stored is not None else {}
+        # Size facts (`refcheck.analysis.sizes`): typed keys that say which variables they mention.
+        self.sizes: dict = sizes if sizes is not None else {}
 
     def copy(self) -> "Facts":
-        return Facts(dict(self.conds), dict(self.consts), dict(self.excluded), dict(self.stored))
+        return Facts(dict(self.conds), dict(self.consts), dict(self.excluded), dict(self.stored), dict(self.sizes))
 
     def __bool__(self) -> bool:
-        return bool(self.conds or self.consts or self.excluded or self.stored)
+        return bool(self.conds or self.consts or self.excluded or self.stored or self.sizes)
 
     def invalidate(self, var: str, cond_vars: dict, stored_deps: dict) -> None:
         """`var` changed: forget every fact that mentions it."""
@@ -117,19 +119,23 @@ class Facts:
         if self.stored:
             for k in [k for k in self.stored if k == var or var in stored_deps.get(k, ())]:
                 del self.stored[k]
+        if self.sizes:
+            for k in [k for k, v in self.sizes.items() if k.mentions(v, var)]:
+                del self.sizes[k]
 
     def within(self, other: "Facts") -> bool:
         """Every fact here is also known in `other` (so `other`'s paths are covered by ours)."""
         return (self.conds.items() <= other.conds.items() and self.consts.items() <= other.consts.items()
                 and self.excluded.items() <= other.excluded.items()
-                and self.stored.items() <= other.stored.items())
+                and self.stored.items() <= other.stored.items() and self.sizes.items() <= other.sizes.items())
 
     def meet(self, other: "Facts") -> "Facts":
         """The facts both know."""
         def common(a: dict, b: dict) -> dict:
             return {k: x for k, x in a.items() if k in b and b[k] == x}
         return Facts(common(self.conds, other.conds), common(self.consts, other.consts),
-                     common(self.excluded, other.excluded), common(self.stored, other.stored))
+                     common(self.excluded, other.excluded), common(self.stored, other.stored),
+                     common(self.sizes, other.sizes))
 
     def describe(self, names: dict) -> list[str]:
         n = lambda v: names.get(v, v)  # noqa: E731
@@ -138,6 +144,7 @@ class Facts:
         out += [f"{n(v)} == {k}" for v, k in self.consts.items()]
         out += [f"{n(v)} not in {{{', '.join(map(str, sorted(ks)))}}}" for v, ks in self.excluded.items()]
         out += [f"stored {k}: {o.text()}" for k, o in self.stored.items()]
+        out += [k.describe(v, n) for k, v in self.sizes.items()]
         return sorted(out)
 
 

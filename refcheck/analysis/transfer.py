@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
+from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
 from refcheck.cfg import FunctionCFG
 from refcheck.conventions import Conventions
@@ -46,6 +47,8 @@ class Transfer:
         for n in self.g.nodes:
             d = self.g.nodes[n]["data"]
             cond = d.cond
+            if isinstance(cond, ir.SizeTest):  # decided by size facts, else by its plain Fact
+                cond = cond.fallback
             keep = relevant is None or n in relevant
             if isinstance(cond, ir.Fact):
                 key, self.cond_vars[cond.key] = cond.key, cond.vars
@@ -81,6 +84,9 @@ class Transfer:
             ir.Use: self.op_use, ir.Release: self.op_release, ir.Retain: self.op_retain,
             ir.Load: self.op_load, ir.Store: self.op_store, ir.Escape: self.op_escape,
             ir.Realloc: self.op_realloc, ir.Touch: self.op_touch, ir.Const: self.op_const,
+            ir.SameSize: lambda st, op, *_: sizes.on_same_size(st, op),
+            ir.Count: lambda st, op, *_: sizes.on_count(st, op),
+            ir.Call: lambda st, op, *_: sizes.on_call(st, op, conv),
         }
 
     def initial(self) -> State:
@@ -206,6 +212,7 @@ class Transfer:
         self.bind(st, op.dst, oid, op.loc, False, events)
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
+        sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             o = st.objs[oid]
@@ -470,6 +477,8 @@ class Transfer:
                 return st.copy()
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
+        if isinstance(cond, ir.SizeTest):
+            return sizes.assume(self, st, cond, taken)
         return st.copy()
 
     def both_null(self, st: State, cond: ir.SameObject, nonnull: bool) -> State | None:

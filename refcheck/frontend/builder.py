@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.frontend.sizes import element_count
 
 
 class Builder(GraphBuilder):
@@ -75,8 +76,13 @@ class Builder(GraphBuilder):
                 self.stmt(child)
 
     def compound(self, c) -> None:
+        prev = None
         for child in children_of(c):
             self.stmt(child)
+            count = element_count(self, prev, child)  # APPLY's element-count loop (frontend.sizes)
+            if count is not None:
+                self.emit(count)
+            prev = child
 
     def decl_stmt(self, c) -> None:
         for d in children_of(c):

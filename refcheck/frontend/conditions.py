@@ -14,6 +14,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, co
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.sizes import size_test
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
@@ -80,11 +81,11 @@ class ConditionLowerer:
         v = self.value(c)
         if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
-        elif key is not None:
-            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b))
-            self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
         else:
-            self.test(c, None, t, f, pointer=False, mark=mark)
+            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b)) if key is not None else None
+            # A comparison of element counts or a same-size test: size facts may decide it.
+            fact = size_test(self.b, c, fact) or fact
+            self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
 
     def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
              shown_inverted: bool = False) -> None:

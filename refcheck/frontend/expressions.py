@@ -16,6 +16,8 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.raises import raise_split
+from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
 
 
@@ -340,6 +342,8 @@ class ExpressionLowerer:
                 if i in sinks and v not in (None, NULL) and not is_scalar(a.type)]
         tracked = [v for i, (v, a) in enumerate(zip(values, args))
                    if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
+        if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
+            raise_split(self.b, loc, name)  # the callee may raise before it returns
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -384,6 +388,9 @@ class ExpressionLowerer:
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
+        same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
+        if same is not None:
+            self.b.emit(same)
         return None
 
     def argument(self, a, role):

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from .compare import Disagreement, alone, check_batch, disagreement_class, shrink, unexpected_errors
 from .oracle import LITERAL, REPORTED
-from .generate import BIG, CORE, FULL, LOOPS, UNWIND, batches
+from .generate import BIG, CORE, FULL, LOOPS, SIZES, UNWIND, batches
 
-PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, BIG, LOOPS)}
+PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, SIZES, BIG, LOOPS)}
 
 
 @click.command()

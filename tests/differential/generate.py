@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from .program import (
     NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, Flag, For, Function, Goto, If, Move,
-    NullCheck, Release, Retain, Return, Store, Use, While, place_labels,
+    NullCheck, Release, Resize, Retain, Return, SizeCheck, Store, Use, While, place_labels,
 )
 
 VARS = [f"t{k}" for k in range(NVARS)]
@@ -29,6 +29,7 @@ class Profile:
     handovers: bool = True  # g_keep = x; and THFloatTensor_move(x);
     unwind: bool = False  # check with errors="unwind": THError must not leak either
     null_checks: bool = True
+    sizes: bool = False  # resizeAs(a, b) and APPLY's size check (issue 14's size facts)
     loops: bool = False  # while/for/break and backward gotos: compared only for termination
     max_top: int = 8
     max_block: int = 4
@@ -38,6 +39,7 @@ class Profile:
 CORE = Profile(name="core", retain=False, gotos=False, errors=False, handovers=False)
 FULL = Profile()
 UNWIND = Profile(name="unwind", unwind=True)
+SIZES = Profile(name="sizes", unwind=True, sizes=True)
 # Longer and deeper: more joins of differing states, for the stress run (slower oracle).
 BIG = Profile(name="big", max_top=14, max_block=5, max_depth=3)
 LOOPS = Profile(name="loops", loops=True, max_top=12, max_depth=3)
@@ -68,6 +70,8 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         kinds.append("error")
     if profile.handovers:
         kinds += ["store", "move"]
+    if profile.sizes:
+        kinds += ["resize", "sizecheck"] * 4
     if profile.loops:
         kinds += ["while", "for"] + (["break"] if in_loop else [])
     if depth >= profile.max_depth:
@@ -128,6 +132,10 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         return Store(draw(st.sampled_from(pointers)), draw(st.sampled_from(["global", "sink"])))
     if kind == "move":
         return Move(draw(var))
+    if kind in ("resize", "sizecheck"):
+        # Few tensors, so that checks often meet the pairs made the same size before them.
+        x, y = draw(st.lists(st.sampled_from(["p", "t0", "t1"]), min_size=2, max_size=2, unique=True))
+        return (Resize if kind == "resize" else SizeCheck)(x, y)
     if kind == "while":
         return While(draw(st.integers(0, NCONDS - 1)), block(True))
     if kind == "for":

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .program import (
     NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
-    Release, Retain, Return, Store, Use,
+    Release, Resize, Retain, Return, SizeCheck, Store, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line). A leak (RC001) or overwrite
@@ -96,8 +96,11 @@ class Execution:
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
     # acquisition that failed, the parameter); copies share it.
+    # A NULL assigned to a variable is one object per variable, as refcheck names it.
     nulls: dict[str, tuple] = field(
-        default_factory=lambda: {f"t{k}": ("declared", k) for k in range(NVARS)})
+        default_factory=lambda: {f"t{k}": ("null", f"t{k}") for k in range(NVARS)})
+    # Size facts (semantics.md, same size): pairs of variables known to have equal element counts.
+    sizes: set = field(default_factory=set)
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -139,6 +142,7 @@ class Execution:
         self.vars[var] = new
         self.versions[var] = self.versions.get(var, 0) + 1
         self.nulls.pop(var, None)
+        self.sizes = {pair for pair in self.sizes if var not in pair}
         # RC007: the variable held the last pointer to an object we still owe a release for.
         if old is not None and old.owned > 0 and self.holders(old) == 0:
             self.report("RC007", line, old.origin)
@@ -228,11 +232,14 @@ class Execution:
             elif isinstance(s, Discard):
                 self.use(self.vars["p"], line)
                 self.report("RC001", line, line)
+                if s.into_call:
+                    self.sizes = set()  # sinkp() may resize any tensor
             elif isinstance(s, Release):
                 self.release(self.value(s.target), line)
             elif isinstance(s, Move):
                 self.release(self.value(s.target), line, consume=True)
             elif isinstance(s, Store):
+                self.sizes = set()  # a store into memory may change any tensor's sizes
                 obj = self.value(s.target)
                 if s.via == "sink":  # passed to a call: a use, as for any call
                     self.use(obj, line)
@@ -253,12 +260,31 @@ class Execution:
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
-                null = ("assigned", line) if s.source == "NULL" else self.nulls.get(s.source)
+                null = ("null", s.var) if s.source == "NULL" else self.nulls.get(s.source)
                 self.assign(s.var, self.value(s.source), line)
                 if null is not None:
                     self.nulls[s.var] = null
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
+                self.sizes = set()  # sink()/sinkp() may resize any tensor
+            elif isinstance(s, Resize):
+                self.use(self.value(s.target), line)
+                self.use(self.value(s.source), line)
+                # The target (and every variable holding its object) was resized...
+                resized = {v for v in self.vars_mentioned() if self.identity(v) == self.identity(s.target)}
+                self.sizes = {pair for pair in self.sizes if not pair & resized}
+                self.sizes.add(frozenset((s.target, s.source)))  # ...to the source's size
+            elif isinstance(s, SizeCheck):
+                self.use(self.value(s.target), line)
+                self.use(self.value(s.source), line)
+                if not self.same_size(s.target, s.source):
+                    key = ("size", s.target, self.versions.get(s.target, 0), s.source,
+                           self.versions.get(s.source, 0))
+                    if self.opaque(key):  # the counts differ: THError
+                        if self.unwind:
+                            self.leaks(line)
+                        raise PathEnded
+                    self.sizes.add(frozenset((s.target, s.source)))
             elif isinstance(s, Return):
                 self.do_return(s, line)
             elif isinstance(s, NullCheck):
@@ -292,6 +318,29 @@ class Execution:
             else:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
+
+    def vars_mentioned(self) -> set[str]:
+        return {"p", *self.vars, *self.nulls, *(v for pair in self.sizes for v in pair)}
+
+    def identity(self, var: str):
+        """What refcheck would call the object `var` holds: the object, or where its NULL came from."""
+        obj = self.value(var)
+        return ("object", id(obj)) if obj is not None else self.nulls.get(var, ("unknown", var))
+
+    def same_size(self, a: str, b: str) -> bool:
+        """a and b are linked by size facts and by holding the same object (semantics.md)."""
+        names = self.vars_mentioned() | {a, b}
+        seen, todo = {a}, [a]
+        while todo:
+            x = todo.pop()
+            if self.identity(x) == self.identity(b):
+                return True
+            near = {v for pair in self.sizes if x in pair for v in pair}
+            near |= {v for v in names if self.identity(v) == self.identity(x)}
+            for y in near - seen:
+                seen.add(y)
+                todo.append(y)
+        return False
 
     def opaque(self, key) -> bool:
         """An opaque condition, taken the same way again while its variables are unassigned."""

@@ -62,6 +62,21 @@ class Retain:
 
 
 @dataclass(frozen=True)
+class Resize:
+    # THFloatTensor_resizeAs(target, source);  target now has source's size (semantics.md, same size)
+    target: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SizeCheck:
+    # if (THFloatTensor_nElement(target) != THFloatTensor_nElement(source)) THError(...);
+    # TH_TENSOR_APPLY2's "inconsistent tensor size" check, on one line.
+    target: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Assign:
     var: str
     source: str  # "p", "tJ" or "NULL"
@@ -241,6 +256,11 @@ def statement_text(s) -> str:
         return f"THFloatTensor_move({s.target});"
     if isinstance(s, Assign):
         return f"{s.var} = {s.source};"
+    if isinstance(s, Resize):
+        return f"THFloatTensor_resizeAs({s.target}, {s.source});"
+    if isinstance(s, SizeCheck):
+        return (f"if (THFloatTensor_nElement({s.target}) != THFloatTensor_nElement({s.source})) "
+                'THError("inconsistent tensor size");')
     if isinstance(s, Use):
         return f"sink({s.target}->nDimension);" if s.deref else f"sinkp({s.target});"
     if isinstance(s, Return):
@@ -327,6 +347,8 @@ THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *self);
 void THFloatTensor_free(THFloatTensor *self);
 void THFloatTensor_retain(THFloatTensor *self);
 void THFloatTensor_move(THFloatTensor *self);
+void THFloatTensor_resizeAs(THFloatTensor *self, THFloatTensor *src);
+long THFloatTensor_nElement(THFloatTensor *self);
 extern THFloatTensor *g_keep;
 extern void *g_local;
 void THCThreadLocal_set(void *local, void *value);
