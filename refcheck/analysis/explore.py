@@ -42,7 +42,7 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     deadline = time.monotonic() + seconds
     tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
     reporter = Reporter(cfg, rules)
-    pruner = Pruner(cfg, tr.cond_vars) if prune else None
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys) if prune else None
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)

@@ -28,6 +28,7 @@ invalidation of it first. Every mention counts as a read, so the analysis errs o
 from __future__ import annotations
 
 from refcheck import ir
+from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 
 _KEEP = (Kind.FIELD, Kind.STALE)
@@ -57,6 +58,10 @@ def _op_effect(op) -> tuple[tuple, tuple, tuple]:
         return (), (), tuple(a for a in op.args if a is not None)
     if t is ir.Store:
         return (), (), (*((op.var,) if op.var is not None else ()), *op.deps)
+    if t is ir.SameSize:
+        return (), (), tuple(v for v in (op.a, op.b) if v is not None)
+    if t is ir.Count:
+        return (), (), (op.var, op.tensor)
     var = getattr(op, "var", None)  # Use, Retain, Const
     return (), (), ((var,) if var is not None else ())
 
@@ -72,6 +77,12 @@ def _node_reads(d) -> tuple:
         out += cond.vars
         if cond.simple:
             out.append(cond.simple[0])
+    elif isinstance(cond, ir.SizeTest):
+        out += [cond.a, cond.b]
+        if cond.fallback is not None:
+            out += cond.fallback.vars
+            if cond.fallback.simple:
+                out.append(cond.fallback.simple[0])
     if isinstance(d.value, str):  # a switch's variable, a returned value
         out.append(d.value)
     return tuple(out)
@@ -132,9 +143,12 @@ class Liveness:
 
 
 class Pruner:
-    def __init__(self, cfg, cond_vars: dict):
+    def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset()):
         self.live = Liveness(cfg)
         self.cond_vars = cond_vars
+        # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
+        # null test of either one decides the other; such a fact lives while either side does.
+        self.pairs = pairs
         self.names = cfg.names
         self._dead_conds: dict[int, frozenset] = {}
 
@@ -165,12 +179,17 @@ class Pruner:
                 names = self.names
                 pinned = {o.link for o in objs.values() if o.link is not None}
                 pinned.update(st.facts.stored.values())
+                # A size fact names variables, and `sizes.known_equal` links a dead one to live
+                # ones through the object it holds: its binding must stay.
+                sized = set()
+                for k, x in st.facts.sizes.items():
+                    sized.update((k.a, k.b) if type(k) is Same else (x,))
                 holders: dict = {}
                 for h, x in env.items():
                     holders.setdefault(x, []).append(h)
                 for v in candidates:
                     oid = env.get(v)
-                    if oid is None or oid in pinned:
+                    if oid is None or oid in pinned or v in sized:
                         continue
                     held = holders[oid]
                     if any(h in live for h in held):
@@ -200,5 +219,8 @@ class Pruner:
             for v in died_f & facts.excluded.keys():
                 del facts.excluded[v]
         if facts.conds:
+            alive = self.live.facts[node]
             for k in facts.conds.keys() & self.dead_conds(died_f):
+                if k in self.pairs and not self.cond_vars[k].isdisjoint(alive):
+                    continue
                 del facts.conds[k]

@@ -40,6 +40,7 @@ class Transfer:
         # track parameters there.
         self.primitive = conv.is_primitive(cfg.name)
         self.cond_vars: dict = {}
+        pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
         counts: dict = {}
         kept: set = set()  # condition keys tested at a branch that is not contracted
@@ -58,6 +59,7 @@ class Transfer:
             elif isinstance(cond, ir.SameObject):
                 key = same_key(cond)
                 self.cond_vars[key] = frozenset((cond.a, cond.b))
+                pair_keys.add(key)
             else:
                 key = None
             if key is not None:
@@ -77,6 +79,7 @@ class Transfer:
                 self.null_tested.add(cond.var)
             elif isinstance(cond, ir.SameObject):
                 self.null_tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
+        self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.ops = {

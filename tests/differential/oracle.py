@@ -271,7 +271,7 @@ class Execution:
                 self.use(self.value(s.target), line)
                 self.use(self.value(s.source), line)
                 # The target (and every variable holding its object) was resized...
-                resized = {v for v in self.vars_mentioned() if self.identity(v) == self.identity(s.target)}
+                resized = {v for v in self.vars_mentioned() if self.size_identity(v) == self.size_identity(s.target)}
                 self.sizes = {pair for pair in self.sizes if not pair & resized}
                 self.sizes.add(frozenset((s.target, s.source)))  # ...to the source's size
             elif isinstance(s, SizeCheck):
@@ -322,7 +322,7 @@ class Execution:
     def vars_mentioned(self) -> set[str]:
         return {"p", *self.vars, *self.nulls, *(v for pair in self.sizes for v in pair)}
 
-    def identity(self, var: str):
+    def size_identity(self, var: str):
         """What refcheck would call the object `var` holds: the object, or where its NULL came from."""
         obj = self.value(var)
         return ("object", id(obj)) if obj is not None else self.nulls.get(var, ("unknown", var))
@@ -333,10 +333,10 @@ class Execution:
         seen, todo = {a}, [a]
         while todo:
             x = todo.pop()
-            if self.identity(x) == self.identity(b):
+            if self.size_identity(x) == self.size_identity(b):
                 return True
             near = {v for pair in self.sizes if x in pair for v in pair}
-            near |= {v for v in names if self.identity(v) == self.identity(x)}
+            near |= {v for v in names if self.size_identity(v) == self.size_identity(x)}
             for y in near - seen:
                 seen.add(y)
                 todo.append(y)
