@@ -59,6 +59,9 @@ MAX_LINE = 1 << 31
 # The kernel stamps ctime from a coarse clock that may lag the real time by a tick.
 CLOCK_SLACK_NS = 50_000_000
 KEY_ENV = "REFCHECK_CACHE_KEY"
+# frontend/unit.py's CUDA_ROOTS, repeated because importing the frontend loads libclang
+# (tests/robustness/test_gate.py checks that the two agree).
+CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 
 
 def _digest(data: bytes) -> str:
@@ -188,6 +191,14 @@ def _builtin_headers_identity() -> str:
     override = os.environ.get("REFCHECK_RESOURCE_DIR")
     if override:
         patterns.append(os.path.join(override, "include"))
+    # The CUDA toolkit the workers probe for (frontend/unit.py's CUDA_ROOTS): whether real CUDA
+    # headers or refcheck's prelude are used changes every .cu result.
+    for root in CUDA_ROOTS:
+        try:
+            st = os.stat(os.path.join(root, "include", "cuda_runtime.h"))
+        except OSError:
+            continue
+        parts.append(f"cuda {root}:{st.st_size}:{st.st_mtime_ns}")
     for pattern in patterns:
         for d in sorted(glob.glob(pattern)):
             try:

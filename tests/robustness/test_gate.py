@@ -212,6 +212,12 @@ def test_the_builtin_header_directory_is_part_of_the_key(project, monkeypatch):
     assert r.code == 2 and "stddef.h" in r.out, (r.out, r.err)
 
 
+def test_the_key_watches_the_cuda_roots_the_frontend_probes():
+    from refcheck.frontend import unit
+
+    assert cache_mod.CUDA_ROOTS == unit.CUDA_ROOTS
+
+
 # --- inputs that block or flood ------------------------------------------------------------------
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
