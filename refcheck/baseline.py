@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
+
+from refcheck import safeio
 
 from refcheck.config import ConfigError
 from refcheck.model import Finding
@@ -19,6 +20,8 @@ from refcheck.reporters.fingerprint import base_fingerprint
 from refcheck.reporters.source import SourceCache
 
 VERSION = 1
+# A baseline of a million findings is ~200 MB; anything bigger is not one of ours.
+MAX_BYTES = 256 << 20
 
 
 def fingerprint(finding: Finding, sources: SourceCache) -> str:
@@ -31,14 +34,10 @@ def write(path: str, findings: list[Finding], sources: SourceCache) -> None:
                       for f in findings),
                      key=lambda r: (r["file"], r["function"], r["rule"], r["fingerprint"]))
     text = json.dumps({"version": VERSION, "tool": "refcheck", "findings": records}, indent=2) + "\n"
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".refcheck-baseline-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write baseline: {e.strerror or e}") from None
+        safeio.write_file(path, text.encode("utf-8"))
+    except safeio.UnwritableFile as e:
+        raise ConfigError(f"{path}: cannot write baseline: {e}") from None
 
 
 def load(path: str) -> Counter:
@@ -48,15 +47,19 @@ def load(path: str) -> Counter:
 
 def load_entries(path: str) -> list[tuple[str, str | None]]:
     """(fingerprint, file) for each baseline record; file is None where the record has none."""
+    if not os.path.lexists(path):
+        raise ConfigError(f"{path}: baseline not found (create it with --write-baseline)")
     try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read().decode("utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: baseline not found (create it with --write-baseline)") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read baseline: {e.strerror or e}") from None
+        # Bounded and regular files only: a FIFO named as the baseline must not hang the run.
+        raw = safeio.read_regular(path, MAX_BYTES)
+    except safeio.UnreadableFile as e:
+        raise ConfigError(f"{path}: cannot read baseline: {e}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ConfigError(f"{path}: not a refcheck baseline (not valid JSON: {e})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a refcheck baseline (nested too deeply)") from None
     if not isinstance(data, dict) or data.get("tool") != "refcheck" or not isinstance(data.get("findings"), list):
         raise ConfigError(f"{path}: not a refcheck baseline (expected an object with "
                           f"\"tool\": \"refcheck\" and a \"findings\" list)")

@@ -80,6 +80,27 @@ def cli() -> None:
     """Check TH's Golden Rule of reference counting on every path of every function."""
 
 
+class _PositiveFinite(click.ParamType):
+    """A number > 0 that is not inf or nan: FloatRange lets nan through (every comparison with
+    nan is false), and inf overflows the pool's deadline arithmetic."""
+
+    name = "positive number"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number <= 0 or number > 1e7:
+            self.fail(f"{value!r} must be a finite number greater than 0 (at most 1e7)", param, ctx)
+        return number
+
+
+_POSITIVE_SECONDS = _PositiveFinite()
+
+
 # Options shared by `check` and `cfg`: what the parser sees and which conventions apply.
 _PARSER_OPTIONS = [
     click.option("--config", "config_path", type=click.Path(dir_okay=False),
@@ -129,8 +150,11 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Report only these rules (codes or prefixes, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these rules.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: cores).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", type=_POSITIVE_SECONDS,
               help="Seconds one unit may take before it is reported as not checked (default 120).")
+@click.option("--max-memory", type=click.IntRange(min=1024, max=1 << 30), metavar="MIB",
+              help="Memory one worker may use before its unit is reported as not checked "
+                   "(default: the machine's memory shared among the workers).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="Cache directory (default: .refcheck_cache at the project root).")
@@ -150,7 +174,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--show-source/--no-show-source", default=True, show_default=True,
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
-          errors, fmt, output, select, ignore, jobs, timeout, no_cache, cache_dir, baseline,
+          errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
           write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
@@ -173,6 +197,8 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         cfg.ignore = cfg.ignore + overrides.ignore
         if timeout:
             cfg.timeout = timeout
+        if max_memory:
+            cfg.max_memory = max_memory
         if cache_dir:
             cfg.cache_dir = os.path.abspath(cache_dir)
         request = runner.Request(
@@ -207,11 +233,12 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
 
 def _write_output(path: str, text: str) -> None:
+    from refcheck import safeio
+
     try:
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write output: {e.strerror or e}") from None
+        safeio.write_file(path, text.encode("utf-8"))
+    except safeio.UnwritableFile as e:
+        raise ConfigError(f"{path}: cannot write output: {e}") from None
 
 
 def _exit_code(result, exit_zero: bool) -> int:

@@ -7,6 +7,7 @@ pattern list otherwise silently turns a check off.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import sys
@@ -54,6 +55,10 @@ class Config:
     timeout: float = 120.0
     max_states: int = 50_000
     function_seconds: float = 10.0
+    # MiB one worker may map (None: the machine's memory shared among the workers).
+    max_memory: int | None = None
+    # MiB: a larger source file is a per-file error rather than a read of unbounded size.
+    max_file_size: int = 16
 
     def fallback_args(self) -> list[str]:
         """Clang arguments for a unit the compile database does not know."""
@@ -104,8 +109,9 @@ def _int(minimum):
 def _positive_number(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"expected a number, got {_type(v)}")
-    if v <= 0:
-        raise ValueError(f"must be positive, got {v}")
+    # TOML has inf and nan: neither is a usable limit (nan compares false with everything).
+    if not math.isfinite(v) or v <= 0 or v > 1e7:
+        raise ValueError(f"must be a finite number greater than 0 (at most 1e7), got {v}")
     return float(v)
 
 
@@ -219,6 +225,8 @@ _SCALARS = {
     "max-states": _int(1),
     "function-seconds": _positive_number,
     "may-raise-summaries": _bool,
+    "max-memory": _int(1024),
+    "max-file-size": _int(1),
 }
 KEYS = dict(_SCALARS)
 KEYS.update({key: check for key, (_, check) in _INDEX_TABLES.items()})
@@ -283,6 +291,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     cfg.timeout = values.get("timeout", cfg.timeout)
     cfg.max_states = values.get("max-states", cfg.max_states)
     cfg.function_seconds = values.get("function-seconds", cfg.function_seconds)
+    cfg.max_memory = values.get("max-memory", cfg.max_memory)
+    cfg.max_file_size = values.get("max-file-size", cfg.max_file_size)
     return cfg
 
 

@@ -104,10 +104,16 @@ def args_for(path: str, request: Request) -> list[str]:
     return cfg.fallback_args()
 
 
-def _precheck(path: str, data: bytes | None, display: str) -> ToolError | None:
-    """Files libclang would only choke on, found from the bytes already read for hashing."""
+def _precheck(path: str, data: bytes | None, display: str, hasher: FileHasher) -> ToolError | None:
+    """Files libclang would only choke on (or block on: FIFOs, devices), found from the bytes
+    already read for hashing."""
     if data is None:
-        return ToolError(display, "cannot read file")
+        return ToolError(display, "not checked: " + hasher.problems.get(path, "cannot read file"))
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return ToolError(display, "not checked: the file name is not valid UTF-8, which libclang "
+                                  "cannot open; rename the file")
     if b"\0" in data:
         return ToolError(display, "not checked: binary file (contains NUL bytes), not C source")
     return None
@@ -120,7 +126,8 @@ def run(request: Request) -> Report:
     entries = (baselines.load_entries(request.baseline)
                if request.baseline and not request.write_baseline else None)
     units, errors = units_for(request)
-    cache = Cache(cfg.cache_dir if request.use_cache else None)
+    cache = Cache(cfg.cache_dir if request.use_cache else None, since_ns=time.time_ns(),
+                  root=cfg.root)
     report = Report(RunResult(root=cfg.root))
     units, results = _analyze(units, request, cache, report)
     ordered = _units_not_included(units, results)
@@ -129,6 +136,12 @@ def run(request: Request) -> Report:
     report.result.files = len(ordered)
     report.result.functions = sum(r.functions for r in ordered)
     report.cache_hits = cache.hits
+    if cache.disabled:
+        report.notes.append(f"warning: {cache.disabled}")
+    if cache.rejected:
+        report.notes.append(f"warning: ignored {cache.rejected} cache "
+                            f"entr{'y' if cache.rejected == 1 else 'ies'} not written by this "
+                            f"user's refcheck (forged, foreign or damaged); checked again")
     if cache.write_error:
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
@@ -170,7 +183,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     are left out of both lists."""
     cfg = request.config
     root = cfg.root
-    hasher = FileHasher()
+    hasher = FileHasher(cfg.max_file_size << 20)
     conv = cfg.conventions
 
     def settings_fp(c: Config) -> str:
@@ -182,7 +195,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     keys: dict[int, str] = {}
     for i, path in enumerate(units):
         display = relative(path, root)
-        problem = _precheck(path, hasher.read(path), display)
+        problem = _precheck(path, hasher.read(path), display, hasher)
         if problem is not None:
             results[i] = UnitResult(file=display, errors=[problem])
             continue
@@ -207,7 +220,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         from refcheck import pool
 
         jobs = [pool.Job(*t, options=_options_for(request, t[1], pool)) for t in todo]
-        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds)
+        memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory)
         progress = Progress(len(jobs), request.progress, workers=request.jobs)
 
         def skip(job) -> bool:
@@ -231,7 +245,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for what, n in result.counts.items():
                     report.counts[what] = report.counts.get(what, 0) + n
                 if outcome.cacheable:
-                    cache.store(keys[job.index], job.path, result, hasher)
+                    cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
                 progress.advance(job.display)
         finally:
             # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
@@ -269,7 +283,9 @@ def _options_for(request: Request, path: str, pool):
     own = request.config_for(path)
     if own is request.config:
         return None
-    return pool.Options(own.conventions, request.config.root, own.max_states, own.function_seconds)
+    run = request.config
+    memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
+    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory)
 
 
 def _included_by(pairs) -> set[str]:

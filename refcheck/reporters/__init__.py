@@ -6,6 +6,7 @@ goes (stdout, -o FILE) and what else it prints (summaries, statistics).
 
 from __future__ import annotations
 
+import re
 from importlib import import_module
 
 from refcheck.model import RunResult
@@ -32,5 +33,18 @@ def render(fmt: str, result: RunResult, *, color: bool = False, show_source: boo
     if module is None:
         raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
     if fmt == "text":
-        return import_module(module).render(result, color=color, show_source=show_source)
-    return import_module(module).render(result)
+        text = import_module(module).render(result, color=color, show_source=show_source)
+    else:
+        text = import_module(module).render(result)
+    return valid_unicode(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """The report as text that encodes to UTF-8: a file name that is not valid UTF-8 arrives
+    as lone surrogates (Python's surrogateescape), which no encoder accepts, and one such name
+    must not cost the whole report. The text format has already escaped them as \\xNN; the
+    others get U+FFFD, the replacement character, as their formats expect."""
+    return _SURROGATE.sub("\ufffd", text)

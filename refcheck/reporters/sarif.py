@@ -150,7 +150,7 @@ def _artifact(path: str) -> dict:
     if os.path.isabs(path):
         # Outside the root (a system header, say): no base to be relative to.
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": SRCROOT}
+    return {"uri": quote(path.replace(os.sep, "/"), errors="surrogateescape"), "uriBaseId": SRCROOT}
 
 
 def _root_uri(root: str) -> str:

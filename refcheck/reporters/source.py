@@ -31,10 +31,13 @@ class SourceCache:
 
 
 def _read(path: str) -> list[str] | None:
+    from refcheck import safeio
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+        # A location can name any file (a header that is now a FIFO, say): read only regular
+        # files, bounded, so that showing a line can never block or flood the report.
+        data = safeio.read_regular(path, 64 << 20)
+    except safeio.UnreadableFile:
         return None
     if b"\0" in data:
         return None

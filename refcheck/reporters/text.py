@@ -47,7 +47,8 @@ class _Writer:
     def header(self, where: str, severity: str, message: str, tag: str = "") -> None:
         text = (self.style(_BOLD, printable(where) + ":") + " "
                 + self.style(_SEVERITY_STYLE[severity], severity + ":") + " "
-                + (self.style(_BOLD, printable(message)) if severity != "note" else printable(message)))
+                + (self.style(_BOLD, printable(message, True)) if severity != "note"
+                   else printable(message, True)))
         if tag:
             text += " " + printable(tag)
         self.lines.append(text)
@@ -92,20 +93,23 @@ def _where(loc: Location) -> str:
     return f"{loc.file}:{loc.line}:{loc.column}"
 
 
-def printable(text: str) -> str:
-    """Text with control characters (and the bidirectional overrides of "Trojan source") shown
-    as escapes, so that nothing read from a source file or a path can drive the terminal."""
+def printable(text: str, keep_newlines: bool = False) -> str:
+    """Text with control characters (newlines included, so that a name cannot forge a
+    diagnostic line of its own), the bidirectional overrides of "Trojan source" and undecodable
+    bytes of a file name shown as escapes, so that nothing read from a source file or a path
+    can drive the terminal or the log parser. `keep_newlines`: for refcheck's own multi-line
+    tool messages, which name no file at a line start."""
     if text.isprintable():
         return text
-    return "".join(_escape_char(c) for c in text)
+    return "".join("\n" if c == "\n" and keep_newlines else _escape_char(c) for c in text)
 
 
 def _escape_char(c: str) -> str:
     if c.isprintable() or c == " ":
         return c
-    if c == "\n":
-        return "\n"  # multi-line tool messages stay multi-line, as they were
     code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a non-UTF-8 file name (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
@@ -133,4 +137,4 @@ def _display(raw: str, column: int) -> tuple[str, str | None]:
 
 
 def _show(text: str) -> str:
-    return "".join(c if c == "\t" else _escape_char(c) if c != "\n" else "\\n" for c in text)
+    return "".join(c if c == "\t" else _escape_char(c) for c in text)

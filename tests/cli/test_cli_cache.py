@@ -18,6 +18,11 @@ def entries(project) -> list:
     return sorted((project.root / ".refcheck_cache" / "entries").glob("[!.]*.json"))
 
 
+def body(entry) -> dict:
+    """An entry's JSON, after its magic line and its MAC line."""
+    return json.loads(entry.read_bytes().split(b"\n", 2)[2])
+
+
 def test_warm_run_does_not_call_the_engine_and_prints_the_same(project, fake):
     project.write("a.h", "/* header */\n")
     project.write("a.c", LEAKY)
@@ -61,7 +66,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_rebuilt(project, fake):
     project.write("a.c", LEAKY.replace('#include "a.h"\n', ""))
     expected = project.run("check", "a.c").out
     (entry,) = entries(project)
-    good = json.loads(entry.read_text())
+    good = body(entry)
     bad_contents = [
         b"\x00\xff garbage",
         b'{"format": 1, "key": "',  # torn
@@ -78,7 +83,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_rebuilt(project, fake):
         r = project.run("check", "a.c")
         assert r.out == expected, content
         assert analyzed(fake) == ["a.c"], content
-        assert json.loads(entry.read_text())["format"] == 1  # rebuilt
+        assert body(entry)["format"] == 2  # rebuilt
 
 
 def test_unwritable_cache_warns_and_the_run_goes_on(project, fake):
@@ -97,7 +102,7 @@ def test_two_runs_sharing_one_cache_at_once(project):
     assert [p.returncode for p in runs] == [1, 1]
     assert outs[0][0] == outs[1][0]
     for e in entries(project):
-        assert json.loads(e.read_text())["format"] == 1
+        assert body(e)["format"] == 2
     assert not list((project.root / ".refcheck_cache" / "entries").glob(".tmp-*"))
     warm = project.call("check", ".")
     assert warm.out == outs[0][0]
@@ -146,9 +151,9 @@ def test_warm_run_does_not_load_libclang(project):
 def test_entries_not_written_for_a_week_are_pruned(project, fake):
     d = project.root / ".refcheck_cache" / "entries"
     d.mkdir(parents=True)
-    stale, recent, dead_temp = d / "0123.json", d / "4567.json", d / ".tmp-abc.json"
+    stale, recent, dead_temp = d / ("0" * 40 + ".json"), d / ("4" * 40 + ".json"), d / ".tmp-abc.json"
     for f in (stale, recent, dead_temp):
-        f.write_text("{}")
+        f.write_bytes(b"refcheck-cache 2\n")
     for f, age in ((stale, 8 * 24 * 3600), (dead_temp, 2 * 3600)):
         then = time.time() - age
         os.utime(f, (then, then))

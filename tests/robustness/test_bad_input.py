@@ -86,13 +86,14 @@ def test_unreadable_cache_entries_are_misses_and_the_output_is_unchanged(project
     # turns caching off for the run, so the corrupt one is rebuilt only if it came back first.
     assert warm.err.count("cannot write cache") == 1, warm.err
     rebuilt = entries[1].read_bytes()
-    assert rebuilt == b"\x00\xff{not json" or json.loads(rebuilt)["format"] == 1
+    assert rebuilt == b"\x00\xff{not json" or json.loads(rebuilt.split(b"\n", 2)[2])["format"] == 2
     # A run with the blockage gone rebuilds both and still prints the same.
     (entries[0] / "junk").unlink()
     entries[0].rmdir()
     again = project.check("-j", "2", ".")
     assert again.out == cold.out and "cache" not in again.err
-    assert [json.loads(e.read_text())["format"] for e in _entries(project)] == [1, 1]
+    # Each entry: a magic line, its MAC, then the JSON body.
+    assert [json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] for e in _entries(project)] == [2, 2]
 
 
 def test_cache_directory_that_is_a_file_is_a_warning(project):
