@@ -14,12 +14,14 @@ Steps, in order:
               confirmed on the GPU (live-object counters, glibc, compute-sanitizer)
   bench       benchmarks/thc_bandwidth.py: fill, copy, transposed copy, cadd, sum vs cudaMemcpy and peak
 
-Each step writes <out>/<step>.json; summary.{json,md} are rebuilt from every step file there, so steps
-run in separate calls (a GPU machine lent 10 minutes a call) add up to one summary. Without a GPU the
-steps that need one report "no-gpu" with the reason and everything else still runs.
+Each step's result replaces its entry in <out>/summary.json (kept from earlier runs), and summary.md
+is rebuilt from it, so steps run in separate calls (a GPU machine lent 10 minutes a call) add up to
+one summary. <out> holds four files at most: summary.{json,md} and thc_bandwidth.{json,md}. Without
+a GPU the steps that need one report "no-gpu" with the reason and everything else still runs.
 
 Exit codes: 0 every step run is ok; 1 a step failed; 3 nothing failed, but some step could not do
-its GPU part (no CUDA device here).
+its GPU part (no CUDA device here: "no-gpu"; compute-sanitizer missing or refusing the device:
+"unavailable").
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -42,7 +45,7 @@ from thc_build import (ARCH_ENV, BUILD, EXIT_NO_DEVICE, REPO, BuildError, archit
 
 STEPS = ("env", "build", "tests", "sanitizers", "mutants", "bench")
 OUT = REPO / "benchmarks" / "results" / "thc_gpu_check"
-OK, FAILED, NO_GPU = "ok", "failed", "no-gpu"
+OK, FAILED, NO_GPU, UNAVAILABLE = "ok", "failed", "no-gpu", "unavailable"
 # Skip reasons of tests/thc that mean "no GPU here" rather than a chosen skip.
 GPU_SKIP_PREFIXES = ("no GPU", "no nvcc", "libTHC did not build")
 
@@ -92,13 +95,14 @@ def junit(path: Path) -> dict:
 
 
 def _pytest(paths: list[str], out: Path, name: str, extra: list[str], timeout: int) -> tuple[dict, str]:
-    xml = out / f"{name}.junit.xml"
-    done = _cmd([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", f"--junitxml={xml}",
-                 *extra, *paths], timeout=timeout, env={ARCH_ENV: architectures()})
-    tail = (done.stdout + done.stderr)[-3000:]
-    if not xml.exists():
-        return {"exit_status": done.returncode}, tail
-    return {"exit_status": done.returncode, **junit(xml)}, tail
+    with tempfile.TemporaryDirectory(prefix="thc-gpu-check-") as scratch:
+        xml = Path(scratch) / f"{name}.junit.xml"
+        done = _cmd([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", f"--junitxml={xml}",
+                     *extra, *paths], timeout=timeout, env={ARCH_ENV: architectures()})
+        tail = (done.stdout + done.stderr)[-3000:]
+        if not xml.exists():
+            return {"exit_status": done.returncode}, tail
+        return {"exit_status": done.returncode, **junit(xml)}, tail
 
 
 def step_env(args, out: Path) -> dict:
@@ -147,12 +151,21 @@ def step_sanitizers(args, out: Path) -> dict:
     if result["passed"] == 3:
         return {"status": OK, "tools": ["memcheck --leak-check full", "racecheck", "initcheck"], **result}
     reasons = "; ".join(result["skip_reasons"]) or "no sanitizer test ran"
-    status = NO_GPU if any(r.startswith(GPU_SKIP_PREFIXES) for r in result["skip_reasons"]) else FAILED
+    if any(r.startswith(GPU_SKIP_PREFIXES) for r in result["skip_reasons"]):
+        status = NO_GPU
+    elif result["skip_reasons"] and all(r.startswith("compute-sanitizer") for r in result["skip_reasons"]):
+        status = UNAVAILABLE  # not installed, or it refuses this device: the code is not at fault
+    else:
+        status = FAILED
     return {"status": status, "reason": reasons, **result}
 
 
 def step_mutants(args, out: Path) -> dict:
-    report_path = out / "thc_mutants.json"
+    with tempfile.TemporaryDirectory(prefix="thc-gpu-check-") as scratch:
+        return _mutants(args, Path(scratch) / "thc_mutants.json")
+
+
+def _mutants(args, report_path: Path) -> dict:
     done = _cmd([sys.executable, "-m", "refcheck.validate", "--under", "runtime/THC", "-j", str(args.jobs), "-q",
                  "--json", str(report_path)], timeout=args.timeout, env={ARCH_ENV: architectures()})
     if not report_path.exists():
@@ -170,7 +183,7 @@ def step_mutants(args, out: Path) -> dict:
         "not_confirmed": [{"id": m["id"], "dynamic": m["dynamic"], "evidence": m["dynamic_evidence"]}
                           for m in runnable if m["dynamic"] != "confirmed"],
         "evidence": sorted({m["dynamic_evidence"] for m in runnable if m["dynamic"] == "confirmed"}),
-        "note": report["summary"].get("dynamic_note", ""), "report": str(report_path),
+        "note": report["summary"].get("dynamic_note", ""),
     }
     if result["static_detected"] != len(ms):
         return {"status": FAILED, "reason": "a THC mutant was missed statically", **result}
@@ -204,12 +217,17 @@ RUNNERS = {"env": step_env, "build": step_build, "tests": step_tests, "sanitizer
            "mutants": step_mutants, "bench": step_bench}
 
 
-def summarize(out: Path) -> dict:
-    steps = {}
-    for name in STEPS:
-        path = out / f"{name}.json"
-        if path.exists():
-            steps[name] = json.loads(path.read_text())
+def load_steps(out: Path) -> dict:
+    """The step results of earlier runs into this folder (none when there is no readable summary)."""
+    try:
+        steps = json.loads((out / "summary.json").read_text())["steps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return steps if isinstance(steps, dict) else {}
+
+
+def summarize(out: Path, steps: dict) -> dict:
+    steps = {name: steps[name] for name in STEPS if isinstance(steps.get(name), dict) and "status" in steps[name]}
     lines = ["# THC GPU check (issue 13)", "", "Written by `python benchmarks/thc_gpu_check.py`; "
              "each row from the latest run of that step.", "",
              "| step | status | when | seconds | reason |", "| --- | --- | --- | ---: | --- |"]
@@ -265,22 +283,23 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     statuses = []
+    results = load_steps(args.out)
     for name in steps:
         print(f"thc_gpu_check: {name} ...", file=sys.stderr, flush=True)
         start = time.monotonic()
         result = RUNNERS[name](args, args.out)
         result["seconds"] = round(time.monotonic() - start, 1)
         result["when"] = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime())
-        (args.out / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+        results[name] = result
+        summarize(args.out, results)  # after every step, so a run cut off keeps what it did
         statuses.append(result["status"])
         reason = f": {result['reason'].splitlines()[0][:200]}" if result.get("reason") else ""
         print(f"thc_gpu_check: {name}: {result['status']} ({result['seconds']} s){reason}", file=sys.stderr,
               flush=True)
-    summarize(args.out)
     print(f"thc_gpu_check: summary in {args.out / 'summary.md'}", file=sys.stderr)
     if FAILED in statuses:
         return 1
-    return EXIT_NO_DEVICE if NO_GPU in statuses else 0
+    return EXIT_NO_DEVICE if NO_GPU in statuses or UNAVAILABLE in statuses else 0
 
 
 if __name__ == "__main__":

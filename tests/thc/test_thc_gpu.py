@@ -406,5 +406,7 @@ def test_compute_sanitizer_is_clean(check):
                            sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__,
                            "-k", "not sanitizer and not many_blocks"],
                           capture_output=True, text=True, env=env, timeout=1800)
+    if "Device not supported" in done.stdout + done.stderr:  # seen on GPUs under gVisor
+        pytest.skip(f"compute-sanitizer {check} does not support this device")
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-6000:]
     assert "SUMMARY" in done.stdout + done.stderr, "compute-sanitizer printed no summary: did it attach?"

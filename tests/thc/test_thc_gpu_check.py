@@ -1,5 +1,5 @@
 """benchmarks/thc_gpu_check.py's bookkeeping, without running any step: how it reads pytest's
-JUnit reports, that step files from separate calls merge into one summary, and bad arguments."""
+JUnit reports, that steps run in separate calls merge into one summary, and bad arguments."""
 
 import json
 import subprocess
@@ -30,12 +30,21 @@ def test_junit_counts_and_groups_skip_reasons(tmp_path):
 
 
 def test_steps_from_separate_calls_make_one_summary(tmp_path):
-    (tmp_path / "build.json").write_text(json.dumps({"status": "ok", "when": "t1", "seconds": 3.0}))
-    (tmp_path / "bench.json").write_text(json.dumps({"status": "no-gpu", "reason": "no CUDA device", "when": "t2"}))
-    summary = check.summarize(tmp_path)
+    check.summarize(tmp_path, {"bench": {"status": "no-gpu", "reason": "no CUDA device", "when": "t2"}})
+    steps = check.load_steps(tmp_path)  # what the next call starts from
+    steps["build"] = {"status": "ok", "when": "t1", "seconds": 3.0}
+    summary = check.summarize(tmp_path, steps)
     assert list(summary["steps"]) == ["build", "bench"]  # in step order, whatever order they ran in
     md = (tmp_path / "summary.md").read_text()
     assert "| build | ok | t1 | 3.0 |" in md and "| bench | no-gpu | t2 |  | no CUDA device |" in md
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json", "summary.md"]
+
+
+def test_an_unreadable_summary_is_started_afresh(tmp_path):
+    (tmp_path / "summary.json").write_text("{not json")
+    assert check.load_steps(tmp_path) == {}
+    (tmp_path / "summary.json").write_text('{"steps": [1, 2]}')
+    assert check.load_steps(tmp_path) == {}
 
 
 def test_unknown_step_is_a_usage_error():
