@@ -1,7 +1,7 @@
 /* Achieved memory bandwidth of THC's kernels against the device's limits (issue 13).
  *
  * For each size (MiB per tensor) it times fill, copy (contiguous, and from a transposed view),
- * cadd and sum through the public THC API on the state's stream, and a plain cudaMemcpy
+ * mul, cadd and sum through the public THC API on the state's stream, and a plain cudaMemcpy
  * device-to-device alongside as the practical ceiling. Peak bandwidth is read from the device
  * attributes (memory clock x bus width x 2 for double data rate). Results are one JSON object on
  * stdout; benchmarks/thc_bandwidth.py builds this program, runs it and writes the tables.
@@ -144,6 +144,11 @@ int main(int argc, char **argv)
 
     TIME(timer, reps, ms, THCudaTensor_copy(state, a, b));
     emit("copy", mib, 2 * bytes, ms, reps, peak_gbs, ceiling_gbs);
+
+    /* Contiguous copy is a cudaMemcpyAsync inside THC; mul is the same traffic through the
+     * pointwise-apply kernel. */
+    TIME(timer, reps, ms, THCudaTensor_mul(state, a, b, 3.0f));
+    emit("mul", mib, 2 * bytes, ms, reps, peak_gbs, ceiling_gbs);
 
     THCudaTensor_fill(state, c, 2.0f);
     TIME(timer, reps, ms, THCudaTensor_cadd(state, a, b, 0.5f, c));
