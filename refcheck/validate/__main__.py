@@ -24,6 +24,8 @@ from refcheck.frontend.mutation_sites import KINDS
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
 @click.option("--kinds", default=",".join(KINDS), show_default=True,
               help="Comma-separated mutation kinds.")
+@click.option("--under", metavar="PATH",
+              help="Only mutants in files under PATH, relative to --root (e.g. runtime/THC).")
 @click.option("--static-only", is_flag=True, help="Skip the dynamic check (build and tests).")
 @click.option("--dynamic-sample", type=click.IntRange(min=1),
               help="Run the dynamic check on a random subset of this many mutants (same seed).")
@@ -32,13 +34,13 @@ from refcheck.frontend.mutation_sites import KINDS
 @click.option("--diagnosis", "diagnosis_path", type=click.Path(exists=True, dir_okay=False),
               help="Markdown explaining the disagreements, included in the report as written.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
-def main(root, json_path, markdown_path, sample, seed, kinds, static_only, jobs, dynamic_sample, diagnosis_path, quiet):
+def main(root, json_path, markdown_path, sample, seed, kinds, under, static_only, jobs, dynamic_sample, diagnosis_path, quiet):
     """Break the runtime's ownership rules one at a time and check that refcheck notices."""
     from refcheck.validate import harness, report
 
     options = harness.Options(
         root=root, kinds=[k.strip() for k in kinds.split(",") if k.strip()], sample=sample, seed=seed,
-        static_only=static_only, jobs=jobs, dynamic_sample=dynamic_sample,
+        static_only=static_only, jobs=jobs, dynamic_sample=dynamic_sample, under=under,
         command="python -m refcheck.validate " + shlex.join(sys.argv[1:]))
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:

@@ -28,6 +28,8 @@ class Options:
     dynamic_sample: int | None = None
     jobs: int = 1
     command: str = ""
+    # Only mutants in files under this path (relative to root, e.g. runtime/THC); None: all.
+    under: str | None = None
 
 
 def select(mutants: list, sample: int | None, seed: int) -> list:
@@ -54,6 +56,36 @@ def _static_one(args):
     return mutant.id, _checker.check(mutant, sources, original_names)
 
 
+def _run_dynamic(runtime, workdir, pairs, sources, options, dynamic, progress) -> str:
+    """Each witness on the mutants it applies to (TH: ASan + counters on the CPU; THC: the GPU tests
+    under compute-sanitizer), each sampled on its own with --dynamic-sample. A witness that cannot
+    start here leaves its mutants "skipped" with the reason; returns the notes for the summary."""
+    from refcheck.validate.dynamic import DynamicChecker, DynamicError
+    from refcheck.validate.thc_dynamic import THCDynamicChecker
+
+    notes = []
+    for kind, name in ((DynamicChecker, ""), (THCDynamicChecker, "THC ")):
+        runnable = [m for m, _ in pairs if kind.applies(m)]
+        if not runnable:
+            continue
+        try:
+            chosen = select(runnable, options.dynamic_sample, options.seed)
+            if kind is THCDynamicChecker:
+                checker = kind(runtime, workdir, progress, jobs=options.jobs)
+                checker.prepare(chosen, sources)
+            else:
+                checker = kind(runtime, workdir, progress)
+            for m in chosen:
+                dynamic[m.id] = checker.check(m, sources)
+                if progress:
+                    progress(f"dynamic {m.id}: {dynamic[m.id][0]} {dynamic[m.id][1]}")
+        except DynamicError as e:
+            notes.append(f"{name}not run: {e}")
+            for m in runnable:
+                dynamic.setdefault(m.id, ("skipped", f"{name}dynamic check not run: {str(e).splitlines()[0]}"))
+    return "; ".join(notes)
+
+
 def run(options: Options, progress=None) -> dict:
     from refcheck.validate import report
 
@@ -66,7 +98,13 @@ def run(options: Options, progress=None) -> dict:
     found = discover(runtime)
     sites = [s for s in found.sites if s.kind in options.kinds]
     sources = mutation.read_sources(runtime, found.sites)
-    pairs = select([(mutation.make(s, sources), s) for s in sites], options.sample, options.seed)
+    made = [(mutation.make(s, sources), s) for s in sites]
+    if options.under:
+        prefix = options.under.strip("/") + "/"
+        made = [(m, s) for m, s in made if m.file.startswith(prefix)]
+        if not made:
+            raise ValidateError(f"no mutant in a file under {options.under}")
+    pairs = select(made, options.sample, options.seed)
     work = [(m, sources, set(s.function.instantiations)) for m, s in pairs]
 
     results = {}
@@ -89,17 +127,7 @@ def run(options: Options, progress=None) -> dict:
         dynamic: dict[str, tuple[str, str]] = {}
         note = "not run (--static-only)" if options.static_only else ""
         if not options.static_only:
-            from refcheck.validate.dynamic import DynamicChecker, DynamicError
-
-            try:
-                checker = DynamicChecker(runtime, workdir, progress)
-                runnable = [m for m, _ in pairs if checker.applies(m)]
-                for m in select(runnable, options.dynamic_sample, options.seed):
-                    dynamic[m.id] = checker.check(m, sources)
-                    if progress:
-                        progress(f"dynamic {m.id}: {dynamic[m.id][0]} {dynamic[m.id][1]}")
-            except DynamicError as e:
-                note = f"not run: {e}"
+            note = _run_dynamic(runtime, workdir, pairs, sources, options, dynamic, progress)
 
     records = []
     for m, _ in pairs:

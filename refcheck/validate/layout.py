@@ -41,13 +41,14 @@ class Runtime:
         return os.path.join(self.root, rel)
 
 
-def copy_tree(source: Runtime, dest_root: str, with_tests: bool = False) -> Runtime:
-    """A private copy to mutate: `runtime/` (and `tests/runtime/` when the build needs it)."""
+def copy_tree(source: Runtime, dest_root: str, with_tests: bool = False, tests: tuple[str, ...] = ()) -> Runtime:
+    """A private copy to mutate: `runtime/`, and the test folders the build needs (`with_tests`:
+    tests/runtime; `tests`: tests/<name> for each name)."""
     os.makedirs(dest_root, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.o", "*.so")
     shutil.copytree(source.runtime_dir, os.path.join(dest_root, "runtime"), dirs_exist_ok=True, ignore=ignore)
-    if with_tests:
-        tests = os.path.join(source.root, "tests", "runtime")
-        if os.path.isdir(tests):
-            shutil.copytree(tests, os.path.join(dest_root, "tests", "runtime"), dirs_exist_ok=True, ignore=ignore)
+    for name in (("runtime",) if with_tests else ()) + tuple(tests):
+        folder = os.path.join(source.root, "tests", name)
+        if os.path.isdir(folder):
+            shutil.copytree(folder, os.path.join(dest_root, "tests", name), dirs_exist_ok=True, ignore=ignore)
     return Runtime(dest_root)

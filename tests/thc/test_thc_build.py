@@ -67,12 +67,21 @@ def test_libthc_links_against_th_and_cudart(libthc):
     assert "libcudart" in needed
 
 
-def test_device_code_is_sm90_with_ptx(libthc):
+def configured_arch() -> str:
+    """The compute capability the build targets ("90" unless THC_CUDA_ARCHITECTURES chose another)."""
+    for line in (BUILD / "CMakeCache.txt").read_text().splitlines():
+        if line.startswith("CMAKE_CUDA_ARCHITECTURES:"):
+            return line.split("=", 1)[1].split(";")[0].split("-")[0]
+    return "90"
+
+
+def test_device_code_is_machine_code_with_ptx(libthc):
+    cc = configured_arch()
     tool = shutil.which("cuobjdump") or ("/usr/local/cuda/bin/cuobjdump"
                                          if os.path.exists("/usr/local/cuda/bin/cuobjdump") else None)
     if tool is None:  # the toolkit here lacks cuobjdump: check what CMake asked nvcc for
         flags = (BUILD / "THC" / "CMakeFiles" / "THC.dir" / "flags.make").read_text()
-        assert "arch=compute_90,code=[sm_90]" in flags and "arch=compute_90,code=[compute_90]" in flags
+        assert f"arch=compute_{cc},code=[sm_{cc}]" in flags and f"arch=compute_{cc},code=[compute_{cc}]" in flags
         return
     listing = subprocess.run([tool, "--list-elf", "--list-ptx", str(libthc)], capture_output=True, text=True).stdout
-    assert "sm_90" in listing and ".ptx" in listing
+    assert f"sm_{cc}" in listing and ".ptx" in listing

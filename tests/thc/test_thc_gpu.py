@@ -378,14 +378,35 @@ def test_references_storage_sharing_resize_and_free_copy_to(thc, real):
     S.free(copy)
 
 
+SANITIZER_TOOLS = {
+    "memcheck": ["--tool", "memcheck", "--leak-check", "full"],
+    "racecheck": ["--tool", "racecheck"],
+    "initcheck": ["--tool", "initcheck"],
+}
+
+
+def compute_sanitizer() -> str | None:
+    for tool in (shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer",
+                 "/usr/local/cuda/compute-sanitizer/compute-sanitizer"):
+        if tool and os.access(tool, os.X_OK):
+            return tool
+    return None
+
+
 @pytest.mark.skipif(os.environ.get(UNDER_SANITIZER) == "1", reason="already running under compute-sanitizer")
-def test_compute_sanitizer_memcheck_with_leak_check_is_clean():
-    tool = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-    if not os.path.exists(tool):
+@pytest.mark.parametrize("check", sorted(SANITIZER_TOOLS))
+def test_compute_sanitizer_is_clean(check):
+    """The whole file again under each compute-sanitizer tool: zero errors (and, for memcheck, no
+    device allocation leaked); the live-object fixtures still hold inside."""
+    tool = compute_sanitizer()
+    if tool is None:
         pytest.skip("compute-sanitizer is not installed")
     env = dict(os.environ, **{UNDER_SANITIZER: "1"})
-    done = subprocess.run([tool, "--tool", "memcheck", "--leak-check", "full", "--error-exitcode", "99",
+    done = subprocess.run([tool, *SANITIZER_TOOLS[check], "--error-exitcode", "99",
                            sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__,
                            "-k", "not sanitizer and not many_blocks"],
-                          capture_output=True, text=True, env=env, timeout=600)
+                          capture_output=True, text=True, env=env, timeout=1800)
+    if "Device not supported" in done.stdout + done.stderr:  # seen on GPUs under gVisor
+        pytest.skip(f"compute-sanitizer {check} does not support this device")
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-6000:]
+    assert "SUMMARY" in done.stdout + done.stderr, "compute-sanitizer printed no summary: did it attach?"

@@ -13,6 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime"
 BUILD = ROOT / "build" / "runtime-cuda"
 CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda")
+# CMake's CUDA architectures for the build, e.g. "90-real;90-virtual" (the CMakeLists default when
+# unset); benchmarks/thc_gpu_check.py sets the device's own.
+ARCH_ENV = "THC_CUDA_ARCHITECTURES"
 REALS = {"Float": ("Cuda", ctypes.c_float), "Double": ("CudaDouble", ctypes.c_double)}
 
 P, I, L, D = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_ssize_t
@@ -64,8 +67,9 @@ def build(build_dir: Path = BUILD) -> Path:
     compiler = nvcc()
     if compiler is None:
         raise BuildError("no nvcc found")
+    arch = [f"-DCMAKE_CUDA_ARCHITECTURES={os.environ[ARCH_ENV]}"] if os.environ.get(ARCH_ENV) else []
     for cmd in (["cmake", "-S", str(RUNTIME), "-B", str(build_dir), "-DTH_CUDA=ON", "-DTH_BUILD_TESTS=OFF",
-                 f"-DCMAKE_CUDA_COMPILER={compiler}"],
+                 f"-DCMAKE_CUDA_COMPILER={compiler}", *arch],
                 ["cmake", "--build", str(build_dir), "-j2", "--target", "TH", "THC"]):
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
