@@ -1,4 +1,4 @@
-"""The `refcheck` command: check, rules, explain, cfg.
+"""The `refcheck` command: check, rules, explain, cfg, doctor.
 
 Exit codes: see EXIT_CODES_HELP (shown by `refcheck check --help`, and in the README).
 Everything a user can get wrong ends in a one-line message, never a traceback.
@@ -164,6 +164,7 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
                                                 defines, undefines, std, clang_args, errors)
+        _require_builtin_headers()
         try:
             overrides.select = selection.expand(_split_codes(select)) if select else None
             overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
@@ -204,6 +205,17 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+def _require_builtin_headers() -> None:
+    """Once per run: no builtin headers is a setup error (exit 2), another version a warning."""
+    from refcheck.frontend.headers import find_builtin_headers
+
+    found = find_builtin_headers()
+    if not found.ok:
+        raise ConfigError(f"{found.problem} (refcheck doctor shows the setup)")
+    if found.warning:
+        click.echo(f"refcheck: warning: {found.warning}", err=True)
 
 
 def _write_output(path: str, text: str) -> None:
@@ -335,6 +347,32 @@ def cfg(file, function, fmt, states, config_path, compile_commands, include_dirs
             raise ConfigError(f"{file}: {e.args[0] if e.args else f'no function named {function}'}") from None
         click.echo(text, nl=not text.endswith("\n"))
         return EXIT_CLEAN
+
+    sys.exit(_guarded(body))
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path())
+@_parser_options
+def doctor(file, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args, errors):
+    """Show the libclang, builtin headers, configuration and cache this installation uses, and the
+    clang arguments of FILE. Exit 1 when something is broken."""
+
+    def body():
+        from refcheck import doctor as doctor_
+        from refcheck import runner
+        from refcheck.config import Resolver
+
+        args_for = None
+        if file is not None:
+            cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                     defines, undefines, std, clang_args, errors)
+            request = runner.Request(paths=[file], config=cfg_, database=database,
+                                     resolver=Resolver(cfg_, overrides, forced=config_path is not None))
+            args_for = lambda path: runner.args_for(path, request)  # noqa: E731
+        found = doctor_.diagnose(file, args_for, config_path)
+        click.echo(found.render(), nl=False)
+        return EXIT_FINDINGS if found.problems else EXIT_CLEAN
 
     sys.exit(_guarded(body))
 

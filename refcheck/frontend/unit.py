@@ -105,6 +105,9 @@ def parse(path: str, user_args: list[str]) -> Parsed:
     except OSError as e:
         raise FrontendError(f"cannot read: {e.strerror}") from None
     builtin = find_builtin_headers()
+    if not builtin.ok:
+        # Never parse against no builtin headers: the AST would be silently wrong (see headers).
+        raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
     try:
         tu = _index().parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
@@ -119,8 +122,6 @@ def parse(path: str, user_args: list[str]) -> Parsed:
         if len(errors) < MAX_ERRORS_PER_UNIT:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
-    if builtin.note and any("stddef.h" in e.message or "stdarg.h" in e.message for e in errors):
-        errors.append(ToolError(path, builtin.note))
     functions = [c for c in _definitions(tu.cursor)]
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
     return Parsed(tu, functions, errors, includes, partial)
