@@ -363,14 +363,16 @@ def doctor(file, config_path, compile_commands, include_dirs, defines, undefines
         from refcheck import runner
         from refcheck.config import Resolver
 
-        args_for = None
+        args_for, dropped = None, []
         if file is not None:
             cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
                                                      defines, undefines, std, clang_args, errors)
             request = runner.Request(paths=[file], config=cfg_, database=database,
                                      resolver=Resolver(cfg_, overrides, forced=config_path is not None))
             args_for = lambda path: runner.args_for(path, request)  # noqa: E731
-        found = doctor_.diagnose(file, args_for, config_path)
+            if database is not None:
+                dropped = database.dropped.get(os.path.normpath(os.path.abspath(file)), [])
+        found = doctor_.diagnose(file, args_for, config_path, dropped)
         click.echo(found.render(), nl=False)
         return EXIT_FINDINGS if found.problems else EXIT_CLEAN
 

@@ -60,7 +60,8 @@ def probe_headers(args: tuple[str, ...], headers: tuple[str, ...]) -> list[str]:
     return [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
 
 
-def diagnose(file: str | None = None, clang_args_for=None, config_path: str | None = None) -> Diagnosis:
+def diagnose(file: str | None = None, clang_args_for=None, config_path: str | None = None,
+             dropped: list[str] | None = None) -> Diagnosis:
     from refcheck import __version__, config
     from refcheck.config import ConfigError
     from refcheck.frontend import headers
@@ -118,6 +119,8 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
         user = clang_args_for(os.path.abspath(file))
         full = language_args(file, user) + list(found.args) + list(user)
         d.add("clang args", " ".join(_quote(a) for a in full))
+        for option in dropped or ():
+            d.add("not translated", option)
     return d
 
 

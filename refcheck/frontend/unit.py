@@ -30,13 +30,28 @@ class Parsed:
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
 
 
+def _user_language(user_args: list[str]) -> str | None:
+    for i, a in enumerate(user_args):
+        if a == "-x" and i + 1 < len(user_args):
+            return user_args[i + 1]
+        if a.startswith("-x") and len(a) > 2:
+            return a[2:]
+    return None
+
+
 def language_args(path: str, user_args: list[str]) -> list[str]:
-    """-x and -std for the extension, unless the user chose them."""
+    """-x and -std for the extension, unless the user chose them; CUDA's setup for CUDA units,
+    whether the extension or the user (nvcc's `-x cu` in a compile database) said so."""
     ext = os.path.splitext(path)[1]
-    has_x = any(a == "-x" or a.startswith("-x") and len(a) > 2 for a in user_args)
+    language = _user_language(user_args)
+    has_x = language is not None
     has_std = any(a.startswith(("-std=", "--std=")) for a in user_args)
     args: list[str] = []
-    if ext in CUDA_EXTS and not has_x:
+    if language == "cuda":
+        own = ("--cuda-host-only", "--cuda-device-only", "--cuda-path", "-nocudainc")
+        if not any(a.startswith(own) for a in user_args):
+            args += ["--cuda-host-only", *cuda_args()]
+    elif ext in CUDA_EXTS and not has_x:
         args += ["-x", "cuda", "--cuda-host-only", *cuda_args()]
     elif ext in CXX_EXTS and not has_x:
         args += ["-x", "c++"] + ([] if has_std else ["-std=gnu++17"])
