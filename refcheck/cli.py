@@ -218,6 +218,11 @@ def _require_builtin_headers() -> None:
         click.echo(f"refcheck: warning: {found.warning}", err=True)
 
 
+def _error_where(err) -> str:
+    where = os.path.relpath(err.file) if os.path.isabs(err.file) else err.file
+    return where + (f":{err.line}:{err.column}" if err.line > 0 else "")
+
+
 def _write_output(path: str, text: str) -> None:
     try:
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -340,12 +345,31 @@ def cfg(file, function, fmt, states, config_path, compile_commands, include_dirs
                                    root=cfg_.root, max_states=own.max_states,
                                    function_seconds=own.function_seconds)
         from refcheck import cfg_dump
+        from refcheck.frontend.unit import FrontendError
 
+        _require_builtin_headers()
+        parse_errors: list = []
         try:
-            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings, states=states)
+            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings, states=states,
+                                   errors=parse_errors)
         except LookupError as e:
             raise ConfigError(f"{file}: {e.args[0] if e.args else f'no function named {function}'}") from None
+        except FrontendError as e:
+            raise ConfigError(f"{file}: {e}") from None
+        except cfg_dump.UnitNotParsed as e:
+            # As for check: a unit that did not parse is a tool error (exit 2), and no graph.
+            for err in e.errors:
+                click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            click.echo(f"refcheck: error: {file}: clang stopped on a fatal error, so no graph is printed "
+                       f"(missing include directories or defines? -I, -D or -p give them)", err=True)
+            return EXIT_ERROR
         click.echo(text, nl=not text.endswith("\n"))
+        if parse_errors:
+            for err in parse_errors:
+                click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            click.echo(f"refcheck: warning: {file} parsed with errors: the graph may miss what did not "
+                       f"parse", err=True)
+            return EXIT_ERROR
         return EXIT_CLEAN
 
     sys.exit(_guarded(body))

@@ -28,6 +28,7 @@ class Parsed:
     errors: list[ToolError] = field(default_factory=list)
     includes: list[str] = field(default_factory=list)
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
+    fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
 
 
 def _user_language(user_args: list[str]) -> str | None:
@@ -129,17 +130,18 @@ def parse(path: str, user_args: list[str]) -> Parsed:
     except ci.TranslationUnitLoadError:
         raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
     errors: list[ToolError] = []
-    partial = False
+    partial = fatal = False
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
         partial = True
+        fatal = fatal or d.severity >= ci.Diagnostic.Fatal
         if len(errors) < MAX_ERRORS_PER_UNIT:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
     functions = [c for c in _definitions(tu.cursor)]
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
-    return Parsed(tu, functions, errors, includes, partial)
+    return Parsed(tu, functions, errors, includes, partial, fatal)
 
 
 _CONTAINERS = None
