@@ -85,6 +85,9 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
         # The lookup read libclang's version from the wheel's metadata; the library loaded may
         # differ (CLANG_LIBRARY_FILE, a build of its own), so compare with the library itself.
         warning = headers.mismatch(found.major, lib.major) or found.warning
+        if found.major is not None and lib.major is not None:
+            d.add("version pairing", f"libclang {lib.major}, builtin headers {found.major}: "
+                                     + ("match" if found.major == lib.major else "MISMATCH"))
         if warning:
             d.warnings.append(warning)
     else:

@@ -38,6 +38,7 @@ def test_doctor_reports_a_working_setup(tmp_path):
     found = headers.find_builtin_headers()
     assert f["resource dir"].startswith(found.path) and "clang-tidy wheel" in f["resource dir"]
     assert f["<stddef.h>"] == f["<stdarg.h>"] == f["<stdatomic.h>"] == "parses"
+    assert f["version pairing"] == f"libclang {lib.major}, builtin headers {lib.major}: match"
     assert f["config"].startswith("none found") and f["cache dir"].endswith(".refcheck_cache")
     assert sys.version.split()[0] in f["python"]
     assert p.stdout.rstrip().endswith("no problems found")
@@ -73,6 +74,7 @@ def test_doctor_warns_about_headers_of_another_version_and_fails_when_they_do_no
     assert p.returncode == 1, p.stdout + p.stderr
     f = _fields(p.stdout)
     assert f["<stddef.h>"] == "parses" and f["<stdarg.h>"].startswith("FAILS")
+    assert f["version pairing"].endswith("MISMATCH")
     assert f"warning: clang builtin headers of version {major - 1} with libclang {major}" in p.stdout
 
 
