@@ -47,19 +47,6 @@ def _distribution_version(name: str) -> str:
         return "not installed"
 
 
-def probe_headers(args: tuple[str, ...], headers: tuple[str, ...]) -> list[str]:
-    """The errors of parsing a unit that includes `headers` with these builtin-header arguments."""
-    import clang.cindex as ci
-
-    text = "".join(f"#include <{h}>\n" for h in headers)
-    try:
-        tu = ci.Index.create().parse("probe.c", args=["-x", "c", "-std=gnu11", *args],
-                                     unsaved_files=[("probe.c", text)])
-    except ci.TranslationUnitLoadError:
-        return ["libclang could not parse the probe unit"]
-    return [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-
-
 def diagnose(file: str | None = None, clang_args_for=None, config_path: str | None = None,
              dropped: list[str] | None = None) -> Diagnosis:
     from refcheck import __version__, config
@@ -96,7 +83,7 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
 
     if found.ok and lib.major is not None:
         for header in PROBE_HEADERS + ((X86_PROBE,) if platform.machine().lower() in ("x86_64", "amd64") else ()):
-            errors = probe_headers(found.args, (header,))
+            errors = headers.probe(found.args, (header,))
             d.add(f"  <{header}>", "parses" if not errors else f"FAILS: {errors[0]}")
             if errors:
                 d.problems.append(f"<{header}> does not parse with {found.path}: {errors[0]}")

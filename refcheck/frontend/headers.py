@@ -197,3 +197,16 @@ def find_builtin_headers() -> BuiltinHeaders:
         ", no system clang install"
     return BuiltinHeaders(Source.NONE, "", why,
                           problem=f"no clang builtin headers (stddef.h) found; {install_hint(want)}")
+
+
+def probe(args: tuple[str, ...], names: tuple[str, ...]) -> list[str]:
+    """The errors of parsing a unit that includes `names` with these builtin-header arguments."""
+    import clang.cindex as ci
+
+    text = "".join(f"#include <{h}>\n" for h in names)
+    try:
+        tu = ci.Index.create().parse("probe.c", args=["-x", "c", "-std=gnu11", *args],
+                                     unsaved_files=[("probe.c", text)])
+    except ci.TranslationUnitLoadError:
+        return ["libclang could not parse the probe unit"]
+    return [d.spelling for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
