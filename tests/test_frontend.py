@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -149,6 +150,7 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     import clang.cindex as ci
 
     from refcheck.frontend import binding
+    assert re.match(r"clang version \d+\.", binding.clang_version())
     from refcheck.frontend.clangutil import binop, constant, unop
 
     src = tmp_path / "b.c"

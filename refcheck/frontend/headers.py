@@ -88,16 +88,12 @@ def _major_of(resource_dir: str) -> int | None:
 def libclang_info() -> LibclangInfo:
     """The libclang the bindings load, and its version (from the library itself, not a wheel)."""
     try:
-        import ctypes
+        from clang.cindex import conf
 
-        from clang.cindex import _CXString, conf
+        from refcheck.frontend.binding import clang_version
 
         path = conf.get_filename()
-        conf.lib  # noqa: B018 - loads the library, raising when it cannot
-        # A handle of our own, so that setting restype does not touch the bindings' function.
-        fn = ctypes.CDLL(conf.lib._name).clang_getClangVersion
-        fn.restype = _CXString
-        version = _CXString.from_result(fn())
+        version = clang_version()
     except Exception as e:  # noqa: BLE001 - every way this fails is reported, not raised
         return LibclangInfo("", f"libclang could not be loaded: {type(e).__name__}: {e}", None)
     m = re.search(r"version (\d+)", version)
