@@ -8,12 +8,25 @@ from refcheck.cfg import FunctionCFG
 from refcheck.rules import RULES
 
 
-def render(path: str, function: str, fmt: str, settings, states: bool = False) -> str:
-    """Raises LookupError when no definition of `function` is in the unit."""
+class UnitNotParsed(Exception):
+    """clang stopped on a fatal error: any graph would be of a unit it never read to the end."""
+
+    def __init__(self, errors):
+        super().__init__(errors)
+        self.errors = errors
+
+
+def render(path: str, function: str, fmt: str, settings, states: bool = False, errors: list | None = None) -> str:
+    """Raises LookupError when no definition of `function` is in the unit, UnitNotParsed when the
+    parse stopped on a fatal error; the errors of a partial parse are appended to `errors`."""
     from refcheck.frontend.builder import build_cfg
     from refcheck.frontend.unit import parse
 
     parsed = parse(path, settings.clang_args)
+    if parsed.fatal:
+        raise UnitNotParsed(parsed.errors)
+    if errors is not None:
+        errors.extend(parsed.errors)
     matches = [fn for fn in parsed.functions if fn.spelling == function]
     if not matches:
         names = sorted({fn.spelling for fn in parsed.functions})

@@ -1,4 +1,4 @@
-"""The `refcheck` command: check, rules, explain, cfg.
+"""The `refcheck` command: check, rules, explain, cfg, doctor.
 
 Exit codes: see EXIT_CODES_HELP (shown by `refcheck check --help`, and in the README).
 Everything a user can get wrong ends in a one-line message, never a traceback.
@@ -188,6 +188,7 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
                                                 defines, undefines, std, clang_args, errors)
+        _require_builtin_headers()
         try:
             overrides.select = selection.expand(_split_codes(select)) if select else None
             overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
@@ -230,6 +231,22 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+def _require_builtin_headers() -> None:
+    """Once per run: no builtin headers is a setup error (exit 2), another version a warning."""
+    from refcheck.frontend.headers import find_builtin_headers
+
+    found = find_builtin_headers()
+    if not found.ok:
+        raise ConfigError(f"{found.problem} (refcheck doctor shows the setup)")
+    if found.warning:
+        click.echo(f"refcheck: warning: {found.warning}", err=True)
+
+
+def _error_where(err) -> str:
+    where = os.path.relpath(err.file) if os.path.isabs(err.file) else err.file
+    return where + (f":{err.line}:{err.column}" if err.line > 0 else "")
 
 
 def _write_output(path: str, text: str) -> None:
@@ -355,13 +372,60 @@ def cfg(file, function, fmt, states, config_path, compile_commands, include_dirs
                                    root=cfg_.root, max_states=own.max_states,
                                    function_seconds=own.function_seconds)
         from refcheck import cfg_dump
+        from refcheck.frontend.unit import FrontendError
 
+        _require_builtin_headers()
+        parse_errors: list = []
         try:
-            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings, states=states)
+            text = cfg_dump.render(os.path.abspath(file), function, fmt, settings, states=states,
+                                   errors=parse_errors)
         except LookupError as e:
             raise ConfigError(f"{file}: {e.args[0] if e.args else f'no function named {function}'}") from None
+        except FrontendError as e:
+            raise ConfigError(f"{file}: {e}") from None
+        except cfg_dump.UnitNotParsed as e:
+            # As for check: a unit that did not parse is a tool error (exit 2), and no graph.
+            for err in e.errors:
+                click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            click.echo(f"refcheck: error: {file}: clang stopped on a fatal error, so no graph is printed "
+                       f"(missing include directories or defines? -I, -D or -p give them)", err=True)
+            return EXIT_ERROR
         click.echo(text, nl=not text.endswith("\n"))
+        if parse_errors:
+            for err in parse_errors:
+                click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            click.echo(f"refcheck: warning: {file} parsed with errors: the graph may miss what did not "
+                       f"parse", err=True)
+            return EXIT_ERROR
         return EXIT_CLEAN
+
+    sys.exit(_guarded(body))
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path())
+@_parser_options
+def doctor(file, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args, errors):
+    """Show the libclang, builtin headers, configuration and cache this installation uses, and the
+    clang arguments of FILE. Exit 1 when something is broken."""
+
+    def body():
+        from refcheck import doctor as doctor_
+        from refcheck import runner
+        from refcheck.config import Resolver
+
+        args_for, dropped = None, []
+        if file is not None:
+            cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                     defines, undefines, std, clang_args, errors)
+            request = runner.Request(paths=[file], config=cfg_, database=database,
+                                     resolver=Resolver(cfg_, overrides, forced=config_path is not None))
+            args_for = lambda path: runner.args_for(path, request)  # noqa: E731
+            if database is not None:
+                dropped = database.dropped.get(os.path.normpath(os.path.abspath(file)), [])
+        found = doctor_.diagnose(file, args_for, config_path, dropped)
+        click.echo(found.render(), nl=False)
+        return EXIT_FINDINGS if found.problems else EXIT_CLEAN
 
     sys.exit(_guarded(body))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -21,7 +22,7 @@ def fresh_headers(monkeypatch):
 
 def test_a_clang_resource_dir_is_found_and_stddef_resolves(tmp_path):
     found = headers.find_builtin_headers()
-    assert found.origin in ("clang", "gcc"), found
+    assert found.ok, found
     src = tmp_path / "a.c"
     src.write_text("#include <stddef.h>\n#include <stdarg.h>\n#include <stdlib.h>\n#include <string.h>\n"
                    "size_t f(void) { return offsetof(struct { int a; int b; }, b); }\n")
@@ -30,28 +31,69 @@ def test_a_clang_resource_dir_is_found_and_stddef_resolves(tmp_path):
     assert [f.spelling for f in parsed.functions] == ["f"]
 
 
-def test_gcc_headers_are_the_fallback_with_a_warning(fresh_headers, tmp_path):
-    gcc = tmp_path / "gcc" / "x86_64-linux-gnu" / "12" / "include"
-    gcc.mkdir(parents=True)
-    (gcc / "stddef.h").write_text("/* stand-in */\n")
-    fresh_headers.setattr(headers, "RESOURCE_GLOBS", (str(tmp_path / "none" / "*"),))
-    fresh_headers.setattr(headers, "GCC_GLOBS", (str(tmp_path / "gcc" / "*" / "*" / "include"),))
+def test_the_clang_tidy_wheel_is_found_through_its_metadata_and_matches_libclang(fresh_headers):
+    lib = headers.libclang_info()
+    assert lib.major is not None and os.path.isfile(lib.path), lib
     found = headers.find_builtin_headers()
-    assert found.origin == "gcc" and found.args == ("-isystem", str(gcc))
-    assert "libclang-common" in found.note
+    assert found.source is headers.Source.WHEEL, found
+    assert found.major == lib.major and not found.warning
+    assert found.path.replace(os.sep, "/").endswith(f"clang_tidy/data/lib/clang/{lib.major}")
+    assert os.path.isfile(os.path.join(found.path, "include", "stdatomic.h"))
+    assert found.args == ("-resource-dir", found.path)
 
 
-def test_no_headers_at_all_is_said_clearly(fresh_headers, tmp_path):
-    fresh_headers.setattr(headers, "RESOURCE_GLOBS", (str(tmp_path / "none" / "*"),))
-    fresh_headers.setattr(headers, "GCC_GLOBS", (str(tmp_path / "none2" / "*"),))
+def _resource_dir(root, version):
+    d = root / "lib" / "clang" / str(version)
+    (d / "include").mkdir(parents=True)
+    (d / "include" / "stddef.h").write_text("/* stand-in */\n")
+    return d
+
+
+def test_the_environment_variable_overrides_the_wheel(fresh_headers, tmp_path):
+    real = headers.find_builtin_headers()
+    headers.find_builtin_headers.cache_clear()
+    fresh_headers.setenv("REFCHECK_RESOURCE_DIR", real.path)
     found = headers.find_builtin_headers()
-    assert found.origin == "none" and "stddef.h" in found.note and "apt-get install" in found.note
+    assert found.source is headers.Source.ENV and found.path == real.path and not found.warning
+
+
+def test_headers_of_another_major_version_are_used_with_a_warning(fresh_headers, tmp_path):
+    major = headers.libclang_info().major
+    other = _resource_dir(tmp_path, major - 1)
+    fresh_headers.setenv("REFCHECK_RESOURCE_DIR", str(other))
+    found = headers.find_builtin_headers()
+    assert found.ok and found.major == major - 1
+    assert f"version {major - 1} with libclang {major}" in found.warning
+    assert f"clang-tidy=={major}.*" in found.warning
+
+
+def test_a_system_install_of_libclangs_version_beats_a_wheel_of_another(fresh_headers, tmp_path):
+    major = headers.libclang_info().major
+    wheel = _resource_dir(tmp_path / "wheel", major + 1)
+    system = _resource_dir(tmp_path / "usr", major)
+    fresh_headers.setattr(headers, "_wheel_dirs", lambda: (f"{major + 1}.1.0", [str(wheel)]))
+    fresh_headers.setattr(headers, "SYSTEM_GLOBS", (str(tmp_path / "usr" / "lib" / "clang" / "*"),))
+    found = headers.find_builtin_headers()
+    assert found.source is headers.Source.SYSTEM and found.path == str(system) and not found.warning
+    assert "wheel" in found.why
+
+
+def test_no_headers_at_all_stops_every_parse_with_a_clear_message(fresh_headers, tmp_path):
+    fresh_headers.setattr(headers, "_wheel_dirs", lambda: ("", []))
+    fresh_headers.setattr(headers, "SYSTEM_GLOBS", (str(tmp_path / "none" / "*"),))
+    found = headers.find_builtin_headers()
+    assert not found.ok and found.args == ()
+    assert "stddef.h" in found.problem and "pip install 'clang-tidy==" in found.problem
+    src = tmp_path / "a.c"
+    src.write_text("int f(void) { return 0; }\n")
+    with pytest.raises(FrontendError, match="no clang builtin headers"):
+        parse(str(src), [])
 
 
 def test_an_override_that_is_not_a_resource_dir_is_refused(fresh_headers, tmp_path):
     fresh_headers.setenv("REFCHECK_RESOURCE_DIR", str(tmp_path))
     found = headers.find_builtin_headers()
-    assert found.origin == "none" and str(tmp_path) in found.note
+    assert not found.ok and str(tmp_path) in found.problem
 
 
 def test_parse_errors_are_tool_errors_and_parsed_functions_are_still_checked(tmp_path):
@@ -108,6 +150,7 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     import clang.cindex as ci
 
     from refcheck.frontend import binding
+    assert re.match(r"clang version \d+\.", binding.clang_version())
     from refcheck.frontend.clangutil import binop, constant, unop
 
     src = tmp_path / "b.c"

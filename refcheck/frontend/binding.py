@@ -49,3 +49,24 @@ def lib():
     lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
     lib.clang_EvalResult_dispose.restype = None
     return lib
+
+
+class _CXString(ctypes.Structure):
+    # clang-c/CXString.h; the binding has its own, but private.
+    _fields_ = [("data", ctypes.c_void_p), ("private_flags", ctypes.c_uint)]
+
+
+def clang_version() -> str:
+    """clang_getClangVersion(), which the binding does not wrap: "clang version 18.1.1 ...".
+    A ctypes handle of our own on the loaded library, so the binding's functions keep their types."""
+    own = ctypes.CDLL(ci.conf.lib._name)
+    own.clang_getClangVersion.restype = _CXString
+    own.clang_getCString.argtypes = [_CXString]
+    own.clang_getCString.restype = ctypes.c_char_p
+    own.clang_disposeString.argtypes = [_CXString]
+    own.clang_disposeString.restype = None
+    s = own.clang_getClangVersion()
+    try:
+        return (own.clang_getCString(s) or b"").decode("utf-8", "replace")
+    finally:
+        own.clang_disposeString(s)

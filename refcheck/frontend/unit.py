@@ -28,15 +28,31 @@ class Parsed:
     errors: list[ToolError] = field(default_factory=list)
     includes: list[str] = field(default_factory=list)
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
+    fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
+
+
+def _user_language(user_args: list[str]) -> str | None:
+    for i, a in enumerate(user_args):
+        if a == "-x" and i + 1 < len(user_args):
+            return user_args[i + 1]
+        if a.startswith("-x") and len(a) > 2:
+            return a[2:]
+    return None
 
 
 def language_args(path: str, user_args: list[str]) -> list[str]:
-    """-x and -std for the extension, unless the user chose them."""
+    """-x and -std for the extension, unless the user chose them; CUDA's setup for CUDA units,
+    whether the extension or the user (nvcc's `-x cu` in a compile database) said so."""
     ext = os.path.splitext(path)[1]
-    has_x = any(a == "-x" or a.startswith("-x") and len(a) > 2 for a in user_args)
+    language = _user_language(user_args)
+    has_x = language is not None
     has_std = any(a.startswith(("-std=", "--std=")) for a in user_args)
     args: list[str] = []
-    if ext in CUDA_EXTS and not has_x:
+    if language == "cuda":
+        own = ("--cuda-host-only", "--cuda-device-only", "--cuda-path", "-nocudainc")
+        if not any(a.startswith(own) for a in user_args):
+            args += ["--cuda-host-only", *cuda_args()]
+    elif ext in CUDA_EXTS and not has_x:
         args += ["-x", "cuda", "--cuda-host-only", *cuda_args()]
     elif ext in CXX_EXTS and not has_x:
         args += ["-x", "c++"] + ([] if has_std else ["-std=gnu++17"])
@@ -105,25 +121,27 @@ def parse(path: str, user_args: list[str]) -> Parsed:
     except OSError as e:
         raise FrontendError(f"cannot read: {e.strerror}") from None
     builtin = find_builtin_headers()
+    if not builtin.ok:
+        # Never parse against no builtin headers: the AST would be silently wrong (see headers).
+        raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
     try:
         tu = _index().parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     except ci.TranslationUnitLoadError:
         raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
     errors: list[ToolError] = []
-    partial = False
+    partial = fatal = False
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
         partial = True
+        fatal = fatal or d.severity >= ci.Diagnostic.Fatal
         if len(errors) < MAX_ERRORS_PER_UNIT:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
-    if builtin.note and any("stddef.h" in e.message or "stdarg.h" in e.message for e in errors):
-        errors.append(ToolError(path, builtin.note))
     functions = [c for c in _definitions(tu.cursor)]
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
-    return Parsed(tu, functions, errors, includes, partial)
+    return Parsed(tu, functions, errors, includes, partial, fatal)
 
 
 _CONTAINERS = None

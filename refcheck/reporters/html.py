@@ -98,6 +98,7 @@ def render(result: RunResult) -> str:
         _errors(result),
     ]
     parts.extend(_finding(i, f, listings) for i, f in enumerate(result.findings, 1))
+    parts.append(_rule_pages(result))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -123,7 +124,8 @@ def _index(result: RunResult) -> str:
     for code, n in sorted(by_rule.items()):
         rule = RULES.get(code)
         name = rule.name if rule else next(f.name for f in result.findings if f.rule == code)
-        link = f'<a href="{escape(rule.help_uri)}">{escape(code)}</a>' if rule else escape(code)
+        # The rule's page is in this report (_rule_pages), so the link works offline.
+        link = f'<a href="#rule-{escape(code)}">{escape(code)}</a>' if rule else escape(code)
         rule_rows.append(f'<tr><td>{link}</td><td>{escape(name)}</td><td class="n">{n}</td></tr>')
     first: dict[str, int] = {}
     by_file: Counter[str] = Counter()
@@ -147,6 +149,22 @@ def _index(result: RunResult) -> str:
         "</div>",
         '<h3>Findings</h3><ol class="list">', *items, "</ol>",
     ])
+
+
+def _rule_pages(result: RunResult) -> str:
+    """The documentation of each rule the report cites, as shipped with the package."""
+    pages = []
+    for code in sorted({f.rule for f in result.findings}):
+        rule = RULES.get(code)
+        if rule is None:
+            continue
+        try:
+            doc = rule.doc
+        except OSError:
+            continue
+        pages.append(f'<section class="rule-doc" id="rule-{escape(code)}"><h2>{escape(code)} '
+                     f'{escape(rule.name)}</h2><pre>{escape(doc)}</pre></section>')
+    return "\n".join(['<h3>Rules</h3>', *pages]) if pages else ""
 
 
 def _errors(result: RunResult) -> str:

@@ -20,7 +20,6 @@ from refcheck.reporters.source import SourceCache
 from refcheck.rules import RULES, Rule
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/refcheck/refcheck"
 SRCROOT = "%SRCROOT%"
 
 
@@ -44,27 +43,29 @@ def render(result: RunResult) -> str:
 
 
 def _driver() -> dict:
-    return {
-        "name": "refcheck",
-        "version": __version__,
-        "semanticVersion": __version__,
-        "informationUri": INFORMATION_URI,
-        "rules": [_rule(r) for r in RULES.values()],
-    }
+    from refcheck.links import information_uri
+
+    driver = {"name": "refcheck", "version": __version__, "semanticVersion": __version__}
+    if information_uri():  # optional in SARIF; never a made-up address
+        driver["informationUri"] = information_uri()
+    driver["rules"] = [_rule(r) for r in RULES.values()]
+    return driver
 
 
 def _rule(r: Rule) -> dict:
     doc = r.doc
-    return {
+    out = {
         "id": r.code,
         "name": _pascal(r.name),
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": _section(doc, "What it finds") or r.summary},
         "help": {"text": doc, "markdown": doc},
-        "helpUri": r.help_uri,
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["reference-counting", "correctness"], "precision": "high"},
     }
+    if r.help_uri:
+        out["helpUri"] = r.help_uri
+    return out
 
 
 def _pascal(name: str) -> str:

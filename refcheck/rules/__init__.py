@@ -40,8 +40,11 @@ class Rule:
         return (self.home / f"{self.code}.md").read_text("utf-8")
 
     @property
-    def help_uri(self) -> str:
-        return f"https://github.com/refcheck/refcheck/blob/main/docs/rules/{self.code}.md"
+    def help_uri(self) -> str | None:
+        """Where the page is published, when pyproject's [project.urls] says (refcheck.links)."""
+        from refcheck.links import rule_doc_uri
+
+        return rule_doc_uri(self.code)
 
 
 class RuleError(Exception):

@@ -101,3 +101,27 @@ def test_hook_passes_a_clean_file(project):
     assert run.returncode == 0, out
     assert "Passed" in out
     assert "error:" not in out
+
+
+def test_the_documented_configuration_works(project, tmp_path):
+    """docs/pre-commit.md's configuration, with a clone of this repository's HEAD and its commit."""
+    import re
+
+    root, env = project
+    doc = (REPO / "docs" / "pre-commit.md").read_text("utf-8")
+    config = re.search(r"^```yaml\n(repos:.*?)^```$", doc, flags=re.S | re.M).group(1)
+    assert "/path/to/refcheck-th" in config and "COMMIT" in config
+    clone = tmp_path / "refcheck-th"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, env=env)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, env=env,
+                            capture_output=True, text=True).stdout.strip()
+    (root / ".pre-commit-config.yaml").write_text(
+        config.replace("/path/to/refcheck-th", str(clone)).replace("COMMIT", commit))
+    subprocess.run(["git", "add", ".pre-commit-config.yaml"], cwd=root, check=True, env=env)
+    run = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", "bad.c", "good.c",
+                          "--color", "never"], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=900)
+    out = run.stdout + run.stderr
+    assert run.returncode == 1, out
+    assert [l for l in out.splitlines() if l.startswith("bad.c:10:3: error:")], out
+    assert "good.c" not in out.replace("bad.c", "")
