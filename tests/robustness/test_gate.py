@@ -207,9 +207,13 @@ def test_a_header_that_was_missing_is_read_once_it_is_back(project):
 def test_the_builtin_header_directory_is_part_of_the_key(project, monkeypatch):
     project.write("s.c", "#include <stddef.h>\nsize_t n;\n")
     assert project.check("s.c").code == 0
-    monkeypatch.setenv("REFCHECK_RESOURCE_DIR", str(project.root / "no-such-headers"))
+    # Another resource directory whose stddef.h declares no size_t: a cached result would say 0.
+    other = project.root / "other-headers"
+    (other / "include").mkdir(parents=True)
+    (other / "include" / "stddef.h").write_text("/* no size_t here */\n")
+    monkeypatch.setenv("REFCHECK_RESOURCE_DIR", str(other))
     r = project.check("s.c")
-    assert r.code == 2 and "stddef.h" in r.out, (r.out, r.err)
+    assert r.code == 2 and "size_t" in r.out, (r.out, r.err)
 
 
 def test_the_key_watches_the_cuda_roots_the_frontend_probes():
