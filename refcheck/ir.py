@@ -60,9 +60,12 @@ class Call(Op):
 
 @dataclass(frozen=True)
 class Use(Op):
-    """A dereference, or the value passed to a function that borrows it."""
+    """A dereference (`deref`: `x->f`, `*x`, `x[i]`), or the value passed to a function that
+    borrows it. After a dereference x is not NULL: a path on which it was ends there (a crash is
+    no exit that needs cleanup, and no real run of a working program takes it)."""
 
     var: str
+    deref: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def describe(op: Op, names: dict[str, str]) -> str:
     if isinstance(op, Call):
         return f"call {op.callee}({', '.join(n(v) for v in op.args)})"
     if isinstance(op, Use):
-        return f"use {n(op.var)}"
+        return f"{'deref' if op.deref else 'use'} {n(op.var)}"
     if isinstance(op, Assign):
         return f"{n(op.dst)} = {'NULL' if op.null else n(op.src)}"
     if isinstance(op, Load):

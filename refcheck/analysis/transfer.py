@@ -111,8 +111,8 @@ class Transfer:
         ops = self.ops
         for i, op in enumerate(data.ops):
             f = ops.get(type(op))
-            if f is not None:
-                f(st, op, node, i, events)
+            if f is not None and f(st, op, node, i, events) is False:
+                return []  # the path ends inside the node (a NULL dereferenced)
         kind = data.kind
         if kind == "return":
             self.on_return(st, data.value, data.loc, events)
@@ -135,10 +135,9 @@ class Transfer:
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
-                for op in data.post:
-                    f = ops.get(type(op))
-                    if f is not None:
-                        f(st2, op, node, -1, events)
+                if any(f(st2, op, node, -1, events) is False
+                       for op in data.post if (f := ops.get(type(op))) is not None):
+                    continue
                 shown = edge.get("shown", b)
                 out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
             elif kind == "switch":
@@ -180,10 +179,19 @@ class Transfer:
     def op_kill(self, st: State, op: ir.Kill, node: int, index: int, events: list) -> None:
         self.bind(st, op.var, None, op.loc, False, events)
 
-    def op_use(self, st: State, op: ir.Use, node: int, index: int, events: list) -> None:
+    def op_use(self, st: State, op: ir.Use, node: int, index: int, events: list) -> bool | None:
         oid = st.env.get(op.var)
-        if oid is not None:
-            self.check_alive(st, oid, op.loc, Via.USE, events)
+        if oid is None:
+            return None
+        self.check_alive(st, oid, op.loc, Via.USE, events)
+        if op.deref and st.objs[oid].null != NONNULL:
+            # Dereferenced, so not NULL from here on (as a null test's true edge); where it is
+            # known NULL the program crashes here: no exit, nothing after it to check.
+            st2 = self.assume(st, ir.NullTest(op.var), True)
+            if st2 is None:
+                return False
+            st.env, st.objs, st.facts = st2.env, st2.objs, st2.facts
+        return None
 
     def op_release(self, st: State, op: ir.Release, node: int, index: int, events: list) -> None:
         for oid in dict.fromkeys(st.env.get(v) for v in op.vars):

@@ -114,7 +114,7 @@ class ExpressionLowerer:
         if kids:
             base = self.value(kids[0])
             if base not in (None, NULL) and is_pointer(kids[0].type):
-                self.b.emit(ir.Use(loc, base))
+                self.b.emit(ir.Use(loc, base, deref=True))
         if is_pointer(c.type):
             return self.load(c, loc)
         return None
@@ -134,7 +134,7 @@ class ExpressionLowerer:
         for idx in kids[1:]:
             self.value(idx)
         if base not in (None, NULL):
-            self.b.emit(ir.Use(loc, base))
+            self.b.emit(ir.Use(loc, base, deref=True))
         if is_pointer(c.type):
             return self.load(c, loc)
         return None
@@ -158,7 +158,7 @@ class ExpressionLowerer:
         if op == "*":
             v = self.value(operand)
             if v not in (None, NULL):
-                self.b.emit(ir.Use(loc, v))
+                self.b.emit(ir.Use(loc, v, deref=True))
             if is_pointer(c.type):
                 return self.load(c, loc)
             return None
@@ -181,19 +181,19 @@ class ExpressionLowerer:
             if kids:
                 base = self.value(kids[0])
                 if base not in (None, NULL) and is_pointer(kids[0].type):
-                    self.b.emit(ir.Use(location(c), base))
+                    self.b.emit(ir.Use(location(c), base, deref=True))
         elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             for idx in kids[1:]:
                 self.value(idx)
             if base not in (None, NULL):
-                self.b.emit(ir.Use(location(c), base))
+                self.b.emit(ir.Use(location(c), base, deref=True))
         elif c.kind == K.UNARY_OPERATOR and unop(c) == "*":
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             if base not in (None, NULL):
-                self.b.emit(ir.Use(location(c), base))
+                self.b.emit(ir.Use(location(c), base, deref=True))
 
     def binary(self, c):
         op = binop(c)
@@ -358,9 +358,19 @@ class ExpressionLowerer:
             return tracked[0] if tracked and is_pointer(c.type) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
-        for v in kept:  # the callee keeps it (newWithAllocator's context): a hand-over, like a store
+        if kept:
+            # A setter (no pointer result) keeps the reference in the slot its other arguments
+            # name: THCThreadLocal_set(local, x) again with the same local overwrites it (the
+            # earlier value's stored copy is gone). A call returning a pointer keeps it in what it
+            # returns (newWithAllocator's context): a new place at each call, so no key.
+            target, deps = "", frozenset()
+            if not is_pointer(c.type):
+                others = [a for i, a in enumerate(args) if i not in sinks]
+                target = f"{name}({', '.join(expr_text(a) for a in others)})"
+                deps = frozenset(v for a in others for v in expr_vars(a, self.b))
+        for v in kept:  # the callee keeps it: a hand-over, like a store
             self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v))
+            self.b.emit(ir.Store(loc, v, target, deps))
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)

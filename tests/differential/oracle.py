@@ -90,9 +90,12 @@ class Execution:
     vars: dict[str, Obj | None] = field(default_factory=dict)
     objects: list[Obj] = field(default_factory=list)
     conds: dict = field(default_factory=dict)  # opaque condition -> the edge it took
-    # What g_keep holds while it is a debt: a pointer stored without an owned reference, which
-    # the next retain of that object pays for (decision 4). Storing again overwrites it.
-    debt: Obj | None = None
+    # What each location (g_keep; the thread-local slot THCThreadLocal_set(g_local, x) writes)
+    # holds while it is a debt: a pointer stored without an owned reference, which the next
+    # retain of that object pays for (decision 4). Storing again in a location overwrites it, and
+    # the stored copy it held is gone (the object owes nothing, wherever else it was stored:
+    # debts belong to the object, as in refcheck).
+    debts: dict = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
     # acquisition that failed, the parameter); copies share it.
@@ -243,9 +246,15 @@ class Execution:
                 obj = self.value(s.target)
                 if s.via == "sink":  # passed to a call: a use, as for any call
                     self.use(obj, line)
-                self.debt = obj if obj is not None and obj.owned == 0 else None
-                if self.debt is not None:
+                old = self.debts.get(s.via)
+                if old is not None and old is not obj:
+                    self.debts = {k: o for k, o in self.debts.items() if o is not old}
+                    old.debt = False
+                if obj is not None and obj.owned == 0:
+                    self.debts[s.via] = obj
                     obj.debt = True
+                else:
+                    self.debts.pop(s.via, None)
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
                     obj.handed = True
@@ -254,9 +263,9 @@ class Execution:
             elif isinstance(s, Retain):
                 obj = self.vars["p"]
                 self.use(obj, line)
-                if obj is not None and self.debt is obj:
-                    self.debt = None  # pays for the stored copy (decision 4)
-                    obj.debt = False
+                if obj is not None and any(o is obj for o in self.debts.values()):
+                    self.debts = {k: o for k, o in self.debts.items() if o is not obj}
+                    obj.debt = False  # pays for the stored copy (decision 4)
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):
@@ -266,6 +275,8 @@ class Execution:
                     self.nulls[s.var] = null
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
+                if s.deref and self.value(s.target) is None:
+                    raise PathEnded  # NULL->nDimension: the program crashes, nothing after it counts
                 self.sizes = set()  # sink()/sinkp() may resize any tensor
             elif isinstance(s, Resize):
                 self.use(self.value(s.target), line)

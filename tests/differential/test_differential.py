@@ -66,6 +66,11 @@ REGRESSIONS = {
         "on the equal edge of `t3 != p` (opaque: newContiguous may return its argument) t3 is p, "
         "so when `t2 != p` then finds p NULL, t3 is NULL too and nothing leaks at the last return; "
         "refcheck once kept t3 maybe-NULL there and reported RC001"),
+    "a setter called again overwrites its slot": (
+        "makeThing", [Store("p", "sink"), Store("t3", "sink"), Retain()],
+        "THCThreadLocal_set(g_local, t3) replaces the p the first call kept, so p owes no stored "
+        "copy and the retain is ours: RC001 at the return (refcheck once kept p's debt: sink "
+        "stores had no location)"),
     "a store's debt ends with its location": (
         "makeThing", [Store("p"), Assign("t1", "NULL"), Store("t1"), Retain()],
         "g_keep = t1 overwrites the stored p, so no stored copy is left for the retain to pay "
