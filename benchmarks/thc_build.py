@@ -8,11 +8,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from refcheck.validate.thc_dynamic import CUDA_ROOTS, cuda_tool  # noqa: F401 - one toolkit lookup for both
+
 REPO = Path(__file__).resolve().parents[1]
 RUNTIME = REPO / "runtime"
 BUILD = REPO / "build" / "runtime-cuda"
 BENCH_SOURCE = REPO / "benchmarks" / "thc_bandwidth.cu"
-CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda")
 # The exit status thc_bandwidth (and every THC script here) gives when there is no CUDA device.
 EXIT_NO_DEVICE = 3
 ARCH_ENV = "THC_CUDA_ARCHITECTURES"  # the same variable tests/thc/thc_ctypes.py reads
@@ -20,16 +21,6 @@ ARCH_ENV = "THC_CUDA_ARCHITECTURES"  # the same variable tests/thc/thc_ctypes.py
 
 class BuildError(RuntimeError):
     pass
-
-
-def cuda_tool(name: str) -> str | None:
-    """A CUDA toolkit program (nvcc, compute-sanitizer, cuobjdump): the toolkit's own first."""
-    for root in CUDA_ROOTS:
-        for sub in ("bin", "compute-sanitizer"):
-            candidate = os.path.join(root, sub, name)
-            if os.access(candidate, os.X_OK):
-                return candidate
-    return shutil.which(name)
 
 
 def gpu_compute_capability() -> str | None:

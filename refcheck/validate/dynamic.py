@@ -34,6 +34,17 @@ MARKERS = (
 )
 
 
+def evidence(done: subprocess.CompletedProcess, markers: tuple) -> str:
+    """What a test run's output shows of a bug: the first marker found, or a crash."""
+    output = done.stdout + done.stderr
+    for marker, what in markers:
+        if marker in output:
+            return what
+    if done.returncode < 0:
+        return f"crash (signal {-done.returncode})"
+    return ""
+
+
 class DynamicError(Exception):
     """The dynamic check cannot run here (no tests, no compiler, the unmutated suite fails)."""
 
@@ -129,13 +140,7 @@ class DynamicChecker:
 
     @staticmethod
     def _evidence(done: subprocess.CompletedProcess) -> str:
-        output = done.stdout + done.stderr
-        for marker, evidence in MARKERS:
-            if marker in output:
-                return evidence
-        if done.returncode < 0:
-            return f"crash (signal {-done.returncode})"
-        return ""
+        return evidence(done, MARKERS)
 
     # --- one mutant ---------------------------------------------------------------------------
 

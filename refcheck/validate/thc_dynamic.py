@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from refcheck.validate.dynamic import DynamicError
+from refcheck.validate.dynamic import DynamicError, evidence
 from refcheck.validate.layout import Runtime, copy_tree
 from refcheck.validate.mutants import Mutant
 
@@ -155,15 +155,10 @@ class THCDynamicChecker:
 
     @staticmethod
     def _evidence(done: subprocess.CompletedProcess) -> str:
-        output = done.stdout + done.stderr
-        for marker, evidence in MARKERS:
-            if marker in output:
-                return evidence
-        if done.returncode < 0:
-            return f"crash (signal {-done.returncode})"
-        if done.returncode == 99:
+        found = evidence(done, MARKERS)
+        if not found and done.returncode == 99:
             return "error reported (compute-sanitizer)"
-        return ""
+        return found
 
     @staticmethod
     def applies(mutant: Mutant) -> bool:
