@@ -73,12 +73,17 @@ class Transfer:
         nulled = {op.dst for n in self.g.nodes for op in self.g.nodes[n]["data"].ops
                   if isinstance(op, ir.Assign) and op.null}
         self.null_tested: set[str] = set()
+        # Variables whose nullness some branch reads at all (null tests, pointer comparisons):
+        # elsewhere what a dereference proves would only split states (see op_use).
+        self.null_read: set[str] = set()
         for n in self.g.nodes:
             cond = self.g.nodes[n]["data"].cond
             if isinstance(cond, ir.NullTest):
                 self.null_tested.add(cond.var)
+                self.null_read.add(cond.var)
             elif isinstance(cond, ir.SameObject):
                 self.null_tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
+                self.null_read.update((cond.a, cond.b))
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
@@ -184,9 +189,15 @@ class Transfer:
         if oid is None:
             return None
         self.check_alive(st, oid, op.loc, Via.USE, events)
-        if op.deref and st.objs[oid].null != NONNULL:
-            # Dereferenced, so not NULL from here on (as a null test's true edge); where it is
-            # known NULL the program crashes here: no exit, nothing after it to check.
+        if not op.deref:
+            return None
+        null = st.objs[oid].null
+        if null == NULL:
+            return False  # a NULL dereferenced: the program crashes here, no exit to check
+        # Not NULL from here on, as on a null test's true edge. Only where a branch can ask
+        # (a holder null-tested or compared): leak and use checks do not read nullness, and
+        # refining it everywhere split the TH_TENSOR_APPLY loops' states (renorm past the bound).
+        if null == MAYBE and any(v in self.null_read for v, o in st.env.items() if o == oid):
             st2 = self.assume(st, ir.NullTest(op.var), True)
             if st2 is None:
                 return False
