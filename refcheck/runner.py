@@ -219,9 +219,13 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck import pool
 
-        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool)) for t in todo]
+        # The workers keep per-function results under the same directory (refcheck/fncache.py),
+        # while the unit cache is usable at all (not --no-cache, a key, no symlinked directory).
+        functions = cache.directory if cache.entries is not None else None
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions), key=keys[t[0]])
+                for t in todo]
         memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
-        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory)
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions)
         progress = Progress(len(jobs), request.progress, workers=request.jobs)
 
         def skip(job) -> bool:
@@ -244,6 +248,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     timings[stage] = timings.get(stage, 0.0) + seconds
                 for what, n in result.counts.items():
                     report.counts[what] = report.counts.get(what, 0) + n
+                report.notes.extend(f"warning: {n}" for n in result.notes if f"warning: {n}" not in report.notes)
                 if outcome.cacheable:
                     cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
                 progress.advance(job.display)
@@ -278,14 +283,15 @@ def _select(findings: list[Finding], request: Request, run_selection) -> list[Fi
     return kept
 
 
-def _options_for(request: Request, path: str, pool):
+def _options_for(request: Request, path: str, pool, functions: str | None):
     """Worker options for a unit under a nested configuration; None for the run's own."""
     own = request.config_for(path)
     if own is request.config:
         return None
     run = request.config
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
-    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory)
+    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
+                        functions)
 
 
 def _included_by(pairs) -> set[str]:
