@@ -160,6 +160,9 @@ class FunctionCache:
         return hit
 
     def _load_table(self) -> dict[str, Outcome]:
+        if os.path.islink(self.directory):  # could point anywhere; save() refuses it too
+            self.rejected = f"{self.directory}: is a symbolic link"
+            return {}
         try:
             data = safeio.read_regular(self.path, MAX_TABLE_BYTES, follow=False)
         except safeio.UnreadableFile as e:
