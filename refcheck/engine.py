@@ -180,7 +180,9 @@ def _check(path: str, settings: Settings) -> UnitResult:
             result.notes.append(f"ignored the per-function cache table {table.rejected}; "
                                 "its functions were checked again")
         if table.write_error:
-            result.notes.append(f"per-function cache: {table.write_error}")
+            from refcheck.fncache import UNWRITABLE_TABLE
+
+            result.notes.append(f"{UNWRITABLE_TABLE}{table.write_error}")
     t2 = time.perf_counter()
     result.findings = merge_findings(findings)
     result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1) - cfg_time}

@@ -54,6 +54,9 @@ CATEGORIES = ("skipped", "shared", "analysed")
 # Results that depend on the machine's speed rather than the code.
 TIMED_OUT = "time limit reached"
 _pruned = False
+# How a note about a table that could not be written starts (the runner drops it when the
+# whole cache directory is unwritable, which it reports once itself).
+UNWRITABLE_TABLE = "per-function cache: "
 
 
 def _digest(*parts: bytes) -> str:
@@ -107,6 +110,7 @@ class FunctionCache:
     def __init__(self, directory: str, unit_key: str, unit_path: str, parsed, files: set[str],
                  may_raise: frozenset | None, secret: bytes) -> None:
         """files: the unit's files as findings name them (relative to the root)."""
+        from refcheck.frontend.binding import instantiation
         from refcheck.frontend.unit import body_of, parsed_contents
 
         self.directory = os.path.join(directory, SUBDIR)
@@ -140,9 +144,8 @@ class FunctionCache:
         for i, (fn, b) in enumerate(zip(parsed.functions, bodies)):
             if b is None or (b.start, b.end) not in cuts.get(b.file, ()):
                 continue
-            loc = fn.location
-            f = loc.file
-            identity = (fn.spelling, f.name if f is not None else "", loc.line, loc.column)
+            f, line, column, _ = instantiation(fn.location)  # where findings say it is
+            identity = (fn.spelling, f.name if f is not None else "", line, column)
             n = seen[identity] = seen.get(identity, 0) + 1
             self.keys[i] = _digest(unit.encode(), json.dumps([*identity, n]).encode(),
                                    contents[b.file][b.start:b.end])

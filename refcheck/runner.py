@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
+from refcheck.fncache import UNWRITABLE_TABLE
 from refcheck.frontend.compdb import CompileDatabase
 from refcheck.config import Config, ConfigError, Resolver
 from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
@@ -143,6 +144,8 @@ def run(request: Request) -> Report:
                             f"entr{'y' if cache.rejected == 1 else 'ies'} not written by this "
                             f"user's refcheck (forged, foreign or damaged); checked again")
     if cache.write_error:
+        # One warning for an unwritable cache, not one more for the per-function tables in it.
+        report.notes = [n for n in report.notes if not n.startswith(f"warning: {UNWRITABLE_TABLE}")]
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
     findings = merge_findings([f for r in ordered for f in r.findings])
@@ -248,7 +251,9 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     timings[stage] = timings.get(stage, 0.0) + seconds
                 for what, n in result.counts.items():
                     report.counts[what] = report.counts.get(what, 0) + n
-                report.notes.extend(f"warning: {n}" for n in result.notes if f"warning: {n}" not in report.notes)
+                for note in result.notes:  # once per run, not per unit
+                    if f"warning: {note}" not in report.notes:
+                        report.notes.append(f"warning: {note}")
                 if outcome.cacheable:
                     cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
                 progress.advance(job.display)
