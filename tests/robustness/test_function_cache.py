@@ -340,3 +340,27 @@ def test_the_table_is_pruned_by_the_cache_age_rule(project, unit):
     edit(unit, "return c + 1;", "return c + 2;")
     project.check("-q", "unit.c")
     assert not stale.exists() and foreign.exists()
+
+
+def test_a_lambda_is_cached_with_its_enclosing_function(project):
+    project.write("api.h", API)
+    unit = project.write("u.cpp", """\
+#include "api.h"
+void outer(int c)
+{
+  auto f = [](int d) {
+    THFloatTensor *t = THFloatTensor_new();
+    if (d)
+      THFloatTensor_free(t);
+  };
+  f(c);
+}
+int plain(int c) { return c + 1; }
+""")
+    first = project.check("-q", "--statistics", "u.cpp")
+    assert "u.cpp:8:3: error:" in first.out, first.out
+    edit(unit, "return c + 1;", "return c + 2;")
+    r = project.check("-q", "--statistics", "u.cpp")
+    assert counts(r)["cached"] == 2, r.err  # `outer` and the lambda inside it
+    assert "functions 3" in r.err
+    same_as_no_cache(project, r, "u.cpp")
