@@ -109,13 +109,15 @@ def _check(path: str, settings: Settings) -> UnitResult:
 
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
-    table = _function_table(path, parsed, settings, conv)
+    # Where each definition is (as findings name it), for instantiation classes and cache keys.
+    places = [location(fn) for fn in parsed.functions]
+    table = _function_table(path, parsed, places, settings, conv)
     # class key -> (the representative's result, its tokens); see refcheck.renaming. Keys hold
     # the definition's location, so only functions defined at the same place (the instantiations
     # of one generic body) can share one: the others are not worth the key. A function served
     # from the per-function cache takes no part: the first one analysed represents its class.
     classes: dict = {}
-    sites = Counter(location(fn) for fn in parsed.functions
+    sites = Counter(place for fn, place in zip(parsed.functions, places)
                     if settings.only_functions is None or fn.spelling in settings.only_functions)
     counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
     for index, top in enumerate(parsed.functions):
@@ -193,7 +195,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     return result
 
 
-def _function_table(path: str, parsed, settings: Settings, conv):
+def _function_table(path: str, parsed, places: list, settings: Settings, conv):
     """The unit's per-function cache, or None when it is off (--no-cache, no usable key, the
     mutation harness checking chosen functions)."""
     if settings.function_cache is None or not settings.unit_key or settings.only_functions is not None:
@@ -207,8 +209,8 @@ def _function_table(path: str, parsed, settings: Settings, conv):
         return None  # the parent says so once (its unit cache is off for the same reason)
     files = {_relative(f, settings.root) for f in parsed.includes}
     may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
-    return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, files, may_raise,
-                         secret)
+    return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
+                         may_raise, secret)
 
 
 def _fn_error(fn, settings: Settings, why: str) -> ToolError:

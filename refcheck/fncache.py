@@ -105,12 +105,12 @@ def _mac(secret: bytes, name: str, body: bytes) -> str:
 class FunctionCache:
     """One unit's table: keys of its functions, the entries read back, the entries to write.
 
-    Built after the parse; `key(i)` is None for a function never served from the table."""
+    Built after the parse; `keys[i]` is None for a function never served from the table."""
 
-    def __init__(self, directory: str, unit_key: str, unit_path: str, parsed, files: set[str],
-                 may_raise: frozenset | None, secret: bytes) -> None:
-        """files: the unit's files as findings name them (relative to the root)."""
-        from refcheck.frontend.binding import instantiation
+    def __init__(self, directory: str, unit_key: str, unit_path: str, parsed,
+                 places: list, files: set[str], may_raise: frozenset | None, secret: bytes) -> None:
+        """places: each definition's Location (clangutil.location); files: the unit's files as
+        findings name them (relative to the root)."""
         from refcheck.frontend.unit import body_of, parsed_contents
 
         self.directory = os.path.join(directory, SUBDIR)
@@ -141,11 +141,10 @@ class FunctionCache:
         raising = b"\n".join(sorted(n.encode() for n in may_raise)) if may_raise is not None else b"-"
         unit = _digest(unit_key.encode(), skeleton.hexdigest().encode(), raising)
         seen: dict[tuple, int] = {}
-        for i, (fn, b) in enumerate(zip(parsed.functions, bodies)):
+        for i, (fn, place, b) in enumerate(zip(parsed.functions, places, bodies)):
             if b is None or (b.start, b.end) not in cuts.get(b.file, ()):
                 continue
-            f, line, column, _ = instantiation(fn.location)  # where findings say it is
-            identity = (fn.spelling, f.name if f is not None else "", line, column)
+            identity = (fn.spelling, place.file, place.line, place.column)
             n = seen[identity] = seen.get(identity, 0) + 1
             self.keys[i] = _digest(unit.encode(), json.dumps([*identity, n]).encode(),
                                    contents[b.file][b.start:b.end])
