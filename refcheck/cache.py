@@ -377,14 +377,14 @@ def _mac(secret: bytes, key: str, body: bytes) -> str:
     return hmac.new(secret, key.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
 
-def _own_file(path: str) -> bool:
+def _own_file(path: str, magic: bytes = MAGIC) -> bool:
     """Whether a file in the entries directory is one refcheck wrote (by its first bytes)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return False
     try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(MAGIC)) == MAGIC
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(magic)) == magic
     except OSError:
         return False
     finally:
@@ -518,27 +518,11 @@ class Cache:
             self.write_error = f"{self.directory}: cannot write cache: {getattr(e, 'strerror', None) or e}"
 
     def _prune(self) -> None:
-        """Once per run: another run may be reading these, but it treats a vanished entry as
-        the miss it would have been after a week anyway. Only files named and starting as
-        refcheck writes them are deleted: whatever else is there is not ours."""
+        """Once per run (see prune_directory)."""
         if self._pruned:
             return
         self._pruned = True
-        now = time.time()
-        with os.scandir(self.entries) as it:
-            for e in it:
-                try:
-                    temp = _TEMP_NAME.fullmatch(e.name) is not None
-                    if not (temp or _ENTRY_NAME.fullmatch(e.name)):
-                        continue
-                    if not e.is_file(follow_symlinks=False):
-                        continue
-                    age = now - e.stat(follow_symlinks=False).st_mtime
-                    limit = STALE_TEMP_SECONDS if temp else PRUNE_AFTER_SECONDS
-                    if age > limit and (_own_file(e.path) or (temp and e.stat().st_size == 0)):
-                        os.unlink(e.path)
-                except OSError:
-                    pass
+        prune_directory(self.entries, _ENTRY_NAME, MAGIC)
 
     def _ensure_directory(self) -> None:
         for path in (self.directory, self.entries):
@@ -559,3 +543,25 @@ class Cache:
                     safeio.write_file(target, text.encode())
                 except safeio.UnwritableFile:
                     pass
+
+
+def prune_directory(directory: str, names: re.Pattern, magic: bytes) -> None:
+    """Deletes what has not been written for PRUNE_AFTER_SECONDS (unit entries, per-function
+    tables) and temporary files of killed runs. Another run may be reading these, but it
+    treats a vanished file as the miss it would have been after a week anyway. Only files
+    named and starting as refcheck writes them are deleted: whatever else is there is not ours."""
+    now = time.time()
+    with os.scandir(directory) as it:
+        for e in it:
+            try:
+                temp = _TEMP_NAME.fullmatch(e.name) is not None
+                if not (temp or names.fullmatch(e.name)):
+                    continue
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                age = now - e.stat(follow_symlinks=False).st_mtime
+                limit = STALE_TEMP_SECONDS if temp else PRUNE_AFTER_SECONDS
+                if age > limit and (_own_file(e.path, magic) or (temp and e.stat().st_size == 0)):
+                    os.unlink(e.path)
+            except OSError:
+                pass

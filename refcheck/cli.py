@@ -313,7 +313,8 @@ def _statistics(report) -> str:
     if report.counts:
         c = report.counts
         lines.append(f"          {c.get('analysed', 0)} analysed, {c.get('shared', 0)} shared with an identical "
-                     f"instantiation, {c.get('skipped', 0)} with nothing to find")
+                     f"instantiation, {c.get('skipped', 0)} with nothing to find, "
+                     f"{c.get('cached', 0)} from the per-function cache")
     for stage in ("parse", "cfg", "analysis", "report"):
         lines.append(f"{stage:<9}{r.timings.get(stage, 0.0):>9.3f} s")
     lines.append(f"{'wall':<9}{r.seconds + r.timings.get('report', 0.0):>9.3f} s")

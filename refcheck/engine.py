@@ -37,6 +37,10 @@ class Settings:
     # Analyse once per class of graphs identical after renaming (the type instantiations of a
     # generic function) and skip bodies that cannot produce a finding. Off only to compare.
     share: bool = True
+    # The cache directory for per-function results (refcheck/fncache.py) and the unit's
+    # settings key (cache.unit_key); None: every function is checked.
+    function_cache: str | None = None
+    unit_key: str = ""
 
 
 def check_unit(path: str, settings: Settings) -> UnitResult:
@@ -105,58 +109,108 @@ def _check(path: str, settings: Settings) -> UnitResult:
 
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
-    queue = [fn for fn in parsed.functions
-             if settings.only_functions is None or fn.spelling in settings.only_functions]
+    # Where each definition is (as findings name it), for instantiation classes and cache keys.
+    places = [location(fn) for fn in parsed.functions]
+    table = _function_table(path, parsed, places, settings, conv)
     # class key -> (the representative's result, its tokens); see refcheck.renaming. Keys hold
     # the definition's location, so only functions defined at the same place (the instantiations
-    # of one generic body) can share one: the others are not worth the key.
+    # of one generic body) can share one: the others are not worth the key. A function served
+    # from the per-function cache takes no part: the first one analysed represents its class.
     classes: dict = {}
-    sites = Counter(location(fn) for fn in queue)
-    counts = {"skipped": 0, "shared": 0, "analysed": 0}
-    while queue:
-        fn = queue.pop(0)
-        result.functions += 1
-        a = time.perf_counter()
-        try:
-            cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
-        except RecursionError:
-            result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+    sites = Counter(place for fn, place in zip(parsed.functions, places)
+                    if settings.only_functions is None or fn.spelling in settings.only_functions)
+    counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+    for index, top in enumerate(parsed.functions):
+        if settings.only_functions is not None and top.spelling not in settings.only_functions:
             continue
-        b = time.perf_counter()
-        cfg_time += b - a
-        if cfg is None:  # nothing in it can produce a finding
-            counts["skipped"] += 1
+        key = table.keys[index] if table is not None else None
+        hit = table.get(key) if table is not None else None
+        if hit is not None:
+            table.keep(key)
+            result.functions += hit.functions
+            result.errors.extend(hit.errors)
+            findings.extend(hit.findings)
+            counts["cached"] += hit.functions
             continue
-        queue[:0] = cfg.lambdas
-        if settings.share and sites[cfg.loc] > 1:
-            key, tokens = class_key(cfg, conv)
-            known = classes.get(key)
-            if known is None:
-                res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
-                classes[key] = (renamed_result(res, _same), tokens)
-                counts["analysed"] += 1
+        marks = (len(findings), len(result.errors), result.functions, dict(counts))
+        queue = [top]  # the function, then the lambdas inside it
+        while queue:
+            fn = queue.pop(0)
+            result.functions += 1
+            a = time.perf_counter()
+            try:
+                cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
+            except RecursionError:
+                result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+                continue
+            b = time.perf_counter()
+            cfg_time += b - a
+            if cfg is None:  # nothing in it can produce a finding
+                counts["skipped"] += 1
+                continue
+            queue[:0] = cfg.lambdas
+            if settings.share and sites[cfg.loc] > 1:
+                ckey, tokens = class_key(cfg, conv)
+                known = classes.get(ckey)
+                if known is None:
+                    res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+                    classes[ckey] = (renamed_result(res, _same), tokens)
+                    counts["analysed"] += 1
+                else:
+                    res = renamed_result(known[0], renamer(known[1], tokens))
+                    counts["shared"] += 1
             else:
-                res = renamed_result(known[0], renamer(known[1], tokens))
-                counts["shared"] += 1
-        else:
-            res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
-            counts["analysed"] += 1
-        if res.incomplete:
-            result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
-        for f in res.findings:
-            if parsed.partial:
-                f.message += " (checked on a partial parse)"
-            findings.append(f)
+                res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+                counts["analysed"] += 1
+            if res.incomplete:
+                result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
+            for f in res.findings:
+                if parsed.partial:
+                    f.message += " (checked on a partial parse)"
+                _relativize(f, settings.root)
+                findings.append(f)
+        if table is not None:
+            from refcheck.fncache import Outcome
+
+            table.put(key, Outcome(
+                tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
+                tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
+                      if counts[k] != marks[3][k])))
+    if table is not None:
+        table.save()
+        if table.rejected:
+            result.notes.append(f"ignored the per-function cache table {table.rejected}; "
+                                "its functions were checked again")
+        if table.write_error:
+            from refcheck.fncache import UNWRITABLE_TABLE
+
+            result.notes.append(f"{UNWRITABLE_TABLE}{table.write_error}")
     t2 = time.perf_counter()
-    for f in findings:
-        _relativize(f, settings.root)
     result.findings = merge_findings(findings)
     result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1) - cfg_time}
-    result.counts.update(counts)
+    result.counts.update({k: n for k, n in counts.items() if n or k != "cached"})
     if parsed.partial and result.functions:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning"))
     return result
+
+
+def _function_table(path: str, parsed, places: list, settings: Settings, conv):
+    """The unit's per-function cache, or None when it is off (--no-cache, no usable key, the
+    mutation harness checking chosen functions)."""
+    if settings.function_cache is None or not settings.unit_key or settings.only_functions is not None:
+        return None
+    from refcheck.cache import KeyProblem, load_secret
+    from refcheck.fncache import FunctionCache
+
+    try:
+        secret = load_secret()
+    except KeyProblem:
+        return None  # the parent says so once (its unit cache is off for the same reason)
+    files = {_relative(f, settings.root) for f in parsed.includes}
+    may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
+    return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
+                         may_raise, secret)
 
 
 def _fn_error(fn, settings: Settings, why: str) -> ToolError:

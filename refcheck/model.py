@@ -65,6 +65,8 @@ class UnitResult:
     # Functions by what checking them took: analysed, shared (an identical instantiation's
     # analysis), skipped (nothing in them can produce a finding).
     counts: dict[str, int] = field(default_factory=dict)
+    # Warnings for stderr that are not part of the result (the per-function cache's trouble).
+    notes: list[str] = field(default_factory=list)
 
 
 def merge_findings(findings: list[Finding]) -> list[Finding]:

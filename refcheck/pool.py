@@ -32,6 +32,8 @@ class Job:
     # Set for a unit under a nested configuration (its own conventions and limits); None: the
     # run's Options.
     options: "Options | None" = None
+    # The unit's settings key (cache.unit_key), for its per-function cache entries.
+    key: str = ""
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Options:
     function_seconds: float
     # Bytes of address space one worker may map (RLIMIT_AS); None: no bound.
     max_memory: int | None = None
+    # The cache directory, for per-function results (refcheck/fncache.py); None: --no-cache.
+    function_cache: str | None = None
 
 
 @dataclass
@@ -122,7 +126,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
-                               function_seconds=o.function_seconds)
+                               function_seconds=o.function_seconds, function_cache=o.function_cache)
 
     run_settings = settings_for(options)
     while True:
@@ -134,6 +138,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
             return
         settings = run_settings if job.options is None else settings_for(job.options)
         settings.clang_args = job.args
+        settings.unit_key = job.key
         with _StderrWatch() as watch:
             try:
                 result = engine.check_unit(job.path, settings)

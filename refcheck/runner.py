@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
+from refcheck.fncache import UNWRITABLE_TABLE
 from refcheck.frontend.compdb import CompileDatabase
 from refcheck.config import Config, ConfigError, Resolver
 from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
@@ -143,6 +144,8 @@ def run(request: Request) -> Report:
                             f"entr{'y' if cache.rejected == 1 else 'ies'} not written by this "
                             f"user's refcheck (forged, foreign or damaged); checked again")
     if cache.write_error:
+        # One warning for an unwritable cache, not one more for the per-function tables in it.
+        report.notes = [n for n in report.notes if not n.startswith(f"warning: {UNWRITABLE_TABLE}")]
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
     findings = merge_findings([f for r in ordered for f in r.findings])
@@ -219,9 +222,13 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck import pool
 
-        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool)) for t in todo]
+        # The workers keep per-function results under the same directory (refcheck/fncache.py),
+        # while the unit cache is usable at all (not --no-cache, a key, no symlinked directory).
+        functions = cache.directory if cache.entries is not None else None
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions), key=keys[t[0]])
+                for t in todo]
         memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
-        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory)
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions)
         progress = Progress(len(jobs), request.progress, workers=request.jobs)
 
         def skip(job) -> bool:
@@ -244,6 +251,9 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     timings[stage] = timings.get(stage, 0.0) + seconds
                 for what, n in result.counts.items():
                     report.counts[what] = report.counts.get(what, 0) + n
+                for note in result.notes:  # once per run, not per unit
+                    if f"warning: {note}" not in report.notes:
+                        report.notes.append(f"warning: {note}")
                 if outcome.cacheable:
                     cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
                 progress.advance(job.display)
@@ -278,14 +288,15 @@ def _select(findings: list[Finding], request: Request, run_selection) -> list[Fi
     return kept
 
 
-def _options_for(request: Request, path: str, pool):
+def _options_for(request: Request, path: str, pool, functions: str | None):
     """Worker options for a unit under a nested configuration; None for the run's own."""
     own = request.config_for(path)
     if own is request.config:
         return None
     run = request.config
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
-    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory)
+    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
+                        functions)
 
 
 def _included_by(pairs) -> set[str]:
