@@ -169,6 +169,13 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     for a in nodes:
         for b in nodes + again:
             assert (binding.cursor_key(a) == binding.cursor_key(b)) == (a == b)
+    # children_by_key: one walk gives every cursor's children, as get_children lists them.
+    walked = binding.children_by_key(fn, {})
+
+    def shape(c, listing):
+        return (c.kind, c.spelling, c.extent.start.offset, [shape(k, listing) for k in listing(c)])
+    assert shape(fn, lambda c: walked[binding.cursor_key(c)]) == shape(fn, lambda c: list(c.get_children()))
+    assert len(walked) == len(nodes)
     # instantiation: (file, line, column, offset), macro uses at their call site.
     ret = next(n for n in nodes if n.kind == ci.CursorKind.RETURN_STMT)
     f, line, column, offset = binding.instantiation(ret.location)

@@ -402,7 +402,7 @@ STMT_HANDLERS = {
 
 
 def build_cfg(fn, conv: Conventions) -> FunctionCFG:
-    reset_kids()
+    reset_kids(fn)
     try:
         return Builder(fn, conv).build()
     finally:
@@ -411,7 +411,7 @@ def build_cfg(fn, conv: Conventions) -> FunctionCFG:
 
 def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
     """The graph of a function that could produce a finding (`can_find_anything`), else None."""
-    reset_kids()
+    reset_kids(fn)
     try:
         if not can_find_anything(fn, conv):
             return None

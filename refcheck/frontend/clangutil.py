@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import STMT_EXPR, cursor_key, instantiation, lib  # noqa: F401 - STMT_EXPR re-exported
+from refcheck.frontend.binding import STMT_EXPR, children_by_key, cursor_key, instantiation, lib  # noqa: F401 - STMT_EXPR re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -69,8 +69,11 @@ def kids(c) -> list:
     return found
 
 
-def reset_kids() -> None:
+def reset_kids(fn=None) -> None:
+    """Forget the listings of the last function; with `fn`, list every cursor under it at once."""
     _KIDS.clear()
+    if fn is not None:
+        children_by_key(fn, _KIDS)
 
 
 def strip(c):
