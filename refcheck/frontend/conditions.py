@@ -90,6 +90,7 @@ class ConditionLowerer:
     def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
              shown_inverted: bool = False) -> None:
         loc = location(c)
+        text = expr_text(c)
         if pointer and v not in (None, NULL):
             cond = ir.NullTest(v)
         elif isinstance(fact, ir.SameObject):
@@ -97,8 +98,8 @@ class ConditionLowerer:
         elif fact is not None:
             cond = fact
         else:
-            cond = ir.Opaque(expr_text(c))
-        n = self.b.node("branch", loc, cond=cond, text=expr_text(c))
+            cond = ir.Opaque(text)
+        n = self.b.node("branch", loc, cond=cond, text=text)
         self.b.start(n)
         # Temporaries of the condition die once it is tested (on both edges).
         self.b.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
