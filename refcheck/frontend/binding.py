@@ -26,6 +26,11 @@ def cursor_key(c) -> tuple:
     return (c._kind_id, c.xdata, d[0], d[1], d[2])
 
 
+# The attribute by which each cursor of such a walk also holds its children: reading it is
+# cheaper than building the cursor's key.
+KIDS = "_refcheck_kids"
+
+
 def children_by_key(fn, found: dict) -> dict:
     """Fills `found`, cursor_key -> children, for every cursor under a function (and it), from
     one recursive clang_visitChildren. `Cursor.get_children` makes a visit of its own per cursor,
@@ -56,7 +61,7 @@ def children_by_key(fn, found: dict) -> dict:
             siblings = found[key] = root
         siblings.append(child)
         d = child.data
-        found[(child._kind_id, child.xdata, d[0], d[1], d[2])] = []
+        found[(child._kind_id, child.xdata, d[0], d[1], d[2])] = child._refcheck_kids = []  # KIDS
         return 2  # CXChildVisit_Recurse
 
     ci.conf.lib.clang_visitChildren(fn, ci.callbacks["cursor_visit"](visit), None)

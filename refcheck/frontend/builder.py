@@ -17,6 +17,7 @@ from refcheck.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import K, binop, constant, end_location, is_pointer, location, reset_kids, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.clangutil import kind_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
@@ -61,7 +62,7 @@ class Builder(GraphBuilder):
                            self.names, lambdas=self.lambdas)
 
     def stmt(self, c) -> None:
-        k = c.kind
+        k = kind_of(c)
         handler = STMT_HANDLERS.get(k)
         if handler is not None:
             handler(self, c)
@@ -438,7 +439,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     stack = list(children_of(fn))
     while stack:
         c = stack.pop()
-        k = c.kind
+        k = kind_of(c)
         if k == K.CALL_EXPR:
             if conv.classify(callee_of(c)[1]) in OWNERSHIP_ROLES:
                 return True

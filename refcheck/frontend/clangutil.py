@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import STMT_EXPR, children_by_key, cursor_key, file_pointer, instantiation, kind_of, lib  # noqa: F401, E501 - STMT_EXPR, kind_of re-exported
+from refcheck.frontend.binding import KIDS, STMT_EXPR, children_by_key, cursor_key, file_pointer, instantiation, kind_of, lib  # noqa: F401, E501 - STMT_EXPR, kind_of re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -80,10 +80,12 @@ def kids(c) -> list:
     """A cursor's children, listed once per function build: each listing is a walk through the
     binding (a Python callback per child), and the builder looks at most nodes several times.
     Callers must not mutate the list."""
-    key = cursor_key(c)
-    found = _KIDS.get(key)
+    found = getattr(c, KIDS, None)  # a cursor of the function's walk (binding.children_by_key)
     if found is None:
-        found = _KIDS[key] = list(c.get_children())
+        key = cursor_key(c)
+        found = _KIDS.get(key)
+        if found is None:
+            found = _KIDS[key] = list(c.get_children())
     return found
 
 
