@@ -6,7 +6,8 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import KIDS, STMT_EXPR, children_by_key, cursor_key, file_pointer, instantiation, kind_of, lib  # noqa: F401, E501 - STMT_EXPR, kind_of re-exported
+from refcheck.frontend.binding import (KIDS, STMT_EXPR, children_by_key, cursor_key, file_pointer,  # noqa: F401
+                                       instantiation, kind_of, lib)  # STMT_EXPR, kind_of re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind

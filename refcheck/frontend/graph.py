@@ -33,8 +33,8 @@ class GraphBuilder:
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
-        self.noreturn_cache: dict[tuple, bool] = {}
-        self.var_cache: dict[tuple, str | None] = {}  # the binding's calls are slow
+        self.noreturn_cache: dict[bytes, bool] = {}
+        self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
         self.cur: int | None = None
