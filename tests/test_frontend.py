@@ -169,13 +169,46 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     for a in nodes:
         for b in nodes + again:
             assert (binding.cursor_key(a) == binding.cursor_key(b)) == (a == b)
+    # children_by_key: one walk gives every cursor's children, as get_children lists them.
+    walked = binding.children_by_key(fn, {})
+
+    def shape(c, listing):
+        return (c.kind, c.spelling, c.extent.start.offset, [shape(k, listing) for k in listing(c)])
+    assert shape(fn, lambda c: walked[binding.cursor_key(c)]) == shape(fn, lambda c: list(c.get_children()))
+    assert len(walked) == len(nodes)
     # instantiation: (file, line, column, offset), macro uses at their call site.
     ret = next(n for n in nodes if n.kind == ci.CursorKind.RETURN_STMT)
     f, line, column, offset = binding.instantiation(ret.location)
     assert (f.name, line, column, offset) == (str(src), 4, 3, ret.location.offset)
+    # kind_of reads the kind table the `kind` property reads; file_pointer is the CXFile itself.
+    assert all(binding.kind_of(n) is n.kind for n in nodes)
+    assert binding.file_pointer(f) == binding.file_pointer(fn.location.file) != 0
     # The C functions given signatures in binding.lib().
     ops = {n.kind: n for n in nodes if n.kind in (ci.CursorKind.BINARY_OPERATOR, ci.CursorKind.UNARY_OPERATOR)}
     assert binop(ops[ci.CursorKind.BINARY_OPERATOR]) in ("+", "*")
     assert unop(ops[ci.CursorKind.UNARY_OPERATOR]) == "-"
     lit = next(n for n in nodes if n.kind == ci.CursorKind.INTEGER_LITERAL)
     assert constant(lit) in (1, 2)
+
+
+def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatch):
+    # The builder once cached a local's value name by `Cursor.hash`, a 32-bit hash that distinct
+    # declarations can share: the second local then took the first's name. Every hash made equal
+    # must not change a finding.
+    import clang.cindex as ci
+
+    src = tmp_path / "u.c"
+    src.write_text("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
+                   "void leak(void) {\n  T *a = T_new();\n  T *b = T_new();\n  T_free(b);\n}\n"
+                   "void shadow(void) {\n  T *a = T_new();\n  { T *a = T_new(); T_free(a); }\n  T_free(a);\n}\n"
+                   "void clean(int n) {\n  T *a = T_new();\n  T *b = a;\n  if (n) T_free(b); else T_free(a);\n}\n")
+
+    def findings():
+        result = check_unit(str(src), Settings(root=str(tmp_path)))
+        assert not result.errors, result.errors
+        return [(f.rule, f.location.line, f.message) for f in result.findings]
+
+    honest = findings()
+    assert [(rule, line) for rule, line, _ in honest] == [("RC001", 8)]
+    monkeypatch.setattr(ci.Cursor, "hash", property(lambda self: 7))
+    assert findings() == honest

@@ -17,13 +17,71 @@ import clang.cindex as ci
 STMT_EXPR = ci.CursorKind.from_id(121)
 
 
-def cursor_key(c) -> tuple:
+def cursor_key(c) -> bytes:
     """A hashable identity of a cursor. `Cursor.__eq__` is a call into libclang per comparison;
     the fields clang_equalCursors compares (kind, xdata, the three data pointers) make a key that
-    dict lookups compare in Python. (Not `Cursor.hash`: a 32-bit hash, which collides between
-    distinct cursors of one large body, and a collision here would give a cursor another's children.)"""
-    d = c.data
-    return (c._kind_id, c.xdata, d[0], d[1], d[2])
+    dict lookups compare in Python: the CXCursor's own 32 bytes, which `bytes` reads in one step
+    (a tuple of the five fields costs three times as much, and the walk below makes two keys per
+    cursor). (Not `Cursor.hash`: a 32-bit hash, which collides between distinct cursors of one
+    large body, and a collision here would give a cursor another's children.)"""
+    return bytes(c)
+
+
+# The attribute by which each cursor of such a walk also holds its children: reading it is
+# cheaper than building the cursor's key.
+KIDS = "_refcheck_kids"
+
+
+def children_by_key(fn, found: dict) -> dict:
+    """Fills `found`, cursor_key -> children, for every cursor under a function (and it), from
+    one recursive clang_visitChildren. `Cursor.get_children` makes a visit of its own per cursor,
+    each with a fresh ctypes callback and a libclang call per child for its null-cursor assert;
+    over a body of thousands of cursors that was most of the graph build's time.
+
+    A statement cursor carries its nearest enclosing declaration (data[0]), which a recursive
+    walk sets and `get_children` on a statement leaves None: the keys of this walk are its own,
+    so a cursor reached another way is not found here and the caller lists its children itself.
+    Should the walk not be the plain pre-order this relies on, `found` is left empty."""
+    tu = fn._tu
+    root: list = []
+    found[cursor_key(fn)] = root
+    strays: list = []
+
+    def visit(child, parent, _):
+        child._tu = tu  # as get_children does: the cursor keeps its unit alive
+        key = bytes(parent)  # cursor_key, inlined
+        siblings = found.get(key)
+        if siblings is None:
+            # Pre-order: every parent but the root was met as a child first. The root itself,
+            # the parent of the first child, comes back under another key when it is a
+            # statement (a lambda: data[0] None).
+            strays.append(key)
+            if root:
+                return 0  # CXChildVisit_Break
+            siblings = found[key] = root
+        siblings.append(child)
+        found[bytes(child)] = child._refcheck_kids = []  # KIDS
+        return 2  # CXChildVisit_Recurse
+
+    ci.conf.lib.clang_visitChildren(fn, ci.callbacks["cursor_visit"](visit), None)
+    if any(found.get(key) is not root for key in strays):  # the walk broke off
+        found.clear()
+    return found
+
+
+_KINDS = ci.CursorKind._kinds
+
+
+def kind_of(c):
+    """`c.kind` without the property and `CursorKind.from_id`'s checks: a list index. The graph
+    build asks a few million times on THTensor.c. (Ids come from libclang's own cursors, so
+    from_id's check for an unknown id never fired.)"""
+    return _KINDS[c._kind_id]
+
+
+def file_pointer(f) -> int:
+    """The CXFile a `File` wraps, as an int: a key for caching what libclang says of it."""
+    return ctypes.addressof(f.obj.contents)
 
 
 def instantiation(loc) -> tuple:

@@ -6,7 +6,8 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import STMT_EXPR, cursor_key, instantiation, lib  # noqa: F401 - STMT_EXPR re-exported
+from refcheck.frontend.binding import (KIDS, STMT_EXPR, children_by_key, cursor_key, file_pointer,  # noqa: F401
+                                       instantiation, kind_of, lib)  # STMT_EXPR, kind_of re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -46,13 +47,31 @@ def location(c) -> Location:
     """Where a user reads it: for code from a macro, the macro's call site."""
     # One instantiation query instead of three (.file, .line and .column each make one).
     f, line, column, _ = instantiation(c.location)
-    return Location(f.name if f is not None else "", line, column)
+    return Location(file_name(f), line, column)
 
 
 def end_location(c) -> Location:
     end = c.extent.end
-    f = end.file
-    return Location(f.name if f is not None else "", end.line, max(1, end.column - 1))
+    return Location(file_name(end.file), end.line, max(1, end.column - 1))
+
+
+_FILES: dict | None = None  # file pointer -> name, while one function's graph is built
+
+
+def file_name(f) -> str:
+    """A File's name (or "" for None). `File.name` asks libclang and decodes a string each time;
+    a build asks for a handful of files a few hundred thousand times. Cached only within one
+    build: a pointer could name another file once its unit is gone."""
+    if f is None:
+        return ""
+    files = _FILES
+    if files is None:
+        return f.name
+    key = file_pointer(f)
+    name = files.get(key)
+    if name is None:
+        name = files[key] = f.name
+    return name
 
 
 _KIDS: dict = {}
@@ -62,29 +81,40 @@ def kids(c) -> list:
     """A cursor's children, listed once per function build: each listing is a walk through the
     binding (a Python callback per child), and the builder looks at most nodes several times.
     Callers must not mutate the list."""
-    key = cursor_key(c)
-    found = _KIDS.get(key)
+    found = getattr(c, KIDS, None)  # a cursor of the function's walk (binding.children_by_key)
     if found is None:
-        found = _KIDS[key] = list(c.get_children())
+        key = cursor_key(c)
+        found = _KIDS.get(key)
+        if found is None:
+            found = _KIDS[key] = list(c.get_children())
     return found
 
 
-def reset_kids() -> None:
+def reset_kids(fn=None) -> None:
+    """Forget the listings of the last function; with `fn`, list every cursor under it at once
+    and keep file names until the next reset."""
+    global _FILES
     _KIDS.clear()
+    _FILES = None
+    if fn is not None:
+        children_by_key(fn, _KIDS)
+        _FILES = {}
+
+
+STRIPPED = frozenset(k.value for k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+                                         K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
+                                         K.CXX_CONST_CAST_EXPR))
 
 
 def strip(c):
     """Look through parentheses and implicit conversions."""
-    while True:
-        k = c.kind
-        if k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
-                 K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR):
-            children = kids(c)
-            if not children:
-                return c
-            c = children[-1]
-            continue
-        return c
+    # By kind id: the most called helper of the build, and `.kind` costs a property and a lookup.
+    while c._kind_id in STRIPPED:
+        children = kids(c)
+        if not children:
+            return c
+        c = children[-1]
+    return c
 
 
 def is_pointer(t) -> bool:
@@ -152,9 +182,9 @@ def expr_text(c, limit: int = 60) -> str:
     """The source text of an expression, for messages (macro bodies show as their call site)."""
     text = ""
     start, end = c.extent.start, c.extent.end
-    if start.file is not None and end.file is not None and start.file.name == end.file.name \
-            and end.offset > start.offset:
-        text = read_source(start.file.name)[start.offset:end.offset].decode("utf-8", "replace")
+    name = file_name(start.file)
+    if name and end.file is not None and name == file_name(end.file) and end.offset > start.offset:
+        text = read_source(name)[start.offset:end.offset].decode("utf-8", "replace")
         text = " ".join(text.split())
     if not text:
         text = c.spelling or c.kind.name.lower()

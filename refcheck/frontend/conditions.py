@@ -11,7 +11,7 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
                                 strip, unop)
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import cursor_key, kind_of
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.sizes import size_test
@@ -90,6 +90,7 @@ class ConditionLowerer:
     def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
              shown_inverted: bool = False) -> None:
         loc = location(c)
+        text = expr_text(c)
         if pointer and v not in (None, NULL):
             cond = ir.NullTest(v)
         elif isinstance(fact, ir.SameObject):
@@ -97,8 +98,8 @@ class ConditionLowerer:
         elif fact is not None:
             cond = fact
         else:
-            cond = ir.Opaque(expr_text(c))
-        n = self.b.node("branch", loc, cond=cond, text=expr_text(c))
+            cond = ir.Opaque(text)
+        n = self.b.node("branch", loc, cond=cond, text=text)
         self.b.start(n)
         # Temporaries of the condition die once it is tested (on both edges).
         self.b.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
@@ -148,11 +149,12 @@ def has_side_effects(c) -> bool:
     stack = [c]
     while stack:
         x = stack.pop()
-        if x.kind in (K.CALL_EXPR, K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, STMT_EXPR):
+        k = kind_of(x)
+        if k in (K.CALL_EXPR, K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, STMT_EXPR):
             return True
-        if x.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binop(x) in SIDE_EFFECT_OPS:
+        if k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and binop(x) in SIDE_EFFECT_OPS:
             return True
-        if x.kind == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
+        if k == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
             return True
         stack.extend(children_of(x))
     return False
@@ -174,7 +176,7 @@ def fact_key(c, b: GraphBuilder):
     while stack:
         x, depth = stack.pop()
         x = strip(x)
-        k = x.kind
+        k = kind_of(x)
         if k == K.DECL_REF_EXPR:
             ref = x.referenced
             v = b.var(ref)
@@ -236,7 +238,7 @@ def expr_vars(c, b: GraphBuilder) -> set[str]:
     stack = [c]
     while stack:
         x = stack.pop()
-        if x.kind == K.DECL_REF_EXPR:
+        if kind_of(x) == K.DECL_REF_EXPR:
             v = b.var(x.referenced)
             if v is not None:
                 out.add(v)

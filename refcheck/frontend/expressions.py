@@ -13,6 +13,7 @@ from refcheck import ir
 from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location,
                                          strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.clangutil import kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
@@ -38,16 +39,20 @@ class ExpressionLowerer:
     def value(self, c):
         """Lower an expression for its value: a value name, NULL, or None (untracked)."""
         c = strip(c)
-        handler = EXPR_HANDLERS.get(c.kind)
+        k = kind_of(c)
+        handler = EXPR_HANDLERS.get(k)
         if handler is not None:
             return handler(self, c)
-        if c.kind == K.INTEGER_LITERAL:
+        if k == K.INTEGER_LITERAL:
             return NULL if constant(c) == 0 else None
-        if c.kind in NULL_KINDS:
+        if k in NULL_KINDS:
             return NULL
         for child in children_of(c):
-            if child.kind.is_expression() or child.kind == K.COMPOUND_STMT:
-                self.value(child) if child.kind.is_expression() else self.stmt(child)
+            ck = kind_of(child)
+            if ck.is_expression():
+                self.value(child)
+            elif ck == K.COMPOUND_STMT:
+                self.stmt(child)
         return None
 
     def assign_local(self, loc: Location, v: str, src, src_cursor) -> None:

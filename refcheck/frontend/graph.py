@@ -13,7 +13,7 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import FUNCTION_KINDS, K, is_noreturn, qualified_name
+from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, qualified_name
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.model import Location
 
@@ -32,8 +32,10 @@ class GraphBuilder:
         self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
-        self.noreturn_cache: dict[int, bool] = {}
-        self.var_cache: dict[int, str | None] = {}  # by declaration hash: the binding's calls are slow
+        # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
+        self.noreturn_cache: dict[bytes, bool] = {}
+        self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
+        self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
         self.cur: int | None = None
 
@@ -81,11 +83,11 @@ class GraphBuilder:
         """The value name of a local variable or parameter, None for globals and functions."""
         if decl is None:
             return None
-        h = decl.hash
-        if h in self.var_cache:
-            return self.var_cache[h]
+        key = cursor_key(decl)
+        if key in self.var_cache:
+            return self.var_cache[key]
         name = self._var(decl)
-        self.var_cache[h] = name
+        self.var_cache[key] = name
         return name
 
     def _var(self, decl) -> str | None:
@@ -100,7 +102,15 @@ class GraphBuilder:
                 return None
         else:
             return None
-        name = f"{decl.spelling}#{decl.hash}"
+        # The hash keeps names stable for `refcheck.renaming`; two declarations of one spelling
+        # whose hashes collide get distinct names all the same. (By the declaration itself,
+        # data[0]: the same local reached from two places can differ in the rest of its key.)
+        base = name = f"{decl.spelling}#{decl.hash}"
+        owner = (decl._kind_id, decl.data[0])
+        extra = 0
+        while self.owners.setdefault(name, owner) != owner:
+            extra += 1
+            name = f"{base}{extra}"
         self.names.setdefault(name, decl.spelling)
         return name
 
@@ -110,10 +120,10 @@ class GraphBuilder:
     def noreturn(self, decl) -> bool:
         if decl is None:
             return False
-        h = decl.hash
-        if h not in self.noreturn_cache:
-            self.noreturn_cache[h] = is_noreturn(decl)
-        return self.noreturn_cache[h]
+        key = cursor_key(decl)
+        if key not in self.noreturn_cache:
+            self.noreturn_cache[key] = is_noreturn(decl)
+        return self.noreturn_cache[key]
 
 
 def callee_of(call):
