@@ -60,7 +60,11 @@ def asan_env():
         "LD_PRELOAD": runtime_library(build_dir, "libasan.so"),
         "PYTHONMALLOC": "malloc",
         "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
-        "LSAN_OPTIONS": f"suppressions={HERE / 'lsan-python.supp'}:print_suppressions=0",
+        # LSan's tracer crashed on every run of the suite here (gcc 12's libasan, "Tracer caught
+        # signal 11" at a small address) while walking the dynamic TLS blocks it tracks through
+        # __tls_get_addr for the interpreter's dlopen'ed modules; with verbosity on, it did not.
+        # Not tracking them only takes roots away, so it can add leak reports, never hide one.
+        "LSAN_OPTIONS": f"suppressions={HERE / 'lsan-python.supp'}:print_suppressions=0:intercept_tls_get_addr=0",
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
         "PYTHONDONTWRITEBYTECODE": "1",
     })
@@ -75,11 +79,27 @@ def assert_clean(done: subprocess.CompletedProcess, what: str):
     assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{output[-6000:]}"
 
 
+# LSan's stop-the-world tracer can also segfault at exit intermittently, after the program has
+# run (google/sanitizers#1353). Then no leak check happened at all, so the run says nothing
+# either way: it is repeated, a few times at most. A real leak report is never retried.
+TRACER_CRASH = "LeakSanitizer has encountered a fatal error"
+LSAN_ATTEMPTS = 3
+
+
+def run_under_lsan(argv: list, env: dict, timeout: int) -> subprocess.CompletedProcess:
+    for _ in range(LSAN_ATTEMPTS):
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        output = done.stdout + done.stderr
+        if not ("Tracer caught signal" in output and TRACER_CRASH in output
+                and "ERROR: LeakSanitizer" not in output):
+            break
+    return done
+
+
 def test_suite_passes_under_asan_ubsan_and_lsan(asan_env):
-    done = subprocess.run(
+    done = run_under_lsan(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(HERE),
-         "--ignore", str(HERE / "test_runtime_sanitizers.py")],
-        cwd=ROOT, env=asan_env, capture_output=True, text=True, timeout=500)
+         "--ignore", str(HERE / "test_runtime_sanitizers.py")], asan_env, timeout=500)
     assert_clean(done, "the runtime suite under ASan")
     assert " passed" in done.stdout
 
@@ -87,8 +107,7 @@ def test_suite_passes_under_asan_ubsan_and_lsan(asan_env):
 def test_lsan_still_reports_a_leak_from_libth(asan_env):
     leak = (f"import sys; sys.path.insert(0, {str(HERE)!r}); from th_ctypes import TH; "
             f"th = TH({asan_env[BUILD_ENV]!r}); th.tensor('Float').newWithSize1d(4)")
-    done = subprocess.run([sys.executable, "-c", leak], cwd=ROOT, env=asan_env,
-                          capture_output=True, text=True, timeout=120)
+    done = run_under_lsan([sys.executable, "-c", leak], asan_env, timeout=120)
     assert done.returncode != 0
     assert "ERROR: LeakSanitizer" in done.stderr
     assert "THFloatTensor_newWithSize1d" in done.stderr
