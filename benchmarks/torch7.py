@@ -81,15 +81,11 @@ def floor(corpus: str, units: list[str], env: dict) -> dict:
     return json.loads(r.stdout)
 
 
-def refcheck(corpus: str, units: list[str], mode: str, env: dict, timeout: float | None,
-             keep: str | None = None) -> dict:
+def run_with_report(argv: list[str], corpus: str, env: dict):
+    """Run a refcheck command line with `-o REPORT` appended; its process result and the report read."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         report = f.name
-    argv = [sys.executable, "-m", "refcheck", "check", *units, "-j", "1", "--no-cache", "--statistics", "-q",
-            "--errors", mode, "--format", "json", "-o", report, *(f"--clang-arg={f}" for f in FLAGS)]
-    if timeout:
-        argv += ["--timeout", f"{timeout:g}"]
-    r = run(argv, cwd=corpus, env=env)
+    r = run([*argv, "-o", report], cwd=corpus, env=env)
     try:
         with open(report, encoding="utf-8") as f:
             doc = json.load(f)
@@ -98,6 +94,16 @@ def refcheck(corpus: str, units: list[str], mode: str, env: dict, timeout: float
     finally:
         if os.path.exists(report):
             os.unlink(report)
+    return r, doc
+
+
+def refcheck(corpus: str, units: list[str], mode: str, env: dict, timeout: float | None,
+             keep: str | None = None) -> dict:
+    argv = [sys.executable, "-m", "refcheck", "check", *units, "-j", "1", "--no-cache", "--statistics", "-q",
+            "--errors", mode, "--format", "json", *(f"--clang-arg={f}" for f in FLAGS)]
+    if timeout:
+        argv += ["--timeout", f"{timeout:g}"]
+    r, doc = run_with_report(argv, corpus, env)
     if keep:
         with open(keep, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=2)

@@ -29,8 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from proc import run  # noqa: E402
-from torch7 import ALONE, FLAGS, _digest, commit, extracted, find_snapshot, floor  # noqa: E402
+from torch7 import (ALONE, FLAGS, _digest, commit, extracted, find_snapshot, floor,  # noqa: E402
+                    run_with_report)
 
 GENERIC = "lib/TH/generic/THTensorMath.c"
 # Inside THTensor_(add): the same line, other bytes.
@@ -59,22 +59,13 @@ cli.main(sys.argv[2:])
 
 
 def refcheck(corpus: str, env: dict, cache: str | None, timeout: float, profile: str | None = None) -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        report = f.name
-    args = ["check", ALONE, "-j", "1", "--statistics", "-q", "--format", "json", "-o", report,
+    args = ["check", ALONE, "-j", "1", "--statistics", "-q", "--format", "json",
             "--timeout", f"{timeout:g}", *(f"--clang-arg={f}" for f in FLAGS)]
     args += ["--cache-dir", cache] if cache else ["--no-cache"]
     argv = ([sys.executable, "-c", PROFILE, profile, *args] if profile
             else [sys.executable, "-m", "refcheck", *args])
     load = os.getloadavg()[0]
-    r = run(argv, cwd=corpus, env=env)
-    try:
-        with open(report, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        raise SystemExit(f"refcheck failed (exit {r.returncode}): {r.stderr[-2000:]}") from None
-    finally:
-        os.unlink(report)
+    r, doc = run_with_report(argv, corpus, env)
     m = _COUNTS.search(r.stderr)
     counts = dict(zip(("analysed", "shared", "skipped", "cached"), map(int, m.groups()))) if m else {}
     return {"exit": r.returncode, "seconds": r.seconds, "load_before": load, "function_counts": counts,

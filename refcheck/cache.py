@@ -501,19 +501,7 @@ class Cache:
         try:
             self._ensure_directory()
             self._prune()
-            fd, tmp = tempfile.mkstemp(dir=self.entries, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                # mkstemp creates 0600; entries are as shareable as the sources they describe.
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, self._entry_path(key))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            replace_atomically(self.entries, self._entry_path(key), data)
         except (OSError, safeio.UnwritableFile) as e:
             self.write_error = f"{self.directory}: cannot write cache: {getattr(e, 'strerror', None) or e}"
 
@@ -543,6 +531,24 @@ class Cache:
                     safeio.write_file(target, text.encode())
                 except safeio.UnwritableFile:
                     pass
+
+
+def replace_atomically(directory: str, path: str, data: bytes) -> None:
+    """Write `data` to `path` (in `directory`) through a temporary file renamed over it, so that a
+    reader, or another run writing the same file, sees the old bytes or the new ones, whole."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        # mkstemp creates 0600; entries are as shareable as the sources they describe.
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def prune_directory(directory: str, names: re.Pattern, magic: bytes) -> None:

@@ -37,11 +37,11 @@ import hmac
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 
 from refcheck import safeio
-from refcheck.cache import MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result, prune_directory
+from refcheck.cache import (MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result, prune_directory,
+                             replace_atomically)
 from refcheck.model import Finding, ToolError, UnitResult
 
 FORMAT = 1
@@ -222,19 +222,8 @@ class FunctionCache:
             if not _pruned:  # once per worker process, as the unit cache prunes once per run
                 _pruned = True
                 prune_directory(self.directory, _TABLE_NAME, MAGIC)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.chmod(tmp, 0o644)
-                # Two runs writing the same unit's table: the last rename wins, whole.
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            # Two runs writing the same unit's table: the last rename wins, whole.
+            replace_atomically(self.directory, self.path, data)
         except OSError as e:
             self.write_error = f"{self.directory}: cannot write: {e.strerror or e}"
 
