@@ -11,7 +11,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from robust_cli import Project  # noqa: E402
 
+from refcheck import cache as cache_mod  # noqa: E402
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
+
+
+@pytest.fixture
+def own_key_home(tmp_path: Path, monkeypatch) -> Path:
+    """Each test its own user cache directory, hence its own cache key (none in the real home)."""
+    home = tmp_path / "user-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv(cache_mod.KEY_ENV, raising=False)
+    return home

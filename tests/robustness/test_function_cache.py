@@ -55,13 +55,7 @@ COUNTS = re.compile(r"(\d+) analysed, (\d+) shared with an identical instantiati
                     r"(\d+) from the per-function cache")
 
 
-@pytest.fixture(autouse=True)
-def own_key_home(tmp_path, monkeypatch):
-    """Each test its own user cache directory, hence its own cache key."""
-    home = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.delenv(cache_mod.KEY_ENV, raising=False)
-    return home
+pytestmark = pytest.mark.usefixtures("own_key_home")  # see conftest.py
 
 
 def counts(r) -> dict:

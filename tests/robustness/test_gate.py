@@ -29,13 +29,7 @@ from refcheck.model import Finding, Location, UnitResult
 LEAK_LINE = "good.c:11:1: error:"
 
 
-@pytest.fixture(autouse=True)
-def own_key_home(tmp_path, monkeypatch):
-    """Each test its own user cache directory, hence its own cache key."""
-    home = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.delenv(cache_mod.KEY_ENV, raising=False)
-    return home
+pytestmark = pytest.mark.usefixtures("own_key_home")  # see conftest.py
 
 
 def no_traceback(r) -> None:
