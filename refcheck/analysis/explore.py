@@ -11,7 +11,6 @@ is bounded, and a function that hits the bound is reported as not fully checked.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.cfg import FunctionCFG
 from refcheck.conventions import Conventions
+from refcheck.gcpause import paused_collector
 from refcheck.model import Finding
 
 FACT_VARIANTS = 16
@@ -40,16 +40,10 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
     `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
     `prune`: forget dead variables' unowned objects and facts at each node (`liveness`)."""
-    # Exploring allocates states by the thousand and frees them by reference counting alone (they
-    # form no cycles), while the process holds the whole unit's parse and graphs: each collection
-    # the allocations trigger walks those, which was 40% of exploring on torch7's THTensor.c.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # States form no cycles and are freed by reference counting (refcheck.gcpause): 40% of
+    # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
+    with paused_collector():
         return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune) -> Result:

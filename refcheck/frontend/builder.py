@@ -10,9 +10,6 @@ so none of the three modules imports another's lowerer.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-
 import networkx as nx
 
 from refcheck import ir
@@ -24,6 +21,7 @@ from refcheck.frontend.clangutil import kind_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 
 
@@ -406,7 +404,7 @@ STMT_HANDLERS = {
 
 
 def build_cfg(fn, conv: Conventions) -> FunctionCFG:
-    with _no_cyclic_gc():
+    with paused_collector():
         reset_kids(fn)
         try:
             return Builder(fn, conv).build()
@@ -416,7 +414,7 @@ def build_cfg(fn, conv: Conventions) -> FunctionCFG:
 
 def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
     """The graph of a function that could produce a finding (`can_find_anything`), else None."""
-    with _no_cyclic_gc():
+    with paused_collector():
         reset_kids(fn)
         try:
             if not can_find_anything(fn, conv):
@@ -424,22 +422,6 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
             return Builder(fn, conv).build()
         finally:
             reset_kids()
-
-
-@contextmanager
-def _no_cyclic_gc():
-    """A build allocates a cursor object per node and lists, dicts and graph entries for each,
-    nearly all freed by reference counting when it ends; the cyclic collector, triggered every
-    few hundred allocations, meanwhile rescans everything the unit's check holds. In the engine
-    that was a third of the CFG stage on THTensor.c (63 s -> 43 s with it off, same load). What
-    cycles a build leaves are collected after it, when the collector runs again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # Call roles and expressions that create, hand over or end an owned reference. A body with none of
