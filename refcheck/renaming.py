@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import is_dataclass
+import struct
+from dataclasses import fields, is_dataclass
 
-from refcheck.cfg import FunctionCFG
+from refcheck.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
 from refcheck.model import Finding, Location, Step
 
@@ -32,108 +33,180 @@ CONVENTION_KINDS = ("acquire", "reallocate", "may_fail", "retain", "release", "c
                     "pure", "context", "primitive")
 
 
-_SPLITS: dict[str, tuple] = {}
+# The serialized graph marks everything that is not a name with characters a TOKEN cannot contain,
+# so that only names are renamed: STR_OPEN/STR_CLOSE around every string, `%` a dataclass by its
+# code, `^` a node kind or edge attribute by its code, `@` a location by its code, `!` None and
+# booleans, `=` an integer, `&` a set (compared apart, after every name has its number).
+STR_OPEN, STR_CLOSE = "\x02", "\x03"
+_SPLIT = re.compile(f"({TOKEN.pattern})")
+_CODES: dict = {}  # class, node kind, edge attribute or Location -> its code in this process
 
 
-def _split(s: str) -> tuple:
-    """A string as (literal, token, literal, token, ..., literal), memoized: the same names recur
-    in every op of a graph and in every instantiation."""
-    parts = _SPLITS.get(s)
-    if parts is None:
-        if len(_SPLITS) > 200_000:
-            _SPLITS.clear()
-        parts = _SPLITS[s] = tuple(_tokens(s))
-    return parts
+def _code(x) -> int:
+    # Never cleared: emitters hold their class's code, and the table only grows by files, node
+    # kinds, edge attributes and IR classes. From 1, so that `get(x) or code(x)` never misreads 0.
+    n = _CODES.get(x)
+    if n is None:
+        n = _CODES[x] = len(_CODES) + 1
+    return n
 
 
-def _tokens(s: str) -> list:
-    out, last = [], 0
-    for m in TOKEN.finditer(s):
-        out.append(s[last:m.start()])
-        out.append(m.group(0))
-        last = m.end()
-    out.append(s[last:])
-    return out
+def _emitter(cls):
+    """A function appending one instance of dataclass `cls` to the writer, its fields inlined:
+    a graph is thousands of ops, and a generic call per field was most of the key's cost."""
+    lines = ["def emit(o, out, strs, w):", f"    out.append('%{_code(cls)}(')"]
+    for f in fields(cls):
+        lines += [f"    x = o.{f.name}",
+                  "    t = type(x)",
+                  "    if t is str:",
+                  "        out += (STR_OPEN, x, STR_CLOSE)",
+                  "        strs.append(x)",
+                  "    elif t is Location:",
+                  "        out.append(f'@{codes.get(x.file) or code(x.file)}:{x.line}:{x.column}')",
+                  "    elif x is None:",
+                  "        out.append('!0')",
+                  "    elif t is bool:",
+                  "        out.append('!1' if x else '!2')",
+                  "    elif t is frozenset:",
+                  "        out.append(f'&{len(w.sets)}')",
+                  "        w.sets.append(x)",
+                  "    else:",
+                  "        w.value(x)"]
+    lines.append("    out.append(')')")
+    scope = {"STR_OPEN": STR_OPEN, "STR_CLOSE": STR_CLOSE, "Location": Location, "codes": _CODES, "code": _code}
+    exec("\n".join(lines), scope)  # noqa: S102 - code built from the dataclass's own field names
+    return scope["emit"]
 
 
-class _Canon:
-    def __init__(self, conv: Conventions):
-        self.conv = conv
-        self.index: dict[str, int] = {}
-        self.tokens: list[str] = []
+_EMITTERS: dict = {}
 
-    def text(self, s: str):
-        parts = _split(s)
-        if len(parts) == 1:
-            return s
-        index = self.index
-        out = []
-        for i, p in enumerate(parts):
-            if i % 2:
-                n = index.get(p)
-                if n is None:
-                    n = index[p] = len(self.tokens)
-                    self.tokens.append(p)
-                out.append(n)
-            else:
-                out.append(p)
-        return tuple(out)
 
-    def value(self, v) -> object:
-        """A hashable canonical form of one field value."""
+class _Writer:
+    """Appends a graph's parts to one list, to be joined and split into names once."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.strs: list[str] = []
+        self.sets: list[frozenset] = []
+
+    def value(self, v) -> None:
+        out = self.out
         t = type(v)
-        if t is str:
-            return self.text(v)
-        if v is None or t is bool or t is int or t is float or t is Location:
+        emit = _EMITTERS.get(t)
+        if emit is not None:
+            emit(v, out, self.strs, self)
+        elif t is str:
+            out += (STR_OPEN, v, STR_CLOSE)
+            self.strs.append(v)
+        elif v is None:
+            out.append("!0")
+        elif t is bool:
+            out.append("!1" if v else "!2")
+        elif t is int:
+            out.append(f"={v}")
+        elif t is float:
+            out.append(f"={struct.unpack('<q', struct.pack('<d', v))[0]}.")  # its bits: repr has letters
+        elif t is Location:
             # Locations are kept literally: only instantiations of the same source text share a class.
-            return v
-        if t is tuple or t is list:
-            return (t.__name__, *(self.value(x) for x in v))
-        if t is frozenset:
-            # Set order depends on the names; canonical names of tokens met earlier give an order
-            # independent of them. A token first met inside a set would be numbered by set order,
-            # so such a graph gets a key of its own.
-            items = []
+            out.append(f"@{_code(v.file)}:{v.line}:{v.column}")
+        elif t is tuple or t is list:
+            out.append("(" if t is tuple else "[")
             for x in v:
-                if type(x) is str and all(p in self.index for p in _split(x)[1::2]):
-                    items.append(self.text(x))
-                else:
-                    return ("unshared", id(self), repr(sorted(map(repr, v))))
-            return ("set", *sorted(items, key=repr))
-        if is_dataclass(v):
-            return (t.__name__, *(self.value(x) for x in vars(v).values()))
-        if t is dict:
-            return ("dict", *((self.value(k), self.value(x)) for k, x in v.items()))
-        return ("unshared", id(self), repr(v))
+                self.value(x)
+            out.append(")")
+        elif t is frozenset:
+            out.append(f"&{len(self.sets)}")
+            self.sets.append(v)
+        elif is_dataclass(v):
+            emit = _EMITTERS[t] = _emitter(t)
+            emit(v, out, self.strs, self)
+        else:
+            raise _Unshared
+
+
+class _Unshared(Exception):
+    """A value the key cannot describe: the graph gets a class of its own."""
 
 
 def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
     """(key, tokens): graphs with equal keys are the same up to renaming tokens[i] to tokens[i]."""
-    c = _Canon(conv)
+    w = _Writer()
+    out, value = w.out, w.value
     g = cfg.graph
-    parts: list = [c.text(cfg.name), cfg.entry, cfg.exit, cfg.loc]
-    parts.append(tuple((c.text(v) if v is not None else None, p) for v, p in cfg.params))
-    for n in sorted(g.nodes):
-        parts.append((n, c.value(g.nodes[n]["data"])))
-        for s in sorted(g.successors(n)):
-            e = g.edges[n, s]
-            parts.append((s, tuple((k, c.value(e[k])) for k in sorted(e))))
-    # Names last: display names of values, in the order the values were first met above.
-    parts.append(tuple(sorted(((c.text(k), c.text(v)) for k, v in cfg.names.items()), key=repr)))
-    parts.append(len(cfg.lambdas))
+    try:
+        value(cfg.name)
+        out.append(f"={cfg.entry}={cfg.exit}")
+        value(cfg.loc)
+        value(tuple(cfg.params))
+        data = dict(g.nodes(data="data"))
+        emitters, strs = _EMITTERS, w.strs
+        for n, edges in sorted(g.adjacency()):
+            d = data[n]
+            if type(d) is Node:
+                out.append(f"\n={n}^{_code(d.kind)}")
+                value(d.loc)
+                out.append("[")
+                for op in d.ops:
+                    emit = emitters.get(type(op))
+                    if emit is None:
+                        value(op)
+                    else:
+                        emit(op, out, strs, w)
+                out.append(")")
+                value(d.cond)
+                value(d.value)
+                value(d.post)
+                value(d.text)
+            else:
+                out.append(f"\n={n}")
+                value(d)
+            for s in (sorted(edges) if len(edges) > 1 else edges):
+                out.append(f">{s}")
+                e = edges[s]
+                for k in (sorted(e) if len(e) > 1 else e):
+                    out.append(f"^{_code(k)}")
+                    value(e[k])
+        out.append("\n;")
+        for k, v in cfg.names.items():
+            value(k)
+            value(v)
+        out.append(f"={len(cfg.lambdas)}")
+    except _Unshared:
+        return ("unshared", object()), []
+    strings = "".join(w.strs)
+    if STR_OPEN in strings or STR_CLOSE in strings:
+        return ("unshared", object()), []  # a string holding a delimiter would make the layout ambiguous
+    parts = _SPLIT.split("".join(out))
+    literal = parts[0::2]
+    index: dict[str, int] = {}
+    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    sets = []
+    for v in w.sets:
+        # Set order depends on the names; numbered names give an order independent of them.
+        items = []
+        for x in v:
+            if type(x) is not str:
+                return ("unshared", object()), []
+            xs = _SPLIT.split(x)
+            names = xs[1::2]
+            if any(p not in index for p in names):
+                return ("unshared", object()), []  # a name met only in sets would be numbered by set order
+            items.append((tuple(xs[0::2]), tuple(index[p] for p in names)))
+        sets.append(tuple(sorted(items)))
+    tokens = list(index)
     which = conv.fingerprint()
-    verdicts = tuple(_verdict(conv, which, t) for t in c.tokens)
-    return (tuple(parts), verdicts), c.tokens
+    verdicts = tuple(_verdict(conv, which, t) for t in tokens)
+    return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
 
 
 _VERDICTS: dict = {}
 
 
 def _verdict(conv: Conventions, which: str, token: str) -> tuple:
-    key = (which, token)  # by the conventions' content: ids of freed objects are reused
+    name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
+    key = (which, name)  # by the conventions' content: ids of freed objects are reused
     v = _VERDICTS.get(key)
     if v is None:
-        name = token.split("#", 1)[0]
         v = _VERDICTS[key] = (tuple(conv.matches(k, name) for k in CONVENTION_KINDS),
                               conv.condition_argument(name), conv.classify(name), conv.acquires_fresh(name))
         if len(_VERDICTS) > 200_000:

@@ -105,3 +105,54 @@ def test_the_conventions_verdict_on_each_name_is_part_of_the_key(tmp_path):
     # If only D's names were allocators, the two bodies would not be the same problem.
     conv = Conventions(acquire=[r"^D_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
     assert class_key(cfgs["F_sum"], conv)[0] != class_key(cfgs["D_sum"], conv)[0]
+
+
+def _one_node_cfg(ops, kind="block", text="x = y;", name="f", param="p#1"):
+    import networkx as nx
+
+    from refcheck.cfg import FunctionCFG, Node
+    from refcheck.model import Location
+
+    loc = Location("g.c", 3, 1)
+    g = nx.DiGraph()
+    g.add_node(0, data=Node("entry", loc))
+    g.add_node(1, data=Node(kind, loc, ops=list(ops), text=text))
+    g.add_node(2, data=Node("exit", loc))
+    g.add_edge(0, 1, branch=None, label="")
+    g.add_edge(1, 2, branch=None, label="")
+    return FunctionCFG(name, g, 0, 2, loc, [(param, True)], {param: "p"})
+
+
+def test_only_names_are_renamed_never_structure():
+    """The key is the graph's text with names numbered; what is not a name must be equal
+    literally: a flag, an op's class, a node's kind, a number."""
+    from refcheck import ir
+    from refcheck.model import Location
+
+    conv = Conventions(acquire=[r"_new$"], release=[r"_free$"])
+    at = Location("g.c", 4, 2)
+    base = [ir.Release(at, ("p#1",), "F_free", consume=False), ir.Kill(at, "p#1")]
+    key = class_key(_one_node_cfg(base), conv)[0]
+    # The same graph with other names: shared.
+    renamed = [ir.Release(at, ("p#2",), "F_free", consume=False), ir.Kill(at, "p#2")]
+    assert class_key(_one_node_cfg(renamed, param="p#2"), conv)[0] == key
+    # Each of these differs in what it means, not in a name: never shared.
+    for other in ([ir.Release(at, ("p#1",), "F_free", consume=True), ir.Kill(at, "p#1")],  # a flag
+                  [ir.Release(at, ("p#1",), "F_free", consume=False), ir.Touch(at, "p#1")],  # an op
+                  [ir.Release(at, ("p#1",), "F_free", consume=False), ir.Const(at, "p#1", 1)],
+                  [ir.Release(Location("g.c", 5, 2), ("p#1",), "F_free"), ir.Kill(at, "p#1")]):
+        assert class_key(_one_node_cfg(other), conv)[0] != key, other
+    assert class_key(_one_node_cfg(base, kind="error"), conv)[0] != key
+    assert class_key(_one_node_cfg([ir.Const(at, "p#1", 1)]), conv)[0] != \
+        class_key(_one_node_cfg([ir.Const(at, "p#1", 2)]), conv)[0]
+
+
+def test_a_string_holding_the_keys_delimiters_is_never_shared():
+    from refcheck import ir
+    from refcheck.model import Location
+
+    conv = Conventions()
+    at = Location("g.c", 4, 2)
+    a = class_key(_one_node_cfg([ir.Kill(at, "p#1")], text="a\x03=1\x02b"), conv)[0]
+    b = class_key(_one_node_cfg([ir.Kill(at, "p#1")], text="a\x03=1\x02b"), conv)[0]
+    assert a != b  # each gets a class of its own
