@@ -32,6 +32,9 @@ class Transfer:
         self.cfg = cfg
         self.g = cfg.graph
         self.conv = conv
+        # Read at every step: the graph's views cost a Python call per lookup.
+        self.data = dict(self.g.nodes(data="data"))
+        self.out = {n: tuple(edges.items()) for n, edges in self.g.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
         self.is_new = conv.returns_owned(cfg.name)
@@ -110,9 +113,9 @@ class Transfer:
 
     # -- a node ---------------------------------------------------------------------------------
     def step(self, node: int, st: State, events: list) -> list:
-        """The node's ops on a copy of `st`; its successors as (node, state, edge label)."""
-        data = self.g.nodes[node]["data"]
-        st = st.copy()
+        """The node's ops on `st`, which the step consumes (each work item owns its state, and
+        the worklist keeps none it hands out); its successors as (node, state, edge label)."""
+        data = self.data[node]
         ops = self.ops
         for i, op in enumerate(data.ops):
             f = ops.get(type(op))
@@ -132,11 +135,13 @@ class Transfer:
         if kind == "stop":
             return []
         out = []
-        cases = self.case_values(node) if kind == "switch" else frozenset()
-        for succ in self.g.successors(node):
-            edge = self.g.edges[node, succ]
-            b = edge.get("branch")
-            if kind == "branch" and b is not None:
+        edges = self.out[node]
+        if kind == "branch":
+            for succ, edge in edges:
+                b = edge.get("branch")
+                if b is None:
+                    out.append((succ, st.copy(), None))
+                    continue
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
@@ -145,12 +150,16 @@ class Transfer:
                     continue
                 shown = edge.get("shown", b)
                 out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
-            elif kind == "switch":
+        elif kind == "switch":
+            cases = self.case_values(node)
+            for succ, edge in edges:
                 st2 = self.assume_case(st, data.value, edge, cases)
                 if st2 is not None:
                     out.append((succ, st2, ("case", data.loc, edge.get("label", ""))))
-            else:
-                out.append((succ, st.copy(), None))
+        else:
+            last = len(edges) - 1
+            for i, (succ, edge) in enumerate(edges):
+                out.append((succ, st if i == last else st.copy(), None))
         return out
 
     # -- ops ------------------------------------------------------------------------------------
