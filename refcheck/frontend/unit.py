@@ -15,6 +15,10 @@ CXX_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C"}
 CUDA_EXTS = {".cu"}
 CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
+# No detailed preprocessing record: nothing reads macro cursors, and with it every macro
+# expansion of every body is a top-level cursor that the walk for definitions must step over
+# (41,922 cursors instead of 5,253 on torch7's THTensor.c: 0.22 s against 0.02 s).
+PARSE_OPTIONS = 0
 
 
 class FrontendError(Exception):
@@ -126,7 +130,7 @@ def parse(path: str, user_args: list[str]) -> Parsed:
         raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
     try:
-        tu = _index().parse(path, args=args, options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+        tu = _index().parse(path, args=args, options=PARSE_OPTIONS)
     except ci.TranslationUnitLoadError:
         raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
     errors: list[ToolError] = []
