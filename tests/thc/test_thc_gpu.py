@@ -233,12 +233,16 @@ def test_views_match_cpu_geometry_and_values(thc, real, seed):
 def test_new_contiguous_of_contiguous_is_the_tensor_retained(thc, real):
     T = thc.tensor(real)
     t = T.newWithSize2d(3, 4)
+    # Uploaded first: copying the fresh (uninitialised) device block was initcheck's only report.
+    host = np.arange(12, dtype=DTYPE[real]).reshape(3, 4)
+    T.copyFromHost(t, host.ctypes.data, None)
     same = T.newContiguous(t)
     assert same == t and T.refcount(t) == 2
     T.free(same)
     transposed = T.newTranspose(t, 0, 1)
     packed = T.newContiguous(transposed)
     assert packed != transposed and T.isContiguous(packed) and geometry(T, packed)[0] == [4, 3]
+    np.testing.assert_array_equal(values(thc, real, packed), host.T)
     for x in (packed, transposed, t):
         T.free(x)
 
