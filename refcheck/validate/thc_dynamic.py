@@ -109,8 +109,10 @@ class THCDynamicChecker:
     def _build(self, tree: Runtime) -> None:
         arch = [f"-DCMAKE_CUDA_ARCHITECTURES={os.environ[ARCH_ENV]}"] if os.environ.get(ARCH_ENV) else []
         build_dir = self._build_dir(tree)
+        # THC_WERROR=OFF: a mutant is broken code on purpose, and its early returns leave code
+        # unreachable, which nvcc warns about (two THC mutants did not build on the first GPU run).
         configure = ["cmake", "-S", tree.runtime_dir, "-B", build_dir, "-DTH_CUDA=ON",
-                     "-DTH_BUILD_TESTS=OFF", f"-DCMAKE_CUDA_COMPILER={self.nvcc}", *arch]
+                     "-DTH_BUILD_TESTS=OFF", "-DTHC_WERROR=OFF", f"-DCMAKE_CUDA_COMPILER={self.nvcc}", *arch]
         for cmd in (configure, ["cmake", "--build", build_dir, "-j2", "--target", "TH", "THC"]):
             try:
                 done = _run(cmd, timeout=1800)

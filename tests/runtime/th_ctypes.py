@@ -135,13 +135,24 @@ class Family:
         return fn
 
 
+def loaded_libth() -> ctypes.CDLL | None:
+    """The libTH.so this process has already loaded (by soname), or None."""
+    try:
+        return ctypes.CDLL("libTH.so", mode=getattr(os, "RTLD_NOLOAD", 4))
+    except OSError:
+        return None
+
+
 class TH:
     """libTH (and the test helper library) loaded from one build directory."""
 
     def __init__(self, build_dir: Path):
         self.build_dir = Path(build_dir)
         mode = getattr(os, "RTLD_GLOBAL", 0)
-        self.lib = ctypes.CDLL(str(self.build_dir / "libTH.so"), mode=mode)
+        # One libTH per process: where tests/thc loaded the CUDA build's libTH (same sources and
+        # flags) before this suite ran, a second copy would be split from libthtest, whose
+        # DT_NEEDED libTH.so glibc satisfies with the object of that soname already loaded.
+        self.lib = loaded_libth() or ctypes.CDLL(str(self.build_dir / "libTH.so"), mode=mode)
         self.test = ctypes.CDLL(str(self.build_dir / "libthtest.so"), mode=mode)
         self.lib.THLiveObjects.restype = ctypes.c_long
         self.lib.THLiveObjects.argtypes = [ctypes.c_int]

@@ -77,6 +77,32 @@ def build(build_dir: Path = BUILD) -> Path:
     return build_dir
 
 
+def load_libraries(build_dir: Path = BUILD) -> tuple[ctypes.CDLL, ctypes.CDLL]:
+    """libTH and libTHC, with one libTH in the process whatever else the test run loaded.
+
+    tests/runtime loads build/runtime/libTH.so. A second libTH from this build, in the same
+    process (`pytest tests` on a GPU machine), splits it in two: glibc binds a library's calls
+    to the first libTH in the global scope, and satisfies libTHC's and libthtest's DT_NEEDED
+    `libTH.so` with the first object of that soname; so THLiveObjects read from one copy while
+    the objects were counted in the other (seen on the first GPU run: every live count 0). The
+    two are built from the same sources with the same flags, so the one already loaded serves
+    both suites; otherwise this build's is loaded RTLD_LOCAL, out of the global scope, so that a
+    libTH loaded after it still binds to itself.
+    """
+    th = loaded_libth() or ctypes.CDLL(str(build_dir / "libTH.so"), mode=getattr(os, "RTLD_LOCAL", 0))
+    # By path, after libTH: its DT_NEEDED libTH.so is the object above (matched by soname).
+    lib = ctypes.CDLL(str(build_dir / "libTHC.so"), mode=getattr(os, "RTLD_LOCAL", 0))
+    return th, lib
+
+
+def loaded_libth() -> ctypes.CDLL | None:
+    """The libTH.so this process has already loaded (by soname), or None."""
+    try:
+        return ctypes.CDLL("libTH.so", mode=getattr(os, "RTLD_NOLOAD", 4))
+    except OSError:
+        return None
+
+
 def gpu_missing_reason(build_dir: Path = BUILD) -> str | None:
     """Why GPU tests cannot run here, or None when a device is visible."""
     smi = shutil.which("nvidia-smi")
@@ -85,10 +111,8 @@ def gpu_missing_reason(build_dir: Path = BUILD) -> str | None:
     done = subprocess.run([smi, "-L"], capture_output=True, text=True)
     if done.returncode != 0 or "GPU" not in done.stdout:
         return f"no GPU: `nvidia-smi -L` failed ({(done.stderr or done.stdout).strip()[:200]})"
-    lib = build_dir / "libTHC.so"
-    if lib.exists():
-        ctypes.CDLL(str(build_dir / "libTH.so"), mode=getattr(os, "RTLD_GLOBAL", 0))
-        count = ctypes.CDLL(str(lib)).THCDeviceCount()
+    if (build_dir / "libTHC.so").exists():
+        count = load_libraries(build_dir)[1].THCDeviceCount()
         if count == 0:
             return "no GPU: cudaGetDeviceCount reports 0 devices"
     return None
@@ -121,9 +145,7 @@ class THC:
     """libTH and libTHC from one build, with one THCState on device 0."""
 
     def __init__(self, build_dir: Path = BUILD):
-        mode = getattr(os, "RTLD_GLOBAL", 0)
-        self.th = ctypes.CDLL(str(build_dir / "libTH.so"), mode=mode)
-        self.lib = ctypes.CDLL(str(build_dir / "libTHC.so"), mode=mode)
+        self.th, self.lib = load_libraries(build_dir)
         self.th.THLiveObjects.restype = ctypes.c_long
         self.th.THLiveObjects.argtypes = [ctypes.c_int]
         self.lib.THCLiveDeviceBlocks.restype = ctypes.c_long

@@ -14,6 +14,9 @@ void THCTensor_(copy)(THCState *state, THCTensor *self, THCTensor *src)
                                 sizeof(real) * (size_t)n, cudaMemcpyDeviceToDevice, state->stream));
     return;
   }
+  if (THCCopy_transposed(state, THCTensorInfo_collapsed(THCTensorInfo_of<real>(self)),
+                         THCTensorInfo_collapsed(THCTensorInfo_of<real>(src))))
+    return;
   THC_pointwiseApply2<real>(state, self, src, n, THCCopyOp<real>());
 }
 
