@@ -161,7 +161,7 @@ class State:
 
     def core(self) -> tuple:
         """What ownership depends on: states equal here are explored once, their facts joined."""
-        return (tuple(sorted(self.env.items())), tuple(sorted(self.objs.items())))
+        return (frozenset(self.env.items()), frozenset(self.objs.items()))
 
     def holders(self, oid: ObjId) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]
