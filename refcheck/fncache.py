@@ -47,7 +47,7 @@ from refcheck.model import Finding, ToolError, UnitResult
 FORMAT = 1
 MAGIC = b"refcheck-functions 1\n"
 SUBDIR = "functions"
-# One table per unit; THTensor.c's (1903 functions) is about 1 MB.
+# One table per unit and settings; THTensor.c's (1903 functions) is about 1 MB.
 MAX_TABLE_BYTES = 64 << 20
 _TABLE_NAME = re.compile(r"[0-9a-f]{40}\.json")
 CATEGORIES = ("skipped", "shared", "analysed")
@@ -114,7 +114,10 @@ class FunctionCache:
         from refcheck.frontend.unit import body_of, parsed_contents
 
         self.directory = os.path.join(directory, SUBDIR)
-        self.name = _digest(b"table", os.path.abspath(unit_path).encode()) + ".json"
+        # One table per unit and settings: checking a unit alternately under two configurations
+        # (errors = "abort", then "unwind") keeps both tables instead of each run emptying the
+        # other's. Tables of settings no longer used go by the cache's age rule.
+        self.name = _digest(b"table", os.path.abspath(unit_path).encode(), unit_key.encode()) + ".json"
         self.path = os.path.join(self.directory, self.name)
         self.files = files
         self.secret = secret

@@ -141,6 +141,19 @@ def test_a_line_shift_misses_the_functions_below_only(project, unit):
     same_as_no_cache(project, r, "unit.c")
 
 
+def test_alternating_errors_modes_keeps_a_table_for_each(project, unit):
+    cold(project)
+    r = project.check("-q", "--statistics", "--errors", "unwind", "unit.c")
+    assert counts(r)["cached"] == 0 and len(tables(project)) == 2, r.err
+    # After an edit, each mode is served from its own table: neither run emptied the other's.
+    edit(unit, "return c + 1;", "return c + 2;")
+    for mode in ("abort", "unwind"):
+        r = project.check("-q", "--statistics", "--errors", mode, "unit.c")
+        assert counts(r)["cached"] == 3, (mode, r.err)
+        same_as_no_cache(project, r, "--errors", mode, "unit.c")
+    assert len(tables(project)) == 2
+
+
 def test_a_callee_that_starts_to_raise_changes_its_callers_findings(project):
     project.write("refcheck.toml", 'errors = "unwind"\nmay-raise-summaries = true\n')
     project.write("api.h", API)
