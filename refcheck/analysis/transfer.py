@@ -90,15 +90,6 @@ class Transfer:
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
-        self.ops = {
-            ir.Acquire: self.op_acquire, ir.Assign: self.op_assign, ir.Kill: self.op_kill,
-            ir.Use: self.op_use, ir.Release: self.op_release, ir.Retain: self.op_retain,
-            ir.Load: self.op_load, ir.Store: self.op_store, ir.Escape: self.op_escape,
-            ir.Realloc: self.op_realloc, ir.Touch: self.op_touch, ir.Const: self.op_const,
-            ir.SameSize: lambda st, op, *_: sizes.on_same_size(st, op),
-            ir.Count: lambda st, op, *_: sizes.on_count(st, op),
-            ir.Call: lambda st, op, *_: sizes.on_call(st, op, conv),
-        }
 
     def initial(self) -> State:
         st = State({}, {}, Facts())
@@ -116,10 +107,10 @@ class Transfer:
         """The node's ops on `st`, which the step consumes (each work item owns its state, and
         the worklist keeps none it hands out); its successors as (node, state, edge label)."""
         data = self.data[node]
-        ops = self.ops
+        ops = _OPS
         for i, op in enumerate(data.ops):
             f = ops.get(type(op))
-            if f is not None and f(st, op, node, i, events) is False:
+            if f is not None and f(self, st, op, node, i, events) is False:
                 return []  # the path ends inside the node (a NULL dereferenced)
         kind = data.kind
         if kind == "return":
@@ -145,7 +136,7 @@ class Transfer:
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
-                if any(f(st2, op, node, -1, events) is False
+                if any(f(self, st2, op, node, -1, events) is False
                        for op in data.post if (f := ops.get(type(op))) is not None):
                     continue
                 shown = edge.get("shown", b)
@@ -163,6 +154,15 @@ class Transfer:
         return out
 
     # -- ops ------------------------------------------------------------------------------------
+    def op_same_size(self, st: State, op: ir.SameSize, node: int, index: int, events: list) -> None:
+        sizes.on_same_size(st, op)
+
+    def op_count(self, st: State, op: ir.Count, node: int, index: int, events: list) -> None:
+        sizes.on_count(st, op)
+
+    def op_call(self, st: State, op: ir.Call, node: int, index: int, events: list) -> None:
+        sizes.on_call(st, op, self.conv)
+
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
         source = st.env.get(op.source) if op.source is not None else None
         if source is not None and self.reacquired(st, source, op.callee):
@@ -552,3 +552,15 @@ class Transfer:
         st2 = st.copy()
         st2.facts.conds[key] = taken
         return st2
+
+
+# One transfer function per IR op, as plain functions: a table of bound methods on each Transfer
+# made every one a reference cycle (the table holds the Transfer), so each function's graph, held
+# by its Transfer, waited for the cyclic collector instead of being freed when its check ended.
+_OPS = {
+    ir.Acquire: Transfer.op_acquire, ir.Assign: Transfer.op_assign, ir.Kill: Transfer.op_kill,
+    ir.Use: Transfer.op_use, ir.Release: Transfer.op_release, ir.Retain: Transfer.op_retain,
+    ir.Load: Transfer.op_load, ir.Store: Transfer.op_store, ir.Escape: Transfer.op_escape,
+    ir.Realloc: Transfer.op_realloc, ir.Touch: Transfer.op_touch, ir.Const: Transfer.op_const,
+    ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
+}
