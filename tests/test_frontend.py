@@ -189,6 +189,29 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert unop(ops[ci.CursorKind.UNARY_OPERATOR]) == "-"
     lit = next(n for n in nodes if n.kind == ci.CursorKind.INTEGER_LITERAL)
     assert constant(lit) in (1, 2)
+    # The plain-struct handle (binding.raw): places, extents, types and references as the
+    # binding's objects give them, on every node (macro uses included) and a fresh copy of each.
+    for n in nodes + list(fn.walk_preorder()):
+        start, end = n.extent.start, n.extent.end
+        for (fp, line, column, offset), loc in ((binding.place(n), n.location),
+                                                *zip(binding.extent_places(n), (start, end))):
+            f = binding.instantiation(loc)[0]
+            assert (fp, line, column, offset) == (binding.file_pointer(f) if f else 0, loc.line, loc.column,
+                                                  loc.offset)
+            assert binding.file_named(fp).name == f.name if f else fp == 0
+        t = binding.type_of(n)
+        assert (t.kind, bytes(t)[8:]) == (n.type.kind.value, bytes(n.type)[8:])
+        assert binding.canonical_kind_id(t) == n.type.get_canonical().kind.value
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        ref = binding.referenced(fresh)
+        assert fresh.referenced is ref  # kept where the binding keeps its own answer
+        expected = n.referenced
+        assert (ref is None) == (expected is None)
+        if ref is not None:
+            assert ref == expected and ref._tu is n._tu
+    assert any(binding.referenced(n) is not None for n in nodes)
+    assert any(binding.referenced(n) is None for n in nodes)
 
 
 def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatch):

@@ -9,8 +9,8 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
-                                strip, unop)
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, has_pointer_type,
+                                         location, referenced, strip, unop)
 from refcheck.frontend.binding import cursor_key, kind_of
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
@@ -32,7 +32,7 @@ class ConditionLowerer:
     def branch(self, c, t: int, f: int) -> None:
         """Lower a condition so that control reaches t when it holds and f when it does not."""
         c = strip(c)
-        k = c.kind
+        k = kind_of(c)
         if k == K.UNARY_OPERATOR and unop(c) == "!":
             self.branch(next(iter(children_of(c))), f, t)
             return
@@ -57,13 +57,13 @@ class ConditionLowerer:
                 return
             if op in ("==", "!="):
                 for a, b in ((lhs, rhs), (rhs, lhs)):
-                    if is_null_constant(b) and is_pointer(a.type):
+                    if is_null_constant(b) and has_pointer_type(a):
                         mark = len(self.b.pending_temps)
                         v = self.value(a)
                         yes, no = (f, t) if op == "==" else (t, f)
                         self.test(c, v, yes, no, pointer=True, mark=mark)
                         return
-                if is_pointer(lhs.type) and is_pointer(rhs.type):
+                if has_pointer_type(lhs) and has_pointer_type(rhs):
                     mark = len(self.b.pending_temps)
                     a, b = self.value(lhs), self.value(rhs)
                     if a not in (None, NULL) and b not in (None, NULL):
@@ -79,7 +79,7 @@ class ConditionLowerer:
         key = key_of(self.b, c)
         mark = len(self.b.pending_temps)
         v = self.value(c)
-        if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
+        if has_pointer_type(c) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
         else:
             fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b)) if key is not None else None
@@ -114,9 +114,9 @@ class ConditionLowerer:
 
 def is_null_constant(c) -> bool:
     c = strip(c)
-    if c.kind in NULL_KINDS:
+    if kind_of(c) in NULL_KINDS:
         return True
-    if c.kind == K.INTEGER_LITERAL:
+    if kind_of(c) == K.INTEGER_LITERAL:
         return constant(c) == 0
     return False
 
@@ -130,17 +130,17 @@ FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 def simple_condition(c, b: GraphBuilder):
     """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
     c = strip(c)
-    if c.kind == K.DECL_REF_EXPR:
-        v = b.var(c.referenced)
+    if kind_of(c) == K.DECL_REF_EXPR:
+        v = b.var(referenced(c))
         return (v, "!=", 0) if v is not None else None
-    if c.kind == K.BINARY_OPERATOR and binop(c) in FLIP:
+    if kind_of(c) == K.BINARY_OPERATOR and binop(c) in FLIP:
         op = binop(c)
         lhs, rhs = (strip(x) for x in children_of(c))
         for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
-            if a.kind == K.DECL_REF_EXPR:
-                v = b.var(a.referenced)
+            if kind_of(a) == K.DECL_REF_EXPR:
+                v = b.var(referenced(a))
                 k = constant(k_expr)
-                if v is not None and k is not None and not is_pointer(a.type):
+                if v is not None and k is not None and not has_pointer_type(a):
                     return (v, o, k)
     return None
 
@@ -178,16 +178,16 @@ def fact_key(c, b: GraphBuilder):
         x = strip(x)
         k = kind_of(x)
         if k == K.DECL_REF_EXPR:
-            ref = x.referenced
+            ref = referenced(x)
             v = b.var(ref)
             if v is not None:
                 vars_.add(v)
                 parts.append(v)
-            elif ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
+            elif ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
                 parts.append(str(ref.enum_value))
-            elif ref is not None and ref.kind == K.VAR_DECL:
+            elif ref is not None and kind_of(ref) == K.VAR_DECL:
                 parts.append(f"global:{x.spelling}")
-            elif ref is not None and ref.kind in FUNCTION_KINDS:
+            elif ref is not None and kind_of(ref) in FUNCTION_KINDS:
                 parts.append(f"fn:{x.spelling}")
             else:
                 return None
@@ -239,7 +239,7 @@ def expr_vars(c, b: GraphBuilder) -> set[str]:
     while stack:
         x = stack.pop()
         if kind_of(x) == K.DECL_REF_EXPR:
-            v = b.var(x.referenced)
+            v = b.var(referenced(x))
             if v is not None:
                 out.add(v)
         stack.extend(children_of(x))

@@ -13,7 +13,7 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, qualified_name
+from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.model import Location
 
@@ -93,11 +93,11 @@ class GraphBuilder:
     def _var(self, decl) -> str | None:
         if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
             return None  # `T *&out = ...; out = t;` writes through to the caller
-        if decl.kind == K.PARM_DECL:
+        if kind_of(decl) == K.PARM_DECL:
             pass
-        elif decl.kind == K.VAR_DECL:
+        elif kind_of(decl) == K.VAR_DECL:
             parent = decl.semantic_parent
-            if parent is None or parent.kind not in FUNCTION_KINDS or \
+            if parent is None or kind_of(parent) not in FUNCTION_KINDS or \
                     decl.storage_class in (ci.StorageClass.STATIC, ci.StorageClass.EXTERN):
                 return None
         else:
@@ -128,8 +128,8 @@ class GraphBuilder:
 
 def callee_of(call):
     """(declaration or None, the name the conventions classify) of a call expression."""
-    ref = call.referenced
-    if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
+    ref = referenced(call)
+    if ref is not None and kind_of(ref) in FUNCTION_KINDS | {K.FUNCTION_DECL}:
         return ref, qualified_name(ref)
     if call.spelling:
         return ref, call.spelling
@@ -138,7 +138,7 @@ def callee_of(call):
     stack = kids[:1]
     while stack:
         x = stack.pop()
-        if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+        if kind_of(x) in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
             return ref, x.spelling
         stack.extend(children_of(x))
     return ref, ""
