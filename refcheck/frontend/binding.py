@@ -194,6 +194,7 @@ def canonical_kind_id(t) -> int:
 
 
 _NULL: list = []
+_UNSET = object()
 
 
 def referenced(c):
@@ -201,10 +202,9 @@ def referenced(c):
     against the null cursor, which asks libclang for it and compares in two more calls: the null
     cursor's bytes, read once, are compared in Python (clang_equalCursors compares the same
     fields). Kept on the cursor as the binding keeps it, so `c.referenced` agrees."""
-    try:
-        return c._referenced
-    except AttributeError:
-        pass
+    res = getattr(c, "_referenced", _UNSET)
+    if res is not _UNSET:
+        return res
     own = raw()
     if not _NULL:
         _NULL.append(bytes(own.clang_getNullCursor()))

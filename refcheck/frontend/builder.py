@@ -70,13 +70,19 @@ class Builder(GraphBuilder):
             handler(self, c)
         elif k.is_expression():
             self.exprs.value(c)
-            self.full_expression_end(location(c))
+            self.expression_end(c)
         elif k in (K.NULL_STMT, K.DECL_STMT) or k.is_declaration():
             if k == K.DECL_STMT:
                 self.decl_stmt(c)
         else:
             for child in children_of(c):
                 self.stmt(child)
+
+    def expression_end(self, c) -> None:
+        """`full_expression_end` at the end of expression statement `c`; its location is asked
+        only when a temporary dies there (74k expression statements in THTensor.c's build)."""
+        if self.pending_temps:
+            self.full_expression_end(location(c))
 
     def compound(self, c) -> None:
         prev = None
@@ -132,7 +138,7 @@ class Builder(GraphBuilder):
         init = [x for x in children_of(d) if kind_of(x).is_expression()]
         if v is not None and init:
             self.exprs.initialize(location(d), v, init[-1])
-            self.full_expression_end(location(d))
+            self.expression_end(d)
 
     def loop(self, cond, body, inc=None, test_first=True) -> None:
         head, body_n, after = self.node("block"), self.node("block"), self.node("block")
@@ -153,7 +159,7 @@ class Builder(GraphBuilder):
             self.cur = cont
             if inc is not None:
                 self.exprs.value(inc)
-                self.full_expression_end(location(inc))
+                self.expression_end(inc)
             if test_first:
                 self.goto(head)
             else:
@@ -188,7 +194,7 @@ class Builder(GraphBuilder):
         for k in kids[:-1]:
             if kind_of(k).is_expression():
                 self.exprs.value(k)
-                self.full_expression_end(location(k))
+                self.expression_end(k)
         head, body_n, after = self.node("branch", location(c), cond=ir.Opaque("more elements"),
                                         text="more elements"), self.node("block"), self.node("block")
         self.start(head)
@@ -214,7 +220,7 @@ class Builder(GraphBuilder):
         for extra in kids[:-2]:
             self.stmt(extra)
         self.exprs.value(cond)
-        self.full_expression_end(location(cond))
+        self.expression_end(cond)
         inner = strip(cond)
         svar = self.var(referenced(inner)) if kind_of(inner) == K.DECL_REF_EXPR else None
         dispatch = self.node("switch", location(c), value=svar)

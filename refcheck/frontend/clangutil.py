@@ -28,30 +28,32 @@ UN = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-"
 _OP, _CONST, _LOC = "_refcheck_op", "_refcheck_const", "_refcheck_loc"
 
 
+# (getattr with a default, not try/except: a raised AttributeError costs more than the call it
+# saves, and most asks are first asks.)
+_UNSET = object()
+
+
 def binop(c) -> str:
-    try:
-        return getattr(c, _OP)
-    except AttributeError:
+    op = getattr(c, _OP, None)
+    if op is None:
         op = BIN.get(raw().clang_getCursorBinaryOperatorKind(c), "?")
         setattr(c, _OP, op)
-        return op
+    return op
 
 
 def unop(c) -> str:
-    try:
-        return getattr(c, _OP)
-    except AttributeError:
+    op = getattr(c, _OP, None)
+    if op is None:
         op = UN.get(raw().clang_getCursorUnaryOperatorKind(c), "?")
         setattr(c, _OP, op)
-        return op
+    return op
 
 
 def constant(c) -> int | None:
     """The integer value of a constant expression, or None."""
-    try:
-        return getattr(c, _CONST)
-    except AttributeError:
-        pass
+    value = getattr(c, _CONST, _UNSET)
+    if value is not _UNSET:
+        return value
     value = None
     clang = lib()
     res = clang.clang_Cursor_Evaluate(c)
@@ -67,10 +69,9 @@ def constant(c) -> int | None:
 
 def location(c) -> Location:
     """Where a user reads it: for code from a macro, the macro's call site."""
-    try:
-        return getattr(c, _LOC)
-    except AttributeError:
-        pass
+    loc = getattr(c, _LOC, None)
+    if loc is not None:
+        return loc
     # One instantiation query, no SourceLocation or File objects (binding.place).
     f, line, column, _ = place(c)
     loc = Location(name_of_file(f), line, column)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, has_pointer_type,
-                                         location, referenced, strip, unop)
+                                         location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.binding import cursor_key, kind_of
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
@@ -170,65 +170,92 @@ def key_of(b: GraphBuilder, c):
 
 def fact_key(c, b: GraphBuilder):
     """(normalized text, variables) of a side-effect-free condition, or None."""
-    vars_: set[str] = set()
-    parts: list[str] = []
-    stack = [(c, 0)]
-    while stack:
-        x, depth = stack.pop()
-        x = strip(x)
-        k = kind_of(x)
-        if k == K.DECL_REF_EXPR:
-            ref = referenced(x)
-            v = b.var(ref)
-            if v is not None:
-                vars_.add(v)
-                parts.append(v)
-            elif ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
-                parts.append(str(ref.enum_value))
-            elif ref is not None and kind_of(ref) == K.VAR_DECL:
-                parts.append(f"global:{x.spelling}")
-            elif ref is not None and kind_of(ref) in FUNCTION_KINDS:
-                parts.append(f"fn:{x.spelling}")
-            else:
-                return None
-            continue
-        if k == K.CALL_EXPR:
-            _, name = b.callee_of(x)
-            if not b.conv.matches("pure", name):
-                return None
-            parts.append(f"call:{name}(")
-        elif k in (K.BINARY_OPERATOR,):
-            op = binop(x)
-            if op in SIDE_EFFECT_OPS:
-                return None
-            parts.append(f"({op}")
-        elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+    found = _subkey(c, b)
+    return None if found is None else (found[0], set(found[1]))
+
+
+_NO_VARS: frozenset = frozenset()
+
+
+def _subkey(x, b: GraphBuilder):
+    """fact_key of a subexpression as (text, frozenset of variables), or None; kept per cursor in
+    `b.subkeys`, since the key of `a->b->c` holds the key of `a->b`, and a condition's key those of
+    the loads in it (fact_key made 340k strip calls over 94k keys of THTensor.c, walking each
+    subtree again). The text is the pre-order tokens joined by spaces, so a node's text is its own
+    tokens followed by its children's texts; the variables are asked for (`b.var`, which names a
+    local when first asked) in the same pre-order, stopping at the same first failure."""
+    x = strip(x)
+    h = cursor_key(x)
+    memo = b.subkeys
+    if h in memo:
+        return memo[h]
+    found = memo[h] = _subkey_of(x, b)
+    return found
+
+
+def _subkey_of(x, b: GraphBuilder):
+    k = kind_of(x)
+    if k == K.DECL_REF_EXPR:
+        ref = referenced(x)
+        v = b.var(ref)
+        if v is not None:
+            return v, frozenset((v,))
+        if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
+            return str(ref.enum_value), _NO_VARS
+        if ref is not None and kind_of(ref) == K.VAR_DECL:
+            return f"global:{x.spelling}", _NO_VARS
+        if ref is not None and kind_of(ref) in FUNCTION_KINDS:
+            return f"fn:{x.spelling}", _NO_VARS
+        return None
+    if k == K.CALL_EXPR:
+        _, name = b.callee_of(x)
+        if not b.conv.matches("pure", name):
             return None
-        elif k == K.UNARY_OPERATOR:
-            op = unop(x)
-            if op in ("++", "--", "post++", "post--", "&"):
-                return None
-            parts.append(f"({op}")
-        elif k == K.MEMBER_REF_EXPR:
-            parts.append(f".{x.spelling}(")
-        elif k == K.ARRAY_SUBSCRIPT_EXPR:
-            parts.append("[")
-        elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
-            parts.append(f"#{constant(x)}")
-            continue
-        elif k in NULL_KINDS:
-            parts.append("#0")
-            continue
-        elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+        head = f"call:{name}("
+    elif k == K.BINARY_OPERATOR:
+        op = binop(x)
+        if op in SIDE_EFFECT_OPS:
             return None
-        elif k == K.CONDITIONAL_OPERATOR:
-            parts.append("(?")
+        head = f"({op}"
+    elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+        return None
+    elif k == K.UNARY_OPERATOR:
+        op = unop(x)
+        if op in ("++", "--", "post++", "post--", "&"):
+            return None
+        head = f"({op}"
+    elif k == K.MEMBER_REF_EXPR:
+        head = f".{x.spelling}("
+    elif k == K.ARRAY_SUBSCRIPT_EXPR:
+        head = "["
+    elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
+        return f"#{constant(x)}", _NO_VARS
+    elif k in NULL_KINDS:
+        return "#0", _NO_VARS
+    elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+        return None
+    elif k == K.CONDITIONAL_OPERATOR:
+        head = "(?"
+    else:
+        return None
+    kids = children_of(x)
+    parts = [head, str(len(kids))]
+    vars_ = _NO_VARS
+    memo = b.subkeys
+    for child in kids:
+        # _subkey inlined: one frame per level of the expression, as deep as the lowering's own.
+        if child._kind_id in STRIPPED:
+            child = strip(child)
+        h = cursor_key(child)
+        if h in memo:
+            found = memo[h]
         else:
+            found = memo[h] = _subkey_of(child, b)
+        if found is None:
             return None
-        kids = list(children_of(x))
-        parts.append(str(len(kids)))
-        for child in reversed(kids):
-            stack.append((child, depth + 1))
+        parts.append(found[0])
+        if found[1]:
+            vars_ = vars_ | found[1] if vars_ else found[1]
     return " ".join(parts), vars_
 
 

@@ -37,6 +37,7 @@ class GraphBuilder:
         self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
+        self.subkeys: dict = {}  # conditions._subkey per (stripped) cursor
         self.cur: int | None = None
 
     # -- graph plumbing -------------------------------------------------------------------------
