@@ -210,8 +210,15 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
         assert (ref is None) == (expected is None)
         if ref is not None:
             assert ref == expected and ref._tu is n._tu
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        parent = binding.semantic_parent(fresh)
+        assert fresh.semantic_parent is parent
+        expected = n.semantic_parent
+        assert (parent is None) == (expected is None) and (parent is None or parent == expected)
     assert any(binding.referenced(n) is not None for n in nodes)
     assert any(binding.referenced(n) is None for n in nodes)
+    assert binding.semantic_parent(fn) is not None and any(binding.semantic_parent(n) is None for n in nodes)
 
 
 def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatch):

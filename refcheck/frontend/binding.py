@@ -148,6 +148,7 @@ def raw():
             ("clang_getCursorType", [ci.Cursor], _CXType),
             ("clang_getCanonicalType", [_CXType], _CXType),
             ("clang_getCursorReferenced", [ci.Cursor], ci.Cursor),
+            ("clang_getCursorSemanticParent", [ci.Cursor], ci.Cursor),
             ("clang_getNullCursor", [], ci.Cursor),
             ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
             ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)):
@@ -197,24 +198,34 @@ _NULL: list = []
 _UNSET = object()
 
 
-def referenced(c):
-    """`c.referenced` (None or a Cursor that keeps the unit alive) without the binding's check
-    against the null cursor, which asks libclang for it and compares in two more calls: the null
-    cursor's bytes, read once, are compared in Python (clang_equalCursors compares the same
-    fields). Kept on the cursor as the binding keeps it, so `c.referenced` agrees."""
-    res = getattr(c, "_referenced", _UNSET)
+def _cursor_of(c, attr: str, fn):
+    """A cursor-valued property of `c` as the binding's `attr` property gives it (None or a Cursor
+    that keeps the unit alive), kept where the binding keeps it so that the property agrees, but
+    without the binding's check against the null cursor, which asks libclang for it and compares
+    in two more calls: the null cursor's bytes, read once, are compared in Python
+    (clang_equalCursors compares the same fields)."""
+    res = getattr(c, attr, _UNSET)
     if res is not _UNSET:
         return res
-    own = raw()
     if not _NULL:
-        _NULL.append(bytes(own.clang_getNullCursor()))
-    res = own.clang_getCursorReferenced(c)
+        _NULL.append(bytes(raw().clang_getNullCursor()))
+    res = fn(c)
     if bytes(res) == _NULL[0]:
         res = None
     else:
         res._tu = c._tu
-    c._referenced = res
+    setattr(c, attr, res)
     return res
+
+
+def referenced(c):
+    """`c.referenced` (see `_cursor_of`)."""
+    return _cursor_of(c, "_referenced", raw().clang_getCursorReferenced)
+
+
+def semantic_parent(c):
+    """`c.semantic_parent` (see `_cursor_of`)."""
+    return _cursor_of(c, "_semantic_parent", raw().clang_getCursorSemanticParent)
 
 
 class _CXString(ctypes.Structure):

@@ -13,9 +13,12 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import Node
 from refcheck.conventions import Conventions
+from refcheck.frontend.binding import semantic_parent, type_of
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.model import Location
+
+REFERENCE_IDS = (ci.TypeKind.LVALUEREFERENCE.value, ci.TypeKind.RVALUEREFERENCE.value)
 
 
 class GraphBuilder:
@@ -92,12 +95,12 @@ class GraphBuilder:
         return name
 
     def _var(self, decl) -> str | None:
-        if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        if type_of(decl).kind in REFERENCE_IDS:
             return None  # `T *&out = ...; out = t;` writes through to the caller
         if kind_of(decl) == K.PARM_DECL:
             pass
         elif kind_of(decl) == K.VAR_DECL:
-            parent = decl.semantic_parent
+            parent = semantic_parent(decl)
             if parent is None or kind_of(parent) not in FUNCTION_KINDS or \
                     decl.storage_class in (ci.StorageClass.STATIC, ci.StorageClass.EXTERN):
                 return None
