@@ -182,6 +182,8 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert (f.name, line, column, offset) == (str(src), 4, 3, ret.location.offset)
     # kind_of reads the kind table the `kind` property reads; file_pointer is the CXFile itself.
     assert all(binding.kind_of(n) is n.kind for n in nodes)
+    from refcheck.frontend.clangutil import is_expression
+    assert all(is_expression(n) == n.kind.is_expression() for n in nodes) and any(map(is_expression, nodes))
     assert binding.file_pointer(f) == binding.file_pointer(fn.location.file) != 0
     # The C functions given signatures in binding.lib().
     ops = {n.kind: n for n in nodes if n.kind in (ci.CursorKind.BINARY_OPERATOR, ci.CursorKind.UNARY_OPERATOR)}

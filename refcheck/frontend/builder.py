@@ -18,7 +18,7 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
                                          reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import kind_of
+from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
@@ -68,7 +68,7 @@ class Builder(GraphBuilder):
         handler = STMT_HANDLERS.get(k)
         if handler is not None:
             handler(self, c)
-        elif k.is_expression():
+        elif is_expression(c):
             self.exprs.value(c)
             self.expression_end(c)
         elif k in (K.NULL_STMT, K.DECL_STMT) or k.is_declaration():
@@ -100,7 +100,7 @@ class Builder(GraphBuilder):
             v = self.var(d)
             init = None
             for child in children_of(d):
-                if kind_of(child).is_expression():
+                if is_expression(child):
                     init = child
             loc = location(d)
             if v is None:  # a static local: its initializer runs once, before us
@@ -135,7 +135,7 @@ class Builder(GraphBuilder):
 
     def decl_stmt_single(self, d) -> None:
         v = self.var(d)
-        init = [x for x in children_of(d) if kind_of(x).is_expression()]
+        init = [x for x in children_of(d) if is_expression(x)]
         if v is not None and init:
             self.exprs.initialize(location(d), v, init[-1])
             self.expression_end(d)
@@ -192,7 +192,7 @@ class Builder(GraphBuilder):
         kids = list(children_of(c))
         body = kids[-1]
         for k in kids[:-1]:
-            if kind_of(k).is_expression():
+            if is_expression(k):
                 self.exprs.value(k)
                 self.expression_end(k)
         head, body_n, after = self.node("branch", location(c), cond=ir.Opaque("more elements"),
@@ -286,7 +286,7 @@ class Builder(GraphBuilder):
             self.goto(self.continues[-1])
 
     def return_stmt(self, c) -> None:
-        kids = [k for k in children_of(c) if kind_of(k).is_expression()]
+        kids = [k for k in children_of(c) if is_expression(k)]
         v = self.exprs.value(kids[0]) if kids else None
         if v == NULL:
             v = None

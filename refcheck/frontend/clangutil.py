@@ -8,7 +8,7 @@ import clang.cindex as ci
 
 from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
                                        extent_places, file_named, kind_of, lib, place,
-                                       raw, referenced, type_of)  # STMT_EXPR, kind_of, referenced re-exported
+                                       raw, referenced, semantic_parent, type_of)  # STMT_EXPR, kind_of, referenced re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -133,6 +133,16 @@ def reset_kids(fn=None) -> None:
         _CANON = {}
 
 
+# Kind ids for which CursorKind.is_expression() holds (a libclang call per ask), over the kinds
+# the binding knows (kind_of reads the same table).
+EXPRESSION_IDS = frozenset(k.value for k in ci.CursorKind.get_all_kinds() if k.is_expression())
+
+
+def is_expression(c) -> bool:
+    """`c.kind.is_expression()` as a set lookup."""
+    return c._kind_id in EXPRESSION_IDS
+
+
 STRIPPED = frozenset(k.value for k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
                                          K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
                                          K.CXX_CONST_CAST_EXPR))
@@ -204,11 +214,11 @@ def has_scalar_type(c) -> bool:
 def qualified_name(decl) -> str:
     """ns::Class::name for C++ declarations, the plain name in C."""
     parts = [decl.spelling]
-    p = decl.semantic_parent
-    while p is not None and p.kind in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
+    p = semantic_parent(decl)
+    while p is not None and kind_of(p) in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
         if p.spelling:
             parts.append(p.spelling)
-        p = p.semantic_parent
+        p = semantic_parent(p)
     return "::".join(reversed(parts))
 
 

@@ -102,7 +102,7 @@ class ConditionLowerer:
         n = self.b.node("branch", loc, cond=cond, text=text)
         self.b.start(n)
         # Temporaries of the condition die once it is tested (on both edges).
-        self.b.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
+        self.b.data[n].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
         del self.b.pending_temps[mark:]
         self.b.edge(n, t, True)
         self.b.edge(n, f, False)

@@ -13,7 +13,7 @@ from refcheck import ir
 from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, expr_text, has_pointer_type,
                                          has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import kind_of
+from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
@@ -50,7 +50,7 @@ class ExpressionLowerer:
             return NULL
         for child in children_of(c):
             ck = kind_of(child)
-            if ck.is_expression():
+            if is_expression(child):
                 self.value(child)
             elif ck == K.COMPOUND_STMT:
                 self.stmt(child)
@@ -309,7 +309,7 @@ class ExpressionLowerer:
         kids = list(children_of(body))
         for s in kids[:-1]:
             self.stmt(s)
-        if kids and kids[-1].kind.is_expression():
+        if kids and is_expression(kids[-1]):
             return self.value(kids[-1])
         if kids:
             self.stmt(kids[-1])
@@ -323,7 +323,7 @@ class ExpressionLowerer:
         if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
             args = kids[1:]
         # A member call's object and a call through a pointer are evaluated (and used) first.
-        if kids and strip(kids[0]).kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+        if kids and kind_of(strip(kids[0])) not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
             callee_expr = strip(kids[0])
             if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
@@ -424,14 +424,14 @@ class ExpressionLowerer:
 
     def new_expr(self, c):
         for child in children_of(c):
-            if kind_of(child).is_expression():
+            if is_expression(child):
                 self.value(child)
         t = self.b.temp("new")
         self.b.emit(ir.Acquire(location(c), t, "new"))
         return t
 
     def delete_expr(self, c):
-        vals = [self.value(child) for child in children_of(c) if kind_of(child).is_expression()]
+        vals = [self.value(child) for child in children_of(c) if is_expression(child)]
         tracked = tuple(v for v in vals if v not in (None, NULL))
         self.b.emit(ir.Release(location(c), tracked, "delete"))
         return None

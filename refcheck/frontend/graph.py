@@ -26,6 +26,9 @@ class GraphBuilder:
         self.fn = fn
         self.conv = conv
         self.g = nx.DiGraph()
+        # Each node's Node, as the graph holds it under "data" (emit's lookup, 331k on THTensor.c,
+        # without a NodeView and attribute dict in between).
+        self.data: dict[int, Node] = {}
         self.names: dict[str, str] = {}
         self.temps = 0
         self.breaks: list[int] = []
@@ -46,7 +49,8 @@ class GraphBuilder:
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:
         n = self.g.number_of_nodes()
-        self.g.add_node(n, data=Node(kind, loc, **kw))
+        data = self.data[n] = Node(kind, loc, **kw)
+        self.g.add_node(n, data=data)
         return n
 
     def edge(self, a: int | None, b: int, branch: bool | None = None, label: str = "") -> None:
@@ -56,7 +60,7 @@ class GraphBuilder:
     def emit(self, op) -> None:
         if self.cur is None:  # dead code after return/goto: build it, unreachable
             self.cur = self.node("block")
-        self.g.nodes[self.cur]["data"].ops.append(op)
+        self.data[self.cur].ops.append(op)
 
     def goto(self, target: int) -> None:
         self.edge(self.cur, target)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, location, referenced, strip, unop
+from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location, referenced,
+                                         strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 
@@ -91,7 +92,7 @@ def element_count(b: GraphBuilder, prev, stmt) -> ir.Count | None:
     if k == K.DECL_STMT:
         decls = list(children_of(stmt))
         if len(decls) == 1 and kind_of(decls[0]) == K.VAR_DECL:
-            init = [x for x in children_of(decls[0]) if kind_of(x).is_expression()]
+            init = [x for x in children_of(decls[0]) if is_expression(x)]
             v = b.var(decls[0])
             t = counted_tensor(b, init[-1]) if init and v is not None else None
             if t is not None and not has_pointer_type(decls[0]):
@@ -99,7 +100,7 @@ def element_count(b: GraphBuilder, prev, stmt) -> ir.Count | None:
         return None
     if k == K.FOR_STMT:
         return _counting_loop(b, prev, stmt)
-    if k.is_expression():
+    if is_expression(stmt):
         assigned = _assignment(b, stmt)
         if assigned is not None:
             v, rhs = assigned
@@ -129,7 +130,7 @@ def _field_of(b: GraphBuilder, c, field: str) -> str | None:
 
 
 def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
-    if prev is None or not kind_of(prev).is_expression():
+    if prev is None or not is_expression(prev):
         return None
     start = _assignment(b, prev)
     if start is None:
