@@ -152,7 +152,9 @@ def strip(c):
     """Look through parentheses and implicit conversions."""
     # By kind id: the most called helper of the build, and `.kind` costs a property and a lookup.
     while c._kind_id in STRIPPED:
-        children = kids(c)
+        children = getattr(c, KIDS, None)  # kids(c), without the call for a cursor of the walk
+        if children is None:
+            children = kids(c)
         if not children:
             return c
         c = children[-1]
