@@ -223,6 +223,29 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert binding.semantic_parent(fn) is not None and any(binding.semantic_parent(n) is None for n in nodes)
 
 
+def test_plain_struct_spelling_and_arguments_agree_with_the_binding(tmp_path):
+    # binding.spelling and binding.arguments read what Cursor.spelling and get_arguments read,
+    # through binding.raw(); a binding upgrade that changes either must fail here.
+    import clang.cindex as ci
+
+    from refcheck.frontend import binding
+    src = tmp_path / "s.c"
+    src.write_text("struct S { int n; };\nint g(int a, struct S *s);\n"
+                   "int f(struct S *s) { int k = g(s->n, s); return g(k, 0) + sizeof(int); }\n")
+    fn = parse(str(src), []).functions[0]
+    nodes = list(fn.walk_preorder())
+    calls = [n for n in nodes if n.kind == ci.CursorKind.CALL_EXPR]
+    assert len(calls) == 2
+    for n in nodes:
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        assert binding.spelling(fresh) == n.spelling and fresh.spelling is binding.spelling(fresh)
+        args, expected = binding.arguments(n), list(n.get_arguments())
+        assert len(args) == len(expected) and all(a == e and a._tu is n._tu for a, e in zip(args, expected))
+    assert [len(binding.arguments(c)) for c in calls] == [2, 2]
+    assert {binding.spelling(n) for n in nodes} >= {"f", "g", "s", "n", "k"}
+
+
 def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatch):
     # The builder once cached a local's value name by `Cursor.hash`, a 32-bit hash that distinct
     # declarations can share: the second local then took the first's name. Every hash made equal

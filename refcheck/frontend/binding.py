@@ -148,6 +148,11 @@ def raw():
             ("clang_getCursorType", [ci.Cursor], _CXType),
             ("clang_getCanonicalType", [_CXType], _CXType),
             ("clang_getCursorReferenced", [ci.Cursor], ci.Cursor),
+            ("clang_Cursor_getNumArguments", [ci.Cursor], ctypes.c_int),
+            ("clang_Cursor_getArgument", [ci.Cursor, ctypes.c_uint], ci.Cursor),
+            ("clang_getCursorSpelling", [ci.Cursor], _CXString),
+            ("clang_getCString", [_CXString], ctypes.c_char_p),
+            ("clang_disposeString", [_CXString], None),
             ("clang_getCursorSemanticParent", [ci.Cursor], ci.Cursor),
             ("clang_getNullCursor", [], ci.Cursor),
             ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
@@ -226,6 +231,42 @@ def referenced(c):
 def semantic_parent(c):
     """`c.semantic_parent` (see `_cursor_of`)."""
     return _cursor_of(c, "_semantic_parent", raw().clang_getCursorSemanticParent)
+
+
+def spelling(c):
+    """`c.spelling` (None where libclang gives no string, as the binding does), kept where the
+    binding keeps it, through plain structs: the binding's string result goes through two errcheck
+    wrappers and an object with a finalizer."""
+    res = getattr(c, "_spelling", _UNSET)
+    if res is not _UNSET:
+        return res
+    own = raw()
+    s = own.clang_getCursorSpelling(c)
+    try:
+        text = own.clang_getCString(s)
+    finally:
+        own.clang_disposeString(s)
+    res = c._spelling = None if text is None else text.decode("utf8")
+    return res
+
+
+def arguments(c) -> list:
+    """`list(c.get_arguments())`, each argument checked against the null cursor in Python (see
+    `_cursor_of`) and keeping the unit alive as the binding's do."""
+    own = raw()
+    if not _NULL:
+        _NULL.append(bytes(own.clang_getNullCursor()))
+    null = _NULL[0]
+    tu = c._tu
+    out = []
+    for i in range(own.clang_Cursor_getNumArguments(c)):
+        res = own.clang_Cursor_getArgument(c, i)
+        if bytes(res) == null:
+            res = None
+        else:
+            res._tu = tu
+        out.append(res)
+    return out
 
 
 class _CXString(ctypes.Structure):

@@ -8,7 +8,7 @@ import clang.cindex as ci
 
 from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
                                        extent_places, file_named, kind_of, lib, place,
-                                       raw, referenced, semantic_parent, type_of)  # STMT_EXPR, kind_of, referenced re-exported
+                                       raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -215,11 +215,11 @@ def has_scalar_type(c) -> bool:
 
 def qualified_name(decl) -> str:
     """ns::Class::name for C++ declarations, the plain name in C."""
-    parts = [decl.spelling]
+    parts = [spelling(decl)]
     p = semantic_parent(decl)
     while p is not None and kind_of(p) in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
-        if p.spelling:
-            parts.append(p.spelling)
+        if spelling(p):
+            parts.append(spelling(p))
         p = semantic_parent(p)
     return "::".join(reversed(parts))
 
@@ -265,5 +265,5 @@ def expr_text(c, limit: int = 60) -> str:
         text = read_source(name)[start[3]:end[3]].decode("utf-8", "replace")
         text = " ".join(text.split())
     if not text:
-        text = c.spelling or kind_of(c).name.lower()
+        text = spelling(c) or kind_of(c).name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -11,7 +11,7 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, has_pointer_type,
                                          location, referenced, STRIPPED, strip, unop)
-from refcheck.frontend.binding import cursor_key, kind_of
+from refcheck.frontend.binding import cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.sizes import size_test
@@ -203,9 +203,9 @@ def _subkey_of(x, b: GraphBuilder):
         if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
             return str(ref.enum_value), _NO_VARS
         if ref is not None and kind_of(ref) == K.VAR_DECL:
-            return f"global:{x.spelling}", _NO_VARS
+            return f"global:{spelling(x)}", _NO_VARS
         if ref is not None and kind_of(ref) in FUNCTION_KINDS:
-            return f"fn:{x.spelling}", _NO_VARS
+            return f"fn:{spelling(x)}", _NO_VARS
         return None
     if k == K.CALL_EXPR:
         _, name = b.callee_of(x)
@@ -225,7 +225,7 @@ def _subkey_of(x, b: GraphBuilder):
             return None
         head = f"({op}"
     elif k == K.MEMBER_REF_EXPR:
-        head = f".{x.spelling}("
+        head = f".{spelling(x)}("
     elif k == K.ARRAY_SUBSCRIPT_EXPR:
         head = "["
     elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):

@@ -13,6 +13,7 @@ from refcheck import ir
 from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, expr_text, has_pointer_type,
                                          has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
@@ -318,7 +319,7 @@ class ExpressionLowerer:
     def call(self, c):
         decl, name = self.b.callee_of(c)
         loc = location(c)
-        args = list(c.get_arguments())
+        args = arguments(c)
         kids = list(children_of(c))
         if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
             args = kids[1:]

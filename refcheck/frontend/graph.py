@@ -13,7 +13,7 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.binding import semantic_parent, type_of
+from refcheck.frontend.binding import semantic_parent, spelling, type_of
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.model import Location
@@ -113,13 +113,13 @@ class GraphBuilder:
         # The hash keeps names stable for `refcheck.renaming`; two declarations of one spelling
         # whose hashes collide get distinct names all the same. (By the declaration itself,
         # data[0]: the same local reached from two places can differ in the rest of its key.)
-        base = name = f"{decl.spelling}#{decl.hash}"
+        base = name = f"{spelling(decl)}#{decl.hash}"
         owner = (decl._kind_id, decl.data[0])
         extra = 0
         while self.owners.setdefault(name, owner) != owner:
             extra += 1
             name = f"{base}{extra}"
-        self.names.setdefault(name, decl.spelling)
+        self.names.setdefault(name, spelling(decl))
         return name
 
     def callee_of(self, call):
@@ -139,8 +139,8 @@ def callee_of(call):
     ref = referenced(call)
     if ref is not None and kind_of(ref) in FUNCTION_KINDS | {K.FUNCTION_DECL}:
         return ref, qualified_name(ref)
-    if call.spelling:
-        return ref, call.spelling
+    if spelling(call):
+        return ref, spelling(call)
     # A call in a template that depends on its parameters names an overload set.
     kids = list(children_of(call))
     stack = kids[:1]

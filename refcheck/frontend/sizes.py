@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from refcheck import ir
+from refcheck.frontend.binding import arguments, spelling
 from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location, referenced,
                                          strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
@@ -45,8 +46,10 @@ def counted_tensor(b: GraphBuilder, c) -> str | None:
     if kind_of(c) != K.CALL_EXPR:
         return None
     _, name = b.callee_of(c)
-    args = list(c.get_arguments())
-    if not name or not args or not COUNT_CALL.search(name):
+    if not name or not COUNT_CALL.search(name):  # (the name first: arguments are a libclang call each)
+        return None
+    args = arguments(c)
+    if not args:
         return None
     return local(b, args[-1], pointer=True)
 
@@ -66,7 +69,7 @@ def size_test(b: GraphBuilder, c, fallback) -> ir.SizeTest | None:
         return None
     if kind_of(c) == K.CALL_EXPR:
         _, name = b.callee_of(c)
-        args = list(c.get_arguments())
+        args = arguments(c)
         pair = b.conv.same_size_arguments(name, len(args), test=True) if name else None
         if pair is not None:
             x, y = (local(b, args[i], pointer=True) for i in pair)
@@ -123,7 +126,7 @@ def _assignment(b: GraphBuilder, c):
 def _field_of(b: GraphBuilder, c, field: str) -> str | None:
     """T for `T->field` with T a local pointer."""
     c = strip(c)
-    if kind_of(c) != K.MEMBER_REF_EXPR or c.spelling != field:
+    if kind_of(c) != K.MEMBER_REF_EXPR or spelling(c) != field:
         return None
     base = children_of(c)
     return local(b, base[0], pointer=True) if base else None
