@@ -6,6 +6,9 @@ function's graph (locals' libclang hashes renumbered) (lambdas included) of torc
     python benchmarks/cfg_identity.py --compare base.json              # this checkout against it
     python benchmarks/cfg_identity.py --out new.json --dump DIR        # also each unit's dump, to diff
 
+benchmarks/results/cfg_identity_1e02e79.json is the baseline of commit 1e02e79 (libclang 18.1.1,
+torch7-lib-TH-814ea4a): `--compare` it to check a change to the graph build.
+
 Which checkout's refcheck runs is the one on `sys.path` first: run it with PYTHONPATH=CHECKOUT (the
 script itself imports nothing of refcheck at load). Units run in --jobs processes; the dump is
 made with sets sorted (their repr order is hash-seed dependent) and everything else in the order
