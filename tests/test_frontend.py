@@ -182,6 +182,8 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert (f.name, line, column, offset) == (str(src), 4, 3, ret.location.offset)
     # kind_of reads the kind table the `kind` property reads; file_pointer is the CXFile itself.
     assert all(binding.kind_of(n) is n.kind for n in nodes)
+    from refcheck.frontend.clangutil import is_expression
+    assert all(is_expression(n) == n.kind.is_expression() for n in nodes) and any(map(is_expression, nodes))
     assert binding.file_pointer(f) == binding.file_pointer(fn.location.file) != 0
     # The C functions given signatures in binding.lib().
     ops = {n.kind: n for n in nodes if n.kind in (ci.CursorKind.BINARY_OPERATOR, ci.CursorKind.UNARY_OPERATOR)}
@@ -189,6 +191,59 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert unop(ops[ci.CursorKind.UNARY_OPERATOR]) == "-"
     lit = next(n for n in nodes if n.kind == ci.CursorKind.INTEGER_LITERAL)
     assert constant(lit) in (1, 2)
+    # The plain-struct handle (binding.raw): places, extents, types and references as the
+    # binding's objects give them, on every node (macro uses included) and a fresh copy of each.
+    for n in nodes + list(fn.walk_preorder()):
+        start, end = n.extent.start, n.extent.end
+        for (fp, line, column, offset), loc in ((binding.place(n), n.location),
+                                                *zip(binding.extent_places(n), (start, end))):
+            f = binding.instantiation(loc)[0]
+            assert (fp, line, column, offset) == (binding.file_pointer(f) if f else 0, loc.line, loc.column,
+                                                  loc.offset)
+            assert binding.file_named(fp).name == f.name if f else fp == 0
+        t = binding.type_of(n)
+        assert (t.kind, bytes(t)[8:]) == (n.type.kind.value, bytes(n.type)[8:])
+        assert binding.canonical_kind_id(t) == n.type.get_canonical().kind.value
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        ref = binding.referenced(fresh)
+        assert fresh.referenced is ref  # kept where the binding keeps its own answer
+        expected = n.referenced
+        assert (ref is None) == (expected is None)
+        if ref is not None:
+            assert ref == expected and ref._tu is n._tu
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        parent = binding.semantic_parent(fresh)
+        assert fresh.semantic_parent is parent
+        expected = n.semantic_parent
+        assert (parent is None) == (expected is None) and (parent is None or parent == expected)
+    assert any(binding.referenced(n) is not None for n in nodes)
+    assert any(binding.referenced(n) is None for n in nodes)
+    assert binding.semantic_parent(fn) is not None and any(binding.semantic_parent(n) is None for n in nodes)
+
+
+def test_plain_struct_spelling_and_arguments_agree_with_the_binding(tmp_path):
+    # binding.spelling and binding.arguments read what Cursor.spelling and get_arguments read,
+    # through binding.raw(); a binding upgrade that changes either must fail here.
+    import clang.cindex as ci
+
+    from refcheck.frontend import binding
+    src = tmp_path / "s.c"
+    src.write_text("struct S { int n; };\nint g(int a, struct S *s);\n"
+                   "int f(struct S *s) { int k = g(s->n, s); return g(k, 0) + sizeof(int); }\n")
+    fn = parse(str(src), []).functions[0]
+    nodes = list(fn.walk_preorder())
+    calls = [n for n in nodes if n.kind == ci.CursorKind.CALL_EXPR]
+    assert len(calls) == 2
+    for n in nodes:
+        fresh = ci.Cursor.from_buffer_copy(bytes(n))
+        fresh._tu = n._tu
+        assert binding.spelling(fresh) == n.spelling and fresh.spelling is binding.spelling(fresh)
+        args, expected = binding.arguments(n), list(n.get_arguments())
+        assert len(args) == len(expected) and all(a == e and a._tu is n._tu for a, e in zip(args, expected))
+    assert [len(binding.arguments(c)) for c in calls] == [2, 2]
+    assert {binding.spelling(n) for n in nodes} >= {"f", "g", "s", "n", "k"}
 
 
 def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatch):

@@ -109,6 +109,166 @@ def lib():
     return lib
 
 
+class _CXSourceLocation(ctypes.Structure):
+    # clang-c/Index.h CXSourceLocation; the binding's SourceLocation, without its methods.
+    _fields_ = [("ptr_data", ctypes.c_void_p * 2), ("int_data", ctypes.c_uint)]
+
+
+class _CXSourceRange(ctypes.Structure):
+    _fields_ = [("ptr_data", ctypes.c_void_p * 2), ("begin_int_data", ctypes.c_uint),
+                ("end_int_data", ctypes.c_uint)]
+
+
+class _CXType(ctypes.Structure):
+    # CXType: the kind and two opaque pointers (the QualType and the unit), nothing to release.
+    _fields_ = [("kind", ctypes.c_int), ("data", ctypes.c_void_p * 2)]
+
+
+_FILE = ctypes.c_void_p()
+_LINE, _COLUMN, _OFFSET = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+_OUT = (ctypes.byref(_FILE), ctypes.byref(_LINE), ctypes.byref(_COLUMN), ctypes.byref(_OFFSET))
+_FILE_P = ctypes.POINTER(ctypes.c_void_p)  # the binding's c_object_p (ctypes caches POINTER types)
+
+
+@lru_cache(maxsize=1)
+def raw():
+    """A ctypes handle of our own on the loaded libclang whose functions return plain structs:
+    the binding's give each result an `errcheck` (a Type looks for its unit among the arguments;
+    a referenced Cursor asks libclang for the null cursor and compares with it: two more calls)
+    and wrap locations and files in objects, which the graph build asks for a million times."""
+    own = ctypes.CDLL(ci.conf.lib._name)
+    for name, args, res in (
+            ("clang_getCursorLocation", [ci.Cursor], _CXSourceLocation),
+            ("clang_getCursorExtent", [ci.Cursor], _CXSourceRange),
+            ("clang_getRangeStart", [_CXSourceRange], _CXSourceLocation),
+            ("clang_getRangeEnd", [_CXSourceRange], _CXSourceLocation),
+            ("clang_getInstantiationLocation", [_CXSourceLocation, ctypes.POINTER(ctypes.c_void_p),
+                                                ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
+                                                ctypes.POINTER(ctypes.c_uint)], None),
+            ("clang_getCursorType", [ci.Cursor], _CXType),
+            ("clang_getCanonicalType", [_CXType], _CXType),
+            ("clang_getCursorReferenced", [ci.Cursor], ci.Cursor),
+            ("clang_Cursor_getNumArguments", [ci.Cursor], ctypes.c_int),
+            ("clang_Cursor_getArgument", [ci.Cursor, ctypes.c_uint], ci.Cursor),
+            ("clang_getCursorSpelling", [ci.Cursor], _CXString),
+            ("clang_getCString", [_CXString], ctypes.c_char_p),
+            ("clang_disposeString", [_CXString], None),
+            ("clang_getCursorSemanticParent", [ci.Cursor], ci.Cursor),
+            ("clang_getNullCursor", [], ci.Cursor),
+            ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)):
+        f = getattr(own, name)
+        f.argtypes = args
+        f.restype = res
+    return own
+
+
+def _place(loc) -> tuple:
+    raw().clang_getInstantiationLocation(loc, *_OUT)
+    return _FILE.value or 0, _LINE.value, _COLUMN.value, _OFFSET.value
+
+
+def place(c) -> tuple:
+    """(CXFile as an int, 0 for none; line; column; offset) of a cursor's location where a user
+    reads it, as `instantiation(c.location)` gives them (with the file as `file_pointer` gives it),
+    in two calls and no objects."""
+    own = raw()
+    own.clang_getInstantiationLocation(own.clang_getCursorLocation(c), *_OUT)
+    return _FILE.value or 0, _LINE.value, _COLUMN.value, _OFFSET.value
+
+
+def extent_places(c) -> tuple:
+    """`place` of a cursor's extent's start and end (`c.extent.start`, `c.extent.end`)."""
+    own = raw()
+    r = own.clang_getCursorExtent(c)
+    return _place(own.clang_getRangeStart(r)), _place(own.clang_getRangeEnd(r))
+
+
+def file_named(pointer: int):
+    """The binding's `File` for a CXFile pointer from `place` (its `.name` is the binding's)."""
+    return ci.File(ctypes.cast(pointer, _FILE_P))
+
+
+def type_of(c):
+    """The cursor's CXType as a plain struct (`bytes` of it: a key for the type)."""
+    return raw().clang_getCursorType(c)
+
+
+def canonical_kind_id(t) -> int:
+    """The TypeKind id of a `type_of` struct's canonical type (`t.get_canonical().kind.value`)."""
+    return raw().clang_getCanonicalType(t).kind
+
+
+_NULL: list = []
+_UNSET = object()
+
+
+def _cursor_of(c, attr: str, fn):
+    """A cursor-valued property of `c` as the binding's `attr` property gives it (None or a Cursor
+    that keeps the unit alive), kept where the binding keeps it so that the property agrees, but
+    without the binding's check against the null cursor, which asks libclang for it and compares
+    in two more calls: the null cursor's bytes, read once, are compared in Python
+    (clang_equalCursors compares the same fields)."""
+    res = getattr(c, attr, _UNSET)
+    if res is not _UNSET:
+        return res
+    if not _NULL:
+        _NULL.append(bytes(raw().clang_getNullCursor()))
+    res = fn(c)
+    if bytes(res) == _NULL[0]:
+        res = None
+    else:
+        res._tu = c._tu
+    setattr(c, attr, res)
+    return res
+
+
+def referenced(c):
+    """`c.referenced` (see `_cursor_of`)."""
+    return _cursor_of(c, "_referenced", raw().clang_getCursorReferenced)
+
+
+def semantic_parent(c):
+    """`c.semantic_parent` (see `_cursor_of`)."""
+    return _cursor_of(c, "_semantic_parent", raw().clang_getCursorSemanticParent)
+
+
+def spelling(c):
+    """`c.spelling` (None where libclang gives no string, as the binding does), kept where the
+    binding keeps it, through plain structs: the binding's string result goes through two errcheck
+    wrappers and an object with a finalizer."""
+    res = getattr(c, "_spelling", _UNSET)
+    if res is not _UNSET:
+        return res
+    own = raw()
+    s = own.clang_getCursorSpelling(c)
+    try:
+        text = own.clang_getCString(s)
+    finally:
+        own.clang_disposeString(s)
+    res = c._spelling = None if text is None else text.decode("utf8")
+    return res
+
+
+def arguments(c) -> list:
+    """`list(c.get_arguments())`, each argument checked against the null cursor in Python (see
+    `_cursor_of`) and keeping the unit alive as the binding's do."""
+    own = raw()
+    if not _NULL:
+        _NULL.append(bytes(own.clang_getNullCursor()))
+    null = _NULL[0]
+    tu = c._tu
+    out = []
+    for i in range(own.clang_Cursor_getNumArguments(c)):
+        res = own.clang_Cursor_getArgument(c, i)
+        if bytes(res) == null:
+            res = None
+        else:
+            res._tu = tu
+        out.append(res)
+    return out
+
+
 class _CXString(ctypes.Structure):
     # clang-c/CXString.h; the binding has its own, but private.
     _fields_ = [("data", ctypes.c_void_p), ("private_flags", ctypes.c_uint)]

@@ -15,9 +15,10 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import K, binop, constant, end_location, is_pointer, location, reset_kids, strip, unop
+from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
+                                         reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import kind_of
+from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
@@ -43,12 +44,12 @@ class Builder(GraphBuilder):
         body = None
         params = []
         for c in children_of(self.fn):
-            if c.kind == K.PARM_DECL:
+            if kind_of(c) == K.PARM_DECL:
                 v = self.var(c)
-                params.append((v, is_pointer(c.type)))
-            elif c.kind == K.COMPOUND_STMT:
+                params.append((v, has_pointer_type(c)))
+            elif kind_of(c) == K.COMPOUND_STMT:
                 body = c
-            elif c.kind == K.CXX_TRY_STMT:  # function-try-block
+            elif kind_of(c) == K.CXX_TRY_STMT:  # function-try-block
                 body = c
         if body is not None:
             self.stmt(body)
@@ -67,15 +68,21 @@ class Builder(GraphBuilder):
         handler = STMT_HANDLERS.get(k)
         if handler is not None:
             handler(self, c)
-        elif k.is_expression():
+        elif is_expression(c):
             self.exprs.value(c)
-            self.full_expression_end(location(c))
+            self.expression_end(c)
         elif k in (K.NULL_STMT, K.DECL_STMT) or k.is_declaration():
             if k == K.DECL_STMT:
                 self.decl_stmt(c)
         else:
             for child in children_of(c):
                 self.stmt(child)
+
+    def expression_end(self, c) -> None:
+        """`full_expression_end` at the end of expression statement `c`; its location is asked
+        only when a temporary dies there (74k expression statements in THTensor.c's build)."""
+        if self.pending_temps:
+            self.full_expression_end(location(c))
 
     def compound(self, c) -> None:
         prev = None
@@ -88,12 +95,12 @@ class Builder(GraphBuilder):
 
     def decl_stmt(self, c) -> None:
         for d in children_of(c):
-            if d.kind != K.VAR_DECL:
+            if kind_of(d) != K.VAR_DECL:
                 continue
             v = self.var(d)
             init = None
             for child in children_of(d):
-                if child.kind.is_expression():
+                if is_expression(child):
                     init = child
             loc = location(d)
             if v is None:  # a static local: its initializer runs once, before us
@@ -107,9 +114,9 @@ class Builder(GraphBuilder):
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))
         # C++17 if-with-initializer and condition variables come first.
-        while len(kids) > 3 or (kids and kids[0].kind in (K.DECL_STMT, K.VAR_DECL) and len(kids) > 2):
+        while len(kids) > 3 or (kids and kind_of(kids[0]) in (K.DECL_STMT, K.VAR_DECL) and len(kids) > 2):
             first = kids.pop(0)
-            if first.kind == K.VAR_DECL:
+            if kind_of(first) == K.VAR_DECL:
                 self.decl_stmt_single(first)
             else:
                 self.stmt(first)
@@ -128,10 +135,10 @@ class Builder(GraphBuilder):
 
     def decl_stmt_single(self, d) -> None:
         v = self.var(d)
-        init = [x for x in children_of(d) if x.kind.is_expression()]
+        init = [x for x in children_of(d) if is_expression(x)]
         if v is not None and init:
             self.exprs.initialize(location(d), v, init[-1])
-            self.full_expression_end(location(d))
+            self.expression_end(d)
 
     def loop(self, cond, body, inc=None, test_first=True) -> None:
         head, body_n, after = self.node("block"), self.node("block"), self.node("block")
@@ -152,7 +159,7 @@ class Builder(GraphBuilder):
             self.cur = cont
             if inc is not None:
                 self.exprs.value(inc)
-                self.full_expression_end(location(inc))
+                self.expression_end(inc)
             if test_first:
                 self.goto(head)
             else:
@@ -185,9 +192,9 @@ class Builder(GraphBuilder):
         kids = list(children_of(c))
         body = kids[-1]
         for k in kids[:-1]:
-            if k.kind.is_expression():
+            if is_expression(k):
                 self.exprs.value(k)
-                self.full_expression_end(location(k))
+                self.expression_end(k)
         head, body_n, after = self.node("branch", location(c), cond=ir.Opaque("more elements"),
                                         text="more elements"), self.node("block"), self.node("block")
         self.start(head)
@@ -195,7 +202,7 @@ class Builder(GraphBuilder):
         self.edge(head, after, False)
         self.cur = body_n
         for k in kids[:-1]:
-            if k.kind == K.VAR_DECL:
+            if kind_of(k) == K.VAR_DECL:
                 v = self.var(k)
                 if v is not None:
                     self.emit(ir.Assign(location(k), v, None))
@@ -213,9 +220,9 @@ class Builder(GraphBuilder):
         for extra in kids[:-2]:
             self.stmt(extra)
         self.exprs.value(cond)
-        self.full_expression_end(location(cond))
+        self.expression_end(cond)
         inner = strip(cond)
-        svar = self.var(inner.referenced) if inner.kind == K.DECL_REF_EXPR else None
+        svar = self.var(referenced(inner)) if kind_of(inner) == K.DECL_REF_EXPR else None
         dispatch = self.node("switch", location(c), value=svar)
         self.start(dispatch)
         after = self.node("block")
@@ -257,7 +264,7 @@ class Builder(GraphBuilder):
 
     def goto_stmt(self, c) -> None:
         for child in children_of(c):
-            if child.kind == K.LABEL_REF:
+            if kind_of(child) == K.LABEL_REF:
                 self.goto(self.label(child.spelling))
                 return
         self.cur = None
@@ -279,7 +286,7 @@ class Builder(GraphBuilder):
             self.goto(self.continues[-1])
 
     def return_stmt(self, c) -> None:
-        kids = [k for k in children_of(c) if k.kind.is_expression()]
+        kids = [k for k in children_of(c) if is_expression(k)]
         v = self.exprs.value(kids[0]) if kids else None
         if v == NULL:
             v = None
@@ -303,7 +310,7 @@ class Builder(GraphBuilder):
             self.cur = entry
             self.edge(before, entry, label="exception")
             for child in children_of(handler):
-                if child.kind == K.COMPOUND_STMT:
+                if kind_of(child) == K.COMPOUND_STMT:
                     self.stmt(child)
             self.edge(self.cur, after)
         self.cur = after
@@ -360,15 +367,15 @@ def _roles_from_source(c, rest):
 def _roles_by_shape(rest):
     def looks_inc(x):
         x = strip(x)
-        if x.kind == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
+        if kind_of(x) == K.UNARY_OPERATOR and unop(x) in ("++", "--", "post++", "post--"):
             return True
-        if x.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+        if kind_of(x) == K.COMPOUND_ASSIGNMENT_OPERATOR:
             return True
-        return x.kind == K.BINARY_OPERATOR and binop(x) == ","
+        return kind_of(x) == K.BINARY_OPERATOR and binop(x) == ","
 
     def looks_init(x):
         x = strip(x)
-        return x.kind == K.DECL_STMT or (x.kind == K.BINARY_OPERATOR and binop(x) == "=")
+        return kind_of(x) == K.DECL_STMT or (kind_of(x) == K.BINARY_OPERATOR and binop(x) == "=")
 
     if len(rest) == 1:
         x = rest[0]

@@ -6,8 +6,9 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import (KIDS, STMT_EXPR, children_by_key, cursor_key, file_pointer,  # noqa: F401
-                                       instantiation, kind_of, lib)  # STMT_EXPR, kind_of re-exported
+from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
+                                       extent_places, file_named, kind_of, lib, place,
+                                       raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
 from refcheck.model import Location
 
 K = ci.CursorKind
@@ -21,57 +22,87 @@ UN = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-"
       11: "__real", 12: "__imag", 13: "__extension__", 14: "co_await"}
 
 
+# What is asked of one cursor several times in a build (an operator three times on THTensor.c, a
+# location or a constant about 1.4 times) is kept on the cursor object, as the binding keeps its
+# own answers (`_referenced`, `_type`): the cursors of a build's walk live until its end.
+_OP, _CONST, _LOC = "_refcheck_op", "_refcheck_const", "_refcheck_loc"
+
+
+# (getattr with a default, not try/except: a raised AttributeError costs more than the call it
+# saves, and most asks are first asks.)
+_UNSET = object()
+
+
 def binop(c) -> str:
-    return BIN.get(lib().clang_getCursorBinaryOperatorKind(c), "?")
+    op = getattr(c, _OP, None)
+    if op is None:
+        op = BIN.get(raw().clang_getCursorBinaryOperatorKind(c), "?")
+        setattr(c, _OP, op)
+    return op
 
 
 def unop(c) -> str:
-    return UN.get(lib().clang_getCursorUnaryOperatorKind(c), "?")
+    op = getattr(c, _OP, None)
+    if op is None:
+        op = UN.get(raw().clang_getCursorUnaryOperatorKind(c), "?")
+        setattr(c, _OP, op)
+    return op
 
 
 def constant(c) -> int | None:
     """The integer value of a constant expression, or None."""
+    value = getattr(c, _CONST, _UNSET)
+    if value is not _UNSET:
+        return value
+    value = None
     clang = lib()
     res = clang.clang_Cursor_Evaluate(c)
-    if not res:
-        return None
-    try:
-        if clang.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
-            return clang.clang_EvalResult_getAsLongLong(res)
-        return None
-    finally:
-        clang.clang_EvalResult_dispose(res)
+    if res:
+        try:
+            if clang.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
+                value = clang.clang_EvalResult_getAsLongLong(res)
+        finally:
+            clang.clang_EvalResult_dispose(res)
+    setattr(c, _CONST, value)
+    return value
 
 
 def location(c) -> Location:
     """Where a user reads it: for code from a macro, the macro's call site."""
-    # One instantiation query instead of three (.file, .line and .column each make one).
-    f, line, column, _ = instantiation(c.location)
-    return Location(file_name(f), line, column)
+    loc = getattr(c, _LOC, None)
+    if loc is not None:
+        return loc
+    # One instantiation query, no SourceLocation or File objects (binding.place).
+    f, line, column, _ = place(c)
+    loc = Location(name_of_file(f), line, column)
+    setattr(c, _LOC, loc)
+    return loc
 
 
 def end_location(c) -> Location:
-    end = c.extent.end
-    return Location(file_name(end.file), end.line, max(1, end.column - 1))
+    f, line, column, _ = extent_places(c)[1]
+    return Location(name_of_file(f), line, max(1, column - 1))
 
 
 _FILES: dict | None = None  # file pointer -> name, while one function's graph is built
 
 
-def file_name(f) -> str:
-    """A File's name (or "" for None). `File.name` asks libclang and decodes a string each time;
-    a build asks for a handful of files a few hundred thousand times. Cached only within one
-    build: a pointer could name another file once its unit is gone."""
-    if f is None:
+def name_of_file(pointer: int) -> str:
+    """The name of a file by its CXFile pointer (`binding.place`), "" for none. `File.name` asks
+    libclang and decodes a string each time; a build asks for a handful of files a few hundred
+    thousand times. Cached only within one build: a pointer could name another file once its
+    unit is gone."""
+    if not pointer:
         return ""
     files = _FILES
     if files is None:
-        return f.name
-    key = file_pointer(f)
-    name = files.get(key)
+        return file_named(pointer).name
+    name = files.get(pointer)
     if name is None:
-        name = files[key] = f.name
+        name = files[pointer] = file_named(pointer).name
     return name
+
+
 
 
 _KIDS: dict = {}
@@ -93,12 +124,23 @@ def kids(c) -> list:
 def reset_kids(fn=None) -> None:
     """Forget the listings of the last function; with `fn`, list every cursor under it at once
     and keep file names until the next reset."""
-    global _FILES
+    global _FILES, _CANON
     _KIDS.clear()
-    _FILES = None
+    _FILES = _CANON = None
     if fn is not None:
         children_by_key(fn, _KIDS)
         _FILES = {}
+        _CANON = {}
+
+
+# Kind ids for which CursorKind.is_expression() holds (a libclang call per ask), over the kinds
+# the binding knows (kind_of reads the same table).
+EXPRESSION_IDS = frozenset(k.value for k in ci.CursorKind.get_all_kinds() if k.is_expression())
+
+
+def is_expression(c) -> bool:
+    """`c.kind.is_expression()` as a set lookup."""
+    return c._kind_id in EXPRESSION_IDS
 
 
 STRIPPED = frozenset(k.value for k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
@@ -110,7 +152,9 @@ def strip(c):
     """Look through parentheses and implicit conversions."""
     # By kind id: the most called helper of the build, and `.kind` costs a property and a lookup.
     while c._kind_id in STRIPPED:
-        children = kids(c)
+        children = getattr(c, KIDS, None)  # kids(c), without the call for a cursor of the walk
+        if children is None:
+            children = kids(c)
         if not children:
             return c
         c = children[-1]
@@ -120,6 +164,32 @@ def strip(c):
 def is_pointer(t) -> bool:
     k = t.get_canonical().kind
     return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
+
+
+POINTER_IDS = frozenset(k.value for k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR))
+
+# bytes of a CXType -> its canonical TypeKind id, while one function's graph is built: a build
+# asks of a few dozen distinct types (58 on THTensor.c) half a million times. Per build, as
+# the type's pointers mean nothing once its unit is gone.
+_CANON: dict | None = None
+
+
+def canonical_kind(c) -> int:
+    """The TypeKind id of a cursor's canonical type (`c.type.get_canonical().kind.value`)."""
+    t = type_of(c)
+    canon = _CANON
+    if canon is None:
+        return canonical_kind_id(t)
+    key = bytes(t)
+    k = canon.get(key)
+    if k is None:
+        k = canon[key] = canonical_kind_id(t)
+    return k
+
+
+def has_pointer_type(c) -> bool:
+    """`is_pointer(c.type)`, without the binding's Type objects."""
+    return canonical_kind(c) in POINTER_IDS
 
 
 FUNCTION_KINDS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
@@ -135,14 +205,22 @@ def is_scalar(t) -> bool:
     return t.get_canonical().kind in SCALAR_KINDS
 
 
+SCALAR_IDS = frozenset(k.value for k in SCALAR_KINDS)
+
+
+def has_scalar_type(c) -> bool:
+    """`is_scalar(c.type)`, without the binding's Type objects."""
+    return canonical_kind(c) in SCALAR_IDS
+
+
 def qualified_name(decl) -> str:
     """ns::Class::name for C++ declarations, the plain name in C."""
-    parts = [decl.spelling]
-    p = decl.semantic_parent
-    while p is not None and p.kind in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
-        if p.spelling:
-            parts.append(p.spelling)
-        p = p.semantic_parent
+    parts = [spelling(decl)]
+    p = semantic_parent(decl)
+    while p is not None and kind_of(p) in (K.NAMESPACE, K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
+        if spelling(p):
+            parts.append(spelling(p))
+        p = semantic_parent(p)
     return "::".join(reversed(parts))
 
 
@@ -181,11 +259,11 @@ def read_source(path: str) -> bytes:
 def expr_text(c, limit: int = 60) -> str:
     """The source text of an expression, for messages (macro bodies show as their call site)."""
     text = ""
-    start, end = c.extent.start, c.extent.end
-    name = file_name(start.file)
-    if name and end.file is not None and name == file_name(end.file) and end.offset > start.offset:
-        text = read_source(name)[start.offset:end.offset].decode("utf-8", "replace")
+    start, end = extent_places(c)
+    name = name_of_file(start[0])
+    if name and end[0] and name == name_of_file(end[0]) and end[3] > start[3]:
+        text = read_source(name)[start[3]:end[3]].decode("utf-8", "replace")
         text = " ".join(text.split())
     if not text:
-        text = c.spelling or c.kind.name.lower()
+        text = spelling(c) or kind_of(c).name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."

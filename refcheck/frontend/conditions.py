@@ -9,9 +9,9 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, is_pointer, location,
-                                strip, unop)
-from refcheck.frontend.binding import cursor_key, kind_of
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, has_pointer_type,
+                                         location, referenced, STRIPPED, strip, unop)
+from refcheck.frontend.binding import cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.sizes import size_test
@@ -32,7 +32,7 @@ class ConditionLowerer:
     def branch(self, c, t: int, f: int) -> None:
         """Lower a condition so that control reaches t when it holds and f when it does not."""
         c = strip(c)
-        k = c.kind
+        k = kind_of(c)
         if k == K.UNARY_OPERATOR and unop(c) == "!":
             self.branch(next(iter(children_of(c))), f, t)
             return
@@ -57,13 +57,13 @@ class ConditionLowerer:
                 return
             if op in ("==", "!="):
                 for a, b in ((lhs, rhs), (rhs, lhs)):
-                    if is_null_constant(b) and is_pointer(a.type):
+                    if is_null_constant(b) and has_pointer_type(a):
                         mark = len(self.b.pending_temps)
                         v = self.value(a)
                         yes, no = (f, t) if op == "==" else (t, f)
                         self.test(c, v, yes, no, pointer=True, mark=mark)
                         return
-                if is_pointer(lhs.type) and is_pointer(rhs.type):
+                if has_pointer_type(lhs) and has_pointer_type(rhs):
                     mark = len(self.b.pending_temps)
                     a, b = self.value(lhs), self.value(rhs)
                     if a not in (None, NULL) and b not in (None, NULL):
@@ -79,7 +79,7 @@ class ConditionLowerer:
         key = key_of(self.b, c)
         mark = len(self.b.pending_temps)
         v = self.value(c)
-        if is_pointer(c.type) and v not in (None, NULL) and not (key and v.startswith("$")):
+        if has_pointer_type(c) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
         else:
             fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b)) if key is not None else None
@@ -102,7 +102,7 @@ class ConditionLowerer:
         n = self.b.node("branch", loc, cond=cond, text=text)
         self.b.start(n)
         # Temporaries of the condition die once it is tested (on both edges).
-        self.b.g.nodes[n]["data"].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
+        self.b.data[n].post = [ir.Kill(loc, x) for x in self.b.pending_temps[mark:]]
         del self.b.pending_temps[mark:]
         self.b.edge(n, t, True)
         self.b.edge(n, f, False)
@@ -114,9 +114,9 @@ class ConditionLowerer:
 
 def is_null_constant(c) -> bool:
     c = strip(c)
-    if c.kind in NULL_KINDS:
+    if kind_of(c) in NULL_KINDS:
         return True
-    if c.kind == K.INTEGER_LITERAL:
+    if kind_of(c) == K.INTEGER_LITERAL:
         return constant(c) == 0
     return False
 
@@ -130,17 +130,17 @@ FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 def simple_condition(c, b: GraphBuilder):
     """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
     c = strip(c)
-    if c.kind == K.DECL_REF_EXPR:
-        v = b.var(c.referenced)
+    if kind_of(c) == K.DECL_REF_EXPR:
+        v = b.var(referenced(c))
         return (v, "!=", 0) if v is not None else None
-    if c.kind == K.BINARY_OPERATOR and binop(c) in FLIP:
+    if kind_of(c) == K.BINARY_OPERATOR and binop(c) in FLIP:
         op = binop(c)
         lhs, rhs = (strip(x) for x in children_of(c))
         for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
-            if a.kind == K.DECL_REF_EXPR:
-                v = b.var(a.referenced)
+            if kind_of(a) == K.DECL_REF_EXPR:
+                v = b.var(referenced(a))
                 k = constant(k_expr)
-                if v is not None and k is not None and not is_pointer(a.type):
+                if v is not None and k is not None and not has_pointer_type(a):
                     return (v, o, k)
     return None
 
@@ -170,65 +170,92 @@ def key_of(b: GraphBuilder, c):
 
 def fact_key(c, b: GraphBuilder):
     """(normalized text, variables) of a side-effect-free condition, or None."""
-    vars_: set[str] = set()
-    parts: list[str] = []
-    stack = [(c, 0)]
-    while stack:
-        x, depth = stack.pop()
-        x = strip(x)
-        k = kind_of(x)
-        if k == K.DECL_REF_EXPR:
-            ref = x.referenced
-            v = b.var(ref)
-            if v is not None:
-                vars_.add(v)
-                parts.append(v)
-            elif ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
-                parts.append(str(ref.enum_value))
-            elif ref is not None and ref.kind == K.VAR_DECL:
-                parts.append(f"global:{x.spelling}")
-            elif ref is not None and ref.kind in FUNCTION_KINDS:
-                parts.append(f"fn:{x.spelling}")
-            else:
-                return None
-            continue
-        if k == K.CALL_EXPR:
-            _, name = b.callee_of(x)
-            if not b.conv.matches("pure", name):
-                return None
-            parts.append(f"call:{name}(")
-        elif k in (K.BINARY_OPERATOR,):
-            op = binop(x)
-            if op in SIDE_EFFECT_OPS:
-                return None
-            parts.append(f"({op}")
-        elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+    found = _subkey(c, b)
+    return None if found is None else (found[0], set(found[1]))
+
+
+_NO_VARS: frozenset = frozenset()
+
+
+def _subkey(x, b: GraphBuilder):
+    """fact_key of a subexpression as (text, frozenset of variables), or None; kept per cursor in
+    `b.subkeys`, since the key of `a->b->c` holds the key of `a->b`, and a condition's key those of
+    the loads in it (fact_key made 340k strip calls over 94k keys of THTensor.c, walking each
+    subtree again). The text is the pre-order tokens joined by spaces, so a node's text is its own
+    tokens followed by its children's texts; the variables are asked for (`b.var`, which names a
+    local when first asked) in the same pre-order, stopping at the same first failure."""
+    x = strip(x)
+    h = cursor_key(x)
+    memo = b.subkeys
+    if h in memo:
+        return memo[h]
+    found = memo[h] = _subkey_of(x, b)
+    return found
+
+
+def _subkey_of(x, b: GraphBuilder):
+    k = kind_of(x)
+    if k == K.DECL_REF_EXPR:
+        ref = referenced(x)
+        v = b.var(ref)
+        if v is not None:
+            return v, frozenset((v,))
+        if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
+            return str(ref.enum_value), _NO_VARS
+        if ref is not None and kind_of(ref) == K.VAR_DECL:
+            return f"global:{spelling(x)}", _NO_VARS
+        if ref is not None and kind_of(ref) in FUNCTION_KINDS:
+            return f"fn:{spelling(x)}", _NO_VARS
+        return None
+    if k == K.CALL_EXPR:
+        _, name = b.callee_of(x)
+        if not b.conv.matches("pure", name):
             return None
-        elif k == K.UNARY_OPERATOR:
-            op = unop(x)
-            if op in ("++", "--", "post++", "post--", "&"):
-                return None
-            parts.append(f"({op}")
-        elif k == K.MEMBER_REF_EXPR:
-            parts.append(f".{x.spelling}(")
-        elif k == K.ARRAY_SUBSCRIPT_EXPR:
-            parts.append("[")
-        elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
-            parts.append(f"#{constant(x)}")
-            continue
-        elif k in NULL_KINDS:
-            parts.append("#0")
-            continue
-        elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+        head = f"call:{name}("
+    elif k == K.BINARY_OPERATOR:
+        op = binop(x)
+        if op in SIDE_EFFECT_OPS:
             return None
-        elif k == K.CONDITIONAL_OPERATOR:
-            parts.append("(?")
+        head = f"({op}"
+    elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+        return None
+    elif k == K.UNARY_OPERATOR:
+        op = unop(x)
+        if op in ("++", "--", "post++", "post--", "&"):
+            return None
+        head = f"({op}"
+    elif k == K.MEMBER_REF_EXPR:
+        head = f".{spelling(x)}("
+    elif k == K.ARRAY_SUBSCRIPT_EXPR:
+        head = "["
+    elif k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
+        return f"#{constant(x)}", _NO_VARS
+    elif k in NULL_KINDS:
+        return "#0", _NO_VARS
+    elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+        return None
+    elif k == K.CONDITIONAL_OPERATOR:
+        head = "(?"
+    else:
+        return None
+    kids = children_of(x)
+    parts = [head, str(len(kids))]
+    vars_ = _NO_VARS
+    memo = b.subkeys
+    for child in kids:
+        # _subkey inlined: one frame per level of the expression, as deep as the lowering's own.
+        if child._kind_id in STRIPPED:
+            child = strip(child)
+        h = cursor_key(child)
+        if h in memo:
+            found = memo[h]
         else:
+            found = memo[h] = _subkey_of(child, b)
+        if found is None:
             return None
-        kids = list(children_of(x))
-        parts.append(str(len(kids)))
-        for child in reversed(kids):
-            stack.append((child, depth + 1))
+        parts.append(found[0])
+        if found[1]:
+            vars_ = vars_ | found[1] if vars_ else found[1]
     return " ".join(parts), vars_
 
 
@@ -239,7 +266,7 @@ def expr_vars(c, b: GraphBuilder) -> set[str]:
     while stack:
         x = stack.pop()
         if kind_of(x) == K.DECL_REF_EXPR:
-            v = b.var(x.referenced)
+            v = b.var(referenced(x))
             if v is not None:
                 out.add(v)
         stack.extend(children_of(x))

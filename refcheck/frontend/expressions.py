@@ -10,10 +10,11 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, expr_text, is_pointer, is_scalar, location,
-                                         strip, unop)
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, expr_text, has_pointer_type,
+                                         has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import kind_of
+from refcheck.frontend.binding import arguments
+from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
@@ -38,18 +39,19 @@ class ExpressionLowerer:
 
     def value(self, c):
         """Lower an expression for its value: a value name, NULL, or None (untracked)."""
-        c = strip(c)
-        k = kind_of(c)
-        handler = EXPR_HANDLERS.get(k)
+        if c._kind_id in STRIPPED:  # strip's own test, without the call for the 9 in 10 it leaves
+            c = strip(c)
+        handler = HANDLERS_BY_ID.get(c._kind_id)
         if handler is not None:
             return handler(self, c)
+        k = kind_of(c)
         if k == K.INTEGER_LITERAL:
             return NULL if constant(c) == 0 else None
         if k in NULL_KINDS:
             return NULL
         for child in children_of(c):
             ck = kind_of(child)
-            if ck.is_expression():
+            if is_expression(child):
                 self.value(child)
             elif ck == K.COMPOUND_STMT:
                 self.stmt(child)
@@ -58,11 +60,11 @@ class ExpressionLowerer:
     def assign_local(self, loc: Location, v: str, src, src_cursor) -> None:
         if src == NULL:
             # `t = NULL` makes t a known NULL; `i = 0` on an integer is just untracked.
-            null = src_cursor is None or is_pointer(src_cursor.type)
+            null = src_cursor is None or has_pointer_type(src_cursor)
             self.b.emit(ir.Assign(loc, v, None, null=null))
         else:
             self.b.emit(ir.Assign(loc, v, src))
-        if src in (None, NULL) and src_cursor is not None and not is_pointer(src_cursor.type):
+        if src in (None, NULL) and src_cursor is not None and not has_pointer_type(src_cursor):
             k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
             if k is not None:
                 self.b.emit(ir.Const(loc, v, k))
@@ -77,8 +79,8 @@ class ExpressionLowerer:
         `if (!p) own = 1; else own = 0;`, so that `if (own) free(p)` after `if (!p) p = newX();`
         is decided by the constant on each path, although p has changed since."""
         c = strip(rhs)
-        top = (c.kind == K.UNARY_OPERATOR and unop(c) == "!") or \
-            (c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
+        top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
+            (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
         if not top or not self.null_test_of_local(c):
             return False
         one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
@@ -94,34 +96,35 @@ class ExpressionLowerer:
     def null_test_of_local(self, c) -> bool:
         """`p`, `!p`, `p == NULL`, `NULL != p` (any nesting of `!`) for a local pointer p."""
         c = strip(c)
-        if c.kind == K.UNARY_OPERATOR and unop(c) == "!":
+        if kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!":
             return self.null_test_of_local(next(iter(children_of(c))))
-        if c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
+        if kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
             lhs, rhs = list(children_of(c))
             return any(is_null_constant(b) and self.null_test_of_local(a) and not is_null_constant(a)
                        for a, b in ((lhs, rhs), (rhs, lhs)))
-        return c.kind == K.DECL_REF_EXPR and is_pointer(c.type) and self.b.var(c.referenced) is not None
+        return kind_of(c) == K.DECL_REF_EXPR and has_pointer_type(c) and self.b.var(referenced(c)) is not None
 
     def decl_ref(self, c):
-        ref = c.referenced
+        ref = referenced(c)
         v = self.b.var(ref)
         if v is not None:
             return v
-        if ref is not None and ref.kind in (K.VAR_DECL, K.PARM_DECL) and is_pointer(c.type):
+        if ref is not None and kind_of(ref) in (K.VAR_DECL, K.PARM_DECL) and has_pointer_type(c):
             return self.load(c, location(c))
-        if ref is not None and ref.kind == K.ENUM_CONSTANT_DECL:
+        if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
             return None
         return None
 
     def member(self, c):
+        # The location only where an op is emitted (here and below): asked eagerly, most of the
+        # 490k asked on THTensor.c went unused (a binary operator's, for one, only serves `=`).
         kids = list(children_of(c))
-        loc = location(c)
         if kids:
             base = self.value(kids[0])
-            if base not in (None, NULL) and is_pointer(kids[0].type):
-                self.b.emit(ir.Use(loc, base, deref=True))
-        if is_pointer(c.type):
-            return self.load(c, loc)
+            if base not in (None, NULL) and has_pointer_type(kids[0]):
+                self.b.emit(ir.Use(location(c), base, deref=True))
+        if has_pointer_type(c):
+            return self.load(c, location(c))
         return None
 
     def load(self, c, loc):
@@ -134,14 +137,13 @@ class ExpressionLowerer:
 
     def subscript(self, c):
         kids = list(children_of(c))
-        loc = location(c)
         base = self.value(kids[0]) if kids else None
         for idx in kids[1:]:
             self.value(idx)
         if base not in (None, NULL):
-            self.b.emit(ir.Use(loc, base, deref=True))
-        if is_pointer(c.type):
-            return self.load(c, loc)
+            self.b.emit(ir.Use(location(c), base, deref=True))
+        if has_pointer_type(c):
+            return self.load(c, location(c))
         return None
 
     def unary(self, c):
@@ -150,28 +152,27 @@ class ExpressionLowerer:
         if not kids:
             return None
         operand = kids[0]
-        loc = location(c)
         if op == "&":
             inner = strip(operand)
-            if inner.kind == K.DECL_REF_EXPR:
-                v = self.b.var(inner.referenced)
+            if kind_of(inner) == K.DECL_REF_EXPR:
+                v = self.b.var(referenced(inner))
                 if v is not None:
-                    self.b.emit(ir.Escape(loc, v))
+                    self.b.emit(ir.Escape(location(c), v))
                 return None
             self.lvalue_base(inner)
             return None
         if op == "*":
             v = self.value(operand)
             if v not in (None, NULL):
-                self.b.emit(ir.Use(loc, v, deref=True))
-            if is_pointer(c.type):
-                return self.load(c, loc)
+                self.b.emit(ir.Use(location(c), v, deref=True))
+            if has_pointer_type(c):
+                return self.load(c, location(c))
             return None
         if op in ("++", "--", "post++", "post--"):
             v = self.value(operand)
             if v not in (None, NULL) and not v.startswith("$"):
-                self.b.emit(ir.Touch(loc, v))
-            return v if is_pointer(c.type) else None
+                self.b.emit(ir.Touch(location(c), v))
+            return v if has_pointer_type(c) else None
         if op == "!":
             self.value(operand)
             return None
@@ -181,20 +182,20 @@ class ExpressionLowerer:
     def lvalue_base(self, c) -> None:
         """Evaluate the address computation of an lvalue (its base pointers are used)."""
         c = strip(c)
-        if c.kind == K.MEMBER_REF_EXPR:
+        if kind_of(c) == K.MEMBER_REF_EXPR:
             kids = list(children_of(c))
             if kids:
                 base = self.value(kids[0])
-                if base not in (None, NULL) and is_pointer(kids[0].type):
+                if base not in (None, NULL) and has_pointer_type(kids[0]):
                     self.b.emit(ir.Use(location(c), base, deref=True))
-        elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        elif kind_of(c) == K.ARRAY_SUBSCRIPT_EXPR:
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             for idx in kids[1:]:
                 self.value(idx)
             if base not in (None, NULL):
                 self.b.emit(ir.Use(location(c), base, deref=True))
-        elif c.kind == K.UNARY_OPERATOR and unop(c) == "*":
+        elif kind_of(c) == K.UNARY_OPERATOR and unop(c) == "*":
             kids = list(children_of(c))
             base = self.value(kids[0]) if kids else None
             if base not in (None, NULL):
@@ -208,9 +209,8 @@ class ExpressionLowerer:
                 self.value(k)
             return None
         lhs, rhs = kids
-        loc = location(c)
         if op == "=":
-            return self.assignment(loc, lhs, rhs)
+            return self.assignment(location(c), lhs, rhs)
         if op in ("&&", "||"):
             t, f, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
             self.branch(c, t, f)
@@ -227,22 +227,22 @@ class ExpressionLowerer:
         self.value(rhs)
         if op.endswith("=") and op not in ("==", "!=", "<=", ">="):  # compound assignment
             target = strip(lhs)
-            if target.kind == K.DECL_REF_EXPR:
-                v = self.b.var(target.referenced)
+            if kind_of(target) == K.DECL_REF_EXPR:
+                v = self.b.var(referenced(target))
                 if v is not None:
-                    self.b.emit(ir.Touch(loc, v))
-                    return v if is_pointer(c.type) else None
+                    self.b.emit(ir.Touch(location(c), v))
+                    return v if has_pointer_type(c) else None
             else:
                 self.lvalue_base(target)
             return None
-        if op in ("+", "-") and is_pointer(c.type) and a not in (None, NULL):
+        if op in ("+", "-") and has_pointer_type(c) and a not in (None, NULL):
             return a  # pointer arithmetic stays within the object
         return None
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)
-        if target.kind == K.DECL_REF_EXPR:
-            v = self.b.var(target.referenced)
+        if kind_of(target) == K.DECL_REF_EXPR:
+            v = self.b.var(referenced(target))
             if v is not None and self.assign_flag(loc, v, rhs):
                 return None
             src = self.value(rhs)
@@ -266,13 +266,13 @@ class ExpressionLowerer:
 
     def local_array_element(self, target) -> bool:
         """`arr[i]` where arr is an array (not a pointer) local to this function."""
-        if target.kind != K.ARRAY_SUBSCRIPT_EXPR:
+        if kind_of(target) != K.ARRAY_SUBSCRIPT_EXPR:
             return False
         base = next(iter(children_of(target)), None)
         base = strip(base) if base is not None else None
-        if base is None or base.kind != K.DECL_REF_EXPR or self.b.var(base.referenced) is None:
+        if base is None or kind_of(base) != K.DECL_REF_EXPR or self.b.var(referenced(base)) is None:
             return False
-        return base.referenced.type.get_canonical().kind in (
+        return referenced(base).type.get_canonical().kind in (
             ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
     def conditional(self, c):
@@ -286,7 +286,7 @@ class ExpressionLowerer:
                 self.b.goto(t_n)
                 self.b.edge(self.b.cur, f_n)
             else:
-                n = self.b.node("branch", loc, cond=ir.NullTest(cond_v) if is_pointer(kids[0].type) else ir.Opaque())
+                n = self.b.node("branch", loc, cond=ir.NullTest(cond_v) if has_pointer_type(kids[0]) else ir.Opaque())
                 self.b.start(n)
                 self.b.edge(n, t_n, True)
                 self.b.edge(n, f_n, False)
@@ -298,7 +298,7 @@ class ExpressionLowerer:
         for n, expr, known in arms:
             self.b.cur = n
             v = known if expr is None else self.value(expr)
-            self.b.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL and is_pointer(c.type)))
+            self.b.emit(ir.Assign(loc, result, None if v == NULL else v, null=v == NULL and has_pointer_type(c)))
             self.b.goto(join)
         self.b.cur = join
         return result
@@ -310,7 +310,7 @@ class ExpressionLowerer:
         kids = list(children_of(body))
         for s in kids[:-1]:
             self.stmt(s)
-        if kids and kids[-1].kind.is_expression():
+        if kids and is_expression(kids[-1]):
             return self.value(kids[-1])
         if kids:
             self.stmt(kids[-1])
@@ -319,14 +319,14 @@ class ExpressionLowerer:
     def call(self, c):
         decl, name = self.b.callee_of(c)
         loc = location(c)
-        args = list(c.get_arguments())
+        args = arguments(c)
         kids = list(children_of(c))
         if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
             args = kids[1:]
         # A member call's object and a call through a pointer are evaluated (and used) first.
-        if kids and strip(kids[0]).kind not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+        if kids and kind_of(strip(kids[0])) not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
             callee_expr = strip(kids[0])
-            if callee_expr.kind == K.MEMBER_REF_EXPR:
+            if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
         check = self.b.conv.error_condition(name)
         if check is not None and check.index < len(args):
@@ -339,14 +339,14 @@ class ExpressionLowerer:
             self.b.cur = ok
             return None
         role = self.b.conv.classify(name)
-        if role in ("acquire", "reallocate") and is_scalar(c.type):
+        if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
         sinks = self.b.conv.sink_arguments(name, len(args))
         kept = [v for i, (v, a) in enumerate(zip(values, args))
-                if i in sinks and v not in (None, NULL) and not is_scalar(a.type)]
+                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         tracked = [v for i, (v, a) in enumerate(zip(values, args))
-                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not is_scalar(a.type)]
+                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if role == "release":
@@ -360,7 +360,7 @@ class ExpressionLowerer:
         if role == "retain":
             for v in tracked:
                 self.b.emit(ir.Retain(loc, v, name))
-            return tracked[0] if tracked and is_pointer(c.type) else None
+            return tracked[0] if tracked and has_pointer_type(c) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
         if kept:
@@ -369,7 +369,7 @@ class ExpressionLowerer:
             # earlier value's stored copy is gone). A call returning a pointer keeps it in what it
             # returns (newWithAllocator's context): a new place at each call, so no key.
             target, deps = "", frozenset()
-            if not is_pointer(c.type):
+            if not has_pointer_type(c):
                 others = [a for i, a in enumerate(args) if i not in sinks]
                 target = f"{name}({', '.join(expr_text(a) for a in others)})"
                 deps = frozenset(v for a in others for v in expr_vars(a, self.b))
@@ -410,29 +410,29 @@ class ExpressionLowerer:
 
     def argument(self, a, role):
         inner = strip(a)
-        if inner.kind == K.UNARY_OPERATOR and unop(inner) == "&":
+        if kind_of(inner) == K.UNARY_OPERATOR and unop(inner) == "&":
             self.value(inner)
             return None
         return self.value(a)
 
     def is_context(self, arg) -> bool:
         """THC's `THCState *state` and similar handles are not the references being counted."""
-        t = arg.type.get_canonical()
-        if t.kind != ci.TypeKind.POINTER:
+        if canonical_kind(arg) != ci.TypeKind.POINTER.value:
             return False
+        t = arg.type.get_canonical()
         pointee = t.get_pointee().spelling.replace("const ", "").replace("struct ", "").strip()
         return self.b.conv.matches("context", pointee)
 
     def new_expr(self, c):
         for child in children_of(c):
-            if child.kind.is_expression():
+            if is_expression(child):
                 self.value(child)
         t = self.b.temp("new")
         self.b.emit(ir.Acquire(location(c), t, "new"))
         return t
 
     def delete_expr(self, c):
-        vals = [self.value(child) for child in children_of(c) if child.kind.is_expression()]
+        vals = [self.value(child) for child in children_of(c) if is_expression(child)]
         tracked = tuple(v for v in vals if v not in (None, NULL))
         self.b.emit(ir.Release(location(c), tracked, "delete"))
         return None
@@ -465,3 +465,4 @@ EXPR_HANDLERS = {
     K.CXX_THROW_EXPR: ExpressionLowerer.throw_expr,
     K.LAMBDA_EXPR: lambda x, c: x.b.lambdas.append(c),
 }
+HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}

@@ -13,9 +13,12 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, qualified_name
+from refcheck.frontend.binding import semantic_parent, spelling, type_of
+from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.model import Location
+
+REFERENCE_IDS = (ci.TypeKind.LVALUEREFERENCE.value, ci.TypeKind.RVALUEREFERENCE.value)
 
 
 class GraphBuilder:
@@ -23,6 +26,9 @@ class GraphBuilder:
         self.fn = fn
         self.conv = conv
         self.g = nx.DiGraph()
+        # Each node's Node, as the graph holds it under "data" (emit's lookup, 331k on THTensor.c,
+        # without a NodeView and attribute dict in between).
+        self.data: dict[int, Node] = {}
         self.names: dict[str, str] = {}
         self.temps = 0
         self.breaks: list[int] = []
@@ -37,12 +43,14 @@ class GraphBuilder:
         self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
+        self.subkeys: dict = {}  # conditions._subkey per (stripped) cursor
         self.cur: int | None = None
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:
         n = self.g.number_of_nodes()
-        self.g.add_node(n, data=Node(kind, loc, **kw))
+        data = self.data[n] = Node(kind, loc, **kw)
+        self.g.add_node(n, data=data)
         return n
 
     def edge(self, a: int | None, b: int, branch: bool | None = None, label: str = "") -> None:
@@ -52,7 +60,7 @@ class GraphBuilder:
     def emit(self, op) -> None:
         if self.cur is None:  # dead code after return/goto: build it, unreachable
             self.cur = self.node("block")
-        self.g.nodes[self.cur]["data"].ops.append(op)
+        self.data[self.cur].ops.append(op)
 
     def goto(self, target: int) -> None:
         self.edge(self.cur, target)
@@ -91,13 +99,13 @@ class GraphBuilder:
         return name
 
     def _var(self, decl) -> str | None:
-        if decl.type.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        if type_of(decl).kind in REFERENCE_IDS:
             return None  # `T *&out = ...; out = t;` writes through to the caller
-        if decl.kind == K.PARM_DECL:
+        if kind_of(decl) == K.PARM_DECL:
             pass
-        elif decl.kind == K.VAR_DECL:
-            parent = decl.semantic_parent
-            if parent is None or parent.kind not in FUNCTION_KINDS or \
+        elif kind_of(decl) == K.VAR_DECL:
+            parent = semantic_parent(decl)
+            if parent is None or kind_of(parent) not in FUNCTION_KINDS or \
                     decl.storage_class in (ci.StorageClass.STATIC, ci.StorageClass.EXTERN):
                 return None
         else:
@@ -105,13 +113,13 @@ class GraphBuilder:
         # The hash keeps names stable for `refcheck.renaming`; two declarations of one spelling
         # whose hashes collide get distinct names all the same. (By the declaration itself,
         # data[0]: the same local reached from two places can differ in the rest of its key.)
-        base = name = f"{decl.spelling}#{decl.hash}"
+        base = name = f"{spelling(decl)}#{decl.hash}"
         owner = (decl._kind_id, decl.data[0])
         extra = 0
         while self.owners.setdefault(name, owner) != owner:
             extra += 1
             name = f"{base}{extra}"
-        self.names.setdefault(name, decl.spelling)
+        self.names.setdefault(name, spelling(decl))
         return name
 
     def callee_of(self, call):
@@ -128,17 +136,17 @@ class GraphBuilder:
 
 def callee_of(call):
     """(declaration or None, the name the conventions classify) of a call expression."""
-    ref = call.referenced
-    if ref is not None and ref.kind in FUNCTION_KINDS | {K.FUNCTION_DECL}:
+    ref = referenced(call)
+    if ref is not None and kind_of(ref) in FUNCTION_KINDS | {K.FUNCTION_DECL}:
         return ref, qualified_name(ref)
-    if call.spelling:
-        return ref, call.spelling
+    if spelling(call):
+        return ref, spelling(call)
     # A call in a template that depends on its parameters names an overload set.
     kids = list(children_of(call))
     stack = kids[:1]
     while stack:
         x = stack.pop()
-        if x.kind in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+        if kind_of(x) in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
             return ref, x.spelling
         stack.extend(children_of(x))
     return ref, ""

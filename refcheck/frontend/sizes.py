@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, binop, constant, is_pointer, location, strip, unop
+from refcheck.frontend.binding import arguments, spelling
+from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location, referenced,
+                                         strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 
@@ -33,19 +35,21 @@ DIM_FIELD, SIZE_FIELD = "nDimension", "size"
 def local(b: GraphBuilder, c, pointer: bool) -> str | None:
     """The value name of `c` when it is a plain local variable or parameter of the wanted kind."""
     c = strip(c)
-    if c.kind != K.DECL_REF_EXPR or is_pointer(c.type) != pointer:
+    if kind_of(c) != K.DECL_REF_EXPR or has_pointer_type(c) != pointer:
         return None
-    return b.var(c.referenced)
+    return b.var(referenced(c))
 
 
 def counted_tensor(b: GraphBuilder, c) -> str | None:
     """t for `nElement(t)` (any type prefix, THC's state first)."""
     c = strip(c)
-    if c.kind != K.CALL_EXPR:
+    if kind_of(c) != K.CALL_EXPR:
         return None
     _, name = b.callee_of(c)
-    args = list(c.get_arguments())
-    if not name or not args or not COUNT_CALL.search(name):
+    if not name or not COUNT_CALL.search(name):  # (the name first: arguments are a libclang call each)
+        return None
+    args = arguments(c)
+    if not args:
         return None
     return local(b, args[-1], pointer=True)
 
@@ -53,7 +57,7 @@ def counted_tensor(b: GraphBuilder, c) -> str | None:
 def size_test(b: GraphBuilder, c, fallback) -> ir.SizeTest | None:
     """The condition `c` as a size test, or None. `fallback` is its plain `Fact` (or None)."""
     c = strip(c)
-    if c.kind == K.BINARY_OPERATOR and binop(c) in ("==", "!=") and len(children_of(c)) == 2:
+    if kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!=") and len(children_of(c)) == 2:
         lhs, rhs = children_of(c)
         equal = binop(c) == "=="
         x, y = counted_tensor(b, lhs), counted_tensor(b, rhs)
@@ -63,9 +67,9 @@ def size_test(b: GraphBuilder, c, fallback) -> ir.SizeTest | None:
         if x is not None and y is not None and x != y:
             return ir.SizeTest(x, y, counts=True, equal=equal, fallback=fallback)
         return None
-    if c.kind == K.CALL_EXPR:
+    if kind_of(c) == K.CALL_EXPR:
         _, name = b.callee_of(c)
-        args = list(c.get_arguments())
+        args = arguments(c)
         pair = b.conv.same_size_arguments(name, len(args), test=True) if name else None
         if pair is not None:
             x, y = (local(b, args[i], pointer=True) for i in pair)
@@ -87,19 +91,19 @@ def same_size_call(b: GraphBuilder, c, name: str, args: list) -> ir.SameSize | N
 def element_count(b: GraphBuilder, prev, stmt) -> ir.Count | None:
     """`Count(n, T)` when `prev; stmt` is TH_TENSOR_APPLY's counting shape (module docstring) or
     `stmt` is `n = nElement(T);` / `long n = nElement(T);`: after it, n holds T's element count."""
-    k = stmt.kind
+    k = kind_of(stmt)
     if k == K.DECL_STMT:
         decls = list(children_of(stmt))
-        if len(decls) == 1 and decls[0].kind == K.VAR_DECL:
-            init = [x for x in children_of(decls[0]) if x.kind.is_expression()]
+        if len(decls) == 1 and kind_of(decls[0]) == K.VAR_DECL:
+            init = [x for x in children_of(decls[0]) if is_expression(x)]
             v = b.var(decls[0])
             t = counted_tensor(b, init[-1]) if init and v is not None else None
-            if t is not None and not is_pointer(decls[0].type):
+            if t is not None and not has_pointer_type(decls[0]):
                 return ir.Count(location(stmt), v, t)
         return None
     if k == K.FOR_STMT:
         return _counting_loop(b, prev, stmt)
-    if k.is_expression():
+    if is_expression(stmt):
         assigned = _assignment(b, stmt)
         if assigned is not None:
             v, rhs = assigned
@@ -112,7 +116,7 @@ def element_count(b: GraphBuilder, prev, stmt) -> ir.Count | None:
 def _assignment(b: GraphBuilder, c):
     """(integer local, right-hand side) of `v = rhs`, or None."""
     c = strip(c)
-    if c.kind != K.BINARY_OPERATOR or binop(c) != "=" or len(children_of(c)) != 2:
+    if kind_of(c) != K.BINARY_OPERATOR or binop(c) != "=" or len(children_of(c)) != 2:
         return None
     lhs, rhs = children_of(c)
     v = local(b, lhs, pointer=False)
@@ -122,14 +126,14 @@ def _assignment(b: GraphBuilder, c):
 def _field_of(b: GraphBuilder, c, field: str) -> str | None:
     """T for `T->field` with T a local pointer."""
     c = strip(c)
-    if c.kind != K.MEMBER_REF_EXPR or c.spelling != field:
+    if kind_of(c) != K.MEMBER_REF_EXPR or spelling(c) != field:
         return None
     base = children_of(c)
     return local(b, base[0], pointer=True) if base else None
 
 
 def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
-    if prev is None or not prev.kind.is_expression():
+    if prev is None or not is_expression(prev):
         return None
     start = _assignment(b, prev)
     if start is None:
@@ -137,7 +141,7 @@ def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
     n, first = start
     # n = (T->nDimension ? 1 : 0): 0 elements for a tensor without dimensions, as nElement says.
     first = strip(first)
-    if first.kind != K.CONDITIONAL_OPERATOR:
+    if kind_of(first) != K.CONDITIONAL_OPERATOR:
         return None
     if len(children_of(first)) != 3:
         return None
@@ -155,26 +159,26 @@ def _counting_loop(b: GraphBuilder, prev, loop) -> ir.Count | None:
         return None
     i = start_i[0]
     cond = strip(cond)
-    if cond.kind != K.BINARY_OPERATOR or binop(cond) != "<" or len(children_of(cond)) != 2:
+    if kind_of(cond) != K.BINARY_OPERATOR or binop(cond) != "<" or len(children_of(cond)) != 2:
         return None
     lhs, rhs = children_of(cond)
     if local(b, lhs, pointer=False) != i or _field_of(b, rhs, DIM_FIELD) != t:
         return None
     inc = strip(inc)
-    if inc.kind != K.UNARY_OPERATOR or unop(inc) not in ("++", "post++") or not children_of(inc) or \
+    if kind_of(inc) != K.UNARY_OPERATOR or unop(inc) not in ("++", "post++") or not children_of(inc) or \
             local(b, children_of(inc)[0], pointer=False) != i:
         return None
     # n *= T->size[i]; the whole body, so nothing else changes n, i or T.
     body = strip(body)
-    while body.kind == K.COMPOUND_STMT and len(children_of(body)) == 1:
+    while kind_of(body) == K.COMPOUND_STMT and len(children_of(body)) == 1:
         body = strip(children_of(body)[0])
-    if body.kind != K.COMPOUND_ASSIGNMENT_OPERATOR or binop(body) != "*=":
+    if kind_of(body) != K.COMPOUND_ASSIGNMENT_OPERATOR or binop(body) != "*=":
         return None
     if len(children_of(body)) != 2:
         return None
     lhs, rhs = children_of(body)
     rhs = strip(rhs)
-    if local(b, lhs, pointer=False) != n or rhs.kind != K.ARRAY_SUBSCRIPT_EXPR:
+    if local(b, lhs, pointer=False) != n or kind_of(rhs) != K.ARRAY_SUBSCRIPT_EXPR:
         return None
     if len(children_of(rhs)) != 2:
         return None
