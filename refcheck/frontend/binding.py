@@ -172,9 +172,7 @@ def place(c) -> tuple:
     """(CXFile as an int, 0 for none; line; column; offset) of a cursor's location where a user
     reads it, as `instantiation(c.location)` gives them (with the file as `file_pointer` gives it),
     in two calls and no objects."""
-    own = raw()
-    own.clang_getInstantiationLocation(own.clang_getCursorLocation(c), *_OUT)
-    return _FILE.value or 0, _LINE.value, _COLUMN.value, _OFFSET.value
+    return _place(raw().clang_getCursorLocation(c))
 
 
 def extent_places(c) -> tuple:
@@ -199,8 +197,13 @@ def canonical_kind_id(t) -> int:
     return raw().clang_getCanonicalType(t).kind
 
 
-_NULL: list = []
 _UNSET = object()
+
+
+@lru_cache(maxsize=1)
+def _null() -> bytes:
+    """The null cursor's bytes, read once: compared in Python, as clang_equalCursors compares."""
+    return bytes(raw().clang_getNullCursor())
 
 
 def _cursor_of(c, attr: str, fn):
@@ -212,10 +215,8 @@ def _cursor_of(c, attr: str, fn):
     res = getattr(c, attr, _UNSET)
     if res is not _UNSET:
         return res
-    if not _NULL:
-        _NULL.append(bytes(raw().clang_getNullCursor()))
     res = fn(c)
-    if bytes(res) == _NULL[0]:
+    if bytes(res) == _null():
         res = None
     else:
         res._tu = c._tu
@@ -254,9 +255,7 @@ def arguments(c) -> list:
     """`list(c.get_arguments())`, each argument checked against the null cursor in Python (see
     `_cursor_of`) and keeping the unit alive as the binding's do."""
     own = raw()
-    if not _NULL:
-        _NULL.append(bytes(own.clang_getNullCursor()))
-    null = _NULL[0]
+    null = _null()
     tu = c._tu
     out = []
     for i in range(own.clang_Cursor_getNumArguments(c)):

@@ -161,11 +161,6 @@ def strip(c):
     return c
 
 
-def is_pointer(t) -> bool:
-    k = t.get_canonical().kind
-    return k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR)
-
-
 POINTER_IDS = frozenset(k.value for k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR))
 
 # bytes of a CXType -> its canonical TypeKind id, while one function's graph is built: a build
@@ -188,7 +183,7 @@ def canonical_kind(c) -> int:
 
 
 def has_pointer_type(c) -> bool:
-    """`is_pointer(c.type)`, without the binding's Type objects."""
+    """The cursor's type is a pointer (canonically: typedefs looked through)."""
     return canonical_kind(c) in POINTER_IDS
 
 
@@ -200,16 +195,11 @@ SCALAR_KINDS = {T.VOID, T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR16, T.CHAR32, T.USHORT,
                 T.INT128, T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.ENUM}
 
 
-def is_scalar(t) -> bool:
-    """Known not to be a pointer (dependent types in templates are not known)."""
-    return t.get_canonical().kind in SCALAR_KINDS
-
-
 SCALAR_IDS = frozenset(k.value for k in SCALAR_KINDS)
 
 
 def has_scalar_type(c) -> bool:
-    """`is_scalar(c.type)`, without the binding's Type objects."""
+    """The cursor's type is known not to be a pointer (dependent types in templates are not known)."""
     return canonical_kind(c) in SCALAR_IDS
 
 
