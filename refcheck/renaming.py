@@ -139,20 +139,12 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
         value(cfg.loc)
         value(tuple(cfg.params))
         data = dict(g.nodes(data="data"))
-        emitters, strs = _EMITTERS, w.strs
         for n, edges in sorted(g.adjacency()):
             d = data[n]
-            if type(d) is Node:
+            if type(d) is Node:  # its kind is structure, not a name: a code, like an op's class
                 out.append(f"\n={n}^{_code(d.kind)}")
                 value(d.loc)
-                out.append("[")
-                for op in d.ops:
-                    emit = emitters.get(type(op))
-                    if emit is None:
-                        value(op)
-                    else:
-                        emit(op, out, strs, w)
-                out.append(")")
+                value(d.ops)
                 value(d.cond)
                 value(d.value)
                 value(d.post)

@@ -30,11 +30,10 @@ class Transfer:
     def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None):
         """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all."""
         self.cfg = cfg
-        self.g = cfg.graph
         self.conv = conv
         # Read at every step: the graph's views cost a Python call per lookup.
-        self.data = dict(self.g.nodes(data="data"))
-        self.out = {n: tuple(edges.items()) for n, edges in self.g.adjacency()}
+        self.data = dict(cfg.graph.nodes(data="data"))
+        self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
         self.is_new = conv.returns_owned(cfg.name)
@@ -48,8 +47,7 @@ class Transfer:
         counts: dict = {}
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
-        for n in self.g.nodes:
-            d = self.g.nodes[n]["data"]
+        for n, d in self.data.items():
             cond = d.cond
             if isinstance(cond, ir.SizeTest):  # decided by size facts, else by its plain Fact
                 cond = cond.fallback
@@ -73,14 +71,13 @@ class Transfer:
                 self.const_vars.add(d.value)
         # Variables whose nullness a later test can ask (directly, or by a comparison with a
         # variable that may hold a NULL constant): the only ones an equality fact can help.
-        nulled = {op.dst for n in self.g.nodes for op in self.g.nodes[n]["data"].ops
-                  if isinstance(op, ir.Assign) and op.null}
+        nulled = {op.dst for d in self.data.values() for op in d.ops if isinstance(op, ir.Assign) and op.null}
         self.null_tested: set[str] = set()
         # Variables whose nullness some branch reads at all (null tests, pointer comparisons):
         # elsewhere what a dereference proves would only split states (see op_use).
         self.null_read: set[str] = set()
-        for n in self.g.nodes:
-            cond = self.g.nodes[n]["data"].cond
+        for d in self.data.values():
+            cond = d.cond
             if isinstance(cond, ir.NullTest):
                 self.null_tested.add(cond.var)
                 self.null_read.add(cond.var)
@@ -405,7 +402,7 @@ class Transfer:
 
     # -- conditions -----------------------------------------------------------------------------
     def case_values(self, node: int) -> frozenset:
-        return frozenset(e["case"] for _, _, e in self.g.out_edges(node, data=True) if e.get("case") is not None)
+        return frozenset(e["case"] for _, e in self.out[node] if e.get("case") is not None)
 
     def assume_case(self, st: State, var: str | None, edge: dict, cases: frozenset) -> State | None:
         """The edge of a switch over `var`: a case fixes its value, default excludes all cases."""
