@@ -120,6 +120,25 @@ def _check(path: str, settings: Settings) -> UnitResult:
     sites = Counter(place for fn, place in zip(parsed.functions, places)
                     if settings.only_functions is None or fn.spelling in settings.only_functions)
     counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+    # Instantiations recognised before building (refcheck.frontend.instances): instance key ->
+    # (the first one's result, None when it was skipped; its names).
+    instances = None
+    if settings.share and any(n > 1 for n in sites.values()):
+        from refcheck.frontend.instances import Instances
+        a = time.perf_counter()
+        instances = Instances(parsed, conv)
+        cfg_time += time.perf_counter() - a
+    prebuilt: dict = {}
+
+    def emit(res, fn) -> None:
+        if res.incomplete:
+            result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
+        for f in res.findings:
+            if parsed.partial:
+                f.message += " (checked on a partial parse)"
+            _relativize(f, settings.root)
+            findings.append(f)
+
     for index, top in enumerate(parsed.functions):
         if settings.only_functions is not None and top.spelling not in settings.only_functions:
             continue
@@ -133,7 +152,20 @@ def _check(path: str, settings: Settings) -> UnitResult:
             counts["cached"] += hit.functions
             continue
         marks = (len(findings), len(result.errors), result.functions, dict(counts))
-        queue = [top]  # the function, then the lambdas inside it
+        instance = None
+        if instances is not None and sites[places[index]] > 1:
+            a = time.perf_counter()
+            instance = instances.key(top, places[index])
+            cfg_time += time.perf_counter() - a  # the frontend's work, in place of a build
+        known = prebuilt.get(instance[0]) if instance is not None else None
+        queue = [] if known is not None else [top]  # the function, then the lambdas inside it
+        if known is not None:
+            result.functions += 1
+            if known[0] is None:
+                counts["skipped"] += 1
+            else:
+                counts["shared"] += 1
+                emit(renamed_result(known[0], renamer(known[1], instance[1])), top)
         while queue:
             fn = queue.pop(0)
             result.functions += 1
@@ -147,28 +179,26 @@ def _check(path: str, settings: Settings) -> UnitResult:
             cfg_time += b - a
             if cfg is None:  # nothing in it can produce a finding
                 counts["skipped"] += 1
+                if fn is top and instance is not None:
+                    prebuilt[instance[0]] = (None, instance[1])
                 continue
             queue[:0] = cfg.lambdas
             if settings.share and sites[cfg.loc] > 1:
                 ckey, tokens = class_key(cfg, conv)
-                known = classes.get(ckey)
-                if known is None:
+                known_class = classes.get(ckey)
+                if known_class is None:
                     res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
                     classes[ckey] = (renamed_result(res, _same), tokens)
                     counts["analysed"] += 1
                 else:
-                    res = renamed_result(known[0], renamer(known[1], tokens))
+                    res = renamed_result(known_class[0], renamer(known_class[1], tokens))
                     counts["shared"] += 1
             else:
                 res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
                 counts["analysed"] += 1
-            if res.incomplete:
-                result.errors.append(_fn_error(fn, settings, f"not fully checked: {res.incomplete}"))
-            for f in res.findings:
-                if parsed.partial:
-                    f.message += " (checked on a partial parse)"
-                _relativize(f, settings.root)
-                findings.append(f)
+            if fn is top and instance is not None and not cfg.lambdas:
+                prebuilt[instance[0]] = (renamed_result(res, _same), instance[1])
+            emit(res, fn)
         if table is not None:
             from refcheck.fncache import Outcome
 

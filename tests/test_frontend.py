@@ -267,3 +267,35 @@ def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatc
     assert [(rule, line) for rule, line, _ in honest] == [("RC001", 8)]
     monkeypatch.setattr(ci.Cursor, "hash", property(lambda self: 7))
     assert findings() == honest
+
+
+def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
+    # binding.pretty_printed and binding.extent_raw (frontend/instances.py reads both) against the
+    # binding's own SourceRange and what the source says.
+    from refcheck.frontend import binding
+
+    src = tmp_path / "p.c"
+    src.write_text("#define TWICE(x) ((x) + (x))\ntypedef struct S { int n; float *d; } S;\n"
+                   "enum { K = 7 };\nint f(S *s, int a) {\n  return TWICE(a) + s->n + K;\n}\n")
+    parsed = parse(str(src), [])
+    [fn] = parsed.functions
+    text = binding.pretty_printed(fn)
+    assert text.startswith("int f(S *s, int a) {") and "((a) + (a)) + s->n + K" in text, text
+    decls = {c.kind.name: c for c in parsed.tu.cursor.get_children() if c.spelling == "S"}
+    assert "float *d;" in binding.pretty_printed(decls["STRUCT_DECL"])
+    assert binding.pretty_printed(decls["TYPEDEF_DECL"]) == "typedef struct S S"
+    nodes = list(fn.walk_preorder())
+    for n in nodes:
+        r = n.extent
+        assert binding.extent_raw(n) == (r.begin_int_data, r.end_int_data)
+    # File locations of one inclusion are its base plus the offset; a macro's have bit 31 set.
+    begin, end = binding.extent_raw(fn)
+    assert not (begin | end) & binding.MACRO_ID_BIT
+    assert end - begin == fn.extent.end.offset - fn.extent.start.offset
+    twice = [n for n in nodes if n.kind.name == "PAREN_EXPR"][0]
+    assert binding.raw().clang_getCursorLocation(twice).int_data & binding.MACRO_ID_BIT
+    # The detailed preprocessing record is on: the macro's expansion is a cursor of the unit.
+    expansions = [c for c in parsed.tu.cursor.get_children() if c.kind.name == "MACRO_INSTANTIATION"]
+    assert [c.spelling for c in expansions] == ["TWICE"]
+    (b, e) = binding.extent_raw(expansions[0])
+    assert begin <= b < e <= end

@@ -119,6 +119,15 @@ class _CXSourceRange(ctypes.Structure):
                 ("end_int_data", ctypes.c_uint)]
 
 
+class _CXSourceRangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(_CXSourceRange))]
+
+
+class _CXString(ctypes.Structure):
+    # clang-c/CXString.h; the binding has its own, but private.
+    _fields_ = [("data", ctypes.c_void_p), ("private_flags", ctypes.c_uint)]
+
+
 class _CXType(ctypes.Structure):
     # CXType: the kind and two opaque pointers (the QualType and the unit), nothing to release.
     _fields_ = [("kind", ctypes.c_int), ("data", ctypes.c_void_p * 2)]
@@ -156,7 +165,12 @@ def raw():
             ("clang_getCursorSemanticParent", [ci.Cursor], ci.Cursor),
             ("clang_getNullCursor", [], ci.Cursor),
             ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
-            ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int)):
+            ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_getCursorPrintingPolicy", [ci.Cursor], ctypes.c_void_p),
+            ("clang_PrintingPolicy_dispose", [ctypes.c_void_p], None),
+            ("clang_getCursorPrettyPrinted", [ci.Cursor, ctypes.c_void_p], _CXString),
+            ("clang_getAllSkippedRanges", [ctypes.c_void_p], ctypes.POINTER(_CXSourceRangeList)),
+            ("clang_disposeSourceRangeList", [ctypes.POINTER(_CXSourceRangeList)], None)):
         f = getattr(own, name)
         f.argtypes = args
         f.restype = res
@@ -251,6 +265,56 @@ def spelling(c):
     return res
 
 
+def _text(s) -> str | None:
+    own = raw()
+    try:
+        text = own.clang_getCString(s)
+    finally:
+        own.clang_disposeString(s)
+    return None if text is None else text.decode("utf8", "replace")
+
+
+def pretty_printed(c) -> str:
+    """A declaration as clang prints it after preprocessing (clang_getCursorPrettyPrinted with the
+    unit's default policy): macros expanded, a definition with its body, a struct with its fields,
+    an enum with its values. The binding does not wrap it."""
+    own = raw()
+    policy = own.clang_getCursorPrintingPolicy(c)
+    try:
+        return _text(own.clang_getCursorPrettyPrinted(c, policy)) or ""
+    finally:
+        own.clang_PrintingPolicy_dispose(policy)
+
+
+def extent_raw(c) -> tuple[int, int]:
+    """The raw encodings of a cursor's extent (begin, end) as libclang's CXSourceRange holds them,
+    with no location query: for file locations, one inclusion of a file occupies one interval of
+    clang's location space (its base plus the offset), so containment between the extents of
+    one unit's cursors can be decided on these numbers alone. Macro locations have bit 31 set;
+    extents are expansion ranges, whose ends are file locations."""
+    r = raw().clang_getCursorExtent(c)
+    return r.begin_int_data, r.end_int_data
+
+
+MACRO_ID_BIT = 1 << 31
+
+
+def skipped_raw(tu) -> list[tuple[int, int]]:
+    """The raw encodings (begin, end) of every range the preprocessor skipped in the unit (the
+    inactive side of each `#if`, with its directives), as clang_getAllSkippedRanges gives them:
+    one entry per inclusion, so a file included twice has its ranges twice, each within the
+    interval of its own inclusion. Needs the detailed preprocessing record."""
+    own = raw()
+    got = own.clang_getAllSkippedRanges(tu._as_parameter_)
+    if not got:
+        return []
+    try:
+        lst = got.contents
+        return [(lst.ranges[i].begin_int_data, lst.ranges[i].end_int_data) for i in range(lst.count)]
+    finally:
+        own.clang_disposeSourceRangeList(got)
+
+
 def arguments(c) -> list:
     """`list(c.get_arguments())`, each argument checked against the null cursor in Python (see
     `_cursor_of`) and keeping the unit alive as the binding's do."""
@@ -266,11 +330,6 @@ def arguments(c) -> list:
             res._tu = tu
         out.append(res)
     return out
-
-
-class _CXString(ctypes.Structure):
-    # clang-c/CXString.h; the binding has its own, but private.
-    _fields_ = [("data", ctypes.c_void_p), ("private_flags", ctypes.c_uint)]
 
 
 def clang_version() -> str:

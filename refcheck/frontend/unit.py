@@ -15,10 +15,12 @@ CXX_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C"}
 CUDA_EXTS = {".cu"}
 CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
-# No detailed preprocessing record: nothing reads macro cursors, and with it every macro
-# expansion of every body is a top-level cursor that the walk for definitions must step over
-# (41,922 cursors instead of 5,253 on torch7's THTensor.c: 0.22 s against 0.02 s).
-PARSE_OPTIONS = 0
+# The detailed preprocessing record (CXTranslationUnit_DetailedPreprocessingRecord): where each
+# macro expansion lies, which frontend/instances.py compares between instantiations. It costs
+# about 0.1 s of parse on torch7's THTensor.c, and the walk for definitions steps over 41,922
+# top-level cursors instead of 5,253. (benchmarks/floor.py parses without it: the floor stays
+# the bare parse.)
+PARSE_OPTIONS = 1
 
 
 class FrontendError(Exception):
@@ -33,15 +35,18 @@ class Parsed:
     includes: list[str] = field(default_factory=list)
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
     fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
+    language: str = "c"  # what -x parsed it as: c, c++, cuda, ...
 
 
 def _user_language(user_args: list[str]) -> str | None:
+    """The language the last -x in `user_args` names (as clang takes the last), None without one."""
+    out = None
     for i, a in enumerate(user_args):
         if a == "-x" and i + 1 < len(user_args):
-            return user_args[i + 1]
-        if a.startswith("-x") and len(a) > 2:
-            return a[2:]
-    return None
+            out = user_args[i + 1]
+        elif a.startswith("-x") and len(a) > 2:
+            out = a[2:]
+    return out
 
 
 def language_args(path: str, user_args: list[str]) -> list[str]:
@@ -145,7 +150,8 @@ def parse(path: str, user_args: list[str]) -> Parsed:
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
     functions = [c for c in _definitions(tu.cursor)]
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
-    return Parsed(tu, functions, errors, includes, partial, fatal)
+    language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
+    return Parsed(tu, functions, errors, includes, partial, fatal, language)
 
 
 _CONTAINERS = None

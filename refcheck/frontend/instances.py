@@ -1,0 +1,254 @@
+"""Instantiations of one generic body, recognised before any graph is built.
+
+TH compiles each generic function once per type (`THTensor_(add)` becomes THFloatTensor_add,
+THDoubleTensor_add, ...). `refcheck.renaming` recognises them by their graphs, which must be built
+first: on torch7's THTensor.c, 957 of the 1,243 graphs built were built only to be matched. The
+key here decides the same thing from what libclang has already parsed, in one pretty-print per
+definition; a definition whose key an earlier one had takes that one's outcome, its names put
+back, and is never built.
+
+Two definitions get one key only when everything the graph build reads of them is the same up to
+a one-to-one renaming of names:
+
+- *place*: both are defined at the same location (the same generic text, included twice);
+- *text*: the definition as clang prints it after preprocessing (clang_getCursorPrettyPrinted),
+  tokenized. An identifier that names a file-scope declaration is replaced by its order of first
+  appearance; every other word is kept as it is (locals, fields, labels, builtins: the
+  instantiations of one body spell them alike, and a builtin must not stand for another);
+- *types*: an arithmetic type spelled outside a cast or a `sizeof` becomes one token, because the
+  build asks of a type only whether it is a pointer, a scalar or an array, and every arithmetic
+  type is a scalar. Inside a cast or a `sizeof` it is kept, and so are the declarations of the
+  names spelled there (constants are evaluated through them: `(unsigned char)300`,
+  `sizeof(real)`). A body with `sizeof` of an expression, alignof, offsetof, `_Generic` or typeof
+  keeps every type;
+- *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
+  (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
+  returns; a typedef by its type; a struct or union with its fields; an enum with its values; a
+  variable with its initializer), the names in it renamed in the same numbering, in turn;
+- *conventions*: what they say of each renamed name (the verdict of `refcheck.renaming`, and in
+  unwind mode whether the name may raise);
+- *locations*: the ranges the preprocessor skipped inside the definition are the same (the two
+  sides of an `#if` could give equal texts from different lines), and so are the ranges of the
+  macro expansions inside it (a token that came from a macro is located at the macro's call
+  site, so the same text through macros of another shape would land on other columns). Both are
+  found by their raw locations: each inclusion of a file has an interval of its own.
+
+A definition the key cannot vouch for gets none and is built as before: C++ and CUDA (overloads
+are chosen by the types erased here), a directive in its source other than conditionals,
+`#define` and `#undef`, an extent that is not one plain range of one file, a body that does not
+print.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from refcheck.conventions import Conventions
+from refcheck.frontend import binding
+from refcheck.frontend.clangutil import K, is_noreturn, kind_of
+from refcheck.renaming import _verdict
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[\w.]|[eEpP][+-])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\S")
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:|\?\?=)[ \t]*(\w*)", re.M)
+# Directives whose effect the key sees: which text is active (the skipped ranges) and what the
+# macros expand to (the printed text and the expansions' ranges). Any other (an #include or a
+# #line inside a body, a #pragma) leaves the definition without a key.
+_KNOWN_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif",
+                               b"define", b"undef"})
+# Every C arithmetic type is a scalar to the graph build (clangutil.SCALAR_KINDS).
+_ARITHMETIC = frozenset({"char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
+                         "__int128"})
+_QUALIFIERS = frozenset({"const", "volatile", "restrict", "__restrict", "__restrict__", "_Atomic", "*",
+                         "struct", "union", "enum"})
+# Whose value depends on more than a type's spelling: such a body keeps all its types.
+_TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "offsetof", "__builtin_offsetof",
+                           "_Generic", "typeof", "__typeof", "__typeof__", "typeof_unqual",
+                           "__builtin_types_compatible_p", "__builtin_choose_expr", "__builtin_classify_type"})
+_DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
+_TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
+ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
+
+
+class Instances:
+    """Keys for the definitions of one parsed unit. Built once per unit, before its graphs."""
+
+    def __init__(self, parsed, conv: Conventions) -> None:
+        """`parsed`: frontend.unit.Parsed."""
+        tu = parsed.tu
+        self.c = parsed.language == "c"
+        self.conv = conv
+        self.which = conv.fingerprint()
+        self.unwind = conv.errors == "unwind"
+        self.decls: dict[str, list] = {}
+        self.type_names: set[str] = set()
+        macros: list[tuple[int, int]] = []
+        instantiation = K.MACRO_INSTANTIATION.value
+        kinds = {k.value for k in _DECL_KINDS}
+        for c in tu.cursor.get_children():
+            k = c._kind_id
+            if k == instantiation:
+                macros.append(binding.extent_raw(c))
+            elif k in kinds:
+                kind = kind_of(c)
+                name = binding.spelling(c)
+                if name:
+                    self.decls.setdefault(name, []).append(c)
+                    if kind in _TYPE_DECL_KINDS:
+                        self.type_names.add(name)
+                if kind == K.ENUM_DECL:
+                    for e in c.get_children():
+                        if e.kind == K.ENUM_CONSTANT_DECL:
+                            self.decls.setdefault(binding.spelling(e), []).append(e)
+        macros.sort()
+        self.macros = macros
+        self.macro_starts = [b for b, _ in macros]
+        self.skipped = sorted(binding.skipped_raw(tu))
+        self.skipped_starts = [b for b, _ in self.skipped]
+        self._signatures: dict[str, list[str]] = {}
+        self._sources: dict[str, bytes | None] = {}
+        self.tu = tu
+
+    # -- the key -------------------------------------------------------------------------------
+    def key(self, fn, place) -> tuple[tuple, list[str]] | None:
+        """(key, names) for definition `fn` at `place` (clangutil.location), or None when the key
+        cannot vouch for it. `names` are the renamed names in their order of first appearance:
+        what `renaming.renamer` pairs between two definitions with one key."""
+        if not self.c:
+            return None
+        source = self._source(place.file)
+        if source is None:
+            return None
+        (first, _, _, start), (last, _, _, stop) = binding.extent_places(fn)
+        _, end = binding.extent_raw(fn)
+        if first != last or end & binding.MACRO_ID_BIT or not 0 <= start < stop <= len(source) \
+                or binding.file_named(first).name != place.file:
+            return None  # not one plain range of the definition's file
+        # The extent's start may be a macro's (a return type spelled `THTensor *`): its call site
+        # is `start` bytes into the same inclusion as the end.
+        begin = end - (stop - start)
+        if any(m.group(1) not in _KNOWN_DIRECTIVES for m in _DIRECTIVE.finditer(source, start, stop)):
+            return None
+        i = bisect.bisect_left(self.macro_starts, begin)
+        j = bisect.bisect_right(self.macro_starts, end)
+        expansions = tuple((b - begin, e - begin) for b, e in self.macros[i:j])
+        i = bisect.bisect_left(self.skipped_starts, begin)
+        j = bisect.bisect_right(self.skipped_starts, end)
+        skipped = tuple((b - begin, e - begin) for b, e in self.skipped[i:j])
+        text = binding.pretty_printed(fn)
+        if not text:
+            return None
+        tokens = _TOKEN.findall(text)
+        erase = not any(t in _TYPE_QUERIES for t in tokens)
+        literal = self._literal_ranges(tokens) if erase else None
+        if literal is None:
+            erase = False
+        numbers: dict[str, int] = {}
+        queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
+        out = self._write(tokens, erase, literal or (), numbers, queue)
+        done = set()
+        while queue:
+            item = queue.pop(0)
+            if item in done:
+                continue
+            done.add(item)
+            name, keep = item
+            sig_tokens = self._signature(name)
+            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep)
+        names = list(numbers)
+        # The graph also holds the definition's own source text (expressions as messages show
+        # them), where a name stays as written: a renamed name spelled there could only be
+        # renamed into itself (`TH_MATH_NAME(log)` calls logf for float, log for double).
+        written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
+        spelled = tuple(n if n.encode() in written else "" for n in names)
+        verdicts = tuple(self._verdict(n) for n in names)
+        return (place, expansions, skipped, "\x1f".join(out), verdicts, spelled), names
+
+    def _verdict(self, name: str) -> tuple:
+        v = _verdict(self.conv, self.which, name)
+        return (v, self.conv.may_raise_call(name)) if self.unwind else v
+
+    def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
+        """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
+        when some `sizeof` takes an expression (its value depends on a declaration's type)."""
+        out = []
+        opens: list[int] = []
+        type_like = self._type_like
+        for i, t in enumerate(tokens):
+            if t == "(":
+                opens.append(i)
+            elif t == ")" and opens:
+                o = opens.pop()
+                inner = tokens[o + 1:i]
+                if inner and all(type_like(x) for x in inner):
+                    out.append((o + 1, i))
+                elif o > 0 and tokens[o - 1] == "sizeof":
+                    return None
+            elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
+                return None
+        return out
+
+    def _type_like(self, t: str) -> bool:
+        return t in _ARITHMETIC or t in _QUALIFIERS or t in self.type_names or t == "void"
+
+    def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
+               keep_all: bool = False) -> list[str]:
+        """Tokens as the key spells them; renamed names queue their declarations."""
+        out: list[str] = []
+        inside = _inside(literal, len(tokens)) if literal else None
+        decls = self.decls
+        previous_erased = False
+        for i, t in enumerate(tokens):
+            keep = keep_all or (inside is not None and inside[i])
+            if erase and not keep and t in _ARITHMETIC:
+                if not previous_erased:
+                    out.append(ARITHMETIC)
+                previous_erased = True
+                continue
+            previous_erased = False
+            if t in decls:
+                n = numbers.get(t)
+                if n is None:
+                    n = numbers[t] = len(numbers)
+                out.append(f"\x02{n}")
+                queue.append((t, keep))
+            else:
+                out.append(t)
+        return out
+
+    def _source(self, name: str) -> bytes | None:
+        if name not in self._sources:
+            from refcheck.frontend.unit import parsed_contents
+
+            got = parsed_contents(self.tu, [name]) if name else None
+            self._sources[name] = got[name] if got else None
+        return self._sources[name]
+
+    def _signature(self, name: str) -> list[str]:
+        """The tokens of every file-scope declaration of `name`, in the unit's order."""
+        got = self._signatures.get(name)
+        if got is None:
+            parts: list[str] = []
+            for d in self.decls[name]:
+                kind = kind_of(d)
+                parts.append(kind.name)
+                if kind == K.FUNCTION_DECL:
+                    # Not printed: a definition prints with its body.
+                    parts += _TOKEN.findall(d.type.spelling)
+                    parts.append("noreturn" if is_noreturn(d) else "returns")
+                elif kind == K.ENUM_CONSTANT_DECL:
+                    parts.append(str(d.enum_value))
+                else:
+                    parts += _TOKEN.findall(binding.pretty_printed(d))
+            got = self._signatures[name] = parts
+        return got
+
+
+def _inside(ranges, n: int) -> list[bool]:
+    marks = [False] * n
+    for i, j in ranges:
+        for k in range(i, j):
+            marks[k] = True
+    return marks

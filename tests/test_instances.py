@@ -1,0 +1,212 @@
+"""Instance keys (refcheck/frontend/instances.py): two definitions share one only when their
+graphs are the same up to a renaming of names, decided before either is built.
+
+Each case writes one generic body, includes it once per type as TH does, and asserts both ways:
+where the key groups two definitions their graphs have one class key and rename alike, and where
+the graphs differ (or a location could), the keys differ. Every case also checks that the engine
+gives the same findings with sharing on (instance keys, then class keys) as with it off.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from refcheck.conventions import Conventions
+from refcheck.engine import Settings, check_unit
+from refcheck.frontend import builder
+from refcheck.frontend.builder import build_cfg_if_relevant
+from refcheck.frontend.clangutil import location
+from refcheck.frontend.instances import Instances
+from refcheck.frontend.unit import parse
+from refcheck.renaming import class_key
+
+CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
+
+HEADER = """
+typedef struct F { int n; } F; typedef struct D { int n; } D;
+F *F_new(void); void F_free(F *); int F_isContiguous(F *); void F_fill(F *, float);
+D *D_new(void); void D_free(D *); int D_isContiguous(D *); void D_fill(D *, double);
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define TN(x) CAT(T, x)
+"""
+
+INSTANTIATE = """
+#define T F
+#define real float
+#include "gen.h"
+#undef T
+#undef real
+#define T D
+#define real double
+#include "gen.h"
+#undef T
+#undef real
+"""
+
+BODY = """
+int TN(sum)(T *x, real v, int k) {
+  T *t = TN(new)();
+  real w = v * 2;
+  TN(fill)(t, w);
+  if (TN(isContiguous)(x) && k > 0) { TN(free)(t); return 1; }
+  if (TN(isContiguous)(x)) return 2;
+  TN(free)(t);
+  return 0;
+}
+"""
+
+
+def _unit(tmp_path, body: str, header: str = HEADER, instantiate: str = INSTANTIATE, conv=CONV):
+    (tmp_path / "gen.h").write_text(body)
+    path = tmp_path / "g.c"
+    path.write_text(header + instantiate)
+    parsed = parse(str(path), [])
+    assert not parsed.errors, parsed.errors
+    instances = Instances(parsed, conv)
+    keys = {fn.spelling: instances.key(fn, location(fn)) for fn in parsed.functions}
+    return parsed, keys, path
+
+
+def _same_graph(parsed, a: str, b: str, conv=CONV) -> bool:
+    fns = {fn.spelling: fn for fn in parsed.functions}
+    ka = class_key(build_cfg_if_relevant(fns[a], conv), conv)[0]
+    kb = class_key(build_cfg_if_relevant(fns[b], conv), conv)[0]
+    return ka == kb
+
+
+def _engine_agrees(path, conv=CONV) -> None:
+    for errors in ("abort", "unwind"):
+        from dataclasses import replace
+
+        c = replace(conv, errors=errors)
+        fast = check_unit(str(path), Settings(conventions=c, root=str(path.parent), share=True))
+        slow = check_unit(str(path), Settings(conventions=c, root=str(path.parent), share=False))
+        assert fast.findings == slow.findings and fast.errors == slow.errors, errors
+
+
+def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
+    parsed, keys, path = _unit(tmp_path, BODY)
+    (kf, names_f), (kd, names_d) = keys["F_sum"], keys["D_sum"]
+    assert kf == kd
+    pairs = {a: b for a, b in zip(names_f, names_d) if a != b}
+    assert pairs["F_sum"] == "D_sum" and pairs["F_new"] == "D_new" and pairs["F_free"] == "D_free"
+    assert _same_graph(parsed, "F_sum", "D_sum")
+    # The second instantiation is never built: its outcome is the first one's, renamed.
+    built = []
+    real = builder.build_cfg_if_relevant
+    monkeypatch.setattr(builder, "build_cfg_if_relevant", lambda fn, conv: built.append(fn.spelling) or real(fn, conv))
+    check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    assert built == ["F_sum"]
+    monkeypatch.undo()
+    _engine_agrees(path)
+
+
+def test_a_leak_found_in_the_first_is_reported_in_the_second_with_its_names(tmp_path):
+    body = "void TN(leak)(T *x) { T *t = TN(new)(); if (TN(isContiguous)(x)) return; TN(free)(t); }\n"
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_leak"][0] == keys["D_leak"][0]
+    r = check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    # One defect of one source place, reported once: the copy kept is D's (the first in sort
+    # order), which is F's finding with F's names replaced by D's.
+    [f] = r.findings
+    assert f.function == "D_leak" and f.instantiations == ["D_leak", "F_leak"]
+    assert "D_new" in f.message and "F_new" not in f.message, f.message
+    _engine_agrees(path)
+
+
+def test_conditionals_inside_are_keyed_by_the_ranges_they_skip(tmp_path):
+    # The same branch taken in both: one key, one graph.
+    body = BODY.replace("  real w = v * 2;\n", "#if 1\n  real w = v * 2;\n#else\n  real w = v;\n#endif\n")
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_sum"] is not None and keys["F_sum"][0] == keys["D_sum"][0]
+    assert _same_graph(parsed, "F_sum", "D_sum")
+    _engine_agrees(path)
+    # Equal text from other lines: the float instantiation frees on line 4, the double one on 6.
+    body = ("int TN(p)(T *x) {\n  T *t = TN(new)();\n#ifdef IS_F\n  TN(free)(t);\n#else\n  TN(free)(t);\n"
+            "#endif\n  return 0;\n}\n")
+    inst = INSTANTIATE.replace("#define T F\n", "#define T F\n#define IS_F\n").replace("#define T D\n", "#undef IS_F\n#define T D\n")
+    parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+    assert keys["F_p"][0] != keys["D_p"][0]
+    assert not _same_graph(parsed, "F_p", "D_p")
+    _engine_agrees(path)
+
+
+def test_other_directives_inside_leave_the_definition_without_a_key(tmp_path):
+    body = BODY.replace("  real w = v * 2;\n", "#pragma GCC diagnostic ignored \"-Wall\"\n  real w = v * 2;\n")
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_sum"] is None and keys["D_sum"] is None
+    _engine_agrees(path)
+
+
+def test_a_cast_keeps_its_type_because_constants_are_evaluated_through_it(tmp_path):
+    # (int)3 is the constant 3 and decides the branch; (float)3 is no integer constant.
+    body = "int TN(c)(T *x) { T *t = TN(new)(); int k = (real)3; if (k == 3) return 0; TN(free)(t); return 1; }\n"
+    inst = INSTANTIATE.replace("#define real float", "#define real int")
+    parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+    assert keys["F_c"][0] != keys["D_c"][0]
+    # ... while the same body without the cast is one instance: a declaration's arithmetic type
+    # does not matter to the graph.
+    parsed2, keys2, _ = _unit(tmp_path, body.replace("(real)3", "3").replace("int k", "real k"), instantiate=inst)
+    assert keys2["F_c"][0] == keys2["D_c"][0] and _same_graph(parsed2, "F_c", "D_c")
+    _engine_agrees(path)
+
+
+def test_sizeof_of_an_expression_keeps_every_type(tmp_path):
+    body = "int TN(s)(T *x, real v) { T *t = TN(new)(); int n = sizeof(v); if (n == 4) return 1; TN(free)(t); return 0; }\n"
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_s"][0] != keys["D_s"][0]
+    assert not _same_graph(parsed, "F_s", "D_s")  # n == 4 is decided apart in each
+    _engine_agrees(path)
+
+
+def test_what_a_renamed_name_declares_is_part_of_the_key(tmp_path):
+    # F_get returns a pointer, D_get an int: the same call means another graph.
+    header = HEADER + "F *F_get(F *); int D_get(D *);\n"
+    body = "void TN(g)(T *x) { T *t = TN(new)(); TN(get)(t); TN(free)(t); }\n"
+    parsed, keys, path = _unit(tmp_path, body, header=header)
+    assert keys["F_g"][0] != keys["D_g"][0]
+    # Enum constants by their values.
+    header = HEADER + "enum { F_K = 1, D_K = 2 };\n"
+    body = "int TN(e)(T *x, int k) { T *t = TN(new)(); if (k == TN(K)) return 0; TN(free)(t); return 1; }\n"
+    parsed, keys, path = _unit(tmp_path, body, header=header)
+    assert keys["F_e"][0] != keys["D_e"][0]
+    _engine_agrees(path)
+
+
+def test_the_conventions_verdict_on_each_renamed_name_is_part_of_the_key(tmp_path):
+    parsed, keys, path = _unit(tmp_path, BODY, conv=Conventions(acquire=[r"^D_new$"], release=[r"_free$"]))
+    assert keys["F_sum"][0] != keys["D_sum"][0]
+
+
+def test_a_renamed_name_that_the_source_spells_is_never_renamed(tmp_path):
+    # As TH_MATH_NAME(log) calls logf for float and log for double: `mk` is spelled in the source,
+    # whose text the graph keeps (expressions as messages show them), so it cannot be renamed.
+    header = HEADER + "F *F_new2(void); F *mk(void); F *mkf(void);\n#define MK_F(x) x##f\n#define MK_D(x) x\n"
+    body = "void TN(m)(T *x) { F *t = CAT(MK, T)(mk)(); F_free(t); }\n"
+    parsed, keys, path = _unit(tmp_path, body, header=header)
+    assert keys["F_m"][0] != keys["D_m"][0]
+    _engine_agrees(path)
+
+
+def test_macros_of_another_shape_give_another_key(tmp_path):
+    # The same expansion through a function-like macro and through an object-like one: a macro
+    # argument is located at its macro's call site, so locations differ.
+    header = HEADER + "int use(int);\n"
+    body = "int TN(w)(T *x, int a) { T *t = TN(new)(); int r = WRAP(a); TN(free)(t); return r; }\n"
+    inst = INSTANTIATE.replace("#define T F\n", "#define T F\n#define WRAP(v) use(v)\n").replace(
+        "#define T D\n", "#undef WRAP\n#define T D\n#define WRAP use\n")
+    parsed, keys, path = _unit(tmp_path, body, header=header, instantiate=inst)
+    assert keys["F_w"] is not None and keys["D_w"] is not None
+    assert keys["F_w"][0] != keys["D_w"][0]
+    _engine_agrees(path)
+
+
+@pytest.mark.parametrize("suffix", [".cpp", ".cu"])
+def test_only_c_gets_keys(tmp_path, suffix):
+    (tmp_path / "gen.h").write_text(BODY)
+    path = tmp_path / f"g{suffix}"
+    path.write_text(HEADER + INSTANTIATE)
+    parsed = parse(str(path), [])
+    instances = Instances(parsed, CONV)
+    assert all(instances.key(fn, location(fn)) is None for fn in parsed.functions)
