@@ -187,14 +187,14 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
         sets.append(tuple(sorted(items)))
     tokens = list(index)
     which = conv.fingerprint()
-    verdicts = tuple(_verdict(conv, which, t) for t in tokens)
+    verdicts = tuple(verdict(conv, which, t) for t in tokens)
     return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
 
 
 _VERDICTS: dict = {}
 
 
-def _verdict(conv: Conventions, which: str, token: str) -> tuple:
+def verdict(conv: Conventions, which: str, token: str) -> tuple:
     name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
     key = (which, name)  # by the conventions' content: ids of freed objects are reused
     v = _VERDICTS.get(key)

@@ -210,3 +210,28 @@ def test_only_c_gets_keys(tmp_path, suffix):
     parsed = parse(str(path), [])
     instances = Instances(parsed, CONV)
     assert all(instances.key(fn, location(fn)) is None for fn in parsed.functions)
+
+
+def test_sizeof_a_type_keeps_its_layout_but_not_what_its_pointers_point_to(tmp_path):
+    header = """
+typedef struct FS { float *d; } FS; typedef struct DS { double *d; } DS;
+typedef struct FV { float v; } FV; typedef struct DV { double v; } DV;
+typedef struct F { FS *s; int n; } F; typedef struct D { DS *s; int n; } D;
+F *F_new(void); void F_free(F *); D *D_new(void); void D_free(D *);
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define CAT2_(a, b) a##b
+#define CAT2(a, b) CAT2_(a, b)
+#define TN(x) CAT(T, x)
+"""
+    # sizeof(F) and sizeof(D) are equal (a pointer and an int): one instance, one graph.
+    body = "int TN(z)(T *x) { T *t = TN(new)(); int n = sizeof(T); if (n == 16) return 1; TN(free)(t); return 0; }\n"
+    parsed, keys, path = _unit(tmp_path, body, header=header)
+    assert keys["F_z"][0] == keys["D_z"][0] and _same_graph(parsed, "F_z", "D_z")
+    _engine_agrees(path)
+    # sizeof(FV) is 4 and sizeof(DV) 8: the constant decides the branch in one only.
+    body = ("int TN(y)(T *x) { T *t = TN(new)(); int n = sizeof(CAT2(T, V)); if (n == 4) return 1; "
+            "TN(free)(t); return 0; }\n")
+    parsed, keys, path = _unit(tmp_path, body, header=header)
+    assert keys["F_y"][0] != keys["D_y"][0] and not _same_graph(parsed, "F_y", "D_y")
+    _engine_agrees(path)

@@ -47,7 +47,7 @@ import re
 from refcheck.conventions import Conventions
 from refcheck.frontend import binding
 from refcheck.frontend.clangutil import K, is_noreturn, kind_of
-from refcheck.renaming import _verdict
+from refcheck.renaming import verdict
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[\w.]|[eEpP][+-])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\S")
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -167,7 +167,7 @@ class Instances:
         return (place, expansions, skipped, "\x1f".join(out), verdicts, spelled), names
 
     def _verdict(self, name: str) -> tuple:
-        v = _verdict(self.conv, self.which, name)
+        v = verdict(self.conv, self.which, name)
         return (v, self.conv.may_raise_call(name)) if self.unwind else v
 
     def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
@@ -213,7 +213,9 @@ class Instances:
                 if n is None:
                     n = numbers[t] = len(numbers)
                 out.append(f"\x02{n}")
-                queue.append((t, keep))
+                # A pointer's layout does not depend on what it points to: `THStorage *storage`
+                # in a struct whose size is taken needs THStorage's declaration, not its layout.
+                queue.append((t, keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")))
             else:
                 out.append(t)
         return out
