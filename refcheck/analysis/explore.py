@@ -36,17 +36,47 @@ class Result:
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
-            observe=None, contract: bool = True, prune: bool = True) -> Result:
+            observe=None, contract: bool = True, prune: bool = True, mirror: bool = True) -> Result:
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
     `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
-    `prune`: forget dead variables' unowned objects and facts at each node (`liveness`)."""
+    `prune`: forget dead variables' unowned objects and facts at each node (`liveness`);
+    `mirror`: skip the visited map where it would repeat a predecessor's (`_mirrors`; off only
+    to compare)."""
     # States form no cycles and are freed by reference counting (refcheck.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
-        return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune)
+        return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror)
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune) -> Result:
+_TERMINAL = frozenset({"return", "exit", "error", "stop", "branch", "switch"})
+
+
+def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
+    """Node -> its only predecessor, where that predecessor passes every state on unchanged: no
+    ops, no condition, one successor, and (when pruning) the same variables live at both, so
+    that the pruner, which already ran on entering the predecessor, has nothing more to forget.
+    Every state reaching such a node is then one that the predecessor's visited map admitted,
+    arriving in the same order; checking it against the node's own map would repeat the
+    predecessor's decisions exactly (a third of the states on torch7's APPLY loops)."""
+    out: dict[int, int] = {}
+    live = pruner.live if pruner is not None else None
+    for node, edges in tr.out.items():
+        if len(edges) != 1:
+            continue
+        d = tr.data[node]
+        if d.ops or d.post or d.cond is not None or d.value is not None or d.kind in _TERMINAL:
+            continue
+        succ = edges[0][0]
+        if succ == node or cfg.graph.in_degree(succ) != 1:
+            continue
+        if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
+                                 or live.died(node, succ)):
+            continue
+        out[succ] = node
+    return out
+
+
+def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror) -> Result:
     deadline = time.monotonic() + seconds
     tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
     reporter = Reporter(cfg, rules)
@@ -54,6 +84,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune) ->
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)
+    mirrors = _mirrors(cfg, tr, pruner) if mirror else {}
     # Per node: ownership core -> the fact sets explored with it.
     visited: dict[int, dict] = {cfg.entry: {init.core(): [init.facts.copy()]}}
     work = deque([(cfg.entry, init, None)])
@@ -84,6 +115,11 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune) ->
         if succs is None:
             break
         for succ, st2, label in succs:
+            if mirrors.get(succ) == node:
+                # What arrives here left `node` unchanged, in the order `node` took it in, so
+                # this node's visited map would mirror `node`'s, joins included (see _mirrors).
+                work.append((succ, st2, (succ, label, trace)))
+                continue
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
