@@ -48,31 +48,26 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
         return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror)
 
 
-_TERMINAL = frozenset({"return", "exit", "error", "stop", "branch", "switch"})
-
-
 def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
-    """Node -> its only predecessor, where that predecessor passes every state on unchanged: no
-    ops, no condition, one successor, and (when pruning) the same variables live at both, so
-    that the pruner, which already ran on entering the predecessor, has nothing more to forget.
-    Every state reaching such a node is then one that the predecessor's visited map admitted,
-    arriving in the same order; checking it against the node's own map would repeat the
-    predecessor's decisions exactly (a third of the states on torch7's APPLY loops)."""
+    """Node -> its only predecessor, where that predecessor passes every state on unchanged
+    (`Transfer.passes_unchanged`: no ops, no condition the state decides or that is remembered)
+    and (when pruning) the same variables are live at both, so that the pruner, which already
+    ran on entering the predecessor, has nothing more to forget. Every state reaching such a node
+    is then one that the predecessor's visited map admitted, arriving in the same order;
+    checking it against the node's own map would repeat the predecessor's decisions exactly
+    (empty blocks, the counter tests of TH_TENSOR_APPLY's loops)."""
     out: dict[int, int] = {}
     live = pruner.live if pruner is not None else None
     for node, edges in tr.out.items():
-        if len(edges) != 1:
+        if not edges or not tr.passes_unchanged(node):
             continue
-        d = tr.data[node]
-        if d.ops or d.post or d.cond is not None or d.value is not None or d.kind in _TERMINAL:
-            continue
-        succ = edges[0][0]
-        if succ == node or cfg.graph.in_degree(succ) != 1:
-            continue
-        if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                 or live.died(node, succ)):
-            continue
-        out[succ] = node
+        for succ, _ in edges:
+            if succ == node or cfg.graph.in_degree(succ) != 1:
+                continue
+            if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
+                                     or live.died(node, succ)):
+                continue
+            out[succ] = node
     return out
 
 

@@ -88,6 +88,24 @@ class Transfer:
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
 
+    def passes_unchanged(self, node: int) -> bool:
+        """Every successor of `node` gets the state it entered with, unchanged: no ops, and no
+        condition that the state can decide or that is remembered (a contracted or uncorrelated
+        condition, a switch over a variable whose value is not tracked)."""
+        d = self.data[node]
+        if d.ops or d.post:
+            return False
+        kind = d.kind
+        if kind == "branch":
+            cond = d.cond
+            if isinstance(cond, ir.Opaque):
+                return True
+            return (type(cond) is ir.Fact and cond.key not in self.correlated
+                    and not (cond.simple and cond.simple[0] in self.const_vars))
+        if kind == "switch":
+            return d.value is None or d.value not in self.const_vars
+        return kind not in ("return", "exit", "error", "stop") and d.cond is None and d.value is None
+
     def initial(self) -> State:
         st = State({}, {}, Facts())
         for var, is_ptr in self.cfg.params:

@@ -37,29 +37,39 @@ def _seen(cfg, conv, mirror):
     return out
 
 
-def test_a_chain_of_empty_nodes_after_many_fact_variants_explores_alike():
-    # Eighteen opaque branches over distinct conditions, each arm empty, then a chain of empty
-    # blocks: the join at FACT_VARIANTS happens at the chain's head and must be mirrored below.
+def test_chains_and_opaque_branches_after_many_fact_variants_explore_alike():
+    # Eighteen branches over distinct conditions, each tested twice (so remembered), each arm
+    # empty, then a chain of empty blocks and an opaque branch: the joins at FACT_VARIANTS happen
+    # above, and the mirrored nodes below must repeat them exactly.
     n_branches = FACT_VARIANTS + 2
     nodes = [Node("entry", L(1)), Node("exit", L(99)),
              Node("block", ops=[ir.Acquire(L(2), "t", "THFloatTensor_new")])]
     edges = [(0, 2)]
     prev = 2
-    for i in range(n_branches):
+
+    def diamond(cond, line):
+        nonlocal prev
         b = len(nodes)  # the branch, its two empty arms, the join
-        nodes += [Node("branch", L(3 + i), cond=ir.Fact(f"c{i}", ("k",)), text=f"c{i}"),
-                  Node("block"), Node("block"), Node("block")]
-        edges += [(prev, b), (b, b + 1, True), (b, b + 2, False), (b + 1, b + 3), (b + 2, b + 3)]
+        nodes.extend([Node("branch", L(line), cond=cond, text="c"), Node("block"), Node("block"), Node("block")])
+        edges.extend([(prev, b), (b, b + 1, True), (b, b + 2, False), (b + 1, b + 3), (b + 2, b + 3)])
         prev = b + 3
+        return b
+
+    for _ in range(2):
+        for i in range(n_branches):
+            diamond(ir.Fact(f"c{i}", frozenset({"k"})), 3 + i)
     for _ in range(3):  # the chain
         nodes.append(Node("block"))
         edges.append((prev, len(nodes) - 1))
         prev = len(nodes) - 1
+    opaque = diamond(ir.Opaque(), 40)
     nodes.append(Node("return", L(50), value="k"))  # reads k: the facts over it stay live
     edges.append((prev, len(nodes) - 1))
     cfg = make(nodes, edges)
     tr = Transfer(cfg, CONV, None)
-    assert _mirrors(cfg, tr, None), "the chain is mirrored"
+    mirrors = _mirrors(cfg, tr, None)
+    assert mirrors.get(opaque + 1) == opaque and mirrors.get(opaque + 2) == opaque
+    assert sum(1 for s, p in mirrors.items() if tr.data[p].kind == "block") >= 3
     a, b = _both(cfg, CONV)
     assert a.findings == b.findings and a.states == b.states
     assert a.findings and a.states > 4 * FACT_VARIANTS  # the leak of t, through joined variants
@@ -80,3 +90,26 @@ def test_every_fixture_function_explores_alike(errors):
             checked += 1
             mirrored += bool(_mirrors(cfg, Transfer(cfg, conv, None), None))
     assert checked > 100 and mirrored > 20, (checked, mirrored)
+
+
+def test_only_nodes_that_cannot_change_or_refine_a_state_pass_it_on_unchanged():
+    k = frozenset({"k"})
+    nodes = [Node("entry", L(1)), Node("exit", L(99)),
+             Node("branch", L(2), cond=ir.Opaque()),                                   # 2 yes
+             Node("branch", L(3), cond=ir.Fact("once", k)),                            # 3 yes: tested once
+             Node("branch", L(4), cond=ir.Fact("twice", k)),                           # 4 no: remembered
+             Node("branch", L(5), cond=ir.Fact("twice", k)),                           # 5 no
+             Node("branch", L(6), cond=ir.Fact("own", frozenset({"own"}), ("own", "!=", 0))),  # 6 no: decided
+             Node("branch", L(7), cond=ir.NullTest("t")),                              # 7 no
+             Node("branch", L(8), cond=ir.SameObject("t", "u")),                       # 8 no
+             Node("block"),                                                            # 9 yes
+             Node("block", ops=[ir.Use(L(10), "t")]),                                  # 10 no: an op
+             Node("switch", L(11), value="own"),                                       # 11 no: tracked
+             Node("switch", L(12)),                                                    # 12 yes: over nothing known
+             Node("return", L(13))]
+    edges = [(0, 2), (2, 3, True), (2, 3, False)] + [(i, i + 1) for i in range(3, 13)]
+    cfg = make(nodes, edges)
+    tr = Transfer(cfg, CONV, None)
+    assert {n for n in cfg.graph.nodes if tr.passes_unchanged(n)} == {0, 2, 3, 9, 12}
+    # A contracted branch (slicing) remembers nothing either.
+    assert Transfer(cfg, CONV, set()).passes_unchanged(4)
