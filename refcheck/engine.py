@@ -123,7 +123,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # Instantiations recognised before building (refcheck.frontend.instances): instance key ->
     # (the first one's result, None when it was skipped; its names).
     instances = None
-    if settings.share and any(n > 1 for n in sites.values()):
+    if settings.share and _instances_pay(parsed, places, sites, table, settings):
         from refcheck.frontend.instances import Instances
         a = time.perf_counter()
         instances = Instances(parsed, conv)
@@ -223,6 +223,22 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning"))
     return result
+
+
+# Instance keys (frontend/instances.py) cost a walk over the unit's top-level cursors first (0.3 s
+# on torch7's THTensor.c) and save a build per definition that shares an earlier one's key (about
+# 20 ms each there): worth it from about this many definitions that could share.
+INSTANCE_KEYS_FROM = 16
+
+
+def _instances_pay(parsed, places: list, sites: Counter, table, settings: Settings) -> bool:
+    """Whether enough definitions at shared places are left to build (not served by the
+    per-function cache: after an edit, only the edited body's instantiations are)."""
+    left = Counter(place for i, (fn, place) in enumerate(zip(parsed.functions, places))
+                   if sites[place] > 1
+                   and (settings.only_functions is None or fn.spelling in settings.only_functions)
+                   and not (table is not None and table.has(table.keys[i])))
+    return sum(n - 1 for n in left.values()) >= INSTANCE_KEYS_FROM
 
 
 def _function_table(path: str, parsed, places: list, settings: Settings, conv):

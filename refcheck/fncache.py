@@ -164,6 +164,14 @@ class FunctionCache:
             self.hits += 1
         return hit
 
+    def has(self, key: str | None) -> bool:
+        """Whether `get(key)` would hit, without counting a hit."""
+        if key is None:
+            return False
+        if self._read is None:
+            self._read = self._load_table()
+        return key in self._read
+
     def _load_table(self) -> dict[str, Outcome]:
         if os.path.islink(self.directory):  # could point anywhere; save() refuses it too
             self.rejected = f"{self.directory}: is a symbolic link"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from refcheck.conventions import Conventions
+from refcheck import engine
 from refcheck.engine import Settings, check_unit
 from refcheck.frontend import builder
 from refcheck.frontend.builder import build_cfg_if_relevant
@@ -21,6 +22,12 @@ from refcheck.frontend.unit import parse
 from refcheck.renaming import class_key
 
 CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
+
+
+@pytest.fixture(autouse=True)
+def _keys_for_small_units(monkeypatch):
+    # These units are far below the size from which the engine makes instance keys at all.
+    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
 
 HEADER = """
 typedef struct F { int n; } F; typedef struct D { int n; } D;
@@ -98,7 +105,13 @@ def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
     monkeypatch.setattr(builder, "build_cfg_if_relevant", lambda fn, conv: built.append(fn.spelling) or real(fn, conv))
     check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
     assert built == ["F_sum"]
+    # Below INSTANCE_KEYS_FROM definitions that could share, no keys are made: both are built.
+    built.clear()
+    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 2)
+    check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    assert built == ["F_sum", "D_sum"]
     monkeypatch.undo()
+    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
     _engine_agrees(path)
 
 

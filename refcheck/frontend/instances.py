@@ -86,7 +86,7 @@ class Instances:
         macros: list[tuple[int, int]] = []
         instantiation = K.MACRO_INSTANTIATION.value
         kinds = {k.value for k in _DECL_KINDS}
-        for c in tu.cursor.get_children():
+        for c in parsed.top:
             k = c._kind_id
             if k == instantiation:
                 macros.append(binding.extent_raw(c))

@@ -36,6 +36,9 @@ class Parsed:
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
     fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
     language: str = "c"  # what -x parsed it as: c, c++, cuda, ...
+    # The unit's top-level cursors (macro expansions included), walked once for the definitions
+    # and kept for frontend/instances.py.
+    top: list = field(default_factory=list)
 
 
 def _user_language(user_args: list[str]) -> str | None:
@@ -148,17 +151,19 @@ def parse(path: str, user_args: list[str]) -> Parsed:
         if len(errors) < MAX_ERRORS_PER_UNIT:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
-    functions = [c for c in _definitions(tu.cursor)]
+    top = list(tu.cursor.get_children())
+    functions = list(_definitions(top))
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
     language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
-    return Parsed(tu, functions, errors, includes, partial, fatal, language)
+    return Parsed(tu, functions, errors, includes, partial, fatal, language, top)
 
 
 _CONTAINERS = None
 
 
-def _definitions(root):
-    """Every function (and method) definition outside system headers, in source order."""
+def _definitions(top: list):
+    """Every function (and method) definition outside system headers, in source order, from the
+    unit's top-level cursors."""
     import clang.cindex as ci
 
     global _CONTAINERS
@@ -169,7 +174,7 @@ def _definitions(root):
     K = ci.CursorKind
     kinds = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
              K.CONVERSION_FUNCTION}
-    stack = [iter(root.get_children())]
+    stack = [iter(top)]
     while stack:
         c = next(stack[-1], None)
         if c is None:
