@@ -233,7 +233,10 @@ INSTANCE_KEYS_FROM = 16
 
 def _instances_pay(parsed, places: list, sites: Counter, table, settings: Settings) -> bool:
     """Whether enough definitions at shared places are left to build (not served by the
-    per-function cache: after an edit, only the edited body's instantiations are)."""
+    per-function cache: after an edit, only the edited body's instantiations are). C only: the
+    keys are made for C (see frontend/instances.py)."""
+    if parsed.language != "c":
+        return False
     left = Counter(place for i, (fn, place) in enumerate(zip(parsed.functions, places))
                    if sites[place] > 1
                    and (settings.only_functions is None or fn.spelling in settings.only_functions)
