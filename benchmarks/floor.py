@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         args = language_args(path, user) + builtin + user
         started = time.perf_counter()
         # The bare parse: no detailed preprocessing record, which refcheck's own parse asks for
-        # (frontend/unit.PARSE_OPTIONS) and pays for on its side of the ratio.
+        # (frontend/unit.DETAILED_RECORD) and pays for on its side of the ratio.
         tu = index.parse(path, args=args, options=0)
         errors = sum(1 for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error)
         del tu

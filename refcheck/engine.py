@@ -93,7 +93,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result = UnitResult(rel)
     t0 = time.perf_counter()
     try:
-        parsed = parse(path, settings.clang_args)
+        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings))
     except FrontendError as e:
         result.errors.append(ToolError(rel, str(e)))
         return result
@@ -225,6 +225,18 @@ def _check(path: str, settings: Settings) -> UnitResult:
     return result
 
 
+def _recheck(path: str, settings: Settings) -> bool:
+    """A per-function table of this unit and settings exists: most definitions will likely come
+    from it (a re-check after an edit), so the parse skips the detailed preprocessing record that
+    only instance keys need (frontend/unit.DETAILED_RECORD). When an edit to a header makes them
+    all miss, they are built without instance keys: slower, never different."""
+    if settings.function_cache is None or not settings.unit_key or settings.only_functions is not None:
+        return False
+    from refcheck.fncache import table_path
+
+    return os.path.isfile(table_path(settings.function_cache, path, settings.unit_key))
+
+
 # Instance keys (frontend/instances.py) cost a walk over the unit's top-level cursors first (0.3 s
 # on torch7's THTensor.c) and save a build per definition that shares an earlier one's key (about
 # 20 ms each there): worth it from about this many definitions that could share.
@@ -235,7 +247,7 @@ def _instances_pay(parsed, places: list, sites: Counter, table, settings: Settin
     """Whether enough definitions at shared places are left to build (not served by the
     per-function cache: after an edit, only the edited body's instantiations are). C only: the
     keys are made for C (see frontend/instances.py)."""
-    if parsed.language != "c":
+    if parsed.language != "c" or not parsed.detailed:
         return False
     left = Counter(place for i, (fn, place) in enumerate(zip(parsed.functions, places))
                    if sites[place] > 1

@@ -102,6 +102,12 @@ def _mac(secret: bytes, name: str, body: bytes) -> str:
     return hmac.new(secret, b"functions\n" + name.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
 
+def table_path(directory: str, unit_path: str, unit_key: str) -> str:
+    """Where the table of `unit_path` under settings `unit_key` lives in cache `directory`."""
+    name = _digest(b"table", os.path.abspath(unit_path).encode(), unit_key.encode()) + ".json"
+    return os.path.join(directory, SUBDIR, name)
+
+
 class FunctionCache:
     """One unit's table: keys of its functions, the entries read back, the entries to write.
 
@@ -117,8 +123,8 @@ class FunctionCache:
         # One table per unit and settings: checking a unit alternately under two configurations
         # (errors = "abort", then "unwind") keeps both tables instead of each run emptying the
         # other's. Tables of settings no longer used go by the cache's age rule.
-        self.name = _digest(b"table", os.path.abspath(unit_path).encode(), unit_key.encode()) + ".json"
-        self.path = os.path.join(self.directory, self.name)
+        self.path = table_path(directory, unit_path, unit_key)
+        self.name = os.path.basename(self.path)
         self.files = files
         self.secret = secret
         self.rejected: str | None = None

@@ -16,11 +16,12 @@ CUDA_EXTS = {".cu"}
 CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
 # The detailed preprocessing record (CXTranslationUnit_DetailedPreprocessingRecord): where each
-# macro expansion lies, which frontend/instances.py compares between instantiations. It costs
-# about 0.1 s of parse on torch7's THTensor.c, and the walk for definitions steps over 41,922
-# top-level cursors instead of 5,253. (benchmarks/floor.py parses without it: the floor stays
-# the bare parse.)
-PARSE_OPTIONS = 1
+# macro expansion lies and which ranges #if skipped, which frontend/instances.py compares between
+# instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and the walk for
+# definitions steps over 41,922 top-level cursors instead of 5,253 (0.2 s): worth it when most
+# definitions are built, not for a re-check served by the per-function cache (engine.py
+# decides). benchmarks/floor.py parses without it: the floor stays the bare parse.
+DETAILED_RECORD = 1
 
 
 class FrontendError(Exception):
@@ -39,6 +40,7 @@ class Parsed:
     # The unit's top-level cursors (macro expansions included), walked once for the definitions
     # and kept for frontend/instances.py.
     top: list = field(default_factory=list)
+    detailed: bool = False  # parsed with the detailed preprocessing record
 
 
 def _user_language(user_args: list[str]) -> str | None:
@@ -120,7 +122,8 @@ def looks_binary(path: str) -> bool:
     return b"\0" in head
 
 
-def parse(path: str, user_args: list[str]) -> Parsed:
+def parse(path: str, user_args: list[str], detailed: bool = True) -> Parsed:
+    """`detailed`: keep the detailed preprocessing record (see DETAILED_RECORD)."""
     import clang.cindex as ci
 
     if not os.path.exists(path):
@@ -138,7 +141,7 @@ def parse(path: str, user_args: list[str]) -> Parsed:
         raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
     try:
-        tu = _index().parse(path, args=args, options=PARSE_OPTIONS)
+        tu = _index().parse(path, args=args, options=DETAILED_RECORD if detailed else 0)
     except ci.TranslationUnitLoadError:
         raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
     errors: list[ToolError] = []
@@ -155,7 +158,7 @@ def parse(path: str, user_args: list[str]) -> Parsed:
     functions = list(_definitions(top))
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
     language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
-    return Parsed(tu, functions, errors, includes, partial, fatal, language, top)
+    return Parsed(tu, functions, errors, includes, partial, fatal, language, top, detailed)
 
 
 _CONTAINERS = None

@@ -371,3 +371,27 @@ int plain(int c) { return c + 1; }
     assert counts(r)["cached"] == 2, r.err  # `outer` and the lambda inside it
     assert "functions 3" in r.err
     same_as_no_cache(project, r, "u.cpp")
+
+
+def test_a_recheck_parses_without_the_detailed_record_and_finds_the_same(tmp_path, monkeypatch):
+    # A unit whose table exists is most likely re-checked after an edit: the parse skips the
+    # detailed preprocessing record (only instance keys need it); without a table it keeps it.
+    from refcheck import engine
+    from refcheck.conventions import Conventions
+    from refcheck.frontend import unit as unit_mod
+
+    (tmp_path / "api.h").write_text(API)
+    path = tmp_path / "unit.c"
+    path.write_text(PRELUDE + BODIES)
+    seen = []
+    real = unit_mod.parse
+    monkeypatch.setattr(unit_mod, "parse", lambda p, a, detailed=True: seen.append(detailed) or real(p, a, detailed))
+    settings = engine.Settings(conventions=Conventions(), root=str(tmp_path), function_cache=str(tmp_path / "c"),
+                               unit_key="k" * 40)
+    first = engine.check_unit(str(path), settings)
+    edit(path, "  FILL(t);\n  if (c)", "  FILL((t));\n  if (c)")
+    second = engine.check_unit(str(path), settings)
+    assert seen == [True, False]
+    assert second.counts.get("cached") == 3
+    fresh_result = engine.check_unit(str(path), engine.Settings(conventions=Conventions(), root=str(tmp_path)))
+    assert second.findings == fresh_result.findings == first.findings and len(first.findings) == 1
