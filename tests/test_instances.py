@@ -75,6 +75,13 @@ def _unit(tmp_path, body: str, header: str = HEADER, instantiate: str = INSTANTI
     return parsed, keys, path
 
 
+def _apart(tmp_path, body: str, a: str, b: str, **unit):
+    """Writes the unit; definitions a and b must get different keys."""
+    parsed, keys, path = _unit(tmp_path, body, **unit)
+    assert keys[a] is not None and keys[b] is not None and keys[a][0] != keys[b][0]
+    return parsed, path
+
+
 def _same_graph(parsed, a: str, b: str, conv=CONV) -> bool:
     fns = {fn.spelling: fn for fn in parsed.functions}
     ka = class_key(build_cfg_if_relevant(fns[a], conv), conv)[0]
@@ -175,30 +182,24 @@ def test_sizeof_of_an_expression_keeps_every_type(tmp_path):
 
 def test_what_a_renamed_name_declares_is_part_of_the_key(tmp_path):
     # F_get returns a pointer, D_get an int: the same call means another graph.
-    header = HEADER + "F *F_get(F *); int D_get(D *);\n"
-    body = "void TN(g)(T *x) { T *t = TN(new)(); TN(get)(t); TN(free)(t); }\n"
-    parsed, keys, path = _unit(tmp_path, body, header=header)
-    assert keys["F_g"][0] != keys["D_g"][0]
+    _apart(tmp_path, "void TN(g)(T *x) { T *t = TN(new)(); TN(get)(t); TN(free)(t); }\n", "F_g", "D_g",
+           header=HEADER + "F *F_get(F *); int D_get(D *);\n")
     # Enum constants by their values.
-    header = HEADER + "enum { F_K = 1, D_K = 2 };\n"
-    body = "int TN(e)(T *x, int k) { T *t = TN(new)(); if (k == TN(K)) return 0; TN(free)(t); return 1; }\n"
-    parsed, keys, path = _unit(tmp_path, body, header=header)
-    assert keys["F_e"][0] != keys["D_e"][0]
+    _, path = _apart(tmp_path, "int TN(e)(T *x, int k) { T *t = TN(new)(); if (k == TN(K)) return 0; TN(free)(t); "
+                     "return 1; }\n", "F_e", "D_e", header=HEADER + "enum { F_K = 1, D_K = 2 };\n")
     _engine_agrees(path)
 
 
 def test_the_conventions_verdict_on_each_renamed_name_is_part_of_the_key(tmp_path):
-    parsed, keys, path = _unit(tmp_path, BODY, conv=Conventions(acquire=[r"^D_new$"], release=[r"_free$"]))
-    assert keys["F_sum"][0] != keys["D_sum"][0]
+    _apart(tmp_path, BODY, "F_sum", "D_sum", conv=Conventions(acquire=[r"^D_new$"], release=[r"_free$"]))
 
 
 def test_a_renamed_name_that_the_source_spells_is_never_renamed(tmp_path):
     # As TH_MATH_NAME(log) calls logf for float and log for double: `mk` is spelled in the source,
     # whose text the graph keeps (expressions as messages show them), so it cannot be renamed.
     header = HEADER + "F *F_new2(void); F *mk(void); F *mkf(void);\n#define MK_F(x) x##f\n#define MK_D(x) x\n"
-    body = "void TN(m)(T *x) { F *t = CAT(MK, T)(mk)(); F_free(t); }\n"
-    parsed, keys, path = _unit(tmp_path, body, header=header)
-    assert keys["F_m"][0] != keys["D_m"][0]
+    _, path = _apart(tmp_path, "void TN(m)(T *x) { F *t = CAT(MK, T)(mk)(); F_free(t); }\n", "F_m", "D_m",
+                     header=header)
     _engine_agrees(path)
 
 
