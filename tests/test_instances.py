@@ -152,10 +152,17 @@ def test_conditionals_inside_are_keyed_by_the_ranges_they_skip(tmp_path):
     _engine_agrees(path)
 
 
-def test_other_directives_inside_leave_the_definition_without_a_key(tmp_path):
-    body = BODY.replace("  real w = v * 2;\n", "#pragma GCC diagnostic ignored \"-Wall\"\n  real w = v * 2;\n")
+def test_an_include_or_line_directive_inside_leaves_the_definition_without_a_key(tmp_path):
+    body = BODY.replace("  real w = v * 2;\n", "#line 40\n  real w = v * 2;\n")
     parsed, keys, path = _unit(tmp_path, body)
     assert keys["F_sum"] is None and keys["D_sum"] is None
+    _engine_agrees(path)
+    # ... unless the preprocessor skipped it; and a pragma is the same text in every instantiation.
+    body = BODY.replace("  real w = v * 2;\n", "#if 0\n#include <nothing.h>\n#endif\n#pragma GCC diagnostic ignored "
+                        "\"-Wall\"\n  real w = v * 2;\n")
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_sum"] is not None and keys["F_sum"][0] == keys["D_sum"][0]
+    assert _same_graph(parsed, "F_sum", "D_sum")
     _engine_agrees(path)
 
 

@@ -34,9 +34,9 @@ a one-to-one renaming of names:
   found by their raw locations: each inclusion of a file has an interval of its own.
 
 A definition the key cannot vouch for gets none and is built as before: C++ and CUDA (overloads
-are chosen by the types erased here), a directive in its source other than conditionals,
-`#define` and `#undef`, an extent that is not one plain range of one file, a body that does not
-print.
+are chosen by the types erased here), an active directive in its source other than conditionals,
+`#define`, `#undef` and `#pragma`, an extent that is not one plain range of one file, a body that
+does not print.
 """
 
 from __future__ import annotations
@@ -53,10 +53,12 @@ _TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[\w.]|[eEpP][+-])*|\"(?:\\.|[^\"\\\n]
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:|\?\?=)[ \t]*(\w*)", re.M)
 # Directives whose effect the key sees: which text is active (the skipped ranges) and what the
-# macros expand to (the printed text and the expansions' ranges). Any other (an #include or a
-# #line inside a body, a #pragma) leaves the definition without a key.
+# macros expand to (the printed text and the expansions' ranges), and pragmas: the same text in
+# every instantiation, whose effect on the AST (an OpenMP directive under -fopenmp) the printed
+# text shows. Any other active one (an #include or a #line inside a body) leaves the definition
+# without a key; one inside a skipped range does nothing.
 _KNOWN_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif",
-                               b"define", b"undef"})
+                               b"define", b"undef", b"pragma"})
 # Every C arithmetic type is a scalar to the graph build (clangutil.SCALAR_KINDS).
 _ARITHMETIC = frozenset({"char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
                          "__int128"})
@@ -128,14 +130,17 @@ class Instances:
         # The extent's start may be a macro's (a return type spelled `THTensor *`): its call site
         # is `start` bytes into the same inclusion as the end.
         begin = end - (stop - start)
-        if any(m.group(1) not in _KNOWN_DIRECTIVES for m in _DIRECTIVE.finditer(source, start, stop)):
-            return None
-        i = bisect.bisect_left(self.macro_starts, begin)
-        j = bisect.bisect_right(self.macro_starts, end)
-        expansions = tuple((b - begin, e - begin) for b, e in self.macros[i:j])
         i = bisect.bisect_left(self.skipped_starts, begin)
         j = bisect.bisect_right(self.skipped_starts, end)
         skipped = tuple((b - begin, e - begin) for b, e in self.skipped[i:j])
+        for m in _DIRECTIVE.finditer(source, start, stop):
+            if m.group(1) not in _KNOWN_DIRECTIVES:
+                at = m.start() - start
+                if not any(b <= at < e for b, e in skipped):
+                    return None
+        i = bisect.bisect_left(self.macro_starts, begin)
+        j = bisect.bisect_right(self.macro_starts, end)
+        expansions = tuple((b - begin, e - begin) for b, e in self.macros[i:j])
         text = binding.pretty_printed(fn)
         if not text:
             return None
