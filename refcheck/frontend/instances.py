@@ -124,7 +124,7 @@ class Instances:
             return None
         (first, _, _, start), (last, _, _, stop) = binding.extent_places(fn)
         _, end = binding.extent_raw(fn)
-        if first != last or end & binding.MACRO_ID_BIT or not 0 <= start < stop <= len(source) \
+        if not first or first != last or end & binding.MACRO_ID_BIT or not 0 <= start < stop <= len(source) \
                 or binding.file_named(first).name != place.file:
             return None  # not one plain range of the definition's file
         # The extent's start may be a macro's (a return type spelled `THTensor *`): its call site
