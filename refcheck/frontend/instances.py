@@ -86,14 +86,11 @@ class Instances:
         self.decls: dict[str, list] = {}
         self.type_names: set[str] = set()
         macros: list[tuple[int, int]] = []
-        instantiation = K.MACRO_INSTANTIATION.value
-        kinds = {k.value for k in _DECL_KINDS}
         for c in parsed.top:
-            k = c._kind_id
-            if k == instantiation:
+            kind = kind_of(c)
+            if kind == K.MACRO_INSTANTIATION:
                 macros.append(binding.extent_raw(c))
-            elif k in kinds:
-                kind = kind_of(c)
+            elif kind in _DECL_KINDS:
                 name = binding.spelling(c)
                 if name:
                     self.decls.setdefault(name, []).append(c)
