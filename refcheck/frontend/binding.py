@@ -2,7 +2,10 @@
 
 Each use is for speed or for something the binding does not expose; `tests/test_frontend.py`
 checks every one against the installed binding, so an upgrade that changes them fails a test
-instead of silently changing results.
+instead of silently changing results. One private attribute is also read outside this module:
+`Cursor._kind_id` in the graph build's innermost loops (clangutil, expressions, conditions,
+graph), where even `kind_of`'s call measured; `kind_of` reads the same attribute and its test
+covers them.
 """
 
 from __future__ import annotations
@@ -166,6 +169,7 @@ def raw():
             ("clang_getNullCursor", [], ci.Cursor),
             ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
             ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_getClangVersion", [], _CXString),
             ("clang_getCursorPrintingPolicy", [ci.Cursor], ctypes.c_void_p),
             ("clang_PrintingPolicy_dispose", [ctypes.c_void_p], None),
             ("clang_getCursorPrettyPrinted", [ci.Cursor, ctypes.c_void_p], _CXString),
@@ -255,23 +259,18 @@ def spelling(c):
     res = getattr(c, "_spelling", _UNSET)
     if res is not _UNSET:
         return res
-    own = raw()
-    s = own.clang_getCursorSpelling(c)
-    try:
-        text = own.clang_getCString(s)
-    finally:
-        own.clang_disposeString(s)
-    res = c._spelling = None if text is None else text.decode("utf8")
+    res = c._spelling = _text(raw().clang_getCursorSpelling(c), "strict")
     return res
 
 
-def _text(s) -> str | None:
+def _text(s, errors: str = "replace") -> str | None:
+    """A CXString's text (None for libclang's NULL), the string disposed of."""
     own = raw()
     try:
         text = own.clang_getCString(s)
     finally:
         own.clang_disposeString(s)
-    return None if text is None else text.decode("utf8", "replace")
+    return None if text is None else text.decode("utf8", errors)
 
 
 def pretty_printed(c) -> str:
@@ -333,16 +332,5 @@ def arguments(c) -> list:
 
 
 def clang_version() -> str:
-    """clang_getClangVersion(), which the binding does not wrap: "clang version 18.1.1 ...".
-    A ctypes handle of our own on the loaded library, so the binding's functions keep their types."""
-    own = ctypes.CDLL(ci.conf.lib._name)
-    own.clang_getClangVersion.restype = _CXString
-    own.clang_getCString.argtypes = [_CXString]
-    own.clang_getCString.restype = ctypes.c_char_p
-    own.clang_disposeString.argtypes = [_CXString]
-    own.clang_disposeString.restype = None
-    s = own.clang_getClangVersion()
-    try:
-        return (own.clang_getCString(s) or b"").decode("utf-8", "replace")
-    finally:
-        own.clang_disposeString(s)
+    """clang_getClangVersion(), which the binding does not wrap: "clang version 18.1.1 ..."."""
+    return _text(raw().clang_getClangVersion()) or ""
