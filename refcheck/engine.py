@@ -225,12 +225,18 @@ def _check(path: str, settings: Settings) -> UnitResult:
     return result
 
 
+def _function_cache_on(settings: Settings) -> bool:
+    """Off with --no-cache, without a usable unit key, and for the mutation harness checking
+    chosen functions."""
+    return settings.function_cache is not None and bool(settings.unit_key) and settings.only_functions is None
+
+
 def _recheck(path: str, settings: Settings) -> bool:
     """A per-function table of this unit and settings exists: most definitions will likely come
     from it (a re-check after an edit), so the parse skips the detailed preprocessing record that
     only instance keys need (frontend/unit.DETAILED_RECORD). When an edit to a header makes them
     all miss, they are built without instance keys: slower, never different."""
-    if settings.function_cache is None or not settings.unit_key or settings.only_functions is not None:
+    if not _function_cache_on(settings):
         return False
     from refcheck.fncache import table_path
 
@@ -257,9 +263,8 @@ def _instances_pay(parsed, places: list, sites: Counter, table, settings: Settin
 
 
 def _function_table(path: str, parsed, places: list, settings: Settings, conv):
-    """The unit's per-function cache, or None when it is off (--no-cache, no usable key, the
-    mutation harness checking chosen functions)."""
-    if settings.function_cache is None or not settings.unit_key or settings.only_functions is not None:
+    """The unit's per-function cache, or None when it is off."""
+    if not _function_cache_on(settings):
         return None
     from refcheck.cache import KeyProblem, load_secret
     from refcheck.fncache import FunctionCache
