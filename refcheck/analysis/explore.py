@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from refcheck.analysis.liveness import Pruner
 from refcheck.analysis.report import Reporter
-from refcheck.analysis.slicing import relevant_branches
+from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.cfg import FunctionCFG
@@ -36,16 +36,18 @@ class Result:
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
-            observe=None, contract: bool = True, prune: bool = True, mirror: bool = True) -> Result:
+            observe=None, contract: bool = True, prune: bool = True, mirror: bool = True,
+            untrack: bool = True) -> Result:
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
     `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
     `prune`: forget dead variables' unowned objects and facts at each node (`liveness`);
     `mirror`: skip the visited map where it would repeat a predecessor's (`_mirrors`; off only
-    to compare)."""
+    to compare); `untrack`: leave the pointers that take no part in ownership untracked
+    (`slicing.untracked_values`; off only to compare)."""
     # States form no cycles and are freed by reference counting (refcheck.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
-        return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror)
+        return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack)
 
 
 def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
@@ -71,9 +73,10 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
     return out
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror) -> Result:
+def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack) -> Result:
     deadline = time.monotonic() + seconds
-    tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None)
+    tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None,
+                  untracked_values(cfg) if untrack else frozenset())
     reporter = Reporter(cfg, rules)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys) if prune else None
     init = tr.initial()

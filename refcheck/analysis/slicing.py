@@ -1,4 +1,5 @@
-"""Which branches can matter to ownership: the conditions of the others are contracted.
+"""What can matter to ownership, found before exploring: which branches (the conditions of the
+others are contracted), and which pointers (the others are not tracked, `untracked_values`).
 
 A branch matters when a node that changes ownership, ends a path or uses a value after a node that
 may release it is control dependent on it (it decides whether that node runs), directly or through
@@ -76,6 +77,78 @@ def released_values(cfg) -> dict[str, set[int]]:
         for v in vars_:
             out.setdefault(find(v), set()).add(n)
     return {v: out[find(v)] for v in {*parent, *(x for _, vs in releases for x in vs)} if find(v) in out}
+
+
+def untracked_values(cfg) -> frozenset[str]:
+    """Local pointers that take no part in ownership, which the analysis does not track.
+
+    A variable qualifies when everything it ever holds is NULL, a value loaded from memory (a
+    location this function never stores to, so the load is never an object handed over here),
+    an untracked value, or another such variable's value; and when none of those values reaches
+    anything that reads an object: a release, consume, retain or reallocation, a store, `&v`,
+    an acquisition that may return its argument, a return, a null test or pointer comparison, a
+    size fact, or the address of a store. What is left is reading through it (`*v`, `v[i]`,
+    passing it to a borrowing call), none of which reports anything about a value that is never
+    released. Tracking it anyway only told a loaded value from a NULL one, so that a path on
+    which it is dereferenced while NULL ended there (semantics.md, precision 15): the
+    `TH_TENSOR_APPLY` data pointers, NULL for an empty tensor and loaded otherwise, multiplied
+    every APPLY body's states by up to three per operand. Values loaded from one location are one
+    object, so a location one non-qualifying variable loads disqualifies every variable loading
+    it; assignments join variables both ways (an alias of a released value is released too)."""
+    g = cfg.graph
+    ops = [op for n in g.nodes for d in (g.nodes[n]["data"],) for op in (*d.ops, *d.post)]
+    stored = {op.target for op in ops if type(op) is ir.Store and op.target}
+    tracked = {v for v, _ in cfg.params if v is not None}
+    candidates = set()
+    for op in ops:
+        t = type(op)
+        if t is ir.Assign or t is ir.Load:
+            candidates.add(op.dst)
+            if t is ir.Load and op.key in stored:
+                tracked.add(op.dst)
+        elif t is ir.Release:
+            tracked.update(op.vars)
+        elif t is ir.Retain or t is ir.Escape:
+            tracked.add(op.var)
+        elif t is ir.Realloc:
+            tracked.update((op.dst, op.src))
+        elif t is ir.Acquire:
+            tracked.update((op.dst, op.source))
+        elif t is ir.Store:
+            tracked.add(op.var)
+            if len(op.deps) > 1:
+                # A store forgets size facts unless every object its address mentions is
+                # acquired here; with one variable in the address, one not bound forgets them
+                # as one bound to a loaded value or NULL does.
+                tracked.update(op.deps)
+        elif t is ir.SameSize:
+            tracked.update((op.a, op.b))
+        elif t is ir.Count:
+            tracked.update((op.var, op.tensor))
+    for n in g.nodes:
+        d = g.nodes[n]["data"]
+        if d.kind == "return":
+            tracked.add(d.value)
+        cond = d.cond
+        if isinstance(cond, ir.NullTest):
+            tracked.add(cond.var)
+        elif isinstance(cond, (ir.SameObject, ir.SizeTest)):
+            tracked.update((cond.a, cond.b))
+    assigns = [(op.dst, op.src) for op in ops if type(op) is ir.Assign and op.src is not None]
+    loads = [(op.dst, op.key) for op in ops if type(op) is ir.Load and op.key]
+    changed = True
+    while changed:
+        changed = False
+        for a, b in assigns:
+            if (a in tracked) != (b in tracked):
+                tracked.update((a, b))
+                changed = True
+        keys = {k for v, k in loads if v in tracked}
+        for v, k in loads:
+            if k in keys and v not in tracked:
+                tracked.add(v)
+                changed = True
+    return frozenset(v for v in candidates - tracked if not v.startswith("$"))
 
 
 def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = frozenset()) -> bool:

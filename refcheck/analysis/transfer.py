@@ -27,9 +27,12 @@ def same_key(cond: ir.SameObject) -> tuple:
 
 
 class Transfer:
-    def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None):
-        """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all."""
+    def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None,
+                 untracked: frozenset = frozenset()):
+        """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all.
+        `untracked`: variables that take no part in ownership (`slicing.untracked_values`)."""
         self.cfg = cfg
+        self.untracked = untracked
         self.conv = conv
         # Read at every step: the graph's views cost a Python call per lookup.
         self.data = dict(cfg.graph.nodes(data="data"))
@@ -199,6 +202,9 @@ class Transfer:
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
 
     def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
+        if op.dst in self.untracked:
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
         new = st.env.get(op.src) if op.src is not None else None
         if op.null:  # a known NULL, so that later tests of the variable are decided
             new = ObjId(Kind.NULL, op.dst)
@@ -248,6 +254,9 @@ class Transfer:
                                origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
     def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
+        if op.dst in self.untracked:
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
         stored = st.facts.stored.get(op.key) if op.key else None
         if stored is not None and stored in st.objs:
             self.bind(st, op.dst, stored, op.loc, False, events)

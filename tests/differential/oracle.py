@@ -104,6 +104,7 @@ class Execution:
         default_factory=lambda: {f"t{k}": ("null", f"t{k}") for k in range(NVARS)})
     # Size facts (semantics.md, same size): pairs of variables known to have equal element counts.
     sizes: set = field(default_factory=set)
+    untracked: frozenset = frozenset()  # see untracked(); set by run()
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -180,6 +181,7 @@ class Execution:
     # -- statements -------------------------------------------------------------------------
 
     def run(self) -> None:
+        self.untracked = untracked(self.fn.body)
         p = None if self.choose() else Obj(param=True)
         if p is not None:
             self.objects.append(p)
@@ -275,8 +277,10 @@ class Execution:
                     self.nulls[s.var] = null
             elif isinstance(s, Use):
                 self.use(self.value(s.target), line)
-                if s.deref and self.value(s.target) is None:
-                    raise PathEnded  # NULL->nDimension: the program crashes, nothing after it counts
+                if s.deref and self.value(s.target) is None and s.target not in self.untracked:
+                    # NULL->nDimension: the program crashes, nothing after it counts (decision
+                    # 14), unless the pointer is one refcheck does not track (decision 15).
+                    raise PathEnded
                 self.sizes = set()  # sink()/sinkp() may resize any tensor
             elif isinstance(s, Resize):
                 self.use(self.value(s.target), line)
@@ -397,6 +401,73 @@ class Execution:
             obj.consumed = True
         else:
             obj.released = True
+
+
+def untracked(body: tuple) -> frozenset:
+    """The local pointers that take no part in ownership (semantics.md, decision 15): in the
+    statements refcheck's graph holds (those reachable from the entry by its edges), never
+    acquired, released, consumed, stored, returned, null-tested, compared, recorded in a flag,
+    resized or size-checked, nor passed to newContiguous (which may return it), and assigned only
+    NULL or each other (an assignment joins two variables both ways): only dereferenced and
+    passed to borrowing calls."""
+    tracked = {"p"}
+    links: list[tuple[str, str]] = []
+    targets: set[int] = set()
+
+    def returned(r: Return | None) -> None:
+        if r is not None and r.value:
+            tracked.add(r.value)
+
+    def visit(stmts, live: bool = True) -> bool:
+        """Record what the reachable statements do; whether the end is reached by falling through."""
+        for s in stmts:
+            if isinstance(s, Label):
+                live = live or s.label in targets
+            if not live:
+                continue
+            if isinstance(s, Acquire):
+                tracked.add(s.var)
+                if s.contiguous:
+                    tracked.add(s.arg)
+                returned(s.checked)
+            elif isinstance(s, (Release, Move, Store, Flag)):
+                tracked.add(s.target)
+            elif isinstance(s, (Resize, SizeCheck)):
+                tracked.update((s.target, s.source))
+            elif isinstance(s, Return):
+                returned(s)
+                live = False
+            elif isinstance(s, NullCheck):
+                tracked.add(s.target)
+                returned(s.ret)
+            elif isinstance(s, If):
+                if not isinstance(s.cond, int):
+                    tracked.update((s.cond,) if isinstance(s.cond, str) else s.cond)
+                then = visit(s.then)
+                live = visit(s.orelse or ()) or then
+            elif isinstance(s, Assign) and s.source != "NULL":
+                links.append((s.var, s.source))
+            elif isinstance(s, Goto):
+                targets.add(s.label)
+                live = False
+            elif isinstance(s, Error) and s.status is None:
+                live = False
+        return live
+
+    while True:  # until every reachable goto's label is known reachable
+        known = set(targets)
+        tracked, links = {"p"}, []
+        visit(body)
+        if targets == known:
+            break
+    changed = True
+    while changed:
+        changed = False
+        for a, b in links:
+            if (a in tracked) != (b in tracked):
+                tracked.update((a, b))
+                changed = True
+    return frozenset(f"t{k}" for k in range(NVARS)) - tracked
 
 
 def distinct(a: Obj, b: Obj) -> bool:

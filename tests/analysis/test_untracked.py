@@ -1,0 +1,122 @@
+"""Pointers that take no part in ownership are not tracked (analysis/slicing.untracked_values,
+semantics.md precision 15): which variables qualify, and what leaving them untracked changes
+(only paths that went through a dereference of one while NULL) and saves (states)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixture_expect import find_units, unit_sources
+from refcheck import ir
+from refcheck.analysis.explore import explore
+from refcheck.analysis.slicing import untracked_values
+from refcheck.cfg import Node
+from refcheck.conventions import Conventions
+from refcheck.frontend.builder import build_cfg
+from refcheck.frontend.unit import parse
+from refcheck.rules import RULES
+from tests.analysis.test_states import L, make
+
+REPO = Path(__file__).resolve().parent.parent.parent
+FIXTURES = REPO / "fixtures"
+INCLUDE = FIXTURES / "include"
+# The one fixture function whose findings leaving a pointer untracked changes (on purpose).
+CHANGED = {"fixture_untracked_null_deref_goes_on"}
+
+
+def _cfg(ops: list, cond=None, ret: str | None = None, params=()):
+    """entry -> a block of `ops` -> (a branch on `cond` ->) a return of `ret`."""
+    nodes = [Node("entry", L(1)), Node("exit", L(99)), Node("block", ops=ops)]
+    edges = [(0, 2)]
+    if cond is not None:
+        nodes.append(Node("branch", L(3), cond=cond))
+        edges += [(2, 3), (3, 4, True), (3, 4, False)]
+    nodes.append(Node("return", L(4), value=ret))
+    edges.append((len(nodes) - 2, len(nodes) - 1) if cond is None else (3, 4))
+    return make(nodes, list(dict.fromkeys(edges)), params=params)
+
+
+def _load(dst: str, key: str = "x->data") -> ir.Load:
+    return ir.Load(L(2), dst, key, frozenset({"x"}), key)
+
+
+NULL_D = ir.Assign(L(2), "d", None, null=True)
+
+
+@pytest.mark.parametrize("why, ops, cond, ret", [
+    ("released", [_load("d"), ir.Release(L(2), ("d",), "THFree")], None, None),
+    ("retained", [_load("d"), ir.Retain(L(2), "d", "THFloatTensor_retain")], None, None),
+    ("address taken", [_load("d"), ir.Escape(L(2), "d")], None, None),
+    ("reallocated", [_load("d"), ir.Realloc(L(2), "e", "d", "THRealloc")], None, None),
+    ("may be returned by an acquirer",
+     [_load("d"), ir.Acquire(L(2), "e", "THFloatTensor_newContiguous", source="d")], None, None),
+    ("stored", [_load("d"), ir.Store(L(2), "d", "g_keep")], None, None),
+    ("in a stored address with another variable",
+     [_load("d"), ir.Store(L(2), None, "d[i]", frozenset({"d", "i"}))], None, None),
+    ("resized", [_load("d"), ir.SameSize(L(2), "d", "x")], None, None),
+    ("counted", [_load("d"), ir.Count(L(2), "n", "d")], None, None),
+    ("returned", [_load("d")], None, "d"),
+    ("null-tested", [_load("d")], ir.NullTest("d"), None),
+    ("compared", [_load("d"), _load("e", "y")], ir.SameObject("d", "e"), None),
+    ("size-tested", [_load("d")], ir.SizeTest("d", "x", False, True, None), None),
+    ("loaded from a location stored to", [ir.Store(L(2), None, "x->data"), _load("d")], None, None),
+    ("assigned to a released variable",
+     [_load("d"), ir.Assign(L(2), "e", "d"), ir.Release(L(2), ("e",), "THFree")], None, None),
+    ("assigned a released variable's value",
+     [ir.Acquire(L(2), "e", "THAlloc"), ir.Assign(L(2), "d", "e")], None, None),
+    ("loading what a released variable loads",
+     [_load("d"), _load("e"), ir.Release(L(2), ("e",), "THFree")], None, None),
+])
+def test_a_pointer_that_reaches_an_ownership_op_is_tracked(why, ops, cond, ret):
+    assert "d" not in untracked_values(_cfg(ops, cond, ret, params=[("x", True)])), why
+
+
+def test_null_loaded_read_through_and_copied_pointers_are_untracked():
+    ops = [NULL_D, _load("d"), ir.Use(L(2), "d", deref=True), ir.Assign(L(2), "e", "d"),
+           ir.Call(L(2), "sink", ("e",)), ir.Store(L(2), None, "*d", frozenset({"d"})),
+           ir.Assign(L(2), "$1", None), ir.Assign(L(2), "f", "$1")]
+    # Parameters keep their objects (a release of one is RC006), temporaries are never kept.
+    assert untracked_values(_cfg(ops, params=[("x", True)])) == {"d", "e", "f"}
+
+
+def _fixture_functions(errors: str):
+    for unit in find_units(FIXTURES):
+        options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
+        if options.errors != errors:
+            continue
+        parsed = parse(str(unit), ["-I", str(INCLUDE), *options.clang_args])
+        for fn in parsed.functions:
+            yield fn.spelling, build_cfg(fn, Conventions(errors=errors))
+
+
+def _findings(res) -> list:
+    return [(f.rule, f.location.line, f.origin.line if f.origin else None) for f in res.findings]
+
+
+@pytest.mark.parametrize("errors", ["abort", "unwind"])
+def test_untracking_changes_only_paths_through_a_null_dereference(errors):
+    conv = Conventions(errors=errors)
+    checked = untracked = 0
+    for name, cfg in _fixture_functions(errors):
+        on = explore(cfg, conv, RULES.values())
+        off = explore(cfg, conv, RULES.values(), untrack=False)
+        assert not on.incomplete and not off.incomplete, name
+        if name in CHANGED:
+            assert _findings(off) == [] and [r for r, _, _ in _findings(on)] == ["RC001"], name
+        else:  # the paths cut at a NULL dereference are all that untracking adds
+            assert _findings(on) == _findings(off) and on.states <= off.states, name
+        checked += 1
+        untracked += bool(untracked_values(cfg))
+    assert checked > 20 and (untracked > 3 or errors == "unwind"), (checked, untracked)
+
+
+def test_the_apply_shape_is_explored_once_per_counter_state():
+    (cfg,) = [c for n, c in _fixture_functions("abort") if n == "fixture_untracked_apply_shape"]
+    conv = Conventions()
+    assert {cfg.names[v] for v in untracked_values(cfg)} == {"x_data"}
+    on = explore(cfg, conv, RULES.values())
+    off = explore(cfg, conv, RULES.values(), untrack=False)
+    assert on.findings == off.findings == []
+    assert on.states < off.states
