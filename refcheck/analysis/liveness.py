@@ -93,18 +93,47 @@ class Liveness:
 
     def __init__(self, cfg):
         g = cfg.graph
-        # Per node, transfer in backward order: a list of (env kills, fact kills, reads).
-        steps: dict[int, list] = {}
+        # Sets of variables as bits of an int: the fixpoint revisits nodes many times (TH's
+        # APPLY loops nest four deep), and a node's ops compose into one transfer,
+        # live_in = gen | (live_out & ~kill), for bindings and for facts alike.
+        bit: dict[str, int] = {}
+
+        def bits(vs) -> int:
+            b = 0
+            for v in vs:
+                i = bit.get(v)
+                if i is None:
+                    i = bit[v] = 1 << len(bit)
+                b |= i
+            return b
+
+        gen_e: dict[int, int] = {}
+        kill_e: dict[int, int] = {}
+        gen_f: dict[int, int] = {}
+        kill_f: dict[int, int] = {}
         touched: dict[int, frozenset] = {}
         for n in g.nodes:
             d = g.nodes[n]["data"]
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
-            steps[n] = seq
-            touched[n] = frozenset(v for kill_e, kill_f, reads in seq for v in (*kill_e, *kill_f, *reads))
-        env = {n: set() for n in g.nodes}
-        facts = {n: set() for n in g.nodes}
+            ge = ke = gf = kf = 0
+            for k_e, k_f, reads in seq:  # in backward order: X -> (X - kills) | reads
+                r = bits(reads)
+                if k_e:
+                    k = bits(k_e)
+                    ge &= ~k
+                    ke |= k
+                if k_f:
+                    k = bits(k_f)
+                    gf &= ~k
+                    kf |= k
+                ge |= r
+                gf |= r
+            gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
+            touched[n] = frozenset(v for k_e, k_f, reads in seq for v in (*k_e, *k_f, *reads))
+        env = dict.fromkeys(g.nodes, 0)
+        facts = dict.fromkeys(g.nodes, 0)
         preds = {n: list(g.predecessors(n)) for n in g.nodes}
         succs = {n: list(g.successors(n)) for n in g.nodes}
         work = list(g.nodes)
@@ -112,24 +141,35 @@ class Liveness:
         while work:
             n = work.pop()
             queued.discard(n)
-            live_e: set = set()
-            live_f: set = set()
+            out_e = out_f = 0
             for s in succs[n]:
-                live_e |= env[s]
-                live_f |= facts[s]
-            for kill_e, kill_f, reads in steps[n]:
-                live_e.difference_update(kill_e)
-                live_f.difference_update(kill_f)
-                live_e.update(reads)
-                live_f.update(reads)
+                out_e |= env[s]
+                out_f |= facts[s]
+            live_e = gen_e[n] | (out_e & kill_e[n])
+            live_f = gen_f[n] | (out_f & kill_f[n])
             if live_e != env[n] or live_f != facts[n]:
                 env[n], facts[n] = live_e, live_f
                 for p in preds[n]:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        self.env = {n: frozenset(v) for n, v in env.items()}
-        self.facts = {n: frozenset(v) for n, v in facts.items()}
+        name = {b: v for v, b in bit.items()}
+        sets: dict[int, frozenset] = {}
+
+        def as_set(b: int) -> frozenset:
+            got = sets.get(b)
+            if got is None:
+                out = []
+                rest = b
+                while rest:
+                    low = rest & -rest
+                    out.append(name[low])
+                    rest ^= low
+                got = sets[b] = frozenset(out)
+            return got
+
+        self.env = {n: as_set(b) for n, b in env.items()}
+        self.facts = {n: as_set(b) for n, b in facts.items()}
         self.touched = touched
         self._died: dict[tuple, tuple] = {}
 
