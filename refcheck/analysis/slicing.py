@@ -13,8 +13,6 @@ through ops that change no ownership, so the contraction adds no ownership outco
 
 from __future__ import annotations
 
-import networkx as nx
-
 from refcheck import ir
 
 _ENDS = ("return", "exit", "error", "stop")
@@ -177,6 +175,7 @@ def relevant_branches(cfg) -> set[int]:
     # A use can report a use after release only where a release of its value may have happened
     # before: after one of the nodes releasing it (a release before or in an enclosing loop).
     released = released_values(cfg)
+    succs = {n: list(nbrs) for n, nbrs in g.adjacency()}
     after: dict[int, set[int]] = {}
     matters = set()
     for n in g.nodes:
@@ -187,18 +186,14 @@ def relevant_branches(cfg) -> set[int]:
             if type(op) is ir.Use and op.var in released:
                 for r in released[op.var]:
                     if r not in after:
-                        after[r] = nx.descendants(g, r) | {r}
+                        after[r] = _reachable(succs, r)
                     if n in after[r]:
                         used_after.add(op.var)
                         break
         if d.kind in _ENDS or any(_op_matters(op, ptrs, keys, used_after) for op in ops):
             matters.add(n)
     sink = ("sink",)
-    rev = nx.DiGraph()
-    rev.add_nodes_from(g.nodes)
-    rev.add_edges_from((b, a) for a, b in g.edges)
-    rev.add_edges_from((sink, n) for n in g.nodes if g.out_degree(n) == 0)
-    ipdom = nx.immediate_dominators(rev, sink)
+    ipdom = _postdominators(succs, sink)
     region: dict[int, set] = {}
     out = set()
     for a in deciders:
@@ -223,3 +218,70 @@ def relevant_branches(cfg) -> set[int]:
                 out.add(a)
                 changed = True
     return out
+
+
+def _reachable(succs: dict, start) -> set:
+    """`start` and every node a path from it reaches."""
+    seen = {start}
+    todo = [start]
+    while todo:
+        for m in succs[todo.pop()]:
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
+def _postdominators(succs: dict, sink) -> dict:
+    """Each node's immediate post-dominator, `sink` standing for every end (a node without
+    successors): the immediate dominators of the reversed graph from `sink` (Cooper, Harvey and
+    Kennedy's iteration, as networkx's immediate_dominators, without building the reversed
+    graph). Nodes from which no end is reachable are absent, and so is `sink` itself."""
+    preds: dict = {n: [] for n in succs}  # the reversed graph's successors
+    preds[sink] = []
+    for n, ms in succs.items():
+        if not ms:
+            preds[sink].append(n)
+        for m in ms:
+            preds[m].append(n)
+    order: list = []  # postorder of the reversed graph from sink
+    seen = {sink}
+    stack = [(sink, iter(preds[sink]))]
+    while stack:
+        node, it = stack[-1]
+        for m in it:
+            if m not in seen:
+                seen.add(m)
+                stack.append((m, iter(preds[m])))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    number = {n: i for i, n in enumerate(order)}
+    idom = {sink: sink}
+    changed = True
+    while changed:
+        changed = False
+        for n in reversed(order):
+            if n == sink:
+                continue
+            new = None
+            # The reversed graph's predecessors of n: its successors here, and sink for an end.
+            for p in (succs[n] or (sink,)):
+                if p not in idom:
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                a, b = p, new
+                while a != b:
+                    while number[a] < number[b]:
+                        a = idom[a]
+                    while number[b] < number[a]:
+                        b = idom[b]
+                new = a
+            if new is not None and idom.get(n) != new:
+                idom[n] = new
+                changed = True
+    del idom[sink]
+    return idom
