@@ -123,11 +123,24 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # Instantiations recognised before building (refcheck.frontend.instances): instance key ->
     # (the first one's result, None when it was skipped; its names).
     instances = None
+    instance_keys: dict[int, tuple | None] = {}
+    # Places where every definition left to build has one instance key: at most one graph is
+    # built there, so no class key can find it a partner (class keys hold the place).
+    alone: set = set()
     if settings.share and _instances_pay(parsed, places, sites, table, settings):
         from refcheck.frontend.instances import Instances
         a = time.perf_counter()
         instances = Instances(parsed, conv)
-        cfg_time += time.perf_counter() - a
+        groups: dict = {}
+        for index, (top, place) in enumerate(zip(parsed.functions, places)):
+            if sites[place] < 2 or (settings.only_functions is not None
+                                    and top.spelling not in settings.only_functions) \
+                    or (table is not None and table.has(table.keys[index])):
+                continue
+            got = instance_keys[index] = instances.key(top, place)
+            groups.setdefault(place, set()).add(got[0] if got is not None else index)
+        alone = {place for place, keys in groups.items() if len(keys) == 1}
+        cfg_time += time.perf_counter() - a  # the frontend's work, in place of builds
     prebuilt: dict = {}
 
     def emit(res, fn) -> None:
@@ -152,11 +165,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
             counts["cached"] += hit.functions
             continue
         marks = (len(findings), len(result.errors), result.functions, dict(counts))
-        instance = None
-        if instances is not None and sites[places[index]] > 1:
-            a = time.perf_counter()
-            instance = instances.key(top, places[index])
-            cfg_time += time.perf_counter() - a  # the frontend's work, in place of a build
+        instance = instance_keys.get(index)
         known = prebuilt.get(instance[0]) if instance is not None else None
         queue = [] if known is not None else [top]  # the function, then the lambdas inside it
         if known is not None:
@@ -183,7 +192,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
                     prebuilt[instance[0]] = (None, instance[1])
                 continue
             queue[:0] = cfg.lambdas
-            if settings.share and sites[cfg.loc] > 1:
+            if settings.share and sites[cfg.loc] > 1 and cfg.loc not in alone:
                 ckey, tokens = class_key(cfg, conv)
                 known_class = classes.get(ckey)
                 if known_class is None:
