@@ -112,8 +112,7 @@ class Liveness:
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
         touched: dict[int, frozenset] = {}
-        for n in g.nodes:
-            d = g.nodes[n]["data"]
+        for n, d in g.nodes(data="data"):
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]

@@ -21,7 +21,7 @@ _ENDS = ("return", "exit", "error", "stop")
 def pointer_values(cfg) -> set[str]:
     """Every value that can ever hold a tracked object (a fixed point over the assignments)."""
     g = cfg.graph
-    ops = [op for n in g.nodes for d in (g.nodes[n]["data"],) for op in (*d.ops, *d.post)]
+    ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
     out = {v for v, is_ptr in cfg.params if v is not None and is_ptr}
     for op in ops:
         if isinstance(op, (ir.Acquire, ir.Realloc, ir.Load)):
@@ -57,8 +57,7 @@ def released_values(cfg) -> dict[str, set[int]]:
 
     by_key: dict[str, str] = {}
     releases: list[tuple[int, tuple]] = []
-    for n in g.nodes:
-        d = g.nodes[n]["data"]
+    for n, d in g.nodes(data="data"):
         for op in (*d.ops, *d.post):
             if isinstance(op, ir.Assign) and op.src is not None:
                 union(op.dst, op.src)
@@ -94,7 +93,7 @@ def untracked_values(cfg) -> frozenset[str]:
     object, so a location one non-qualifying variable loads disqualifies every variable loading
     it; assignments join variables both ways (an alias of a released value is released too)."""
     g = cfg.graph
-    ops = [op for n in g.nodes for d in (g.nodes[n]["data"],) for op in (*d.ops, *d.post)]
+    ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
     stored = {op.target for op in ops if type(op) is ir.Store and op.target}
     tracked = {v for v, _ in cfg.params if v is not None}
     candidates = set()
@@ -123,8 +122,7 @@ def untracked_values(cfg) -> frozenset[str]:
             tracked.update((op.a, op.b))
         elif t is ir.Count:
             tracked.update((op.var, op.tensor))
-    for n in g.nodes:
-        d = g.nodes[n]["data"]
+    for n, d in g.nodes(data="data"):
         if d.kind == "return":
             tracked.add(d.value)
         cond = d.cond
@@ -171,15 +169,14 @@ def relevant_branches(cfg) -> set[int]:
     if not deciders:
         return set()
     ptrs = pointer_values(cfg)
-    keys = {op.key for n in g.nodes for op in g.nodes[n]["data"].ops if isinstance(op, ir.Load) and op.key}
+    keys = {op.key for _, d in g.nodes(data="data") for op in d.ops if isinstance(op, ir.Load) and op.key}
     # A use can report a use after release only where a release of its value may have happened
     # before: after one of the nodes releasing it (a release before or in an enclosing loop).
     released = released_values(cfg)
     succs = {n: list(nbrs) for n, nbrs in g.adjacency()}
     after: dict[int, set[int]] = {}
     matters = set()
-    for n in g.nodes:
-        d = g.nodes[n]["data"]
+    for n, d in g.nodes(data="data"):
         ops = (*d.ops, *d.post)
         used_after = set()
         for op in ops:
