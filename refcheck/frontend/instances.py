@@ -49,7 +49,11 @@ from refcheck.frontend import binding
 from refcheck.frontend.clangutil import K, is_noreturn, kind_of
 from refcheck.renaming import verdict
 
-_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[\w.]|[eEpP][+-])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\S")
+# C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
+# `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
+# `1e-3` as C does.
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+                    r"|->|\+\+|--|<<=?|>>=?|[<>=!*/%+\-&^|]=|&&|\|\||\.\.\.|##|\S")
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:|\?\?=)[ \t]*(\w*)", re.M)
 # Directives whose effect the key sees: which text is active (the skipped ranges) and what the
