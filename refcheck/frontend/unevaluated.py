@@ -8,8 +8,8 @@ and the right side of `,` (conditions.branch); the two operands of a condition's
 (simple_condition); the right side of an assignment to a local and a local's initializer, after
 strip (expressions.assign_local; sizes.py's loop start and the arms of `n = (t->nDimension ? 1 :
 0)`); a case label. Below a root the build descends only through `strip` (parentheses, casts) and,
-in a condition, `!`, `&&`, `||` and `,`: no operand of `* / % + - << >>` is a root, nor anything
-between such an operand and the unary operators, casts and parentheses at its top.
+in a condition, `!`, `&&`, `||` and `,`: no operand of `* / % + - << >>` is a root, nor is anything
+in one that only unary operators, casts and parentheses separate from it.
 
 What clang folds (clang 18, as tests/test_instances.py checks). It folds an expression from the
 values of the parts it evaluates, reading no variable that is not const (a const local with a
