@@ -256,3 +256,62 @@ F *F_new(void); void F_free(F *); D *D_new(void); void D_free(D *);
     parsed, keys, path = _unit(tmp_path, body, header=header)
     assert keys["F_y"][0] != keys["D_y"][0] and not _same_graph(parsed, "F_y", "D_y")
     _engine_agrees(path)
+
+
+def _types(a: str, b: str) -> str:
+    return INSTANTIATE.replace("#define real float", f"#define real {a}").replace("#define real double",
+                                                                                  f"#define real {b}")
+
+
+def test_a_cast_or_sizeof_whose_value_clang_cannot_fold_is_erased(tmp_path):
+    # A cast of a dereference, of a local, of a parenthesized sum over a parameter, of an element,
+    # of a call, and sizeof(real) times a local: no constant the build evaluates sees them.
+    body = """
+int TN(c)(T *x, real *d, int n, int *tp) {
+  T *t = TN(new)();
+  long m = n;
+  real v = (real)*d + (real)m + (real)(n - 1) + (real)tp[n] + (real)TN(isContiguous)(x);
+  int k = m * sizeof(real);
+  if (k == 4 || (real)m > 0.5) { TN(free)(t); return 1; }
+  TN(fill)(t, v);
+  TN(free)(t);
+  return 0;
+}
+"""
+    for inst in (INSTANTIATE, _types("unsigned char", "int")):
+        parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+        assert keys["F_c"][0] == keys["D_c"][0]
+        assert _same_graph(parsed, "F_c", "D_c")
+        _engine_agrees(path)
+
+
+@pytest.mark.parametrize("types, line", [
+    # A cast of a constant, in a condition and assigned to an integer: 300 is 44 as an unsigned char.
+    (("unsigned char", "int"), "if ((real)300 == 44) return 1;"),
+    # (The build strips a cast at the top of what it evaluates: `k = (real)300` is 300 in both.)
+    (("unsigned char", "int"), "int k = (real)300 + 0; if (k == 44) return 1;"),
+    (("unsigned char", "int"), "int k; k = 0 + (real)(300 + 1); if (k == 45) return 1;"),
+    # (int)0.5 is 0; (float)0.5 > 0 holds.
+    (("int", "float"), "if ((real)0.5 > 0) return 1;"),
+    # sizeof(real) times a constant is a constant: 16 for float, 32 for double.
+    (("float", "double"), "int k = 4 * sizeof(real); if (k == 16) return 1;"),
+    (("float", "double"), "if (4 * sizeof(real) == 16) return 1;"),
+    # A const local with a constant initializer is folded through the cast.
+    (("unsigned char", "int"), "const int c = 300; int k = (real)c + 0; if (k == 44) return 1;"),
+    # ... and so is one that shadows a parameter, and a file-scope const.
+    (("unsigned char", "int"), "{ const int n = 300; int k = (real)n + 0; if (k == 44) return 1; }"),
+    (("unsigned char", "int"), "int k = (real)G + 0; if (k == 44) return 1;"),
+    # clang folds a library builtin from constant arguments (strlen("abcd") * 75 is 300), in a
+    # case label too.
+    (("unsigned char", "int"), "switch (n) { case (real)(strlen(\"abcd\") * 75): return 1; }"),
+    # The arm of a ?: not taken gives its type: -1 against an unsigned is 4294967295.
+    (("unsigned int", "int"), "int k = (1 ? -1 : (real)n) < 0; if (k) return 1;"),
+    # An array is an address clang needs no read for: (_Bool)a is 1, (int)a no constant.
+    (("_Bool", "int"), "int a[2]; int k = (real)a + 0; if (k) return 1;"),
+])
+def test_a_cast_or_sizeof_a_constant_can_reach_keeps_its_type(tmp_path, types, line):
+    body = f"int TN(k)(T *x, int n) {{ T *t = TN(new)(); {line} TN(free)(t); return 0; }}\n"
+    header = HEADER + "unsigned long strlen(const char *); static const int G = 300;\n"
+    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=_types(*types), header=header)
+    assert not _same_graph(parsed, "F_k", "D_k")
+    _engine_agrees(path)

@@ -19,7 +19,11 @@ a one-to-one renaming of names:
   build asks of a type only whether it is a pointer, a scalar or an array, and every arithmetic
   type is a scalar. Inside a cast or a `sizeof` it is kept, and so are the declarations of the
   names spelled there (constants are evaluated through them: `(unsigned char)300`,
-  `sizeof(real)`). A body with `sizeof` of an expression, alignof, offsetof, `_Generic` or typeof
+  `sizeof(real)`), unless no constant the build evaluates can see that cast's or sizeof's value
+  (unevaluated.py): a cast of a value clang cannot fold, such as a non-const local, a parameter,
+  `*p`, or a call with one as its argument (`(real)*src`, `(real)THRandom_uniform(gen, a, b)`), and
+  a cast or `sizeof(real)` in a product or sum with one (`n * sizeof(real)`), except a cast in the
+  arm of a `?:`. A body with `sizeof` of an expression, alignof, offsetof, `_Generic` or typeof
   keeps every type;
 - *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
   (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
@@ -45,11 +49,15 @@ import bisect
 import re
 
 from refcheck.conventions import Conventions
-from refcheck.frontend import binding
-from refcheck.frontend.clangutil import K, is_noreturn, kind_of
+from refcheck.frontend import binding, unevaluated
+from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.renaming import verdict
 
-_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[\w.]|[eEpP][+-])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\S")
+# C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
+# `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
+# `1e-3` as C does.
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+                    r"|->|\+\+|--|<<=?|>>=?|[<>=!*/%+\-&^|]=|&&|\|\||\.\.\.|##|\S")
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:|\?\?=)[ \t]*(\w*)", re.M)
 # Directives whose effect the key sees: which text is active (the skipped ranges) and what the
@@ -68,6 +76,8 @@ _QUALIFIERS = frozenset({"const", "volatile", "restrict", "__restrict", "__restr
 _TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "offsetof", "__builtin_offsetof",
                            "_Generic", "typeof", "__typeof", "__typeof__", "typeof_unqual",
                            "__builtin_types_compatible_p", "__builtin_choose_expr", "__builtin_classify_type"})
+# What a typedef may name for a local of that type to be a value clang cannot fold (unevaluated.py).
+_SCALAR_TYPES = frozenset(k for k in SCALAR_KINDS if k != T.VOID) | {T.POINTER}
 _DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 _TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
@@ -106,6 +116,7 @@ class Instances:
         self.skipped = sorted(binding.skipped_raw(tu))
         self.skipped_starts = [b for b, _ in self.skipped]
         self._signatures: dict[str, list[str]] = {}
+        self._scalar: dict[str, bool] = {}
         self._sources: dict[str, bytes | None] = {}
         self.tu = tu
 
@@ -146,6 +157,8 @@ class Instances:
         literal = self._literal_ranges(tokens) if erase else None
         if literal is None:
             erase = False
+        elif literal:
+            literal = self._unevaluated_kept(fn, tokens, literal)
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
         out = self._write(tokens, erase, literal or (), numbers, queue)
@@ -191,6 +204,31 @@ class Instances:
             elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
                 return None
         return out
+
+    def _unevaluated_kept(self, fn, tokens: list[str], literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """`literal` less the casts and sizeofs whose value no constant evaluation of the build
+        sees (unevaluated.py): their types are erased like any other."""
+        decls = self.decls
+        start = tokens.index("{") if "{" in tokens else len(tokens)
+        candidates = [i - 1 for i, j in literal if i > start and any(t in _ARITHMETIC or t in decls for t in tokens[i:j])]
+        if not candidates:
+            return literal
+        params = {binding.spelling(a) for a in binding.arguments(fn) if a is not None}
+        erased = unevaluated.erasable(tokens, start, {i - 1 for i, _ in literal}, candidates, decls, self.type_names,
+                                      params, self._scalar_typedef)
+        return [r for r in literal if r[0] - 1 not in erased] if erased else literal
+
+    def _scalar_typedef(self, name: str) -> bool:
+        got = self._scalar.get(name)
+        if got is None:
+            got = False
+            for d in self.decls.get(name, ()):
+                if kind_of(d) == K.TYPEDEF_DECL:
+                    t = d.underlying_typedef_type.get_canonical()
+                    got = t.kind in _SCALAR_TYPES and not t.is_const_qualified()
+                    break
+            self._scalar[name] = got
+        return got
 
     def _type_like(self, t: str) -> bool:
         return t in _ARITHMETIC or t in _QUALIFIERS or t in self.type_names or t == "void"
