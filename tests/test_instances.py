@@ -315,3 +315,39 @@ def test_a_cast_or_sizeof_a_constant_can_reach_keeps_its_type(tmp_path, types, l
     parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=_types(*types), header=header)
     assert not _same_graph(parsed, "F_k", "D_k")
     _engine_agrees(path)
+
+
+def test_a_const_local_keeps_every_type_because_clang_folds_it(tmp_path):
+    # int: `n < c` compares with the constant 3 (a simple condition); float: no integer constant.
+    body = ("int TN(k)(T *x, int n) { T *t = TN(new)(); const real c = 3; int own = 1;"
+            " if (n < c) own = 0; if (own) TN(free)(t); return 0; }\n")
+    inst = INSTANTIATE.replace("#define real double", "#define real int")
+    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=inst)
+    assert not _same_graph(parsed, "F_k", "D_k")
+    _engine_agrees(path)
+    # A pointer to const is no folded value: the same body with `const real *c` shares.
+    parsed2, keys2, _ = _unit(tmp_path, body.replace("const real c = 3", "const real *c = 0").replace("n < c", "n < *c"),
+                              instantiate=inst)
+    assert keys2["F_k"][0] == keys2["D_k"][0]
+
+
+def test_a_conditional_with_a_constant_condition_keeps_every_type(tmp_path):
+    # The arms' common type is the other arm's declared type: -1 as unsigned is no negative.
+    body = ("int TN(q)(T *x, int n) { T *t = TN(new)(); real m = n; int k = (1 ? -1 : m) < 0;"
+            " if (k) TN(free)(t); return 0; }\n")
+    inst = INSTANTIATE.replace("#define real float", "#define real unsigned").replace("#define real double",
+                                                                                        "#define real int")
+    parsed, path = _apart(tmp_path, body, "F_q", "D_q", instantiate=inst)
+    assert not _same_graph(parsed, "F_q", "D_q")
+    _engine_agrees(path)
+    # A condition that reads a variable is never folded: `n ? -1 : m` shares.
+    _, keys2, _ = _unit(tmp_path, body.replace("(1 ? -1 : m)", "(n ? -1 : m)"), instantiate=inst)
+    assert keys2["F_q"][0] == keys2["D_q"][0]
+
+
+def test_the_functions_own_name_leaves_it_without_a_key(tmp_path):
+    body = "int TN(f)(T *x) { T *t = TN(new)(); int k = __func__[0]; if (k == 'F') TN(free)(t); return 0; }\n"
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_f"] is None and keys["D_f"] is None
+    assert not _same_graph(parsed, "F_f", "D_f")
+    _engine_agrees(path)

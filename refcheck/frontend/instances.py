@@ -24,7 +24,9 @@ a one-to-one renaming of names:
   `*p`, or a call with one as its argument (`(real)*src`, `(real)THRandom_uniform(gen, a, b)`), and
   a cast or `sizeof(real)` in a product or sum with one (`n * sizeof(real)`), except a cast in the
   arm of a `?:`. A body with `sizeof` of an expression, alignof, offsetof, `_Generic` or typeof
-  keeps every type;
+  keeps every type, and so does one where a constant may be folded through a declared type: a
+  const local that is no pointer (`const real c = 3; if (n < c)`), or a `?:` whose condition
+  names no variable (the arms' common type, `1 ? -1 : m`, is `m`'s declared type);
 - *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
   (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
   returns; a typedef by its type; a struct or union with its fields; an enum with its values; a
@@ -38,7 +40,8 @@ a one-to-one renaming of names:
   found by their raw locations: each inclusion of a file has an interval of its own.
 
 A definition the key cannot vouch for gets none and is built as before: C++ and CUDA (overloads
-are chosen by the types erased here), an active directive in its source other than conditionals,
+are chosen by the types erased here), one that spells `__func__` (its own name, as a string
+clang folds), an active directive in its source other than conditionals,
 `#define`, `#undef` and `#pragma`, an extent that is not one plain range of one file, a body that
 does not print.
 """
@@ -78,6 +81,11 @@ _TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "o
                            "__builtin_types_compatible_p", "__builtin_choose_expr", "__builtin_classify_type"})
 # What a typedef may name for a local of that type to be a value clang cannot fold (unevaluated.py).
 _SCALAR_TYPES = frozenset(k for k in SCALAR_KINDS if k != T.VOID) | {T.POINTER}
+# Spell the function's own name, which differs between instantiations.
+_FUNCTION_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
+# Where a `?:`'s condition starts, reading back from its `?` (besides an unmatched bracket).
+_CONDITION_STARTS = frozenset({";", "{", "}", ",", "?", ":", "return", "case"})
+_ASSIGNMENTS = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="})
 _DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 _TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
@@ -153,7 +161,9 @@ class Instances:
         if not text:
             return None
         tokens = _TOKEN.findall(text)
-        erase = not any(t in _TYPE_QUERIES for t in tokens)
+        if not _FUNCTION_NAMES.isdisjoint(tokens):
+            return None  # the function's own name as a string, which clang folds (`__func__[2]`)
+        erase = _TYPE_QUERIES.isdisjoint(tokens) and not self._folds_through_types(tokens)
         literal = self._literal_ranges(tokens) if erase else None
         if literal is None:
             erase = False
@@ -204,6 +214,48 @@ class Instances:
             elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
                 return None
         return out
+
+    def _folds_through_types(self, tokens: list[str]) -> bool:
+        """Whether a constant the build evaluates may depend on a type erased outside casts: a
+        const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
+        int, not for float), or a `?:` whose condition may be constant (its arms' common type,
+        `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
+        arm). A condition may be constant when it names no variable: every identifier in it is a
+        file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
+        start = tokens.index("{") if "{" in tokens else len(tokens)
+        decls = self.decls
+        typeish = self._type_like
+        n = len(tokens)
+        for i in range(start, n):
+            t = tokens[i]
+            if t == "const" and tokens[i - 1] != "*":
+                j = i + 1
+                while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
+                    j += 1
+                if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
+                    return True
+            elif t == "?":
+                depth = 0
+                k = i - 1
+                while k >= start:
+                    u = tokens[k]
+                    if u in (")", "]"):
+                        depth += 1
+                    elif u in ("(", "["):
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif depth == 0 and (u in _CONDITION_STARTS or u in _ASSIGNMENTS):
+                        break
+                    elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
+                            and not typeish(u):
+                        break  # a variable (a local, a parameter, or a field of one)
+                    k -= 1
+                else:
+                    return True
+                if tokens[k] in _CONDITION_STARTS or tokens[k] in _ASSIGNMENTS or tokens[k] in ("(", "["):
+                    return True
+        return False
 
     def _unevaluated_kept(self, fn, tokens: list[str], literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """`literal` less the casts and sizeofs whose value no constant evaluation of the build
