@@ -351,3 +351,19 @@ def test_the_functions_own_name_leaves_it_without_a_key(tmp_path):
     assert keys["F_f"] is None and keys["D_f"] is None
     assert not _same_graph(parsed, "F_f", "D_f")
     _engine_agrees(path)
+
+
+def test_a_body_the_cast_rules_misread_keeps_its_types(tmp_path, monkeypatch):
+    from refcheck.frontend import unevaluated
+
+    body = "float TN(u)(T *x, real *src) { T *t = TN(new)(); float v = (real)*src; TN(free)(t); return v; }\n"
+    inst = INSTANTIATE.replace("#define real double", "#define real int")
+    _, keys, _ = _unit(tmp_path, body, instantiate=inst)
+    assert keys["F_u"][0] == keys["D_u"][0]  # `(real)*src`: a cast of an unknown value
+
+    def misread(*args):
+        raise KeyError(0)
+
+    monkeypatch.setattr(unevaluated, "erasable", misread)
+    _, keys, _ = _unit(tmp_path, body, instantiate=inst)
+    assert keys["F_u"] is not None and keys["F_u"][0] != keys["D_u"][0]

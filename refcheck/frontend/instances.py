@@ -266,8 +266,11 @@ class Instances:
         if not candidates:
             return literal
         params = {binding.spelling(a) for a in binding.arguments(fn) if a is not None}
-        erased = unevaluated.erasable(tokens, start, {i - 1 for i, _ in literal}, candidates, decls, self.type_names,
-                                      params, self._scalar_typedef)
+        try:
+            erased = unevaluated.erasable(tokens, start, {i - 1 for i, _ in literal}, candidates, decls,
+                                          self.type_names, params, self._scalar_typedef)
+        except (KeyError, IndexError):  # a printed body its token rules misread: keep every type
+            return literal
         return [r for r in literal if r[0] - 1 not in erased] if erased else literal
 
     def _scalar_typedef(self, name: str) -> bool:
