@@ -38,11 +38,10 @@ def pointer_values(cfg) -> set[str]:
     return out
 
 
-def released_values(cfg) -> dict[str, set[int]]:
-    """Values that may hold an object released in this function -> the nodes that release it.
-
-    Aliases are joined by assignment and by loading the same location, over-approximately."""
-    g = cfg.graph
+def _aliases(ops) -> tuple:
+    """(find, parent): a union-find of the values that may hold one object, joined by assignment,
+    by loading the same location and by storing to a location that is loaded (over-approximately).
+    `find(v)` is v's class representative; `parent` holds every value joined to another."""
     parent: dict[str, str] = {}
 
     def find(v: str) -> str:
@@ -56,16 +55,26 @@ def released_values(cfg) -> dict[str, set[int]]:
             parent[ra] = rb
 
     by_key: dict[str, str] = {}
+    for op in ops:
+        if isinstance(op, ir.Assign) and op.src is not None:
+            union(op.dst, op.src)
+        elif isinstance(op, ir.Load) and op.key:
+            union(op.dst, by_key.setdefault(op.key, op.dst))
+        elif isinstance(op, ir.Store) and op.var is not None and op.target:
+            union(op.var, by_key.setdefault(op.target, op.var))
+    return find, parent
+
+
+def released_values(cfg) -> dict[str, set[int]]:
+    """Values that may hold an object released in this function -> the nodes that release it.
+
+    Aliases are joined by assignment and by loading the same location, over-approximately."""
+    g = cfg.graph
+    find, parent = _aliases(op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post))
     releases: list[tuple[int, tuple]] = []
     for n, d in g.nodes(data="data"):
         for op in (*d.ops, *d.post):
-            if isinstance(op, ir.Assign) and op.src is not None:
-                union(op.dst, op.src)
-            elif isinstance(op, ir.Load) and op.key:
-                union(op.dst, by_key.setdefault(op.key, op.dst))
-            elif isinstance(op, ir.Store) and op.var is not None and op.target:
-                union(op.var, by_key.setdefault(op.target, op.var))
-            elif isinstance(op, ir.Release):
+            if isinstance(op, ir.Release):
                 releases.append((n, op.vars))
             elif isinstance(op, ir.Realloc) and op.src is not None:
                 releases.append((n, (op.src,)))
@@ -130,21 +139,11 @@ def untracked_values(cfg) -> frozenset[str]:
             tracked.add(cond.var)
         elif isinstance(cond, (ir.SameObject, ir.SizeTest)):
             tracked.update((cond.a, cond.b))
-    assigns = [(op.dst, op.src) for op in ops if type(op) is ir.Assign and op.src is not None]
-    loads = [(op.dst, op.key) for op in ops if type(op) is ir.Load and op.key]
-    changed = True
-    while changed:
-        changed = False
-        for a, b in assigns:
-            if (a in tracked) != (b in tracked):
-                tracked.update((a, b))
-                changed = True
-        keys = {k for v, k in loads if v in tracked}
-        for v, k in loads:
-            if k in keys and v not in tracked:
-                tracked.add(v)
-                changed = True
-    return frozenset(v for v in candidates - tracked if not v.startswith("$"))
+    # One alias class, one object: any tracked member tracks the class (a store's value is
+    # tracked, so joining it with the loads of its location adds nothing to what is tracked).
+    find, _ = _aliases(ops)
+    tracked_classes = {find(v) for v in tracked if v is not None}
+    return frozenset(v for v in candidates if find(v) not in tracked_classes and not v.startswith("$"))
 
 
 def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = frozenset()) -> bool:
