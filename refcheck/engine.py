@@ -127,17 +127,15 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # Places where every definition left to build has one instance key: at most one graph is
     # built there, so no class key can find it a partner (class keys hold the place).
     alone: set = set()
-    if settings.share and _instances_pay(parsed, places, sites, table, settings):
+    left = _left_to_share(parsed, places, sites, table, settings) if settings.share else []
+    if _instances_pay(parsed, places, left):
         from refcheck.frontend.instances import Instances
         a = time.perf_counter()
         instances = Instances(parsed, conv)
         groups: dict = {}
-        for index, (top, place) in enumerate(zip(parsed.functions, places)):
-            if sites[place] < 2 or (settings.only_functions is not None
-                                    and top.spelling not in settings.only_functions) \
-                    or (table is not None and table.has(table.keys[index])):
-                continue
-            got = instance_keys[index] = instances.key(top, place)
+        for index in left:
+            place = places[index]
+            got = instance_keys[index] = instances.key(parsed.functions[index], place)
             groups.setdefault(place, set()).add(got[0] if got is not None else index)
         alone = {place for place, keys in groups.items() if len(keys) == 1}
         cfg_time += time.perf_counter() - a  # the frontend's work, in place of builds
@@ -258,17 +256,22 @@ def _recheck(path: str, settings: Settings) -> bool:
 INSTANCE_KEYS_FROM = 16
 
 
-def _instances_pay(parsed, places: list, sites: Counter, table, settings: Settings) -> bool:
-    """Whether enough definitions at shared places are left to build (not served by the
-    per-function cache: after an edit, only the edited body's instantiations are). C only: the
-    keys are made for C (see frontend/instances.py)."""
+def _left_to_share(parsed, places: list, sites: Counter, table, settings: Settings) -> list[int]:
+    """The definitions at shared places left to build: checked in this run and not served by the
+    per-function cache (after an edit, only the edited body's instantiations are)."""
+    return [i for i, (fn, place) in enumerate(zip(parsed.functions, places))
+            if sites[place] > 1
+            and (settings.only_functions is None or fn.spelling in settings.only_functions)
+            and not (table is not None and table.has(table.keys[i]))]
+
+
+def _instances_pay(parsed, places: list, left: list[int]) -> bool:
+    """Whether enough of the definitions `left` to build could share an earlier one's key. C
+    only: the keys are made for C (see frontend/instances.py)."""
     if parsed.language != "c" or not parsed.detailed:
         return False
-    left = Counter(place for i, (fn, place) in enumerate(zip(parsed.functions, places))
-                   if sites[place] > 1
-                   and (settings.only_functions is None or fn.spelling in settings.only_functions)
-                   and not (table is not None and table.has(table.keys[i])))
-    return sum(n - 1 for n in left.values()) >= INSTANCE_KEYS_FROM
+    at = Counter(places[i] for i in left)
+    return sum(n - 1 for n in at.values()) >= INSTANCE_KEYS_FROM
 
 
 def _function_table(path: str, parsed, places: list, settings: Settings, conv):
