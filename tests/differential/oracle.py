@@ -104,7 +104,7 @@ class Execution:
         default_factory=lambda: {f"t{k}": ("null", f"t{k}") for k in range(NVARS)})
     # Size facts (semantics.md, same size): pairs of variables known to have equal element counts.
     sizes: set = field(default_factory=set)
-    untracked: frozenset = frozenset()  # see untracked(); set by run()
+    untracked: frozenset = frozenset()  # untracked(fn.body), the same on every path
 
     def choose(self) -> bool:
         i = len(self.trace)
@@ -181,7 +181,6 @@ class Execution:
     # -- statements -------------------------------------------------------------------------
 
     def run(self) -> None:
-        self.untracked = untracked(self.fn.body)
         p = None if self.choose() else Obj(param=True)
         if p is not None:
             self.objects.append(p)
@@ -488,8 +487,9 @@ def verdicts(fn: Function, layout: Layout, unwind: bool = False,
     """The union of findings over every path of `fn`."""
     found: set[Verdict] = set()
     prefix: list[bool] = []
+    not_tracked = untracked(fn.body)
     while True:
-        ex = Execution(fn, layout, prefix, unwind, readings)
+        ex = Execution(fn, layout, prefix, unwind, readings, untracked=not_tracked)
         ex.run()
         found |= ex.findings
         trace = ex.trace
