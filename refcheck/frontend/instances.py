@@ -85,7 +85,6 @@ _SCALAR_TYPES = frozenset(k for k in SCALAR_KINDS if k != T.VOID) | {T.POINTER}
 _FUNCTION_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
 # Where a `?:`'s condition starts, reading back from its `?` (besides an unmatched bracket).
 _CONDITION_STARTS = frozenset({";", "{", "}", ",", "?", ":", "return", "case"})
-_ASSIGNMENTS = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="})
 _DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 _TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
@@ -163,12 +162,13 @@ class Instances:
         tokens = _TOKEN.findall(text)
         if not _FUNCTION_NAMES.isdisjoint(tokens):
             return None  # the function's own name as a string, which clang folds (`__func__[2]`)
-        erase = _TYPE_QUERIES.isdisjoint(tokens) and not self._folds_through_types(tokens)
+        body = tokens.index("{") if "{" in tokens else len(tokens)  # where the body starts
+        erase = _TYPE_QUERIES.isdisjoint(tokens) and not self._folds_through_types(tokens, body)
         literal = self._literal_ranges(tokens) if erase else None
         if literal is None:
             erase = False
         elif literal:
-            literal = self._unevaluated_kept(fn, tokens, literal)
+            literal = self._unevaluated_kept(fn, tokens, body, literal)
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
         out = self._write(tokens, erase, literal or (), numbers, queue)
@@ -215,14 +215,13 @@ class Instances:
                 return None
         return out
 
-    def _folds_through_types(self, tokens: list[str]) -> bool:
+    def _folds_through_types(self, tokens: list[str], start: int) -> bool:
         """Whether a constant the build evaluates may depend on a type erased outside casts: a
         const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
         int, not for float), or a `?:` whose condition may be constant (its arms' common type,
         `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
         arm). A condition may be constant when it names no variable: every identifier in it is a
         file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
-        start = tokens.index("{") if "{" in tokens else len(tokens)
         decls = self.decls
         typeish = self._type_like
         n = len(tokens)
@@ -245,7 +244,7 @@ class Instances:
                         if depth == 0:
                             break
                         depth -= 1
-                    elif depth == 0 and (u in _CONDITION_STARTS or u in _ASSIGNMENTS):
+                    elif depth == 0 and (u in _CONDITION_STARTS or u in unevaluated.ASSIGNMENTS):
                         break
                     elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
                             and not typeish(u):
@@ -253,15 +252,15 @@ class Instances:
                     k -= 1
                 else:
                     return True
-                if tokens[k] in _CONDITION_STARTS or tokens[k] in _ASSIGNMENTS or tokens[k] in ("(", "["):
+                if tokens[k] in _CONDITION_STARTS or tokens[k] in unevaluated.ASSIGNMENTS or tokens[k] in ("(", "["):
                     return True
         return False
 
-    def _unevaluated_kept(self, fn, tokens: list[str], literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _unevaluated_kept(self, fn, tokens: list[str], start: int,
+                          literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """`literal` less the casts and sizeofs whose value no constant evaluation of the build
         sees (unevaluated.py): their types are erased like any other."""
         decls = self.decls
-        start = tokens.index("{") if "{" in tokens else len(tokens)
         candidates = [i - 1 for i, j in literal if i > start and any(t in _ARITHMETIC or t in decls for t in tokens[i:j])]
         if not candidates:
             return literal

@@ -49,8 +49,8 @@ _MARKS = _OPEN | _CLOSE | {";", ":"}
 _CHAIN = frozenset({"*", "/", "%", "+", "-", "<<", ">>"})
 _BOTH = _CHAIN | {"<", ">", "<=", ">=", "==", "!=", "&", "^", "|"}  # binary operators needing both sides
 _BINARY = _BOTH | {"&&", "||"}
-_ASSIGN = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="})
-_ENDS = frozenset({")", "]", "}", ";", ",", "?", ":"}) | _ASSIGN  # what may follow a whole expression
+ASSIGNMENTS = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="})
+_ENDS = frozenset({")", "]", "}", ";", ",", "?", ":"}) | ASSIGNMENTS  # what may follow a whole expression
 _NEEDS = frozenset({"-", "+", "!", "~", "*"})  # unary operators needing their operand's value
 _CONTROL = frozenset({"if", "while", "for", "switch"})
 _BUILTIN = ("__builtin", "__sync", "__atomic", "__c11")  # may fold without an argument's value
