@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
+from refcheck.gcpause import frozen_heap, paused_collector
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
 from refcheck.renaming import class_key, renamed_result, renamer
 
@@ -150,69 +151,76 @@ def _check(path: str, settings: Settings) -> UnitResult:
             _relativize(f, settings.root)
             findings.append(f)
 
-    for index, top in enumerate(parsed.functions):
-        if settings.only_functions is not None and top.spelling not in settings.only_functions:
-            continue
-        key = table.keys[index] if table is not None else None
-        hit = table.get(key) if table is not None else None
-        if hit is not None:
-            table.keep(key)
-            result.functions += hit.functions
-            result.errors.extend(hit.errors)
-            findings.extend(hit.findings)
-            counts["cached"] += hit.functions
-            continue
-        marks = (len(findings), len(result.errors), result.functions, dict(counts))
-        instance = instance_keys.get(index)
-        known = prebuilt.get(instance[0]) if instance is not None else None
-        queue = [] if known is not None else [top]  # the function, then the lambdas inside it
-        if known is not None:
-            result.functions += 1
-            if known[0] is None:
-                counts["skipped"] += 1
-            else:
-                counts["shared"] += 1
-                emit(renamed_result(known[0], renamer(known[1], instance[1])), top)
-        while queue:
-            fn = queue.pop(0)
-            result.functions += 1
-            a = time.perf_counter()
-            try:
-                cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
-            except RecursionError:
-                result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+    # What the unit holds from here on (its parse, the instance keys) outlives every function's
+    # work: the collections after each function need not scan it again.
+    with frozen_heap():
+        for index, top in enumerate(parsed.functions):
+            if settings.only_functions is not None and top.spelling not in settings.only_functions:
                 continue
-            b = time.perf_counter()
-            cfg_time += b - a
-            if cfg is None:  # nothing in it can produce a finding
-                counts["skipped"] += 1
-                if fn is top and instance is not None:
-                    prebuilt[instance[0]] = (None, instance[1])
+            key = table.keys[index] if table is not None else None
+            hit = table.get(key) if table is not None else None
+            if hit is not None:
+                table.keep(key)
+                result.functions += hit.functions
+                result.errors.extend(hit.errors)
+                findings.extend(hit.findings)
+                counts["cached"] += hit.functions
                 continue
-            queue[:0] = cfg.lambdas
-            if settings.share and sites[cfg.loc] > 1 and cfg.loc not in alone:
-                ckey, tokens = class_key(cfg, conv)
-                known_class = classes.get(ckey)
-                if known_class is None:
-                    res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
-                    classes[ckey] = (renamed_result(res, _same), tokens)
-                    counts["analysed"] += 1
+            marks = (len(findings), len(result.errors), result.functions, dict(counts))
+            instance = instance_keys.get(index)
+            known = prebuilt.get(instance[0]) if instance is not None else None
+            queue = [] if known is not None else [top]  # the function, then the lambdas inside it
+            if known is not None:
+                result.functions += 1
+                if known[0] is None:
+                    counts["skipped"] += 1
                 else:
-                    res = renamed_result(known_class[0], renamer(known_class[1], tokens))
                     counts["shared"] += 1
-            else:
-                res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
-                counts["analysed"] += 1
-            if fn is top and instance is not None and not cfg.lambdas:
-                prebuilt[instance[0]] = (renamed_result(res, _same), instance[1])
-            emit(res, fn)
-        if table is not None:
-            from refcheck.fncache import Outcome
+                    emit(renamed_result(known[0], renamer(known[1], instance[1])), top)
+            with paused_collector():
+                while queue:
+                    fn = queue.pop(0)
+                    result.functions += 1
+                    a = time.perf_counter()
+                    try:
+                        cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
+                    except RecursionError:
+                        result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+                        continue
+                    b = time.perf_counter()
+                    cfg_time += b - a
+                    if cfg is None:  # nothing in it can produce a finding
+                        counts["skipped"] += 1
+                        if fn is top and instance is not None:
+                            prebuilt[instance[0]] = (None, instance[1])
+                        continue
+                    queue[:0] = cfg.lambdas
+                    if settings.share and sites[cfg.loc] > 1 and cfg.loc not in alone:
+                        ckey, tokens = class_key(cfg, conv)
+                        known_class = classes.get(ckey)
+                        if known_class is None:
+                            res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+                            classes[ckey] = (renamed_result(res, _same), tokens)
+                            counts["analysed"] += 1
+                        else:
+                            res = renamed_result(known_class[0], renamer(known_class[1], tokens))
+                            counts["shared"] += 1
+                    else:
+                        res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
+                        counts["analysed"] += 1
+                    if fn is top and instance is not None and not cfg.lambdas:
+                        prebuilt[instance[0]] = (renamed_result(res, _same), instance[1])
+                    emit(res, fn)
+                # The graph dies before the collection at the block's end, which would otherwise
+                # keep it for older collections to rescan.
+                cfg = None
+            if table is not None:
+                from refcheck.fncache import Outcome
 
-            table.put(key, Outcome(
-                tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
-                tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
-                      if counts[k] != marks[3][k])))
+                table.put(key, Outcome(
+                    tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
+                    tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
+                          if counts[k] != marks[3][k])))
     if table is not None:
         table.save()
         if table.rejected:

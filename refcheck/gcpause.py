@@ -22,3 +22,17 @@ def paused_collector():
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def frozen_heap():
+    """Moves every object alive now out of the collector's reach until the block ends (gc.freeze):
+    the parse and the keys a unit's check holds while it builds and explores function after
+    function. Each function's work ends in a collection (`paused_collector`), and each older
+    collection would otherwise rescan all of them. Frozen objects are still freed by reference
+    counting; cycles among them wait for the collection after the block."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -245,7 +245,7 @@ class Builder(GraphBuilder):
             self.edge(self.switches[-1][0], n, label="default" if default else f"case line {c.location.line}")
             if not default:
                 value = constant(next(iter(children_of(c))))
-                self.g.edges[self.switches[-1][0], n]["case"] = value
+                self.g[self.switches[-1][0]][n]["case"] = value
         self.cur = n
         kids = list(children_of(c))
         if kids:
@@ -410,11 +410,24 @@ STMT_HANDLERS = {
 }
 
 
+def _built(b: Builder) -> FunctionCFG:
+    """The graph, with the builder's cycles (it and its lowerers refer to each other) broken, so
+    that the builder and, once dropped, the graph are freed by reference counting instead of
+    waiting for the collector (gcpause.py). Edges are written through `g[u][v]`, never
+    `g.edges[u, v]`: the edge view networkx caches on the graph refers back to it."""
+    try:
+        return b.build()
+    finally:
+        b.exprs.__dict__.clear()
+        b.conds.__dict__.clear()
+        b.__dict__.clear()
+
+
 def build_cfg(fn, conv: Conventions) -> FunctionCFG:
     with paused_collector():
         reset_kids(fn)
         try:
-            return Builder(fn, conv).build()
+            return _built(Builder(fn, conv))
         finally:
             reset_kids()
 
@@ -426,7 +439,7 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
         try:
             if not can_find_anything(fn, conv):
                 return None
-            return Builder(fn, conv).build()
+            return _built(Builder(fn, conv))
         finally:
             reset_kids()
 

@@ -107,8 +107,8 @@ class ConditionLowerer:
         self.b.edge(n, t, True)
         self.b.edge(n, f, False)
         if shown_inverted:  # the node tests a == b for the source's a != b: notes quote the source
-            self.b.g.edges[n, t]["shown"] = False
-            self.b.g.edges[n, f]["shown"] = True
+            self.b.g[n][t]["shown"] = False
+            self.b.g[n][f]["shown"] = True
         self.b.cur = None
 
 
