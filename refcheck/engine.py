@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from refcheck.conventions import Conventions
 from refcheck.gcpause import frozen_heap, paused_collector
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
-from refcheck.renaming import class_key, renamed_result, renamer
 
 
 def _same(s: str) -> str:
@@ -84,10 +83,27 @@ def _relative(file: str, root: str) -> str:
     return absfile
 
 
+# What a unit's check imports once its parse is done: networkx alone takes longer to import than
+# 10% of torch7's THTensor.c parse, which is the whole of a re-check served by the per-function
+# cache. A worker imports them in the background while its first parse runs (libclang's parse
+# releases the GIL).
+AFTER_PARSE = ("refcheck.renaming", "refcheck.analysis", "refcheck.frontend.builder", "refcheck.frontend.instances",
+               "refcheck.fncache")
+
+
+def preload() -> None:
+    """Imports AFTER_PARSE (a worker's background thread). Never raises: a module that fails to
+    import here fails again, and is reported, where the check imports it."""
+    import importlib
+
+    for name in AFTER_PARSE:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - see the docstring
+            return
+
+
 def _check(path: str, settings: Settings) -> UnitResult:
-    from refcheck.analysis import analyze
-    from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
-    from refcheck.frontend.clangutil import location
     from refcheck.frontend.unit import FrontendError, parse
 
     rel = _relative(path, settings.root)
@@ -99,6 +115,11 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, str(e)))
         return result
     t1 = time.perf_counter()
+    from refcheck.analysis import analyze
+    from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
+    from refcheck.frontend.clangutil import location
+    from refcheck.renaming import class_key, renamed_result, renamer
+
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
     result.errors.extend(ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity)
                          for e in parsed.errors)

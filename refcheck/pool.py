@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -81,8 +82,6 @@ def _die_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # died before the signal was armed
         os._exit(1)
     if not armed:
-        import threading
-
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(0.5)
@@ -123,6 +122,8 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
 
         faulthandler.disable()
     from refcheck import engine
+
+    threading.Thread(target=engine.preload, name="refcheck-preload", daemon=True).start()
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,

@@ -1,0 +1,33 @@
+"""What a worker imports before and after its first parse: the engine itself stays light, and the
+modules a check needs once its parse is done are imported beside the parse (engine.preload), not
+after it. On a re-check served by the per-function cache those imports were a tenth of the unit's
+parse."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CHECK = """
+import sys
+from refcheck import engine
+heavy = [m for m in ("networkx", "clang.cindex", *engine.AFTER_PARSE) if m in sys.modules]
+assert not heavy, f"importing the engine imported {heavy}"
+engine.preload()
+missing = [m for m in engine.AFTER_PARSE if m not in sys.modules]
+assert not missing, f"preload left {missing}"
+assert "networkx" in sys.modules
+print("ok")
+"""
+
+
+def test_the_engine_imports_light_and_preload_imports_the_rest():
+    out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_preload_never_raises(monkeypatch):
+    from refcheck import engine
+
+    monkeypatch.setattr(engine, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.renaming"))
+    engine.preload()  # the check itself reports a module that cannot be imported
