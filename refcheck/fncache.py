@@ -139,7 +139,8 @@ class FunctionCache:
         contents = parsed_contents(parsed.tu, parsed.includes)
         if contents is None or any(b"__COUNTER__" in data for data in contents.values()):
             return
-        bodies = [body_of(fn) for fn in parsed.functions]
+        names: dict = {}
+        bodies = [body_of(fn, names) for fn in parsed.functions]
         cuts: dict[str, set[tuple[int, int]]] = {}
         for b in bodies:
             if b is not None and b.file in contents and b.end <= len(contents[b.file]):

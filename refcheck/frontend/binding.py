@@ -72,6 +72,22 @@ def children_by_key(fn, found: dict) -> dict:
     return found
 
 
+
+def last_child(c):
+    """The last of a cursor's children (a definition's body), or None: one visit whose callback
+    only keeps what it is given, where `get_children` builds a checked cursor per child."""
+    box = [None]
+
+    def visit(child, parent, _):
+        box[0] = child
+        return 1  # CXChildVisit_Continue
+
+    ci.conf.lib.clang_visitChildren(c, ci.callbacks["cursor_visit"](visit), None)
+    found = box[0]
+    if found is not None:
+        found._tu = c._tu
+    return found
+
 _KINDS = ci.CursorKind._kinds
 
 

@@ -212,27 +212,26 @@ class Body:
     end: int
 
 
-def body_of(fn) -> Body | None:
+def body_of(fn, names: dict | None = None) -> Body | None:
     """The extent of a definition's body (its `{...}` or function-try-block), or None when it
     does not lie plainly in one file (a body spelled by a macro, say): such a function is never
-    served from the per-function cache."""
-    import clang.cindex as ci
+    served from the per-function cache. `names`: a CXFile -> name memo shared across calls (1903
+    bodies in THTensor.c, nearly all in two files)."""
+    from refcheck.frontend import binding
+    from refcheck.frontend.clangutil import K
 
-    body = None
-    for c in fn.get_children():  # the body is the last child; parameters come before it
-        body = c
-    if body is None or body.kind not in (ci.CursorKind.COMPOUND_STMT, ci.CursorKind.CXX_TRY_STMT):
+    body = binding.last_child(fn)  # parameters come before the body
+    if body is None or binding.kind_of(body) not in (K.COMPOUND_STMT, K.CXX_TRY_STMT):
         return None
-    from refcheck.frontend.binding import instantiation
-
-    extent = body.extent
-    # One query per end (`.file`, `.offset` would make one each): 1903 bodies in THTensor.c.
-    start_file, _, _, start = instantiation(extent.start)
-    end_file, _, _, end = instantiation(extent.end)
-    if start_file is None or end_file is None or not 0 <= start < end:
+    (start_file, _, _, start), (end_file, _, _, end) = binding.extent_places(body)
+    if not start_file or not end_file or not 0 <= start < end:
         return None
-    name = start_file.name
-    if end_file.name != name:
+    names = {} if names is None else names
+    for f in (start_file, end_file):
+        if f not in names:
+            names[f] = binding.file_named(f).name
+    name = names[start_file]
+    if names[end_file] != name:
         return None
     return Body(name, start, end)
 
