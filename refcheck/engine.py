@@ -86,17 +86,23 @@ def _relative(file: str, root: str) -> str:
 # What a unit's check imports once its parse is done: networkx alone takes longer to import than
 # 10% of torch7's THTensor.c parse, which is the whole of a re-check served by the per-function
 # cache. A worker imports them in the background while its first parse runs (libclang's parse
-# releases the GIL).
-AFTER_PARSE = ("refcheck.renaming", "refcheck.analysis", "refcheck.frontend.builder", "refcheck.frontend.instances",
-               "refcheck.fncache")
+# releases the GIL), the ones every check needs first.
+AFTER_PARSE = ("refcheck.renaming", "refcheck.analysis", "refcheck.frontend.builder", "refcheck.fncache",
+               "refcheck.frontend.instances")
+# Set when a parse ends: from then on the check imports what it needs itself, and a background
+# import would only compete with it for the interpreter (a small unit's parse ends long before
+# the imports do).
+_PARSED = threading.Event()
 
 
 def preload() -> None:
-    """Imports AFTER_PARSE (a worker's background thread). Never raises: a module that fails to
-    import here fails again, and is reported, where the check imports it."""
+    """Imports AFTER_PARSE until a parse ends (a worker's background thread). Never raises: a
+    module that fails to import here fails again, and is reported, where the check imports it."""
     import importlib
 
     for name in AFTER_PARSE:
+        if _PARSED.is_set():
+            return
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - see the docstring
@@ -115,10 +121,15 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, str(e)))
         return result
     t1 = time.perf_counter()
+    _PARSED.set()
     from refcheck.analysis import analyze
     from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
     from refcheck.frontend.clangutil import location
     from refcheck.renaming import class_key, renamed_result, renamer
+
+    # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
+    # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
+    t1b = time.perf_counter()
 
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
     result.errors.extend(ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity)
@@ -253,7 +264,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
             result.notes.append(f"{UNWRITABLE_TABLE}{table.write_error}")
     t2 = time.perf_counter()
     result.findings = merge_findings(findings)
-    result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1) - cfg_time}
+    result.timings = {"parse": t1 - t0, "cfg": cfg_time, "analysis": (t2 - t1b) - cfg_time}
     result.counts.update({k: n for k, n in counts.items() if n or k != "cached"})
     if parsed.partial and result.functions:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "

@@ -26,8 +26,26 @@ def test_the_engine_imports_light_and_preload_imports_the_rest():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
+STOPPED = """
+import sys
+from refcheck import engine
+engine._PARSED.set()  # a parse has ended: the check imports what it needs itself
+engine.preload()
+assert "networkx" not in sys.modules, "preload went on after the parse"
+print("ok")
+"""
+
+
+def test_preload_stops_once_a_parse_has_ended():
+    out = subprocess.run([sys.executable, "-c", STOPPED], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
 def test_preload_never_raises(monkeypatch):
+    import threading
+
     from refcheck import engine
 
+    monkeypatch.setattr(engine, "_PARSED", threading.Event())
     monkeypatch.setattr(engine, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.renaming"))
     engine.preload()  # the check itself reports a module that cannot be imported
