@@ -17,6 +17,7 @@ from refcheck import engine
 from refcheck.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse
+from refcheck import renaming
 from refcheck.renaming import class_key, renamer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,7 +169,8 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
 
     monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
     made = []
-    monkeypatch.setattr(engine, "class_key", lambda cfg, conv: made.append(cfg.name) or class_key(cfg, conv))
+    # The engine imports class_key when a check needs it (engine.AFTER_PARSE).
+    monkeypatch.setattr(renaming, "class_key", lambda cfg, conv: made.append(cfg.name) or class_key(cfg, conv))
     (tmp_path / "one").mkdir()
     _, keys, path = _unit(tmp_path / "one", BODY)
     assert keys["F_sum"][0] == keys["D_sum"][0]
