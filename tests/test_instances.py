@@ -367,3 +367,55 @@ def test_a_body_the_cast_rules_misread_keeps_its_types(tmp_path, monkeypatch):
     monkeypatch.setattr(unevaluated, "erasable", misread)
     _, keys, _ = _unit(tmp_path, body, instantiate=inst)
     assert keys["F_u"] is not None and keys["F_u"][0] != keys["D_u"][0]
+
+
+# Constants as the locals hold them and as comparisons convert them (frontend/converted.py): the
+# declared type a constant is converted to is kept where some arithmetic type would change it.
+def _types(f: str, d: str) -> str:
+    return INSTANTIATE.replace("#define real float", f"#define real {f}").replace(
+        "#define real double", f"#define real {d}")
+
+
+@pytest.mark.parametrize("body, f, d", [
+    # 300 in an unsigned char is 44.
+    ("int TN(k)(T *x) { T *t = TN(new)(); real k = 300; if (k == 44) TN(free)(t); return 0; }\n",
+     "unsigned char", "int"),
+    # Assigned, not initialized; and -1 in an unsigned int.
+    ("int TN(k)(T *x) { T *t = TN(new)(); real k; k = -1; if (k > 0) TN(free)(t); return 0; }\n",
+     "unsigned int", "int"),
+    # Compared: -1 is converted to an unsigned int, not to an int.
+    ("int TN(k)(T *x, real k) { T *t = TN(new)(); k = 5; if (k < -1) TN(free)(t); return 0; }\n",
+     "unsigned int", "int"),
+    # A cast the build strips: an int converted to long is compared as an int holds it, an
+    # unsigned int converted to int is not.
+    ("int TN(k)(T *x) { T *t = TN(new)(); real k = 5; if ((int)k == 5) TN(free)(t); return 0; }\n",
+     "unsigned int", "int"),
+    # A switch converts its case labels to the condition's type.
+    ("int TN(k)(T *x) { T *t = TN(new)(); real k = 5; switch (k) { case -1: TN(free)(t); break; } return 0; }\n",
+     "unsigned int", "int"),
+    # The key keeps _Bool, which holds 1 for 2.
+    ("int TN(k)(T *x) { T *t = TN(new)(); real k = 2; if (k == 2) TN(free)(t); return 0; }\n",
+     "_Bool", "int"),
+])
+def test_a_local_a_constant_is_converted_to_keeps_its_type(tmp_path, body, f, d):
+    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=_types(f, d))
+    assert not _same_graph(parsed, "F_k", "D_k")  # the rule is needed: the graphs differ
+    _engine_agrees(path)
+
+
+@pytest.mark.parametrize("body", [
+    # Constants every erased type holds unchanged.
+    "int TN(k)(T *x) { T *t = TN(new)(); real k = 100; if (k == 100) TN(free)(t); return 0; }\n",
+    "int TN(k)(T *x, real k) { T *t = TN(new)(); if (k >= 3) TN(free)(t); return 0; }\n",
+    # A constant converted to a type that is the same in every instantiation: TH_TENSOR_APPLY's
+    # `long i` compared with its DIM of -1.
+    "int TN(k)(T *x, real v) { T *t = TN(new)(); long i = -1; real w = v; if (i != -1 && w) TN(free)(t);"
+    " return 0; }\n",
+    # A pointer holds no integer constant; a comparison with a variable compares no constant.
+    "int TN(k)(T *x, real v) { T *t = TN(new)(); real *p = 0; real w = v; if (w < v) TN(free)(t); return p != 0; }\n",
+])
+def test_a_local_every_type_holds_the_same_constant_in_still_shares(tmp_path, body):
+    parsed, keys, path = _unit(tmp_path, body, instantiate=_types("unsigned char", "int"))
+    assert keys["F_k"] is not None and keys["F_k"][0] == keys["D_k"][0]
+    assert _same_graph(parsed, "F_k", "D_k")
+    _engine_agrees(path)

@@ -25,7 +25,7 @@ UN = {1: "post++", 2: "post--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-"
 # What is asked of one cursor several times in a build (an operator three times on THTensor.c, a
 # location or a constant about 1.4 times) is kept on the cursor object, as the binding keeps its
 # own answers (`_referenced`, `_type`): the cursors of a build's walk live until its end.
-_OP, _CONST, _LOC = "_refcheck_op", "_refcheck_const", "_refcheck_loc"
+_OP, _CONST, _LOC, _VALUE = "_refcheck_op", "_refcheck_const", "_refcheck_loc", "_refcheck_value"
 
 
 # (getattr with a default, not try/except: a raised AttributeError costs more than the call it
@@ -65,6 +65,60 @@ def constant(c) -> int | None:
             clang.clang_EvalResult_dispose(res)
     setattr(c, _CONST, value)
     return value
+
+
+def value_of(c) -> int | float | None:
+    """What clang folds `c` to as it is typed, the conversions at its top included: an integer
+    (an unsigned one as such), a floating value, or None. `constant(strip(c))` is the value before
+    those conversions: `unsigned char k = 300;` initializes k from a cursor whose value is 44."""
+    value = getattr(c, _VALUE, _UNSET)
+    if value is not _UNSET:
+        return value
+    value = None
+    clang = lib()
+    res = clang.clang_Cursor_Evaluate(c)
+    if res:
+        try:
+            kind = clang.clang_EvalResult_getKind(res)
+            if kind == 1:  # CXEval_Int
+                value = (clang.clang_EvalResult_getAsUnsigned(res) if clang.clang_EvalResult_isUnsignedInt(res)
+                         else clang.clang_EvalResult_getAsLongLong(res))
+            elif kind == 2:  # CXEval_Float
+                value = clang.clang_EvalResult_getAsDouble(res)
+        finally:
+            clang.clang_EvalResult_dispose(res)
+    setattr(c, _VALUE, value)
+    return value
+
+
+def converted_constant(c) -> int | None:
+    """The integer constant `c` is once converted to its own type (an assignment's right side as
+    the local receives it, a comparison's operand as it is compared): the folded integer, or the
+    unconverted constant where a floating type holds it exactly; None where it folds to nothing
+    or a floating type rounds it."""
+    k = constant(strip(c))
+    if k is None:
+        return None
+    value = value_of(c)
+    if type(value) is float:
+        return k if value == k else None
+    return value
+
+
+# Types an operand of these kinds is promoted from to `int` (or, for an enum, to its underlying
+# type) without changing its value.
+_PROMOTED = frozenset(k.value for k in (T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR_S, T.SCHAR, T.SHORT, T.USHORT, T.ENUM))
+_PROMOTED_TO = frozenset(k.value for k in (T.INT, T.UINT))
+
+
+def compared_as_held(operand, ref) -> bool:
+    """Whether a comparison operand (`operand`, its conversions included) compares the value of
+    the variable `ref` (the operand stripped to its reference) unchanged: it is compared in the
+    variable's own type, or promoted to `int`. Not when the comparison converts it to a wider or
+    other-signed type (`int i = -1; i < 0u` compares 4294967295)."""
+    held = canonical_kind(ref)
+    compared = canonical_kind(operand)
+    return held == compared or (held in _PROMOTED and compared in _PROMOTED_TO)
 
 
 def location(c) -> Location:

@@ -9,7 +9,8 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, constant, expr_text, has_pointer_type,
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, compared_as_held, constant,
+                                         converted_constant, expr_text, has_pointer_type,
                                          location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.binding import cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
@@ -135,12 +136,17 @@ def simple_condition(c, b: GraphBuilder):
         return (v, "!=", 0) if v is not None else None
     if kind_of(c) == K.BINARY_OPERATOR and binop(c) in FLIP:
         op = binop(c)
-        lhs, rhs = (strip(x) for x in children_of(c))
-        for a, k_expr, o in ((lhs, rhs, op), (rhs, lhs, FLIP[op])):
+        operands = list(children_of(c))
+        if len(operands) != 2:
+            return None
+        for x, k_expr, o in ((operands[0], operands[1], op), (operands[1], operands[0], FLIP[op])):
+            a = strip(x)
             if kind_of(a) == K.DECL_REF_EXPR:
                 v = b.var(referenced(a))
-                k = constant(k_expr)
-                if v is not None and k is not None and not has_pointer_type(a):
+                # Both sides as the comparison sees them, converted to one type (`k == -1` with
+                # k unsigned compares 4294967295): a variable's value is held in its own type.
+                k = converted_constant(k_expr)
+                if v is not None and k is not None and not has_pointer_type(a) and compared_as_held(x, a):
                     return (v, o, k)
     return None
 

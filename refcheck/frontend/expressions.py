@@ -10,7 +10,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, expr_text, has_pointer_type,
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, converted_constant, expr_text, has_pointer_type,
                                          has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
@@ -65,7 +65,8 @@ class ExpressionLowerer:
         else:
             self.b.emit(ir.Assign(loc, v, src))
         if src in (None, NULL) and src_cursor is not None and not has_pointer_type(src_cursor):
-            k = constant(strip(src_cursor)) if not has_side_effects(src_cursor) else None
+            # As the local holds it: `unsigned char k = 300;` holds 44 (converted_constant).
+            k = converted_constant(src_cursor) if not has_side_effects(src_cursor) else None
             if k is not None:
                 self.b.emit(ir.Const(loc, v, k))
 

@@ -15,9 +15,12 @@ a one-to-one renaming of names:
   tokenized. An identifier that names a file-scope declaration is replaced by its order of first
   appearance; every other word is kept as it is (locals, fields, labels, builtins: the
   instantiations of one body spell them alike, and a builtin must not stand for another);
-- *types*: an arithmetic type spelled outside a cast or a `sizeof` becomes one token, because the
-  build asks of a type only whether it is a pointer, a scalar or an array, and every arithmetic
-  type is a scalar. Inside a cast or a `sizeof` it is kept, and so are the declarations of the
+- *types*: an arithmetic type but `_Bool` spelled outside a cast or a `sizeof` becomes one token,
+  because the build asks of a type only whether it is a pointer, a scalar or an array, and every
+  arithmetic type is a scalar, except where it converts a constant: the declared type of a local
+  that receives or is compared with a constant some arithmetic type would change (`real k = 300`,
+  `k < -1`) is kept (converted.py; the first definition with a key finds where, for all that
+  share it so far). Inside a cast or a `sizeof` a type is kept, and so are the declarations of the
   names spelled there (constants are evaluated through them: `(unsigned char)300`,
   `sizeof(real)`), unless no constant the build evaluates can see that cast's or sizeof's value
   (unevaluated.py): a cast of a value clang cannot fold, such as a non-const local, a parameter,
@@ -52,7 +55,7 @@ import bisect
 import re
 
 from refcheck.conventions import Conventions
-from refcheck.frontend import binding, unevaluated
+from refcheck.frontend import binding, converted, unevaluated
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.renaming import verdict
 
@@ -73,6 +76,9 @@ _KNOWN_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", 
 # Every C arithmetic type is a scalar to the graph build (clangutil.SCALAR_KINDS).
 _ARITHMETIC = frozenset({"char", "short", "int", "long", "unsigned", "signed", "float", "double", "_Bool",
                          "__int128"})
+# What the key erases: `_Bool` is kept, the one arithmetic type that holds neither 2 nor -1
+# (converted.py).
+_ERASED = _ARITHMETIC - {"_Bool"}
 _QUALIFIERS = frozenset({"const", "volatile", "restrict", "__restrict", "__restrict__", "_Atomic", "*",
                          "struct", "union", "enum"})
 # Whose value depends on more than a type's spelling: such a body keeps all its types.
@@ -122,6 +128,9 @@ class Instances:
         self.macro_starts = [b for b, _ in macros]
         self.skipped = sorted(binding.skipped_raw(tu))
         self.skipped_starts = [b for b, _ in self.skipped]
+        self._converted_runs: dict[tuple, tuple[int, ...]] = {}
+        self._converted = converted.Reader(self.decls, unevaluated.KEYWORDS, _ARITHMETIC, self._type_like,
+                                           self._enum_value)
         self._signatures: dict[str, list[str]] = {}
         self._scalar: dict[str, bool] = {}
         self._sources: dict[str, bytes | None] = {}
@@ -171,7 +180,8 @@ class Instances:
             literal = self._unevaluated_kept(fn, tokens, body, literal)
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
-        out = self._write(tokens, erase, literal or (), numbers, queue)
+        runs: list | None = [] if erase else None  # [token index, words] of each erased run
+        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs)
         done = set()
         while queue:
             item = queue.pop(0)
@@ -189,7 +199,19 @@ class Instances:
         written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
         spelled = tuple(n if n.encode() in written else "" for n in names)
         verdicts = tuple(self._verdict(n) for n in names)
-        return (place, expansions, skipped, "\x1f".join(out), verdicts, spelled), names
+        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled)
+        if runs:
+            # The erased types a constant of the build is converted to (converted.py) are kept.
+            # Definitions with one key so far differ only in their erased runs, and their
+            # constants are converted at the same runs: the first one finds which.
+            ordinals = self._converted_runs.get(key)
+            if ordinals is None:
+                ranges = self._converted.kept_types(tokens)
+                ordinals = self._converted_runs[key] = tuple(
+                    k for k, (at, _) in enumerate(runs) if any(i <= at < j for i, j in ranges))
+            if ordinals:
+                key += (tuple(runs[k][1] for k in ordinals),)
+        return key, names
 
     def _verdict(self, name: str) -> tuple:
         v = verdict(self.conv, self.which, name)
@@ -284,21 +306,32 @@ class Instances:
             self._scalar[name] = got
         return got
 
+    def _enum_value(self, name: str) -> int | None:
+        for d in self.decls.get(name, ()):
+            if kind_of(d) == K.ENUM_CONSTANT_DECL:
+                return d.enum_value
+        return None
+
     def _type_like(self, t: str) -> bool:
         return t in _ARITHMETIC or t in _QUALIFIERS or t in self.type_names or t == "void"
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
-               keep_all: bool = False) -> list[str]:
-        """Tokens as the key spells them; renamed names queue their declarations."""
+               keep_all: bool = False, runs: list | None = None) -> list[str]:
+        """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
+        given, receives [token index, words] of each run of erased words."""
         out: list[str] = []
         inside = _inside(literal, len(tokens)) if literal else None
         decls = self.decls
         previous_erased = False
         for i, t in enumerate(tokens):
             keep = keep_all or (inside is not None and inside[i])
-            if erase and not keep and t in _ARITHMETIC:
+            if erase and not keep and t in _ERASED:
                 if not previous_erased:
                     out.append(ARITHMETIC)
+                    if runs is not None:
+                        runs.append([i, t])
+                elif runs is not None:
+                    runs[-1][1] += " " + t
                 previous_erased = True
                 continue
             previous_erased = False

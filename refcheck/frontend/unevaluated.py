@@ -5,11 +5,14 @@ Where the build evaluates. `clangutil.constant` (clang_Cursor_Evaluate) is calle
 literals and on these roots only: a condition after `strip` (of an if, a loop, a `?:`, an `&&` or
 `||` in an expression, an error check's argument), and within one each operand of `!`, `&&`, `||`
 and the right side of `,` (conditions.branch); the two operands of a condition's top comparison
-(simple_condition); the right side of an assignment to a local and a local's initializer, after
-strip (expressions.assign_local; sizes.py's loop start and the arms of `n = (t->nDimension ? 1 :
-0)`); a case label. Below a root the build descends only through `strip` (parentheses, casts) and,
-in a condition, `!`, `&&`, `||` and `,`: no operand of `* / % + - << >>` is a root, nor is anything
-in one that only unary operators, casts and parentheses separate from it.
+(simple_condition), each also whole, its casts and its conversion to the comparison's type
+included (clangutil.converted_constant); the right side of an assignment to a local and a local's
+initializer, after strip and whole, its conversion to the local's type included
+(expressions.assign_local; sizes.py's loop start and the arms of `n = (t->nDimension ? 1 : 0)`,
+after strip only); a case label. Below a root the build descends only through `strip`
+(parentheses, casts) and, in a condition, `!`, `&&`, `||` and `,`: no operand of `* / % + - << >>`
+is a root, nor is anything in one that only unary operators, casts and parentheses separate from
+it. (What a conversion to a local's or a comparison's type changes is converted.py's to keep.)
 
 What clang folds (clang 18, as tests/test_instances.py checks). It folds an expression from the
 values of the parts it evaluates, reading no variable that is not const (a const local with a
@@ -68,7 +71,7 @@ _OTHER_TYPES = frozenset({"void", "struct", "union", "_Complex", "__complex__", 
 _NO_LOCALS = frozenset({"enum", "typedef", "constexpr", "auto", "__auto_type", "#", "typeof", "__typeof__",
                         "__typeof", "typeof_unqual", "_Generic"})
 _DECLARES = _SPECIFIERS | _ARITHMETIC | _OTHER_TYPES | _WRAPPERS  # words a declaration may start with
-_KEYWORDS = _SPECIFIERS | _ARITHMETIC | _OTHER_TYPES | _NO_LOCALS | _WRAPPERS | {
+KEYWORDS = _SPECIFIERS | _ARITHMETIC | _OTHER_TYPES | _NO_LOCALS | _WRAPPERS | {
     "if", "else", "for", "while", "do", "switch", "case", "default", "return", "goto", "break", "continue",
     "sizeof", "_Alignof", "alignof", "__alignof", "__alignof__", "_Static_assert", "static_assert", "__label__",
     "__real", "__real__", "__imag", "__imag__", "true", "false", "nullptr", "bool"}
@@ -193,7 +196,7 @@ class _Body:
             return end, unknown, direct if end == close + 1 else ()
         c = t[0]
         if c.isalpha() or c == "_":
-            if t in _KEYWORDS:
+            if t in KEYWORDS:
                 return None
             if t in self.names:
                 if tok[i + 1] == "(":  # a call: unknown when an argument is
@@ -258,7 +261,7 @@ class _Body:
                     break  # a block's end, not a compound literal's
                 j = o - 1
                 continue
-            if t in _OPEN or t in _ENDS or (t in _KEYWORDS and t != "sizeof"):
+            if t in _OPEN or t in _ENDS or (t in KEYWORDS and t != "sizeof"):
                 break
             j -= 1
         return j + 1
@@ -298,13 +301,13 @@ class _Body:
             if t in _DECLARES or t in type_names:
                 if not self._declaration(p, good, bad, scalar_typedef):
                     return set()
-            elif t not in _KEYWORDS and t not in names and (t[0].isalpha() or t[0] == "_"):
+            elif t not in KEYWORDS and t not in names and (t[0].isalpha() or t[0] == "_"):
                 later.append(p)
         for p in later:  # an unknown word first: a type (`__builtin_va_list ap;`) or a variable
             t, after = tok[p], tok[p + 1]
             if t in params or t in good or t in bad or after == ":" or (after == "(" and t.startswith(_BUILTIN)):
                 continue
-            if after == "*" or ((after[0].isalpha() or after[0] == "_") and after not in _KEYWORDS):
+            if after == "*" or ((after[0].isalpha() or after[0] == "_") and after not in KEYWORDS):
                 if not self._declaration(p, good, bad, scalar_typedef, unknown_type=True):
                     return set()
             elif after == "(":
@@ -356,14 +359,14 @@ class _Body:
                     last_const = last_const or tok[i] == "const"
                 i += 1
             if tok[i] == "(":  # (*f)(...), (*a)[n]: not read
-                inner = [x for x in tok[i + 1:match[i]] if (x[0].isalpha() or x[0] == "_") and x not in _KEYWORDS]
+                inner = [x for x in tok[i + 1:match[i]] if (x[0].isalpha() or x[0] == "_") and x not in KEYWORDS]
                 if not inner:
                     return False
                 bad.add(inner[0])
                 i = match[i] + 1
             else:
                 name = tok[i]
-                if not (name[0].isalpha() or name[0] == "_") or name in _KEYWORDS:
+                if not (name[0].isalpha() or name[0] == "_") or name in KEYWORDS:
                     return False
                 i += 1
                 while tok[i] in _WRAPPERS and tok[i + 1] == "(":
