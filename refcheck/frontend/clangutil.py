@@ -111,14 +111,32 @@ _PROMOTED = frozenset(k.value for k in (T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR_S, T.S
 _PROMOTED_TO = frozenset(k.value for k in (T.INT, T.UINT))
 
 
+_EXPLICIT_CASTS = frozenset(k.value for k in (K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
+                                              K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR))
+
+
 def compared_as_held(operand, ref) -> bool:
     """Whether a comparison operand (`operand`, its conversions included) compares the value of
     the variable `ref` (the operand stripped to its reference) unchanged: it is compared in the
-    variable's own type, or promoted to `int`. Not when the comparison converts it to a wider or
-    other-signed type (`int i = -1; i < 0u` compares 4294967295)."""
+    variable's own type, or promoted to `int`, and no cast stands between them. Not when the
+    comparison converts it to a wider or other-signed type (`int i = -1; i < 0u` compares
+    4294967295), nor through a cast (`(int)u`), whose type an instance key may have erased
+    (frontend/unevaluated.py: a cast of a variable reaches no folded value)."""
     held = canonical_kind(ref)
     compared = canonical_kind(operand)
-    return held == compared or (held in _PROMOTED and compared in _PROMOTED_TO)
+    if not (held == compared or (held in _PROMOTED and compared in _PROMOTED_TO)):
+        return False
+    c = operand
+    while c is not ref and c._kind_id in STRIPPED:
+        if c._kind_id in _EXPLICIT_CASTS:
+            return False
+        children = getattr(c, KIDS, None)
+        if children is None:
+            children = kids(c)
+        if not children:
+            return False
+        c = children[-1]
+    return True
 
 
 def location(c) -> Location:

@@ -16,10 +16,9 @@ types are promoted, not converted).
 So the declared type of a local is kept when the local is assigned or initialized with an
 expression that may fold to an integer constant other than a lone one from 0 to 127, or is
 compared (`== != < > <= >=`) with an expression that may fold to one other than a lone literal
-from 0 to 2^24, or with anything that may fold through a cast the build strips from the local
-(the cast's type against the local's decides whether the comparison compares the value it
-holds), or is named in the condition of a switch that has a case label that may fold to anything
-but such a literal. Read on tokens, as the key is:
+from 0 to 2^24, or is named in the condition of a switch that has a case label that may fold to
+anything but such a literal. (A comparison through a cast of the local, which the build strips,
+is never decided: the cast's type may be erased.) Read on tokens, as the key is:
 
 - a *lone literal* is one integer literal without a suffix (decimal, octal or hexadecimal), or an
   enum constant of a known value, between balanced parentheses or none;
@@ -116,11 +115,9 @@ class Reader:
             left = tokens[self._start_before(tokens, i - 1):i]
             right = tokens[i + 1:self._end_after(tokens, i + 1)]
             for one, other in ((left, right), (right, left)):
+                # (Through a cast, which the build strips, a comparison is never decided.)
                 name, cast = self._operand_name(one)
-                # A cast the build strips converts the variable before the comparison does: its
-                # type decides whether the comparison compares the value it holds.
-                if name in declared and (self._operand_may_fold(other, COMPARED_SAFE)
-                                         or cast and self._may_fold(other)):
+                if name in declared and not cast and self._operand_may_fold(other, COMPARED_SAFE):
                     typed.add(name)
         typed |= self._switched(tokens) & declared.keys()
         return sorted(r for name in typed for r in declared[name])
