@@ -129,8 +129,22 @@ class Instances:
         self.skipped = sorted(binding.skipped_raw(tu))
         self.skipped_starts = [b for b, _ in self.skipped]
         self._converted_runs: dict[tuple, tuple[int, ...]] = {}
-        self._converted = converted.Reader(self.decls, unevaluated.KEYWORDS, _ARITHMETIC, self._type_like,
-                                           self._enum_value)
+        # Functions over this unit's names, not methods: a reader holding this object would make
+        # a cycle, which keeps the unit's parse alive past its check (gcpause.frozen_heap).
+        type_names = self.type_names
+        decls = self.decls
+
+        def type_like(t: str) -> bool:
+            return t in _ARITHMETIC or t in _QUALIFIERS or t in type_names or t == "void"
+
+        def enum_value(name: str) -> int | None:
+            for d in decls.get(name, ()):
+                if kind_of(d) == K.ENUM_CONSTANT_DECL:
+                    return d.enum_value
+            return None
+
+        self._type_like = type_like
+        self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
         self._scalar: dict[str, bool] = {}
         self._sources: dict[str, bytes | None] = {}
@@ -305,15 +319,6 @@ class Instances:
                     break
             self._scalar[name] = got
         return got
-
-    def _enum_value(self, name: str) -> int | None:
-        for d in self.decls.get(name, ()):
-            if kind_of(d) == K.ENUM_CONSTANT_DECL:
-                return d.enum_value
-        return None
-
-    def _type_like(self, t: str) -> bool:
-        return t in _ARITHMETIC or t in _QUALIFIERS or t in self.type_names or t == "void"
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
                keep_all: bool = False, runs: list | None = None) -> list[str]:
