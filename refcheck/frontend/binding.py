@@ -113,24 +113,20 @@ def instantiation(loc) -> tuple:
 def lib():
     """libclang with the C functions the binding does not wrap given their signatures."""
     lib = ci.conf.lib
-    lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
-    lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
-    lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
-    lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
-    lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
-    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
-    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getKind.restype = ctypes.c_int
-    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
-    lib.clang_EvalResult_isUnsignedInt.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_isUnsignedInt.restype = ctypes.c_uint
-    lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
-    lib.clang_EvalResult_getAsDouble.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getAsDouble.restype = ctypes.c_double
-    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_dispose.restype = None
+    result = ctypes.c_void_p
+    for name, args, res in (
+            ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+            ("clang_Cursor_Evaluate", [ci.Cursor], result),
+            ("clang_EvalResult_getKind", [result], ctypes.c_int),
+            ("clang_EvalResult_getAsLongLong", [result], ctypes.c_longlong),
+            ("clang_EvalResult_isUnsignedInt", [result], ctypes.c_uint),
+            ("clang_EvalResult_getAsUnsigned", [result], ctypes.c_ulonglong),
+            ("clang_EvalResult_getAsDouble", [result], ctypes.c_double),
+            ("clang_EvalResult_dispose", [result], None)):
+        f = getattr(lib, name)
+        f.argtypes = args
+        f.restype = res
     return lib
 
 

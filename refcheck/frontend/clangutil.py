@@ -49,21 +49,32 @@ def unop(c) -> str:
     return op
 
 
+def _folded(c, as_typed: bool) -> int | float | None:
+    """What clang folds `c` to: an integer, read as a signed long long, or, `as_typed`, as the
+    unsigned value it is when clang says so, or a floating value; None otherwise."""
+    clang = lib()
+    res = clang.clang_Cursor_Evaluate(c)
+    if not res:
+        return None
+    try:
+        kind = clang.clang_EvalResult_getKind(res)
+        if kind == 1:  # CXEval_Int
+            if as_typed and clang.clang_EvalResult_isUnsignedInt(res):
+                return clang.clang_EvalResult_getAsUnsigned(res)
+            return clang.clang_EvalResult_getAsLongLong(res)
+        if kind == 2 and as_typed:  # CXEval_Float
+            return clang.clang_EvalResult_getAsDouble(res)
+        return None
+    finally:
+        clang.clang_EvalResult_dispose(res)
+
+
 def constant(c) -> int | None:
     """The integer value of a constant expression, or None."""
     value = getattr(c, _CONST, _UNSET)
-    if value is not _UNSET:
-        return value
-    value = None
-    clang = lib()
-    res = clang.clang_Cursor_Evaluate(c)
-    if res:
-        try:
-            if clang.clang_EvalResult_getKind(res) == 1:  # CXEval_Int
-                value = clang.clang_EvalResult_getAsLongLong(res)
-        finally:
-            clang.clang_EvalResult_dispose(res)
-    setattr(c, _CONST, value)
+    if value is _UNSET:
+        value = _folded(c, False)
+        setattr(c, _CONST, value)
     return value
 
 
@@ -72,22 +83,9 @@ def value_of(c) -> int | float | None:
     (an unsigned one as such), a floating value, or None. `constant(strip(c))` is the value before
     those conversions: `unsigned char k = 300;` initializes k from a cursor whose value is 44."""
     value = getattr(c, _VALUE, _UNSET)
-    if value is not _UNSET:
-        return value
-    value = None
-    clang = lib()
-    res = clang.clang_Cursor_Evaluate(c)
-    if res:
-        try:
-            kind = clang.clang_EvalResult_getKind(res)
-            if kind == 1:  # CXEval_Int
-                value = (clang.clang_EvalResult_getAsUnsigned(res) if clang.clang_EvalResult_isUnsignedInt(res)
-                         else clang.clang_EvalResult_getAsLongLong(res))
-            elif kind == 2:  # CXEval_Float
-                value = clang.clang_EvalResult_getAsDouble(res)
-        finally:
-            clang.clang_EvalResult_dispose(res)
-    setattr(c, _VALUE, value)
+    if value is _UNSET:
+        value = _folded(c, True)
+        setattr(c, _VALUE, value)
     return value
 
 
@@ -111,8 +109,6 @@ _PROMOTED = frozenset(k.value for k in (T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR_S, T.S
 _PROMOTED_TO = frozenset(k.value for k in (T.INT, T.UINT))
 
 
-_EXPLICIT_CASTS = frozenset(k.value for k in (K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR,
-                                              K.CXX_REINTERPRET_CAST_EXPR, K.CXX_CONST_CAST_EXPR))
 
 
 def compared_as_held(operand, ref) -> bool:
@@ -126,17 +122,7 @@ def compared_as_held(operand, ref) -> bool:
     compared = canonical_kind(operand)
     if not (held == compared or (held in _PROMOTED and compared in _PROMOTED_TO)):
         return False
-    c = operand
-    while c is not ref and c._kind_id in STRIPPED:
-        if c._kind_id in _EXPLICIT_CASTS:
-            return False
-        children = getattr(c, KIDS, None)
-        if children is None:
-            children = kids(c)
-        if not children:
-            return False
-        c = children[-1]
-    return True
+    return strip(operand, _IMPLICIT) is ref
 
 
 def location(c) -> Location:
@@ -220,10 +206,16 @@ STRIPPED = frozenset(k.value for k in (K.PAREN_EXPR, K.UNEXPOSED_EXPR, K.CSTYLE_
                                          K.CXX_CONST_CAST_EXPR))
 
 
-def strip(c):
-    """Look through parentheses and implicit conversions."""
+# What strip looks through but explicit casts.
+_IMPLICIT = STRIPPED - frozenset(k.value for k in (
+    K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR,
+    K.CXX_CONST_CAST_EXPR))
+
+
+def strip(c, through=STRIPPED):
+    """Look through parentheses, implicit conversions and casts (`through`: the kinds of those)."""
     # By kind id: the most called helper of the build, and `.kind` costs a property and a lookup.
-    while c._kind_id in STRIPPED:
+    while c._kind_id in through:
         children = getattr(c, KIDS, None)  # kids(c), without the call for a cursor of the walk
         if children is None:
             children = kids(c)

@@ -363,19 +363,3 @@ class Reader:
                 end = self._end_after(tokens, i + 2)
                 out.update(w for k, w in enumerate(tokens[i + 2:end], i + 2) if self._variable(tokens, k))
         return out
-
-    # -- declarations --------------------------------------------------------------------------
-    def _statement_start(self, tokens: list[str], i: int) -> int:
-        depth = 0
-        while i >= 0:
-            t = tokens[i]
-            if t in (")", "]"):
-                depth += 1
-            elif t in ("(", "["):
-                if depth == 0:
-                    return i + 1
-                depth -= 1
-            elif depth == 0 and t in (";", "{", "}"):
-                return i + 1
-            i -= 1
-        return 0
