@@ -72,7 +72,6 @@ def children_by_key(fn, found: dict) -> dict:
     return found
 
 
-
 def last_child(c):
     """The last of a cursor's children (a definition's body), or None: one visit whose callback
     only keeps what it is given, where `get_children` builds a checked cursor per child."""
@@ -87,6 +86,7 @@ def last_child(c):
     if found is not None:
         found._tu = c._tu
     return found
+
 
 _KINDS = ci.CursorKind._kinds
 

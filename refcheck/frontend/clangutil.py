@@ -109,8 +109,6 @@ _PROMOTED = frozenset(k.value for k in (T.BOOL, T.CHAR_U, T.UCHAR, T.CHAR_S, T.S
 _PROMOTED_TO = frozenset(k.value for k in (T.INT, T.UINT))
 
 
-
-
 def compared_as_held(operand, ref) -> bool:
     """Whether a comparison operand (`operand`, its conversions included) compares the value of
     the variable `ref` (the operand stripped to its reference) unchanged: it is compared in the

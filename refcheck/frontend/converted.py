@@ -108,8 +108,8 @@ class Reader:
             right_named = k < n and tokens[k] in declared
             # A side that reads a variable outside brackets does not fold (`i < n`): the local on
             # the other side is then compared with no constant.
-            right_reads = self._is_variable_word(tokens[i + 1])
-            left_reads = self._is_variable_word(tokens[i - 1]) and tokens[i - 2] not in (".", "->", "sizeof")
+            right_reads = i + 1 < n and self._is_variable_word(tokens[i + 1])
+            left_reads = i >= 2 and self._is_variable_word(tokens[i - 1]) and tokens[i - 2] not in (".", "->", "sizeof")
             if (not left_named or right_reads) and (not right_named or left_reads):
                 continue
             left = tokens[self._start_before(tokens, i - 1):i]
@@ -164,26 +164,13 @@ class Reader:
     def _operand_name(self, operand: list[str]) -> tuple[str | None, bool]:
         """The local or parameter an operand is, as the build strips it (a declaration's type
         words, parentheses and casts dropped), or None; and whether a cast was dropped."""
-        i, j = 0, len(operand)
-        cast = False
-        while i < j and (self.type_like(operand[i]) or operand[i] in _SPECIFIERS):
+        i = 0
+        while i < len(operand) and (self.type_like(operand[i]) or operand[i] in _SPECIFIERS):
             i += 1  # `long x = ...`, `real *p = ...`
-        while True:
-            if j - i >= 3 and operand[i] == "(" and operand[j - 1] == ")" and self._closes(operand, i, j - 1):
-                i, j = i + 1, j - 1
-                continue
-            if j - i >= 3 and operand[i] == "(":
-                k = i + 1
-                while k < j and operand[k] != ")" and (self.type_like(operand[k]) or operand[k] in ("(", ")")):
-                    k += 1
-                if k < j and operand[k] == ")" and k > i + 1:
-                    i = k + 1  # a cast, which the build strips
-                    cast = True
-                    continue
-            break
-        if j - i != 1 or not self._is_variable_word(operand[i]):
+        inner, cast = self._stripped_cast(operand[i:])
+        if len(inner) != 1 or not self._is_variable_word(inner[0]):
             return None, cast
-        return operand[i], cast
+        return inner[0], cast
 
     @staticmethod
     def _closes(operand: list[str], i: int, j: int) -> bool:
@@ -240,7 +227,12 @@ class Reader:
     def _stripped(self, operand: list[str]) -> list[str]:
         """`operand` without the parentheses around it and the casts at its top, as the build
         strips it."""
+        return self._stripped_cast(operand)[0]
+
+    def _stripped_cast(self, operand: list[str]) -> tuple[list[str], bool]:
+        """`_stripped`, and whether a cast was dropped."""
         i, j = 0, len(operand)
+        cast = False
         while j - i >= 3 and operand[i] == "(":
             if operand[j - 1] == ")" and self._closes(operand, i, j - 1):
                 i, j = i + 1, j - 1
@@ -250,9 +242,10 @@ class Reader:
                 k += 1
             if k < j and operand[k] == ")" and k > i + 1:
                 i = k + 1
+                cast = True
                 continue
             break
-        return operand[i:j]
+        return operand[i:j], cast
 
     @staticmethod
     def _top_level(operand: list[str], ops: tuple[str, ...]) -> list[int]:

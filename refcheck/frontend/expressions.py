@@ -10,8 +10,8 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, converted_constant, expr_text, has_pointer_type,
-                                         has_scalar_type, location, referenced, STRIPPED, strip, unop)
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, converted_constant, expr_text,
+                                         has_pointer_type, has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import is_expression, kind_of
