@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from refcheck import selection
 from refcheck.conventions import Conventions
 from refcheck.presets import PRESETS
+from refcheck.summary import RecordError, parse_record
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -192,6 +193,21 @@ def _extensions(v):
     return list(v)
 
 
+def _summaries(v):
+    """`[tool.refcheck.summaries.NAME]` tables: one summary record per exact callee name."""
+    if not isinstance(v, dict):
+        raise ValueError(f"expected a table of callee name = record table, got {_type(v)}")
+    out = {}
+    for name, table in v.items():
+        if not re.fullmatch(r"[A-Za-z_][\w:~]*", name):
+            raise ValueError(f"{name!r} is not a function name (summaries name callees exactly)")
+        try:
+            out[name] = parse_record(table, name)
+        except RecordError as e:
+            raise ValueError(str(e)) from None
+    return out
+
+
 def _bool(v):
     if not isinstance(v, bool):
         raise ValueError(f"expected true or false, got {_type(v)}")
@@ -225,6 +241,7 @@ _SCALARS = {
     "max-states": _int(1),
     "function-seconds": _positive_number,
     "may-raise-summaries": _bool,
+    "summaries": _summaries,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
 }
@@ -267,6 +284,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["errors"] = values["errors"]
     if "may-raise-summaries" in values:
         changes["may_raise_summaries"] = values["may-raise-summaries"]
+    if "summaries" in values:  # per name, over the preset's own
+        changes["summaries"] = {**conv.summaries, **values["summaries"]}
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
 

@@ -7,8 +7,11 @@ The analysis only ever asks a `Conventions` object; the TH preset below is the d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
+
+from refcheck.summary import DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked, record_table
+from refcheck.summary import resolve as _resolve
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
 # THCudaTensor_newWithSize. The character after "new" must start a new word, so THFile_newline
@@ -106,7 +109,10 @@ class Conventions:
     may_raise_summaries: bool = False
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
-    unit_may_raise: frozenset = frozenset()
+    unit_may_raise: frozenset = field(default=frozenset(), metadata={"derived": True})
+    # Configured summaries by exact callee name ([tool.refcheck.summaries], generated preset
+    # tables): they win over every pattern above.
+    summaries: dict[str, Summary] = field(default_factory=dict)
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -144,6 +150,9 @@ class Conventions:
 
     def error_condition(self, name: str) -> ErrorCondition | None:
         """Where a conditional error call's condition is, and on which truth value it raises."""
+        return self.summary(name).error_condition
+
+    def _error_condition(self, name: str) -> ErrorCondition | None:
         index = self.condition_argument(name)
         if index is not None:
             return ErrorCondition(index, raises_when=False)
@@ -152,8 +161,7 @@ class Conventions:
 
     def sink_arguments(self, name: str, nargs: int) -> frozenset[int]:
         """The argument positions (0-based, resolved against nargs) a call keeps the reference of."""
-        return frozenset(_resolve(i, nargs) for i in self._lookup("sinks", name) or ()
-                         if _resolve(i, nargs) is not None)
+        return self.summary(name).positions(Effect.SINK, nargs)
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
@@ -164,8 +172,10 @@ class Conventions:
         """An acquirer whose result is never an object that existed before the call: not one
         that may return its argument (newContiguous), nor a reallocation (realloc may return
         the block it was given)."""
-        return (callee == "new" or self.matches("acquire", callee)) and not self.matches("reallocate", callee) \
-            and self._lookup("may_return_argument", callee) is None
+        if callee == "new":
+            return True
+        s = self.summary(callee)
+        return s.returns is Returns.OWNED and s.returned is None
 
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
@@ -178,7 +188,7 @@ class Conventions:
 
     def may_raise_call(self, name: str) -> bool:
         """A call that may raise an error and return to nobody (errors="unwind": an exit)."""
-        return bool(name) and (name in self.unit_may_raise or self.matches("may_raise", name))
+        return bool(name) and (name in self.unit_may_raise or self.summary(name).may_raise)
 
     def is_primitive(self, function: str) -> bool:
         """The function being checked implements a primitive: its parameters are not tracked."""
@@ -190,30 +200,62 @@ class Conventions:
 
     def classify(self, name: str) -> str | None:
         """The role of a callee, most specific first; None for a call that just borrows."""
+        return self.summary(name).role
+
+    def _role(self, name: str) -> str | None:
         for kind in ("release", "consume", "retain", "reallocate", "error", "exit", "acquire"):
             if self.matches(kind, name):
                 return kind
         return None
 
     def fingerprint(self) -> str:
-        """Stable text for cache keys."""
-        return repr((self.acquire, self.reallocate, self.may_fail, self.retain, self.release, self.consume,
-                     self.error, self.exit, sorted(self.conditional_error.items()), self.pure, self.context,
-                     self.errors, self.primitive, sorted(self.sinks.items()),
-                     sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
-                     sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries))
+        """Stable text for cache keys: every field but the derived ones, so a new field is in it."""
+        return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
+
+    def summary(self, name: str) -> Summary:
+        """What a call of `name` does, as one record (cached per name)."""
+        s = self._summaries.get(name)
+        if s is None:
+            s = self.summaries.get(name) if name else None
+            if s is None:
+                s = self._from_patterns(name) if name else DEFAULT
+            if len(self._summaries) > 100_000:
+                self._summaries.clear()
+            self._summaries[name] = s
+        return s
+
+    @cached_property
+    def _summaries(self) -> dict[str, Summary]:
+        return {}
+
+    def _from_patterns(self, name: str) -> Summary:
+        arguments: list = []
+        returns, returned, ends = Returns.BORROWED, None, Ends.RETURNS
+        role = self._role(name)
+        if role == "release":
+            arguments.append((Tracked.EVERY, Effect.RELEASE))
+        elif role == "consume":
+            arguments.append((Tracked.FIRST, Effect.CONSUME))
+        elif role == "retain":
+            arguments.append((Tracked.EVERY, Effect.RETAIN))
+            returns, returned = Returns.ARGUMENT, Tracked.FIRST
+        elif role == "reallocate":
+            returns = Returns.REALLOCATED
+        elif role in ("error", "exit"):
+            ends = Ends(role)
+        elif role == "acquire":
+            returns, returned = Returns.OWNED, self._lookup("may_return_argument", name)
+        arguments.extend((i, Effect.SINK) for i in self._lookup("sinks", name) or ())
+        s = Summary(returns=returns, arguments=tuple(arguments), returned=returned, ends=ends,
+                    error_condition=self._error_condition(name), may_fail=self.matches("may_fail", name),
+                    may_raise=self.matches("may_raise", name), pure=self.matches("pure", name))
+        return s if s == DEFAULT else Summary(**{**s.__dict__, "source": Source.CONVENTIONS})
 
 
-@dataclass(frozen=True)
-class ErrorCondition:
-    """A call that raises when argument `index` has truth value `raises_when`, else returns."""
+def _stable(value) -> object:
+    """A field's value in a form whose repr does not depend on insertion order."""
+    if isinstance(value, dict):
+        return sorted((k, record_table(v) if isinstance(v, Summary) else v) for k, v in value.items())
+    return value
 
-    index: int
-    raises_when: bool
 
-
-def _resolve(index: int, nargs: int) -> int | None:
-    """A table index (negative counts from the end) as a 0-based position, None if out of range."""
-    i = index + nargs if index < 0 else index
-    return i if 0 <= i < nargs else None

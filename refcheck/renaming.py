@@ -27,10 +27,6 @@ from refcheck.model import Finding, Location, Step
 
 # A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
-# What the conventions can say of one name; part of the key so that conventions-driven decisions
-# (is this function a `new*` one, a primitive) are the same for every member.
-CONVENTION_KINDS = ("acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit",
-                    "pure", "context", "primitive")
 
 
 # The serialized graph marks everything that is not a name with characters a TOKEN cannot contain,
@@ -199,8 +195,11 @@ def verdict(conv: Conventions, which: str, token: str) -> tuple:
     key = (which, name)  # by the conventions' content: ids of freed objects are reused
     v = _VERDICTS.get(key)
     if v is None:
-        v = _VERDICTS[key] = (tuple(conv.matches(k, name) for k in CONVENTION_KINDS),
-                              conv.condition_argument(name), conv.classify(name), conv.acquires_fresh(name))
+        # Everything the conventions can say of one name: as a callee (its whole summary), as the
+        # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
+        # that conventions-driven decisions are the same for every member.
+        v = _VERDICTS[key] = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
+                              conv.matches("context", name))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
     return v

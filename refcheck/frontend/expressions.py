@@ -21,6 +21,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
+from refcheck.summary import Effect, resolve
 
 
 class ExpressionLowerer:
@@ -329,75 +330,36 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        check = self.b.conv.error_condition(name)
+        summary = self.b.conv.summary(name)
+        check = summary.error_condition
         if check is not None and check.index < len(args):
-            for i, a in enumerate(args):
-                if i != check.index:
-                    self.value(a)
-            ok, fail = self.b.node("block"), self.b.error_node(loc, name)
-            # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
-            self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
-            self.b.cur = ok
-            return None
-        role = self.b.conv.classify(name)
+            return self.conditional_error(loc, name, args, check)
+        role = summary.role
         if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        sinks = self.b.conv.sink_arguments(name, len(args))
+        sinks = summary.positions(Effect.SINK, len(args))
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         tracked = [v for i, (v, a) in enumerate(zip(values, args))
                    if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
-        if role == "release":
-            self.b.emit(ir.Release(loc, tuple(tracked), name))
-            return None
-        if role == "consume":  # freeCopyTo(src, dst), move(src): the source is taken over
-            self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
-            for v in tracked[1:]:
-                self.b.emit(ir.Use(loc, v))
-            return None
-        if role == "retain":
-            for v in tracked:
-                self.b.emit(ir.Retain(loc, v, name))
-            return tracked[0] if tracked and has_pointer_type(c) else None
+        if role in ("release", "consume", "retain"):
+            return self.reference_call(c, loc, name, role, tracked)
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
         if kept:
-            # A setter (no pointer result) keeps the reference in the slot its other arguments
-            # name: THCThreadLocal_set(local, x) again with the same local overwrites it (the
-            # earlier value's stored copy is gone). A call returning a pointer keeps it in what it
-            # returns (newWithAllocator's context): a new place at each call, so no key.
-            target, deps = "", frozenset()
-            if not has_pointer_type(c):
-                others = [a for i, a in enumerate(args) if i not in sinks]
-                target = f"{name}({', '.join(expr_text(a) for a in others)})"
-                deps = frozenset(v for a in others for v in expr_vars(a, self.b))
-        for v in kept:  # the callee keeps it: a hand-over, like a store
-            self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v, target, deps))
+            self.hand_over(c, loc, name, args, sinks, kept)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
             return None
         if role == "reallocate":
-            t = self.b.temp(f"{name}(...)")
-            may_fail = self.b.conv.matches("may_fail", name)
-            self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, may_fail))
-            if may_fail:  # split at once into success and failure (NULL, old block still ours)
-                n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
-                yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
-                self.b.start(n)
-                self.b.edge(n, yes, True)
-                self.b.edge(n, no, False)
-                self.b.edge(yes, join)
-                self.b.edge(no, join)
-                self.b.cur = join
-            return t
+            return self.reallocation(loc, name, summary, tracked)
         if role == "acquire":
             t = self.b.temp(f"{name}(...)")
-            index = self.b.conv.returned_argument(name, len(args))
+            index = resolve(summary.returned, len(args)) if isinstance(summary.returned, int) else None
             source = values[index] if index is not None and values[index] in tracked else None
             self.b.emit(ir.Acquire(loc, t, name, source))
             return t
@@ -408,6 +370,64 @@ class ExpressionLowerer:
         if same is not None:
             self.b.emit(same)
         return None
+
+    def conditional_error(self, loc, name, args, check):
+        """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
+        for i, a in enumerate(args):
+            if i != check.index:
+                self.value(a)
+        ok, fail = self.b.node("block"), self.b.error_node(loc, name)
+        # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
+        self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
+        self.b.cur = ok
+        return None
+
+    def reference_call(self, c, loc, name, role, tracked):
+        """A release (every tracked argument), a consume (the first: freeCopyTo(src, dst),
+        move(src); the others are used) or a retain (each; the first is the result)."""
+        if role == "release":
+            self.b.emit(ir.Release(loc, tuple(tracked), name))
+            return None
+        if role == "consume":
+            self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
+            for v in tracked[1:]:
+                self.b.emit(ir.Use(loc, v))
+            return None
+        for v in tracked:
+            self.b.emit(ir.Retain(loc, v, name))
+        return tracked[0] if tracked and has_pointer_type(c) else None
+
+    def hand_over(self, c, loc, name, args, sinks, kept):
+        """The callee keeps these references: a hand-over, like a store.
+
+        A setter (no pointer result) keeps the reference in the slot its other arguments name:
+        THCThreadLocal_set(local, x) again with the same local overwrites it (the earlier value's
+        stored copy is gone). A call returning a pointer keeps it in what it returns
+        (newWithAllocator's context): a new place at each call, so no key."""
+        target, deps = "", frozenset()
+        if not has_pointer_type(c):
+            others = [a for i, a in enumerate(args) if i not in sinks]
+            target = f"{name}({', '.join(expr_text(a) for a in others)})"
+            deps = frozenset(v for a in others for v in expr_vars(a, self.b))
+        for v in kept:
+            self.b.emit(ir.Use(loc, v))
+            self.b.emit(ir.Store(loc, v, target, deps))
+
+    def reallocation(self, loc, name, summary, tracked):
+        """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into
+        success and failure (NULL, the old block still ours)."""
+        t = self.b.temp(f"{name}(...)")
+        self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, summary.may_fail))
+        if summary.may_fail:
+            n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
+            yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+            self.b.start(n)
+            self.b.edge(n, yes, True)
+            self.b.edge(n, no, False)
+            self.b.edge(yes, join)
+            self.b.edge(no, join)
+            self.b.cur = join
+        return t
 
     def argument(self, a, role):
         inner = strip(a)

@@ -1,0 +1,225 @@
+"""One typed record per callee: what a call does to each argument, what it returns, how it ends.
+
+Every source of ownership knowledge writes this record: the conventions' name patterns and
+tables (`Conventions.summary`), a `[tool.refcheck.summaries.NAME]` table or a generated preset
+table (`parse_record`), and, later, the analysis of the callee's own body. The frontend lowers a
+call from the record alone, so a new source of summaries needs no change to the lowering.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, fields
+from enum import Enum
+
+
+class Effect(Enum):
+    """What a call does to the reference passed in one argument."""
+
+    BORROW = "borrow"  # reads it (the default)
+    RELEASE = "release"  # gives up the caller's reference (free, decref)
+    CONSUME = "consume"  # takes it over: no release after (move, freeCopyTo, a steal)
+    SINK = "sink"  # keeps it in memory that outlives the call: a hand-over, like a store
+    RETAIN = "retain"  # adds a reference
+    ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
+    CONSUME_ON_SUCCESS = "consume-on-success"  # steals only when the call returns 0
+
+
+class Returns(Enum):
+    BORROWED = "borrowed"  # the caller does not own the result (also: no pointer result)
+    OWNED = "owned"  # +1: fresh, unless `returned` names an argument it may hand back
+    REALLOCATED = "reallocated"  # +1, replacing the first tracked argument (realloc)
+    ARGUMENT = "argument"  # argument `returned` itself, ownership unchanged (retain)
+    UNKNOWN = "unknown"
+
+
+class Ends(Enum):
+    RETURNS = "returns"
+    ERROR = "error"  # raises: no cleanup needed with errors="abort", an exit with "unwind"
+    EXIT = "exit"  # leaves the process
+
+
+class Tracked(Enum):
+    """Positions among a call's reference-carrying arguments rather than by index."""
+
+    EVERY = "every"
+    FIRST = "first"
+
+
+class Source(Enum):
+    CONVENTIONS = "conventions"  # the name patterns and tables
+    CONFIGURED = "configured"  # a [tool.refcheck.summaries] table or a generated preset table
+    INFERRED = "inferred"  # the callee's body, analysed
+    DEFAULT = "default"  # nothing known: borrows everything, returns borrowed
+
+
+
+@dataclass(frozen=True)
+class ErrorCondition:
+    """A call that raises when argument `index` has truth value `raises_when`, else returns."""
+
+    index: int
+    raises_when: bool
+
+
+@dataclass(frozen=True)
+class Summary:
+    returns: Returns = Returns.BORROWED
+    # (position, effect) pairs; a position not listed borrows.
+    arguments: tuple = ()
+    # OWNED: an argument it may hand back +1 (newContiguous); ARGUMENT: the one it returns.
+    returned: int | Tracked | None = None
+    ends: Ends = Ends.RETURNS
+    error_condition: ErrorCondition | None = None
+    may_fail: bool = False  # REALLOCATED: NULL on failure, the old block still owned
+    may_raise: bool = False  # errors="unwind": the call may raise before it returns
+    pure: bool = False  # no side effect on its arguments
+    family: str | None = None  # acquirer/releaser family; None: any
+    source: Source = Source.DEFAULT
+
+    def effect_of(self, position: int | Tracked) -> Effect | None:
+        for p, e in self.arguments:
+            if p == position:
+                return e
+        return None
+
+    def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
+        """The argument indices (resolved against nargs) given `effect` by index."""
+        return frozenset(i for p, e in self.arguments if e is effect and isinstance(p, int)
+                         for i in [resolve(p, nargs)] if i is not None)
+
+    @property
+    def role(self) -> str | None:
+        """The call's role as `Conventions.classify` has always named it (None: it borrows)."""
+        if self.effect_of(Tracked.EVERY) is Effect.RELEASE:
+            return "release"
+        if self.effect_of(Tracked.FIRST) is Effect.CONSUME:
+            return "consume"
+        if self.effect_of(Tracked.EVERY) is Effect.RETAIN:
+            return "retain"
+        if self.returns is Returns.REALLOCATED:
+            return "reallocate"
+        if self.ends is not Ends.RETURNS:
+            return self.ends.value
+        if self.returns is Returns.OWNED:
+            return "acquire"
+        return None
+
+
+DEFAULT = Summary()
+
+
+def resolve(index: int, nargs: int) -> int | None:
+    """A table index (negative counts from the end) as a 0-based position, None if out of range."""
+    i = index + nargs if index < 0 else index
+    return i if 0 <= i < nargs else None
+
+
+# -- configuration: one table per callee ---------------------------------------------------------
+
+# The record's fields a table may set, and the key spelling of each.
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name != "source"}
+
+
+class RecordError(ValueError):
+    """A summary table that does not describe a record; the message says which key and why."""
+
+
+def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) -> Summary:
+    """A Summary from one `[tool.refcheck.summaries.NAME]` table (or a generated preset entry)."""
+    if not isinstance(table, dict):
+        raise RecordError(f"{where}: expected a table, got {type(table).__name__}")
+    values: dict = {"source": source}
+    for key, value in table.items():
+        name = _KEYS.get(key)
+        if name is None:
+            close = difflib.get_close_matches(str(key), _KEYS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise RecordError(f"{where}: unknown key '{key}'{hint}")
+        try:
+            values[name] = _READERS[name](value)
+        except (ValueError, TypeError) as e:
+            raise RecordError(f"{where}: key '{key}': {e}") from None
+    return Summary(**values)
+
+
+def record_table(s: Summary) -> dict:
+    """The table `parse_record` reads back as `s` (fields at their default are left out)."""
+    out: dict = {}
+    for key, name in _KEYS.items():
+        value = getattr(s, name)
+        if value == getattr(DEFAULT, name):
+            continue
+        out[key] = _WRITERS.get(name, _plain)(value)
+    return out
+
+
+def _enum(kind):
+    def read(v):
+        try:
+            return kind(v)
+        except ValueError:
+            raise ValueError(f"expected one of {', '.join(repr(m.value) for m in kind)}, got {v!r}") from None
+    return read
+
+
+def _position(v) -> int | Tracked:
+    if isinstance(v, str):
+        try:
+            return Tracked(v)
+        except ValueError:
+            pass
+        try:
+            return int(v)
+        except ValueError:
+            raise ValueError(f"a position is an argument index or 'every'/'first', got {v!r}") from None
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    raise ValueError(f"a position is an argument index or 'every'/'first', got {v!r}")
+
+
+def _arguments(v) -> tuple:
+    if not isinstance(v, dict):
+        raise ValueError("expected a table of position = effect")
+    read = _enum(Effect)
+    return tuple((_position(p), read(e)) for p, e in v.items())
+
+
+def _bool(v) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {v!r}")
+    return v
+
+
+def _condition(v) -> ErrorCondition:
+    if not isinstance(v, dict) or set(v) != {"index", "raises-when"}:
+        raise ValueError("expected { index = N, raises-when = true|false }")
+    index = _position(v["index"])
+    if not isinstance(index, int):
+        raise ValueError("the condition's index is an argument index")
+    return ErrorCondition(index, _bool(v["raises-when"]))
+
+
+def _family(v) -> str:
+    if not isinstance(v, str) or not v:
+        raise ValueError(f"expected a non-empty string, got {v!r}")
+    return v
+
+
+_READERS = {
+    "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
+    "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
+    "pure": _bool, "family": _family,
+}
+
+
+def _plain(v):
+    if isinstance(v, Enum):
+        return v.value
+    return v
+
+
+_WRITERS = {
+    "arguments": lambda v: {str(_plain(p)): e.value for p, e in v},
+    "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
+}

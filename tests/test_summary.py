@@ -1,0 +1,96 @@
+"""The summary record: what the conventions say of a callee, configured records, the cache key."""
+
+from dataclasses import fields, replace
+
+import pytest
+
+from refcheck.config import ConfigError, parse
+from refcheck.conventions import Conventions
+from refcheck.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked,
+                              parse_record, record_table)
+
+TH = Conventions()
+
+
+@pytest.mark.parametrize("name, role", [
+    ("THFloatTensor_free", "release"), ("THFree", "release"), ("THFloatTensor_freeCopyTo", "consume"),
+    ("THFloatTensor_retain", "retain"), ("THRealloc", "reallocate"), ("realloc", "reallocate"),
+    ("THError", "error"), ("abort", "exit"), ("THFloatTensor_newClone", "acquire"), ("malloc", "acquire"),
+    ("THFloatTensor_add", None), ("_THArgCheck", None), ("", None),
+])
+def test_the_record_names_the_role_the_patterns_give(name, role):
+    assert TH.summary(name).role == role == TH.classify(name)
+
+
+def test_the_tables_become_positions_of_the_record():
+    s = TH.summary("THFloatStorage_newWithDataAndAllocator")
+    assert s.returns is Returns.OWNED and s.source is Source.CONVENTIONS
+    assert s.positions(Effect.SINK, 4) == {0, 3}
+    assert TH.summary("THFloatTensor_newContiguous").returned == -1
+    assert TH.summary("THFloatTensor_retain").returned is Tracked.FIRST
+    assert TH.summary("_THArgCheck").error_condition == ErrorCondition(2, raises_when=False)
+    assert TH.summary("realloc").may_fail and not TH.summary("THRealloc").may_fail
+    assert TH.summary("THFloatTensor_isContiguous").pure
+    assert TH.summary("THFloatTensor_add") == DEFAULT and DEFAULT.source is Source.DEFAULT
+
+
+def test_a_configured_record_wins_over_the_patterns():
+    conv = parse({"summaries": {"THFloatTensor_free": {"arguments": {"0": "borrow"}},
+                                "luaT_pushudata": {"arguments": {"1": "sink"}},
+                                "THCudaMalloc": {"arguments": {"1": "acquire-out"}},
+                                "luaL_error": {"ends": "error"}}}, "t", "/p").conventions
+    assert conv.classify("THFloatTensor_free") is None and conv.classify("THDoubleTensor_free") == "release"
+    assert conv.sink_arguments("luaT_pushudata", 3) == {1}
+    assert conv.summary("THCudaMalloc").effect_of(1) is Effect.ACQUIRE_OUT
+    assert conv.classify("luaL_error") == "error"
+    assert conv.summary("luaL_error").source is Source.CONFIGURED
+    assert conv.fingerprint() != TH.fingerprint()
+
+
+@pytest.mark.parametrize("record", [
+    DEFAULT,
+    Summary(returns=Returns.OWNED, returned=-1, family="THFloatTensor", source=Source.CONFIGURED),
+    Summary(arguments=((Tracked.EVERY, Effect.RELEASE), (2, Effect.SINK)), source=Source.CONFIGURED),
+    Summary(ends=Ends.ERROR, error_condition=ErrorCondition(1, True), may_raise=True, pure=True,
+            source=Source.CONFIGURED),
+    Summary(returns=Returns.REALLOCATED, may_fail=True, arguments=((-1, Effect.CONSUME_ON_SUCCESS),),
+            source=Source.CONFIGURED),
+])
+def test_a_record_table_reads_back_as_the_record(record):
+    table = record_table(record)
+    assert parse_record(table, "t", record.source) == record
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"retruns": "owned"}, "did you mean 'returns'"),
+    ({"returns": "mine"}, "expected one of"),
+    ({"arguments": {"x": "sink"}}, "a position is an argument index"),
+    ({"arguments": {"0": "keep"}}, "expected one of"),
+    ({"arguments": [0]}, "position = effect"),
+    ({"may-fail": 1}, "expected true or false"),
+    ({"error-condition": {"index": 0}}, "raises-when"),
+    ("owned", "expected a table"),
+])
+def test_bad_records_say_which_key(table, message):
+    with pytest.raises(RecordError, match=message):
+        parse_record(table, "f")
+
+
+def test_bad_summaries_in_configuration_are_configuration_errors():
+    with pytest.raises(ConfigError, match="key 'summaries': f: unknown key 'x'"):
+        parse({"summaries": {"f": {"x": 1}}}, "t", "/p")
+    with pytest.raises(ConfigError, match="not a function name"):
+        parse({"summaries": {"^f$": {}}}, "t", "/p")
+
+
+def test_the_cache_key_follows_every_field_of_the_conventions():
+    # A field the fingerprint forgot would let a changed configuration reuse stale results.
+    changed = {"errors": "unwind", "may_raise_summaries": True, "summaries": {"f": DEFAULT}}
+    for f in fields(Conventions):
+        if f.metadata.get("derived"):
+            continue
+        value = getattr(TH, f.name)
+        other = changed.get(f.name)
+        if other is None:
+            other = {"x": [0]} if isinstance(value, dict) else ["^x$"]
+        assert replace(TH, **{f.name: other}).fingerprint() != TH.fingerprint(), f.name
