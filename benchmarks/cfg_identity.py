@@ -79,7 +79,7 @@ def unit(job):
     os.chdir(corpus)
     from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
     from refcheck.frontend.unit import parse
-    from refcheck.presets import PRESETS
+    from refcheck.conventions.presets import PRESETS
 
     conv = dataclasses.replace(PRESETS["th"].conventions, errors=mode)
     parsed = parse(path, list(torch7.FLAGS))

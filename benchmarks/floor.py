@@ -25,10 +25,10 @@ def main(argv: list[str]) -> int:
 
     # Arguments as refcheck builds them (runner.args_for -> frontend.parse), so that the floor
     # parses the same thing; refcheck's code only computes the argument list here.
-    from refcheck import config
+    from refcheck.workspace import config
     from refcheck.frontend.unit import language_args
     from refcheck.frontend.headers import find_builtin_headers
-    from refcheck.sources import discover
+    from refcheck.workspace.sources import discover
 
     cfg = config.load()
     units = discover(paths, cfg.extensions, cfg.exclude, cfg.root)

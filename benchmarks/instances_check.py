@@ -1,9 +1,9 @@
-"""Whether the instance keys (refcheck/frontend/instances.py) only ever group definitions whose
+"""Whether the instance keys (refcheck/reuse/instances.py) only ever group definitions whose
 graphs are the same: every definition is built, and each one that shares an instance key with
 an earlier one must
 
 - get the same verdict from `build_cfg_if_relevant` (both skipped, or both built),
-- have the same class key (refcheck.renaming: the same graph up to a renaming of names),
+- have the same class key (refcheck.reuse.renaming: the same graph up to a renaming of names),
 - and be renamed alike: the names the instance key pairs, applied to the first definition's
   graph tokens, give this one's graph tokens (apart from locals' declaration hashes, which
   findings never show), so that the first one's findings renamed by the instance key are this
@@ -24,7 +24,6 @@ import json
 import os
 import sys
 import time
-from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -33,61 +32,20 @@ import torch7  # noqa: E402
 
 
 def check_unit(path: str, mode: str) -> dict:
-    from refcheck.frontend.builder import build_cfg_if_relevant
-    from refcheck.frontend.clangutil import location
-    from refcheck.frontend.instances import Instances
+    from refcheck.conventions.presets import PRESETS
     from refcheck.frontend.unit import parse
-    from refcheck.presets import PRESETS
-    from refcheck.renaming import TOKEN, class_key
+    from refcheck.reuse.plan import verify
 
     conv = dataclasses.replace(PRESETS["th"].conventions, errors=mode)
-    if mode == "unwind" and conv.may_raise_summaries:
-        from refcheck.frontend.raises import may_raise_functions
     parsed = parse(path, list(torch7.FLAGS))
     if mode == "unwind" and conv.may_raise_summaries:
+        from refcheck.frontend.raises import may_raise_functions
         conv = dataclasses.replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
-    places = [location(fn) for fn in parsed.functions]
-    sites = Counter(places)
-    instances = Instances(parsed, conv)
-    first: dict = {}
-    out = {"definitions": len(parsed.functions), "at shared places": 0, "keyed": 0, "grouped": 0,
-           "disagreements": []}
-    seconds = 0.0
-    for fn, place in zip(parsed.functions, places):
-        if sites[place] < 2:
-            continue
-        out["at shared places"] += 1
-        started = time.process_time()
-        got = instances.key(fn, place)
-        seconds += time.process_time() - started
-        if got is None:
-            continue
-        out["keyed"] += 1
-        key, names = got
-        cfg = build_cfg_if_relevant(fn, conv)
-        ck = class_key(cfg, conv) if cfg is not None else None
-        if key not in first:
-            first[key] = (fn.spelling, names, ck)
-            continue
-        out["grouped"] += 1
-        name0, names0, ck0 = first[key]
-        problem = None
-        if (ck0 is None) != (ck is None):
-            problem = "one is skipped, the other built"
-        elif ck is not None and ck0[0] != ck[0]:
-            problem = "different graphs (class keys differ)"
-        elif ck is not None:
-            mapping = {a: b for a, b in zip(names0, names) if a != b}
-            for a, b in zip(ck0[1], ck[1]):
-                plain_a, plain_b = a.split("#", 1)[0], b.split("#", 1)[0]
-                if TOKEN.fullmatch(plain_a) and mapping.get(plain_a, plain_a) != plain_b:
-                    problem = f"renamed apart: {a} -> {b}, the instance key says {mapping.get(plain_a, plain_a)}"
-                    break
-        if problem:
-            out["disagreements"].append({"function": fn.spelling, "first": name0, "place": str(place),
-                                         "problem": problem})
-    out["key seconds"] = round(seconds, 3)
-    return out
+    started = time.process_time()
+    keyed, grouped, wrong = verify(parsed, conv)
+    return {"definitions": len(parsed.functions), "keyed": keyed, "grouped": grouped,
+            "disagreements": [dataclasses.asdict(d) for d in wrong],
+            "check seconds": round(time.process_time() - started, 3)}
 
 
 def main(argv=None) -> int:
@@ -106,9 +64,9 @@ def main(argv=None) -> int:
             r = check_unit(unit, mode)
             report["units"][f"{unit} {mode}"] = r
             bad += len(r["disagreements"])
-            print(f"{mode:6} {unit:32} definitions {r['definitions']:5}  at shared places {r['at shared places']:5}"
+            print(f"{mode:6} {unit:32} definitions {r['definitions']:5}"
                   f"  keyed {r['keyed']:5}  grouped {r['grouped']:5}  disagreements {len(r['disagreements'])}"
-                  f"  keys {r['key seconds']:.2f} s", flush=True)
+                  f"  {r['check seconds']:.2f} s", flush=True)
             for d in r["disagreements"][:10]:
                 print("   ", d)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)

@@ -1,5 +1,5 @@
 """The pre-commit case on real TH: re-checking lib/TH/THTensor.c after an in-place edit of one
-function body, with the per-function cache (refcheck/fncache.py) filled by a cold run, against
+function body, with the per-function cache (refcheck/caches/fncache.py) filled by a cold run, against
 the libclang parse of the same unit. Writes benchmarks/results/torch7_edit.json.
 
     python benchmarks/torch7_edit.py                  # the snapshot in ../shared/corpora
@@ -46,7 +46,8 @@ _STAGE = re.compile(r"^(parse|cfg|analysis|report|wall)\s+([0-9.]+) s\s*$", re.M
 
 PROFILE = """
 import cProfile, sys
-from refcheck import engine, cli
+from refcheck.driver import engine
+from refcheck.commands import cli
 real = engine._check
 def profiled(path, settings):
     p = cProfile.Profile()

@@ -9,7 +9,7 @@ import sys
 
 def run() -> None:
     try:
-        from refcheck.cli import main
+        from refcheck.commands.cli import main
     except KeyboardInterrupt:
         print("refcheck: interrupted", file=sys.stderr)
         sys.exit(130)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from refcheck.config import ConfigError, parse
+from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions, ErrorCondition
-from refcheck.presets import PRESETS
+from refcheck.conventions.presets import PRESETS
 
 TH = Conventions()
 
@@ -119,7 +119,7 @@ void checked(void) {
 
 
 def _findings(tmp_path, conv):
-    from refcheck.engine import Settings, check_unit
+    from refcheck.driver.engine import Settings, check_unit
     src = tmp_path / "configured.c"
     src.write_text(CONFIGURED_UNIT)
     result = check_unit(str(src), Settings(conventions=conv, root=str(tmp_path)))

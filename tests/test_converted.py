@@ -1,4 +1,4 @@
-"""frontend/converted.py read on token lists: which locals' declared types an instance key keeps
+"""reuse/converted.py read on token lists: which locals' declared types an instance key keeps
 because a constant of the graph build is converted to them. The instance keys' own tests
 (test_instances.py) show on built graphs why each kept type is needed."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from refcheck.frontend.converted import Reader
-from refcheck.frontend.instances import _ARITHMETIC, _QUALIFIERS, _TOKEN
-from refcheck.frontend.unevaluated import KEYWORDS
+from refcheck.reuse.converted import Reader
+from refcheck.reuse.instances import _ARITHMETIC, _QUALIFIERS, _TOKEN
+from refcheck.reuse.unevaluated import KEYWORDS
 
 NAMES = {"f": 1, "SMALL": 1, "NEGATIVE": 1, "g_const": 1}
 ENUMS = {"SMALL": 3, "NEGATIVE": -2}

@@ -25,8 +25,8 @@ from fixture_expect import (
     unit_sources,
 )
 from refcheck.conventions import Conventions
-from refcheck.engine import Settings, check_unit
-from refcheck.model import Finding, UnitResult, merge_findings
+from refcheck.driver.engine import Settings, check_unit
+from refcheck.findings import Finding, UnitResult, merge_findings
 from refcheck.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent

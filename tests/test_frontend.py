@@ -8,7 +8,7 @@ import re
 import pytest
 
 from refcheck.frontend import headers
-from refcheck.engine import Settings, check_unit
+from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.unit import FrontendError, parse
 
 
@@ -270,7 +270,7 @@ def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatc
 
 
 def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
-    # binding.pretty_printed and binding.extent_raw (frontend/instances.py reads both) against the
+    # binding.pretty_printed and binding.extent_raw (reuse/instances.py reads both) against the
     # binding's own SourceRange and what the source says.
     from refcheck.frontend import binding
 

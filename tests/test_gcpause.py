@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.engine import Settings, check_unit
+from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse
-from refcheck.gcpause import frozen_heap, paused_collector
+from refcheck.support.gcpause import frozen_heap, paused_collector
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -71,10 +72,10 @@ def test_a_units_parse_is_freed_when_its_check_ends(monkeypatch):
     # (it once did: the keys' token reader held the keys' own methods, 15 MB more per worker).
     import clang.cindex as ci
 
-    from refcheck import engine
-    from refcheck.frontend.instances import Instances
+    from refcheck.driver import engine
+    from refcheck.reuse.instances import Instances
 
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)  # make keys for this small unit too
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)  # make keys for this small unit too
     made = []
     real_init = Instances.__init__
 

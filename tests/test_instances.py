@@ -1,4 +1,4 @@
-"""Instance keys (refcheck/frontend/instances.py): two definitions share one only when their
+"""Instance keys (refcheck/reuse/instances.py): two definitions share one only when their
 graphs are the same up to a renaming of names, decided before either is built.
 
 Each case writes one generic body, includes it once per type as TH does, and asserts both ways:
@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import pytest
 
+from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck import engine
-from refcheck.engine import Settings, check_unit
+from refcheck.driver import engine
+from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend import builder
 from refcheck.frontend.builder import build_cfg_if_relevant
 from refcheck.frontend.clangutil import location
-from refcheck.frontend.instances import Instances
+from refcheck.reuse.instances import Instances
 from refcheck.frontend.unit import parse
-from refcheck.renaming import class_key
+from refcheck.reuse.renaming import class_key
 
 CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
 
@@ -27,7 +28,7 @@ CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguou
 @pytest.fixture(autouse=True)
 def _keys_for_small_units(monkeypatch):
     # These units are far below the size from which the engine makes instance keys at all.
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
 
 HEADER = """
 typedef struct F { int n; } F; typedef struct D { int n; } D;
@@ -114,11 +115,11 @@ def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
     assert built == ["F_sum"]
     # Below INSTANCE_KEYS_FROM definitions that could share, no keys are made: both are built.
     built.clear()
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 2)
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 2)
     check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
     assert built == ["F_sum", "D_sum"]
     monkeypatch.undo()
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
     _engine_agrees(path)
 
 
@@ -130,7 +131,7 @@ def test_a_leak_found_in_the_first_is_reported_in_the_second_with_its_names(tmp_
     # One defect of one source place, reported once: the copy kept is D's (the first in sort
     # order), which is F's finding with F's names replaced by D's.
     [f] = r.findings
-    assert f.function == "D_leak" and f.instantiations == ["D_leak", "F_leak"]
+    assert f.function == "D_leak" and f.instantiations == ("D_leak", "F_leak")
     assert "D_new" in f.message and "F_new" not in f.message, f.message
     _engine_agrees(path)
 
@@ -354,8 +355,7 @@ def test_the_functions_own_name_leaves_it_without_a_key(tmp_path):
 
 
 def test_a_body_the_cast_rules_misread_keeps_its_types(tmp_path, monkeypatch):
-    from refcheck.frontend import unevaluated
-
+    from refcheck.reuse import unevaluated
     body = "float TN(u)(T *x, real *src) { T *t = TN(new)(); float v = (real)*src; TN(free)(t); return v; }\n"
     inst = INSTANTIATE.replace("#define real double", "#define real int")
     _, keys, _ = _unit(tmp_path, body, instantiate=inst)
@@ -369,7 +369,7 @@ def test_a_body_the_cast_rules_misread_keeps_its_types(tmp_path, monkeypatch):
     assert keys["F_u"] is not None and keys["F_u"][0] != keys["D_u"][0]
 
 
-# Constants as the locals hold them and as comparisons convert them (frontend/converted.py): the
+# Constants as the locals hold them and as comparisons convert them (reuse/converted.py): the
 # declared type a constant is converted to is kept where some arithmetic type would change it.
 def _types(f: str, d: str) -> str:
     return INSTANTIATE.replace("#define real float", f"#define real {f}").replace(
@@ -417,3 +417,20 @@ def test_a_local_every_type_holds_the_same_constant_in_still_shares(tmp_path, bo
     assert keys["F_k"] is not None and keys["F_k"][0] == keys["D_k"][0]
     assert _same_graph(parsed, "F_k", "D_k")
     _engine_agrees(path)
+
+
+def test_the_invariant_holds_and_the_check_sees_it_broken(tmp_path, monkeypatch):
+    # reuse.plan.verify states in code what the instance keys rest on: definitions grouped by a
+    # key have the same graph up to the key's renaming.
+    from refcheck.reuse import converted
+    from refcheck.reuse.plan import verify
+
+    body = "int TN(k)(T *x) { T *t = TN(new)(); real k = 300; if (k == 44) TN(free)(t); return 0; }\n"
+    parsed, _, _ = _unit(tmp_path, BODY + body, instantiate=_types("unsigned char", "int"))
+    keyed, grouped, wrong = verify(parsed, CONV)
+    assert keyed == 4 and grouped == 1 and not wrong  # TN(sum) shares; TN(k) is kept apart
+    # With converted.py's rule removed TN(k) shares a key too, and the check says the graphs differ.
+    monkeypatch.setattr(converted.Reader, "kept_types", lambda self, tokens: [])
+    keyed, grouped, wrong = verify(parse(str(tmp_path / "g.c"), []), CONV)
+    assert grouped == 2 and [(d.function, d.first) for d in wrong] == [("D_k", "F_k")]
+    assert "class keys differ" in wrong[0].problem

@@ -1,5 +1,6 @@
-"""The shape of the package: libclang stays inside refcheck/frontend/, and modules import each
-other without cycles (a cycle hides which stage depends on which, and breaks on reordering)."""
+"""The shape of the package: libclang stays inside refcheck/frontend/ (and the mutation tooling,
+which is not the linter), and modules and stage packages import each other without cycles (a
+cycle hides which stage depends on which, and breaks on reordering)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_no_module_outside_the_frontend_imports_clang():
     modules = _modules()
     offenders = []
     for name, path in modules.items():
-        if name == "refcheck.frontend" or name.startswith("refcheck.frontend."):
+        if _package(name) in ("refcheck.frontend", "refcheck.validate"):
             continue
         for target, line in _imports(name, path, modules):
             if target == "clang" or target.startswith("clang."):
@@ -68,22 +69,90 @@ def test_no_import_cycles_among_refcheck_modules():
     assert not cycles, f"import cycles: {cycles}"
 
 
+def _package(name: str) -> str:
+    """The stage package a module belongs to (refcheck.driver for refcheck.driver.engine); the
+    root's own modules (__init__, __main__) are the root's."""
+    parts = name.split(".")
+    return "refcheck" if len(parts) == 2 and parts[1].startswith("__") else ".".join(parts[:2])
+
+
+def _package_graph() -> nx.DiGraph:
+    modules = _modules()
+    g = nx.DiGraph()
+    for name, path in modules.items():
+        g.add_node(_package(name))
+        for target, _ in _imports(name, path, modules):
+            if target in modules and _package(target) != _package(name) and _package(target) != "refcheck":
+                g.add_edge(_package(name), _package(target))
+    return g
+
+
+def test_no_import_cycles_among_stage_packages():
+    g = _package_graph()
+    cycles = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1]
+    assert not cycles, f"package-level import cycles: {cycles}"
+
+
+# Which stage may import which (besides findings and support, which every stage may use): the
+# pipeline of docs/architecture.md. A new edge is a design decision: add it here on purpose.
+ALLOWED = {
+    "refcheck.findings": set(),
+    "refcheck.support": set(),
+    "refcheck.ir": set(),
+    "refcheck.rules": set(),
+    "refcheck.filters": {"refcheck.rules"},
+    "refcheck.conventions": set(),
+    "refcheck.workspace": {"refcheck.conventions", "refcheck.filters"},
+    "refcheck.frontend": {"refcheck.conventions", "refcheck.ir"},
+    "refcheck.analysis": {"refcheck.conventions", "refcheck.ir", "refcheck.rules"},
+    "refcheck.reuse": {"refcheck.conventions", "refcheck.ir", "refcheck.frontend"},
+    "refcheck.caches": {"refcheck.workspace", "refcheck.frontend"},
+    "refcheck.reporters": {"refcheck.rules"},
+    "refcheck.driver": {"refcheck.conventions", "refcheck.workspace", "refcheck.frontend", "refcheck.ir",
+                        "refcheck.analysis", "refcheck.reuse", "refcheck.caches", "refcheck.filters",
+                        "refcheck.rules"},
+    "refcheck.commands": {"refcheck.conventions", "refcheck.workspace", "refcheck.frontend", "refcheck.ir",
+                          "refcheck.analysis", "refcheck.driver", "refcheck.caches", "refcheck.filters",
+                          "refcheck.reporters", "refcheck.rules", "refcheck.validate"},
+    "refcheck.validate": {"refcheck.conventions", "refcheck.frontend", "refcheck.driver", "refcheck.workspace",
+                          "refcheck.ir", "refcheck.analysis", "refcheck.rules"},
+    "refcheck.ruledocs": {"refcheck.rules"},
+    "refcheck.data": set(),
+    "refcheck": {"refcheck.commands"},
+}
+EVERYONE = {"refcheck.findings", "refcheck.support"}
+
+
+def test_stage_packages_import_only_the_stages_before_them():
+    g = _package_graph()
+    assert set(g.nodes) <= set(ALLOWED), f"a stage package without a place: {set(g.nodes) - set(ALLOWED)}"
+    wrong = [f"{a} -> {b}" for a, b in g.edges if b not in ALLOWED.get(a, set()) | EVERYONE]
+    assert not wrong, "stage dependencies outside the pipeline:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_stage_check_fails_on_a_filter_importing_a_reporter():
+    g = _package_graph()
+    g.add_edge("refcheck.filters", "refcheck.reporters")
+    wrong = [f"{a} -> {b}" for a, b in g.edges if b not in ALLOWED.get(a, set()) | EVERYONE]
+    assert wrong == ["refcheck.filters -> refcheck.reporters"]
+
+
 def test_the_cycle_check_sees_lazy_and_type_checking_imports(tmp_path):
     # The checker must not be blind to the two ways a cycle used to hide (a TYPE_CHECKING import
     # back into the builder, an import inside a function).
     src = tmp_path / "m.py"
-    src.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from refcheck.cfg import Node\n"
+    src.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from refcheck.ir.cfg import Node\n"
                    "def f():\n    from refcheck import ir\n")
-    modules = {"refcheck.cfg": None, "refcheck.ir": None, "refcheck": None}
-    assert {t for t, _ in _imports("refcheck.m", src, modules)} == {"typing", "refcheck.cfg", "refcheck.ir"}
+    modules = {"refcheck.ir.cfg": None, "refcheck.ir": None, "refcheck": None}
+    assert {t for t, _ in _imports("refcheck.m", src, modules)} == {"typing", "refcheck.ir.cfg", "refcheck.ir"}
 
 
 def test_data_stages_load_no_libclang():
     # The CFG data, the analysis, the reporters and the parent process's modules must be usable
     # without libclang (a fully cached run never loads it).
     code = ("import sys\n"
-            "import refcheck.cfg, refcheck.ir, refcheck.analysis, refcheck.cfg_dump, refcheck.runner, refcheck.cli\n"
-            "import refcheck.reporters, refcheck.frontend, refcheck.frontend.compdb\n"
+            "import refcheck.ir.cfg, refcheck.ir, refcheck.analysis, refcheck.commands.cfg_dump, refcheck.driver.runner, refcheck.commands.cli\n"
+            "import refcheck.reporters, refcheck.frontend, refcheck.workspace.compdb\n"
             "loaded = sorted(m for m in sys.modules if m == 'clang' or m.startswith('clang.'))\n"
             "assert not loaded, loaded\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

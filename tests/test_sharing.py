@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from fixture_expect import find_units, unit_sources
+from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck import engine
-from refcheck.engine import Settings, check_unit
+from refcheck.driver import engine
+from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse
-from refcheck import renaming
-from refcheck.renaming import class_key, renamer
+from refcheck.reuse import renaming
+from refcheck.reuse.renaming import class_key, renamer
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -33,8 +34,8 @@ def _settings(unit: Path, errors: str, share: bool) -> Settings:
 
 @pytest.mark.parametrize("errors", ["abort", "unwind"])
 def test_sharing_and_skipping_change_nothing_on_the_fixtures(errors, monkeypatch):
-    # Instance keys too (frontend/instances.py), which the engine makes only for bigger units.
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
+    # Instance keys too (reuse/instances.py), which the engine makes only for bigger units.
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
     counts = {"shared": 0, "skipped": 0}
     problems = []
     for unit in find_units(FIXTURES):
@@ -114,8 +115,8 @@ def test_the_conventions_verdict_on_each_name_is_part_of_the_key(tmp_path):
 def _one_node_cfg(ops, kind="block", text="x = y;", name="f", param="p#1"):
     import networkx as nx
 
-    from refcheck.cfg import FunctionCFG, Node
-    from refcheck.model import Location
+    from refcheck.ir.cfg import FunctionCFG, Node
+    from refcheck.findings import Location
 
     loc = Location("g.c", 3, 1)
     g = nx.DiGraph()
@@ -131,7 +132,7 @@ def test_only_names_are_renamed_never_structure():
     """The key is the graph's text with names numbered; what is not a name must be equal
     literally: a flag, an op's class, a node's kind, a number."""
     from refcheck import ir
-    from refcheck.model import Location
+    from refcheck.findings import Location
 
     conv = Conventions(acquire=[r"_new$"], release=[r"_free$"])
     at = Location("g.c", 4, 2)
@@ -153,7 +154,7 @@ def test_only_names_are_renamed_never_structure():
 
 def test_a_string_holding_the_keys_delimiters_is_never_shared():
     from refcheck import ir
-    from refcheck.model import Location
+    from refcheck.findings import Location
 
     conv = Conventions()
     at = Location("g.c", 4, 2)
@@ -167,10 +168,10 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
     # definition there shares one instance key, one graph is built and no class key is made.
     from tests.test_instances import BODY, INSTANTIATE, _unit
 
-    monkeypatch.setattr(engine, "INSTANCE_KEYS_FROM", 1)
+    monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
     made = []
-    # The engine imports class_key when a check needs it (engine.AFTER_PARSE).
-    monkeypatch.setattr(renaming, "class_key", lambda cfg, conv: made.append(cfg.name) or class_key(cfg, conv))
+    # The reuse plan asks class_key for the graphs that could share.
+    monkeypatch.setattr(plan, "class_key", lambda cfg, conv: made.append(cfg.name) or class_key(cfg, conv))
     (tmp_path / "one").mkdir()
     _, keys, path = _unit(tmp_path / "one", BODY)
     assert keys["F_sum"][0] == keys["D_sum"][0]

@@ -10,7 +10,7 @@ import sys
 
 CHECK = """
 import sys
-from refcheck import engine
+from refcheck.driver import engine
 heavy = [m for m in ("networkx", "clang.cindex", *engine.AFTER_PARSE) if m in sys.modules]
 assert not heavy, f"importing the engine imported {heavy}"
 engine.preload()
@@ -28,7 +28,7 @@ def test_the_engine_imports_light_and_preload_imports_the_rest():
 
 STOPPED = """
 import sys
-from refcheck import engine
+from refcheck.driver import engine
 engine._PARSED.set()  # a parse has ended: the check imports what it needs itself
 engine.preload()
 assert "networkx" not in sys.modules, "preload went on after the parse"
@@ -44,8 +44,7 @@ def test_preload_stops_once_a_parse_has_ended():
 def test_preload_never_raises(monkeypatch):
     import threading
 
-    from refcheck import engine
-
+    from refcheck.driver import engine
     monkeypatch.setattr(engine, "_PARSED", threading.Event())
-    monkeypatch.setattr(engine, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.renaming"))
+    monkeypatch.setattr(engine, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.reuse.renaming"))
     engine.preload()  # the check itself reports a module that cannot be imported

@@ -4,9 +4,9 @@ from dataclasses import fields, replace
 
 import pytest
 
-from refcheck.config import ConfigError, parse
+from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
-from refcheck.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked,
+from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked,
                               parse_record, record_table)
 
 TH = Conventions()

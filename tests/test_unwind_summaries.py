@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from refcheck.conventions import Conventions
-from refcheck.engine import Settings, check_unit
+from refcheck.driver.engine import Settings, check_unit
 
 INCLUDE = Path(__file__).resolve().parent.parent / "fixtures" / "include"
 
@@ -46,7 +46,7 @@ def test_summaries_are_off_unless_asked_for(tmp_path):
 
 
 def test_configuration_key(tmp_path):
-    from refcheck.config import ConfigError, parse
+    from refcheck.workspace.config import ConfigError, parse
     assert parse({"may-raise-summaries": True}, "t", str(tmp_path)).conventions.may_raise_summaries
     try:
         parse({"may-raise-summaries": "yes"}, "t", str(tmp_path))

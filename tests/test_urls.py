@@ -14,7 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from refcheck import links
+from refcheck.support import links
 from refcheck.reporters import render
 
 sys.path.insert(0, str(Path(__file__).parent / "reporters"))

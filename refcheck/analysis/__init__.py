@@ -1,14 +1,14 @@
 """Checking the Golden Rule on every path of one function's CFG.
 
 `state` holds the typed abstract state, `transfer` the transfer function of each IR op (it
-emits typed events, `refcheck.events`), `explore` the worklist over (node, state) pairs, and
+emits typed events, `refcheck.rules.events`), `explore` the worklist over (node, state) pairs, and
 `report` turns events into findings through the rules of `refcheck.rules`.
 """
 
 from __future__ import annotations
 
 from refcheck.analysis.explore import FACT_VARIANTS, Result, explore
-from refcheck.cfg import FunctionCFG
+from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.rules import RULES
 

@@ -20,10 +20,10 @@ from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
-from refcheck.cfg import FunctionCFG
+from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
-from refcheck.gcpause import paused_collector
-from refcheck.model import Finding
+from refcheck.support.gcpause import paused_collector
+from refcheck.findings import Finding
 
 FACT_VARIANTS = 16
 
@@ -44,7 +44,7 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     `mirror`: skip the visited map where it would repeat a predecessor's (`_mirrors`; off only
     to compare); `untrack`: leave the pointers that take no part in ownership untracked
     (`slicing.untracked_values`; off only to compare)."""
-    # States form no cycles and are freed by reference counting (refcheck.gcpause): 40% of
+    # States form no cycles and are freed by reference counting (refcheck.support.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
         return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack)

@@ -6,9 +6,9 @@ the exploration's trace, never in the transfer functions.
 
 from __future__ import annotations
 
-from refcheck.cfg import FunctionCFG
-from refcheck.events import Event, Gone, Origin
-from refcheck.model import Finding, Step
+from refcheck.ir.cfg import FunctionCFG
+from refcheck.rules.events import Event, Gone, Origin
+from refcheck.findings import Finding, Step
 
 MAX_PATH_STEPS = 40
 

@@ -13,8 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from refcheck.events import Gone, Nullness, Origin
-from refcheck.model import Location
+from refcheck.rules.events import Gone, Nullness, Origin
+from refcheck.findings import Location
 
 MAX_OWNED = 3
 MAX_GENERATIONS = 4

@@ -12,10 +12,10 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
-from refcheck.cfg import FunctionCFG
+from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
-from refcheck.events import Event, EventKind, Gone, Nullness, Origin, Via
-from refcheck.model import Location
+from refcheck.rules.events import Event, EventKind, Gone, Nullness, Origin, Via
+from refcheck.findings import Location
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins whose release without an owned reference is a release of something borrowed.

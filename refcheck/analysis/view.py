@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from refcheck.analysis.explore import Result, explore
 from refcheck.analysis.state import Obj, State
-from refcheck.cfg import FunctionCFG
+from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
-from refcheck.events import Gone, Nullness
+from refcheck.rules.events import Gone, Nullness
 
 
 def describe_obj(o: Obj) -> str:

@@ -1,4 +1,4 @@
-"""Builds a function's control-flow graph (`refcheck.cfg.FunctionCFG`) from its libclang cursor.
+"""Builds a function's control-flow graph (`refcheck.ir.cfg.FunctionCFG`) from its libclang cursor.
 
 Statements become nodes here; expressions are lowered by `ExpressionLowerer` (calls classified
 by the conventions into acquire/retain/release/... ops; calls that do not return end their path
@@ -13,7 +13,7 @@ from __future__ import annotations
 import networkx as nx
 
 from refcheck import ir
-from refcheck.cfg import FunctionCFG, Node
+from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
                                          reset_kids, strip, unop)
@@ -22,7 +22,7 @@ from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
-from refcheck.gcpause import paused_collector
+from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 
 

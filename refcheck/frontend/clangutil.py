@@ -9,7 +9,7 @@ import clang.cindex as ci
 from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
                                        extent_places, file_named, kind_of, lib, place,
                                        raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
-from refcheck.model import Location
+from refcheck.findings import Location
 
 K = ci.CursorKind
 T = ci.TypeKind
@@ -115,7 +115,7 @@ def compared_as_held(operand, ref) -> bool:
     variable's own type, or promoted to `int`, and no cast stands between them. Not when the
     comparison converts it to a wider or other-signed type (`int i = -1; i < 0u` compares
     4294967295), nor through a cast (`(int)u`), whose type an instance key may have erased
-    (frontend/unevaluated.py: a cast of a variable reaches no folded value)."""
+    (reuse/unevaluated.py: a cast of a variable reaches no folded value)."""
     held = canonical_kind(ref)
     compared = canonical_kind(operand)
     if not (held == compared or (held in _PROMOTED and compared in _PROMOTED_TO)):

@@ -20,8 +20,8 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key,
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
-from refcheck.model import Location
-from refcheck.summary import Effect, resolve
+from refcheck.findings import Location
+from refcheck.conventions.summary import Effect, resolve
 
 
 class ExpressionLowerer:

@@ -11,12 +11,12 @@ import clang.cindex as ci
 import networkx as nx
 
 from refcheck import ir
-from refcheck.cfg import Node
+from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.binding import semantic_parent, spelling, type_of
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.model import Location
+from refcheck.findings import Location
 
 REFERENCE_IDS = (ci.TypeKind.LVALUEREFERENCE.value, ci.TypeKind.RVALUEREFERENCE.value)
 
@@ -110,7 +110,7 @@ class GraphBuilder:
                 return None
         else:
             return None
-        # The hash keeps names stable for `refcheck.renaming`; two declarations of one spelling
+        # The hash keeps names stable for `refcheck.reuse.renaming`; two declarations of one spelling
         # whose hashes collide get distinct names all the same. (By the declaration itself,
         # data[0]: the same local reached from two places can differ in the rest of its key.)
         base = name = f"{spelling(decl)}#{decl.hash}"

@@ -13,7 +13,7 @@ from refcheck import ir
 from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import K, qualified_name
 from refcheck.frontend.graph import GraphBuilder, callee_of
-from refcheck.model import Location
+from refcheck.findings import Location
 
 
 def may_raise_functions(functions: list, conv: Conventions) -> frozenset[str]:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from importlib import resources
 
 from refcheck.frontend.headers import find_builtin_headers
-from refcheck.model import ToolError
+from refcheck.findings import ToolError
 
 C_EXTS = {".c"}
 CXX_EXTS = {".cc", ".cpp", ".cxx", ".c++", ".C"}
@@ -16,7 +16,7 @@ CUDA_EXTS = {".cu"}
 CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
 # The detailed preprocessing record (CXTranslationUnit_DetailedPreprocessingRecord): where each
-# macro expansion lies and which ranges #if skipped, which frontend/instances.py compares between
+# macro expansion lies and which ranges #if skipped, which reuse/instances.py compares between
 # instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and the walk for
 # definitions steps over 41,922 top-level cursors instead of 5,253 (0.2 s): worth it when most
 # definitions are built, not for a re-check served by the per-function cache (engine.py
@@ -38,7 +38,7 @@ class Parsed:
     fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
     language: str = "c"  # what -x parsed it as: c, c++, cuda, ...
     # The unit's top-level cursors (macro expansions included), walked once for the definitions
-    # and kept for frontend/instances.py.
+    # and kept for reuse/instances.py.
     top: list = field(default_factory=list)
     detailed: bool = False  # parsed with the detailed preprocessing record
 
@@ -201,7 +201,7 @@ def _definitions(top: list):
             stack.append(iter(c.get_children()))
 
 
-# --- what the per-function cache (refcheck/fncache.py) needs from the parse ------------------------
+# --- what the per-function cache (refcheck/caches/fncache.py) needs from the parse ------------------------
 
 @dataclass(frozen=True)
 class Body:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from importlib import import_module
 
-from refcheck.model import RunResult
+from refcheck.findings import RunResult
 
 # Format name -> module with `render(result) -> str`. Imported on demand: the text path of a
 # cached run should not pay for building the SARIF rule table.

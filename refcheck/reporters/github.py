@@ -6,7 +6,7 @@ additionally `:` and `,` in property values, which would otherwise end the prope
 
 from __future__ import annotations
 
-from refcheck.model import RunResult, ToolError
+from refcheck.findings import RunResult, ToolError
 
 
 def render(result: RunResult) -> str:

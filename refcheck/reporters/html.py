@@ -13,9 +13,9 @@ import re
 from collections import Counter
 from html import escape
 
-from refcheck.model import Finding, Location, RunResult, Step
+from refcheck.findings import Finding, Location, RunResult, Step
 from refcheck.reporters.extent import FileExtents
-from refcheck.reporters.source import SourceCache
+from refcheck.findings.source import SourceCache
 from refcheck.rules import RULES
 
 _TAB = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from refcheck.model import Location, RunResult
+from refcheck.findings import Location, RunResult
 
 VERSION = 1
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from refcheck import __version__
-from refcheck.model import Finding, Location, RunResult, ToolError
-from refcheck.reporters.fingerprint import KEY, fingerprints
-from refcheck.reporters.source import SourceCache
+from refcheck.findings import Finding, Location, RunResult, ToolError
+from refcheck.findings.fingerprint import KEY, fingerprints
+from refcheck.findings.source import SourceCache
 from refcheck.rules import RULES, Rule
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -43,7 +43,7 @@ def render(result: RunResult) -> str:
 
 
 def _driver() -> dict:
-    from refcheck.links import information_uri
+    from refcheck.support.links import information_uri
 
     driver = {"name": "refcheck", "version": __version__, "semanticVersion": __version__}
     if information_uri():  # optional in SARIF; never a made-up address

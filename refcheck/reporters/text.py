@@ -14,8 +14,8 @@ so a file cannot smuggle its own escape sequences into the terminal.
 
 from __future__ import annotations
 
-from refcheck.model import Finding, Location, RunResult, ToolError
-from refcheck.reporters.source import SourceCache
+from refcheck.findings import Finding, Location, RunResult, ToolError
+from refcheck.findings.source import SourceCache
 
 # clang's colours: bold location and message, red errors, magenta warnings, cyan notes,
 # green caret.

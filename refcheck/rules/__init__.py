@@ -1,6 +1,6 @@
 """The rules, one file each (`rcNNN_name.py`, defining `RULE`) with its page (`RCNNN.md`) beside it.
 
-A rule is a consumer of the analysis's events (`refcheck.events`): `reports` says which events it
+A rule is a consumer of the analysis's events (`refcheck.rules.events`): `reports` says which events it
 turns into findings, `note` words the last step of the finding's path, `message` is the finding's
 text. The table `RULES` is discovered from the files of this package, so adding a rule is adding
 its file, its page and its fixtures.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from refcheck.events import Event
+from refcheck.rules.events import Event
 
 HERE = Path(__file__).resolve().parent
 _FILE = re.compile(r"^rc\d{3}_\w+\.py$")
@@ -41,8 +41,8 @@ class Rule:
 
     @property
     def help_uri(self) -> str | None:
-        """Where the page is published, when pyproject's [project.urls] says (refcheck.links)."""
-        from refcheck.links import rule_doc_uri
+        """Where the page is published, when pyproject's [project.urls] says (refcheck.support.links)."""
+        from refcheck.support.links import rule_doc_uri
 
         return rule_doc_uri(self.code)
 

@@ -1,4 +1,4 @@
-from refcheck.events import EventKind, Via
+from refcheck.rules.events import EventKind, Via
 from refcheck.rules import Rule
 
 _NOTES = {Via.USE: "used here", Via.RETAIN: "retained here after release", Via.RETURN: "returned here after release"}

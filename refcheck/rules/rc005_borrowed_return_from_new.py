@@ -1,4 +1,4 @@
-from refcheck.events import EventKind, Origin
+from refcheck.rules.events import EventKind, Origin
 from refcheck.rules import Rule
 
 # Returning NULL, or a pointer this function acquired and handed over, is not a missing retain.

@@ -1,4 +1,4 @@
-from refcheck.events import EventKind
+from refcheck.rules.events import EventKind
 from refcheck.rules import Rule
 
 RULE = Rule(

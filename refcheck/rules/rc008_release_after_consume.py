@@ -1,4 +1,4 @@
-from refcheck.events import EventKind, Via
+from refcheck.rules.events import EventKind, Via
 from refcheck.rules import Rule
 
 RULE = Rule(

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from refcheck.frontend.mutation_sites import KINDS
+from refcheck.validate.sites import KINDS
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

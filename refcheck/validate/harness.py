@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from refcheck.validate import mutants as mutation
 from refcheck.validate.layout import Runtime
-from refcheck.frontend.mutation_sites import KINDS, discover
+from refcheck.validate.sites import KINDS, discover
 
 
 class ValidateError(Exception):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from refcheck.conventions import TH_NEW
 from refcheck.validate.layout import Runtime
-from refcheck.frontend.mutation_sites import Site
+from refcheck.validate.sites import Site
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from refcheck.frontend.mutation_sites import KINDS
+from refcheck.validate.sites import KINDS
 
 DYNAMIC_VERDICTS = ("confirmed", "clean", "unreached", "skipped")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
-from refcheck.model import UnitResult
+from refcheck.findings import UnitResult
 from refcheck.validate.layout import Runtime
 from refcheck.validate.mutants import Mutant
 
@@ -35,8 +35,7 @@ def check_functions(path: str, settings, names: set[str]) -> UnitResult:
     """
     from dataclasses import replace
 
-    from refcheck import engine
-
+    from refcheck.driver import engine
     return engine.check_unit(path, replace(settings, only_functions=frozenset(names)))
 
 
@@ -54,7 +53,7 @@ class StaticChecker:
         self.baseline: dict[tuple, UnitResult] = {}
 
     def _settings(self):
-        from refcheck.engine import Settings
+        from refcheck.driver.engine import Settings
 
         return Settings(conventions=self.conventions, clang_args=self.tree.clang_args(), root=self.tree.root)
 

@@ -7,7 +7,7 @@ from refcheck import ir
 from refcheck.analysis.explore import explore
 from refcheck.analysis.liveness import Liveness
 from refcheck.analysis.view import state_table
-from refcheck.cfg import Node
+from refcheck.ir.cfg import Node
 from refcheck.rules import RULES
 from tests.analysis.test_states import CONV, L, make
 

@@ -12,7 +12,7 @@ from fixture_expect import find_units, unit_sources
 from refcheck import ir
 from refcheck.analysis.explore import FACT_VARIANTS, _mirrors, explore
 from refcheck.analysis.transfer import Transfer
-from refcheck.cfg import Node
+from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse

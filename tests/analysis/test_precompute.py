@@ -14,7 +14,7 @@ from fixture_expect import find_units, unit_sources
 from refcheck import ir
 from refcheck.analysis.liveness import Liveness, _node_reads, _op_effect
 from refcheck.analysis.slicing import _postdominators
-from refcheck.cfg import Node
+from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse

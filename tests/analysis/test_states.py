@@ -15,10 +15,10 @@ from refcheck.analysis.explore import explore
 from refcheck.analysis.slicing import relevant_branches
 from refcheck.analysis.transfer import Transfer
 from refcheck.analysis.view import state_table
-from refcheck.cfg import FunctionCFG, Node
+from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.events import EventKind, Via
-from refcheck.model import Location
+from refcheck.rules.events import EventKind, Via
+from refcheck.findings import Location
 from refcheck.rules import RULES, discover
 
 
@@ -143,7 +143,7 @@ def test_a_flag_that_decides_a_release_is_kept():
 
 
 RULE_FILE = '''
-from refcheck.events import EventKind, Via
+from refcheck.rules.events import EventKind, Via
 from refcheck.rules import Rule
 
 RULE = Rule(
@@ -186,7 +186,7 @@ def test_a_rule_file_without_its_page_is_refused(tmp_path: Path):
 def test_cfg_command_prints_the_states(tmp_path: Path):
     from click.testing import CliRunner
 
-    from refcheck.cli import cli
+    from refcheck.commands.cli import cli
     src = tmp_path / "s.c"
     src.write_text("typedef struct THFloatTensor THFloatTensor;\n"
                    "THFloatTensor *THFloatTensor_new(void);\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from refcheck.cli import cli
+from refcheck.commands.cli import cli
 
 HERE = Path(__file__).parent
 

@@ -21,7 +21,7 @@ def project(tmp_path: Path) -> Project:
 @pytest.fixture
 def fake(monkeypatch, tmp_path: Path) -> Path:
     """The fake engine in this process; returns the log file of analyzed units."""
-    monkeypatch.setattr("refcheck.engine.check_unit", fake_engine.check_unit)
+    monkeypatch.setattr("refcheck.driver.engine.check_unit", fake_engine.check_unit)
     log = tmp_path / "engine.log"
     monkeypatch.setenv("REFCHECK_FAKE_LOG", str(log))
     return log

@@ -1,4 +1,4 @@
-"""A stand-in for `refcheck.engine.check_unit` whose behavior each test controls from the source.
+"""A stand-in for `refcheck.driver.engine.check_unit` whose behavior each test controls from the source.
 
 The real engine is used wherever a test is about what refcheck finds; this one is for what the
 runner must survive (a crashing or hanging unit, Ctrl-C) and for counting how often units are
@@ -20,7 +20,7 @@ import re
 import signal
 import time
 
-from refcheck.model import Finding, Location, Step, UnitResult
+from refcheck.findings import Finding, Location, Step, UnitResult
 
 
 def check_unit(path: str, settings) -> UnitResult:
@@ -59,6 +59,5 @@ def check_unit(path: str, settings) -> UnitResult:
 
 
 def install() -> None:
-    from refcheck import engine
-
+    from refcheck.driver import engine
     engine.check_unit = check_unit

@@ -8,6 +8,6 @@ import fake_engine  # noqa: E402
 
 fake_engine.install()
 
-from refcheck.cli import main  # noqa: E402
+from refcheck.commands.cli import main  # noqa: E402
 
 main(sys.argv[1:])

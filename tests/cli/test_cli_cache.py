@@ -8,8 +8,8 @@ import time
 
 from cli_helpers import analyzed
 
-from refcheck.cache import Cache, FileHasher, dump_result, load_result
-from refcheck.model import Finding, Location, Step, ToolError, UnitResult
+from refcheck.caches.cache import Cache, FileHasher, dump_result, load_result
+from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
 
 LEAKY = '#include "a.h"\nvoid f(void) {\n  t = LEAK(1);\n}\n'
 
@@ -138,7 +138,7 @@ def test_warm_run_does_not_load_libclang(project):
             "try:\n    runpy.run_module('refcheck', run_name='__main__')\n"
             "except SystemExit as e:\n"
             "    assert e.code == 0, e.code\n"
-            "    assert 'clang.cindex' not in sys.modules and 'refcheck.engine' not in sys.modules\n"
+            "    assert 'clang.cindex' not in sys.modules and 'refcheck.driver.engine' not in sys.modules\n"
             "    print('ok')\n")
     import subprocess
     import sys

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from refcheck.frontend.compdb import clang_args, load
-from refcheck.config import ConfigError
+from refcheck.workspace.compdb import clang_args, load
+from refcheck.support.errors import ConfigError
 
 TH = """
 typedef struct THFloatTensor THFloatTensor;

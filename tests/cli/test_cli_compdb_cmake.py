@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from refcheck.frontend.compdb import is_nvcc, load, nvcc_args
+from refcheck.workspace.compdb import is_nvcc, load, nvcc_args
 
 REPO = Path(__file__).resolve().parents[2]
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)

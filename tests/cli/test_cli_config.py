@@ -7,10 +7,10 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from refcheck import config
-from refcheck.cli import cli
-from refcheck.config import ConfigError, parse
-from refcheck.presets import PRESETS
+from refcheck.workspace import config
+from refcheck.commands.cli import cli
+from refcheck.workspace.config import ConfigError, parse
+from refcheck.conventions.presets import PRESETS
 
 LEAKY = "void f(void) {\n  t = LEAK(1);\n}\n"
 

@@ -38,7 +38,7 @@ def test_run_from_inside_a_subproject(project, fake, monkeypatch):
     monkeypatch.chdir(project.root / "a")
     from click.testing import CliRunner
 
-    from refcheck.cli import cli
+    from refcheck.commands.cli import cli
 
     r = CliRunner().invoke(cli, ["check", "."], catch_exceptions=False)
     assert r.exit_code == 1 and r.stdout.startswith("x.c:1:16: error:")  # a is the root now

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refcheck.terminal import use_color
+from refcheck.support.terminal import use_color
 
 LEAKY = "void f(void) {\n  t = LEAK(1);\n}\n"
 

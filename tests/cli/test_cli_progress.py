@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from refcheck.progress import Progress, wanted
+from refcheck.driver.progress import Progress, wanted
 
 
 class Terminal(io.StringIO):

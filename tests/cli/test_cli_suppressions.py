@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refcheck.suppressions import Kind, scan
+from refcheck.filters.suppressions import Kind, scan
 
 HEAD = "typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\nvoid use(T *t);\n"
 

@@ -52,7 +52,7 @@ def test_timeout_from_configuration(project, fake):
 def test_engine_exception_is_reported_not_raised(project, monkeypatch):
     def broken(path, settings):
         raise ValueError("boom")
-    monkeypatch.setattr("refcheck.engine.check_unit", broken)
+    monkeypatch.setattr("refcheck.driver.engine.check_unit", broken)
     project.write("a.c", "int x;\n")
     r = project.run("check", "a.c")
     assert r.code == 2
@@ -126,8 +126,7 @@ def test_sigterm_stops_workers_and_exits_143(project):
 
 
 def test_a_worker_that_dies_while_idle_is_replaced(project, fake, monkeypatch):
-    from refcheck import pool
-
+    from refcheck.driver import pool
     real_worker = pool._Worker
     born = []
 

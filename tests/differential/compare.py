@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 
 from refcheck.conventions import Conventions
-from refcheck.engine import Settings, check_unit
-from refcheck.model import ToolError, merge_findings
+from refcheck.driver.engine import Settings, check_unit
+from refcheck.findings import ToolError, merge_findings
 
 from .oracle import LITERAL, Readings, Verdict, verdicts
 from .program import (

@@ -42,7 +42,7 @@ def test_yaml_examples_parse(doc):
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
 def test_documented_check_options_exist(doc):
-    from refcheck.cli import check
+    from refcheck.commands.cli import check
     known = {opt for param in check.params for opt in param.opts}
     text = doc.read_text("utf-8")
     commands = re.findall(r"refcheck check[^\n`]*", text)

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fixture_expect import find_units, unit_sources  # noqa: E402
 from refcheck.conventions import Conventions  # noqa: E402
-from refcheck.engine import Settings, check_unit  # noqa: E402
-from refcheck.model import merge_findings  # noqa: E402
+from refcheck.driver.engine import Settings, check_unit  # noqa: E402
+from refcheck.findings import merge_findings  # noqa: E402
 from test_fixtures import _compare  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

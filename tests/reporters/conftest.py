@@ -1,6 +1,6 @@
 import pytest
 
-from refcheck.model import RunResult
+from refcheck.findings import RunResult
 
 from sample_result import FILE, SOURCE, make_result
 

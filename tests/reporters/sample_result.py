@@ -6,7 +6,7 @@ directory uses.
 
 from __future__ import annotations
 
-from refcheck.model import Finding, Location, RunResult, Step, ToolError
+from refcheck.findings import Finding, Location, RunResult, Step, ToolError
 
 SOURCE = """\
 #include "TH.h"

@@ -1,3 +1,4 @@
+from dataclasses import replace
 from refcheck.reporters import render
 from refcheck.reporters.github import escape_data, escape_property
 
@@ -26,6 +27,6 @@ def test_findings_become_annotations_with_the_path_in_the_body(result):
 
 
 def test_properties_with_commas_and_colons_are_escaped(result):
-    result.findings[0].location = result.findings[0].location.__class__("a,b:c.c", 1, 1)
+    result.findings[0] = replace(result.findings[0], location=result.findings[0].location.__class__("a,b:c.c", 1, 1))
     first = render("github", result).splitlines()[0]
     assert first.startswith("::error file=a%2Cb%3Ac.c,line=1,col=1,title=RC001 leak::")

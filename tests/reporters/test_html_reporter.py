@@ -1,7 +1,8 @@
+from dataclasses import replace
 import re
 from html.parser import HTMLParser
 
-from refcheck.model import RunResult
+from refcheck.findings import RunResult
 from refcheck.reporters import render
 from refcheck.reporters.extent import function_extent
 
@@ -78,8 +79,7 @@ def test_listing_shows_the_function_with_the_path_in_order(result):
 
 
 def test_primary_location_without_a_step_gets_a_closing_callout(result):
-    f = result.findings[0]
-    f.path = f.path[:2]
+    result.findings[0] = replace(result.findings[0], path=result.findings[0].path[:2])
     page = render("html", result)
     first = page[page.index('id="f1"'):page.index('id="f2"')]
     assert re.findall(r'<span class="note (\w+)"><span class="num">(\d+)</span>', first) == [

@@ -71,7 +71,7 @@ void THFloatTensor_mul(THFloatTensor *r, THFloatTensor *t, float v);
 
 
 def analyze(tmp_path, name: str, code: str):
-    from refcheck.engine import Settings, check_unit
+    from refcheck.driver.engine import Settings, check_unit
     path = tmp_path / f"{name}.c"
     path.write_text(PRELUDE + code)
     result = check_unit(str(path), Settings(root=str(tmp_path)))

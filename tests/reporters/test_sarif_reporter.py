@@ -1,10 +1,11 @@
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from refcheck.model import Location
+from refcheck.findings import Location
 from refcheck.reporters import render
 from refcheck.rules import RULES
 
@@ -29,7 +30,7 @@ def test_sarif_is_valid_against_the_official_schema(result):
 
 
 def test_an_empty_run_is_valid_and_successful(tmp_path):
-    from refcheck.model import RunResult
+    from refcheck.findings import RunResult
     log = json.loads(render("sarif", RunResult(root=str(tmp_path))))
     validate(log)
     run = log["runs"][0]
@@ -40,7 +41,7 @@ def test_an_empty_run_is_valid_and_successful(tmp_path):
 def test_driver_lists_every_rule_with_its_doc(result):
     driver = json.loads(render("sarif", result))["runs"][0]["tool"]["driver"]
     assert driver["name"] == "refcheck"
-    from refcheck import links
+    from refcheck.support import links
     # Only the address pyproject's [project.urls] declares, never a made-up one.
     assert driver.get("informationUri") == links.information_uri()
     assert [r["id"] for r in driver["rules"]] == list(RULES)
@@ -105,9 +106,9 @@ def write(root: Path, text: str) -> None:
 
 def shifted_fingerprints(root: Path, by: int) -> list[str]:
     res = make_result(str(root))
-    for f in res.findings:
-        f.location = Location(f.location.file, f.location.line + by, f.location.column)
-        f.origin = Location(f.origin.file, f.origin.line + by, f.origin.column)
+    res.findings = [replace(f, location=Location(f.location.file, f.location.line + by, f.location.column),
+                            origin=Location(f.origin.file, f.origin.line + by, f.origin.column))
+                    for f in res.findings]
     run = json.loads(render("sarif", res))["runs"][0]
     return [r["partialFingerprints"]["refcheckFingerprint/v1"] for r in run["results"]]
 
@@ -144,7 +145,7 @@ def test_identical_statements_get_distinct_fingerprints(result):
 
 def test_columns_are_utf16_code_units_as_declared(tmp_path):
     """libclang reports 1-based UTF-8 byte columns; the log declares and writes UTF-16 units."""
-    from refcheck.model import Finding, RunResult, Step, ToolError
+    from refcheck.findings import Finding, RunResult, Step, ToolError
 
     # "é" is 2 bytes / 1 unit, "😀" 4 bytes / 2 units: `t` is byte column 20, unit column 17.
     line = 'a("é😀"); /* */ t = T_new();'

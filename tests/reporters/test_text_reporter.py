@@ -1,4 +1,4 @@
-from refcheck.model import Finding, Location, RunResult, Step
+from refcheck.findings import Finding, Location, RunResult, Step
 from refcheck.reporters import FORMATS, render
 
 import pytest

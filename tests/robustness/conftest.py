@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from robust_cli import Project  # noqa: E402
 
-from refcheck import cache as cache_mod  # noqa: E402
+from refcheck.caches import cache as cache_mod  # noqa: E402
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The per-function cache (refcheck/fncache.py): an edit inside one body re-checks that function
+"""The per-function cache (refcheck/caches/fncache.py): an edit inside one body re-checks that function
 only, anything the body does not own (a macro, a header, a typedef, a line shift, a callee that
 starts to raise) is a miss, and a table that is not exactly what this user's refcheck wrote is
 ignored with a warning. Every run's findings must equal a --no-cache run of the same tree."""
@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from refcheck import cache as cache_mod
-from refcheck import fncache
-
+from refcheck.caches import cache as cache_mod
+from refcheck.caches import fncache
 PRELUDE = """\
 #include "api.h"
 #define FILL(t) THFloatTensor_fill((t), 0)
@@ -376,7 +375,7 @@ int plain(int c) { return c + 1; }
 def test_a_recheck_parses_without_the_detailed_record_and_finds_the_same(tmp_path, monkeypatch):
     # A unit whose table exists is most likely re-checked after an edit: the parse skips the
     # detailed preprocessing record (only instance keys need it); without a table it keeps it.
-    from refcheck import engine
+    from refcheck.driver import engine
     from refcheck.conventions import Conventions
     from refcheck.frontend import unit as unit_mod
 

@@ -79,8 +79,7 @@ atexit.register(shutil.rmtree, WORKDIR, True)
 
 
 def _check(data: bytes, name: str = "fuzz.c"):
-    from refcheck import engine
-
+    from refcheck.driver import engine
     path = os.path.join(WORKDIR, name)
     with open(path, "wb") as f:
         f.write(data)
@@ -93,7 +92,7 @@ def _check(data: bytes, name: str = "fuzz.c"):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(inputs)
 def test_engine_survives_any_input(data):
-    from refcheck.model import UnitResult
+    from refcheck.findings import UnitResult
     from refcheck.rules import RULES
 
     result = _check(data)

@@ -22,9 +22,9 @@ import pathological as gen
 from pathological import GOOD_FINDING
 from robust_cli import assert_good_intact
 
-from refcheck import cache as cache_mod
-from refcheck.cache import Cache, FileHasher, Invalid, dump_result, load_result
-from refcheck.model import Finding, Location, UnitResult
+from refcheck.caches import cache as cache_mod
+from refcheck.caches.cache import Cache, FileHasher, Invalid, dump_result, load_result
+from refcheck.findings import Finding, Location, UnitResult
 
 LEAK_LINE = "good.c:11:1: error:"
 
@@ -368,8 +368,7 @@ def test_a_fifo_output_is_written_through_not_replaced(project):
 
 def test_output_to_a_directory_is_refused(project):
     (project.root / "outdir").mkdir()
-    from refcheck import safeio
-
+    from refcheck.support import safeio
     with pytest.raises(safeio.UnwritableFile):
         safeio.write_file(str(project.root / "outdir"), b"x")
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from refcheck.validate.__main__ import main as validate_main
 from refcheck.validate.layout import Runtime
 from refcheck.validate.mutants import make, read_sources, renamed
-from refcheck.frontend.mutation_sites import KINDS, discover
+from refcheck.validate.sites import KINDS, discover
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

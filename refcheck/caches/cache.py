@@ -1,0 +1,573 @@
+"""Per-unit results on disk, valid only while the unit and everything it read are unchanged.
+
+The cache is a trust boundary: its directory may come from the pull request under test (a
+committed `.refcheck_cache/`) or from a CI cache another branch wrote, so an entry could be
+forged to hide a leak. Hence:
+
+- every entry carries an HMAC-SHA256 under a secret key that lives outside the checked tree
+  (`REFCHECK_CACHE_KEY`, or a per-user key file created on first use with mode 0600 in the
+  user's cache directory): an entry written anywhere else is a miss;
+- every value read back is validated all the same (types, finite numbers in range, bounded
+  sizes, locations only in the unit's own files): anything unexpected is a miss;
+- only regular files are read, with a size bound, never through a symbolic link; the cache
+  directory must not be a symbolic link; pruning deletes only files whose names and first bytes
+  are its own;
+- an entry records the hashes of the bytes that were parsed: a file changed after the run
+  started is not cached (its bytes may differ from those the worker parsed), and a result that
+  depends on a file being absent ("file not found") is not cached, since absence has no hash.
+
+An entry's key covers everything else that changes a result: refcheck's own code, libclang's
+files, the builtin header directory, the unit, its clang arguments, the conventions (errors
+mode included) and the analysis bounds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import secrets
+import stat
+import tempfile
+import time
+from functools import lru_cache
+from importlib.util import find_spec
+
+import refcheck
+from refcheck.support import safeio
+from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
+
+FORMAT = 2
+MAGIC = b"refcheck-cache 2\n"
+# Entries not written for this long are deleted by the next run that writes one. Every edit of
+# refcheck's code (or the flags, or the conventions) orphans a set of entries; a used entry that
+# gets pruned costs one re-analysis a week. Age rather than version decides, so two refcheck
+# versions in use side by side (pre-commit's and a checkout's) do not evict each other.
+PRUNE_AFTER_SECONDS = 7 * 24 * 3600
+# Temporary files of a run killed mid-write (SIGKILL; Ctrl-C cleans up its own).
+STALE_TEMP_SECONDS = 3600
+_ENTRY_NAME = re.compile(r"[0-9a-f]{40}\.json")
+_TEMP_NAME = re.compile(r"\.tmp-[A-Za-z0-9_]+\.json")
+# Bounds on what an entry may hold; a real unit is far below each.
+MAX_ENTRY_BYTES = 64 << 20
+MAX_TEXT = 64 << 10
+MAX_ITEMS = 100_000
+MAX_LINE = 1 << 31
+# The kernel stamps ctime from a coarse clock that may lag the real time by a tick.
+CLOCK_SLACK_NS = 50_000_000
+KEY_ENV = "REFCHECK_CACHE_KEY"
+# frontend/unit.py's CUDA_ROOTS, repeated because importing the frontend loads libclang
+# (tests/robustness/test_gate.py checks that the two agree).
+CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+class FileHasher:
+    """Content hashes, each file read once per run; None for a file that cannot be read (or
+    is not a regular file, or is over the size bound)."""
+
+    def __init__(self, max_bytes: int = safeio.DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._memo: dict[str, str | None] = {}
+        # Why the last failed read() failed, per path, for the per-file error.
+        self.problems: dict[str, str] = {}
+
+    def hash(self, path: str) -> str | None:
+        if path not in self._memo:
+            try:
+                self._memo[path] = _digest(safeio.read_regular(path, self.max_bytes))
+            except safeio.UnreadableFile as e:
+                self._memo[path] = None
+                self.problems[path] = str(e)
+        return self._memo[path]
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of a file and its hash recorded in one read (units are read anyway)."""
+        try:
+            data = safeio.read_regular(path, self.max_bytes)
+        except safeio.UnreadableFile as e:
+            self._memo[path] = None
+            self.problems[path] = str(e)
+            return None
+        self._memo[path] = _digest(data)
+        return data
+
+    def stable_hash(self, path: str, since_ns: int | None, parsed: str | None = None) -> str | None:
+        """The hash of a file known not to have changed since `since_ns` (wall clock, ns) and
+        during this read; None otherwise. Its bytes are then the bytes a worker parsed.
+        `parsed`: the hash the worker took right after parsing (None: not known)."""
+        try:
+            data, before, after = safeio.read_regular(path, self.max_bytes, with_stat=True)
+        except safeio.UnreadableFile:
+            return None
+        if (before.st_ctime_ns, before.st_size) != (after.st_ctime_ns, after.st_size):
+            return None
+        digest = _digest(data)
+        if path in self._memo and self._memo[path] != digest:  # read differently before the parse
+            return None
+        if parsed is not None and parsed != digest:  # changed since the worker's parse
+            return None
+        if since_ns is not None and before.st_ctime_ns >= since_ns:
+            return None  # changed during the run: the worker may have parsed other bytes
+        if since_ns is not None and before.st_ctime_ns >= since_ns - CLOCK_SLACK_NS:
+            # Changed just before the run, or just after it with a stamp from the lagging
+            # coarse clock: trusted only when these bytes are the ones read before the parse.
+            return digest if path in self._memo or parsed is not None else None
+        return digest
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """refcheck's own code, libclang's files and the builtin headers: a change to any of them
+    invalidates every entry.
+
+    Hashing the package sources (not just __version__) keeps a development checkout honest.
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(refcheck.__version__.encode())
+    h.update(_package_identity("clang").encode())
+    h.update(_builtin_headers_identity().encode())
+    package = os.path.dirname(refcheck.__file__)
+    for dirpath, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                full = os.path.join(dirpath, name)
+                h.update(os.path.relpath(full, package).encode())
+                with open(full, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
+
+
+def _package_identity(name: str) -> str:
+    """Names, sizes and mtimes of an installed package's files (libclang's bindings and shared
+    library), without importing it (loading libclang costs more than a whole warm run)."""
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return f"no {name}"
+    parts = []
+    for directory in spec.submodule_search_locations:
+        for dirpath, dirnames, filenames in os.walk(directory):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for fname in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, fname))
+                except OSError:
+                    continue
+                parts.append(f"{os.path.relpath(os.path.join(dirpath, fname), directory)}:"
+                             f"{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _builtin_headers_identity() -> str:
+    """What decides the builtin header directory the workers will use (see
+    frontend/headers.py), found without loading libclang: the override variable, the candidate
+    directories on the machine and the clang-tidy wheel's, each with its stddef.h's stamp.
+    Installing or removing a set of headers changes the key, so a result parsed against the
+    wrong headers is not served after the fix."""
+    import glob
+
+    parts = [f"env={os.environ.get('REFCHECK_RESOURCE_DIR', '')}"]
+    patterns = ["/usr/lib/llvm-*/lib/clang/*/include", "/usr/lib/clang/*/include",
+                "/usr/lib64/clang/*/include", "/usr/local/lib/clang/*/include",
+                "/usr/local/opt/llvm/lib/clang/*/include", "/opt/homebrew/opt/llvm/lib/clang/*/include",
+                "/usr/lib/gcc/*/*/include", "/usr/lib64/gcc/*/*/include"]
+    try:
+        spec = find_spec("clang_tidy")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        for d in spec.submodule_search_locations:
+            patterns.append(os.path.join(d, "data", "lib", "clang", "*", "include"))
+    override = os.environ.get("REFCHECK_RESOURCE_DIR")
+    if override:
+        patterns.append(os.path.join(override, "include"))
+    # The CUDA toolkit the workers probe for (frontend/unit.py's CUDA_ROOTS): whether real CUDA
+    # headers or refcheck's prelude are used changes every .cu result.
+    for root in CUDA_ROOTS:
+        try:
+            st = os.stat(os.path.join(root, "include", "cuda_runtime.h"))
+        except OSError:
+            continue
+        parts.append(f"cuda {root}:{st.st_size}:{st.st_mtime_ns}")
+    for pattern in patterns:
+        for d in sorted(glob.glob(pattern)):
+            try:
+                st = os.stat(os.path.join(d, "stddef.h"))
+            except OSError:
+                continue
+            parts.append(f"{d}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def unit_key(path: str, args: list[str], settings_fingerprint: str) -> str:
+    text = json.dumps([FORMAT, tool_fingerprint(), path, args, settings_fingerprint])
+    return _digest(text.encode())
+
+
+# --- the secret that authenticates entries -------------------------------------------------------
+
+class KeyProblem(Exception):
+    pass
+
+
+def user_cache_home() -> str:
+    if os.name == "nt":  # pragma: no cover - Windows
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    return os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+
+
+def key_file() -> str:
+    return os.path.join(user_cache_home(), "refcheck", "cache-key")
+
+
+def load_secret() -> bytes:
+    """REFCHECK_CACHE_KEY (a CI secret), else the per-user key file, created on first use.
+
+    The file must be a regular file of ours that nobody else can read or write: a key others
+    can read lets them forge entries, one they can write lets them choose it."""
+    env = os.environ.get(KEY_ENV)
+    if env:
+        if len(env) < 16:
+            raise KeyProblem(f"{KEY_ENV} is shorter than 16 characters")
+        return env.encode("utf-8", "surrogateescape")
+    path = key_file()
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError as e:
+        raise KeyProblem(f"{directory}: cannot create: {e.strerror or e}") from None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise KeyProblem(f"{path}: cannot create: {e.strerror or e}") from None
+    else:
+        try:
+            os.write(fd, secrets.token_hex(32).encode() + b"\n")
+        finally:
+            os.close(fd)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise KeyProblem(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise KeyProblem(f"{path}: not a regular file")
+        if hasattr(os, "geteuid") and (st.st_uid != os.geteuid() or st.st_mode & 0o077):
+            raise KeyProblem(f"{path}: must belong to you with mode 0600")
+        data = os.read(fd, 4096).strip()
+    finally:
+        os.close(fd)
+    if len(data) < 32:
+        raise KeyProblem(f"{path}: too short to be a key (delete it to make a new one)")
+    return data
+
+
+# --- UnitResult <-> JSON ------------------------------------------------------------------------
+
+def _loc_out(loc: Location) -> dict:
+    return {"file": loc.file, "line": loc.line, "column": loc.column}
+
+
+def dump_result(r: UnitResult) -> dict:
+    return {
+        "file": r.file,
+        "functions": r.functions,
+        "includes": list(r.includes),
+        "timings": dict(r.timings),
+        "errors": [{"file": e.file, "message": e.message, "line": e.line, "column": e.column,
+                    "severity": e.severity} for e in r.errors],
+        "findings": [{
+            "rule": f.rule, "name": f.name, "location": _loc_out(f.location),
+            "function": f.function, "message": f.message,
+            "path": [{"location": _loc_out(s.location), "message": s.message} for s in f.path],
+            "instantiations": list(f.instantiations),
+            "origin": _loc_out(f.origin) if f.origin else None,
+        } for f in r.findings],
+    }
+
+
+class Invalid(ValueError):
+    pass
+
+
+def _text(v, limit: int = MAX_TEXT) -> str:
+    if not isinstance(v, str) or len(v) > limit:
+        raise Invalid("expected a string")
+    return v
+
+
+def _count(v, hi: int = MAX_LINE) -> int:
+    if type(v) is not int or not 0 <= v < hi:
+        raise Invalid("expected a small non-negative integer")
+    return v
+
+
+def _items(v, limit: int = MAX_ITEMS) -> list:
+    if not isinstance(v, list) or len(v) > limit:
+        raise Invalid("expected a list")
+    return v
+
+
+def _obj(v) -> dict:
+    if not isinstance(v, dict):
+        raise Invalid("expected an object")
+    return v
+
+
+def load_result(d, files: set[str] | None = None) -> UnitResult:
+    """Raises Invalid (a ValueError) on anything it does not expect. With `files`, every
+    location must name one of them (the unit's own files as reported)."""
+    d = _obj(d)
+
+    def file(v) -> str:
+        name = _text(v, 4096)
+        if files is not None and name not in files:
+            raise Invalid(f"location outside the unit's files: {name!r}")
+        return name
+
+    def loc(v) -> Location:
+        v = _obj(v)
+        return Location(file(v["file"]), _count(v["line"]), _count(v["column"]))
+
+    def strings(v) -> list[str]:
+        return [_text(x) for x in _items(v)]
+
+    timings = {}
+    for k, v in _obj(d["timings"]).items():
+        if type(v) not in (int, float) or not math.isfinite(v) or not 0 <= v < 1e9 or len(k) > 64:
+            raise Invalid("timings")
+        timings[k] = float(v)
+    errors = []
+    for e in _items(d["errors"]):
+        e = _obj(e)
+        severity = e["severity"]
+        if severity not in ("error", "warning"):
+            raise Invalid("severity")
+        errors.append(ToolError(file(e["file"]), _text(e["message"]), _count(e["line"]),
+                                _count(e["column"]), severity))
+    findings = []
+    for f in _items(d["findings"]):
+        f = _obj(f)
+        origin = f["origin"]
+        findings.append(Finding(
+            rule=_text(f["rule"], 16), name=_text(f["name"], 64), location=loc(f["location"]),
+            function=_text(f["function"]), message=_text(f["message"]),
+            path=[Step(loc(_obj(s)["location"]), _text(s["message"])) for s in _items(f["path"])],
+            instantiations=strings(f["instantiations"]),
+            origin=loc(origin) if origin is not None else None))
+    return UnitResult(file=file(d["file"]), functions=_count(d["functions"]),
+                      includes=strings(d["includes"]), timings=timings, errors=errors,
+                      findings=findings)
+
+
+def _mac(secret: bytes, key: str, body: bytes) -> str:
+    return hmac.new(secret, key.encode() + b"\n" + body, hashlib.sha256).hexdigest()
+
+
+def _own_file(path: str, magic: bytes = MAGIC) -> bool:
+    """Whether a file in the entries directory is one refcheck wrote (by its first bytes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(magic)) == magic
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+class Cache:
+    def __init__(self, directory: str | None, since_ns: int | None = None,
+                 root: str | None = None) -> None:
+        """directory None: a disabled cache (--no-cache) that misses and stores nothing.
+
+        since_ns: when the run started (time.time_ns()); files changed since then are not
+        cached. root: reported paths are relative to it (locations are checked against the
+        entry's own files as reported)."""
+        self.directory = directory
+        self.entries = os.path.join(directory, "entries") if directory else None
+        self.since_ns = since_ns
+        self.root = root
+        self._pruned = False
+        self.hits = 0
+        self.misses = 0
+        # Entries rejected as forged, foreign or malformed (a note for the user).
+        self.rejected = 0
+        # The first write failure, reported once by the caller; the run goes on without a cache.
+        self.write_error: str | None = None
+        # Why the cache is off for this run (no usable key, a symlinked directory).
+        self.disabled: str | None = None
+        self._secret: bytes | None = None
+        if directory is not None:
+            self._open()
+
+    def _open(self) -> None:
+        for path in (self.directory, self.entries):
+            try:
+                if stat.S_ISLNK(os.lstat(path).st_mode):
+                    self._disable(f"{path}: is a symbolic link; not using the cache")
+                    return
+            except OSError:
+                pass  # absent, or not a directory: the first write says so
+        try:
+            self._secret = load_secret()
+        except KeyProblem as e:
+            self._disable(f"cache key {e}; not using the cache")
+
+    def _disable(self, why: str) -> None:
+        self.disabled = why
+        self.entries = None
+
+    def _entry_path(self, key: str) -> str:
+        return os.path.join(self.entries, key + ".json")
+
+    def load(self, key: str, hasher: FileHasher) -> UnitResult | None:
+        if self.entries is None:
+            return None
+        result = self._load(key, hasher)
+        if result is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return result
+
+    def _load(self, key: str, hasher: FileHasher) -> UnitResult | None:
+        try:
+            data = safeio.read_regular(self._entry_path(key), MAX_ENTRY_BYTES, follow=False)
+        except safeio.UnreadableFile:
+            return None
+        try:
+            if not data.startswith(MAGIC):
+                raise Invalid("not an entry")
+            mac, _, body = data[len(MAGIC):].partition(b"\n")
+            if not hmac.compare_digest(mac, _mac(self._secret, key, body).encode()):
+                raise Invalid("not written with this key")
+            entry = _obj(json.loads(body))
+            if entry.get("format") != FORMAT or entry.get("key") != key:
+                raise Invalid("another format or key")
+            hashes = _obj(entry["hashes"])
+            if not hashes or len(hashes) > MAX_ITEMS:
+                raise Invalid("hashes")
+            for path, digest in hashes.items():
+                if not os.path.isabs(path) or not isinstance(digest, str):
+                    raise Invalid("hashes")
+                if hasher.hash(path) != digest:
+                    return None  # a plain miss: something it read has changed
+            files = None
+            if self.root is not None:
+                from refcheck.workspace.sources import relative
+
+                files = {relative(os.path.normpath(p), self.root) for p in hashes}
+            result = load_result(entry["result"], files)
+            if not set(result.includes) <= set(hashes):
+                raise Invalid("includes not covered by hashes")
+            return result
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError):
+            self.rejected += 1
+            return None
+
+    def store(self, key: str, unit_path: str, result: UnitResult, hasher: FileHasher,
+              parsed: dict | None = None) -> None:
+        """parsed: the worker's hashes of the files it read (see pool.Outcome.hashes)."""
+        if self.entries is None or self.write_error is not None:
+            return
+        if any(e.message.endswith("file not found") for e in result.errors):
+            return  # depends on a file being absent, which no hash records
+        files = {unit_path} | {os.path.abspath(p) for p in result.includes}
+        hashes = {}
+        for p in sorted(files):
+            digest = hasher.stable_hash(p, self.since_ns, (parsed or {}).get(p))
+            if digest is None:
+                return  # gone, or changed since the run began: nothing trustworthy to record
+            hashes[p] = digest
+        entry = {"format": FORMAT, "key": key, "hashes": hashes, "result": dump_result(result)}
+        body = json.dumps(entry, separators=(",", ":"), ensure_ascii=True).encode()
+        data = MAGIC + _mac(self._secret, key, body).encode() + b"\n" + body
+        try:
+            self._ensure_directory()
+            self._prune()
+            replace_atomically(self.entries, self._entry_path(key), data)
+        except (OSError, safeio.UnwritableFile) as e:
+            self.write_error = f"{self.directory}: cannot write cache: {getattr(e, 'strerror', None) or e}"
+
+    def _prune(self) -> None:
+        """Once per run (see prune_directory)."""
+        if self._pruned:
+            return
+        self._pruned = True
+        prune_directory(self.entries, _ENTRY_NAME, MAGIC)
+
+    def _ensure_directory(self) -> None:
+        for path in (self.directory, self.entries):
+            if os.path.islink(path):
+                raise OSError(f"{path} is a symbolic link")
+        if os.path.isdir(self.entries):
+            return
+        os.makedirs(self.entries, exist_ok=True)
+        if os.path.islink(self.entries) or os.path.islink(self.directory):
+            raise OSError(f"{self.entries} is a symbolic link")
+        # Keep the cache out of version control and backups, as pytest and ruff do.
+        for name, text in ((".gitignore", "# created by refcheck\n*\n"),
+                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                            "# This directory is refcheck's cache.\n")):
+            target = os.path.join(self.directory, name)
+            if not os.path.lexists(target):
+                try:
+                    safeio.write_file(target, text.encode())
+                except safeio.UnwritableFile:
+                    pass
+
+
+def replace_atomically(directory: str, path: str, data: bytes) -> None:
+    """Write `data` to `path` (in `directory`) through a temporary file renamed over it, so that a
+    reader, or another run writing the same file, sees the old bytes or the new ones, whole."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        # mkstemp creates 0600; entries are as shareable as the sources they describe.
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def prune_directory(directory: str, names: re.Pattern, magic: bytes) -> None:
+    """Deletes what has not been written for PRUNE_AFTER_SECONDS (unit entries, per-function
+    tables) and temporary files of killed runs. Another run may be reading these, but it
+    treats a vanished file as the miss it would have been after a week anyway. Only files
+    named and starting as refcheck writes them are deleted: whatever else is there is not ours."""
+    now = time.time()
+    with os.scandir(directory) as it:
+        for e in it:
+            try:
+                temp = _TEMP_NAME.fullmatch(e.name) is not None
+                if not (temp or names.fullmatch(e.name)):
+                    continue
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                age = now - e.stat(follow_symlinks=False).st_mtime
+                limit = STALE_TEMP_SECONDS if temp else PRUNE_AFTER_SECONDS
+                if age > limit and (_own_file(e.path, magic) or (temp and e.stat().st_size == 0)):
+                    os.unlink(e.path)
+            except OSError:
+                pass

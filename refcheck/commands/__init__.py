@@ -1,0 +1,1 @@
+"""The `refcheck` commands: check, rules, explain, cfg, doctor."""

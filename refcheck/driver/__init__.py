@@ -1,0 +1,1 @@
+"""One run: units to workers, each unit's check (parse, build, analyse), progress."""

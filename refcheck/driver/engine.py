@@ -1,0 +1,305 @@
+"""One translation unit in, one UnitResult out: frontend -> CFG -> analysis -> findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from refcheck.conventions import Conventions
+from refcheck.support.gcpause import frozen_heap, paused_collector
+from refcheck.findings import Finding, Location, Step, ToolError, UnitResult, merge_findings
+
+
+# Deeply nested code recurses in the CFG builder; a big thread stack makes a high limit safe.
+STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 60_000
+
+
+@dataclass
+class Settings:
+    conventions: Conventions = field(default_factory=Conventions)
+    # Arguments for clang (-I, -D, -U, -std=, -x ...), as the CLI or a compile database gives them.
+    clang_args: list[str] = field(default_factory=list)
+    # Paths in results are made relative to this directory when they lie under it.
+    root: str = "."
+    # Per-function bounds: states explored and seconds spent before giving up on it.
+    max_states: int = 50_000
+    function_seconds: float = 10.0
+    # Check only these functions (by name) when set: the mutation harness re-checks one function.
+    only_functions: frozenset | None = None
+    # Analyse once per class of graphs identical after renaming (the type instantiations of a
+    # generic function) and skip bodies that cannot produce a finding. Off only to compare.
+    share: bool = True
+    # The cache directory for per-function results (refcheck/caches/fncache.py) and the unit's
+    # settings key (cache.unit_key); None: every function is checked.
+    function_cache: str | None = None
+    unit_key: str = ""
+
+
+def check_unit(path: str, settings: Settings) -> UnitResult:
+    """Check every function defined in (or included by) one unit. Never raises for bad input."""
+    box: list = []
+
+    def work():
+        try:
+            box.append(_check(path, settings))
+        except BaseException as e:  # noqa: BLE001 - reported as a tool error below
+            box.append(e)
+
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    try:
+        threading.stack_size(STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+        t = threading.Thread(target=work, name="refcheck-unit")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    result = box[0] if box else RuntimeError("no result")
+    if isinstance(result, KeyboardInterrupt):
+        raise result
+    if isinstance(result, BaseException):
+        rel = _relative(os.path.abspath(path), settings.root)
+        return UnitResult(rel, errors=[ToolError(rel, f"internal error: {type(result).__name__}: {result}")])
+    return result
+
+
+def _relative(file: str, root: str) -> str:
+    if not file:
+        return file
+    absroot = os.path.abspath(root)
+    absfile = os.path.abspath(file)
+    if absfile == absroot or absfile.startswith(absroot.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absfile, absroot)
+    return absfile
+
+
+# What a unit's check imports once its parse is done: networkx alone takes longer to import than
+# 10% of torch7's THTensor.c parse, which is the whole of a re-check served by the per-function
+# cache. A worker imports them in the background while its first parse runs (libclang's parse
+# releases the GIL), the ones every check needs first.
+AFTER_PARSE = ("refcheck.reuse.plan", "refcheck.analysis", "refcheck.frontend.builder", "refcheck.caches.fncache",
+               "refcheck.reuse.instances")
+# Set when a parse ends: from then on the check imports what it needs itself, and a background
+# import would only compete with it for the interpreter (a small unit's parse ends long before
+# the imports do).
+_PARSED = threading.Event()
+
+
+def preload() -> None:
+    """Imports AFTER_PARSE until a parse ends (a worker's background thread). Never raises: a
+    module that fails to import here fails again, and is reported, where the check imports it."""
+    import importlib
+
+    for name in AFTER_PARSE:
+        if _PARSED.is_set():
+            return
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - see the docstring
+            return
+
+
+def _check(path: str, settings: Settings) -> UnitResult:
+    from refcheck.frontend.unit import FrontendError, parse
+
+    rel = _relative(path, settings.root)
+    result = UnitResult(rel)
+    t0 = time.perf_counter()
+    try:
+        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings))
+    except FrontendError as e:
+        result.errors.append(ToolError(rel, str(e)))
+        return result
+    t1 = time.perf_counter()
+    _PARSED.set()
+    from refcheck.frontend.clangutil import location
+    from refcheck.reuse.plan import Plan
+
+    # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
+    # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
+    t1b = time.perf_counter()
+    result.includes = [_relative(f, settings.root) for f in parsed.includes]
+    result.errors.extend(ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity)
+                         for e in parsed.errors)
+    conv = settings.conventions
+    if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
+        from refcheck.frontend.raises import may_raise_functions
+        conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
+    # Where each definition is (as findings name it), for instantiation classes and cache keys.
+    places = [location(fn) for fn in parsed.functions]
+    table = _function_table(path, parsed, places, settings, conv)
+    selected = [i for i, fn in enumerate(parsed.functions)
+                if settings.only_functions is None or fn.spelling in settings.only_functions]
+    plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
+                settings.share)
+    unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds)
+    # What the unit holds from here on (its parse, the instance keys) outlives every function's
+    # work: the collections after each function need not scan it again.
+    with frozen_heap():
+        for index in selected:
+            unit.definition(index, plan, table)
+    if table is not None:
+        _save_table(table, result)
+    t2 = time.perf_counter()
+    result.findings = merge_findings(unit.findings)
+    result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time, "analysis": (t2 - t1b) - unit.cfg_time}
+    result.counts.update({k: n for k, n in unit.counts.items() if n or k != "cached"})
+    if parsed.partial and result.functions:
+        result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
+                                            "findings may be incomplete", severity="warning"))
+    return result
+
+
+class _UnitCheck:
+    """The findings, errors and counts of one unit's definitions, as they are checked."""
+
+    def __init__(self, settings: Settings, conv: Conventions, parsed, result: UnitResult, key_seconds: float):
+        self.settings, self.conv, self.parsed, self.result = settings, conv, parsed, result
+        self.findings: list[Finding] = []
+        self.counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+        self.cfg_time = key_seconds  # the instance keys: the frontend's work, in place of builds
+
+    def definition(self, index: int, plan, table) -> None:
+        """Check definition `index` (and the lambdas inside it): from the per-function cache, an
+        identical instance's outcome, or its own graph."""
+        top = self.parsed.functions[index]
+        key = table.keys[index] if table is not None else None
+        hit = table.get(key) if table is not None else None
+        if hit is not None:
+            table.keep(key)
+            self.result.functions += hit.functions
+            self.result.errors.extend(hit.errors)
+            self.findings.extend(hit.findings)
+            self.counts["cached"] += hit.functions
+            return
+        marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
+        known = plan.known(index)
+        if known is not None:
+            self.result.functions += 1
+            if known.result is None:
+                self.counts["skipped"] += 1
+            else:
+                self.counts["shared"] += 1
+                self.emit(known.result, top)
+        else:
+            with paused_collector():
+                self.build_and_analyse(index, top, plan)
+        if table is not None:
+            from refcheck.caches.fncache import Outcome
+
+            self.put(table, key, marks, Outcome)
+
+    def build_and_analyse(self, index: int, top, plan) -> None:
+        from refcheck.analysis import analyze
+        from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
+
+        settings, conv = self.settings, self.conv
+        queue = [top]  # the function, then the lambdas inside it
+        while queue:
+            fn = queue.pop(0)
+            self.result.functions += 1
+            a = time.perf_counter()
+            try:
+                cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
+            except RecursionError:
+                self.result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
+                continue
+            self.cfg_time += time.perf_counter() - a
+            if cfg is None:  # nothing in it can produce a finding
+                self.counts["skipped"] += 1
+                if fn is top:
+                    plan.skipped(index)
+                continue
+            queue[:0] = cfg.lambdas
+            res, shared = plan.analyse(cfg, lambda g: analyze(g, conv, settings.max_states, settings.function_seconds))
+            self.counts["shared" if shared else "analysed"] += 1
+            if fn is top:
+                plan.analysed(index, cfg, res)
+            self.emit(res, fn)
+            # The graph dies before the collection at the block's end, which would otherwise
+            # keep it for older collections to rescan.
+            cfg = None
+
+    def emit(self, res, fn) -> None:
+        if res.incomplete:
+            self.result.errors.append(_fn_error(fn, self.settings, f"not fully checked: {res.incomplete}"))
+        for f in res.findings:
+            if self.parsed.partial:
+                f = replace(f, message=f.message + " (checked on a partial parse)")
+            self.findings.append(_relativized(f, self.settings.root))
+
+    def put(self, table, key, marks, outcome) -> None:
+        """What checking one definition added, for the per-function cache."""
+        counts = self.counts
+        table.put(key, outcome(
+            tuple(self.findings[marks[0]:]), tuple(self.result.errors[marks[1]:]),
+            self.result.functions - marks[2],
+            tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed") if counts[k] != marks[3][k])))
+
+
+def _save_table(table, result: UnitResult) -> None:
+    table.save()
+    if table.rejected:
+        result.notes.append(f"ignored the per-function cache table {table.rejected}; "
+                            "its functions were checked again")
+    if table.write_error:
+        from refcheck.caches.fncache import UNWRITABLE_TABLE
+
+        result.notes.append(f"{UNWRITABLE_TABLE}{table.write_error}")
+
+
+def _function_cache_on(settings: Settings) -> bool:
+    """Off with --no-cache, without a usable unit key, and for the mutation harness checking
+    chosen functions."""
+    return settings.function_cache is not None and bool(settings.unit_key) and settings.only_functions is None
+
+
+def _recheck(path: str, settings: Settings) -> bool:
+    """A per-function table of this unit and settings exists: most definitions will likely come
+    from it (a re-check after an edit), so the parse skips the detailed preprocessing record that
+    only instance keys need (frontend/unit.DETAILED_RECORD). When an edit to a header makes them
+    all miss, they are built without instance keys: slower, never different."""
+    if not _function_cache_on(settings):
+        return False
+    from refcheck.caches.fncache import table_path
+
+    return os.path.isfile(table_path(settings.function_cache, path, settings.unit_key))
+
+
+def _function_table(path: str, parsed, places: list, settings: Settings, conv):
+    """The unit's per-function cache, or None when it is off."""
+    if not _function_cache_on(settings):
+        return None
+    from refcheck.caches.cache import KeyProblem, load_secret
+    from refcheck.caches.fncache import FunctionCache
+
+    try:
+        secret = load_secret()
+    except KeyProblem:
+        return None  # the parent says so once (its unit cache is off for the same reason)
+    files = {_relative(f, settings.root) for f in parsed.includes}
+    may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
+    return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
+                         may_raise, secret)
+
+
+def _fn_error(fn, settings: Settings, why: str) -> ToolError:
+    loc = fn.location
+    file = _relative(loc.file.name, settings.root) if loc.file else ""
+    return ToolError(file, f"function '{fn.spelling}' {why}", loc.line, loc.column)
+
+
+def _loc(loc: Location, root: str) -> Location:
+    return Location(_relative(loc.file, root), loc.line, loc.column)
+
+
+def _relativized(f: Finding, root: str) -> Finding:
+    return replace(f, location=_loc(f.location, root), origin=None if f.origin is None else _loc(f.origin, root),
+                   path=tuple(Step(_loc(s.location, root), s.message) for s in f.path))

@@ -1,0 +1,344 @@
+"""Runs `engine.check_unit` in worker processes, so that libclang crashing or hanging on one unit
+costs that unit only.
+
+concurrent.futures cannot do this: a dead worker breaks its whole pool, and a running task cannot
+be cancelled. Here each worker has its own pipe; the parent waits on the pipes and the process
+sentinels together, kills a worker whose unit runs past the time limit, and starts a fresh one
+in place of any that died.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Callable, Iterator
+
+from refcheck.conventions import Conventions
+from refcheck.findings import ToolError, UnitResult
+
+
+@dataclass
+class Job:
+    index: int
+    path: str  # absolute
+    display: str  # as reported: relative to the root
+    args: list[str]
+    # Set for a unit under a nested configuration (its own conventions and limits); None: the
+    # run's Options.
+    options: "Options | None" = None
+    # The unit's settings key (cache.unit_key), for its per-function cache entries.
+    key: str = ""
+
+
+@dataclass
+class Options:
+    """What every worker needs to build the engine's Settings (the parent never imports it)."""
+
+    conventions: Conventions
+    root: str
+    max_states: int
+    function_seconds: float
+    # Bytes of address space one worker may map (RLIMIT_AS); None: no bound.
+    max_memory: int | None = None
+    # The cache directory, for per-function results (refcheck/caches/fncache.py); None: --no-cache.
+    function_cache: str | None = None
+
+
+@dataclass
+class Outcome:
+    job: Job
+    result: UnitResult
+    # False when the worker failed rather than the analysis: a crash or timeout may not repeat.
+    cacheable: bool
+    # Content hashes of the files the unit read, taken by the worker right after its parse
+    # (absolute path -> hash): the cache records an entry only under these bytes.
+    hashes: dict | None = None
+
+
+OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker must not outlive a parent killed with SIGKILL: it would hold the run's stdout
+    open (`refcheck check | cat` never ends) and keep parsing for nobody. Linux delivers a
+    signal on the parent's death (PR_SET_PDEATHSIG); elsewhere a thread watches getppid()."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # died before the signal was armed
+        os._exit(1)
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+
+
+def _bound_memory(limit: int | None) -> None:
+    if not limit:
+        return
+    try:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError, AttributeError):  # pragma: no cover - no RLIMIT_AS
+        pass
+
+
+def _worker(conn, options: Options, parent: int | None = None) -> None:
+    if parent is not None:
+        _die_with_parent(parent)
+    _bound_memory(options.max_memory)
+    # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
+    # blocked from the parent (see _Worker); ignore it before letting it through.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # The parent's SIGTERM handler raises into the interpreter; a worker should just die.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not os.environ.get("REFCHECK_DEBUG"):
+        # The parent reports a crash as a one-line tool error; a Python stack dump of the
+        # worker (faulthandler, enabled by pytest or PYTHONFAULTHANDLER) only adds noise.
+        import faulthandler
+
+        faulthandler.disable()
+    from refcheck.driver import engine
+    threading.Thread(target=engine.preload, name="refcheck-preload", daemon=True).start()
+
+    def settings_for(o: Options):
+        return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
+                               function_seconds=o.function_seconds, function_cache=o.function_cache)
+
+    run_settings = settings_for(options)
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        settings = run_settings if job.options is None else settings_for(job.options)
+        settings.clang_args = job.args
+        settings.unit_key = job.key
+        with _StderrWatch() as watch:
+            try:
+                result = engine.check_unit(job.path, settings)
+                cacheable = True
+            except MemoryError:
+                result = None
+            except Exception as e:  # a bug in refcheck: report it for this unit, go on with the rest
+                result = UnitResult(file=job.display, errors=[
+                    ToolError(job.display, f"internal error: {type(e).__name__}: {e}")])
+                cacheable = False
+        if result is None or watch.out_of_memory:
+            # libclang reports a failed allocation as a crashed parse, Python as MemoryError:
+            # either way this unit is not checked, and the parent replaces the worker (its
+            # heap may be left fragmented near the bound).
+            bound = f"{options.max_memory >> 20}" if options.max_memory else "?"
+            result = UnitResult(file=job.display, errors=[
+                ToolError(job.display, OUT_OF_MEMORY.format(bound))])
+            cacheable = False
+        hashes = _hashes(result, options.root, job) if cacheable else None
+        conn.send((job.index, result, cacheable, hashes))
+
+
+class _Worker:
+    def __init__(self, ctx, options: Options) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker, args=(child, options, os.getpid()), daemon=True)
+        # Ctrl-C between fork and the worker's SIG_IGN would raise KeyboardInterrupt in the
+        # child and print its traceback: keep SIGINT blocked (pending) across the fork.
+        if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+            self.process.start()
+        else:
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                self.process.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        child.close()
+        self.job: Job | None = None
+        self.started = 0.0
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+def _hashes(result: UnitResult, root: str, job: Job) -> dict:
+    from refcheck.caches.cache import FileHasher
+
+    hasher = FileHasher()
+    files = {job.path} | {os.path.normpath(os.path.join(root, p)) for p in result.includes}
+    return {p: hasher.hash(p) for p in sorted(files)}
+
+
+class _StderrWatch:
+    """Captures what libclang writes to fd 2 during one unit, passes it on afterwards, and says
+    whether LLVM reported a failed allocation ("LLVM ERROR: out of memory"): libclang's crash
+    recovery turns that into a failed parse that looks like any other."""
+
+    def __enter__(self):
+        import tempfile
+
+        try:
+            self.file = tempfile.TemporaryFile()
+            self.saved = os.dup(2)
+            os.dup2(self.file.fileno(), 2)
+        except OSError:
+            self.file = None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.text = b""
+        if self.file is None:
+            return
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        try:
+            self.file.seek(0)
+            self.text = self.file.read(1 << 20)
+            self.file.close()
+            if self.text:
+                os.write(2, self.text)
+        except OSError:
+            pass
+
+    @property
+    def out_of_memory(self) -> bool:
+        return b"LLVM ERROR: out of memory" in self.text
+
+
+def default_memory(workers: int) -> int | None:
+    """The machine's memory shared among the workers (and the parent), in bytes, at least
+    1 GiB each; None where the machine's memory cannot be found."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+    # A worker maps ~0.7 GiB before its first unit (libclang, the engine's 512 MiB stack).
+    return max(2 << 30, total // (max(1, workers) + 1))
+
+
+def _signal_name(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit status {code}"
+
+
+def run(jobs: list[Job], options: Options, workers: int, timeout: float,
+        skip: Callable[[Job], bool] = lambda job: False) -> Iterator[Outcome]:
+    """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
+    before a job would start) says are no longer needed."""
+    if not jobs:
+        return
+    # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    pending = deque(jobs)
+    pool: list[_Worker] = []
+    limit = max(1, min(workers, len(jobs)))
+    try:
+        while pending or any(w.job for w in pool):
+            while pending and skip(pending[0]):
+                pending.popleft()
+            while pending and len(pool) < limit:
+                pool.append(_Worker(ctx, options))
+            for w in list(pool):
+                while pending and skip(pending[0]):
+                    pending.popleft()
+                if w.job is None and pending:
+                    job = pending.popleft()
+                    try:
+                        w.conn.send(job)
+                    except OSError:
+                        # Died while idle (the OOM killer, say): replace it, keep the job.
+                        pending.appendleft(job)
+                        w.kill()
+                        pool.remove(w)
+                        continue
+                    w.job = job
+                    w.started = time.monotonic()
+            busy = [w for w in pool if w.job]
+            if not busy:
+                continue
+            now = time.monotonic()
+            wait_for = max(0.0, min(w.started + timeout - now for w in busy))
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], wait_for)
+            for w in busy:
+                outcome = None
+                if w.conn in ready or w.process.sentinel in ready:
+                    outcome = _collect(w)
+                elif time.monotonic() - w.started >= timeout:
+                    outcome = _failed(w.job, f"not checked: took longer than {timeout:g} s "
+                                             f"(the per-unit limit, --timeout)")
+                    w.kill()
+                    pool.remove(w)
+                if outcome is not None:
+                    w.job = None
+                    if _out_of_memory(outcome.result) and w in pool:
+                        w.kill()
+                        pool.remove(w)
+                    if not w.process.is_alive() and w in pool:
+                        w.kill()
+                        pool.remove(w)
+                    yield outcome
+    finally:
+        for w in pool:
+            if w.job is None and w.process.is_alive():
+                try:
+                    w.conn.send(None)
+                except OSError:
+                    pass
+        for w in pool:
+            if w.job is not None:
+                w.kill()
+            else:
+                w.process.join(timeout=1)
+                w.kill()
+
+
+def _collect(w: _Worker) -> Outcome:
+    job = w.job
+    try:
+        if w.conn.poll():
+            index, result, cacheable, hashes = w.conn.recv()
+            if index == job.index:
+                return Outcome(job, result, cacheable, hashes)
+    except (EOFError, OSError):
+        pass
+    w.process.join(timeout=5)
+    return _failed(job, f"not checked: the worker process died ({_signal_name(w.process.exitcode)}) "
+                        f"while parsing or analyzing this unit")
+
+
+def _out_of_memory(result: UnitResult) -> bool:
+    return any(e.message.startswith(OUT_OF_MEMORY[:26]) for e in result.errors)
+
+
+def _failed(job: Job, message: str) -> Outcome:
+    return Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, message)]), False)

@@ -1,0 +1,1 @@
+"""Which findings are shown: rule selection, suppression comments, baselines."""

@@ -1,0 +1,113 @@
+"""Plain data passed between the stages: locations, findings, tool errors, unit results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One note on the path that leads to a finding."""
+
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule, immutable once made: later stages derive new ones (`dataclasses.replace`)."""
+
+    rule: str  # "RC001"
+    name: str  # "leak"
+    location: Location  # primary location: where the rule is broken
+    function: str
+    message: str
+    path: tuple[Step, ...] = ()
+    instantiations: tuple[str, ...] = ()
+    # Where the reference involved was acquired (None for rules with no acquisition).
+    origin: Location | None = None
+
+    def __post_init__(self) -> None:
+        # Callers may pass lists; the finding keeps tuples, so that nothing can change it.
+        if type(self.path) is not tuple:
+            object.__setattr__(self, "path", tuple(self.path))
+        if type(self.instantiations) is not tuple:
+            object.__setattr__(self, "instantiations", tuple(self.instantiations))
+
+    def key(self) -> tuple:
+        """Identity across generic instantiations: the same rule broken at the same source place."""
+        return (self.location, self.rule, self.origin)
+
+    def sort_key(self) -> tuple:
+        return (self.location.file, self.location.line, self.location.column, self.rule, self.message)
+
+
+@dataclass(frozen=True, order=True)
+class ToolError:
+    file: str
+    message: str
+    line: int = 0
+    column: int = 0
+    # "error": the unit or function was not (fully) checked; "warning": checked, but something is off.
+    severity: str = "error"
+
+
+@dataclass
+class UnitResult:
+    """Everything refcheck learned from one translation unit."""
+
+    file: str
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
+    functions: int = 0
+    # Every file the unit read (the unit itself and its includes), for cache keys.
+    includes: list[str] = field(default_factory=list)
+    # Seconds per stage: parse, cfg, analysis.
+    timings: dict[str, float] = field(default_factory=dict)
+    # Functions by what checking them took: analysed, shared (an identical instantiation's
+    # analysis), skipped (nothing in them can produce a finding).
+    counts: dict[str, int] = field(default_factory=dict)
+    # Warnings for stderr that are not part of the result (the per-function cache's trouble).
+    notes: list[str] = field(default_factory=list)
+
+
+def merge_findings(findings: list[Finding]) -> list[Finding]:
+    """One finding per source place: a generic/*.c body compiled for Float and Double is one defect.
+
+    The first finding (in sort order) is kept; the function names of all copies become its
+    instantiations.
+    """
+    first: dict[tuple, Finding] = {}
+    names: dict[tuple, list[str]] = {}
+    for f in sorted(findings, key=lambda f: (f.sort_key(), f.function)):
+        k = f.key()
+        first.setdefault(k, f)
+        kept = names.setdefault(k, [])
+        for name in f.instantiations or (f.function,):
+            if name not in kept:
+                kept.append(name)
+    out = [replace(f, instantiations=tuple(sorted(names[k]))) for k, f in first.items()]
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+@dataclass
+class RunResult:
+    """A whole run, as reporters see it: findings merged and sorted, errors sorted."""
+
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ToolError] = field(default_factory=list)
+    files: int = 0
+    functions: int = 0
+    seconds: float = 0.0
+    # Seconds per stage summed over units (parse, cfg, analysis, report), for --statistics.
+    timings: dict[str, float] = field(default_factory=dict)
+    # Project root: reporters print paths relative to it (SARIF's %SRCROOT%).
+    root: str = "."

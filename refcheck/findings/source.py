@@ -1,0 +1,80 @@
+"""Source text under the project root, as the SARIF fingerprints and the HTML report need it.
+
+Reporters run after the analysis, perhaps on another machine than the one that found the
+defects (a result loaded from a cache), so a file may be gone or changed: every helper here
+degrades to "no text" instead of failing the report.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SourceCache:
+    root: str
+    _lines: dict[str, list[str] | None] = field(default_factory=dict)
+
+    def lines(self, path: str) -> list[str] | None:
+        """The file's lines without line endings, or None when it cannot be read as text."""
+        if path not in self._lines:
+            self._lines[path] = _read(os.path.join(self.root, path))
+        return self._lines[path]
+
+    def line(self, path: str, number: int) -> str | None:
+        lines = self.lines(path)
+        if lines is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+
+def _read(path: str) -> list[str] | None:
+    from refcheck.support import safeio
+    try:
+        # A location can name any file (a header that is now a FIFO, say): read only regular
+        # files, bounded, so that showing a line can never block or flood the report.
+        data = safeio.read_regular(path, 64 << 20)
+    except safeio.UnreadableFile:
+        return None
+    if b"\0" in data:
+        return None
+    # Replacement characters rather than a failure: one odd byte in a comment should not cost
+    # the whole listing.
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+_COMMENT = re.compile(r"//.*?$|/\*.*?\*/", re.S | re.M)
+_SPACE = re.compile(r"\s+")
+# A statement rarely spans more lines than this; beyond it we would be hashing unrelated code.
+_MAX_STATEMENT_LINES = 6
+
+
+def statement_text(lines: list[str], line: int, column: int) -> str | None:
+    """The statement starting at (line, column), comments and whitespace removed.
+
+    Whitespace and comments are dropped so that reformatting a statement or adding a
+    `// refcheck: ignore` comment next to it does not change what it hashes to.
+    """
+    if not 1 <= line <= len(lines):
+        return None
+    first = lines[line - 1]
+    start = max(column - 1, 0) if column <= len(first) + 1 else 0
+    chunk = "\n".join([first[start:]] + lines[line:line - 1 + _MAX_STATEMENT_LINES])
+    chunk = _COMMENT.sub(" ", chunk)
+    end = _statement_end(chunk)
+    return _SPACE.sub("", chunk[:end])
+
+
+def _statement_end(text: str) -> int:
+    """Index just past the first `;`, `{` or `}` outside parentheses (the end of a statement)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(depth - 1, 0)
+        elif ch in ";{}" and depth == 0:
+            return i + 1
+    return len(text)

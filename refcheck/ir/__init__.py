@@ -1,0 +1,228 @@
+"""The operations a CFG node performs, reduced to what matters for ownership.
+
+Values are named by strings: local variables and parameters (`t#1234`, unique per declaration),
+temporaries (`$3`) for intermediate results such as call results. A value that refcheck does not
+track (an int, the result of a borrowing call) is simply `None` where an operand is expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from refcheck.findings import Location
+
+
+@dataclass(frozen=True)
+class Op:
+    loc: Location
+
+
+@dataclass(frozen=True)
+class Acquire(Op):
+    dst: str
+    callee: str
+    # For an acquirer that may return its argument (newContiguous): the value passed there, the
+    # only existing object the result may be. None: the result is fresh, or the argument untracked.
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Realloc(Op):
+    """dst = realloc(src, n). When it may fail, the old block is released only once dst is known
+    to be non-NULL (the CFG follows it with a test of dst)."""
+
+    dst: str
+    src: str | None
+    callee: str
+    may_fail: bool = False
+
+
+@dataclass(frozen=True)
+class Retain(Op):
+    var: str
+    callee: str
+
+
+@dataclass(frozen=True)
+class Release(Op):
+    vars: tuple[str, ...]
+    callee: str
+    consume: bool = False
+
+
+@dataclass(frozen=True)
+class Call(Op):
+    """A call that borrows its arguments (kept so the graph shows every call, kernel launches too)."""
+
+    callee: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Use(Op):
+    """A dereference (`deref`: `x->f`, `*x`, `x[i]`), or the value passed to a function that
+    borrows it. After a dereference x is not NULL: a path on which it was ends there (a crash is
+    no exit that needs cleanup, and no real run of a working program takes it)."""
+
+    var: str
+    deref: bool = False
+
+
+@dataclass(frozen=True)
+class Assign(Op):
+    """dst = src: dst now aliases src's object (src None: an untracked value; null: NULL)."""
+
+    dst: str
+    src: str | None
+    null: bool = False
+
+
+@dataclass(frozen=True)
+class Load(Op):
+    """dst = a pointer read from memory (a field, a global, *p): a borrowed reference.
+
+    Loads of the same expression text (`self->storage`) are the same object until one of the
+    local variables it mentions (deps) is assigned or the location is stored to."""
+
+    dst: str
+    what: str
+    deps: frozenset = frozenset()
+    key: str = ""  # structural identity of the expression; empty when it cannot be shared
+
+
+@dataclass(frozen=True)
+class Store(Op):
+    """var's reference is written to memory (a field, a global, *out): handed over."""
+
+    var: str | None
+    target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
+    deps: frozenset = frozenset()  # the local variables the target's address depends on
+
+
+@dataclass(frozen=True)
+class Escape(Op):
+    """&var was given away: whatever var held is no longer ours to track."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Kill(Op):
+    """A temporary dies at the end of its full expression."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Const(Op):
+    """var = an integer constant (ownership flags: `own = 1;`)."""
+
+    var: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Touch(Op):
+    """var changed in place (++, +=): conditions over it no longer hold."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class SameSize(Op):
+    """After a size-establishing call (`resizeAs(a, b)`): a was resized and has the same number of
+    elements as b. None: not a local variable (the fact cannot be kept)."""
+
+    a: str | None
+    b: str | None
+
+
+@dataclass(frozen=True)
+class Count(Op):
+    """The integer variable var now holds the number of elements of the tensor variable `tensor`
+    (TH_TENSOR_APPLY's preamble loop, or `n = nElement(t)`)."""
+
+    var: str
+    tensor: str
+
+
+# Branch conditions: the true edge is taken when the condition holds.
+@dataclass(frozen=True)
+class NullTest:
+    """True edge: var is not NULL."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class SameObject:
+    """True edge: a and b are the same pointer. Decided only when both hold the same object."""
+
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A side-effect-free condition that, retested with its variables unchanged, gives the same answer."""
+
+    key: str
+    vars: frozenset
+    # (var, op, k) when the condition is `var OP k` for an integer constant k (`own` is `own != 0`).
+    simple: tuple | None = None
+
+
+@dataclass(frozen=True)
+class SizeTest:
+    """A comparison of two element counts (`nElement(a) != nElement(b)`, APPLY's `a_n != b_n`) or a
+    same-size test (`isSameSizeAs(a, b)`). `counts`: a and b are integer variables holding counts
+    (see `Count`), else tensor variables. `equal`: the true edge is the one where the counts are
+    equal (False for `!=`). Size facts decide it; otherwise `fallback` (the same condition as a
+    plain `Fact`, or None) does, as any other condition."""
+
+    a: str
+    b: str
+    counts: bool
+    equal: bool
+    fallback: Fact | None = None
+
+
+@dataclass(frozen=True)
+class Opaque:
+    text: str = ""
+
+
+def describe(op: Op, names: dict[str, str]) -> str:
+    """One line for `refcheck cfg`."""
+    n = lambda v: names.get(v, v) if v is not None else "?"  # noqa: E731
+    if isinstance(op, Acquire):
+        return f"{n(op.dst)} = {op.callee}(...)  [acquire]"
+    if isinstance(op, Realloc):
+        return f"{n(op.dst)} = {op.callee}({n(op.src)}, ...)  [reallocate]"
+    if isinstance(op, Retain):
+        return f"{op.callee}({n(op.var)})  [retain]"
+    if isinstance(op, Release):
+        return f"{op.callee}({', '.join(n(v) for v in op.vars)})  [{'consume' if op.consume else 'release'}]"
+    if isinstance(op, Call):
+        return f"call {op.callee}({', '.join(n(v) for v in op.args)})"
+    if isinstance(op, Use):
+        return f"{'deref' if op.deref else 'use'} {n(op.var)}"
+    if isinstance(op, Assign):
+        return f"{n(op.dst)} = {'NULL' if op.null else n(op.src)}"
+    if isinstance(op, Load):
+        return f"{n(op.dst)} = load {op.what}"
+    if isinstance(op, Store):
+        return f"store {n(op.var)}  [hand over]"
+    if isinstance(op, Escape):
+        return f"&{n(op.var)} escapes"
+    if isinstance(op, Kill):
+        return f"end of {n(op.var)}"
+    if isinstance(op, Touch):
+        return f"modify {n(op.var)}"
+    if isinstance(op, Const):
+        return f"{n(op.var)} = {op.value}"
+    if isinstance(op, SameSize):
+        return f"same size: {n(op.a)} {n(op.b)}"
+    if isinstance(op, Count):
+        return f"{n(op.var)} = nElement({n(op.tensor)})"
+    return repr(op)

@@ -1,0 +1,41 @@
+"""A function's control-flow graph (networkx) with its statements lowered to IR ops: the data the
+analysis, the rules and `refcheck cfg` read.
+
+The graph is built from libclang cursors by `refcheck.frontend.builder`; nothing here knows about
+libclang. Node kinds: entry, block, branch (a condition, `Node.cond`), switch, return, exit, error
+(a call that does not return, interpreted by the errors mode) and stop (exit(), abort()).
+Edges carry `branch` (True/False on the edges out of a branch node), `label` and, out of a switch,
+`case` (the case's constant).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from refcheck.findings import Location
+
+
+@dataclass
+class Node:
+    kind: str  # entry, block, branch, switch, return, exit, error, stop
+    loc: Location | None = None
+    ops: list = field(default_factory=list)
+    cond: object = None  # ir.NullTest | ir.Fact | ir.Opaque, for branch nodes
+    value: str | None = None  # the returned value, for return nodes
+    post: list = field(default_factory=list)  # ops after the test (temporaries of the condition dying)
+    text: str = ""
+
+
+@dataclass
+class FunctionCFG:
+    name: str
+    graph: nx.DiGraph
+    entry: int
+    exit: int
+    loc: Location
+    params: list[tuple[str, bool]]  # (value name, is a pointer)
+    names: dict[str, str]  # value name -> what the user wrote
+    # Lambda expressions in the body, checked as functions of their own (frontend definitions).
+    lambdas: list = field(default_factory=list)

@@ -1,0 +1,1 @@
+"""One analysis for identical generic instantiations: instance keys, class keys, renaming."""

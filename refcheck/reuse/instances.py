@@ -1,0 +1,388 @@
+"""Instantiations of one generic body, recognised before any graph is built.
+
+TH compiles each generic function once per type (`THTensor_(add)` becomes THFloatTensor_add,
+THDoubleTensor_add, ...). `refcheck.reuse.renaming` recognises them by their graphs, which must be built
+first: on torch7's THTensor.c, 957 of the 1,243 graphs built were built only to be matched. The
+key here decides the same thing from what libclang has already parsed, in one pretty-print per
+definition; a definition whose key an earlier one had takes that one's outcome, its names put
+back, and is never built.
+
+Two definitions get one key only when everything the graph build reads of them is the same up to
+a one-to-one renaming of names:
+
+- *place*: both are defined at the same location (the same generic text, included twice);
+- *text*: the definition as clang prints it after preprocessing (clang_getCursorPrettyPrinted),
+  tokenized. An identifier that names a file-scope declaration is replaced by its order of first
+  appearance; every other word is kept as it is (locals, fields, labels, builtins: the
+  instantiations of one body spell them alike, and a builtin must not stand for another);
+- *types*: an arithmetic type but `_Bool` spelled outside a cast or a `sizeof` becomes one token,
+  because the build asks of a type only whether it is a pointer, a scalar or an array, and every
+  arithmetic type is a scalar, except where it converts a constant: the declared type of a local
+  that receives or is compared with a constant some arithmetic type would change (`real k = 300`,
+  `k < -1`) is kept (converted.py; the first definition with a key finds where, for all that
+  share it so far). Inside a cast or a `sizeof` a type is kept, and so are the declarations of the
+  names spelled there (constants are evaluated through them: `(unsigned char)300`,
+  `sizeof(real)`), unless no constant the build evaluates can see that cast's or sizeof's value
+  (unevaluated.py): a cast of a value clang cannot fold, such as a non-const local, a parameter,
+  `*p`, or a call with one as its argument (`(real)*src`, `(real)THRandom_uniform(gen, a, b)`), and
+  a cast or `sizeof(real)` in a product or sum with one (`n * sizeof(real)`), except a cast in the
+  arm of a `?:`. A body with `sizeof` of an expression, alignof, offsetof, `_Generic` or typeof
+  keeps every type, and so does one where a constant may be folded through a declared type: a
+  const local that is no pointer (`const real c = 3; if (n < c)`), or a `?:` whose condition
+  names no variable (the arms' common type, `1 ? -1 : m`, is `m`'s declared type);
+- *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
+  (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
+  returns; a typedef by its type; a struct or union with its fields; an enum with its values; a
+  variable with its initializer), the names in it renamed in the same numbering, in turn;
+- *conventions*: what they say of each renamed name (the verdict of `refcheck.reuse.renaming`, and in
+  unwind mode whether the name may raise);
+- *locations*: the ranges the preprocessor skipped inside the definition are the same (the two
+  sides of an `#if` could give equal texts from different lines), and so are the ranges of the
+  macro expansions inside it (a token that came from a macro is located at the macro's call
+  site, so the same text through macros of another shape would land on other columns). Both are
+  found by their raw locations: each inclusion of a file has an interval of its own.
+
+A definition the key cannot vouch for gets none and is built as before: C++ and CUDA (overloads
+are chosen by the types erased here), one that spells `__func__` (its own name, as a string
+clang folds), an active directive in its source other than conditionals,
+`#define`, `#undef` and `#pragma`, an extent that is not one plain range of one file, a body that
+does not print.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from refcheck.conventions import Conventions
+from refcheck.frontend import binding
+from refcheck.reuse import converted, unevaluated
+from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
+from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS
+from refcheck.reuse.renaming import verdict
+
+# C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
+# `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
+# `1e-3` as C does.
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+                    r"|->|\+\+|--|<<=?|>>=?|[<>=!*/%+\-&^|]=|&&|\|\||\.\.\.|##|\S")
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:|\?\?=)[ \t]*(\w*)", re.M)
+# Directives whose effect the key sees: which text is active (the skipped ranges) and what the
+# macros expand to (the printed text and the expansions' ranges), and pragmas: the same text in
+# every instantiation, whose effect on the AST (an OpenMP directive under -fopenmp) the printed
+# text shows. Any other active one (an #include or a #line inside a body) leaves the definition
+# without a key; one inside a skipped range does nothing.
+_KNOWN_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif",
+                               b"define", b"undef", b"pragma"})
+# Every C arithmetic type is a scalar to the graph build (clangutil.SCALAR_KINDS).
+_ARITHMETIC = ARITHMETIC
+# What the key erases: `_Bool` is kept, the one arithmetic type that holds neither 2 nor -1
+# (converted.py).
+_ERASED = _ARITHMETIC - {"_Bool"}
+_QUALIFIERS = QUALIFIERS | {"*", "struct", "union", "enum"}  # words of a type's spelling
+# Whose value depends on more than a type's spelling: such a body keeps all its types.
+_TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "offsetof", "__builtin_offsetof",
+                           "_Generic", "typeof", "__typeof", "__typeof__", "typeof_unqual",
+                           "__builtin_types_compatible_p", "__builtin_choose_expr", "__builtin_classify_type"})
+# What a typedef may name for a local of that type to be a value clang cannot fold (unevaluated.py).
+_SCALAR_TYPES = frozenset(k for k in SCALAR_KINDS if k != T.VOID) | {T.POINTER}
+# Spell the function's own name, which differs between instantiations.
+_FUNCTION_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
+# Where a `?:`'s condition starts, reading back from its `?` (besides an unmatched bracket).
+_CONDITION_STARTS = frozenset({";", "{", "}", ",", "?", ":", "return", "case"})
+_DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
+_TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
+ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
+
+
+class Instances:
+    """Keys for the definitions of one parsed unit. Built once per unit, before its graphs."""
+
+    def __init__(self, parsed, conv: Conventions) -> None:
+        """`parsed`: frontend.unit.Parsed."""
+        tu = parsed.tu
+        self.c = parsed.language == "c"
+        self.conv = conv
+        self.which = conv.fingerprint()
+        self.unwind = conv.errors == "unwind"
+        self.decls: dict[str, list] = {}
+        self.type_names: set[str] = set()
+        macros: list[tuple[int, int]] = []
+        for c in parsed.top:
+            kind = kind_of(c)
+            if kind == K.MACRO_INSTANTIATION:
+                macros.append(binding.extent_raw(c))
+            elif kind in _DECL_KINDS:
+                name = binding.spelling(c)
+                if name:
+                    self.decls.setdefault(name, []).append(c)
+                    if kind in _TYPE_DECL_KINDS:
+                        self.type_names.add(name)
+                if kind == K.ENUM_DECL:
+                    for e in c.get_children():
+                        if e.kind == K.ENUM_CONSTANT_DECL:
+                            self.decls.setdefault(binding.spelling(e), []).append(e)
+        macros.sort()
+        self.macros = macros
+        self.macro_starts = [b for b, _ in macros]
+        self.skipped = sorted(binding.skipped_raw(tu))
+        self.skipped_starts = [b for b, _ in self.skipped]
+        self._converted_runs: dict[tuple, tuple[int, ...]] = {}
+        # Functions over this unit's names, not methods: a reader holding this object would make
+        # a cycle, which keeps the unit's parse alive past its check (gcpause.frozen_heap).
+        type_names = self.type_names
+        decls = self.decls
+
+        def type_like(t: str) -> bool:
+            return t in _ARITHMETIC or t in _QUALIFIERS or t in type_names or t == "void"
+
+        def enum_value(name: str) -> int | None:
+            for d in decls.get(name, ()):
+                if kind_of(d) == K.ENUM_CONSTANT_DECL:
+                    return d.enum_value
+            return None
+
+        self._type_like = type_like
+        self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
+        self._signatures: dict[str, list[str]] = {}
+        self._scalar: dict[str, bool] = {}
+        self._sources: dict[str, bytes | None] = {}
+        self.tu = tu
+
+    # -- the key -------------------------------------------------------------------------------
+    def key(self, fn, place) -> tuple[tuple, list[str]] | None:
+        """(key, names) for definition `fn` at `place` (clangutil.location), or None when the key
+        cannot vouch for it. `names` are the renamed names in their order of first appearance:
+        what `renaming.renamer` pairs between two definitions with one key."""
+        if not self.c:
+            return None
+        source = self._source(place.file)
+        if source is None:
+            return None
+        (first, _, _, start), (last, _, _, stop) = binding.extent_places(fn)
+        _, end = binding.extent_raw(fn)
+        if not first or first != last or end & binding.MACRO_ID_BIT or not 0 <= start < stop <= len(source) \
+                or binding.file_named(first).name != place.file:
+            return None  # not one plain range of the definition's file
+        # The extent's start may be a macro's (a return type spelled `THTensor *`): its call site
+        # is `start` bytes into the same inclusion as the end.
+        begin = end - (stop - start)
+        i = bisect.bisect_left(self.skipped_starts, begin)
+        j = bisect.bisect_right(self.skipped_starts, end)
+        skipped = tuple((b - begin, e - begin) for b, e in self.skipped[i:j])
+        for m in _DIRECTIVE.finditer(source, start, stop):
+            if m.group(1) not in _KNOWN_DIRECTIVES:
+                at = m.start() - start
+                if not any(b <= at < e for b, e in skipped):
+                    return None
+        i = bisect.bisect_left(self.macro_starts, begin)
+        j = bisect.bisect_right(self.macro_starts, end)
+        expansions = tuple((b - begin, e - begin) for b, e in self.macros[i:j])
+        text = binding.pretty_printed(fn)
+        if not text:
+            return None
+        tokens = _TOKEN.findall(text)
+        if not _FUNCTION_NAMES.isdisjoint(tokens):
+            return None  # the function's own name as a string, which clang folds (`__func__[2]`)
+        body = tokens.index("{") if "{" in tokens else len(tokens)  # where the body starts
+        erase = _TYPE_QUERIES.isdisjoint(tokens) and not self._folds_through_types(tokens, body)
+        literal = self._literal_ranges(tokens) if erase else None
+        if literal is None:
+            erase = False
+        elif literal:
+            literal = self._unevaluated_kept(fn, tokens, body, literal)
+        numbers: dict[str, int] = {}
+        queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
+        runs: list | None = [] if erase else None  # [token index, words] of each erased run
+        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs)
+        done = set()
+        while queue:
+            item = queue.pop(0)
+            if item in done:
+                continue
+            done.add(item)
+            name, keep = item
+            sig_tokens = self._signature(name)
+            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep)
+        names = list(numbers)
+        # The graph also holds the definition's own source text (expressions as messages show
+        # them), where a name stays as written: a renamed name spelled there could only be
+        # renamed into itself (`TH_MATH_NAME(log)` calls logf for float, log for double).
+        written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
+        spelled = tuple(n if n.encode() in written else "" for n in names)
+        verdicts = tuple(self._verdict(n) for n in names)
+        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled)
+        if runs:
+            # The erased types a constant of the build is converted to (converted.py) are kept.
+            # Definitions with one key so far differ only in their erased runs, and their
+            # constants are converted at the same runs: the first one finds which.
+            ordinals = self._converted_runs.get(key)
+            if ordinals is None:
+                ranges = self._converted.kept_types(tokens)
+                ordinals = self._converted_runs[key] = tuple(
+                    k for k, (at, _) in enumerate(runs) if any(i <= at < j for i, j in ranges))
+            if ordinals:
+                key += (tuple(runs[k][1] for k in ordinals),)
+        return key, names
+
+    def _verdict(self, name: str) -> tuple:
+        v = verdict(self.conv, self.which, name)
+        return (v, self.conv.may_raise_call(name)) if self.unwind else v
+
+    def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
+        """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
+        when some `sizeof` takes an expression (its value depends on a declaration's type)."""
+        out = []
+        opens: list[int] = []
+        type_like = self._type_like
+        for i, t in enumerate(tokens):
+            if t == "(":
+                opens.append(i)
+            elif t == ")" and opens:
+                o = opens.pop()
+                inner = tokens[o + 1:i]
+                if inner and all(type_like(x) for x in inner):
+                    out.append((o + 1, i))
+                elif o > 0 and tokens[o - 1] == "sizeof":
+                    return None
+            elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
+                return None
+        return out
+
+    def _folds_through_types(self, tokens: list[str], start: int) -> bool:
+        """Whether a constant the build evaluates may depend on a type erased outside casts: a
+        const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
+        int, not for float), or a `?:` whose condition may be constant (its arms' common type,
+        `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
+        arm). A condition may be constant when it names no variable: every identifier in it is a
+        file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
+        decls = self.decls
+        typeish = self._type_like
+        n = len(tokens)
+        for i in range(start, n):
+            t = tokens[i]
+            if t == "const" and tokens[i - 1] != "*":
+                j = i + 1
+                while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
+                    j += 1
+                if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
+                    return True
+            elif t == "?":
+                depth = 0
+                k = i - 1
+                while k >= start:
+                    u = tokens[k]
+                    if u in (")", "]"):
+                        depth += 1
+                    elif u in ("(", "["):
+                        if depth == 0:
+                            break
+                        depth -= 1
+                    elif depth == 0 and (u in _CONDITION_STARTS or u in unevaluated.ASSIGNMENTS):
+                        break
+                    elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
+                            and not typeish(u):
+                        break  # a variable (a local, a parameter, or a field of one)
+                    k -= 1
+                else:
+                    return True
+                if tokens[k] in _CONDITION_STARTS or tokens[k] in unevaluated.ASSIGNMENTS or tokens[k] in ("(", "["):
+                    return True
+        return False
+
+    def _unevaluated_kept(self, fn, tokens: list[str], start: int,
+                          literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """`literal` less the casts and sizeofs whose value no constant evaluation of the build
+        sees (unevaluated.py): their types are erased like any other."""
+        decls = self.decls
+        candidates = [i - 1 for i, j in literal if i > start and any(t in _ARITHMETIC or t in decls for t in tokens[i:j])]
+        if not candidates:
+            return literal
+        params = {binding.spelling(a) for a in binding.arguments(fn) if a is not None}
+        try:
+            erased = unevaluated.erasable(tokens, start, {i - 1 for i, _ in literal}, candidates, decls,
+                                          self.type_names, params, self._scalar_typedef)
+        except (KeyError, IndexError):  # a printed body its token rules misread: keep every type
+            return literal
+        return [r for r in literal if r[0] - 1 not in erased] if erased else literal
+
+    def _scalar_typedef(self, name: str) -> bool:
+        got = self._scalar.get(name)
+        if got is None:
+            got = False
+            for d in self.decls.get(name, ()):
+                if kind_of(d) == K.TYPEDEF_DECL:
+                    t = d.underlying_typedef_type.get_canonical()
+                    got = t.kind in _SCALAR_TYPES and not t.is_const_qualified()
+                    break
+            self._scalar[name] = got
+        return got
+
+    def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
+               keep_all: bool = False, runs: list | None = None) -> list[str]:
+        """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
+        given, receives [token index, words] of each run of erased words."""
+        out: list[str] = []
+        inside = _inside(literal, len(tokens)) if literal else None
+        decls = self.decls
+        previous_erased = False
+        for i, t in enumerate(tokens):
+            keep = keep_all or (inside is not None and inside[i])
+            if erase and not keep and t in _ERASED:
+                if not previous_erased:
+                    out.append(ARITHMETIC)
+                    if runs is not None:
+                        runs.append([i, t])
+                elif runs is not None:
+                    runs[-1][1] += " " + t
+                previous_erased = True
+                continue
+            previous_erased = False
+            if t in decls:
+                n = numbers.get(t)
+                if n is None:
+                    n = numbers[t] = len(numbers)
+                out.append(f"\x02{n}")
+                # A pointer's layout does not depend on what it points to: `THStorage *storage`
+                # in a struct whose size is taken needs THStorage's declaration, not its layout.
+                queue.append((t, keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")))
+            else:
+                out.append(t)
+        return out
+
+    def _source(self, name: str) -> bytes | None:
+        if name not in self._sources:
+            from refcheck.frontend.unit import parsed_contents
+
+            got = parsed_contents(self.tu, [name]) if name else None
+            self._sources[name] = got[name] if got else None
+        return self._sources[name]
+
+    def _signature(self, name: str) -> list[str]:
+        """The tokens of every file-scope declaration of `name`, in the unit's order."""
+        got = self._signatures.get(name)
+        if got is None:
+            parts: list[str] = []
+            for d in self.decls[name]:
+                kind = kind_of(d)
+                parts.append(kind.name)
+                if kind == K.FUNCTION_DECL:
+                    # Not printed: a definition prints with its body.
+                    parts += _TOKEN.findall(d.type.spelling)
+                    parts.append("noreturn" if is_noreturn(d) else "returns")
+                elif kind == K.ENUM_CONSTANT_DECL:
+                    parts.append(str(d.enum_value))
+                else:
+                    parts += _TOKEN.findall(binding.pretty_printed(d))
+            got = self._signatures[name] = parts
+        return got
+
+
+def _inside(ranges, n: int) -> list[bool]:
+    marks = [False] * n
+    for i, j in ranges:
+        for k in range(i, j):
+            marks[k] = True
+    return marks

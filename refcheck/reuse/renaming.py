@@ -1,0 +1,228 @@
+"""Functions whose CFGs are identical after renaming, so that one analysis serves them all.
+
+TH compiles each generic function once per type: `THTensor_(add)` becomes THFloatTensor_add,
+THDoubleTensor_add, ... from the same source text. Their graphs differ only in the names the
+macros pasted (callees, condition keys, the function's own name) and in the declaration hashes
+inside value names. The analysis depends on names only through equality and the conventions, so
+it runs once per class and each member's findings are the representative's with its names put
+back (token for token), byte for byte what analysing the member alone gives.
+
+A class key is the graph serialized with every name token replaced by its order of first
+appearance, plus what the conventions say of each token; two graphs with the same key are the
+same graph up to a one-to-one renaming of tokens, which pairs their tokens position by position.
+Locations are kept literally, so only graphs from the same source text (the instantiations of one
+generic body) ever share a class, and the renaming never touches a file or line.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import struct
+from dataclasses import fields, is_dataclass, replace
+
+from refcheck.ir.cfg import FunctionCFG, Node
+from refcheck.conventions import Conventions
+from refcheck.findings import Finding, Location, Step
+
+# A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
+TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
+
+
+# The serialized graph marks everything that is not a name with characters a TOKEN cannot contain,
+# so that only names are renamed: STR_OPEN/STR_CLOSE around every string, `%` a dataclass by its
+# code, `^` a node kind or edge attribute by its code, `@` a location by its code, `!` None and
+# booleans, `=` an integer, `&` a set (compared apart, after every name has its number).
+STR_OPEN, STR_CLOSE = "\x02", "\x03"
+_SPLIT = re.compile(f"({TOKEN.pattern})")
+_CODES: dict = {}  # class, node kind, edge attribute or Location -> its code in this process
+
+
+def _code(x) -> int:
+    # Never cleared: emitters hold their class's code, and the table only grows by files, node
+    # kinds, edge attributes and IR classes. From 1, so that `get(x) or code(x)` never misreads 0.
+    n = _CODES.get(x)
+    if n is None:
+        n = _CODES[x] = len(_CODES) + 1
+    return n
+
+
+def _emitter(cls):
+    """A function appending one instance of dataclass `cls` to the writer, its fields inlined:
+    a graph is thousands of ops, and a generic call per field was most of the key's cost."""
+    lines = ["def emit(o, out, strs, w):", f"    out.append('%{_code(cls)}(')"]
+    for f in fields(cls):
+        lines += [f"    x = o.{f.name}",
+                  "    t = type(x)",
+                  "    if t is str:",
+                  "        out += (STR_OPEN, x, STR_CLOSE)",
+                  "        strs.append(x)",
+                  "    elif t is Location:",
+                  "        out.append(f'@{codes.get(x.file) or code(x.file)}:{x.line}:{x.column}')",
+                  "    elif x is None:",
+                  "        out.append('!0')",
+                  "    elif t is bool:",
+                  "        out.append('!1' if x else '!2')",
+                  "    elif t is frozenset:",
+                  "        out.append(f'&{len(w.sets)}')",
+                  "        w.sets.append(x)",
+                  "    else:",
+                  "        w.value(x)"]
+    lines.append("    out.append(')')")
+    scope = {"STR_OPEN": STR_OPEN, "STR_CLOSE": STR_CLOSE, "Location": Location, "codes": _CODES, "code": _code}
+    exec("\n".join(lines), scope)  # noqa: S102 - code built from the dataclass's own field names
+    return scope["emit"]
+
+
+_EMITTERS: dict = {}
+
+
+class _Writer:
+    """Appends a graph's parts to one list, to be joined and split into names once."""
+
+    def __init__(self):
+        self.out: list[str] = []
+        self.strs: list[str] = []
+        self.sets: list[frozenset] = []
+
+    def value(self, v) -> None:
+        out = self.out
+        t = type(v)
+        emit = _EMITTERS.get(t)
+        if emit is not None:
+            emit(v, out, self.strs, self)
+        elif t is str:
+            out += (STR_OPEN, v, STR_CLOSE)
+            self.strs.append(v)
+        elif v is None:
+            out.append("!0")
+        elif t is bool:
+            out.append("!1" if v else "!2")
+        elif t is int:
+            out.append(f"={v}")
+        elif t is float:
+            out.append(f"={struct.unpack('<q', struct.pack('<d', v))[0]}.")  # its bits: repr has letters
+        elif t is Location:
+            # Locations are kept literally: only instantiations of the same source text share a class.
+            out.append(f"@{_code(v.file)}:{v.line}:{v.column}")
+        elif t is tuple or t is list:
+            out.append("(" if t is tuple else "[")
+            for x in v:
+                self.value(x)
+            out.append(")")
+        elif t is frozenset:
+            out.append(f"&{len(self.sets)}")
+            self.sets.append(v)
+        elif is_dataclass(v):
+            emit = _EMITTERS[t] = _emitter(t)
+            emit(v, out, self.strs, self)
+        else:
+            raise _Unshared
+
+
+class _Unshared(Exception):
+    """A value the key cannot describe: the graph gets a class of its own."""
+
+
+def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
+    """(key, tokens): graphs with equal keys are the same up to renaming tokens[i] to tokens[i]."""
+    w = _Writer()
+    out, value = w.out, w.value
+    g = cfg.graph
+    try:
+        value(cfg.name)
+        out.append(f"={cfg.entry}={cfg.exit}")
+        value(cfg.loc)
+        value(tuple(cfg.params))
+        data = dict(g.nodes(data="data"))
+        for n, edges in sorted(g.adjacency()):
+            d = data[n]
+            if type(d) is Node:  # its kind is structure, not a name: a code, like an op's class
+                out.append(f"\n={n}^{_code(d.kind)}")
+                value(d.loc)
+                value(d.ops)
+                value(d.cond)
+                value(d.value)
+                value(d.post)
+                value(d.text)
+            else:
+                out.append(f"\n={n}")
+                value(d)
+            for s in (sorted(edges) if len(edges) > 1 else edges):
+                out.append(f">{s}")
+                e = edges[s]
+                for k in (sorted(e) if len(e) > 1 else e):
+                    out.append(f"^{_code(k)}")
+                    value(e[k])
+        out.append("\n;")
+        for k, v in cfg.names.items():
+            value(k)
+            value(v)
+        out.append(f"={len(cfg.lambdas)}")
+    except _Unshared:
+        return ("unshared", object()), []
+    strings = "".join(w.strs)
+    if STR_OPEN in strings or STR_CLOSE in strings:
+        return ("unshared", object()), []  # a string holding a delimiter would make the layout ambiguous
+    parts = _SPLIT.split("".join(out))
+    literal = parts[0::2]
+    index: dict[str, int] = {}
+    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    sets = []
+    for v in w.sets:
+        # Set order depends on the names; numbered names give an order independent of them.
+        items = []
+        for x in v:
+            if type(x) is not str:
+                return ("unshared", object()), []
+            xs = _SPLIT.split(x)
+            names = xs[1::2]
+            if any(p not in index for p in names):
+                return ("unshared", object()), []  # a name met only in sets would be numbered by set order
+            items.append((tuple(xs[0::2]), tuple(index[p] for p in names)))
+        sets.append(tuple(sorted(items)))
+    tokens = list(index)
+    which = conv.fingerprint()
+    verdicts = tuple(verdict(conv, which, t) for t in tokens)
+    return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
+
+
+_VERDICTS: dict = {}
+
+
+def verdict(conv: Conventions, which: str, token: str) -> tuple:
+    name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
+    key = (which, name)  # by the conventions' content: ids of freed objects are reused
+    v = _VERDICTS.get(key)
+    if v is None:
+        # Everything the conventions can say of one name: as a callee (its whole summary), as the
+        # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
+        # that conventions-driven decisions are the same for every member.
+        v = _VERDICTS[key] = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
+                              conv.matches("context", name))
+        if len(_VERDICTS) > 200_000:
+            _VERDICTS.clear()
+    return v
+
+
+def renamer(source: list[str], target: list[str]):
+    """A function that rewrites the representative's text (tokens `source`) as the member's."""
+    mapping = {a: b for a, b in zip(source, target) if a != b}
+    if not mapping:
+        return lambda s: s
+    return lambda s: TOKEN.sub(lambda m: mapping.get(m.group(0), m.group(0)), s)
+
+
+def renamed_result(result, rename):
+    """A copy of an analysis result with every name in its findings renamed."""
+    out = copy.copy(result)
+    out.findings = [renamed_finding(f, rename) for f in result.findings]
+    if isinstance(getattr(result, "incomplete", None), str):
+        out.incomplete = rename(result.incomplete)
+    return out
+
+
+def renamed_finding(f: Finding, rename) -> Finding:
+    return replace(f, function=rename(f.function), message=rename(f.message),
+                   path=tuple(Step(s.location, rename(s.message)) for s in f.path),
+                   instantiations=tuple(rename(x) for x in f.instantiations))

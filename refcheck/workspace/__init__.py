@@ -1,0 +1,1 @@
+"""What to check and how: configuration files, source discovery, compile databases."""
