@@ -288,7 +288,7 @@ def dump_result(r: UnitResult) -> dict:
         "includes": list(r.includes),
         "timings": dict(r.timings),
         "errors": [{"file": e.file, "message": e.message, "line": e.line, "column": e.column,
-                    "severity": e.severity} for e in r.errors],
+                    "severity": e.severity, "hint": e.hint} for e in r.errors],
         "findings": [{
             "rule": f.rule, "name": f.name, "location": _loc_out(f.location),
             "function": f.function, "message": f.message,
@@ -357,7 +357,7 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
         if severity not in ("error", "warning"):
             raise Invalid("severity")
         errors.append(ToolError(file(e["file"]), _text(e["message"]), _count(e["line"]),
-                                _count(e["column"]), severity))
+                                _count(e["column"]), severity, _text(e.get("hint", ""))))
     findings = []
     for f in _items(d["findings"]):
         f = _obj(f)

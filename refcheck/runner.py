@@ -16,7 +16,9 @@ from dataclasses import dataclass, field, replace
 from refcheck import baseline as baselines
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.fncache import UNWRITABLE_TABLE
+from refcheck.frontend import gcc
 from refcheck.frontend.compdb import CompileDatabase
+from refcheck.frontend.gcc import Adapted
 from refcheck.config import Config, ConfigError, Resolver
 from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
@@ -96,13 +98,54 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
 
 def args_for(path: str, request: Request) -> list[str]:
     """The database's arguments for units it knows (plus the extra clang args), else the
-    command line and configuration ones."""
+    command line and configuration ones; adapted to clang (see adapted_args)."""
+    return list(adapted_args(path, request).args)
+
+
+def adapted_args(path: str, request: Request) -> Adapted:
+    """args_for's arguments with the notes on what was changed for clang (frontend/gcc.py):
+    a database's gcc-probe macros and gcc-only options, -fopenmp without an omp.h."""
     cfg = request.config_for(path)
+    include = _builtin_include()
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
-            return known + cfg.clang_args
-    return cfg.fallback_args()
+            adapted = gcc.adapt(known, include, from_database=True)
+            return Adapted(adapted.args + tuple(cfg.clang_args), adapted.notes)
+    return gcc.adapt(cfg.fallback_args(), include, from_database=False)
+
+
+def _builtin_include() -> str | None:
+    from refcheck.frontend.headers import find_builtin_headers
+
+    found = find_builtin_headers()
+    return os.path.join(found.path, "include") if found.ok else None
+
+
+def in_database(path: str, request: Request) -> bool:
+    """Whether the run has a compile database and it lists this unit."""
+    return request.database is not None and request.database.args_for(path) is not None
+
+
+def _outside_database(r: UnitResult, request: Request) -> list[ToolError]:
+    """A unit the compile database does not list (a file the build does not compile, such as
+    torch7's ARM-only vector/NEON.c): checked with the default flags, and its parse errors are
+    warnings, since no build flag is known that would fix them."""
+    db = relative(request.database.path, request.config.root)
+    diagnostics = [e for e in r.errors if e.severity == "error" and e.line > 0]
+    why = f"; its {_count(len(diagnostics), 'parse error')} are shown as warnings" if diagnostics else ""
+    hint = (f'exclude = ["{r.file}"] in [tool.refcheck] if the build does not compile it; else '
+            f"its flags: -I/-D, or include-dirs/defines in [tool.refcheck]")
+    out = [ToolError(r.file, f"not in the compile database {db}: checked with the default flags "
+                             f"(-I/-D of the command line and configuration){why}",
+                     severity="warning", hint=hint)]
+    for e in r.errors:
+        out.append(replace(e, severity="warning") if e in diagnostics else e)
+    return out
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _precheck(path: str, data: bytes | None, display: str, hasher: FileHasher) -> ToolError | None:
@@ -132,8 +175,10 @@ def run(request: Request) -> Report:
     report = Report(RunResult(root=cfg.root))
     units, results = _analyze(units, request, cache, report)
     ordered = _units_not_included(units, results)
+    outside = {relative(u, cfg.root) for u in units if request.database is not None
+               and not in_database(u, request)}
     for r in ordered:
-        errors.extend(r.errors)
+        errors.extend(_outside_database(r, request) if r.file in outside else r.errors)
     report.result.files = len(ordered)
     report.result.functions = sum(r.functions for r in ordered)
     report.cache_hits = cache.hits
@@ -196,13 +241,16 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
+    adaptations: Counter = Counter()
     for i, path in enumerate(units):
         display = relative(path, root)
         problem = _precheck(path, hasher.read(path), display, hasher)
         if problem is not None:
             results[i] = UnitResult(file=display, errors=[problem])
             continue
-        args = args_for(path, request)
+        adapted = adapted_args(path, request)
+        args = list(adapted.args)
+        adaptations.update(adapted.notes)
         own = request.config_for(path)
         keys[i] = unit_key(path, args, run_fp if own is cfg else settings_fp(own))
         cached = cache.load(keys[i], hasher)
@@ -211,6 +259,9 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         else:
             todo.append((i, path, display, args))
 
+    # Once per run, however many units: what was changed in their flags so clang can parse them.
+    for note, n in sorted(adaptations.items()):
+        report.notes.append(f"note: {note} ({_count(n, 'unit')})")
     timings = report.result.timings
     timings.update({"parse": 0.0, "cfg": 0.0, "analysis": 0.0})
     # Units another unit includes are dropped from the results (see _units_not_included); once
