@@ -133,7 +133,9 @@ def _outside_database(r: UnitResult, request: Request) -> list[ToolError]:
     warnings, since no build flag is known that would fix them."""
     db = relative(request.database.path, request.config.root)
     diagnostics = [e for e in r.errors if e.severity == "error" and e.line > 0]
-    why = f"; its {_count(len(diagnostics), 'parse error')} are shown as warnings" if diagnostics else ""
+    n = len(diagnostics)
+    why = ("" if not n else "; its 1 parse error is shown as a warning" if n == 1
+           else f"; its {n} parse errors are shown as warnings")
     hint = (f'exclude = ["{r.file}"] in [tool.refcheck] if the build does not compile it; else '
             f"its flags: -I/-D, or include-dirs/defines in [tool.refcheck]")
     out = [ToolError(r.file, f"not in the compile database {db}: checked with the default flags "

@@ -1,0 +1,163 @@
+"""A first run on a real project: gcc compile databases adapted for clang with notes, files the
+database does not list as warnings, and a hint (the flag that fixes it) on every tool error."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from refcheck import hints
+from refcheck.frontend import gcc
+from refcheck.model import RunResult, ToolError
+from refcheck.reporters import render
+
+OMP_UNIT = """
+#include <omp.h>
+#include <stdatomic.h>
+int count(volatile int *a, int n) {
+  int s = 0;
+#pragma omp parallel for reduction(+:s)
+  for (int i = 0; i < n; i++)
+    s += omp_get_thread_num();
+#if defined(USE_C11_ATOMICS)
+  atomic_fetch_add(a, 1);
+#elif defined(USE_GCC_ATOMICS)
+  __sync_fetch_and_add(a, 1);
+#endif
+  return s;
+}
+"""
+
+LEAK = """
+#include <stdlib.h>
+void *newThing(void);
+void thing_free(void *);
+int f(int bad) { void *t = newThing(); if (bad) return 1; thing_free(t); return 0; }
+"""
+
+
+def _database(project, entries):
+    project.write("build/compile_commands.json", json.dumps(
+        [{"directory": str(project.root / "build"), "file": str(project.root / f), "command": c}
+         for f, c in entries]))
+
+
+# --- frontend/gcc.py ----------------------------------------------------------------------------
+
+def test_the_gcc_probe_macro_is_replaced_with_a_note(tmp_path):
+    adapted = gcc.adapt(["-DUSE_C11_ATOMICS=1", "-D", "USE_C11_ATOMICS", "-DKEEP=1"], str(tmp_path))
+    assert adapted.args == ("-UUSE_C11_ATOMICS", "-DUSE_GCC_ATOMICS=1", "-UUSE_C11_ATOMICS",
+                            "-DUSE_GCC_ATOMICS=1", "-DKEEP=1")
+    assert len(adapted.notes) == 2 and "-UUSE_C11_ATOMICS -DUSE_GCC_ATOMICS=1" in adapted.notes[0]
+
+
+def test_a_macro_the_user_gave_is_left_alone(tmp_path):
+    adapted = gcc.adapt(["-DUSE_C11_ATOMICS=1"], str(tmp_path), from_database=False)
+    assert adapted.args == ("-DUSE_C11_ATOMICS=1",) and adapted.notes == ()
+
+
+def test_openmp_without_omp_h_gets_the_stand_in_after_every_other_directory(tmp_path):
+    adapted = gcc.adapt(["-fopenmp", "-Iinc"], str(tmp_path))
+    assert adapted.args == ("-fopenmp", "-Iinc", "-idirafter", gcc.omp_dir())
+    assert os.path.isfile(os.path.join(gcc.omp_dir(), "omp.h"))
+    assert adapted.notes == (gcc.OPENMP_NOTE,)
+    (tmp_path / "omp.h").write_text("")  # a resource directory with its own omp.h
+    assert gcc.adapt(["-fopenmp"], str(tmp_path)) == gcc.Adapted(("-fopenmp",))
+
+
+def test_gcc_only_options_are_dropped_with_a_note(tmp_path):
+    adapted = gcc.adapt(["-fopt-info-vec", "-fconserve-stack", "-O2", "-fno-tree-vectorize"], str(tmp_path))
+    assert adapted.args == ("-O2", "-fno-tree-vectorize")
+    assert [n.split(":")[0] for n in adapted.notes] == ["-fopt-info-vec", "-fconserve-stack"]
+
+
+def test_unknown_argument_diagnostics_name_the_options():
+    assert gcc.unknown_arguments(["unknown argument: '-fzap'", "other", "unknown argument: '-mfoo'"]) == \
+        ["-fzap", "-mfoo"]
+
+
+# --- hints.py -----------------------------------------------------------------------------------
+
+def test_a_missing_header_found_in_the_tree_gets_its_directory(tmp_path):
+    (tmp_path / "lib" / "inc" / "sub").mkdir(parents=True)
+    (tmp_path / "lib" / "inc" / "sub" / "x.h").write_text("")
+    assert hints.for_diagnostic("'sub/x.h' file not found", (), str(tmp_path)) == \
+        '-I lib/inc (or include-dirs = ["lib/inc"] in [tool.refcheck])'
+    assert hints.for_diagnostic("'nowhere.h' file not found", (), str(tmp_path)).startswith(
+        "-I DIR for the directory holding nowhere.h")
+
+
+def test_each_kind_of_diagnostic_gets_its_flag():
+    atomic = "address argument to atomic operation must be a pointer to _Atomic type ('volatile int *' invalid)"
+    assert hints.for_diagnostic(atomic, ["-DUSE_C11_ATOMICS=1"]) == hints.C11_ATOMICS_FIX
+    assert hints.for_diagnostic(atomic, ["-DUSE_C11_ATOMICS=1", "-UUSE_C11_ATOMICS"]) == ""
+    assert hints.for_diagnostic("unknown type name 'real'").startswith("-D or -I for the macro")
+    assert hints.for_diagnostic("unknown type name 'real'", in_database=False) == hints.DATABASE_HINT
+    assert hints.for_diagnostic("unknown type name 'ptrdiff_t'").startswith("#include <stddef.h>")
+    assert hints.for_diagnostic("expected ';' after expression") == ""
+
+
+# --- reporters ----------------------------------------------------------------------------------
+
+def test_every_reporter_carries_the_hint(tmp_path):
+    result = RunResult(errors=[ToolError("a.c", "'x.h' file not found", 3, 10, hint="-I inc")],
+                       root=str(tmp_path))
+    assert "a.c:3:10: note: hint: -I inc" in render("text", result).splitlines()
+    assert json.loads(render("json", result))["errors"] == [
+        {"file": "a.c", "message": "'x.h' file not found", "hint": "-I inc"}]
+    note = json.loads(render("sarif", result))["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]
+    assert note["properties"] == {"hint": "-I inc"} and note["message"]["text"].endswith("(hint: -I inc)")
+    assert "(hint: -I inc)" in render("github", result)
+
+
+# --- the CLI on a gcc database ------------------------------------------------------------------
+
+def test_a_gcc_database_parses_without_hand_written_flags(project):
+    project.write("src/count.c", OMP_UNIT)
+    _database(project, [("src/count.c", "/usr/bin/cc -DUSE_C11_ATOMICS=1 -fopenmp -fopt-info "
+                                         "-std=gnu99 -o count.o -c ../src/count.c")])
+    r = project.run("check", "-p", "build", "--no-cache", "-j1")
+    assert r.code == 0, r.out + r.err
+    assert "tool error" not in r.err and "warning" not in r.err.replace("-Wno", "")
+    assert "refcheck: note: -fopenmp: clang's builtin headers have no omp.h" in r.err
+    assert "refcheck: note: -DUSE_C11_ATOMICS:" in r.err and "(1 unit)" in r.err
+    assert "refcheck: note: -fopt-info: a gcc-only option" in r.err
+
+
+def test_c11_atomics_given_by_hand_get_the_fix_as_a_hint(project):
+    project.write("src/count.c", OMP_UNIT)
+    r = project.run("check", "--no-cache", "-j1", "-DUSE_C11_ATOMICS=1", "--clang-arg=-fopenmp",
+                    "src/count.c")
+    assert r.code == 2
+    assert "must be a pointer to _Atomic type" in r.out
+    assert f"note: hint: {hints.C11_ATOMICS_FIX}" in r.out
+
+
+def test_an_option_clang_does_not_know_is_dropped_with_a_warning(project):
+    project.write("src/a.c", "int f(int x) { return x; }\n")
+    r = project.run("check", "--no-cache", "-j1", "--clang-arg=-fzzz-no-such-option", "src/a.c")
+    assert r.code == 0, r.out
+    assert "src/a.c: warning: clang does not know the option -fzzz-no-such-option" in r.out
+
+
+def test_a_file_the_database_does_not_list_is_a_warning_naming_the_fix(project):
+    project.write("src/built.c", LEAK)
+    project.write("src/arm.c", "void g(ptrdiff_t n);\n" + LEAK.replace("int f(", "int h("))
+    _database(project, [("src/built.c", "cc -c ../src/built.c")])
+    r = project.run("check", "-p", "build", "--no-cache", "-j1", "src")
+    assert r.code == 1, r.out  # the findings; no tool error
+    assert ("src/arm.c: warning: not in the compile database build/compile_commands.json: checked "
+            "with the default flags (-I/-D of the command line and configuration); its 1 parse error "
+            "is shown as a warning [tool]") in r.out
+    assert 'hint: exclude = ["src/arm.c"] in [tool.refcheck]' in r.out
+    assert "src/arm.c:1:8: warning: unknown type name 'ptrdiff_t'" in r.out
+    assert "src/arm.c:6:" in r.out and "src/built.c:5:" in r.out  # both checked
+    assert "built.c: warning" not in r.out
+
+
+def test_a_missing_header_error_names_the_include_directory(project):
+    project.write("include/th/thing.h", "int thing;\n")
+    project.write("src/a.c", '#include "th/thing.h"\nint f(void) { return thing; }\n')
+    r = project.run("check", "--no-cache", "-j1", "src/a.c")
+    assert r.code == 2
+    assert "src/a.c:1:10: note: hint: -I include (or include-dirs = [\"include\"] in [tool.refcheck])" in r.out
