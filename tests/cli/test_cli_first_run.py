@@ -151,7 +151,7 @@ def test_a_file_the_database_does_not_list_is_a_warning_naming_the_fix(project):
             "is shown as a warning [tool]") in r.out
     assert 'hint: exclude = ["src/arm.c"] in [tool.refcheck]' in r.out
     assert "src/arm.c:1:8: warning: unknown type name 'ptrdiff_t'" in r.out
-    assert "src/arm.c:6:" in r.out and "src/built.c:5:" in r.out  # both checked
+    assert "src/arm.c:6:49: error:" in r.out and "src/built.c:4:49: error:" in r.out  # both checked
     assert "built.c: warning" not in r.out
 
 
