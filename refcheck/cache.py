@@ -481,6 +481,45 @@ class Cache:
             self.rejected += 1
             return None
 
+    def includers(self, header: str) -> set[str] | None:
+        """The units whose entries record reading `header` (absolute), from entries this user's
+        refcheck wrote (the MAC is checked: a forged entry must not pick what gets checked);
+        None when the cache holds no entry at all, so the caller looks elsewhere."""
+        if self.entries is None or self.root is None:
+            return None
+        try:
+            names = [n for n in os.listdir(self.entries) if _ENTRY_NAME.fullmatch(n)]
+        except OSError:
+            return None
+        found: set[str] | None = None
+        for name in names:
+            entry = self._verified(name[:-len(".json")])
+            if entry is None:
+                continue
+            found = found if found is not None else set()
+            hashes = entry.get("hashes")
+            result = entry.get("result")
+            if isinstance(hashes, dict) and header in hashes and isinstance(result, dict) \
+                    and isinstance(result.get("file"), str):
+                unit = os.path.normpath(os.path.join(self.root, result["file"]))
+                if unit in hashes and unit != header:
+                    found.add(unit)
+        return found
+
+    def _verified(self, key: str) -> dict | None:
+        """An entry's JSON when its MAC is this user's, else None."""
+        try:
+            data = safeio.read_regular(self._entry_path(key), MAX_ENTRY_BYTES, follow=False)
+            if not data.startswith(MAGIC):
+                return None
+            mac, _, body = data[len(MAGIC):].partition(b"\n")
+            if not hmac.compare_digest(mac, _mac(self._secret, key, body).encode()):
+                return None
+            entry = json.loads(body)
+        except (safeio.UnreadableFile, ValueError, RecursionError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
+
     def store(self, key: str, unit_path: str, result: UnitResult, hasher: FileHasher,
               parsed: dict | None = None) -> None:
         """parsed: the worker's hashes of the files it read (see pool.Outcome.hashes)."""

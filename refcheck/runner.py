@@ -22,7 +22,7 @@ from refcheck.frontend.gcc import Adapted
 from refcheck.config import Config, ConfigError, Resolver
 from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
-from refcheck.sources import discover, excluded, relative
+from refcheck.sources import HEADER_EXTENSIONS, discover, excluded, relative
 from refcheck.reporters.source import SourceCache
 from refcheck.suppressions import Suppressions
 
@@ -78,8 +78,14 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
         if not units and bad:  # nothing to check at all: a usage error, as for one bad path
             given, message, _ = bad[0]
             raise ConfigError(f"{given}: {message}")
-        return units, [ToolError(given, message, severity=severity)
-                       for given, message, severity in problems]
+        errors = [ToolError(given, message, severity=severity) for given, message, severity in problems]
+        headers = [os.path.abspath(p) for p in request.paths
+                   if p.lower().endswith(HEADER_EXTENSIONS) and os.path.isfile(p)]
+        if headers:
+            more, header_errors = _header_units(request, headers)
+            units = sorted(set(units) | set(more))
+            errors += header_errors
+        return units, errors
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):
@@ -94,6 +100,42 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
             errors.append(ToolError(relative(path, cfg.root),
                                     f"listed in {relative(db.path, cfg.root)} but not found"))
     return units, errors
+
+
+def _header_units(request: Request, headers: list[str]) -> tuple[list[str], list[ToolError]]:
+    """The units through which named headers are checked: those the cache saw include them,
+    else those whose #include lines (transitively) name them; a warning for a header no unit
+    includes, which is then not checked."""
+    from refcheck import includers
+
+    cfg = request.config
+    cache = Cache(cfg.cache_dir if request.use_cache else None, root=cfg.root)
+    candidates: list[str] | None = None
+    found: set[str] = set()
+    errors = []
+    for header in headers:
+        units = cache.includers(header)
+        if not units:
+            if candidates is None:
+                candidates = _candidate_units(request)
+                tree = includers.headers_under(cfg.root)
+            units = set(includers.scan(header, candidates, tree))
+        units = {u for u in units if os.path.isfile(u)}
+        if not units:
+            errors.append(ToolError(relative(header, cfg.root),
+                                    "no unit includes this header (the cache's record and the #include "
+                                    "lines under the project root say so), so it was not checked",
+                                    severity="warning", hint="name a .c/.cpp file that includes it"))
+        found |= units
+    return sorted(found), errors
+
+
+def _candidate_units(request: Request) -> list[str]:
+    """Every unit of the database, else every source under the project root."""
+    cfg = request.config
+    if request.database is not None:
+        return sorted(request.database.units)
+    return discover([cfg.root], cfg.extensions, cfg.exclude, cfg.root, (cfg.cache_dir,), [])
 
 
 def args_for(path: str, request: Request) -> list[str]:

@@ -161,3 +161,57 @@ def test_a_missing_header_error_names_the_include_directory(project):
     r = project.run("check", "--no-cache", "-j1", "src/a.c")
     assert r.code == 2
     assert "src/a.c:1:10: note: hint: -I include (or include-dirs = [\"include\"] in [tool.refcheck])" in r.out
+
+
+# --- headers named on the command line ----------------------------------------------------------
+
+HEADER_LEAK = """
+void *newThing(void);
+void thing_free(void *);
+static inline int g(int bad) { void *t = newThing(); if (bad) return 1; thing_free(t); return 0; }
+"""
+
+
+def test_a_named_header_is_checked_through_the_units_that_include_it(project):
+    project.write("include/tensor.h", HEADER_LEAK)
+    project.write("include/all.h", '#include "tensor.h"\n')
+    project.write("src/use.c", '#include "../include/all.h"\nint use(void) { return g(0); }\n')
+    project.write("src/other.c", "int other(void) { return 0; }\n")
+    r = project.run("check", "-j1", "include/tensor.h")  # no cache yet: the #include lines
+    assert r.code == 1, r.out + r.err
+    assert "include/tensor.h:3:" in r.out and "[RC001 leak]" in r.out
+    assert "in 1 file," in r.err  # use.c, not other.c
+    # Now the cache knows use.c read tensor.h; an #include line no longer decides.
+    project.write("src/use.c", '#include "../include/all.h"\nint use(void) { return g(0); }\n')
+    r = project.run("check", "-j1", "include/tensor.h")
+    assert r.code == 1 and "in 1 file," in r.err
+
+
+def test_the_cache_knows_includes_the_scan_cannot_see(project, tmp_path):
+    project.write("include/tensor.h", HEADER_LEAK)
+    project.write("src/use.c", "#include TENSOR\nint use(void) { return g(0); }\n")
+    assert project.run("check", "-j1", '-DTENSOR="../include/tensor.h"', "src").code == 1
+    r = project.run("check", "-j1", '-DTENSOR="../include/tensor.h"', "include/tensor.h")
+    assert r.code == 1 and "include/tensor.h:3:" in r.out, r.out + r.err
+
+
+def test_a_header_no_unit_includes_is_a_warning(project):
+    project.write("include/lonely.h", HEADER_LEAK)
+    project.write("src/a.c", "int a(void) { return 0; }\n")
+    r = project.run("check", "-j1", "include/lonely.h")
+    assert r.code == 0
+    assert "include/lonely.h: warning: no unit includes this header" in r.out
+    assert "note: hint: name a .c/.cpp file that includes it" in r.out
+
+
+def test_the_include_scan_follows_headers_and_included_units(tmp_path):
+    from refcheck import includers
+
+    (tmp_path / "generic").mkdir()
+    files = {"a.h": "", "b.h": '#include "a.h"\n', "generic/body.c": '#include <b.h>\n',
+             "unit.c": '#include "generic/body.c"\n', "other.c": '#include "nota.h"\n'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    units = [str(tmp_path / n) for n in ("generic/body.c", "unit.c", "other.c")]
+    found = includers.scan(str(tmp_path / "a.h"), units, [str(tmp_path / "a.h"), str(tmp_path / "b.h")])
+    assert found == sorted([str(tmp_path / "generic/body.c"), str(tmp_path / "unit.c")])
