@@ -167,6 +167,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say why each unit was analysed rather than taken from the cache (no entry, "
+                   "a file changed, flags or configuration changed, a missing include).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True,
               help="Colour the text report. auto: when stdout is a terminal, unless NO_COLOR is "
@@ -175,7 +178,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, verbose, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
@@ -207,7 +210,7 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
             jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
             baseline=baseline, write_baseline=write_baseline,
             report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr),
+            progress=not quiet and progress.wanted(sys.stderr), verbose=verbose,
             resolver=Resolver(cfg, overrides, forced=config_path is not None))
         report = runner.run(request)
         result = report.result
@@ -224,6 +227,8 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         for note in report.notes:
             click.echo(f"refcheck: {note}", err=True)
+        for line in report.explanations:
+            click.echo(f"refcheck: cache: {line}", err=True)
         if statistics:
             click.echo(_statistics(report), err=True)
         if not quiet and fmt == "text":

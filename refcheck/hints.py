@@ -81,8 +81,7 @@ def _missing_header(name: str, root: str) -> str:
         if rel.startswith(".."):
             rel = found
         return f"-I {rel} (or include-dirs = [\"{rel}\"] in [tool.refcheck])"
-    return f"-I DIR for the directory holding {name} (or include-dirs = [\"DIR\"] in " \
-           f"[tool.refcheck]), or {DATABASE_HINT}"
+    return f"-I DIR for the directory holding {name} (or include-dirs = [\"DIR\"] in [tool.refcheck])"
 
 
 def find_header(name: str, root: str) -> str | None:

@@ -38,6 +38,8 @@ class Request:
     write_baseline: str | None = None
     report_unused_suppressions: bool = False
     progress: bool = False
+    # Explain each unit analysed rather than served from the cache (check -v).
+    verbose: bool = False
     # Finds each file's own configuration; None: `config` for every file.
     resolver: Resolver | None = None
 
@@ -60,6 +62,8 @@ class Report:
     baseline_fixed: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
     notes: list[str] = field(default_factory=list)
+    # With verbose: why each unit was analysed rather than served from the cache, per unit.
+    explanations: list[str] = field(default_factory=list)
 
 
 def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
@@ -285,6 +289,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
+    parts: dict[int, dict] = {}  # what each key is made of, to explain the next miss
     adaptations: Counter = Counter()
     for i, path in enumerate(units):
         display = relative(path, root)
@@ -296,12 +301,15 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         args = list(adapted.args)
         adaptations.update(adapted.notes)
         own = request.config_for(path)
-        keys[i] = unit_key(path, args, run_fp if own is cfg else settings_fp(own))
+        parts[i] = {"args": args, "settings": run_fp if own is cfg else settings_fp(own)}
+        keys[i] = unit_key(path, args, parts[i]["settings"])
         cached = cache.load(keys[i], hasher)
         if cached is not None:
             results[i] = cached
         else:
             todo.append((i, path, display, args))
+            if request.verbose and cache.entries is not None:
+                report.explanations.append(f"{display}: analysed: {cache.explain(path, keys[i], parts[i])}")
 
     # Once per run, however many units: what was changed in their flags so clang can parse them.
     for note, n in sorted(adaptations.items()):
@@ -350,7 +358,10 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     if f"warning: {note}" not in report.notes:
                         report.notes.append(f"warning: {note}")
                 if outcome.cacheable:
-                    cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
+                    why = cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
+                    cache.remember(job.path, keys[job.index], parts[job.index], why)
+                    if why and request.verbose and f"{job.display}: analysed: {why}" not in report.explanations:
+                        report.explanations.append(f"{job.display}: {why}")
                 progress.advance(job.display)
         finally:
             # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.

@@ -215,3 +215,29 @@ def test_the_include_scan_follows_headers_and_included_units(tmp_path):
     units = [str(tmp_path / n) for n in ("generic/body.c", "unit.c", "other.c")]
     found = includers.scan(str(tmp_path / "a.h"), units, [str(tmp_path / "a.h"), str(tmp_path / "b.h")])
     assert found == sorted([str(tmp_path / "generic/body.c"), str(tmp_path / "unit.c")])
+
+
+# --- check -v: why units were analysed rather than served from the cache ----------------------
+
+def test_verbose_explains_each_cache_miss(project):
+    project.write("inc/x.h", "int x;\n")
+    project.write("a.c", '#include "inc/x.h"\nint f(void) { return x; }\n')
+    project.write("b.c", '#include "missing.h"\nint g(void) { return 0; }\n')
+
+    def explained(*extra):
+        r = project.run("check", "-v", "-j1", *extra, "a.c", "b.c")
+        return [l[len("refcheck: cache: "):] for l in r.err.splitlines() if l.startswith("refcheck: cache: ")]
+
+    first = explained()
+    assert "a.c: analysed: no cache entry for this unit yet (its first run, or the entry was pruned)" in first
+    missing = "never cached: 'missing.h' file not found (a result that depends on a missing file is not stored)"
+    assert f"b.c: {missing}" in first
+    # Unchanged: a.c comes from the cache and b.c, which can never be cached, says why.
+    assert explained() == [f"b.c: analysed: {missing}"]
+    project.write("inc/x.h", "int x;\nint y;\n")
+    assert explained()[0] == "a.c: analysed: inc/x.h changed"
+    assert explained("-DFOO")[0] == "a.c: analysed: its flags changed: +-DFOO"
+    assert explained("-DFOO", "--errors", "unwind")[0] == \
+        "a.c: analysed: the configuration changed (conventions, errors mode or analysis bounds)"
+    r = project.run("check", "-j1", "a.c", "b.c")
+    assert "refcheck: cache:" not in r.err  # only with -v
