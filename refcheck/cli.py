@@ -127,13 +127,13 @@ def _parser_options(f):
 
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
-                 clang_args, errors):
+                 clang_args, errors, start="."):
     from refcheck import config
     from refcheck.frontend import compdb
 
     overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
                                  list(undefines), std, list(clang_args), errors)
-    cfg = overrides.apply(config.load(config_path))
+    cfg = overrides.apply(config.load(config_path, start=start))
     database = None
     db_path = compile_commands or cfg.compile_commands
     if db_path:
@@ -422,8 +422,10 @@ def doctor(file, config_path, compile_commands, include_dirs, defines, undefines
 
         args_for, dropped = None, []
         if file is not None:
+            # FILE's own configuration (found upward from its directory), as check applies it.
             cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
-                                                     defines, undefines, std, clang_args, errors)
+                                                     defines, undefines, std, clang_args, errors,
+                                                     start=os.path.dirname(os.path.abspath(file)))
             request = runner.Request(paths=[file], config=cfg_, database=database,
                                      resolver=Resolver(cfg_, overrides, forced=config_path is not None))
             args_for = lambda path: runner.args_for(path, request)  # noqa: E731

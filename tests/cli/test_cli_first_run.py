@@ -241,3 +241,23 @@ def test_verbose_explains_each_cache_miss(project):
         "a.c: analysed: the configuration changed (conventions, errors mode or analysis bounds)"
     r = project.run("check", "-j1", "a.c", "b.c")
     assert "refcheck: cache:" not in r.err  # only with -v
+
+
+# --- doctor FILE --------------------------------------------------------------------------------
+
+def test_doctor_uses_the_configuration_of_the_file_and_parses_it(project):
+    project.write("sub/pyproject.toml", '[tool.refcheck]\ninclude-dirs = ["inc"]\n')
+    project.write("sub/src/bad.c", "int f(void) { return undefined_thing; }\n")
+    project.write("sub/src/good.c", "int f(void) { return 0; }\n")
+    r = project.run("doctor", "sub/src/bad.c")
+    lines = dict(l.split(": ", 1) for l in r.out.splitlines() if ":  " in l or l.startswith(("config:", "project root:")))
+    assert r.code == 1, r.out
+    assert lines["config"].strip() == str(project.root / "sub" / "pyproject.toml")
+    assert lines["project root"].strip() == str(project.root / "sub")
+    assert lines["cache dir"].strip() == str(project.root / "sub" / ".refcheck_cache")
+    assert f"-I{project.root / 'sub' / 'inc'}" in lines["clang args"]
+    assert "parse:            1 function definition(s); 1 error(s)" in r.out
+    assert "problem: sub/src/bad.c:1:22: use of undeclared identifier 'undefined_thing' (hint: -D or -I" in r.out
+    assert "no problems found" not in r.out
+    ok = project.run("doctor", "sub/src/good.c")
+    assert ok.code == 0 and "parse:            1 function definition(s); no errors" in ok.out
