@@ -25,7 +25,7 @@ EXIT_CODES_HELP = (
     "1 findings, every unit checked; "
     "2 tool errors (a unit not parsed, crashed or timed out), with or without findings, "
     "or a usage or configuration error; "
-    "130 interrupted. "
+    "130 interrupted (Ctrl-C); 143 terminated (SIGTERM). "
     "--exit-zero turns 1 and 2-for-tool-errors into 0; usage and configuration errors stay 2."
 )
 
@@ -107,7 +107,8 @@ _PARSER_OPTIONS = [
                  help="Configuration file (default: nearest refcheck.toml or pyproject.toml "
                       "with [tool.refcheck])."),
     click.option("-p", "--compile-commands", "compile_commands", type=click.Path(),
-                 help="compile_commands.json, or the build directory holding it."),
+                 help="compile_commands.json, or the build directory holding it. With no PATHS, "
+                      "check checks every file the database lists."),
     click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory."),
     click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro."),
     click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro."),

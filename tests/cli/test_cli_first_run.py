@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from refcheck import hints
 from refcheck.frontend import gcc
@@ -261,3 +262,11 @@ def test_doctor_uses_the_configuration_of_the_file_and_parses_it(project):
     assert "no problems found" not in r.out
     ok = project.run("doctor", "sub/src/good.c")
     assert ok.code == 0 and "parse:            1 function definition(s); no errors" in ok.out
+
+
+def test_help_says_what_p_without_paths_checks_and_the_sigterm_status(project):
+    text = " ".join(project.run("check", "--help").out.split())
+    assert "With no PATHS, check checks every file the database lists." in text
+    assert "130 interrupted (Ctrl-C); 143 terminated (SIGTERM)." in text
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    assert "| 143 | terminated (SIGTERM" in readme
