@@ -288,7 +288,7 @@ def dump_result(r: UnitResult) -> dict:
         "includes": list(r.includes),
         "timings": dict(r.timings),
         "errors": [{"file": e.file, "message": e.message, "line": e.line, "column": e.column,
-                    "severity": e.severity} for e in r.errors],
+                    "severity": e.severity, "hint": e.hint} for e in r.errors],
         "findings": [{
             "rule": f.rule, "name": f.name, "location": _loc_out(f.location),
             "function": f.function, "message": f.message,
@@ -357,7 +357,7 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
         if severity not in ("error", "warning"):
             raise Invalid("severity")
         errors.append(ToolError(file(e["file"]), _text(e["message"]), _count(e["line"]),
-                                _count(e["column"]), severity))
+                                _count(e["column"]), severity, _text(e.get("hint", ""))))
     findings = []
     for f in _items(d["findings"]):
         f = _obj(f)
@@ -406,6 +406,8 @@ class Cache:
         self._pruned = False
         self.hits = 0
         self.misses = 0
+        # Why the last load() missed (see explain()).
+        self.last_miss = ""
         # Entries rejected as forged, foreign or malformed (a note for the user).
         self.rejected = 0
         # The first write failure, reported once by the caller; the run goes on without a cache.
@@ -437,6 +439,8 @@ class Cache:
         return os.path.join(self.entries, key + ".json")
 
     def load(self, key: str, hasher: FileHasher) -> UnitResult | None:
+        """The entry's result, or None (a miss: `last_miss` says why, for `check -v`)."""
+        self.last_miss = "the cache is off" if self.entries is None else "no entry under this key"
         if self.entries is None:
             return None
         result = self._load(key, hasher)
@@ -467,7 +471,10 @@ class Cache:
                 if not os.path.isabs(path) or not isinstance(digest, str):
                     raise Invalid("hashes")
                 if hasher.hash(path) != digest:
-                    return None  # a plain miss: something it read has changed
+                    # A plain miss: something it read has changed.
+                    self.last_miss = f"{self._shown(path)} changed" if hasher.hash(path) else \
+                        f"{self._shown(path)} is gone or unreadable"
+                    return None
             files = None
             if self.root is not None:
                 from refcheck.workspace.sources import relative
@@ -479,21 +486,66 @@ class Cache:
             return result
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError):
             self.rejected += 1
+            self.last_miss = "its entry was rejected (forged, foreign or damaged)"
             return None
 
+    def includers(self, header: str) -> set[str] | None:
+        """The units whose entries record reading `header` (absolute), from entries this user's
+        refcheck wrote (the MAC is checked: a forged entry must not pick what gets checked);
+        None when the cache holds no entry at all, so the caller looks elsewhere."""
+        if self.entries is None or self.root is None:
+            return None
+        try:
+            names = [n for n in os.listdir(self.entries) if _ENTRY_NAME.fullmatch(n)]
+        except OSError:
+            return None
+        found: set[str] | None = None
+        for name in names:
+            entry = self._verified(name[:-len(".json")])
+            if entry is None:
+                continue
+            found = found if found is not None else set()
+            hashes = entry.get("hashes")
+            result = entry.get("result")
+            if isinstance(hashes, dict) and header in hashes and isinstance(result, dict) \
+                    and isinstance(result.get("file"), str):
+                unit = os.path.normpath(os.path.join(self.root, result["file"]))
+                if unit in hashes and unit != header:
+                    found.add(unit)
+        return found
+
+    def _verified(self, key: str) -> dict | None:
+        """An entry's JSON when its MAC is this user's, else None."""
+        try:
+            data = safeio.read_regular(self._entry_path(key), MAX_ENTRY_BYTES, follow=False)
+            if not data.startswith(MAGIC):
+                return None
+            mac, _, body = data[len(MAGIC):].partition(b"\n")
+            if not hmac.compare_digest(mac, _mac(self._secret, key, body).encode()):
+                return None
+            entry = json.loads(body)
+        except (safeio.UnreadableFile, ValueError, RecursionError):
+            return None
+        return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
+
     def store(self, key: str, unit_path: str, result: UnitResult, hasher: FileHasher,
-              parsed: dict | None = None) -> None:
-        """parsed: the worker's hashes of the files it read (see pool.Outcome.hashes)."""
+              parsed: dict | None = None) -> str | None:
+        """parsed: the worker's hashes of the files it read (see pool.Outcome.hashes).
+        Returns why the result was not stored (None when it was, or the cache is off)."""
         if self.entries is None or self.write_error is not None:
-            return
-        if any(e.message.endswith("file not found") for e in result.errors):
-            return  # depends on a file being absent, which no hash records
+            return None
+        missing = next((e.message for e in result.errors if e.message.endswith("file not found")), None)
+        if missing is not None:
+            # Depends on a file being absent, which no hash records; keying on the absence would
+            # need every directory of the include search path, which the worker does not report.
+            return f"never cached: {missing} (a result that depends on a missing file is not stored)"
         files = {unit_path} | {os.path.abspath(p) for p in result.includes}
         hashes = {}
         for p in sorted(files):
             digest = hasher.stable_hash(p, self.since_ns, (parsed or {}).get(p))
             if digest is None:
-                return  # gone, or changed since the run began: nothing trustworthy to record
+                # Gone, or changed since the run began: nothing trustworthy to record.
+                return f"not cached: {self._shown(p)} changed during the run or is gone"
             hashes[p] = digest
         entry = {"format": FORMAT, "key": key, "hashes": hashes, "result": dump_result(result)}
         body = json.dumps(entry, separators=(",", ":"), ensure_ascii=True).encode()
@@ -504,6 +556,52 @@ class Cache:
             replace_atomically(self.entries, self._entry_path(key), data)
         except (OSError, safeio.UnwritableFile) as e:
             self.write_error = f"{self.directory}: cannot write cache: {getattr(e, 'strerror', None) or e}"
+        return None
+
+    def _shown(self, path: str) -> str:
+        if self.root is None:
+            return path
+        from refcheck.workspace.sources import relative
+
+        return relative(path, self.root)
+
+    # --- why a unit missed, for `check -v` -----------------------------------------------------
+
+    def _unit_record(self, unit_path: str) -> str:
+        return os.path.join(self.directory, "units", _digest(unit_path.encode()) + ".json")
+
+    def remember(self, unit_path: str, key: str, parts: dict, uncached: str | None) -> None:
+        """Records what the unit's last key was made of (args, settings, tool), and why it was not
+        stored, so that the next miss can be explained. Only explanations read it: it is not
+        authenticated and decides nothing about results."""
+        if self.entries is None or self.write_error is not None:
+            return
+        record = {"key": key, **parts, "tool": tool_fingerprint(), "uncached": uncached or ""}
+        try:
+            directory = os.path.dirname(self._unit_record(unit_path))
+            os.makedirs(directory, exist_ok=True)
+            replace_atomically(directory, self._unit_record(unit_path), json.dumps(record).encode())
+        except (OSError, safeio.UnwritableFile):
+            pass  # an explanation lost; the results are unaffected
+
+    def explain(self, unit_path: str, key: str, parts: dict) -> str:
+        """Why the last load() of this unit missed, as precisely as the records allow."""
+        why = getattr(self, "last_miss", "no entry under this key")
+        if why != "no entry under this key":
+            return why
+        try:
+            old = _obj(json.loads(safeio.read_regular(self._unit_record(unit_path), MAX_TEXT, follow=False)))
+        except (safeio.UnreadableFile, ValueError, RecursionError):
+            return "no cache entry for this unit yet (its first run, or the entry was pruned)"
+        if old.get("key") == key:
+            return _text(old.get("uncached") or "its entry is gone (pruned, or the cache was cleared)")
+        if old.get("tool") != tool_fingerprint():
+            return "refcheck, libclang or the builtin headers changed since it was cached"
+        if old.get("args") != parts.get("args"):
+            return "its flags changed: " + _args_change(old.get("args"), parts.get("args") or [])
+        if old.get("settings") != parts.get("settings"):
+            return "the configuration changed (conventions, errors mode or analysis bounds)"
+        return "no entry under this key"
 
     def _prune(self) -> None:
         """Once per run (see prune_directory)."""
@@ -531,6 +629,16 @@ class Cache:
                     safeio.write_file(target, text.encode())
                 except safeio.UnwritableFile:
                     pass
+
+
+def _args_change(old, new: list[str]) -> str:
+    """`+added -removed` between two argument lists, shortened."""
+    if not isinstance(old, list) or not all(isinstance(a, str) for a in old):
+        return "(the old ones are not recorded)"
+    added = [a for a in new if a not in old]
+    removed = [a for a in old if a not in new]
+    text = " ".join([f"+{a}" for a in added] + [f"-{a}" for a in removed]) or "their order"
+    return json.dumps(text[:300], ensure_ascii=True)[1:-1]
 
 
 def replace_atomically(directory: str, path: str, data: bytes) -> None:

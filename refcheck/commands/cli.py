@@ -25,7 +25,7 @@ EXIT_CODES_HELP = (
     "1 findings, every unit checked; "
     "2 tool errors (a unit not parsed, crashed or timed out), with or without findings, "
     "or a usage or configuration error; "
-    "130 interrupted. "
+    "130 interrupted (Ctrl-C); 143 terminated (SIGTERM). "
     "--exit-zero turns 1 and 2-for-tool-errors into 0; usage and configuration errors stay 2."
 )
 
@@ -107,7 +107,8 @@ _PARSER_OPTIONS = [
                  help="Configuration file (default: nearest refcheck.toml or pyproject.toml "
                       "with [tool.refcheck])."),
     click.option("-p", "--compile-commands", "compile_commands", type=click.Path(),
-                 help="compile_commands.json, or the build directory holding it."),
+                 help="compile_commands.json, or the build directory holding it. With no PATHS, "
+                      "check checks every file the database lists."),
     click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory."),
     click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a macro."),
     click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro."),
@@ -127,12 +128,13 @@ def _parser_options(f):
 
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
-                 clang_args, errors):
+                 clang_args, errors, start="."):
     from refcheck.workspace import config
     from refcheck.workspace import compdb
+
     overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
                                  list(undefines), std, list(clang_args), errors)
-    cfg = overrides.apply(config.load(config_path))
+    cfg = overrides.apply(config.load(config_path, start=start))
     database = None
     db_path = compile_commands or cfg.compile_commands
     if db_path:
@@ -166,6 +168,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say why each unit was analysed rather than taken from the cache (no entry, "
+                   "a file changed, flags or configuration changed, a missing include).")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True,
               help="Colour the text report. auto: when stdout is a terminal, unless NO_COLOR is "
@@ -174,7 +179,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, verbose, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
@@ -211,7 +216,7 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
             jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
             baseline=baseline, write_baseline=write_baseline,
             report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr),
+            progress=not quiet and progress.wanted(sys.stderr), verbose=verbose,
             resolver=Resolver(cfg, overrides, forced=config_path is not None))
         report = runner.run(request)
         result = report.result
@@ -228,6 +233,8 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         for note in report.notes:
             click.echo(f"refcheck: {note}", err=True)
+        for line in report.explanations:
+            click.echo(f"refcheck: cache: {line}", err=True)
         if statistics:
             click.echo(_statistics(report), err=True)
         if not quiet and fmt == "text":
@@ -419,8 +426,10 @@ def doctor(file, config_path, compile_commands, include_dirs, defines, undefines
 
         args_for, dropped = None, []
         if file is not None:
+            # FILE's own configuration (found upward from its directory), as check applies it.
             cfg_, database, overrides = _load_config(config_path, compile_commands, include_dirs,
-                                                     defines, undefines, std, clang_args, errors)
+                                                     defines, undefines, std, clang_args, errors,
+                                                     start=os.path.dirname(os.path.abspath(file)))
             request = runner.Request(paths=[file], config=cfg_, database=database,
                                      resolver=Resolver(cfg_, overrides, forced=config_path is not None))
             args_for = lambda path: runner.args_for(path, request)  # noqa: E731

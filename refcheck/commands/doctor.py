@@ -102,7 +102,8 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
         d.add("config", f"invalid: {e}")
         d.problems.append(f"configuration: {e}")
         return d
-    d.add("config", cfg.path or f"none found (defaults; project root {cfg.root})")
+    d.add("config", cfg.path or "none found (defaults)")
+    d.add("project root", cfg.root)
     d.add("cache dir", cfg.cache_dir)
     if file is not None and clang_args_for is not None:
         from refcheck.frontend.unit import language_args
@@ -112,7 +113,33 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
         d.add("clang args", " ".join(_quote(a) for a in full))
         for option in dropped or ():
             d.add("not translated", option)
+        if found.ok and lib.major is not None:
+            _parse_file(d, file, user, cfg.root)
     return d
+
+
+def _parse_file(d: Diagnosis, file: str, args: list[str], root: str) -> None:
+    """Parses FILE as `check` would: each error (with its hint) is a problem, since a unit that
+    does not parse is checked on a partial parse or not at all."""
+    from refcheck.workspace import hints
+    from refcheck.frontend.unit import FrontendError, parse
+
+    try:
+        parsed = parse(os.path.abspath(file), args, detailed=False)
+    except FrontendError as e:
+        d.add("parse", f"FAILS: {e}")
+        d.problems.append(f"{file}: {e}")
+        return
+    errors = [e for e in parsed.errors if e.severity == "error"]
+    d.add("parse", f"{len(parsed.functions)} function definition(s); "
+                   + (f"{len(errors)} error(s)" if errors else "no errors"))
+    for e in errors:
+        where = os.path.relpath(e.file) if os.path.isabs(e.file) else e.file
+        hint = e.hint or hints.for_diagnostic(e.message, args, root)
+        d.problems.append(f"{where}:{e.line}:{e.column}: {e.message}" + (f" (hint: {hint})" if hint else ""))
+    for e in parsed.errors:
+        if e.severity == "warning":
+            d.warnings.append(f"{e.message} (hint: {e.hint})" if e.hint else e.message)
 
 
 def _quote(arg: str) -> str:

@@ -126,8 +126,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
     t1b = time.perf_counter()
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
-    result.errors.extend(ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity)
-                         for e in parsed.errors)
+    result.errors.extend(_with_hint(e, settings) for e in parsed.errors)
     conv = settings.conventions
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
@@ -152,9 +151,19 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time, "analysis": (t2 - t1b) - unit.cfg_time}
     result.counts.update({k: n for k, n in unit.counts.items() if n or k != "cached"})
     if parsed.partial and result.functions:
+        # The first error's fix is the partial parse's fix too.
+        hint = next((e.hint for e in result.errors if e.hint), "")
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
-                                            "findings may be incomplete", severity="warning"))
+                                            "findings may be incomplete", severity="warning", hint=hint))
     return result
+
+
+def _with_hint(e: ToolError, settings: Settings) -> ToolError:
+    """A parse diagnostic, root-relative, with the flag most likely to fix it."""
+    from refcheck.workspace import hints
+
+    hint = e.hint or hints.for_diagnostic(e.message, settings.clang_args, settings.root)
+    return ToolError(_relative(e.file, settings.root), e.message, e.line, e.column, e.severity, hint)
 
 
 class _UnitCheck:

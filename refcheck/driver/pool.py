@@ -155,7 +155,8 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
             # heap may be left fragmented near the bound).
             bound = f"{options.max_memory >> 20}" if options.max_memory else "?"
             result = UnitResult(file=job.display, errors=[
-                ToolError(job.display, OUT_OF_MEMORY.format(bound))])
+                ToolError(job.display, OUT_OF_MEMORY.format(bound),
+                          hint="--max-memory MIB, or max-memory = MIB in [tool.refcheck]")])
             cacheable = False
         hashes = _hashes(result, options.root, job) if cacheable else None
         conn.send((job.index, result, cacheable, hashes))
@@ -341,4 +342,9 @@ def _out_of_memory(result: UnitResult) -> bool:
 
 
 def _failed(job: Job, message: str) -> Outcome:
-    return Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, message)]), False)
+    from refcheck.workspace.hints import TIMEOUT_HINT
+
+    # A unit over the time limit is fixed by a higher one; a dead worker by nothing a flag gives.
+    hint = TIMEOUT_HINT if "took longer than" in message else ""
+    return Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, message, hint=hint)]),
+                   False)

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field, replace
 from refcheck.filters import baseline as baselines
 from refcheck.caches.cache import Cache, FileHasher, unit_key
 from refcheck.caches.fncache import UNWRITABLE_TABLE
+from refcheck.frontend import gcc
 from refcheck.workspace.compdb import CompileDatabase
+from refcheck.frontend.gcc import Adapted
 from refcheck.workspace.config import Config, ConfigError, Resolver
 from refcheck.findings import Finding, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.driver.progress import Progress
-from refcheck.workspace.sources import discover, excluded, relative
+from refcheck.workspace.sources import HEADER_EXTENSIONS, discover, excluded, relative
 from refcheck.findings.source import SourceCache
 from refcheck.filters.suppressions import Suppressions
 
@@ -36,6 +38,8 @@ class Request:
     write_baseline: str | None = None
     report_unused_suppressions: bool = False
     progress: bool = False
+    # Explain each unit analysed rather than served from the cache (check -v).
+    verbose: bool = False
     # Finds each file's own configuration; None: `config` for every file.
     resolver: Resolver | None = None
 
@@ -58,6 +62,8 @@ class Report:
     baseline_fixed: int = 0
     # Messages for stderr that are not part of the result (cache trouble, baseline written).
     notes: list[str] = field(default_factory=list)
+    # With verbose: why each unit was analysed rather than served from the cache, per unit.
+    explanations: list[str] = field(default_factory=list)
 
 
 def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
@@ -76,8 +82,14 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
         if not units and bad:  # nothing to check at all: a usage error, as for one bad path
             given, message, _ = bad[0]
             raise ConfigError(f"{given}: {message}")
-        return units, [ToolError(given, message, severity=severity)
-                       for given, message, severity in problems]
+        errors = [ToolError(given, message, severity=severity) for given, message, severity in problems]
+        headers = [os.path.abspath(p) for p in request.paths
+                   if p.lower().endswith(HEADER_EXTENSIONS) and os.path.isfile(p)]
+        if headers:
+            more, header_errors = _header_units(request, headers)
+            units = sorted(set(units) | set(more))
+            errors += header_errors
+        return units, errors
     units, errors = [], []
     exts = tuple(e.lower() for e in cfg.extensions)
     for path in sorted(db.units):
@@ -94,15 +106,94 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     return units, errors
 
 
+def _header_units(request: Request, headers: list[str]) -> tuple[list[str], list[ToolError]]:
+    """The units through which named headers are checked: those the cache saw include them,
+    else those whose #include lines (transitively) name them; a warning for a header no unit
+    includes, which is then not checked."""
+    from refcheck.workspace import includers
+
+    cfg = request.config
+    cache = Cache(cfg.cache_dir if request.use_cache else None, root=cfg.root)
+    candidates: list[str] | None = None
+    found: set[str] = set()
+    errors = []
+    for header in headers:
+        units = cache.includers(header)
+        if not units:
+            if candidates is None:
+                candidates = _candidate_units(request)
+                tree = includers.headers_under(cfg.root)
+            units = set(includers.scan(header, candidates, tree))
+        units = {u for u in units if os.path.isfile(u)}
+        if not units:
+            errors.append(ToolError(relative(header, cfg.root),
+                                    "no unit includes this header (the cache's record and the #include "
+                                    "lines under the project root say so), so it was not checked",
+                                    severity="warning", hint="name a .c/.cpp file that includes it"))
+        found |= units
+    return sorted(found), errors
+
+
+def _candidate_units(request: Request) -> list[str]:
+    """Every unit of the database, else every source under the project root."""
+    cfg = request.config
+    if request.database is not None:
+        return sorted(request.database.units)
+    return discover([cfg.root], cfg.extensions, cfg.exclude, cfg.root, (cfg.cache_dir,), [])
+
+
 def args_for(path: str, request: Request) -> list[str]:
     """The database's arguments for units it knows (plus the extra clang args), else the
-    command line and configuration ones."""
+    command line and configuration ones; adapted to clang (see adapted_args)."""
+    return list(adapted_args(path, request).args)
+
+
+def adapted_args(path: str, request: Request) -> Adapted:
+    """args_for's arguments with the notes on what was changed for clang (frontend/gcc.py):
+    a database's gcc-probe macros and gcc-only options, -fopenmp without an omp.h."""
     cfg = request.config_for(path)
+    include = _builtin_include()
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
-            return known + cfg.clang_args
-    return cfg.fallback_args()
+            adapted = gcc.adapt(known, include, from_database=True)
+            return Adapted(adapted.args + tuple(cfg.clang_args), adapted.notes)
+    return gcc.adapt(cfg.fallback_args(), include, from_database=False)
+
+
+def _builtin_include() -> str | None:
+    from refcheck.frontend.headers import find_builtin_headers
+
+    found = find_builtin_headers()
+    return os.path.join(found.path, "include") if found.ok else None
+
+
+def in_database(path: str, request: Request) -> bool:
+    """Whether the run has a compile database and it lists this unit."""
+    return request.database is not None and request.database.args_for(path) is not None
+
+
+def _outside_database(r: UnitResult, request: Request) -> list[ToolError]:
+    """A unit the compile database does not list (a file the build does not compile, such as
+    torch7's ARM-only vector/NEON.c): checked with the default flags, and its parse errors are
+    warnings, since no build flag is known that would fix them."""
+    db = relative(request.database.path, request.config.root)
+    diagnostics = [e for e in r.errors if e.severity == "error" and e.line > 0]
+    n = len(diagnostics)
+    why = ("" if not n else "; its 1 parse error is shown as a warning" if n == 1
+           else f"; its {n} parse errors are shown as warnings")
+    hint = (f'exclude = ["{r.file}"] in [tool.refcheck] if the build does not compile it; else '
+            f"its flags: -I/-D, or include-dirs/defines in [tool.refcheck]")
+    out = [ToolError(r.file, f"not in the compile database {db}: checked with the default flags "
+                             f"(-I/-D of the command line and configuration){why}",
+                     severity="warning", hint=hint)]
+    for e in r.errors:
+        out.append(replace(e, severity="warning") if e in diagnostics else e)
+    return out
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _precheck(path: str, data: bytes | None, display: str, hasher: FileHasher) -> ToolError | None:
@@ -132,8 +223,10 @@ def run(request: Request) -> Report:
     report = Report(RunResult(root=cfg.root))
     units, results = _analyze(units, request, cache, report)
     ordered = _units_not_included(units, results)
+    outside = {relative(u, cfg.root) for u in units if request.database is not None
+               and not in_database(u, request)}
     for r in ordered:
-        errors.extend(r.errors)
+        errors.extend(_outside_database(r, request) if r.file in outside else r.errors)
     report.result.files = len(ordered)
     report.result.functions = sum(r.functions for r in ordered)
     report.cache_hits = cache.hits
@@ -196,21 +289,31 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     results: dict[int, UnitResult] = {}
     todo: list[tuple[int, str, str, list[str]]] = []
     keys: dict[int, str] = {}
+    parts: dict[int, dict] = {}  # what each key is made of, to explain the next miss
+    adaptations: Counter = Counter()
     for i, path in enumerate(units):
         display = relative(path, root)
         problem = _precheck(path, hasher.read(path), display, hasher)
         if problem is not None:
             results[i] = UnitResult(file=display, errors=[problem])
             continue
-        args = args_for(path, request)
+        adapted = adapted_args(path, request)
+        args = list(adapted.args)
+        adaptations.update(adapted.notes)
         own = request.config_for(path)
-        keys[i] = unit_key(path, args, run_fp if own is cfg else settings_fp(own))
+        parts[i] = {"args": args, "settings": run_fp if own is cfg else settings_fp(own)}
+        keys[i] = unit_key(path, args, parts[i]["settings"])
         cached = cache.load(keys[i], hasher)
         if cached is not None:
             results[i] = cached
         else:
             todo.append((i, path, display, args))
+            if request.verbose and cache.entries is not None:
+                report.explanations.append(f"{display}: analysed: {cache.explain(path, keys[i], parts[i])}")
 
+    # Once per run, however many units: what was changed in their flags so clang can parse them.
+    for note, n in sorted(adaptations.items()):
+        report.notes.append(f"note: {note} ({_count(n, 'unit')})")
     report.result.timings.update({"parse": 0.0, "cfg": 0.0, "analysis": 0.0})
     # Units another unit includes are dropped from the results (see _units_not_included); once
     # a finished unit is known to include one, it need not be analyzed at all. Shallow paths go
@@ -247,7 +350,10 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 included |= _included_by([(job.path, result)])
                 _account(report, result)
                 if outcome.cacheable:
-                    cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
+                    why = cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
+                    cache.remember(job.path, keys[job.index], parts[job.index], why)
+                    if why and request.verbose and f"{job.display}: analysed: {why}" not in report.explanations:
+                        report.explanations.append(f"{job.display}: {why}")
                 progress.advance(job.display)
         finally:
             # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.

@@ -57,6 +57,9 @@ class ToolError:
     column: int = 0
     # "error": the unit or function was not (fully) checked; "warning": checked, but something is off.
     severity: str = "error"
+    # The one flag or configuration line most likely to fix it ("" when none is known), so that a
+    # first run on a real project says what to do rather than only what went wrong.
+    hint: str = ""
 
 
 @dataclass

@@ -140,11 +140,17 @@ def parse(path: str, user_args: list[str], detailed: bool = True) -> Parsed:
         # Never parse against no builtin headers: the AST would be silently wrong (see headers).
         raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
-    try:
-        tu = _index().parse(path, args=args, options=DETAILED_RECORD if detailed else 0)
-    except ci.TranslationUnitLoadError:
-        raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
+    tu = _parse(path, args, detailed)
     errors: list[ToolError] = []
+    unknown = _unknown_arguments(tu, user_args)
+    if unknown:
+        # A gcc option clang rejects is an error on every line of the unit's output but changes
+        # nothing clang would parse: drop it and parse again, saying so.
+        args = [a for a in args if a not in unknown]
+        tu = _parse(path, args, detailed)
+        errors += [ToolError(path, f"clang does not know the option {a} (a gcc option?): dropped for "
+                                   f"this parse", severity="warning",
+                             hint=f"remove {a} from the flags refcheck is given") for a in unknown]
     partial = fatal = False
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
@@ -159,6 +165,23 @@ def parse(path: str, user_args: list[str], detailed: bool = True) -> Parsed:
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
     language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
     return Parsed(tu, functions, errors, includes, partial, fatal, language, top, detailed)
+
+
+def _parse(path: str, args: list[str], detailed: bool):
+    import clang.cindex as ci
+
+    try:
+        return _index().parse(path, args=args, options=DETAILED_RECORD if detailed else 0)
+    except ci.TranslationUnitLoadError:
+        raise FrontendError("libclang could not parse this file (bad arguments or unreadable)") from None
+
+
+def _unknown_arguments(tu, user_args: list[str]) -> list[str]:
+    """The user's options that clang reported as unknown (diagnostics without a file)."""
+    from refcheck.frontend.gcc import unknown_arguments
+
+    named = unknown_arguments([d.spelling for d in tu.diagnostics if d.location.file is None])
+    return [a for a in named if a in user_args]
 
 
 _CONTAINERS = None

@@ -31,7 +31,8 @@ def _tool_error(e: ToolError) -> str:
         if e.column > 0:
             props["col"] = e.column
     props["title"] = "refcheck tool error"
-    return _command("warning" if e.severity == "warning" else "error", props, e.message)
+    text = e.message + (f" (hint: {e.hint})" if e.hint else "")
+    return _command("warning" if e.severity == "warning" else "error", props, text)
 
 
 def _command(kind: str, props: dict[str, object], message: str) -> str:

@@ -24,7 +24,7 @@ def render(result: RunResult) -> str:
             }
             for f in result.findings
         ],
-        "errors": [{"file": e.file, "message": e.message} for e in result.errors],
+        "errors": [{"file": e.file, "message": e.message, "hint": e.hint} for e in result.errors],
         "stats": {
             "files": result.files,
             "functions": result.functions,

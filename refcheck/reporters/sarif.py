@@ -166,6 +166,10 @@ def _invocation(errors: list[ToolError], columns: Utf16Columns) -> dict:
             "level": "warning" if e.severity == "warning" else "error",
             "message": {"text": e.message},
         }
+        if e.hint:
+            # SARIF has no fix field for notifications; the hint goes where viewers show text.
+            note["message"]["text"] += f" (hint: {e.hint})"
+            note["properties"] = {"hint": e.hint}
         if e.file:
             loc: dict = {"artifactLocation": _artifact(e.file)}
             if e.line > 0:

@@ -82,11 +82,15 @@ def _finding(out: _Writer, f: Finding) -> None:
 
 def _error(out: _Writer, e: ToolError) -> None:
     severity = "warning" if e.severity == "warning" else "error"
+    where = f"{e.file}:{e.line}:{max(e.column, 1)}" if e.line > 0 else e.file
     if e.line > 0:
-        out.header(f"{e.file}:{e.line}:{max(e.column, 1)}", severity, e.message, "[tool]")
+        out.header(where, severity, e.message, "[tool]")
         out.snippet(Location(e.file, e.line, max(e.column, 1)))
     else:
         out.header(e.file, severity, e.message, "[tool]")
+    if e.hint:
+        # A note line of its own (file: note: ...), so log parsers pair it with the error above.
+        out.header(where, "note", f"hint: {e.hint}")
 
 
 def _where(loc: Location) -> str:

@@ -125,3 +125,50 @@ def test_the_documented_configuration_works(project, tmp_path):
     assert run.returncode == 1, out
     assert [l for l in out.splitlines() if l.startswith("bad.c:10:3: error:")], out
     assert "good.c" not in out.replace("bad.c", "")
+
+
+INLINE_LEAK = HEADER + """
+static inline long THFloatTensor_countContiguous(THFloatTensor *t)
+{
+  THFloatTensor *tc = THFloatTensor_newContiguous(t);
+  long n = THFloatTensor_nElement(tc);
+  return n;
+}
+"""
+
+
+def test_a_header_only_commit_fails_on_a_leak_in_the_header(tmp_path):
+    """pre-commit passes only the staged header; refcheck checks it through the unit that
+    includes it (found by its #include lines: this project has no cache yet), so the commit of a
+    leak in an inline function is refused."""
+    pytest.importorskip("pre_commit", reason="pre-commit is in the [test] extra")
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs git and a git checkout of refcheck")
+    env = _env(tmp_path / "pre-commit-home")
+    clone = tmp_path / "refcheck-th"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, env=env)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, env=env,
+                            capture_output=True, text=True).stdout.strip()
+    root = tmp_path / "project"
+    (root / "include").mkdir(parents=True)
+    (root / "include" / "tensor.h").write_text(HEADER)
+    (root / "use.c").write_text('#include "include/tensor.h"\n'
+                                "long use(THFloatTensor *t) { return THFloatTensor_nElement(t); }\n")
+    (root / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {clone}\n  rev: {commit}\n  hooks:\n  - id: refcheck\n")
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, env=env, capture_output=True,  # noqa: E731
+                                    text=True, timeout=900)
+    assert git("init", "-q").returncode == 0
+    assert git("add", ".").returncode == 0
+    assert git("commit", "-q", "-m", "start").returncode == 0
+    installed = subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, env=env,
+                               capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    (root / "include" / "tensor.h").write_text(INLINE_LEAK)
+    assert git("add", "include/tensor.h").returncode == 0
+    run = git("commit", "-m", "a leak in a header")
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert [l for l in out.splitlines()
+            if l.startswith("include/tensor.h:10:3: error:") and l.endswith("[RC001 leak]")], out
+    assert git("rev-list", "--count", "HEAD").stdout.strip() == "1"  # the commit was refused

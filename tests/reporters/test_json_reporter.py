@@ -41,8 +41,8 @@ def test_json_has_the_exact_shape(result):
             },
         ],
         "errors": [
-            {"file": "src/broken.c", "message": "expected ';' after expression"},
-            {"file": "src/huge.c", "message": "gave up after 50000 states\nin THFoo_bar"},
+            {"file": "src/broken.c", "message": "expected ';' after expression", "hint": ""},
+            {"file": "src/huge.c", "message": "gave up after 50000 states\nin THFoo_bar", "hint": ""},
         ],
         "stats": {"files": 3, "functions": 7, "seconds": 1.235},
     }

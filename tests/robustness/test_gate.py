@@ -407,4 +407,5 @@ def test_a_unit_over_the_memory_bound_is_not_checked_and_the_run_goes_on(project
     assert r.code == 2
     assert [line for line in r.out.splitlines() if line.startswith("bomb.c")] == [
         "bomb.c: error: not checked: out of memory (over the per-worker bound of 1200 MiB, "
-        "max-memory) [tool]"], r.out
+        "max-memory) [tool]",
+        "bomb.c: note: hint: --max-memory MIB, or max-memory = MIB in [tool.refcheck]"], r.out

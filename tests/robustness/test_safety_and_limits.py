@@ -121,4 +121,5 @@ def test_unit_over_the_time_limit_is_killed_and_the_run_goes_on(project):
     assert_good_intact(r)
     lines = [line for line in r.out.splitlines() if line.startswith("branches.c")]
     assert lines == ["branches.c: error: not checked: took longer than 1 s "
-                     "(the per-unit limit, --timeout) [tool]"], lines
+                     "(the per-unit limit, --timeout) [tool]",
+                     "branches.c: note: hint: --timeout SECONDS, or timeout = SECONDS in [tool.refcheck]"], lines
