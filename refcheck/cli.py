@@ -331,19 +331,35 @@ def rules_command():
 
 
 @cli.command()
-@click.argument("code")
-def explain(code):
-    """Print a rule's documentation (the same text as docs/rules/<CODE>.md)."""
+@click.argument("rule")
+def explain(rule):
+    """Print a rule's documentation (the same text as docs/rules/<CODE>.md); RULE is its code
+    (RC001) or its name (leak), in any case."""
+    found = _find_rule(rule)
+    try:
+        text = found.doc
+    except OSError:
+        _fail(f"no documentation installed for {found.code}")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+def _find_rule(given: str):
+    """The rule a user named by code or name; an unknown one is a usage error with the nearest
+    names, as ruff and git suggest, since names are long enough to mistype."""
+    import difflib
+
     from refcheck.rules import RULES
 
-    rule = RULES.get(code.strip().upper())
-    if rule is None:
-        _fail(f"unknown rule '{code}' (known: {', '.join(RULES)})")
-    try:
-        text = rule.doc
-    except OSError:
-        _fail(f"no documentation installed for {rule.code}")
-    click.echo(text, nl=not text.endswith("\n"))
+    key = given.strip().lower()
+    for code, rule in RULES.items():
+        if key in (code.lower(), rule.name.lower()):
+            return rule
+    # Codes differ by one digit from each other, so only names are suggested; the list of
+    # codes and names follows anyway.
+    close = difflib.get_close_matches(key, [r.name for r in RULES.values()], n=2, cutoff=0.7)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    _fail(f"unknown rule '{given}'{hint} (known: "
+          f"{', '.join(f'{c} {r.name}' for c, r in RULES.items())})")
 
 
 @cli.command()
