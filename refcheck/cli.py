@@ -148,7 +148,13 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--select", multiple=True, metavar="CODES",
               help="Report only these rules (codes or prefixes, comma-separated).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these rules.")
+@click.option("--extend-select", multiple=True, metavar="CODES",
+              help="Also report these rules, on top of --select or the configuration's.")
+@click.option("--ignore", "--extend-ignore", "ignore", multiple=True, metavar="CODES",
+              help="Do not report these rules (added to the configuration's ignore).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files matching GLOB (relative to the root; repeatable; added to the "
+                   "configuration's exclude).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: cores).")
 @click.option("--timeout", type=_POSITIVE_SECONDS,
               help="Seconds one unit may take before it is reported as not checked (default 120).")
@@ -174,7 +180,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--show-source/--no-show-source", default=True, show_default=True,
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
-          errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
+          errors, fmt, output, select, extend_select, ignore, exclude, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
           write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
@@ -182,20 +188,16 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
     def body():
         import time
 
-        from refcheck import progress, reporters, runner, selection, terminal
+        from refcheck import progress, reporters, runner, terminal
 
         from refcheck.config import Resolver
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
                                                 defines, undefines, std, clang_args, errors)
         _require_builtin_headers()
-        try:
-            overrides.select = selection.expand(_split_codes(select)) if select else None
-            overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
-        except ValueError as e:
-            raise ConfigError(f"--select/--ignore: {e}") from None
-        cfg.select = overrides.select or cfg.select
-        cfg.ignore = cfg.ignore + overrides.ignore
+        _select_rules(overrides, select, extend_select, ignore)
+        overrides.apply_selection(cfg)
+        cfg.exclude = cfg.exclude + list(exclude)
         if timeout:
             cfg.timeout = timeout
         if max_memory:
@@ -231,6 +233,24 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+def _select_rules(overrides, select, extend_select, ignore) -> None:
+    """The command line's rule codes, expanded; an unknown one is a usage error."""
+    from refcheck import selection
+
+    for option, given in (("--select", select), ("--extend-select", extend_select),
+                          ("--ignore", ignore)):
+        try:
+            codes = selection.expand(_split_codes(given)) if given else []
+        except ValueError as e:
+            raise ConfigError(f"{option}: {e}") from None
+        if option == "--select":
+            overrides.select = codes or None
+        elif option == "--extend-select":
+            overrides.extend_select = codes
+        else:
+            overrides.ignore = codes
 
 
 def _require_builtin_headers() -> None:
