@@ -226,9 +226,16 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
         for note in report.notes:
             click.echo(f"refcheck: {note}", err=True)
+        if output or fmt != "text":
+            # The report is in a file or for a program: a run that failed must still say why
+            # on the console, not only inside report.html.
+            for err in result.errors:
+                if err.severity == "error":
+                    click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
         if statistics:
             click.echo(_statistics(report), err=True)
-        if not quiet and fmt == "text":
+        if not quiet:
+            # Always on stderr whatever the format: stdout (or -o) holds the report alone.
             click.echo(_summary(report), err=True)
         return _exit_code(result, exit_zero)
 
