@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -155,6 +156,10 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files matching GLOB (relative to the root; repeatable; added to the "
                    "configuration's exclude).")
+@click.option("--stdin-filename", metavar="PATH",
+              help="With '-' as the path: the name of the unit read from stdin, for its flags "
+                   "(compile database, configuration), its language and the paths reported "
+                   "(default: stdin.c).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: cores).")
 @click.option("--timeout", type=_POSITIVE_SECONDS,
               help="Seconds one unit may take before it is reported as not checked (default 120).")
@@ -180,7 +185,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--show-source/--no-show-source", default=True, show_default=True,
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
-          errors, fmt, output, select, extend_select, ignore, exclude, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
+          errors, fmt, output, select, extend_select, ignore, exclude, stdin_filename, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
           write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
@@ -204,42 +209,79 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
             cfg.max_memory = max_memory
         if cache_dir:
             cfg.cache_dir = os.path.abspath(cache_dir)
-        request = runner.Request(
-            paths=list(paths), config=cfg, database=database,
-            jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
-            baseline=baseline, write_baseline=write_baseline,
-            report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr),
-            resolver=Resolver(cfg, overrides, forced=config_path is not None))
-        report = runner.run(request)
-        result = report.result
+        # stdin's text stands in for its file until the report is written (snippets, HTML).
+        with _stdin_unit(paths, stdin_filename) as stdin:
+            request = runner.Request(
+                paths=list(paths), config=cfg, database=database,
+                jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
+                baseline=baseline, write_baseline=write_baseline,
+                report_unused_suppressions=report_unused_suppressions,
+                progress=not quiet and progress.wanted(sys.stderr),
+                resolver=Resolver(cfg, overrides, forced=config_path is not None))
+            if stdin is not None:
+                # One unit from a pipe, new on every keystroke of an editor: nothing to cache.
+                request.stdin, request.use_cache, request.jobs = stdin, False, 1
+            report = runner.run(request)
+            result = report.result
 
-        started = time.monotonic()
-        coloured = terminal.use_color(color, None if output else sys.stdout)
-        text = reporters.render(fmt, result, color=coloured, show_source=show_source)
-        if output:
-            _write_output(output, text)
-        else:
-            # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
-            click.echo(text, nl=False, color=coloured or None)
-        result.timings["report"] = time.monotonic() - started
+            started = time.monotonic()
+            coloured = terminal.use_color(color, None if output else sys.stdout)
+            text = reporters.render(fmt, result, color=coloured, show_source=show_source)
+            if output:
+                _write_output(output, text)
+            else:
+                # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
+                click.echo(text, nl=False, color=coloured or None)
+            result.timings["report"] = time.monotonic() - started
 
-        for note in report.notes:
-            click.echo(f"refcheck: {note}", err=True)
-        if output or fmt != "text":
-            # The report is in a file or for a program: a run that failed must still say why
-            # on the console, not only inside report.html.
-            for err in result.errors:
-                if err.severity == "error":
-                    click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
-        if statistics:
-            click.echo(_statistics(report), err=True)
-        if not quiet:
-            # Always on stderr whatever the format: stdout (or -o) holds the report alone.
-            click.echo(_summary(report), err=True)
-        return _exit_code(result, exit_zero)
+            for note in report.notes:
+                click.echo(f"refcheck: {note}", err=True)
+            if output or fmt != "text":
+                # The report is in a file or for a program: a run that failed must still say why
+                # on the console, not only inside report.html.
+                for err in result.errors:
+                    if err.severity == "error":
+                        click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            if statistics:
+                click.echo(_statistics(report), err=True)
+            if not quiet:
+                # Always on stderr whatever the format: stdout (or -o) holds the report alone.
+                click.echo(_summary(report), err=True)
+            return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+STDIN_DEFAULT_NAME = "stdin.c"
+
+
+@contextmanager
+def _stdin_unit(paths: tuple[str, ...], name: str | None):
+    """`check -` (as ruff and clang-format): stdin's bytes, written to a temporary copy named
+    like `name` (so that the extension picks the language), stand in for the file `name` while
+    the run lasts; None when the paths are files."""
+    if "-" not in paths:
+        if name is not None:
+            raise ConfigError("--stdin-filename names the unit read from stdin: give '-' as the path")
+        yield None
+        return
+    if len(paths) > 1:
+        raise ConfigError("'-' (read the unit from stdin) cannot be combined with other paths")
+    import tempfile
+
+    from refcheck.reporters.source import standing_in
+    from refcheck.runner import Stdin
+
+    real = os.path.abspath(name or STDIN_DEFAULT_NAME)
+    if not os.path.basename(real) or os.path.isdir(real):
+        raise ConfigError(f"--stdin-filename {name}: a file name is needed, not a directory")
+    data = click.get_binary_stream("stdin").read()
+    with tempfile.TemporaryDirectory(prefix="refcheck-stdin-") as tmp:
+        temp = os.path.join(tmp, os.path.basename(real))
+        with open(temp, "wb") as f:
+            f.write(data)
+        with standing_in(real, data):
+            yield Stdin(real, temp)
 
 
 def _select_rules(overrides, select, extend_select, ignore) -> None:

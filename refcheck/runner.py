@@ -18,11 +18,21 @@ from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.fncache import UNWRITABLE_TABLE
 from refcheck.frontend.compdb import CompileDatabase
 from refcheck.config import Config, ConfigError, Resolver
-from refcheck.model import Finding, RunResult, ToolError, UnitResult, merge_findings
+from refcheck.model import Finding, Location, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.progress import Progress
 from refcheck.sources import discover, excluded, relative
 from refcheck.reporters.source import SourceCache
 from refcheck.suppressions import Suppressions
+
+
+@dataclass(frozen=True)
+class Stdin:
+    """`refcheck check -`: the unit read from stdin, written to `temp` for the workers, checked
+    and reported as `name` (absolute): its flags, configuration and reported paths are the
+    ones a file of that name would have."""
+
+    name: str
+    temp: str
 
 
 @dataclass
@@ -38,10 +48,16 @@ class Request:
     progress: bool = False
     # Finds each file's own configuration; None: `config` for every file.
     resolver: Resolver | None = None
+    stdin: Stdin | None = None
 
     def config_for(self, path: str) -> Config:
         """The configuration governing one file (absolute path)."""
+        path = self.named(path)
         return self.config if self.resolver is None else self.resolver.for_file(path)
+
+    def named(self, path: str) -> str:
+        """The name a unit is checked as: stdin's given name for its temporary copy."""
+        return self.stdin.name if self.stdin is not None and path == self.stdin.temp else path
 
 
 @dataclass
@@ -64,6 +80,8 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     """The units to check, and per-file errors for database entries that do not exist."""
     cfg = request.config
     db = request.database
+    if request.stdin is not None:
+        return [request.stdin.temp], []
     skip = (cfg.cache_dir,)
     if request.paths or db is None:
         paths = request.paths or ["."]
@@ -98,11 +116,15 @@ def args_for(path: str, request: Request) -> list[str]:
     """The database's arguments for units it knows (plus the extra clang args), else the
     command line and configuration ones."""
     cfg = request.config_for(path)
+    # stdin's copy lives in a temporary directory: its own `#include "x.h"` must still find
+    # x.h beside the file it stands for, which -iquote searches right after the copy's directory.
+    quote = ["-iquote", os.path.dirname(request.stdin.name)] if request.named(path) != path else []
+    path = request.named(path)
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
-            return known + cfg.clang_args
-    return cfg.fallback_args()
+            return known + cfg.clang_args + quote
+    return cfg.fallback_args() + quote
 
 
 def _precheck(path: str, data: bytes | None, display: str, hasher: FileHasher) -> ToolError | None:
@@ -131,6 +153,8 @@ def run(request: Request) -> Report:
                   root=cfg.root)
     report = Report(RunResult(root=cfg.root))
     units, results = _analyze(units, request, cache, report)
+    if request.stdin is not None:
+        units, results = _as_named(units, results, request.stdin, cfg.root)
     ordered = _units_not_included(units, results)
     for r in ordered:
         errors.extend(r.errors)
@@ -297,6 +321,31 @@ def _options_for(request: Request, path: str, pool, functions: str | None):
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
     return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
                         functions)
+
+
+def _as_named(units: list[str], results: list[UnitResult], stdin: Stdin,
+              root: str) -> tuple[list[str], list[UnitResult]]:
+    """Results of stdin's temporary copy, under the name it stands for."""
+    temp_shown, name_shown = relative(stdin.temp, root), relative(stdin.name, root)
+
+    def loc(where):
+        return replace(where, file=name_shown) if where and where.file == temp_shown else where
+
+    def text(message: str) -> str:
+        return message.replace(stdin.temp, name_shown)  # clang's own messages quote the path
+
+    out = []
+    for r in results:
+        findings = [replace(f, location=loc(f.location), origin=loc(f.origin),
+                            message=text(f.message),
+                            path=[replace(s, location=loc(s.location)) for s in f.path])
+                    for f in r.findings]
+        errors = [replace(e, file=name_shown if e.file == temp_shown else e.file,
+                          message=text(e.message)) for e in r.errors]
+        includes = [stdin.name if p == stdin.temp else p for p in r.includes]
+        out.append(replace(r, file=loc(Location(r.file, 0, 0)).file, findings=findings,
+                           errors=errors, includes=includes))
+    return [stdin.name if u == stdin.temp else u for u in units], out
 
 
 def _included_by(pairs) -> set[str]:
