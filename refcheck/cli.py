@@ -177,6 +177,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Warn about refcheck: ignore comments that silence nothing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
+@click.option("--full-path", is_flag=True,
+              help="Show every branch on a finding's path, also those whose condition does not "
+                   "mention the reference reported.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               show_default=True,
@@ -186,7 +189,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, extend_select, ignore, exclude, stdin_filename, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          write_baseline, report_unused_suppressions, exit_zero, statistics, full_path, quiet, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
@@ -223,6 +226,12 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
                 request.stdin, request.use_cache, request.jobs = stdin, False, 1
             report = runner.run(request)
             result = report.result
+            if not full_path:
+                # The cache keeps every step; which ones are shown is the reader's choice.
+                from refcheck.model import bearing_path
+
+                for f in result.findings:
+                    f.path = bearing_path(f.path)
 
             started = time.monotonic()
             coloured = terminal.use_color(color, None if output else sys.stdout)

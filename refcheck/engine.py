@@ -7,11 +7,11 @@ import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
 from refcheck.gcpause import frozen_heap, paused_collector
-from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
+from refcheck.model import Finding, Location, ToolError, UnitResult, merge_findings
 
 
 def _same(s: str) -> str:
@@ -345,4 +345,4 @@ def _relativize(f: Finding, root: str) -> None:
     f.location = _loc(f.location, root)
     if f.origin is not None:
         f.origin = _loc(f.origin, root)
-    f.path = [Step(_loc(s.location, root), s.message) for s in f.path]
+    f.path = [replace(s, location=_loc(s.location, root)) for s in f.path]

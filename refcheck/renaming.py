@@ -19,11 +19,11 @@ from __future__ import annotations
 import copy
 import re
 import struct
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 
 from refcheck.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.model import Finding, Location, Step
+from refcheck.model import Finding, Location
 
 # A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
@@ -227,6 +227,6 @@ def renamed_finding(f: Finding, rename) -> Finding:
     g = copy.copy(f)
     g.function = rename(f.function)
     g.message = rename(f.message)
-    g.path = [Step(s.location, rename(s.message)) for s in f.path]
+    g.path = [replace(s, message=rename(s.message)) for s in f.path]
     g.instantiations = [rename(x) for x in f.instantiations]
     return g
