@@ -34,6 +34,7 @@ class Reporter:
         self.cfg = cfg
         self.rules = list(rules)
         self.findings: dict[tuple, Finding] = {}
+        self.refs: dict[tuple, str] = {}  # finding key -> its reference and origin, for merging
 
     def add(self, event: Event, trace) -> None:
         for rule in self.rules:
@@ -52,7 +53,9 @@ class Reporter:
             what = f"the result of {o.name}"
         else:
             what = f"'{o.name}'"
-        message = rule.message.format(what=what, origin=_ORIGIN[o.origin](o))
+        origin = _ORIGIN[o.origin](o)
+        message = rule.message.format(what=what, origin=origin)
+        self.refs[key] = f"{what} {origin}"
         path = self.path(o, trace, ev.holder)
         if o.released_at is not None and rule.shows_release:
             path.append(Step(o.released_at, "consumed here" if o.gone is Gone.CONSUMED else "released here"))
@@ -103,7 +106,20 @@ class Reporter:
         return seeds
 
     def result(self) -> list[Finding]:
-        return sorted(self.findings.values(), key=Finding.sort_key)
+        out: dict[tuple, Finding] = {}
+        merged: dict[tuple, list[str]] = {}
+        for key, f in sorted(self.findings.items(), key=lambda kv: (kv[1].sort_key(), kv[1].origin)):
+            rule = next((r for r in self.rules if r.code == f.rule), None)
+            place = (f.rule, f.location) if rule is not None and rule.merged else key
+            if place in out:
+                merged[place].append(self.refs[key])
+                continue
+            out[place], merged[place] = f, [self.refs[key]]
+        for place, refs in merged.items():
+            if len(refs) > 1:
+                rule = next(r for r in self.rules if r.code == out[place].rule)
+                out[place].message = rule.merged.format(refs=", ".join(refs[:-1]) + " and " + refs[-1])
+        return sorted(out.values(), key=Finding.sort_key)
 
 
 def _follow(ops, holders: set[str]) -> None:
