@@ -99,7 +99,7 @@ def test_unreadable_cache_entries_are_misses_and_the_output_is_unchanged(project
     assert [w for w in expected if w in again.err] == expected, again.err
     assert again.err.count("cache") == len(expected), again.err
     # Each entry: a magic line, its MAC, then the JSON body.
-    assert [json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] for e in _entries(project)] == [2, 2]
+    assert [json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] for e in _entries(project)] == [CACHE_FORMAT] * 2
 
 
 def test_cache_directory_that_is_a_file_is_a_warning(project):
