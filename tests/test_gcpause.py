@@ -72,7 +72,6 @@ def test_a_units_parse_is_freed_when_its_check_ends(monkeypatch):
     # (it once did: the keys' token reader held the keys' own methods, 15 MB more per worker).
     import clang.cindex as ci
 
-    from refcheck.driver import engine
     from refcheck.reuse.instances import Instances
 
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)  # make keys for this small unit too

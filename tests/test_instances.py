@@ -13,7 +13,6 @@ import pytest
 
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.driver import engine
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend import builder
 from refcheck.frontend.builder import build_cfg_if_relevant

@@ -14,11 +14,9 @@ import pytest
 from fixture_expect import find_units, unit_sources
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.driver import engine
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse
-from refcheck.reuse import renaming
 from refcheck.reuse.renaming import class_key, renamer
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,6 +6,9 @@ the exploration's trace, never in the transfer functions.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.rules.events import Event, Gone, Origin
 from refcheck.findings import Finding, Step
@@ -33,6 +36,7 @@ class Reporter:
         self.cfg = cfg
         self.rules = list(rules)
         self.findings: dict[tuple, Finding] = {}
+        self.refs: dict[tuple, str] = {}  # finding key -> its reference and origin, for merging
 
     def add(self, event: Event, trace) -> None:
         for rule in self.rules:
@@ -51,31 +55,100 @@ class Reporter:
             what = f"the result of {o.name}"
         else:
             what = f"'{o.name}'"
-        message = rule.message.format(what=what, origin=_ORIGIN[o.origin](o))
-        path = self.path(o, trace)
+        origin = _ORIGIN[o.origin](o)
+        message = rule.message.format(what=what, origin=origin)
+        self.refs[key] = f"{what} {origin}"
+        path = self.path(o, trace, ev.holder)
         if o.released_at is not None and rule.shows_release:
             path.append(Step(o.released_at, "consumed here" if o.gone is Gone.CONSUMED else "released here"))
         path.append(Step(ev.loc, rule.note(ev)))
         self.findings[key] = Finding(rule.code, rule.name, ev.loc, self.cfg.name, message, path, [], o.site)
 
-    def path(self, o, trace) -> list[Step]:
-        steps: list[Step] = []
+    def path(self, o, trace, holder: str | None = None) -> list[Step]:
+        """The acquisition, then each branch and case taken from there to the event; a branch
+        whose condition mentions no variable that held the object does not bear on it."""
+        hops = []
         t = trace
         while t is not None:
             node, label, prev = t
             if node == o.node:
                 break
+            hops.append((node, label))
+            t = prev
+        hops.reverse()
+        data = self.cfg.graph.nodes
+        holders = self._seeds(o, holder)
+        _follow(data[o.node]["data"].ops, holders)
+        steps: list[Step] = []
+        before = o.node
+        for node, label in hops:
             if label is not None:
                 kind, loc, text = label
+                branch = data[before]["data"]
+                bears = _bears(branch.value if kind == "case" else branch.cond, holders)
                 if kind == "case":
-                    steps.append(Step(loc, f"entering {text}" if text else "entering a case"))
+                    steps.append(Step(loc, f"entering {text}" if text else "entering a case", bears))
                 else:
-                    steps.append(Step(loc, f"taking the {kind} branch" + (f" ({text})" if text else "")))
-            t = prev
-        steps.reverse()
+                    steps.append(Step(loc, f"taking the {kind} branch" + (f" ({text})" if text else ""),
+                                      bears))
+            _follow(data[node]["data"].ops, holders)
+            before = node
         if len(steps) > MAX_PATH_STEPS:
             steps = steps[-MAX_PATH_STEPS:]
         return [Step(o.site, _START[o.origin](o))] + steps
 
+    def _seeds(self, o, holder: str | None) -> set[str]:
+        """The variables that hold the object where it enters the path."""
+        seeds = {holder} if holder is not None else set()
+        if o.origin is Origin.PARAM:
+            seeds |= {v for v, _ in self.cfg.params if self.cfg.names.get(v, v) == o.name}
+        for op in self.cfg.graph.nodes[o.node]["data"].ops:
+            if op.loc == o.site:
+                seeds |= {v for v in (getattr(op, "dst", None), getattr(op, "var", None)) if v}
+        return seeds
+
     def result(self) -> list[Finding]:
-        return sorted(self.findings.values(), key=Finding.sort_key)
+        out: dict[tuple, Finding] = {}
+        merged: dict[tuple, list[str]] = {}
+        for key, f in sorted(self.findings.items(), key=lambda kv: (kv[1].sort_key(), kv[1].origin)):
+            rule = next((r for r in self.rules if r.code == f.rule), None)
+            place = (f.rule, f.location) if rule is not None and rule.merged else key
+            if place in out:
+                merged[place].append(self.refs[key])
+                continue
+            out[place], merged[place] = f, [self.refs[key]]
+        for place, refs in merged.items():
+            if len(refs) > 1:
+                rule = next(r for r in self.rules if r.code == out[place].rule)
+                out[place] = replace(out[place], message=rule.merged.format(
+                    refs=", ".join(refs[:-1]) + " and " + refs[-1]))
+        return sorted(out.values(), key=Finding.sort_key)
+
+
+def _follow(ops, holders: set[str]) -> None:
+    """Adds to `holders` the variables a node's ops copy the object into (`r = t`), and the
+    counts taken of it (`n = nElement(t)`, which size tests compare)."""
+    for op in ops:
+        if isinstance(op, (ir.Assign, ir.Realloc)) and op.src in holders:
+            holders.add(op.dst)
+        elif isinstance(op, ir.Count) and op.tensor in holders:
+            holders.add(op.var)
+
+
+def _bears(cond, holders: set[str]) -> bool:
+    """Whether a branch's condition (or a switch's value) mentions a variable that held the
+    object. A condition the frontend could not analyse (calls with side effects: ir.Opaque)
+    names no variables, so it is kept: dropping it could hide the step that matters."""
+    if isinstance(cond, str):
+        return cond in holders
+    if isinstance(cond, ir.SizeTest):
+        named = {cond.a, cond.b} | (set(cond.fallback.vars) if cond.fallback else set())
+    elif isinstance(cond, ir.NullTest):
+        named = {cond.var}
+    elif isinstance(cond, ir.Fact):
+        named = set(cond.vars)
+    elif isinstance(cond, ir.SameObject):
+        named = {cond.a, cond.b}
+    else:
+        return True
+    return not named.isdisjoint(holders)

@@ -40,7 +40,7 @@ import refcheck
 from refcheck.support import safeio
 from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
 
-FORMAT = 2
+FORMAT = 3  # 3: path steps may say bears=False
 MAGIC = b"refcheck-cache 2\n"
 # Entries not written for this long are deleted by the next run that writes one. Every edit of
 # refcheck's code (or the flags, or the conventions) orphans a set of entries; a used entry that
@@ -292,7 +292,8 @@ def dump_result(r: UnitResult) -> dict:
         "findings": [{
             "rule": f.rule, "name": f.name, "location": _loc_out(f.location),
             "function": f.function, "message": f.message,
-            "path": [{"location": _loc_out(s.location), "message": s.message} for s in f.path],
+            "path": [{"location": _loc_out(s.location), "message": s.message,
+                      **({} if s.bears else {"bears": False})} for s in f.path],
             "instantiations": list(f.instantiations),
             "origin": _loc_out(f.origin) if f.origin else None,
         } for f in r.findings],
@@ -365,12 +366,19 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
         findings.append(Finding(
             rule=_text(f["rule"], 16), name=_text(f["name"], 64), location=loc(f["location"]),
             function=_text(f["function"]), message=_text(f["message"]),
-            path=[Step(loc(_obj(s)["location"]), _text(s["message"])) for s in _items(f["path"])],
+            path=[_step(_obj(s), loc) for s in _items(f["path"])],
             instantiations=strings(f["instantiations"]),
             origin=loc(origin) if origin is not None else None))
     return UnitResult(file=file(d["file"]), functions=_count(d["functions"]),
                       includes=strings(d["includes"]), timings=timings, errors=errors,
                       findings=findings)
+
+
+def _step(s: dict, loc) -> Step:
+    bears = s.get("bears", True)
+    if bears not in (True, False):
+        raise Invalid("bears")
+    return Step(loc(s["location"]), _text(s["message"]), bears)
 
 
 def _mac(secret: bytes, key: str, body: bytes) -> str:

@@ -44,7 +44,7 @@ from refcheck.caches.cache import (MAX_ITEMS, Invalid, _count, _obj, dump_result
                              replace_atomically)
 from refcheck.findings import Finding, ToolError, UnitResult
 
-FORMAT = 1
+FORMAT = 2  # 2: path steps may say bears=False (cache.FORMAT 3)
 MAGIC = b"refcheck-functions 1\n"
 SUBDIR = "functions"
 # One table per unit and settings; THTensor.c's (1903 functions) is about 1 MB.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -149,7 +150,17 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here.")
 @click.option("--select", multiple=True, metavar="CODES",
               help="Report only these rules (codes or prefixes, comma-separated).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these rules.")
+@click.option("--extend-select", multiple=True, metavar="CODES",
+              help="Also report these rules, on top of --select or the configuration's.")
+@click.option("--ignore", "--extend-ignore", "ignore", multiple=True, metavar="CODES",
+              help="Do not report these rules (added to the configuration's ignore).")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files matching GLOB (relative to the root; repeatable; added to the "
+                   "configuration's exclude).")
+@click.option("--stdin-filename", metavar="PATH",
+              help="With '-' as the path: the name of the unit read from stdin, for its flags "
+                   "(compile database, configuration), its language and the paths reported "
+                   "(default: stdin.c).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: cores).")
 @click.option("--timeout", type=_POSITIVE_SECONDS,
               help="Seconds one unit may take before it is reported as not checked (default 120).")
@@ -167,6 +178,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Warn about refcheck: ignore comments that silence nothing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
+@click.option("--full-path", is_flag=True,
+              help="Show every branch on a finding's path, also those whose condition does not "
+                   "mention the reference reported.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Say why each unit was analysed rather than taken from the cache (no entry, "
@@ -178,70 +192,131 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--show-source/--no-show-source", default=True, show_default=True,
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
-          errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, verbose, color,
+          errors, fmt, output, select, extend_select, ignore, exclude, stdin_filename, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
+          write_baseline, report_unused_suppressions, exit_zero, statistics, full_path, quiet, verbose, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
     def body():
         import time
 
-        from refcheck.driver import progress, runner
-
         from refcheck import reporters
-
-        from refcheck.filters import selection
-
+        from refcheck.driver import progress, runner
         from refcheck.support import terminal
         from refcheck.workspace.config import Resolver
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
                                                 defines, undefines, std, clang_args, errors)
         _require_builtin_headers()
-        try:
-            overrides.select = selection.expand(_split_codes(select)) if select else None
-            overrides.ignore = selection.expand(_split_codes(ignore)) if ignore else []
-        except ValueError as e:
-            raise ConfigError(f"--select/--ignore: {e}") from None
-        cfg.select = overrides.select or cfg.select
-        cfg.ignore = cfg.ignore + overrides.ignore
+        _select_rules(overrides, select, extend_select, ignore)
+        overrides.apply_selection(cfg)
+        cfg.exclude = cfg.exclude + list(exclude)
         if timeout:
             cfg.timeout = timeout
         if max_memory:
             cfg.max_memory = max_memory
         if cache_dir:
             cfg.cache_dir = os.path.abspath(cache_dir)
-        request = runner.Request(
-            paths=list(paths), config=cfg, database=database,
-            jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
-            baseline=baseline, write_baseline=write_baseline,
-            report_unused_suppressions=report_unused_suppressions,
-            progress=not quiet and progress.wanted(sys.stderr), verbose=verbose,
-            resolver=Resolver(cfg, overrides, forced=config_path is not None))
-        report = runner.run(request)
-        result = report.result
+        # stdin's text stands in for its file until the report is written (snippets, HTML).
+        with _stdin_unit(paths, stdin_filename) as stdin:
+            request = runner.Request(
+                paths=list(paths), config=cfg, database=database,
+                jobs=jobs or cfg.jobs or runner.default_jobs(), use_cache=not no_cache,
+                baseline=baseline, write_baseline=write_baseline,
+                report_unused_suppressions=report_unused_suppressions,
+                progress=not quiet and progress.wanted(sys.stderr), verbose=verbose,
+                resolver=Resolver(cfg, overrides, forced=config_path is not None))
+            if stdin is not None:
+                # One unit from a pipe, new on every keystroke of an editor: nothing to cache.
+                request.stdin, request.use_cache, request.jobs = stdin, False, 1
+            report = runner.run(request)
+            result = report.result
+            if not full_path:
+                # The cache keeps every step; which ones are shown is the reader's choice.
+                from dataclasses import replace
 
-        started = time.monotonic()
-        coloured = terminal.use_color(color, None if output else sys.stdout)
-        text = reporters.render(fmt, result, color=coloured, show_source=show_source)
-        if output:
-            _write_output(output, text)
-        else:
-            # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
-            click.echo(text, nl=False, color=coloured or None)
-        result.timings["report"] = time.monotonic() - started
+                from refcheck.findings import bearing_path
 
-        for note in report.notes:
-            click.echo(f"refcheck: {note}", err=True)
-        for line in report.explanations:
-            click.echo(f"refcheck: cache: {line}", err=True)
-        if statistics:
-            click.echo(_statistics(report), err=True)
-        if not quiet and fmt == "text":
-            click.echo(_summary(report), err=True)
-        return _exit_code(result, exit_zero)
+                result.findings = [replace(f, path=bearing_path(f.path)) for f in result.findings]
+
+            started = time.monotonic()
+            coloured = terminal.use_color(color, None if output else sys.stdout)
+            text = reporters.render(fmt, result, color=coloured, show_source=show_source)
+            if output:
+                _write_output(output, text)
+            else:
+                # color=True: click would strip our escapes from a pipe, undoing FORCE_COLOR.
+                click.echo(text, nl=False, color=coloured or None)
+            result.timings["report"] = time.monotonic() - started
+
+            for note in report.notes:
+                click.echo(f"refcheck: {note}", err=True)
+            for line in report.explanations:
+                click.echo(f"refcheck: cache: {line}", err=True)
+            if output or fmt != "text":
+                # The report is in a file or for a program: a run that failed must still say why
+                # on the console, not only inside report.html.
+                for err in result.errors:
+                    if err.severity == "error":
+                        click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+            if statistics:
+                click.echo(_statistics(report), err=True)
+            if not quiet:
+                # Always on stderr whatever the format: stdout (or -o) holds the report alone.
+                click.echo(_summary(report), err=True)
+            return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+STDIN_DEFAULT_NAME = "stdin.c"
+
+
+@contextmanager
+def _stdin_unit(paths: tuple[str, ...], name: str | None):
+    """`check -` (as ruff and clang-format): stdin's bytes, written to a temporary copy named
+    like `name` (so that the extension picks the language), stand in for the file `name` while
+    the run lasts; None when the paths are files."""
+    if "-" not in paths:
+        if name is not None:
+            raise ConfigError("--stdin-filename names the unit read from stdin: give '-' as the path")
+        yield None
+        return
+    if len(paths) > 1:
+        raise ConfigError("'-' (read the unit from stdin) cannot be combined with other paths")
+    import tempfile
+
+    from refcheck.findings.source import standing_in
+    from refcheck.driver.runner import Stdin
+
+    real = os.path.abspath(name or STDIN_DEFAULT_NAME)
+    if not os.path.basename(real) or os.path.isdir(real):
+        raise ConfigError(f"--stdin-filename {name}: a file name is needed, not a directory")
+    data = click.get_binary_stream("stdin").read()
+    with tempfile.TemporaryDirectory(prefix="refcheck-stdin-") as tmp:
+        temp = os.path.join(tmp, os.path.basename(real))
+        with open(temp, "wb") as f:
+            f.write(data)
+        with standing_in(real, data):
+            yield Stdin(real, temp)
+
+
+def _select_rules(overrides, select, extend_select, ignore) -> None:
+    """The command line's rule codes, expanded; an unknown one is a usage error."""
+    from refcheck.filters import selection
+
+    for option, given in (("--select", select), ("--extend-select", extend_select),
+                          ("--ignore", ignore)):
+        try:
+            codes = selection.expand(_split_codes(given)) if given else []
+        except ValueError as e:
+            raise ConfigError(f"{option}: {e}") from None
+        if option == "--select":
+            overrides.select = codes or None
+        elif option == "--extend-select":
+            overrides.extend_select = codes
+        else:
+            overrides.ignore = codes
 
 
 def _require_builtin_headers() -> None:
@@ -341,19 +416,35 @@ def rules_command():
 
 
 @cli.command()
-@click.argument("code")
-def explain(code):
-    """Print a rule's documentation (the same text as docs/rules/<CODE>.md)."""
+@click.argument("rule")
+def explain(rule):
+    """Print a rule's documentation (the same text as docs/rules/<CODE>.md); RULE is its code
+    (RC001) or its name (leak), in any case."""
+    found = _find_rule(rule)
+    try:
+        text = found.doc
+    except OSError:
+        _fail(f"no documentation installed for {found.code}")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+def _find_rule(given: str):
+    """The rule a user named by code or name; an unknown one is a usage error with the nearest
+    names, as ruff and git suggest, since names are long enough to mistype."""
+    import difflib
+
     from refcheck.rules import RULES
 
-    rule = RULES.get(code.strip().upper())
-    if rule is None:
-        _fail(f"unknown rule '{code}' (known: {', '.join(RULES)})")
-    try:
-        text = rule.doc
-    except OSError:
-        _fail(f"no documentation installed for {rule.code}")
-    click.echo(text, nl=not text.endswith("\n"))
+    key = given.strip().lower()
+    for code, rule in RULES.items():
+        if key in (code.lower(), rule.name.lower()):
+            return rule
+    # Codes differ by one digit from each other, so only names are suggested; the list of
+    # codes and names follows anyway.
+    close = difflib.get_close_matches(key, [r.name for r in RULES.values()], n=2, cutoff=0.7)
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    _fail(f"unknown rule '{given}'{hint} (known: "
+          f"{', '.join(f'{c} {r.name}' for c, r in RULES.items())})")
 
 
 @cli.command()

@@ -6,12 +6,11 @@ import os
 import sys
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
-from refcheck.findings import Finding, Location, Step, ToolError, UnitResult, merge_findings
+from refcheck.findings import Finding, Location, ToolError, UnitResult, merge_findings
 
 
 # Deeply nested code recurses in the CFG builder; a big thread stack makes a high limit safe.
@@ -311,4 +310,4 @@ def _loc(loc: Location, root: str) -> Location:
 
 def _relativized(f: Finding, root: str) -> Finding:
     return replace(f, location=_loc(f.location, root), origin=None if f.origin is None else _loc(f.origin, root),
-                   path=tuple(Step(_loc(s.location, root), s.message) for s in f.path))
+                   path=tuple(replace(s, location=_loc(s.location, root)) for s in f.path))

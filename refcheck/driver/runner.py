@@ -20,11 +20,21 @@ from refcheck.frontend import gcc
 from refcheck.workspace.compdb import CompileDatabase
 from refcheck.frontend.gcc import Adapted
 from refcheck.workspace.config import Config, ConfigError, Resolver
-from refcheck.findings import Finding, RunResult, ToolError, UnitResult, merge_findings
+from refcheck.findings import Finding, Location, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.driver.progress import Progress
 from refcheck.workspace.sources import HEADER_EXTENSIONS, discover, excluded, relative
 from refcheck.findings.source import SourceCache
 from refcheck.filters.suppressions import Suppressions
+
+
+@dataclass(frozen=True)
+class Stdin:
+    """`refcheck check -`: the unit read from stdin, written to `temp` for the workers, checked
+    and reported as `name` (absolute): its flags, configuration and reported paths are the
+    ones a file of that name would have."""
+
+    name: str
+    temp: str
 
 
 @dataclass
@@ -42,10 +52,16 @@ class Request:
     verbose: bool = False
     # Finds each file's own configuration; None: `config` for every file.
     resolver: Resolver | None = None
+    stdin: Stdin | None = None
 
     def config_for(self, path: str) -> Config:
         """The configuration governing one file (absolute path)."""
+        path = self.named(path)
         return self.config if self.resolver is None else self.resolver.for_file(path)
+
+    def named(self, path: str) -> str:
+        """The name a unit is checked as: stdin's given name for its temporary copy."""
+        return self.stdin.name if self.stdin is not None and path == self.stdin.temp else path
 
 
 @dataclass
@@ -70,6 +86,8 @@ def units_for(request: Request) -> tuple[list[str], list[ToolError]]:
     """The units to check, and per-file errors for database entries that do not exist."""
     cfg = request.config
     db = request.database
+    if request.stdin is not None:
+        return [request.stdin.temp], []
     skip = (cfg.cache_dir,)
     if request.paths or db is None:
         paths = request.paths or ["."]
@@ -152,13 +170,18 @@ def adapted_args(path: str, request: Request) -> Adapted:
     """args_for's arguments with the notes on what was changed for clang (frontend/gcc.py):
     a database's gcc-probe macros and gcc-only options, -fopenmp without an omp.h."""
     cfg = request.config_for(path)
+    # stdin's copy lives in a temporary directory: its own `#include "x.h"` must still find
+    # x.h beside the file it stands for, which -iquote searches right after the copy's directory.
+    quote = ("-iquote", os.path.dirname(request.stdin.name)) if request.named(path) != path else ()
+    path = request.named(path)
     include = _builtin_include()
     if request.database is not None:
         known = request.database.args_for(path)
         if known is not None:
             adapted = gcc.adapt(known, include, from_database=True)
-            return Adapted(adapted.args + tuple(cfg.clang_args), adapted.notes)
-    return gcc.adapt(cfg.fallback_args(), include, from_database=False)
+            return Adapted(adapted.args + tuple(cfg.clang_args) + quote, adapted.notes)
+    adapted = gcc.adapt(cfg.fallback_args(), include, from_database=False)
+    return Adapted(adapted.args + quote, adapted.notes)
 
 
 def _builtin_include() -> str | None:
@@ -222,6 +245,8 @@ def run(request: Request) -> Report:
                   root=cfg.root)
     report = Report(RunResult(root=cfg.root))
     units, results = _analyze(units, request, cache, report)
+    if request.stdin is not None:
+        units, results = _as_named(units, results, request.stdin, cfg.root)
     ordered = _units_not_included(units, results)
     outside = {relative(u, cfg.root) for u in units if request.database is not None
                and not in_database(u, request)}
@@ -408,6 +433,31 @@ def _options_for(request: Request, path: str, pool, functions: str | None):
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
     return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
                         functions)
+
+
+def _as_named(units: list[str], results: list[UnitResult], stdin: Stdin,
+              root: str) -> tuple[list[str], list[UnitResult]]:
+    """Results of stdin's temporary copy, under the name it stands for."""
+    temp_shown, name_shown = relative(stdin.temp, root), relative(stdin.name, root)
+
+    def loc(where):
+        return replace(where, file=name_shown) if where and where.file == temp_shown else where
+
+    def text(message: str) -> str:
+        return message.replace(stdin.temp, name_shown)  # clang's own messages quote the path
+
+    out = []
+    for r in results:
+        findings = [replace(f, location=loc(f.location), origin=loc(f.origin),
+                            message=text(f.message),
+                            path=[replace(s, location=loc(s.location)) for s in f.path])
+                    for f in r.findings]
+        errors = [replace(e, file=name_shown if e.file == temp_shown else e.file,
+                          message=text(e.message)) for e in r.errors]
+        includes = [stdin.name if p == stdin.temp else p for p in r.includes]
+        out.append(replace(r, file=loc(Location(r.file, 0, 0)).file, findings=findings,
+                           errors=errors, includes=includes))
+    return [stdin.name if u == stdin.temp else u for u in units], out
 
 
 def _included_by(pairs) -> set[str]:

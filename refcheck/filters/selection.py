@@ -66,9 +66,13 @@ class Selection:
 
 
 def build(select: list[str] | None, ignore: list[str], per_path_ignores: dict[str, list[str]],
-          default_ignore: list[str] = ()) -> Selection:
-    """Explicit select wins over a preset's default ignores; ignore always removes."""
+          default_ignore: list[str] = (), extend: list[str] = ()) -> Selection:
+    """Explicit select wins over a preset's default ignores; `extend` (extend-select) adds to
+    what was chosen; ignore always removes."""
     chosen = expand(select) if select else [c for c in RULES if c not in default_ignore]
+    if extend:
+        wanted = set(chosen) | set(expand(list(extend)))
+        chosen = [c for c in RULES if c in wanted]
     removed = set(expand(ignore)) if ignore else set()
     return Selection([c for c in chosen if c not in removed],
                      {p: expand(c) for p, c in per_path_ignores.items()})

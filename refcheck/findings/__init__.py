@@ -18,6 +18,14 @@ class Step:
 
     location: Location
     message: str
+    # False for a branch whose condition mentions no variable that held the reported reference
+    # (`n > 0 ? a : b` in an argument list): shown only with --full-path.
+    bears: bool = True
+
+
+def bearing_path(path: list[Step]) -> list[Step]:
+    """The steps that bear on the reported reference: the default view of a path."""
+    return [s for s in path if s.bears]
 
 
 @dataclass(frozen=True)

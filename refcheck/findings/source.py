@@ -9,7 +9,29 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+
+# Bytes that stand in for a file's contents (absolute path -> bytes): `refcheck check -` checks
+# stdin under the name --stdin-filename gives, and every snippet, suppression comment and
+# fingerprint must come from what was checked, not from the (older) file of that name on disk.
+_STANDINS: dict[str, bytes] = {}
+
+
+@contextmanager
+def standing_in(path: str, data: bytes):
+    """Within the block, `data` is the contents of `path` for every reader of this module."""
+    key = os.path.abspath(path)
+    _STANDINS[key] = data
+    try:
+        yield
+    finally:
+        _STANDINS.pop(key, None)
+
+
+def standin(path: str) -> bytes | None:
+    return _STANDINS.get(os.path.abspath(path)) if _STANDINS else None
 
 
 @dataclass
@@ -32,6 +54,10 @@ class SourceCache:
 
 def _read(path: str) -> list[str] | None:
     from refcheck.support import safeio
+
+    data = standin(path)
+    if data is not None:
+        return None if b"\0" in data else data.decode("utf-8", errors="replace").splitlines()
     try:
         # A location can name any file (a header that is now a FIFO, say): read only regular
         # files, bounded, so that showing a line can never block or flood the report.

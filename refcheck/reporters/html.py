@@ -24,15 +24,31 @@ _TAB = 8
 _QUOTED = re.compile(r"`([^`\n]+)`|(?<!\w)'([^'\s]+)'(?!\w)")
 
 
+# What comes before a character literal in code (`c == 'x'`, `f(a, 'x')`), never before a name
+# quoted in prose (`released 't'`, `(loaded from 'p')`).
+_CODE_BEFORE = frozenset("=<>!&|+-*/%^?:,([")
+
+
 def message(text: str) -> str:
-    """An analyzer message, HTML-escaped, with its `quoted` code set in the code font."""
+    """An analyzer message, HTML-escaped, with its `quoted` code set in the code font.
+
+    Branch notes quote the condition's source (`taking the true branch (c == 'x')`): there a
+    '...' is a character literal, and its quotes are part of the code, not quoting marks."""
     out, done = [], 0
     for m in _QUOTED.finditer(text):
         out.append(escape(text[done:m.start()]))
-        out.append(f"<code>{escape(m.group(1) or m.group(2))}</code>")
+        if m.group(2) is not None and _char_literal(text, m.start()):
+            out.append(escape(m.group(0)))
+        else:
+            out.append(f"<code>{escape(m.group(1) or m.group(2))}</code>")
         done = m.end()
     out.append(escape(text[done:]))
     return "".join(out)
+
+
+def _char_literal(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return bool(before) and before[-1] in _CODE_BEFORE
 
 
 _CSS = """
@@ -81,6 +97,7 @@ tr.callout td { padding: 1px 0 3px; }
 .note.last .num { background: #cf222e; }
 .nosrc { color: #57606a; font-style: italic; }
 .errors li { color: #a40e26; }
+.errors li.warning { color: #9a6700; }
 """
 
 
@@ -109,8 +126,13 @@ def _plural(n: int, word: str) -> str:
 
 def _summary(result: RunResult) -> str:
     files_with = len({f.location.file for f in result.findings})
+    # Warnings (a directory without sources, an unused suppression) do not fail a run, so they
+    # are not tool errors here either: the same counts as the console's summary line.
+    errors = sum(1 for e in result.errors if e.severity == "error")
+    warnings = len(result.errors) - errors
+    tail = f", {_plural(warnings, 'warning')}" if warnings else ""
     text = (f"{_plural(len(result.findings), 'finding')} in {_plural(files_with, 'file')}; "
-            f"{_plural(len(result.errors), 'tool error')}. "
+            f"{_plural(errors, 'tool error')}{tail}. "
             f"Checked {_plural(result.files, 'file')}, "
             f"{_plural(result.functions, 'function')}.")
     return f'<p class="summary">{escape(text)}</p>'
@@ -173,9 +195,13 @@ def _errors(result: RunResult) -> str:
     items = []
     for e in result.errors:
         where = e.file + (f":{e.line}" if e.line > 0 else "")
-        items.append(f"<li><code>{escape(where)}</code>: {escape(e.severity)}: "
+        cls = ' class="warning"' if e.severity != "error" else ""
+        items.append(f"<li{cls}><code>{escape(where)}</code>: {escape(e.severity)}: "
                      f"{message(e.message)}</li>")
-    return "\n".join(['<h3>Tool errors</h3><ul class="errors">', *items, "</ul>"])
+    title = ("Tool errors" if all(e.severity == "error" for e in result.errors)
+             else "Warnings" if all(e.severity != "error" for e in result.errors)
+             else "Tool errors and warnings")
+    return "\n".join([f'<h3>{title}</h3><ul class="errors">', *items, "</ul>"])
 
 
 def _where(loc: Location) -> str:

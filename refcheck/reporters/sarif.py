@@ -16,7 +16,7 @@ from urllib.parse import quote
 from refcheck import __version__
 from refcheck.findings import Finding, Location, RunResult, ToolError
 from refcheck.findings.fingerprint import KEY, fingerprints
-from refcheck.findings.source import SourceCache
+from refcheck.findings.source import SourceCache, standin
 from refcheck.rules import RULES, Rule
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -129,6 +129,10 @@ class Utf16Columns:
 
     def _raw(self, file: str) -> list[bytes] | None:
         if file not in self._lines:
+            data = standin(os.path.join(self.root, file))
+            if data is not None:
+                self._lines[file] = data.split(b"\n")
+                return self._lines[file]
             try:
                 with open(os.path.join(self.root, file), "rb") as f:
                     self._lines[file] = f.read().split(b"\n")

@@ -23,7 +23,7 @@ from dataclasses import fields, is_dataclass, replace
 
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.findings import Finding, Location, Step
+from refcheck.findings import Finding, Location
 
 # A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
@@ -224,5 +224,5 @@ def renamed_result(result, rename):
 
 def renamed_finding(f: Finding, rename) -> Finding:
     return replace(f, function=rename(f.function), message=rename(f.message),
-                   path=tuple(Step(s.location, rename(s.message)) for s in f.path),
+                   path=tuple(replace(s, message=rename(s.message)) for s in f.path),
                    instantiations=tuple(rename(x) for x in f.instantiations))

@@ -32,6 +32,10 @@ class Rule:
     note: Callable[[Event], str] = field(default=lambda ev: "", compare=False)
     # The path shows where the reference was released before the event (uses after release, ...).
     shows_release: bool = False
+    # Set: several references the rule reports at one primary location are one finding, with
+    # this message (field: refs, each reference with its origin) — a `return` of one of several
+    # owned references is one defect at that return, not one per reference.
+    merged: str | None = None
     home: Path = field(default=HERE, compare=False)  # the directory of the rule's file and page
 
     @property

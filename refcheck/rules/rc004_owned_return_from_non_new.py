@@ -7,4 +7,5 @@ RULE = Rule(
     "{what} {origin} is returned owned from a function whose name does not begin with 'new'",
     reports=lambda ev: ev.kind is EventKind.RETURNED_OWNED and not ev.from_new,
     note=lambda ev: "returned here",
+    merged="{refs} are returned owned from a function whose name does not begin with 'new'",
 )

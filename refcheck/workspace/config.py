@@ -46,6 +46,8 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
+    # --extend-select: added to whatever select (or the preset) chose (ruff's semantics).
+    extend_select: list[str] = field(default_factory=list)
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
     compile_commands: str | None = None
     cache_dir: str = DEFAULT_CACHE_DIR
@@ -68,7 +70,7 @@ class Config:
 
     def selection(self) -> selection.Selection:
         return selection.build(self.select, self.ignore, self.per_path_ignores,
-                               PRESETS[self.preset].ignore)
+                               PRESETS[self.preset].ignore, self.extend_select)
 
 
 # --- value checkers: each returns the value or raises ValueError with what was expected -------
@@ -392,7 +394,8 @@ class Overrides:
     clang_args: list[str] = field(default_factory=list)
     errors: str | None = None
     select: list[str] | None = None  # expanded codes
-    ignore: list[str] = field(default_factory=list)  # expanded codes
+    ignore: list[str] = field(default_factory=list)  # expanded codes (--ignore, --extend-ignore)
+    extend_select: list[str] = field(default_factory=list)  # expanded codes
 
     def apply(self, cfg: Config) -> Config:
         cfg.include_dirs = cfg.include_dirs + self.include_dirs
@@ -403,8 +406,17 @@ class Overrides:
         cfg.clang_args = cfg.clang_args + self.clang_args
         if self.errors:
             cfg.conventions = replace(cfg.conventions, errors=self.errors)
+        return self.apply_selection(cfg)
+
+    def apply_selection(self, cfg: Config) -> Config:
+        """The command line's rule selection over a file's configuration. As in ruff, the
+        command line is a later layer: its --extend-select re-enables a rule the file ignores,
+        and its --ignore removes a rule whatever selected it."""
         if self.select:
             cfg.select = list(self.select)
+        if self.extend_select:
+            cfg.ignore = [c for c in cfg.ignore if c not in self.extend_select]
+            cfg.extend_select = cfg.extend_select + list(self.extend_select)
         if self.ignore:
             cfg.ignore = cfg.ignore + list(self.ignore)
         return cfg

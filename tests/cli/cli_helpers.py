@@ -43,12 +43,13 @@ class Project:
             path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
         return path
 
-    def run(self, *args: str) -> Ran:
-        """The CLI in this process (workers fork from it, so monkeypatches reach them)."""
+    def run(self, *args: str, input: str | bytes | None = None) -> Ran:
+        """The CLI in this process (workers fork from it, so monkeypatches reach them); `input`
+        is its stdin."""
         old = os.getcwd()
         os.chdir(self.root)
         try:
-            r = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+            r = CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
         finally:
             os.chdir(old)
         return Ran(r.exit_code, r.stdout, r.stderr)

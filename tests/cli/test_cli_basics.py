@@ -213,6 +213,23 @@ def test_explain_prints_the_rule_doc(project):
     assert r.code == 2 and "unknown rule 'RC999'" in r.err
 
 
+def test_explain_takes_the_rule_name_in_any_case(project):
+    for code, rule in RULES.items():
+        for given in (rule.name, rule.name.upper(), f" {code.lower()} "):
+            r = project.run("explain", given)
+            assert r.code == 0, given
+            assert r.out == rule.doc
+
+
+def test_explain_suggests_a_near_name_and_exits_2(project):
+    r = project.run("explain", "lek")
+    assert r.code == 2 and r.out == ""
+    assert "unknown rule 'lek'; did you mean 'leak'?" in r.err
+    assert "RC001 leak" in r.err and "Traceback" not in r.err
+    r = project.run("explain", "RC999")
+    assert r.code == 2 and "did you mean" not in r.err  # codes are one digit apart: no guess
+
+
 def test_version(project):
     r = project.run("--version")
     assert r.code == 0 and "refcheck" in r.out

@@ -8,6 +8,7 @@ import time
 
 from cli_helpers import analyzed
 
+from refcheck.caches.cache import FORMAT as CACHE_FORMAT
 from refcheck.caches.cache import Cache, FileHasher, dump_result, load_result
 from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
 
@@ -83,7 +84,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_rebuilt(project, fake):
         r = project.run("check", "a.c")
         assert r.out == expected, content
         assert analyzed(fake) == ["a.c"], content
-        assert body(entry)["format"] == 2  # rebuilt
+        assert body(entry)["format"] == CACHE_FORMAT  # rebuilt
 
 
 def test_unwritable_cache_warns_and_the_run_goes_on(project, fake):
@@ -102,7 +103,7 @@ def test_two_runs_sharing_one_cache_at_once(project):
     assert [p.returncode for p in runs] == [1, 1]
     assert outs[0][0] == outs[1][0]
     for e in entries(project):
-        assert body(e)["format"] == 2
+        assert body(e)["format"] == CACHE_FORMAT
     assert not list((project.root / ".refcheck_cache" / "entries").glob(".tmp-*"))
     warm = project.call("check", ".")
     assert warm.out == outs[0][0]

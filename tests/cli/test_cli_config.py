@@ -149,3 +149,41 @@ def test_cli_select_overrides_config_select(project, fake):
     project.write("a.c", LEAKY)
     assert project.run("check", "a.c").code == 0
     assert project.run("check", "--select", "RC001", "a.c").code == 1
+
+
+def test_cli_extend_select_adds_to_the_configured_selection(project, fake):
+    project.write("refcheck.toml", "select = ['RC002']\n")
+    project.write("a.c", LEAKY)
+    assert project.run("check", "a.c").code == 0
+    r = project.run("check", "--extend-select", "RC001", "a.c")
+    assert r.code == 1 and "[RC001 leak]" in r.out
+    # A prefix, as --select takes, and comma lists.
+    assert project.run("check", "--extend-select", "RC003,RC00", "a.c").code == 1
+    r = project.run("check", "--extend-select", "RC999", "a.c")
+    assert r.code == 2 and "--extend-select: unknown rule code 'RC999'" in r.err
+
+
+def test_cli_extend_select_reenables_a_configured_ignore_but_not_a_cli_ignore(project, fake):
+    # The command line is a later layer than the file (ruff): its extend-select wins over the
+    # file's ignore, and its own --ignore/--extend-ignore still remove.
+    project.write("refcheck.toml", "ignore = ['RC001']\n")
+    project.write("a.c", LEAKY)
+    assert project.run("check", "a.c").code == 0
+    assert project.run("check", "--extend-select", "RC001", "a.c").code == 1
+    assert project.run("check", "--extend-select", "RC001", "--ignore", "RC001", "a.c").code == 0
+    assert project.run("check", "--extend-select", "RC001", "--extend-ignore", "RC001",
+                       "a.c").code == 0
+
+
+def test_cli_exclude_adds_to_the_configured_exclude(project, fake):
+    project.write("refcheck.toml", "exclude = ['third_party']\n")
+    project.write("src/a.c", LEAKY)
+    project.write("gen/g.c", LEAKY)
+    project.write("third_party/v.c", LEAKY)
+    r = project.run("check", "--exclude", "gen", "--exclude", "src/*.h", ".")
+    assert r.code == 1
+    assert "src/a.c" in r.out and "gen/g.c" not in r.out and "third_party" not in r.out
+    from cli_helpers import analyzed
+    assert analyzed(fake) == ["a.c"]
+    r = project.run("check", "--exclude", "src", "--exclude", "gen", ".")
+    assert r.code == 0 and "RC001" not in r.out

@@ -105,7 +105,8 @@ def test_every_reporter_carries_the_hint(tmp_path):
                        root=str(tmp_path))
     assert "a.c:3:10: note: hint: -I inc" in render("text", result).splitlines()
     assert json.loads(render("json", result))["errors"] == [
-        {"file": "a.c", "message": "'x.h' file not found", "hint": "-I inc"}]
+        {"file": "a.c", "line": 3, "column": 10, "severity": "error", "message": "'x.h' file not found",
+         "hint": "-I inc"}]
     note = json.loads(render("sarif", result))["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]
     assert note["properties"] == {"hint": "-I inc"} and note["message"]["text"].endswith("(hint: -I inc)")
     assert "(hint: -I inc)" in render("github", result)

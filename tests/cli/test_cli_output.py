@@ -61,3 +61,31 @@ def test_auto_colours_a_terminal_only(monkeypatch):
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "dumb")
     assert not use_color("auto", _Tty(True))
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "html", "text"])
+def test_a_report_in_a_file_still_says_on_the_console_what_went_wrong(project, fake, fmt):
+    project.write("a.c", LEAKY)
+    project.write("boom.c", "void f(void) { CRASH; }\n")
+    r = project.run("check", "--format", fmt, "-o", "report.out", "a.c", "boom.c")
+    assert r.code == 2 and r.out == ""
+    lines = r.err.splitlines()
+    assert any(line.startswith("boom.c: error: ") for line in lines), r.err
+    assert lines[-1].startswith("refcheck: 1 finding, 1 tool error in 2 files")
+    assert (project.root / "report.out").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "html"])
+def test_the_summary_goes_to_stderr_in_every_format(project, fake, fmt):
+    project.write("a.c", LEAKY)
+    r = project.run("check", "--format", fmt, "a.c")
+    assert r.code == 1
+    assert r.err.splitlines()[-1].startswith("refcheck: 1 finding in 1 file")
+    assert "refcheck: 1 finding" not in r.out
+    assert project.run("check", "-q", "--format", fmt, "a.c").err == ""
+
+
+def test_a_text_report_on_stdout_does_not_repeat_tool_errors_on_stderr(project, fake):
+    project.write("boom.c", "void f(void) { CRASH; }\n")
+    r = project.run("check", "boom.c")
+    assert r.code == 2 and "boom.c: error:" in r.out and "boom.c: error:" not in r.err

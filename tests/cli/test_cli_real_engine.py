@@ -112,3 +112,16 @@ void g(void) {
     r = project.run("check", "g.c")
     assert r.code == 1, r.err
     assert r.out.startswith("g.c:10:1: error: 's'") and r.out.count(" error:") == 1
+
+
+def test_owned_returns_at_one_return_are_one_rc004_finding(project):
+    project.write("r.c", "typedef struct T T;\nT *T_new(void);\nT *T_newCopy(T *x);\n"
+                         "T *one(T *x, int c) {\n  T *t;\n  if (c)\n    t = T_new();\n  else\n"
+                         "    t = T_newCopy(x);\n  return t;\n}\n")
+    r = project.run("check", "--select", "RC004", "--format", "json", "r.c")
+    assert r.code == 1, r.out + r.err
+    (finding,) = __import__("json").loads(r.out)["findings"]
+    assert finding["line"] == 10
+    assert finding["message"] == (
+        "'t' (acquired by T_new at line 7) and 't' (acquired by T_newCopy at line 9) are "
+        "returned owned from a function whose name does not begin with 'new'")

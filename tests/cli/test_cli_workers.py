@@ -6,6 +6,8 @@ import json
 import signal
 import time
 
+from refcheck.caches.cache import FORMAT as CACHE_FORMAT
+
 from cli_helpers import analyzed
 
 LEAKY = "void f(void) {\n  t = LEAK(1);\n}\n"
@@ -108,7 +110,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     entries = list((project.root / ".refcheck_cache" / "entries").glob("[!.]*.json"))
     assert entries  # some units finished before the interrupt
     for e in entries:
-        assert json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] == 2  # magic, MAC, body
+        assert json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] == CACHE_FORMAT  # magic, MAC, body
     # The next run finishes the job from where the cache stands.
     r = project.call("check", "-j", "2", ".")
     assert r.code == 1 and r.out.count("error:") == 12

@@ -5,6 +5,7 @@ from html.parser import HTMLParser
 from refcheck.findings import RunResult
 from refcheck.reporters import render
 from refcheck.reporters.extent import function_extent
+from refcheck.reporters.html import message
 
 from sample_result import FILE
 
@@ -48,7 +49,30 @@ def test_index_counts_by_rule_and_file(result):
     assert re.search(r">RC001</a></td><td>leak</td><td class=\"n\">1<", page)
     assert re.search(r">RC003</a></td><td>use-after-release</td><td class=\"n\">1<", page)
     assert re.search(rf'<a href="#f1">{re.escape(FILE)}</a></td><td class="n">2<', page)
-    assert "2 findings in 1 file; 2 tool errors. Checked 3 files, 7 functions." in page
+    # The sample has one error and one warning: a warning is not a tool error (issue 28).
+    assert "2 findings in 1 file; 1 tool error, 1 warning. Checked 3 files, 7 functions." in page
+
+
+def test_errors_and_warnings_are_told_apart(result):
+    page = render("html", result)
+    assert "<h3>Tool errors and warnings</h3>" in page
+    assert '<li class="warning"><code>src/huge.c</code>: warning: ' in page
+    assert "<li><code>src/broken.c:3</code>: error: " in page
+    warnings_only = RunResult(errors=[e for e in result.errors if e.severity == "warning"])
+    page = render("html", warnings_only)
+    assert "0 tool errors, 1 warning." in page and "<h3>Warnings</h3>" in page
+
+
+def test_character_literals_in_a_branch_note_keep_their_quotes():
+    assert message("taking the true branch (c == 'x')") == \
+        "taking the true branch (c == &#x27;x&#x27;)"
+    assert message("taking the false branch (f(a, 'y') || c != '\\0')") == \
+        "taking the false branch (f(a, &#x27;y&#x27;) || c != &#x27;\\0&#x27;)"
+    # Names quoted in prose still go to the code font, without the quotes.
+    assert message("'t' (loaded from 'self->x') is lost") == \
+        "<code>t</code> (loaded from <code>self-&gt;x</code>) is lost"
+    assert message("the function's `t` and 'u'") == \
+        "the function&#x27;s <code>t</code> and <code>u</code>"
 
 
 def test_everything_from_the_code_and_analyzer_is_escaped(result):

@@ -1,12 +1,20 @@
 import json
+import re
+from dataclasses import replace
 
+from refcheck.findings import Location, ToolError
 from refcheck.reporters import render
+from refcheck.findings.fingerprint import fingerprints
+from refcheck.findings.source import SourceCache
 
 
 def test_json_has_the_exact_shape(result):
     out = render("json", result)
-    assert json.loads(out) == {
-        "version": 1,
+    doc = json.loads(out)
+    prints = [f.pop("fingerprint") for f in doc["findings"]]
+    assert all(re.fullmatch(r"[0-9a-f]{32}:1", p) for p in prints)
+    assert doc == {
+        "version": 2,
         "findings": [
             {
                 "rule": "RC001", "name": "leak",
@@ -41,8 +49,10 @@ def test_json_has_the_exact_shape(result):
             },
         ],
         "errors": [
-            {"file": "src/broken.c", "message": "expected ';' after expression", "hint": ""},
-            {"file": "src/huge.c", "message": "gave up after 50000 states\nin THFoo_bar", "hint": ""},
+            {"file": "src/broken.c", "line": 3, "column": 14, "severity": "error",
+             "message": "expected ';' after expression", "hint": ""},
+            {"file": "src/huge.c", "line": 0, "column": 0, "severity": "warning",
+             "message": "gave up after 50000 states\nin THFoo_bar", "hint": ""},
         ],
         "stats": {"files": 3, "functions": 7, "seconds": 1.235},
     }
@@ -50,9 +60,38 @@ def test_json_has_the_exact_shape(result):
 
 def test_json_key_order_and_layout_are_fixed(result):
     out = render("json", result)
-    assert out.startswith('{\n  "version": 1,\n  "findings": [\n    {\n      "rule": "RC001",\n'
+    assert out.startswith('{\n  "version": 2,\n  "findings": [\n    {\n      "rule": "RC001",\n'
                           '      "name": "leak",\n      "file": ')
     assert out.endswith('  "stats": {\n    "files": 3,\n    "functions": 7,\n'
                         '    "seconds": 1.235\n  }\n}\n')
     assert list(json.loads(out)["findings"][0]) == [
-        "rule", "name", "file", "line", "column", "function", "message", "path", "instantiations"]
+        "rule", "name", "file", "line", "column", "function", "message", "path", "instantiations",
+        "fingerprint"]
+    assert list(json.loads(out)["errors"][0]) == ["file", "line", "column", "severity", "message", "hint"]
+
+
+def test_json_fingerprints_are_sarifs_and_survive_a_line_shift(result, tmp_path):
+    doc = json.loads(render("json", result))
+    expected = fingerprints(result.findings, SourceCache(result.root))
+    assert [f["fingerprint"] for f in doc["findings"]] == expected
+    sarif = json.loads(render("sarif", result))["runs"][0]["results"]
+    assert [list(r["partialFingerprints"].values())[0] for r in sarif] == expected
+    # Two lines added above the function: same defects, same fingerprints.
+    source = tmp_path / result.findings[0].location.file
+    source.write_text("\n\n" + source.read_text())
+    moved = [replace(f, location=_down(f.location, 2), origin=_down(f.origin, 2),
+                     path=[replace(s, location=_down(s.location, 2)) for s in f.path])
+             for f in result.findings]
+    shifted = json.loads(render("json", replace(result, findings=moved)))
+    assert [f["fingerprint"] for f in shifted["findings"]] == expected
+
+
+def _down(loc: Location, n: int) -> Location:
+    return replace(loc, line=loc.line + n)
+
+
+def test_json_error_hint_is_always_there_and_empty_when_none_is_known(result):
+    # A fixed shape: scripts read e["hint"] without asking whether it is there.
+    assert all(e["hint"] == "" for e in json.loads(render("json", result))["errors"])
+    hinted = replace(result, errors=[ToolError("a.c", "no such file", hint="add -I")])
+    assert json.loads(render("json", hinted))["errors"][0]["hint"] == "add -I"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 
+from refcheck.caches.cache import FORMAT as CACHE_FORMAT
+
 from robust_cli import assert_good_intact, assert_no_traceback, assert_one_line_error
 
 PRELUDE = ("typedef struct THFloatTensor THFloatTensor;\n"
@@ -86,7 +88,7 @@ def test_unreadable_cache_entries_are_misses_and_the_output_is_unchanged(project
     # turns caching off for the run, so the corrupt one is rebuilt only if it came back first.
     assert warm.err.count("cannot write cache") == 1, warm.err
     rebuilt = entries[1].read_bytes()
-    assert rebuilt == b"\x00\xff{not json" or json.loads(rebuilt.split(b"\n", 2)[2])["format"] == 2
+    assert rebuilt == b"\x00\xff{not json" or json.loads(rebuilt.split(b"\n", 2)[2])["format"] == CACHE_FORMAT
     # A run with the blockage gone rebuilds both and still prints the same.
     (entries[0] / "junk").unlink()
     entries[0].rmdir()
@@ -97,7 +99,7 @@ def test_unreadable_cache_entries_are_misses_and_the_output_is_unchanged(project
     assert [w for w in expected if w in again.err] == expected, again.err
     assert again.err.count("cache") == len(expected), again.err
     # Each entry: a magic line, its MAC, then the JSON body.
-    assert [json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] for e in _entries(project)] == [2, 2]
+    assert [json.loads(e.read_bytes().split(b"\n", 2)[2])["format"] for e in _entries(project)] == [CACHE_FORMAT] * 2
 
 
 def test_cache_directory_that_is_a_file_is_a_warning(project):
