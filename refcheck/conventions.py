@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
 # THCudaTensor_newWithSize. The character after "new" must start a new word, so THFile_newline
@@ -87,6 +87,12 @@ class Conventions:
     may_return_argument: dict[str, int] = field(default_factory=lambda: {
         r"(?:^|_)newContiguous$": -1,
     })
+    # Acquirers listed in `may_return_argument` that return their argument only when a test of
+    # it holds (pattern -> pattern of the test's name): newContiguous returns its argument only
+    # if that is contiguous, so under `if (!isContiguous(x))` newContiguous(x) is a fresh tensor.
+    argument_returned_only_if: dict[str, str] = field(default_factory=lambda: {
+        r"(?:^|_)newContiguous$": r"(?:^|_)isContiguous$",
+    })
     # Calls after which two arguments have the same number of elements (pattern -> [a, b]), and
     # tests that are true exactly when two arguments do: what the size check of
     # TH_TENSOR_APPLY2/3 ("inconsistent tensor size") needs in order to be known not to fire.
@@ -124,7 +130,8 @@ class Conventions:
     @cached_property
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
-                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test")}
+                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
+                             "argument_returned_only_if")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -167,6 +174,12 @@ class Conventions:
         return (callee == "new" or self.matches("acquire", callee)) and not self.matches("reallocate", callee) \
             and self._lookup("may_return_argument", callee) is None
 
+    def identity_test(self, callee: str) -> re.Pattern | None:
+        """For an acquirer that returns its argument only when a test of it holds: the test's
+        name pattern (`isContiguous` for newContiguous); None otherwise."""
+        test = self._lookup("argument_returned_only_if", callee)
+        return _pattern(test) if test is not None else None
+
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
         positions whose element counts it makes (or finds) equal."""
@@ -202,7 +215,7 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries))
+                     self.may_raise_summaries, sorted(self.argument_returned_only_if.items())))
 
 
 @dataclass(frozen=True)
@@ -211,6 +224,11 @@ class ErrorCondition:
 
     index: int
     raises_when: bool
+
+
+@lru_cache(maxsize=None)
+def _pattern(text: str) -> re.Pattern:
+    return re.compile(text)
 
 
 def _resolve(index: int, nargs: int) -> int | None:

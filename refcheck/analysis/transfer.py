@@ -7,6 +7,7 @@ node and returns its successors with their states.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from refcheck import ir
@@ -90,6 +91,31 @@ class Transfer:
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
+        self.identity_tests = self.find_identity_tests(kept)
+        self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
+
+    def find_identity_tests(self, kept: set) -> dict[str, list]:
+        """var -> [(condition key, test name)] of the kept conditions that call a one-argument
+        test of var which an acquirer's identity depends on (`isContiguous(x)`): remembered,
+        so that `newContiguous(x)` on its false edge is known fresh."""
+        out: dict[str, list] = {}
+        if not self.conv.argument_returned_only_if:
+            return out
+        tests = [re.compile(p) for p in self.conv.argument_returned_only_if.values()]
+        for key in kept:
+            if not isinstance(key, str) or not key.startswith("call:") or "(" not in key:
+                continue
+            vars_ = self.cond_vars.get(key, ())
+            name = key[5:key.index("(")]
+            if len(vars_) == 1 and key.startswith(f"call:{name}( 2 fn:{name} ") and any(t.search(name) for t in tests):
+                out.setdefault(next(iter(vars_)), []).append((key, name))
+        return out
+
+    def guarded_fresh(self, st: State, op: ir.Acquire) -> bool:
+        """On this path the test the acquirer's identity depends on failed for its argument."""
+        test = self.conv.identity_test(op.callee) if op.source in self.identity_tests else None
+        return test is not None and any(st.facts.conds.get(key) is False and test.search(name)
+                                        for key, name in self.identity_tests[op.source])
 
     def passes_unchanged(self, node: int) -> bool:
         """Every successor of `node` gets the state it entered with, unchanged: no ops, and no
@@ -182,6 +208,11 @@ class Transfer:
         sizes.on_call(st, op, self.conv)
 
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
+        if op.source is not None and self.guarded_fresh(st, op):
+            self.acquire(st, op.dst, op.loc, op.callee, node, index)
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], fresh=True)
+            return
         source = st.env.get(op.source) if op.source is not None else None
         if source is not None and self.reacquired(st, source, op.callee):
             # newContiguous of its own result: that object again, one more reference on it.
@@ -550,7 +581,7 @@ class Transfer:
     def fresh_object(self, st: State, oid: ObjId) -> bool:
         """The result of an acquirer that never hands back an object that existed before the call."""
         o = st.objs.get(oid)
-        return oid.kind is Kind.ACQUIRE and o is not None and self.conv.acquires_fresh(o.name)
+        return oid.kind is Kind.ACQUIRE and o is not None and (o.fresh or self.conv.acquires_fresh(o.name))
 
     def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
