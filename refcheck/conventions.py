@@ -114,6 +114,15 @@ class Conventions:
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = frozenset()
 
+    # Allocator families whose names do not carry a type prefix: an acquirer's reference must be
+    # released by a releaser of its own family (malloc/free, new/delete, THAlloc/THFree).
+    # Any other name's family is its type prefix: THFloatTensor_newWithSize, THFloatTensor_free.
+    families: dict[str, str] = field(default_factory=lambda: {
+        r"^(?:malloc|calloc|realloc|reallocarray|strdup|strndup|free)$": "malloc",
+        r"^(?:new|delete)$": "new",
+        r"^(?:THAlloc|THRealloc|THFree)$": "THAlloc",
+    })
+
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
         def join(patterns: list[str]) -> re.Pattern:
@@ -131,7 +140,7 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if")}
+                             "argument_returned_only_if", "families")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -162,6 +171,9 @@ class Conventions:
         return frozenset(_resolve(i, nargs) for i in self._lookup("sinks", name) or ()
                          if _resolve(i, nargs) is not None)
 
+    def is_sink(self, name: str) -> bool:
+        return self._lookup("sinks", name) is not None
+
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
         index = self._lookup("may_return_argument", name)
@@ -179,6 +191,18 @@ class Conventions:
         name pattern (`isContiguous` for newContiguous); None otherwise."""
         test = self._lookup("argument_returned_only_if", callee)
         return _pattern(test) if test is not None else None
+
+    def family(self, name: str, record: str = "") -> str | None:
+        """The family of an acquirer or releaser: the `families` table's, else the record type
+        its result points to (`record`, for an acquirer), else the name's type prefix
+        (`THFloatTensor` of THFloatTensor_newWithSize); None: unknown, matches any."""
+        found = self._lookup("families", name)
+        if found is not None:
+            return found
+        if record:
+            return record
+        m = _PREFIX.match(name or "")
+        return m.group(1) if m else None
 
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
@@ -215,7 +239,8 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries, sorted(self.argument_returned_only_if.items())))
+                     self.may_raise_summaries, sorted(self.argument_returned_only_if.items()),
+                     sorted(self.families.items())))
 
 
 @dataclass(frozen=True)
@@ -224,6 +249,11 @@ class ErrorCondition:
 
     index: int
     raises_when: bool
+
+
+# A type prefix: a capitalised or TH-style identifier before the first underscore, followed by
+# the verb (`THCudaTensor_free`, `THMapAllocatorContext_new`); not `_THError`, not `c10::...`.
+_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)_[A-Za-z]\w*$")
 
 
 @lru_cache(maxsize=None)

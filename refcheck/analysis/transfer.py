@@ -21,6 +21,8 @@ from refcheck.model import Location
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins whose release without an owned reference is a release of something borrowed.
 _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
+# Origins of references the function never owned: handing one to a sink is RC009.
+_BORROWED = (Origin.PARAM, Origin.FIELD, Origin.RESULT)
 
 
 def same_key(cond: ir.SameObject) -> tuple:
@@ -209,7 +211,7 @@ class Transfer:
 
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
         if op.source is not None and self.guarded_fresh(st, op):
-            self.acquire(st, op.dst, op.loc, op.callee, node, index)
+            self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], fresh=True)
             return
@@ -227,7 +229,7 @@ class Transfer:
                 chain = (source,)
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -294,7 +296,10 @@ class Transfer:
             return
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
         if oid not in st.objs:
-            st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
+            if op.call:
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node)
+            else:
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
@@ -302,6 +307,9 @@ class Transfer:
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             o = st.objs[oid]
+            if op.sink and not o.owned and o.origin in _BORROWED and o.null != NULL and not o.gone \
+                    and not self.primitive:
+                self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
         if op.target:
             stored = st.facts.stored
@@ -377,9 +385,12 @@ class Transfer:
                 return oid
         raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
 
-    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int) -> None:
+    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int,
+                record: str = "") -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
-        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node)
+        # A family table entry (malloc, THAlloc) first, then the record type, then the name.
+        family = self.conv.family(callee, record)
+        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
         st.env[dst] = oid
 
     def bind(self, st: State, var: str, new: ObjId | None, loc: Location, overwrite: bool, events: list) -> None:
@@ -422,6 +433,9 @@ class Transfer:
             return
         ended = Gone.CONSUMED if op.consume else Gone.RELEASED
         if o.owned > 0:
+            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee):
+                via = Via.CONSUME if op.consume else Via.RELEASE
+                self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
             owned = o.owned - 1
             # A retained parameter or field is still alive afterwards: someone else holds it.
             gone = ended if owned == 0 and o.origin is Origin.ACQUIRE else Gone.NO
@@ -434,10 +448,19 @@ class Transfer:
             self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
             if op.consume:  # reported, but it still takes the object over
                 st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
+        elif o.origin is Origin.RESULT and not self.primitive:
+            # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
+            self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
         elif o.origin in _COUNTED:
             self.event(EventKind.RELEASED_BORROWED, via, op.loc, st, oid, events)
             # Whoever did own it may now be holding freed memory: later uses are uses after release.
             st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+
+    def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
+        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
+        a, r = acquirer, self.conv.family(releaser)
+        return a is not None and r is not None and a != r
 
     def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
         oid = st.env.get(value) if value is not None else None

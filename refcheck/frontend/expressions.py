@@ -15,12 +15,23 @@ from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, co
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import is_expression, kind_of
-from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
+from refcheck.frontend.conditions import (NULL, NULL_KINDS, _subkey, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
+
+
+def record_pointee(c) -> str:
+    """The name of the struct a pointer-typed expression points to, or ""."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return ""
+    p = t.get_pointee()
+    if p.kind != ci.TypeKind.RECORD:
+        return ""
+    return p.spelling.replace("const ", "").replace("struct ", "").strip()
 
 
 class ExpressionLowerer:
@@ -376,7 +387,7 @@ class ExpressionLowerer:
                 deps = frozenset(v for a in others for v in expr_vars(a, self.b))
         for v in kept:  # the callee keeps it: a hand-over, like a store
             self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v, target, deps))
+            self.b.emit(ir.Store(loc, v, target, deps, sink=name))
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -399,7 +410,7 @@ class ExpressionLowerer:
             t = self.b.temp(f"{name}(...)")
             index = self.b.conv.returned_argument(name, len(args))
             source = values[index] if index is not None and values[index] in tracked else None
-            self.b.emit(ir.Acquire(loc, t, name, source))
+            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
             return t
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
@@ -407,6 +418,19 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
+        if name and not launch and has_pointer_type(c) and not self.is_context(c):
+            # A borrowing call's pointer result: tracked as borrowed, so that releasing it is
+            # RC010 and handing it to a sink without a retain RC009.
+            t = self.b.temp(f"{name}(...)")
+            # The same getter of the same unchanged arguments gives the same object back
+            # (`retain(THMemoryFile_storage(self)); pushudata(L, THMemoryFile_storage(self))`).
+            keys = [_subkey(a, self.b) for a in args]
+            key, deps = "", frozenset()
+            if all(k is not None for k in keys):
+                key = f"result:{name}( " + " ".join(k[0] for k in keys)
+                deps = frozenset(v for k in keys for v in k[1])
+            self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
+            return t
         return None
 
     def argument(self, a, role):
