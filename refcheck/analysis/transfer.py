@@ -22,7 +22,9 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins whose release without an owned reference is a release of something borrowed.
 _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
 # Origins of references the function never owned: handing one to a sink is RC009.
-_BORROWED = (Origin.PARAM, Origin.FIELD, Origin.RESULT)
+# Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
+# `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
+_BORROWED = (Origin.PARAM, Origin.RESULT)
 
 
 def same_key(cond: ir.SameObject) -> tuple:
@@ -47,6 +49,9 @@ class Transfer:
         # they are handed: whether they "own" their parameter depends on the count, so we do not
         # track parameters there.
         self.primitive = conv.is_primitive(cfg.name)
+        # A function that is a sink itself (`THStorage_newWithData` forwarding `data` to
+        # newWithDataAndAllocator) hands on what its own caller handed it: no RC009 there.
+        self.forwards = self.primitive or conv.is_sink(cfg.name)
         self.cond_vars: dict = {}
         pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
@@ -308,7 +313,7 @@ class Transfer:
         if oid is not None:
             o = st.objs[oid]
             if op.sink and not o.owned and o.origin in _BORROWED and o.null != NULL and not o.gone \
-                    and not self.primitive:
+                    and not self.forwards:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
         if op.target:
