@@ -292,7 +292,9 @@ class Transfer:
                                origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
     def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
-        if op.dst in self.untracked:
+        # In a primitive (a Lua `retain` method retaining its userdata's object) a call's result
+        # is what the function manipulates the count of, as its parameters are: not tracked.
+        if op.dst in self.untracked or (op.call and self.primitive):
             self.bind(st, op.dst, None, op.loc, False, events)
             return
         stored = st.facts.stored.get(op.key) if op.key else None

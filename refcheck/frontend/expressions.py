@@ -23,6 +23,15 @@ from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
 
 
+def defined_here(decl) -> bool:
+    """The callee's body is in this unit: what it returns is for its inferred summary to say
+    (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
+    try:
+        return decl is not None and decl.get_definition() is not None
+    except Exception:  # a cursor libclang cannot resolve: no body known
+        return False
+
+
 def record_pointee(c) -> str:
     """The name of the struct a pointer-typed expression points to, or ""."""
     t = c.type.get_canonical()
@@ -418,7 +427,7 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
-        if name and not launch and has_pointer_type(c) and not self.is_context(c):
+        if name and not launch and has_pointer_type(c) and not self.is_context(c) and not defined_here(decl):
             # A borrowing call's pointer result: tracked as borrowed, so that releasing it is
             # RC010 and handing it to a sink without a retain RC009.
             t = self.b.temp(f"{name}(...)")
