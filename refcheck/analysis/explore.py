@@ -26,6 +26,11 @@ from refcheck.support.gcpause import paused_collector
 from refcheck.findings import Finding
 
 FACT_VARIANTS = 16
+# Past this share of the bound, a function's states are merged as property simulation does
+# (ESP): a state whose ownership core a node has already seen is joined at once with what was
+# seen (facts intersected), instead of kept apart up to FACT_VARIANTS times. Joining only drops
+# facts, so it adds paths and loses none; it makes THNN's BatchNormalization_backward finish.
+JOIN_SHARE = 4
 
 
 @dataclass
@@ -67,7 +72,7 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
             if succ == node or cfg.graph.in_degree(succ) != 1:
                 continue
             if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                     or live.died(node, succ)):
+                                     or live.died(node, succ) or pruner.null[node] != pruner.null[succ]):
                 continue
             out[succ] = node
     return out
@@ -75,10 +80,10 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
 
 def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack) -> Result:
     deadline = time.monotonic() + seconds
-    tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None,
-                  untracked_values(cfg) if untrack else frozenset())
+    relevant = relevant_branches(cfg) if contract else None
+    tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset())
     reporter = Reporter(cfg, rules)
-    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys) if prune else None
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant) if prune else None
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)
@@ -89,8 +94,12 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
     states = 0
     incomplete = ""
     events: list = []
+    variants_kept = FACT_VARIANTS
+    join_after = max_states // JOIN_SHARE
     while work:
         states += 1
+        if states == join_after:
+            variants_kept = 1
         if states > max_states:
             incomplete = f"more than {max_states} states"
             break
@@ -125,7 +134,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
             facts = st2.facts
             if any(v.within(facts) for v in variants):
                 continue
-            if len(variants) >= FACT_VARIANTS:
+            if len(variants) >= variants_kept:
                 common = facts
                 for v in variants:
                     common = common.meet(v)

@@ -28,6 +28,7 @@ invalidation of it first. Every mention counts as a read, so the analysis errs o
 from __future__ import annotations
 
 from refcheck import ir
+from refcheck.analysis import nullness
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 
@@ -182,8 +183,11 @@ class Liveness:
 
 
 class Pruner:
-    def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset()):
+    def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None):
         self.live = Liveness(cfg)
+        # Where a null test's answer can still be read (`nullness`); `relevant`: the branches
+        # that matter (`slicing.relevant_branches`), None: all.
+        self.null = nullness.NullLiveness(cfg, relevant).live
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
         # null test of either one decides the other; such a fact lives while either side does.
@@ -246,6 +250,7 @@ class Pruner:
                         del env[h]
                     held.clear()
                     del objs[oid]
+        nullness.forget(st, self.null[node])
         facts = st.facts
         if not facts:
             return

@@ -20,12 +20,14 @@ _ORIGIN = {
     Origin.PARAM: lambda o: "(a parameter)",
     Origin.FIELD: lambda o: f"(loaded from '{o.name}')",
     Origin.RETAIN: lambda o: f"(retained at line {o.site.line})",
+    Origin.RESULT: lambda o: f"(returned by {o.name}, borrowed)",
 }
 _START = {
     Origin.ACQUIRE: lambda o: f"acquired here by {o.name}",
     Origin.PARAM: lambda o: f"'{o.name}' is a parameter (borrowed)",
     Origin.FIELD: lambda o: f"loaded from '{o.name}' (borrowed)",
     Origin.RETAIN: lambda o: "retained here",
+    Origin.RESULT: lambda o: f"returned here by {o.name}, which gives no reference to the caller",
 }
 
 

@@ -72,13 +72,19 @@ class Obj:
     # objects it may be, the argument's first (then what that one may be, for a chain of such
     # calls), ending at a parameter or a fresh acquisition. Empty: unknown, it may be anything.
     may_be: tuple = ()
+    # The result of such an acquirer under a failed test of its argument (`if (!isContiguous(x))
+    # y = newContiguous(x)`): it cannot be the argument, nor any object live before the call.
+    fresh: bool = False
+    # The acquired object's family (`Conventions.family`, or the record type its acquirer returns).
+    family: str | None = None
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
-                                                self.node, self.deps, self.link, self.debt, self.may_be)))
+                                                self.node, self.deps, self.link, self.debt, self.may_be,
+                                                self.fresh, self.family)))
 
     def __hash__(self) -> int:
         return self._hash

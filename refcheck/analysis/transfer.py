@@ -7,6 +7,7 @@ node and returns its successors with their states.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from refcheck import ir
@@ -20,6 +21,10 @@ from refcheck.findings import Location
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins whose release without an owned reference is a release of something borrowed.
 _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
+# Origins of references the function never owned: handing one to a sink is RC009.
+# Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
+# `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
+_BORROWED = (Origin.PARAM, Origin.RESULT)
 
 
 def same_key(cond: ir.SameObject) -> tuple:
@@ -44,6 +49,9 @@ class Transfer:
         # they are handed: whether they "own" their parameter depends on the count, so we do not
         # track parameters there.
         self.primitive = conv.is_primitive(cfg.name)
+        # A function that is a sink itself (`THStorage_newWithData` forwarding `data` to
+        # newWithDataAndAllocator) hands on what its own caller handed it: no RC009 there.
+        self.forwards = self.primitive or conv.is_sink(cfg.name)
         self.cond_vars: dict = {}
         pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
@@ -90,6 +98,31 @@ class Transfer:
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
+        self.identity_tests = self.find_identity_tests(kept)
+        self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
+
+    def find_identity_tests(self, kept: set) -> dict[str, list]:
+        """var -> [(condition key, test name)] of the kept conditions that call a one-argument
+        test of var which an acquirer's identity depends on (`isContiguous(x)`): remembered,
+        so that `newContiguous(x)` on its false edge is known fresh."""
+        out: dict[str, list] = {}
+        if not self.conv.argument_returned_only_if:
+            return out
+        tests = [re.compile(p) for p in self.conv.argument_returned_only_if.values()]
+        for key in kept:
+            if not isinstance(key, str) or not key.startswith("call:") or "(" not in key:
+                continue
+            vars_ = self.cond_vars.get(key, ())
+            name = key[5:key.index("(")]
+            if len(vars_) == 1 and key.startswith(f"call:{name}( 2 fn:{name} ") and any(t.search(name) for t in tests):
+                out.setdefault(next(iter(vars_)), []).append((key, name))
+        return out
+
+    def guarded_fresh(self, st: State, op: ir.Acquire) -> bool:
+        """On this path the test the acquirer's identity depends on failed for its argument."""
+        test = self.conv.identity_test(op.callee) if op.source in self.identity_tests else None
+        return test is not None and any(st.facts.conds.get(key) is False and test.search(name)
+                                        for key, name in self.identity_tests[op.source])
 
     def passes_unchanged(self, node: int) -> bool:
         """Every successor of `node` gets the state it entered with, unchanged: no ops, and no
@@ -182,6 +215,11 @@ class Transfer:
         sizes.on_call(st, op, self.conv)
 
     def op_acquire(self, st: State, op: ir.Acquire, node: int, index: int, events: list) -> None:
+        if op.source is not None and self.guarded_fresh(st, op):
+            self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], fresh=True)
+            return
         source = st.env.get(op.source) if op.source is not None else None
         if source is not None and self.reacquired(st, source, op.callee):
             # newContiguous of its own result: that object again, one more reference on it.
@@ -196,7 +234,7 @@ class Transfer:
                 chain = (source,)
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -254,7 +292,9 @@ class Transfer:
                                origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
     def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
-        if op.dst in self.untracked:
+        # In a primitive (a Lua `retain` method retaining its userdata's object) a call's result
+        # is what the function manipulates the count of, as its parameters are: not tracked.
+        if op.dst in self.untracked or (op.call and self.primitive):
             self.bind(st, op.dst, None, op.loc, False, events)
             return
         stored = st.facts.stored.get(op.key) if op.key else None
@@ -263,7 +303,10 @@ class Transfer:
             return
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
         if oid not in st.objs:
-            st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
+            if op.call:
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node)
+            else:
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
@@ -271,6 +314,9 @@ class Transfer:
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             o = st.objs[oid]
+            if op.sink and not o.owned and o.origin in _BORROWED and o.null != NULL and not o.gone \
+                    and not self.forwards:
+                self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
         if op.target:
             stored = st.facts.stored
@@ -346,9 +392,12 @@ class Transfer:
                 return oid
         raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
 
-    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int) -> None:
+    def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int,
+                record: str = "") -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
-        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node)
+        # A family table entry (malloc, THAlloc) first, then the record type, then the name.
+        family = self.conv.family(callee, record)
+        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
         st.env[dst] = oid
 
     def bind(self, st: State, var: str, new: ObjId | None, loc: Location, overwrite: bool, events: list) -> None:
@@ -391,6 +440,9 @@ class Transfer:
             return
         ended = Gone.CONSUMED if op.consume else Gone.RELEASED
         if o.owned > 0:
+            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee):
+                via = Via.CONSUME if op.consume else Via.RELEASE
+                self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
             owned = o.owned - 1
             # A retained parameter or field is still alive afterwards: someone else holds it.
             gone = ended if owned == 0 and o.origin is Origin.ACQUIRE else Gone.NO
@@ -403,10 +455,19 @@ class Transfer:
             self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
             if op.consume:  # reported, but it still takes the object over
                 st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
+        elif o.origin is Origin.RESULT and not self.primitive:
+            # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
+            self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
         elif o.origin in _COUNTED:
             self.event(EventKind.RELEASED_BORROWED, via, op.loc, st, oid, events)
             # Whoever did own it may now be holding freed memory: later uses are uses after release.
             st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+
+    def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
+        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
+        a, r = acquirer, self.conv.family(releaser)
+        return a is not None and r is not None and a != r
 
     def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
         oid = st.env.get(value) if value is not None else None
@@ -550,7 +611,7 @@ class Transfer:
     def fresh_object(self, st: State, oid: ObjId) -> bool:
         """The result of an acquirer that never hands back an object that existed before the call."""
         o = st.objs.get(oid)
-        return oid.kind is Kind.ACQUIRE and o is not None and self.conv.acquires_fresh(o.name)
+        return oid.kind is Kind.ACQUIRE and o is not None and (o.fresh or self.conv.acquires_fresh(o.name))
 
     def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked, record_table
 from refcheck.conventions.summary import resolve as _resolve
@@ -90,6 +90,12 @@ class Conventions:
     may_return_argument: dict[str, int] = field(default_factory=lambda: {
         r"(?:^|_)newContiguous$": -1,
     })
+    # Acquirers listed in `may_return_argument` that return their argument only when a test of
+    # it holds (pattern -> pattern of the test's name): newContiguous returns its argument only
+    # if that is contiguous, so under `if (!isContiguous(x))` newContiguous(x) is a fresh tensor.
+    argument_returned_only_if: dict[str, str] = field(default_factory=lambda: {
+        r"(?:^|_)newContiguous$": r"(?:^|_)isContiguous$",
+    })
     # Calls after which two arguments have the same number of elements (pattern -> [a, b]), and
     # tests that are true exactly when two arguments do: what the size check of
     # TH_TENSOR_APPLY2/3 ("inconsistent tensor size") needs in order to be known not to fire.
@@ -114,6 +120,15 @@ class Conventions:
     # tables): they win over every pattern above.
     summaries: dict[str, Summary] = field(default_factory=dict)
 
+    # Allocator families whose names do not carry a type prefix: an acquirer's reference must be
+    # released by a releaser of its own family (malloc/free, new/delete, THAlloc/THFree).
+    # Any other name's family is its type prefix: THFloatTensor_newWithSize, THFloatTensor_free.
+    families: dict[str, str] = field(default_factory=lambda: {
+        r"^(?:malloc|calloc|realloc|reallocarray|strdup|strndup|free)$": "malloc",
+        r"^(?:new|delete)$": "new",
+        r"^(?:THAlloc|THRealloc|THFree)$": "THAlloc",
+    })
+
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
         def join(patterns: list[str]) -> re.Pattern:
@@ -130,7 +145,8 @@ class Conventions:
     @cached_property
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
-                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test")}
+                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
+                             "argument_returned_only_if", "families")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -163,6 +179,10 @@ class Conventions:
         """The argument positions (0-based, resolved against nargs) a call keeps the reference of."""
         return self.summary(name).positions(Effect.SINK, nargs)
 
+    def is_sink(self, name: str) -> bool:
+        """A callee that keeps (sinks) some argument, by the patterns or a configured record."""
+        return any(e is Effect.SINK for _, e in self.summary(name).arguments)
+
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
         index = self._lookup("may_return_argument", name)
@@ -176,6 +196,28 @@ class Conventions:
             return True
         s = self.summary(callee)
         return s.returns is Returns.OWNED and s.returned is None
+
+    def identity_test(self, callee: str) -> re.Pattern | None:
+        """For an acquirer that returns its argument only when a test of it holds: the test's
+        name pattern (`isContiguous` for newContiguous); None otherwise."""
+        test = self._lookup("argument_returned_only_if", callee)
+        return _pattern(test) if test is not None else None
+
+    def family(self, name: str, record: str = "") -> str | None:
+        """The family of an acquirer or releaser: the `families` table's, else the record type
+        its result points to (`record`, for an acquirer), else the name's type prefix
+        (`THFloatTensor` of THFloatTensor_newWithSize); None: unknown, matches any. A
+        configured summary's `family` wins."""
+        configured = self.summaries.get(name)
+        if configured is not None and configured.family is not None:
+            return configured.family
+        found = self._lookup("families", name)
+        if found is not None:
+            return found
+        if record:
+            return record
+        m = _PREFIX.match(name or "")
+        return m.group(1) if m else None
 
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
@@ -258,4 +300,13 @@ def _stable(value) -> object:
         return sorted((k, record_table(v) if isinstance(v, Summary) else v) for k, v in value.items())
     return value
 
+
+# A type prefix: a capitalised or TH-style identifier before the first underscore, followed by
+# the verb (`THCudaTensor_free`, `THMapAllocatorContext_new`); not `_THError`, not `c10::...`.
+_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)_[A-Za-z]\w*$")
+
+
+@lru_cache(maxsize=None)
+def _pattern(text: str) -> re.Pattern:
+    return re.compile(text)
 

@@ -464,8 +464,9 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         c = stack.pop()
         k = kind_of(c)
         if k == K.CALL_EXPR:
-            if conv.classify(callee_of(c)[1]) in OWNERSHIP_ROLES:
-                return True
+            callee = callee_of(c)[1]
+            if conv.classify(callee) in OWNERSHIP_ROLES or conv.is_sink(callee):
+                return True  # a sink given a borrowed reference is RC009
         elif k in OWNERSHIP_KINDS:
             return True
         stack.extend(children_of(c))

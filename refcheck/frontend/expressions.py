@@ -15,13 +15,33 @@ from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, co
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import is_expression, kind_of
-from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
+from refcheck.frontend.conditions import (NULL, NULL_KINDS, _subkey, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.conventions.summary import Effect, resolve
+
+
+def defined_here(decl) -> bool:
+    """The callee's body is in this unit: what it returns is for its inferred summary to say
+    (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
+    try:
+        return decl is not None and decl.get_definition() is not None
+    except Exception:  # a cursor libclang cannot resolve: no body known
+        return False
+
+
+def record_pointee(c) -> str:
+    """The name of the struct a pointer-typed expression points to, or ""."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return ""
+    p = t.get_pointee()
+    if p.kind != ci.TypeKind.RECORD:
+        return ""
+    return p.spelling.replace("const ", "").replace("struct ", "").strip()
 
 
 class ExpressionLowerer:
@@ -361,7 +381,7 @@ class ExpressionLowerer:
             t = self.b.temp(f"{name}(...)")
             index = resolve(summary.returned, len(args)) if isinstance(summary.returned, int) else None
             source = values[index] if index is not None and values[index] in tracked else None
-            self.b.emit(ir.Acquire(loc, t, name, source))
+            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
             return t
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
@@ -369,6 +389,19 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
+        if name and not launch and has_pointer_type(c) and not self.is_context(c) and not defined_here(decl):
+            # A borrowing call's pointer result: tracked as borrowed, so that releasing it is
+            # RC010 and handing it to a sink without a retain RC009.
+            t = self.b.temp(f"{name}(...)")
+            # The same getter of the same unchanged arguments gives the same object back
+            # (`retain(THMemoryFile_storage(self)); pushudata(L, THMemoryFile_storage(self))`).
+            keys = [_subkey(a, self.b) for a in args]
+            key, deps = "", frozenset()
+            if all(k is not None for k in keys):
+                key = f"result:{name}( " + " ".join(k[0] for k in keys)
+                deps = frozenset(v for k in keys for v in k[1])
+            self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
+            return t
         return None
 
     def conditional_error(self, loc, name, args, check):
@@ -411,7 +444,7 @@ class ExpressionLowerer:
             deps = frozenset(v for a in others for v in expr_vars(a, self.b))
         for v in kept:
             self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v, target, deps))
+            self.b.emit(ir.Store(loc, v, target, deps, sink=name))
 
     def reallocation(self, loc, name, summary, tracked):
         """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into

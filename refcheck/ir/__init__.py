@@ -24,6 +24,9 @@ class Acquire(Op):
     # For an acquirer that may return its argument (newContiguous): the value passed there, the
     # only existing object the result may be. None: the result is fresh, or the argument untracked.
     source: str | None = None
+    # The type the result points to when it is a named record (`THLongTensor` for
+    # THSFloatTensor_newIndices): the object's family, whatever the acquirer's name says.
+    family: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,9 @@ class Load(Op):
     what: str
     deps: frozenset = frozenset()
     key: str = ""  # structural identity of the expression; empty when it cannot be shared
+    # The borrowing call whose pointer result this is (`luaT_checkudata`, `THFloatTensor_storage`):
+    # the caller holds no reference to it. Empty: a load from memory.
+    call: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ class Store(Op):
     var: str | None
     target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
     deps: frozenset = frozenset()  # the local variables the target's address depends on
+    sink: str = ""  # the sink call that keeps the reference (luaT_pushudata); empty: a store
 
 
 @dataclass(frozen=True)
@@ -210,7 +217,7 @@ def describe(op: Op, names: dict[str, str]) -> str:
     if isinstance(op, Assign):
         return f"{n(op.dst)} = {'NULL' if op.null else n(op.src)}"
     if isinstance(op, Load):
-        return f"{n(op.dst)} = load {op.what}"
+        return f"{n(op.dst)} = {op.what}  [borrowed result]" if op.call else f"{n(op.dst)} = load {op.what}"
     if isinstance(op, Store):
         return f"store {n(op.var)}  [hand over]"
     if isinstance(op, Escape):

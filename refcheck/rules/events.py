@@ -34,6 +34,7 @@ class Origin(enum.IntEnum):
     FIELD = 2  # loaded from memory: borrowed
     RETAIN = 3  # a borrowed object this function retained
     NULL = 4  # a known NULL assigned to a variable (never reported)
+    RESULT = 5  # the pointer result of a call that is not an acquirer: borrowed
 
 
 class EventKind(enum.Enum):
@@ -45,6 +46,9 @@ class EventKind(enum.Enum):
     USED_AFTER_RELEASE = "used-after-release"
     RETURNED_OWNED = "returned-owned"
     RETURNED_BORROWED = "returned-borrowed"  # returned with no owned reference, not released
+    RELEASED_WRONG_FAMILY = "released-wrong-family"  # released by a releaser of another family
+    RELEASED_BORROWED_RESULT = "released-borrowed-result"  # a borrowing call's result released
+    SUNK_BORROWED = "sunk-borrowed"  # handed to a sink without an owned reference
 
 
 class Via(enum.Enum):

@@ -247,6 +247,9 @@ class Execution:
                 obj = self.value(s.target)
                 if s.via == "sink":  # passed to a call: a use, as for any call
                     self.use(obj, line)
+                    # A sink keeps one reference: the parameter must have been retained (RC009).
+                    if obj is not None and obj.param and obj.owned == 0 and not (obj.released or obj.consumed):
+                        self.report("RC009", line)
                 old = self.debts.get(s.via)
                 if old is not None and old is not obj:
                     self.debts = {k: o for k, o in self.debts.items() if o is not old}

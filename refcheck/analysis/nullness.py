@@ -1,0 +1,158 @@
+"""Forgetting what is known of a pointer's nullness where no later node can read it.
+
+A null test splits a state in two: the NULL edge and the not-NULL edge. When nothing after the
+join reads that answer again, the two states own the same things in the same variables and differ
+only in a fact no later ownership outcome depends on; ESP-style property simulation merges them.
+THNN's `BatchNormalization_backward` tests four optional parameters (`if (gradWeight)`, `weight ?
+... : 1`) in a loop whose other branches acquire and release: kept apart, their nullness
+multiplied the loop's states past the bound.
+
+The nullness of an object is read by (`Transfer`):
+- a dereference (a known NULL ends the path there), a release or consume (a NULL is skipped), a
+  retain (a retained NULL owes nothing at the exits), an acquirer that may return its argument,
+  a reallocation's source, a store or sink (the hand-over of a NULL is none), a return;
+- a null test or pointer comparison at a branch that matters (`slicing.relevant_branches`): one
+  that does not matter reaches the same next node that matters with the same ownership by both
+  edges, so its answer is only observed through a later read, which is itself in this list;
+- an assignment, for its source, when its destination's nullness may be read anywhere (the two
+  variables then hold one object; over-approximated flow-insensitively).
+
+A use that is not a dereference reads nullness only for a released object (`check_alive`), and
+only objects not released are forgotten here; to become released, the object passes a release,
+which reads it. So, at a node's entry, an object none of whose holders may have its nullness read
+before being reassigned gets `MAYBE`: a known NULL of an object nothing owns, or a known not-NULL.
+Loaded locations (a later load of the same text finds the object again), known-NULL objects of
+their own kind, objects a stored fact or a realloc link names, and owned NULLs keep theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck import ir
+from refcheck.analysis.state import Kind, State
+from refcheck.rules.events import Gone, Nullness
+
+_KEEP = (Kind.FIELD, Kind.STALE, Kind.NULL)
+_KILLS = (ir.Assign, ir.Load, ir.Acquire, ir.Realloc)
+
+
+def _read_by(op) -> tuple:
+    """The variables whose nullness `op` reads directly."""
+    t = type(op)
+    if t is ir.Use:
+        return (op.var,) if op.deref else ()
+    if t is ir.Release:
+        return tuple(op.vars)
+    if t is ir.Retain or t is ir.Store:
+        return (op.var,) if op.var is not None else ()
+    if t is ir.Acquire:
+        return (op.source,) if op.source is not None else ()
+    if t is ir.Realloc:
+        return (op.src,) if op.src is not None else ()
+    return ()
+
+
+def _node_reads(n: int, d, relevant) -> tuple:
+    """The variables whose nullness node `n`'s own end reads (its condition, its return)."""
+    out: list = []
+    if relevant is None or n in relevant:
+        cond = d.cond
+        if isinstance(cond, ir.NullTest):
+            out.append(cond.var)
+        elif isinstance(cond, ir.SameObject):
+            out += [cond.a, cond.b]
+    if d.kind == "return" and isinstance(d.value, str):
+        out.append(d.value)
+    return tuple(out)
+
+
+class NullLiveness:
+    """Per node, the variables whose nullness some path from its entry may read (`live`)."""
+
+    def __init__(self, cfg, relevant: set[int] | None):
+        g = cfg.graph
+        data = dict(g.nodes(data="data"))
+        ops = {n: (*d.ops, *d.post) for n, d in data.items()}
+        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant)}
+        # Flow-insensitive closure over assignments: dst's nullness read somewhere makes src's.
+        read = set(direct)
+        changed = True
+        while changed:
+            changed = False
+            for os_ in ops.values():
+                for op in os_:
+                    if type(op) is ir.Assign and op.src is not None and op.dst in read and op.src not in read:
+                        read.add(op.src)
+                        changed = True
+        gen: dict[int, frozenset] = {}
+        kill: dict[int, frozenset] = {}
+        for n, d in data.items():
+            g_, k_ = set(), set()
+            seq = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
+            for op, is_node in seq:  # backward: X -> (X - kills) | reads
+                if is_node:
+                    reads = _node_reads(n, d, relevant)
+                    kills = ()
+                else:
+                    reads = _read_by(op)
+                    if type(op) is ir.Assign and op.src is not None and op.dst in read:
+                        reads = (*reads, op.src)
+                    kills = _kills(op)
+                for v in kills:
+                    g_.discard(v)
+                    k_.add(v)
+                g_.update(v for v in reads if v is not None)
+            gen[n], kill[n] = frozenset(g_), frozenset(k_)
+        live = dict.fromkeys(g.nodes, frozenset())
+        preds = {n: list(g.predecessors(n)) for n in g.nodes}
+        succs = {n: list(g.successors(n)) for n in g.nodes}
+        work = list(g.nodes)
+        queued = set(work)
+        while work:
+            n = work.pop()
+            queued.discard(n)
+            out = frozenset().union(*(live[s] for s in succs[n])) if succs[n] else frozenset()
+            new = gen[n] | (out - kill[n])
+            if new != live[n]:
+                live[n] = new
+                for p in preds[n]:
+                    if p not in queued:
+                        queued.add(p)
+                        work.append(p)
+        self.live = live
+
+
+def _reads_at(n, d, ops, relevant) -> list:
+    out = [v for op in ops for v in _read_by(op)]
+    out += _node_reads(n, d, relevant)
+    return [v for v in out if v is not None]
+
+
+def _kills(op) -> tuple:
+    t = type(op)
+    if t in _KILLS:
+        return (op.dst,)
+    if t is ir.Kill or t is ir.Escape:
+        return (op.var,)
+    return ()
+
+
+def forget(st: State, live: frozenset) -> None:
+    """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads."""
+    objs = st.objs
+    held_live: set = set()
+    for v, oid in st.env.items():
+        if v in live:
+            held_live.add(oid)
+    pinned = None
+    for oid, o in list(objs.items()):
+        if o.null is Nullness.MAYBE or oid in held_live or oid.kind in _KEEP or o.link is not None:
+            continue
+        if o.gone is not Gone.NO or (o.null is Nullness.NULL and o.owned):
+            continue
+        if pinned is None:
+            pinned = set(st.facts.stored.values())
+        if oid in pinned:
+            continue
+        objs[oid] = replace(o, null=Nullness.MAYBE)
