@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from refcheck.summary import DEFAULT, Effect, ErrorCondition, Ends, Returns, Source, Summary, Tracked
+
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
 # THCudaTensor_newWithSize. The character after "new" must start a new word, so THFile_newline
 # style names do not count as acquisitions... but newline would, in C it is spelled that way rarely.
@@ -107,6 +109,12 @@ class Conventions:
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = frozenset()
+    # Exact callee name -> configured record ([tool.refcheck.summaries.NAME]): wins over the names.
+    summaries: dict = field(default_factory=dict)
+    # The summaries inferred from the bodies of the run's functions (`summary.SummaryTable`), set
+    # per unit by the engine: used where the names say nothing. Not in the fingerprint: the
+    # caches key on the summaries a unit used instead.
+    inferred: object = None
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -190,10 +198,48 @@ class Conventions:
 
     def classify(self, name: str) -> str | None:
         """The role of a callee, most specific first; None for a call that just borrows."""
-        for kind in ("release", "consume", "retain", "reallocate", "error", "exit", "acquire"):
-            if self.matches(kind, name):
-                return kind
-        return None
+        return self.summary(name).role
+
+    @cached_property
+    def _named(self) -> dict[str, Summary]:
+        return {}
+
+    def summary(self, name: str) -> Summary:
+        """What a call to `name` does: a configured record, else the names' record, else (where
+        the names say nothing) the summary inferred from its body, else the default."""
+        named = self._named.get(name)
+        if named is None:
+            named = self._named[name] = self.summaries.get(name) or self._from_names(name)
+        if named.source is Source.DEFAULT and self.inferred is not None and name:
+            return self.inferred.get(name) or named
+        return named
+
+    def _from_names(self, name: str) -> Summary:
+        """The record the name patterns and tables give `name`."""
+        if not name:
+            return DEFAULT
+        role = next((k for k in ("release", "consume", "retain", "reallocate", "error", "exit", "acquire")
+                     if self.matches(k, name)), None)
+        args: list = []
+        returns, returned, ends = Returns.BORROWED, None, Ends.RETURNS
+        if role == "release":
+            args.append((Tracked.EVERY, Effect.RELEASE))
+        elif role == "consume":
+            args.append((Tracked.FIRST, Effect.CONSUME))
+        elif role == "retain":
+            args.append((Tracked.EVERY, Effect.RETAIN))
+        elif role == "reallocate":
+            returns = Returns.REALLOCATED
+        elif role in ("error", "exit"):
+            ends = Ends.ERROR if role == "error" else Ends.EXIT
+        elif role == "acquire":
+            returns, returned = Returns.OWNED, self._lookup("may_return_argument", name)
+        args.extend((i, Effect.SINK) for i in self._lookup("sinks", name) or ())
+        record = Summary(returns=returns, arguments=tuple(args), returned=returned, ends=ends,
+                         error_condition=self.error_condition(name), may_fail=self.matches("may_fail", name),
+                         may_raise=self.matches("may_raise", name), pure=self.matches("pure", name),
+                         source=Source.CONVENTIONS)
+        return record if record.says_something else DEFAULT
 
     def fingerprint(self) -> str:
         """Stable text for cache keys."""
@@ -202,15 +248,9 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries))
+                     self.may_raise_summaries, sorted((k, v.digest()) for k, v in self.summaries.items())))
 
 
-@dataclass(frozen=True)
-class ErrorCondition:
-    """A call that raises when argument `index` has truth value `raises_when`, else returns."""
-
-    index: int
-    raises_when: bool
 
 
 def _resolve(index: int, nargs: int) -> int | None:

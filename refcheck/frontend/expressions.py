@@ -21,6 +21,15 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
+from refcheck.summary import Effect, Returns, Summary, Tracked
+
+
+def _resolve(index, nargs: int) -> int | None:
+    """A record's argument position as a 0-based index, None if absent or out of range."""
+    if index is None or isinstance(index, Tracked):
+        return None
+    i = index + nargs if index < 0 else index
+    return i if 0 <= i < nargs else None
 
 
 class ExpressionLowerer:
@@ -329,27 +338,30 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        check = self.b.conv.error_condition(name)
+        summary = self.b.conv.summary(name)
+        check = summary.error_condition
         if check is not None and check.index < len(args):
-            for i, a in enumerate(args):
-                if i != check.index:
-                    self.value(a)
-            ok, fail = self.b.node("block"), self.b.error_node(loc, name)
-            # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
-            self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
-            self.b.cur = ok
-            return None
-        role = self.b.conv.classify(name)
+            return self.conditional_error(loc, name, args, check)
+        role = summary.role
         if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        values = [self.argument(a, role) for a in args]
-        sinks = self.b.conv.sink_arguments(name, len(args))
-        kept = [v for i, (v, a) in enumerate(zip(values, args))
-                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        tracked = [v for i, (v, a) in enumerate(zip(values, args))
-                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
+        effects = summary.effects(len(args))
+        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
+        filled = {i: v for i, a in enumerate(args)
+                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
+        values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
+        sinks = {i for i, e in effects.items() if e is Effect.SINK}
+        positions = [i for i, (v, a) in enumerate(zip(values, args))
+                     if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
+        # A record naming positions (inferred, configured): those are given up, the others borrowed.
+        ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
+        for i, e in ended.items():
+            self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        if ended and role in ("release", "consume"):
+            role = None
+        tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -364,26 +376,15 @@ class ExpressionLowerer:
             return tracked[0] if tracked and has_pointer_type(c) else None
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
-        if kept:
-            # A setter (no pointer result) keeps the reference in the slot its other arguments
-            # name: THCThreadLocal_set(local, x) again with the same local overwrites it (the
-            # earlier value's stored copy is gone). A call returning a pointer keeps it in what it
-            # returns (newWithAllocator's context): a new place at each call, so no key.
-            target, deps = "", frozenset()
-            if not has_pointer_type(c):
-                others = [a for i, a in enumerate(args) if i not in sinks]
-                target = f"{name}({', '.join(expr_text(a) for a in others)})"
-                deps = frozenset(v for a in others for v in expr_vars(a, self.b))
-        for v in kept:  # the callee keeps it: a hand-over, like a store
-            self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v, target, deps))
+        self.keep(c, loc, name, args, values, sinks)
+        self.fill(loc, name, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
             return None
         if role == "reallocate":
             t = self.b.temp(f"{name}(...)")
-            may_fail = self.b.conv.matches("may_fail", name)
+            may_fail = summary.may_fail
             self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, may_fail))
             if may_fail:  # split at once into success and failure (NULL, old block still ours)
                 n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
@@ -397,7 +398,7 @@ class ExpressionLowerer:
             return t
         if role == "acquire":
             t = self.b.temp(f"{name}(...)")
-            index = self.b.conv.returned_argument(name, len(args))
+            index = _resolve(summary.returned, len(args))
             source = values[index] if index is not None and values[index] in tracked else None
             self.b.emit(ir.Acquire(loc, t, name, source))
             return t
@@ -407,7 +408,57 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
+        return self.returned_value(c, summary, values, positions)
+
+    def conditional_error(self, loc: Location, name: str, args: list, check) -> None:
+        """_THArgCheck(.., cond, ..): a branch on its condition to an error node."""
+        for i, a in enumerate(args):
+            if i != check.index:
+                self.value(a)
+        ok, fail = self.b.node("block"), self.b.error_node(loc, name)
+        # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
+        self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
+        self.b.cur = ok
         return None
+
+    def keep(self, c, loc: Location, name: str, args: list, values: list, sinks: set) -> None:
+        """The callee keeps the references passed at `sinks`: a hand-over, like a store."""
+        kept = [v for i, (v, a) in enumerate(zip(values, args))
+                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
+        if not kept:
+            return
+        # A setter (no pointer result) keeps the reference in the slot its other arguments
+        # name: THCThreadLocal_set(local, x) again with the same local overwrites it (the
+        # earlier value's stored copy is gone). A call returning a pointer keeps it in what it
+        # returns (newWithAllocator's context): a new place at each call, so no key.
+        target, deps = "", frozenset()
+        if not has_pointer_type(c):
+            others = [a for i, a in enumerate(args) if i not in sinks]
+            target = f"{name}({', '.join(expr_text(a) for a in others)})"
+            deps = frozenset(v for a in others for v in expr_vars(a, self.b))
+        for v in kept:
+            self.b.emit(ir.Use(loc, v))
+            self.b.emit(ir.Store(loc, v, target, deps))
+
+    def returned_value(self, c, summary: Summary, values: list, positions: list):
+        """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
+        index = _resolve(summary.returned, len(values)) if summary.returns is Returns.ARGUMENT else None
+        return values[index] if index is not None and index in positions and has_pointer_type(c) else None
+
+    def address_of_local(self, a) -> str | None:
+        """The local variable v of an argument `&v`, else None."""
+        inner = strip(a)
+        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+            return None
+        target = strip(next(iter(children_of(inner)), None) or inner)
+        return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+
+    def fill(self, loc: Location, name: str, filled: dict) -> None:
+        """After a call that stores a fresh owned reference through `&v`: v holds it."""
+        for v in filled.values():
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Acquire(loc, t, name))
+            self.b.emit(ir.Assign(loc, v, t))
 
     def argument(self, a, role):
         inner = strip(a)
