@@ -6,12 +6,13 @@ import os
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from refcheck.conventions import Conventions
 from refcheck.gcpause import frozen_heap, paused_collector
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult, merge_findings
+from refcheck.summary import DEFAULT
 
 
 def _same(s: str) -> str:
@@ -41,6 +42,8 @@ class Settings:
     # settings key (cache.unit_key); None: every function is checked.
     function_cache: str | None = None
     unit_key: str = ""
+    # Summaries inferred from the bodies of other units' functions (phase 1 of the run), by name.
+    summaries: dict = field(default_factory=dict)
 
 
 def check_unit(path: str, settings: Settings) -> UnitResult:
@@ -142,6 +145,20 @@ def _check(path: str, settings: Settings) -> UnitResult:
 
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
+    # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
+    # run), then this unit's own as each is analysed; callers use them where names say nothing.
+    from dataclasses import replace as _replace
+
+    from refcheck.frontend.clangutil import qualified_name
+    from refcheck.summary import SummaryTable
+    summaries = SummaryTable(settings.summaries)
+    conv = _replace(conv, inferred=summaries)
+    names = [qualified_name(fn) for fn in parsed.functions]
+    # Definitions not checked yet, by name: a function that asks for one is checked after it
+    # (callees first), once; recursion then takes whatever is known (the default).
+    pending = Counter(n for fn, n in zip(parsed.functions, names)
+                      if settings.only_functions is None or fn.spelling in settings.only_functions)
+    deferred: set[int] = set()
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
     table = _function_table(path, parsed, places, settings, conv)
@@ -185,30 +202,48 @@ def _check(path: str, settings: Settings) -> UnitResult:
 
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
+    def waits(index: int, asked) -> bool:
+        """A first try of a function that asked for a definition not checked yet: checked later."""
+        return index not in deferred and any(pending[n] for n in asked if n != names[index])
+
+    order = deque(range(len(parsed.functions)))
     with frozen_heap():
-        for index, top in enumerate(parsed.functions):
+        while order:
+            index = order.popleft()
+            top = parsed.functions[index]
             if settings.only_functions is not None and top.spelling not in settings.only_functions:
                 continue
             key = table.keys[index] if table is not None else None
             hit = table.get(key) if table is not None else None
-            if hit is not None:
+            if hit is not None and waits(index, (n for n, _ in hit.used)):
+                deferred.add(index)
+                order.append(index)
+                continue
+            if hit is not None and summaries.used(n for n, _ in hit.used) == hit.used:
                 table.keep(key)
                 result.functions += hit.functions
                 result.errors.extend(hit.errors)
                 findings.extend(hit.findings)
                 counts["cached"] += hit.functions
+                _learn(summaries, names[index], hit.summary, pending)
                 continue
             marks = (len(findings), len(result.errors), result.functions, dict(counts))
             instance = instance_keys.get(index)
             known = prebuilt.get(instance[0]) if instance is not None else None
             queue = [] if known is not None else [top]  # the function, then the lambdas inside it
+            summaries.asked = set()
+            own = DEFAULT
             if known is not None:
                 result.functions += 1
+                rename = renamer(known[1], instance[1])
+                summaries.asked = {rename(n) for n in known[2]}
                 if known[0] is None:
                     counts["skipped"] += 1
                 else:
                     counts["shared"] += 1
-                    emit(renamed_result(known[0], renamer(known[1], instance[1])), top)
+                    own = known[0].summary
+                    emit(renamed_result(known[0], rename), top)
+            later = False
             with paused_collector():
                 while queue:
                     fn = queue.pop(0)
@@ -221,10 +256,13 @@ def _check(path: str, settings: Settings) -> UnitResult:
                         continue
                     b = time.perf_counter()
                     cfg_time += b - a
+                    if fn is top and waits(index, summaries.asked):
+                        later = True
+                        break
                     if cfg is None:  # nothing in it can produce a finding
                         counts["skipped"] += 1
                         if fn is top and instance is not None:
-                            prebuilt[instance[0]] = (None, instance[1])
+                            prebuilt[instance[0]] = (None, instance[1], frozenset(summaries.asked))
                         continue
                     queue[:0] = cfg.lambdas
                     if settings.share and sites[cfg.loc] > 1 and cfg.loc not in alone:
@@ -241,18 +279,29 @@ def _check(path: str, settings: Settings) -> UnitResult:
                         res = analyze(cfg, conv, settings.max_states, settings.function_seconds)
                         counts["analysed"] += 1
                     if fn is top and instance is not None and not cfg.lambdas:
-                        prebuilt[instance[0]] = (renamed_result(res, _same), instance[1])
+                        prebuilt[instance[0]] = (renamed_result(res, _same), instance[1], frozenset(summaries.asked))
+                    if fn is top:
+                        own = res.summary
                     emit(res, fn)
                 # The graph dies before the collection at the block's end, which would otherwise
                 # keep it for older collections to rescan.
                 cfg = None
+            if later:  # undone: checked again once the definitions it asked for are
+                del findings[marks[0]:], result.errors[marks[1]:]
+                result.functions = marks[2]
+                counts.update(marks[3])
+                deferred.add(index)
+                order.append(index)
+                continue
+            _learn(summaries, names[index], own, pending)
             if table is not None:
                 from refcheck.fncache import Outcome
 
                 table.put(key, Outcome(
                     tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
                     tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
-                          if counts[k] != marks[3][k])))
+                          if counts[k] != marks[3][k]),
+                    own, summaries.used(summaries.asked - {names[index]})))
     if table is not None:
         table.save()
         if table.rejected:
@@ -270,6 +319,15 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning"))
     return result
+
+
+def _learn(summaries, name: str, summary, pending: Counter) -> None:
+    """A definition checked: its inferred summary is known to the functions checked after it."""
+    pending[name] -= 1
+    if summary is not None and summary.says_something:
+        summaries.known[name] = summary
+    elif not pending[name]:
+        summaries.known.pop(name, None)  # the unit's own definition says nothing (an outer one might)
 
 
 def _function_cache_on(settings: Settings) -> bool:

@@ -97,6 +97,7 @@ class Store(Op):
     var: str | None
     target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
     deps: frozenset = frozenset()  # the local variables the target's address depends on
+    through: str | None = None  # `*p = v` or `p[0] = v`: the variable p (an out-parameter's fill)
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,13 @@ from refcheck.analysis.liveness import Pruner
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
+from refcheck.analysis.summarize import Summarizer
 from refcheck.analysis.transfer import Transfer
 from refcheck.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.gcpause import paused_collector
 from refcheck.model import Finding
+from refcheck.summary import DEFAULT, Summary
 
 FACT_VARIANTS = 16
 
@@ -33,6 +35,8 @@ class Result:
     findings: list[Finding]
     states: int
     incomplete: str = ""  # why the function was not fully checked
+    # What the function does to its caller's references (`summarize`); DEFAULT when not fully checked.
+    summary: Summary = DEFAULT
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
@@ -78,6 +82,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
     tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None,
                   untracked_values(cfg) if untrack else frozenset())
     reporter = Reporter(cfg, rules)
+    tr.summarizer = summarizer = Summarizer(cfg)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys) if prune else None
     init = tr.initial()
     if pruner is not None:
@@ -134,4 +139,4 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
             else:
                 variants.append(facts.copy())
             work.append((succ, st2, (succ, label, trace)))
-    return Result(reporter.result(), states, incomplete)
+    return Result(reporter.result(), states, incomplete, DEFAULT if incomplete else summarizer.summary())

@@ -15,6 +15,7 @@ import networkx as nx
 from refcheck import ir
 from refcheck.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
+from refcheck.summary import Effect
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
                                          reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
@@ -464,7 +465,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         c = stack.pop()
         k = kind_of(c)
         if k == K.CALL_EXPR:
-            if conv.classify(callee_of(c)[1]) in OWNERSHIP_ROLES:
+            summary = conv.summary(callee_of(c)[1])
+            if summary.role in OWNERSHIP_ROLES or any(e is Effect.ACQUIRE_OUT for _, e in summary.arguments):
                 return True
         elif k in OWNERSHIP_KINDS:
             return True

@@ -271,8 +271,22 @@ class ExpressionLowerer:
         self.lvalue_base(target)
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self.b))))
+                           frozenset(expr_vars(target, self.b)), self.pointee_of(target)))
         return src
+
+    def pointee_of(self, target) -> str | None:
+        """The variable p of a store target `*p` or `p[0]` (what an out-parameter's fill writes)."""
+        k = kind_of(target)
+        if k == K.UNARY_OPERATOR and unop(target) == "*":
+            kids = list(children_of(target))
+        elif k == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = list(children_of(target))
+            if len(kids) != 2 or constant(strip(kids[1])) != 0:
+                return None
+        else:
+            return None
+        base = strip(kids[0]) if kids else None
+        return self.b.var(referenced(base)) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
 
     def local_array_element(self, target) -> bool:
         """`arr[i]` where arr is an array (not a pointer) local to this function."""
