@@ -38,6 +38,7 @@ from importlib.util import find_spec
 
 import refcheck
 from refcheck import safeio
+from refcheck.summary import Source, SummaryError, parse_record, record_table
 from refcheck.model import Finding, Location, Step, ToolError, UnitResult
 
 FORMAT = 2
@@ -296,6 +297,8 @@ def dump_result(r: UnitResult) -> dict:
             "instantiations": list(f.instantiations),
             "origin": _loc_out(f.origin) if f.origin else None,
         } for f in r.findings],
+        "exports": {name: record_table(s) for name, s in r.exports.items()},
+        "imported": [list(u) for u in r.imported],
     }
 
 
@@ -368,9 +371,14 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
             path=[Step(loc(_obj(s)["location"]), _text(s["message"])) for s in _items(f["path"])],
             instantiations=strings(f["instantiations"]),
             origin=loc(origin) if origin is not None else None))
+    try:
+        exports = {_text(n): parse_record(_obj(t), n, Source.INFERRED) for n, t in _obj(d.get("exports", {})).items()}
+    except SummaryError as e:
+        raise Invalid(str(e)) from None
+    imported = tuple((_text(_items(u)[0]), _text(_items(u)[1], 64)) for u in _items(d.get("imported", [])))
     return UnitResult(file=file(d["file"]), functions=_count(d["functions"]),
                       includes=strings(d["includes"]), timings=timings, errors=errors,
-                      findings=findings)
+                      findings=findings, exports=exports, imported=imported)
 
 
 def _mac(secret: bytes, key: str, body: bytes) -> str:

@@ -149,16 +149,16 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # run), then this unit's own as each is analysed; callers use them where names say nothing.
     from dataclasses import replace as _replace
 
-    from refcheck.frontend.clangutil import qualified_name
+    from refcheck.frontend.clangutil import externally_visible, qualified_name
     from refcheck.summary import SummaryTable
     summaries = SummaryTable(settings.summaries)
     conv = _replace(conv, inferred=summaries)
     names = [qualified_name(fn) for fn in parsed.functions]
-    # Definitions not checked yet, by name: a function that asks for one is checked after it
-    # (callees first), once; recursion then takes whatever is known (the default).
-    pending = Counter(n for fn, n in zip(parsed.functions, names)
-                      if settings.only_functions is None or fn.spelling in settings.only_functions)
-    deferred: set[int] = set()
+    # In source order (C defines helpers before their callers, mostly); a function whose check
+    # used a summary that changed later in the unit (a helper defined after it, recursion) is
+    # checked once more at the end, with the unit's final table.
+    used_at: dict[int, tuple] = {}
+    spans: dict[int, tuple] = {}
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
     table = _function_table(path, parsed, places, settings, conv)
@@ -202,34 +202,37 @@ def _check(path: str, settings: Settings) -> UnitResult:
 
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
-    def waits(index: int, asked) -> bool:
-        """A first try of a function that asked for a definition not checked yet: checked later."""
-        return index not in deferred and any(pending[n] for n in asked if n != names[index])
-
     order = deque(range(len(parsed.functions)))
+    second = False
     with frozen_heap():
-        while order:
+        while order or not second:
+            if not order:
+                second = True
+                order.extend(_stale(summaries, used_at, spans, findings, result, counts))
+                continue
             index = order.popleft()
             top = parsed.functions[index]
             if settings.only_functions is not None and top.spelling not in settings.only_functions:
                 continue
             key = table.keys[index] if table is not None else None
             hit = table.get(key) if table is not None else None
-            if hit is not None and waits(index, (n for n, _ in hit.used)):
-                deferred.add(index)
-                order.append(index)
-                continue
-            if hit is not None and summaries.used(n for n, _ in hit.used) == hit.used:
+            if hit is not None and not second:
+                # Taken as it is: a summary it used that this unit's table contradicts at the end
+                # makes it stale, like an analysed function's (`_stale`).
                 table.keep(key)
+                table.asked_by_hits.update(n for n, _ in hit.used)
                 result.functions += hit.functions
                 result.errors.extend(hit.errors)
                 findings.extend(hit.findings)
                 counts["cached"] += hit.functions
-                _learn(summaries, names[index], hit.summary, pending)
+                used_at[index] = hit.used
+                spans[index] = (hit.findings, hit.errors, hit.functions, (("cached", hit.functions),))
+                _learn(summaries, names, index, hit.summary)
                 continue
             marks = (len(findings), len(result.errors), result.functions, dict(counts))
             instance = instance_keys.get(index)
-            known = prebuilt.get(instance[0]) if instance is not None else None
+            # Not in the second round: the instance's first result used the stale summaries too.
+            known = prebuilt.get(instance[0]) if instance is not None and not second else None
             queue = [] if known is not None else [top]  # the function, then the lambdas inside it
             summaries.asked = set()
             own = DEFAULT
@@ -243,7 +246,6 @@ def _check(path: str, settings: Settings) -> UnitResult:
                     counts["shared"] += 1
                     own = known[0].summary
                     emit(renamed_result(known[0], rename), top)
-            later = False
             with paused_collector():
                 while queue:
                     fn = queue.pop(0)
@@ -256,9 +258,6 @@ def _check(path: str, settings: Settings) -> UnitResult:
                         continue
                     b = time.perf_counter()
                     cfg_time += b - a
-                    if fn is top and waits(index, summaries.asked):
-                        later = True
-                        break
                     if cfg is None:  # nothing in it can produce a finding
                         counts["skipped"] += 1
                         if fn is top and instance is not None:
@@ -286,22 +285,19 @@ def _check(path: str, settings: Settings) -> UnitResult:
                 # The graph dies before the collection at the block's end, which would otherwise
                 # keep it for older collections to rescan.
                 cfg = None
-            if later:  # undone: checked again once the definitions it asked for are
-                del findings[marks[0]:], result.errors[marks[1]:]
-                result.functions = marks[2]
-                counts.update(marks[3])
-                deferred.add(index)
-                order.append(index)
-                continue
-            _learn(summaries, names[index], own, pending)
+            _learn(summaries, names, index, own)
+            used_at[index] = summaries.used(summaries.asked - {names[index]})
+            spans[index] = (tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
+                            tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
+                                  if counts[k] != marks[3][k]))
             if table is not None:
                 from refcheck.fncache import Outcome
 
-                table.put(key, Outcome(
-                    tuple(findings[marks[0]:]), tuple(result.errors[marks[1]:]), result.functions - marks[2],
-                    tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
-                          if counts[k] != marks[3][k]),
-                    own, summaries.used(summaries.asked - {names[index]})))
+                table.put(key, Outcome(*spans[index], own, used_at[index]))
+    defined = set(names)
+    result.imported = summaries.used(n for n in summaries.ever | _asked_by_hits(table) if n not in defined)
+    result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, names)
+                      if n in summaries.known and externally_visible(fn)}
     if table is not None:
         table.save()
         if table.rejected:
@@ -321,13 +317,36 @@ def _check(path: str, settings: Settings) -> UnitResult:
     return result
 
 
-def _learn(summaries, name: str, summary, pending: Counter) -> None:
-    """A definition checked: its inferred summary is known to the functions checked after it."""
-    pending[name] -= 1
-    if summary is not None and summary.says_something:
-        summaries.known[name] = summary
-    elif not pending[name]:
-        summaries.known.pop(name, None)  # the unit's own definition says nothing (an outer one might)
+def _asked_by_hits(table) -> set:
+    """The names the functions served from the per-function cache had asked for."""
+    return set() if table is None else table.asked_by_hits
+
+
+def _learn(summaries, names: list, index: int, summary) -> None:
+    """A definition checked: its inferred summary is known to the functions checked after it.
+    One that says nothing hides another unit's function of the same name (a `static` one)."""
+    if summary.says_something:
+        summaries.known[names[index]] = summary
+    else:
+        summaries.known.pop(names[index], None)
+
+
+def _stale(summaries, used_at: dict, spans: dict, findings: list, result, counts: dict) -> list[int]:
+    """The functions whose check used a summary the unit's final table contradicts, their
+    findings, errors and counts taken back (they are checked again)."""
+    stale = [i for i, used in used_at.items() if summaries.used(n for n, _ in used) != used]
+    drop_f, drop_e = set(), set()
+    for i in stale:
+        got, errors, functions, by = spans.pop(i)
+        drop_f.update(map(id, got))
+        drop_e.update(map(id, errors))
+        result.functions -= functions
+        for k, n in by:
+            counts[k] -= n
+    if stale:
+        findings[:] = [f for f in findings if id(f) not in drop_f]
+        result.errors[:] = [e for e in result.errors if id(e) not in drop_e]
+    return stale
 
 
 def _function_cache_on(settings: Settings) -> bool:

@@ -143,6 +143,7 @@ class FunctionCache:
         self.rejected: str | None = None
         self.write_error: str | None = None
         self.hits = 0
+        self.asked_by_hits: set[str] = set()  # the summaries the hits' checks used, by name
         self._read: dict[str, Outcome] | None = None
         self._raw: dict[str, dict] = {}  # the entries read, authenticated and validated
         self._new: dict[str, dict] = {}

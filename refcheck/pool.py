@@ -49,6 +49,8 @@ class Options:
     max_memory: int | None = None
     # The cache directory, for per-function results (refcheck/fncache.py); None: --no-cache.
     function_cache: str | None = None
+    # Summaries inferred for other units' functions (phase 1 of the run): name -> Summary.
+    summaries: dict | None = None
 
 
 @dataclass
@@ -127,7 +129,8 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
-                               function_seconds=o.function_seconds, function_cache=o.function_cache)
+                               function_seconds=o.function_seconds, function_cache=o.function_cache,
+                               summaries=o.summaries or {})
 
     run_settings = settings_for(options)
     while True:

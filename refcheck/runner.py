@@ -239,31 +239,69 @@ def _analyze(units: list[str], request: Request, cache: Cache,
             return False
 
         outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
-        try:
-            for outcome in outcomes:
-                job, result = outcome.job, outcome.result
-                # Cache keys and suppression scans need the includes as absolute paths.
-                result.includes = [os.path.join(root, p) for p in result.includes]
-                results[job.index] = result
-                included |= _included_by([(job.path, result)])
-                report.analyzed += 1
-                for stage, seconds in result.timings.items():
-                    timings[stage] = timings.get(stage, 0.0) + seconds
-                for what, n in result.counts.items():
-                    report.counts[what] = report.counts.get(what, 0) + n
-                for note in result.notes:  # once per run, not per unit
-                    if f"warning: {note}" not in report.notes:
-                        report.notes.append(f"warning: {note}")
-                if outcome.cacheable:
-                    cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
-                progress.advance(job.display)
-        finally:
-            # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
-            outcomes.close()
-            progress.close()
+        _collect(outcomes, results, included, report, cache, keys, hasher, progress, root)
+    # Phase 2: the units whose checks asked for another unit's function whose summary they did
+    # not have (or had another of) are checked again with the run's table, once.
+    table = exported_table(results.values())
+    again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
+             if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
+    if again:
+        from refcheck import pool
+
+        functions = cache.directory if cache.entries is not None else None
+        memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
+                for t in again]
+        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout)
+        _collect(outcomes, results, included, report, cache, keys, hasher, progress, root, again=True)
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+def exported_table(results) -> dict:
+    """The summaries the units export, by name; a name two units summarise differently is left
+    out (two programs linked apart, or a name defined twice: nothing sure to say)."""
+    table: dict = {}
+    clash: set = set()
+    for r in results:
+        for name, s in r.exports.items():
+            if table.setdefault(name, s) != s:
+                clash.add(name)
+    return {n: s for n, s in table.items() if n not in clash}
+
+
+def _agrees(imported: tuple, table: dict) -> bool:
+    return all((table[n].digest() if n in table else "-") == h for n, h in imported)
+
+
+def _collect(outcomes, results, included, report, cache, keys, hasher, progress, root, again=False) -> None:
+    """Takes the workers' results in, caches them, and adds up timings and counts."""
+    timings = report.result.timings
+    try:
+        for outcome in outcomes:
+            job, result = outcome.job, outcome.result
+            # Cache keys and suppression scans need the includes as absolute paths.
+            result.includes = [os.path.join(root, p) for p in result.includes]
+            results[job.index] = result
+            included |= _included_by([(job.path, result)])
+            report.analyzed += 0 if again else 1
+            for stage, seconds in result.timings.items():
+                timings[stage] = timings.get(stage, 0.0) + seconds
+            for what, n in result.counts.items():
+                report.counts[what] = report.counts.get(what, 0) + n
+            for note in result.notes:  # once per run, not per unit
+                if f"warning: {note}" not in report.notes:
+                    report.notes.append(f"warning: {note}")
+            if outcome.cacheable:
+                cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
+            progress.advance(job.display)
+    finally:
+        # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
+        outcomes.close()
+        progress.close()
 
 
 def _select(findings: list[Finding], request: Request, run_selection) -> list[Finding]:
@@ -288,7 +326,7 @@ def _select(findings: list[Finding], request: Request, run_selection) -> list[Fi
     return kept
 
 
-def _options_for(request: Request, path: str, pool, functions: str | None):
+def _options_for(request: Request, path: str, pool, functions: str | None, summaries: dict | None = None):
     """Worker options for a unit under a nested configuration; None for the run's own."""
     own = request.config_for(path)
     if own is request.config:
@@ -296,7 +334,7 @@ def _options_for(request: Request, path: str, pool, functions: str | None):
     run = request.config
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
     return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
-                        functions)
+                        functions, summaries)
 
 
 def _included_by(pairs) -> set[str]:

@@ -128,9 +128,11 @@ class SummaryTable:
     def __init__(self, known: dict[str, Summary] | None = None):
         self.known: dict[str, Summary] = dict(known or {})
         self.asked: set[str] = set()
+        self.ever: set[str] = set()  # every name asked for during the unit's check
 
     def get(self, name: str) -> Summary | None:
         self.asked.add(name)
+        self.ever.add(name)
         return self.known.get(name)
 
     def used(self, names) -> tuple[tuple[str, str], ...]:
