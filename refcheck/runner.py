@@ -238,8 +238,10 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 return True
             return False
 
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
-        _collect(outcomes, results, included, report, cache, keys, hasher, progress, root)
+        # What the units checked so far export goes with each unit started after them.
+        exported = exported_table(results.values())
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip, summaries=exported)
+        _collect(outcomes, results, included, report, cache, keys, hasher, progress, root, exported=exported)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
     # not have (or had another of) are checked again with the run's table, once.
     table = exported_table(results.values())
@@ -277,8 +279,10 @@ def _agrees(imported: tuple, table: dict) -> bool:
     return all((table[n].digest() if n in table else "-") == h for n, h in imported)
 
 
-def _collect(outcomes, results, included, report, cache, keys, hasher, progress, root, again=False) -> None:
-    """Takes the workers' results in, caches them, and adds up timings and counts."""
+def _collect(outcomes, results, included, report, cache, keys, hasher, progress, root, again=False,
+             exported: dict | None = None) -> None:
+    """Takes the workers' results in, caches them, and adds up timings and counts; `exported`
+    gets each result's exported summaries."""
     timings = report.result.timings
     try:
         for outcome in outcomes:
@@ -286,6 +290,8 @@ def _collect(outcomes, results, included, report, cache, keys, hasher, progress,
             # Cache keys and suppression scans need the includes as absolute paths.
             result.includes = [os.path.join(root, p) for p in result.includes]
             results[job.index] = result
+            if exported is not None:
+                exported.update(result.exports)
             included |= _included_by([(job.path, result)])
             report.analyzed += 0 if again else 1
             for stage, seconds in result.timings.items():

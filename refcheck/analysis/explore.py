@@ -82,7 +82,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
     tr = Transfer(cfg, conv, relevant_branches(cfg) if contract else None,
                   untracked_values(cfg) if untrack else frozenset())
     reporter = Reporter(cfg, rules)
-    tr.summarizer = summarizer = Summarizer(cfg)
+    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys) if prune else None
     init = tr.initial()
     if pruner is not None:

@@ -30,8 +30,11 @@ from refcheck.summary import DEFAULT, Effect, Ends, Returns, Source, Summary
 class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, raises: bool = False):
+        """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
+        read it); elsewhere it would only make records differ that no caller reads."""
         self.cfg = cfg
+        self.raises = raises
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
         self.index = {var: i for i, var in self.params}
         # Per parameter index: the set of fates seen at returning ends.
@@ -108,7 +111,7 @@ class Summarizer:
         if not self.returns:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
-                    ends=ends, may_raise=self.errors, source=Source.INFERRED)
+                    ends=ends, may_raise=self.errors and self.raises, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def effect(self, i: int) -> Effect | None:
