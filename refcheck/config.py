@@ -203,6 +203,18 @@ def _type(v) -> str:
             list: "a list", dict: "a table"}.get(type(v), type(v).__name__)
 
 
+def _summaries(v) -> dict:
+    """[tool.refcheck.summaries.NAME] tables: callee name -> summary record (refcheck.summary)."""
+    from refcheck.summary import SummaryError, parse_record
+
+    if not isinstance(v, dict):
+        raise ValueError(f"expected a table of callee names, got {_type(v)}")
+    try:
+        return {name: parse_record(t, f"summaries.{name}") for name, t in v.items()}
+    except SummaryError as e:
+        raise ValueError(str(e)) from None
+
+
 # key -> (checker, Config attribute or None for the pattern keys handled separately)
 _SCALARS = {
     "preset": _choice(*PRESETS),
@@ -227,6 +239,7 @@ _SCALARS = {
     "may-raise-summaries": _bool,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
+    "summaries": _summaries,
 }
 KEYS = dict(_SCALARS)
 KEYS.update({key: check for key, (_, check) in _INDEX_TABLES.items()})
@@ -267,6 +280,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["errors"] = values["errors"]
     if "may-raise-summaries" in values:
         changes["may_raise_summaries"] = values["may-raise-summaries"]
+    if "summaries" in values:
+        changes["summaries"] = {**conv.summaries, **values["summaries"]}
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
 
