@@ -106,7 +106,7 @@ ALLOWED = {
     "refcheck.frontend": {"refcheck.conventions", "refcheck.ir"},
     "refcheck.analysis": {"refcheck.conventions", "refcheck.ir", "refcheck.rules"},
     "refcheck.reuse": {"refcheck.conventions", "refcheck.ir", "refcheck.frontend"},
-    "refcheck.caches": {"refcheck.workspace", "refcheck.frontend"},
+    "refcheck.caches": {"refcheck.workspace", "refcheck.frontend", "refcheck.conventions"},
     "refcheck.reporters": {"refcheck.rules"},
     "refcheck.driver": {"refcheck.conventions", "refcheck.workspace", "refcheck.frontend", "refcheck.ir",
                         "refcheck.analysis", "refcheck.reuse", "refcheck.caches", "refcheck.filters",

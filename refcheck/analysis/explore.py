@@ -19,11 +19,13 @@ from refcheck.analysis.liveness import Pruner
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
+from refcheck.analysis.summarize import Summarizer
 from refcheck.analysis.transfer import Transfer
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import paused_collector
 from refcheck.findings import Finding
+from refcheck.conventions.summary import DEFAULT, Summary
 
 FACT_VARIANTS = 16
 # Past this share of the bound, a function's states are merged as property simulation does
@@ -38,6 +40,8 @@ class Result:
     findings: list[Finding]
     states: int
     incomplete: str = ""  # why the function was not fully checked
+    # What the function does to its caller's references (`summarize`); DEFAULT when not fully checked.
+    summary: Summary = DEFAULT
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
@@ -83,6 +87,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
     relevant = relevant_branches(cfg) if contract else None
     tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset())
     reporter = Reporter(cfg, rules)
+    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant) if prune else None
     init = tr.initial()
     if pruner is not None:
@@ -143,4 +148,4 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
             else:
                 variants.append(facts.copy())
             work.append((succ, st2, (succ, label, trace)))
-    return Result(reporter.result(), states, incomplete)
+    return Result(reporter.result(), states, incomplete, DEFAULT if incomplete else summarizer.summary())

@@ -31,8 +31,15 @@ from refcheck import ir
 from refcheck.analysis import nullness
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
+from refcheck.rules.events import Nullness
 
 _KEEP = (Kind.FIELD, Kind.STALE)
+
+
+def _fate(oid, o) -> bool:
+    """A parameter's object that records what the function did to the caller's reference (or
+    that it was NULL on this path, where it could do nothing)."""
+    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL)
 
 
 def _op_effect(op) -> tuple[tuple, tuple, tuple]:
@@ -217,7 +224,9 @@ class Pruner:
             died_f = self.live.died(pred, node)
         if dead:
             objs = st.objs
-            candidates = [v for v in dead if not objs[env[v]].owned]
+            # A parameter released or stored keeps its object: the function's summary reads it
+            # at the path's end (`summarize`).
+            candidates = [v for v in dead if not objs[env[v]].owned and not _fate(env[v], objs[env[v]])]
             if candidates:
                 names = self.names
                 pinned = {o.link for o in objs.values() if o.link is not None}

@@ -53,8 +53,9 @@ def _read_by(op) -> tuple:
     return ()
 
 
-def _node_reads(n: int, d, relevant) -> tuple:
-    """The variables whose nullness node `n`'s own end reads (its condition, its return)."""
+def _node_reads(n: int, d, relevant, at_return: tuple = ()) -> tuple:
+    """The variables whose nullness node `n`'s own end reads (its condition, its return, and at a
+    return the parameters `at_return` whose fate the function's summary reads)."""
     out: list = []
     if relevant is None or n in relevant:
         cond = d.cond
@@ -62,8 +63,10 @@ def _node_reads(n: int, d, relevant) -> tuple:
             out.append(cond.var)
         elif isinstance(cond, ir.SameObject):
             out += [cond.a, cond.b]
-    if d.kind == "return" and isinstance(d.value, str):
-        out.append(d.value)
+    if d.kind == "return":
+        if isinstance(d.value, str):
+            out.append(d.value)
+        out += at_return
     return tuple(out)
 
 
@@ -74,7 +77,14 @@ class NullLiveness:
         g = cfg.graph
         data = dict(g.nodes(data="data"))
         ops = {n: (*d.ops, *d.post) for n, d in data.items()}
-        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant)}
+        # The summary of the function (`analysis.summarize`) reads, at each return, whether a
+        # parameter it may give up (release, consume, sink) is NULL there: `if (!t) return;`
+        # before `free(t)` still releases t on every path where t is not NULL. Parameters never
+        # given up are not read, so optional ones still merge (THNN's BatchNormalization).
+        given = {v for os_ in ops.values() for op in os_ if type(op) in (ir.Release, ir.Store)
+                 for v in (op.vars if type(op) is ir.Release else (op.var,))}
+        at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
+        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant, at_return)}
         # Flow-insensitive closure over assignments: dst's nullness read somewhere makes src's.
         read = set(direct)
         changed = True
@@ -92,7 +102,7 @@ class NullLiveness:
             seq = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
             for op, is_node in seq:  # backward: X -> (X - kills) | reads
                 if is_node:
-                    reads = _node_reads(n, d, relevant)
+                    reads = _node_reads(n, d, relevant, at_return)
                     kills = ()
                 else:
                     reads = _read_by(op)
@@ -123,9 +133,9 @@ class NullLiveness:
         self.live = live
 
 
-def _reads_at(n, d, ops, relevant) -> list:
+def _reads_at(n, d, ops, relevant, at_return: tuple) -> list:
     out = [v for op in ops for v in _read_by(op)]
-    out += _node_reads(n, d, relevant)
+    out += _node_reads(n, d, relevant, at_return)
     return [v for v in out if v is not None]
 
 

@@ -52,6 +52,8 @@ class Transfer:
         # A function that is a sink itself (`THStorage_newWithData` forwarding `data` to
         # newWithDataAndAllocator) hands on what its own caller handed it: no RC009 there.
         self.forwards = self.primitive or conv.is_sink(cfg.name)
+        # Sees every path's end and every store through a pointer (`analysis.summarize`), or None.
+        self.summarizer = None
         self.cond_vars: dict = {}
         pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
@@ -164,6 +166,8 @@ class Transfer:
             if f is not None and f(self, st, op, node, i, events) is False:
                 return []  # the path ends inside the node (a NULL dereferenced)
         kind = data.kind
+        if kind in _ENDS and self.summarizer is not None:
+            self.summarize_end(node, st, kind, data.value)
         if kind == "return":
             self.on_return(st, data.value, data.loc, events)
             return []
@@ -203,6 +207,16 @@ class Transfer:
             for i, (succ, edge) in enumerate(edges):
                 out.append((succ, st if i == last else st.copy(), None))
         return out
+
+    def summarize_end(self, node: int, st: State, kind: str, value: str | None) -> None:
+        if kind == "return":
+            self.summarizer.at_return(node, st, value)
+        elif kind == "exit":
+            self.summarizer.at_return(node, st, None)
+        elif kind == "error":
+            self.summarizer.at_error()
+        else:
+            self.summarizer.at_stop()
 
     # -- ops ------------------------------------------------------------------------------------
     def op_same_size(self, st: State, op: ir.SameSize, node: int, index: int, events: list) -> None:
@@ -312,6 +326,8 @@ class Transfer:
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
+        if op.through is not None and self.summarizer is not None:
+            self.summarizer.at_store(node, st, op.through, oid)
         if oid is not None:
             o = st.objs[oid]
             if op.sink and not o.owned and o.origin in _BORROWED and o.null != NULL and not o.gone \
@@ -637,6 +653,9 @@ class Transfer:
         st2 = st.copy()
         st2.facts.conds[key] = taken
         return st2
+
+
+_ENDS = frozenset(("return", "exit", "error", "stop"))
 
 
 # One transfer function per IR op, as plain functions: a table of bound methods on each Transfer

@@ -38,9 +38,10 @@ from importlib.util import find_spec
 
 import refcheck
 from refcheck.support import safeio
+from refcheck.conventions.summary import Source, RecordError, parse_record, record_table
 from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
 
-FORMAT = 3  # 3: path steps may say bears=False
+FORMAT = 4  # 3: path steps may say bears=False; 4: the summaries a unit exports and imported
 MAGIC = b"refcheck-cache 2\n"
 # Entries not written for this long are deleted by the next run that writes one. Every edit of
 # refcheck's code (or the flags, or the conventions) orphans a set of entries; a used entry that
@@ -297,6 +298,8 @@ def dump_result(r: UnitResult) -> dict:
             "instantiations": list(f.instantiations),
             "origin": _loc_out(f.origin) if f.origin else None,
         } for f in r.findings],
+        "exports": {name: record_table(s) for name, s in r.exports.items()},
+        "imported": [list(u) for u in r.imported],
     }
 
 
@@ -369,9 +372,14 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
             path=[_step(_obj(s), loc) for s in _items(f["path"])],
             instantiations=strings(f["instantiations"]),
             origin=loc(origin) if origin is not None else None))
+    try:
+        exports = {_text(n): parse_record(_obj(t), n, Source.INFERRED) for n, t in _obj(d.get("exports", {})).items()}
+    except RecordError as e:
+        raise Invalid(str(e)) from None
+    imported = tuple((_text(_items(u)[0]), _text(_items(u)[1], 64)) for u in _items(d.get("imported", [])))
     return UnitResult(file=file(d["file"]), functions=_count(d["functions"]),
                       includes=strings(d["includes"]), timings=timings, errors=errors,
-                      findings=findings)
+                      findings=findings, exports=exports, imported=imported)
 
 
 def _step(s: dict, loc) -> Step:

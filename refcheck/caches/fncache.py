@@ -43,8 +43,9 @@ from refcheck.support import safeio
 from refcheck.caches.cache import (MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result, prune_directory,
                              replace_atomically)
 from refcheck.findings import Finding, ToolError, UnitResult
+from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
 
-FORMAT = 2  # 2: path steps may say bears=False (cache.FORMAT 3)
+FORMAT = 3  # 2: path steps may say bears=False (cache.FORMAT 3); 3: each function's own summary and the ones it used
 MAGIC = b"refcheck-functions 1\n"
 SUBDIR = "functions"
 # One table per unit and settings; THTensor.c's (1903 functions) is about 1 MB.
@@ -77,12 +78,16 @@ class Outcome:
     errors: tuple[ToolError, ...]
     functions: int
     counts: tuple[tuple[str, int], ...]
+    # The function's inferred summary, and (name, digest) of every summary its check used: a hit
+    # counts only while those are unchanged (a callee's body edit that changes its summary).
+    summary: Summary = DEFAULT
+    used: tuple[tuple[str, str], ...] = ()
 
 
 def _dump(o: Outcome) -> dict:
     d = dump_result(UnitResult("", list(o.findings), list(o.errors), o.functions))
     return {"functions": d["functions"], "errors": d["errors"], "findings": d["findings"],
-            "counts": dict(o.counts)}
+            "counts": dict(o.counts), "summary": record_table(o.summary), "used": [list(u) for u in o.used]}
 
 
 def _load(d, files: set[str]) -> Outcome:
@@ -94,8 +99,16 @@ def _load(d, files: set[str]) -> Outcome:
     counts = _obj(d["counts"])
     if not set(counts) <= set(CATEGORIES):
         raise Invalid("counts")
+    try:
+        summary = parse_record(_obj(d["summary"]), "summary", Source.INFERRED)
+    except RecordError as e:
+        raise Invalid(str(e)) from None
+    used = tuple((n, h) for n, h in d["used"] if isinstance(n, str) and isinstance(h, str))
+    if len(used) != len(d["used"]):
+        raise Invalid("used")
     return Outcome(tuple(r.findings), tuple(r.errors), r.functions,
-                   tuple((k, _count(counts[k])) for k in CATEGORIES if k in counts))
+                   tuple((k, _count(counts[k])) for k in CATEGORIES if k in counts),
+                   summary if summary.says_something else DEFAULT, used)
 
 
 def _mac(secret: bytes, name: str, body: bytes) -> str:
@@ -130,6 +143,7 @@ class FunctionCache:
         self.rejected: str | None = None
         self.write_error: str | None = None
         self.hits = 0
+        self.asked_by_hits: set[str] = set()  # the summaries the hits' checks used, by name
         self._read: dict[str, Outcome] | None = None
         self._raw: dict[str, dict] = {}  # the entries read, authenticated and validated
         self._new: dict[str, dict] = {}

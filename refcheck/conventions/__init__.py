@@ -119,6 +119,10 @@ class Conventions:
     # Configured summaries by exact callee name ([tool.refcheck.summaries], generated preset
     # tables): they win over every pattern above.
     summaries: dict[str, Summary] = field(default_factory=dict)
+    # The summaries inferred from the bodies of the run's functions (`summary.SummaryTable`), set
+    # per unit by the engine: used where the names say nothing. Not in the fingerprint: the
+    # caches key on the summaries a unit used instead.
+    inferred: object = field(default=None, metadata={"derived": True})
 
     # Allocator families whose names do not carry a type prefix: an acquirer's reference must be
     # released by a releaser of its own family (malloc/free, new/delete, THAlloc/THFree).
@@ -255,7 +259,8 @@ class Conventions:
         return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
 
     def summary(self, name: str) -> Summary:
-        """What a call of `name` does, as one record (cached per name)."""
+        """What a call to `name` does: a configured record, else the names' record, else (where
+        the names say nothing) the summary inferred from its body, else the default."""
         s = self._summaries.get(name)
         if s is None:
             s = self.summaries.get(name) if name else None
@@ -264,6 +269,8 @@ class Conventions:
             if len(self._summaries) > 100_000:
                 self._summaries.clear()
             self._summaries[name] = s
+        if s.source is Source.DEFAULT and self.inferred is not None and name:
+            return self.inferred.get(name) or s
         return s
 
     @cached_property

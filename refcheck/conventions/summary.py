@@ -9,7 +9,8 @@ call from the record alone, so a new source of summaries needs no change to the 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, fields
+import hashlib
+from dataclasses import dataclass, fields, replace
 from enum import Enum
 
 
@@ -83,6 +84,24 @@ class Summary:
                 return e
         return None
 
+    def effects(self, nargs: int) -> dict:
+        """Position -> effect, integer positions resolved against nargs (out of range: dropped)."""
+        out: dict = {}
+        for p, e in self.arguments:
+            i = p if isinstance(p, Tracked) else resolve(p, nargs)
+            if i is not None:
+                out[i] = e
+        return out
+
+    @property
+    def says_something(self) -> bool:
+        """Anything but the default record (a borrowing call that returns): worth handing on."""
+        return replace(self, source=Source.DEFAULT) != DEFAULT
+
+    def digest(self) -> str:
+        """Stable text of the record, for cache keys."""
+        return hashlib.sha256(repr(record_table(self)).encode()).hexdigest()[:16]
+
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
         """The argument indices (resolved against nargs) given `effect` by index."""
         return frozenset(i for p, e in self.arguments if e is effect and isinstance(p, int)
@@ -125,6 +144,27 @@ class RecordError(ValueError):
     """A summary table that does not describe a record; the message says which key and why."""
 
 
+class SummaryTable:
+    """The inferred summaries a unit's check may use, by callee name, filling as callees are
+    analysed; it notes every name asked for (where the names said nothing), so that the engine
+    knows which summaries a function's check used (its cache key, a re-check when one changes).
+    Mutable on purpose: one per unit, owned by the engine."""
+
+    def __init__(self, known: dict | None = None):
+        self.known: dict[str, Summary] = dict(known or {})
+        self.asked: set[str] = set()
+        self.ever: set[str] = set()  # every name asked for during the unit's check
+
+    def get(self, name: str) -> Summary | None:
+        self.asked.add(name)
+        self.ever.add(name)
+        return self.known.get(name)
+
+    def used(self, names) -> tuple[tuple[str, str], ...]:
+        """(name, digest) of each name's summary now ("-": none), sorted: what a check used."""
+        return tuple(sorted((n, self.known[n].digest() if n in self.known else "-") for n in names))
+
+
 def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) -> Summary:
     """A Summary from one `[tool.refcheck.summaries.NAME]` table (or a generated preset entry)."""
     if not isinstance(table, dict):
@@ -159,7 +199,10 @@ def _enum(kind):
         try:
             return kind(v)
         except ValueError:
-            raise ValueError(f"expected one of {', '.join(repr(m.value) for m in kind)}, got {v!r}") from None
+            names = [m.value for m in kind]
+            close = difflib.get_close_matches(str(v), names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ValueError(f"expected one of {', '.join(map(repr, names))}, got {v!r}{hint}") from None
     return read
 
 

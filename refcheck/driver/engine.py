@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
+from refcheck.conventions.summary import DEFAULT
 from refcheck.findings import Finding, Location, ToolError, UnitResult, merge_findings
 
 
@@ -37,6 +38,8 @@ class Settings:
     # settings key (cache.unit_key); None: every function is checked.
     function_cache: str | None = None
     unit_key: str = ""
+    # Summaries inferred from the bodies of other units' functions (phase 1 of the run), by name.
+    summaries: dict = field(default_factory=dict)
 
 
 def check_unit(path: str, settings: Settings) -> UnitResult:
@@ -130,6 +133,13 @@ def _check(path: str, settings: Settings) -> UnitResult:
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
+    # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
+    # run), then this unit's own as each is analysed; callers use them where names say nothing.
+    from refcheck.conventions.summary import SummaryTable
+    from refcheck.frontend.clangutil import externally_visible, qualified_name
+
+    summaries = SummaryTable(settings.summaries)
+    conv = replace(conv, inferred=summaries)
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
     table = _function_table(path, parsed, places, settings, conv)
@@ -137,12 +147,24 @@ def _check(path: str, settings: Settings) -> UnitResult:
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
     plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
                 settings.share)
-    unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds)
+    names = [qualified_name(fn) for fn in parsed.functions]
+    unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds, summaries, names)
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
+        # In source order (C defines helpers before their callers, mostly); a function whose
+        # check used a summary that changed later in the unit (a helper defined after it,
+        # recursion) is checked once more at the end, with the unit's final table.
         for index in selected:
             unit.definition(index, plan, table)
+        unit.second = True
+        for index in unit.stale():
+            unit.definition(index, plan, table)
+    defined = set(names)
+    asked_by_hits = table.asked_by_hits if table is not None else set()
+    result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
+    result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, names)
+                      if n in summaries.known and externally_visible(fn)}
     if table is not None:
         _save_table(table, result)
     t2 = time.perf_counter()
@@ -166,49 +188,76 @@ def _with_hint(e: ToolError, settings: Settings) -> ToolError:
 
 
 class _UnitCheck:
-    """The findings, errors and counts of one unit's definitions, as they are checked."""
+    """The findings, errors and counts of one unit's definitions, as they are checked, and the
+    summaries each definition's check used (to check it again when one changes)."""
 
-    def __init__(self, settings: Settings, conv: Conventions, parsed, result: UnitResult, key_seconds: float):
+    def __init__(self, settings: Settings, conv: Conventions, parsed, result: UnitResult, key_seconds: float,
+                 summaries, names: list[str]):
         self.settings, self.conv, self.parsed, self.result = settings, conv, parsed, result
         self.findings: list[Finding] = []
         self.counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
         self.cfg_time = key_seconds  # the instance keys: the frontend's work, in place of builds
+        self.summaries, self.names = summaries, names
+        self.used_at: dict[int, tuple] = {}  # definition -> (name, digest) of the summaries it used
+        self.spans: dict[int, tuple] = {}  # definition -> what its check added (findings, errors, ...)
+        # The second round re-checks stale definitions: no cache hit or instance result (they
+        # were made with the stale summaries too).
+        self.second = False
 
     def definition(self, index: int, plan, table) -> None:
         """Check definition `index` (and the lambdas inside it): from the per-function cache, an
         identical instance's outcome, or its own graph."""
         top = self.parsed.functions[index]
         key = table.keys[index] if table is not None else None
-        hit = table.get(key) if table is not None else None
+        hit = table.get(key) if table is not None and not self.second else None
         if hit is not None:
+            # Taken as it is: a summary it used that this unit's table contradicts at the end
+            # makes it stale, like an analysed function's (`stale`).
             table.keep(key)
+            table.asked_by_hits.update(n for n, _ in hit.used)
             self.result.functions += hit.functions
             self.result.errors.extend(hit.errors)
             self.findings.extend(hit.findings)
             self.counts["cached"] += hit.functions
+            self.used_at[index] = hit.used
+            self.spans[index] = (hit.findings, hit.errors, hit.functions, (("cached", hit.functions),))
+            self._learn(index, hit.summary)
             return
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
-        known = plan.known(index)
+        known = plan.known(index) if not self.second else None
+        self.summaries.asked = set()
+        own = DEFAULT
         if known is not None:
             self.result.functions += 1
+            self.summaries.asked = set(known.asked)
             if known.result is None:
                 self.counts["skipped"] += 1
             else:
                 self.counts["shared"] += 1
+                own = known.result.summary
                 self.emit(known.result, top)
         else:
             with paused_collector():
-                self.build_and_analyse(index, top, plan)
+                own = self.build_and_analyse(index, top, plan)
+        self._learn(index, own)
+        self.used_at[index] = self.summaries.used(self.summaries.asked - {self.names[index]})
+        counts = self.counts
+        self.spans[index] = (tuple(self.findings[marks[0]:]), tuple(self.result.errors[marks[1]:]),
+                             self.result.functions - marks[2],
+                             tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
+                                   if counts[k] != marks[3][k]))
         if table is not None:
             from refcheck.caches.fncache import Outcome
 
-            self.put(table, key, marks, Outcome)
+            table.put(key, Outcome(*self.spans[index], own, self.used_at[index]))
 
-    def build_and_analyse(self, index: int, top, plan) -> None:
+    def build_and_analyse(self, index: int, top, plan):
+        """Builds and analyses the definition and its lambdas; returns the definition's summary."""
         from refcheck.analysis import analyze
         from refcheck.frontend.builder import build_cfg, build_cfg_if_relevant
 
         settings, conv = self.settings, self.conv
+        own = DEFAULT
         queue = [top]  # the function, then the lambdas inside it
         while queue:
             fn = queue.pop(0)
@@ -223,17 +272,44 @@ class _UnitCheck:
             if cfg is None:  # nothing in it can produce a finding
                 self.counts["skipped"] += 1
                 if fn is top:
-                    plan.skipped(index)
+                    plan.skipped(index, frozenset(self.summaries.asked))
                 continue
             queue[:0] = cfg.lambdas
             res, shared = plan.analyse(cfg, lambda g: analyze(g, conv, settings.max_states, settings.function_seconds))
             self.counts["shared" if shared else "analysed"] += 1
             if fn is top:
-                plan.analysed(index, cfg, res)
+                plan.analysed(index, cfg, res, frozenset(self.summaries.asked))
+                own = res.summary
             self.emit(res, fn)
             # The graph dies before the collection at the block's end, which would otherwise
             # keep it for older collections to rescan.
             cfg = None
+        return own
+
+    def _learn(self, index: int, summary) -> None:
+        """A definition checked: its inferred summary is known to the functions checked after it.
+        One that says nothing hides another unit's function of the same name (a `static` one)."""
+        if summary.says_something:
+            self.summaries.known[self.names[index]] = summary
+        else:
+            self.summaries.known.pop(self.names[index], None)
+
+    def stale(self) -> list[int]:
+        """The definitions whose check used a summary the unit's final table contradicts, their
+        findings, errors and counts taken back (they are checked again)."""
+        stale = [i for i, used in self.used_at.items() if self.summaries.used(n for n, _ in used) != used]
+        drop_f, drop_e = set(), set()
+        for i in stale:
+            got, errors, functions, by = self.spans.pop(i)
+            drop_f.update(map(id, got))
+            drop_e.update(map(id, errors))
+            self.result.functions -= functions
+            for k, n in by:
+                self.counts[k] -= n
+        if stale:
+            self.findings[:] = [f for f in self.findings if id(f) not in drop_f]
+            self.result.errors[:] = [e for e in self.result.errors if id(e) not in drop_e]
+        return stale
 
     def emit(self, res, fn) -> None:
         if res.incomplete:
@@ -242,14 +318,6 @@ class _UnitCheck:
             if self.parsed.partial:
                 f = replace(f, message=f.message + " (checked on a partial parse)")
             self.findings.append(_relativized(f, self.settings.root))
-
-    def put(self, table, key, marks, outcome) -> None:
-        """What checking one definition added, for the per-function cache."""
-        counts = self.counts
-        table.put(key, outcome(
-            tuple(self.findings[marks[0]:]), tuple(self.result.errors[marks[1]:]),
-            self.result.functions - marks[2],
-            tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed") if counts[k] != marks[3][k])))
 
 
 def _save_table(table, result: UnitResult) -> None:

@@ -35,6 +35,9 @@ class Job:
     options: "Options | None" = None
     # The unit's settings key (cache.unit_key), for its per-function cache entries.
     key: str = ""
+    # The summaries other units of the run exported so far (set as the job starts); None: the
+    # Options' table.
+    summaries: dict | None = None
 
 
 @dataclass
@@ -49,6 +52,8 @@ class Options:
     max_memory: int | None = None
     # The cache directory, for per-function results (refcheck/caches/fncache.py); None: --no-cache.
     function_cache: str | None = None
+    # Summaries inferred for other units' functions (phase 1 of the run): name -> Summary.
+    summaries: dict | None = None
 
 
 @dataclass
@@ -126,7 +131,8 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
-                               function_seconds=o.function_seconds, function_cache=o.function_cache)
+                               function_seconds=o.function_seconds, function_cache=o.function_cache,
+                               summaries=o.summaries or {})
 
     run_settings = settings_for(options)
     while True:
@@ -139,6 +145,8 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
         settings = run_settings if job.options is None else settings_for(job.options)
         settings.clang_args = job.args
         settings.unit_key = job.key
+        if job.summaries is not None:
+            settings.summaries = job.summaries
         with _StderrWatch() as watch:
             try:
                 result = engine.check_unit(job.path, settings)
@@ -252,9 +260,10 @@ def _signal_name(code: int | None) -> str:
 
 
 def run(jobs: list[Job], options: Options, workers: int, timeout: float,
-        skip: Callable[[Job], bool] = lambda job: False) -> Iterator[Outcome]:
+        skip: Callable[[Job], bool] = lambda job: False, summaries: dict | None = None) -> Iterator[Outcome]:
     """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
-    before a job would start) says are no longer needed."""
+    before a job would start) says are no longer needed. `summaries`, filled by the caller as
+    outcomes come in, goes with each job as it starts: later units use earlier ones' summaries."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
@@ -274,6 +283,8 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     pending.popleft()
                 if w.job is None and pending:
                     job = pending.popleft()
+                    if summaries:
+                        job.summaries = dict(summaries)
                     try:
                         w.conn.send(job)
                     except OSError:

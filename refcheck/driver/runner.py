@@ -365,33 +365,37 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 return True
             return False
 
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
-        try:
-            for outcome in outcomes:
-                job, result = outcome.job, outcome.result
-                # Cache keys and suppression scans need the includes as absolute paths.
-                result.includes = [os.path.join(root, p) for p in result.includes]
-                results[job.index] = result
-                included |= _included_by([(job.path, result)])
-                _account(report, result)
-                if outcome.cacheable:
-                    why = cache.store(keys[job.index], job.path, result, hasher, outcome.hashes)
-                    cache.remember(job.path, keys[job.index], parts[job.index], why)
-                    if why and request.verbose and f"{job.display}: analysed: {why}" not in report.explanations:
-                        report.explanations.append(f"{job.display}: {why}")
-                progress.advance(job.display)
-        finally:
-            # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
-            outcomes.close()
-            progress.close()
+        # What the units checked so far export goes with each unit started after them.
+        exported = exported_table(results.values())
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip, summaries=exported)
+        _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
+                 progress, root, exported=exported)
+    # Phase 2: the units whose checks asked for another unit's function whose summary they did
+    # not have (or had another of) are checked again with the run's table, once.
+    table = exported_table(results.values())
+    again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
+             if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
+    if again:
+        from refcheck.driver import pool
+
+        functions = cache.directory if cache.entries is not None else None
+        memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
+        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
+        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
+                for t in again]
+        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout)
+        _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
+                 progress, root, again=True)
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
 
 
-def _account(report: Report, result: UnitResult) -> None:
-    """One analysed unit's stage times, counts and notes, added to the run's."""
-    report.analyzed += 1
+def _account(report: Report, result: UnitResult, again: bool = False) -> None:
+    """One analysed unit's stage times, counts and notes, added to the run's (a unit checked
+    again with the run's summaries adds its time, not a second unit)."""
+    report.analyzed += 0 if again else 1
     timings = report.result.timings
     for stage, seconds in result.timings.items():
         timings[stage] = timings.get(stage, 0.0) + seconds
@@ -400,6 +404,63 @@ def _account(report: Report, result: UnitResult) -> None:
     for note in result.notes:  # once per run, not per unit
         if f"warning: {note}" not in report.notes:
             report.notes.append(f"warning: {note}")
+
+
+def exported_table(results) -> dict:
+    """The summaries the units export, by name; a name two units summarise differently is left
+    out (two programs linked apart, or a name defined twice: nothing sure to say)."""
+    table: dict = {}
+    clash: set = set()
+    for r in results:
+        for name, s in r.exports.items():
+            if table.setdefault(name, s) != s:
+                clash.add(name)
+    return {n: s for n, s in table.items() if n not in clash}
+
+
+def _agrees(imported: tuple, table: dict) -> bool:
+    return all((table[n].digest() if n in table else "-") == h for n, h in imported)
+
+
+@dataclass(frozen=True)
+class _Storing:
+    """Where finished units go: the unit cache, with what each key is made of (for -v)."""
+
+    cache: Cache
+    keys: dict
+    parts: dict
+    hasher: FileHasher
+    verbose: bool
+
+    def store(self, outcome, report: Report) -> None:
+        job = outcome.job
+        why = self.cache.store(self.keys[job.index], job.path, outcome.result, self.hasher, outcome.hashes)
+        self.cache.remember(job.path, self.keys[job.index], self.parts[job.index], why)
+        if why and self.verbose and f"{job.display}: analysed: {why}" not in report.explanations:
+            report.explanations.append(f"{job.display}: {why}")
+
+
+def _collect(outcomes, results, included, report, storing: _Storing, progress, root, again=False,
+             exported: dict | None = None) -> None:
+    """Takes the workers' results in, caches them, and adds up timings and counts; `exported`
+    gets each result's exported summaries."""
+    try:
+        for outcome in outcomes:
+            job, result = outcome.job, outcome.result
+            # Cache keys and suppression scans need the includes as absolute paths.
+            result.includes = [os.path.join(root, p) for p in result.includes]
+            results[job.index] = result
+            if exported is not None:
+                exported.update(result.exports)
+            included |= _included_by([(job.path, result)])
+            _account(report, result, again)
+            if outcome.cacheable:
+                storing.store(outcome, report)
+            progress.advance(job.display)
+    finally:
+        # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
+        outcomes.close()
+        progress.close()
 
 
 def _select(findings: list[Finding], request: Request, run_selection) -> list[Finding]:
@@ -424,7 +485,7 @@ def _select(findings: list[Finding], request: Request, run_selection) -> list[Fi
     return kept
 
 
-def _options_for(request: Request, path: str, pool, functions: str | None):
+def _options_for(request: Request, path: str, pool, functions: str | None, summaries: dict | None = None):
     """Worker options for a unit under a nested configuration; None for the run's own."""
     own = request.config_for(path)
     if own is request.config:
@@ -432,7 +493,7 @@ def _options_for(request: Request, path: str, pool, functions: str | None):
     run = request.config
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
     return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
-                        functions)
+                        functions, summaries)
 
 
 def _as_named(units: list[str], results: list[UnitResult], stdin: Stdin,

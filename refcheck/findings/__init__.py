@@ -87,6 +87,11 @@ class UnitResult:
     counts: dict[str, int] = field(default_factory=dict)
     # Warnings for stderr that are not part of the result (the per-function cache's trouble).
     notes: list[str] = field(default_factory=list)
+    # Summaries inferred for the unit's externally visible functions (name -> summary.Summary),
+    # and (name, digest) of every summary of another unit's function its check asked for
+    # ("-": none known): the run re-checks the unit when the run's table disagrees.
+    exports: dict = field(default_factory=dict)
+    imported: tuple = ()
 
 
 def merge_findings(findings: list[Finding]) -> list[Finding]:

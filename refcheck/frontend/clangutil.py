@@ -319,3 +319,11 @@ def expr_text(c, limit: int = 60) -> str:
     if not text:
         text = spelling(c) or kind_of(c).name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def externally_visible(fn) -> bool:
+    """A definition other units can call: external linkage (not `static`)."""
+    try:
+        return fn.linkage == ci.LinkageKind.EXTERNAL
+    except ValueError:  # a linkage kind this binding does not know
+        return False

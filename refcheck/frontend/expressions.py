@@ -21,7 +21,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
-from refcheck.conventions.summary import Effect, resolve
+from refcheck.conventions.summary import Effect, Returns, resolve
 
 
 def defined_here(decl) -> bool:
@@ -283,8 +283,22 @@ class ExpressionLowerer:
         self.lvalue_base(target)
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self.b))))
+                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target)))
         return src
+
+    def pointee_of(self, target) -> str | None:
+        """The variable p of a store target `*p` or `p[0]` (what an out-parameter's fill writes)."""
+        k = kind_of(target)
+        if k == K.UNARY_OPERATOR and unop(target) == "*":
+            kids = list(children_of(target))
+        elif k == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = list(children_of(target))
+            if len(kids) != 2 or constant(strip(kids[1])) != 0:
+                return None
+        else:
+            return None
+        base = strip(kids[0]) if kids else None
+        return self.b.var(referenced(base)) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
 
     def local_array_element(self, target) -> bool:
         """`arr[i]` where arr is an array (not a pointer) local to this function."""
@@ -357,20 +371,30 @@ class ExpressionLowerer:
         role = summary.role
         if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        values = [self.argument(a, role) for a in args]
-        sinks = summary.positions(Effect.SINK, len(args))
+        effects = summary.effects(len(args))
+        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
+        filled = {i: v for i, a in enumerate(args)
+                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
+        values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
+        sinks = {i for i, e in effects.items() if e is Effect.SINK}
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        tracked = [v for i, (v, a) in enumerate(zip(values, args))
-                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
+        positions = [i for i, (v, a) in enumerate(zip(values, args))
+                     if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
+        # A record naming positions (inferred, configured): those are given up, the others borrowed.
+        ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
+        for i, e in ended.items():
+            self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        tracked = [values[i] for i in positions if i not in ended]
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked)
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
         if kept:
             self.hand_over(c, loc, name, args, sinks, kept)
+        self.fill(loc, name, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -389,7 +413,11 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
-        if name and not launch and has_pointer_type(c) and not self.is_context(c) and not defined_here(decl):
+        got = self.returned_value(c, summary, values, positions)
+        if got is not None:
+            return got
+        if (name and not launch and has_pointer_type(c) and not self.is_context(c) and not defined_here(decl)
+                and summary.returns is Returns.BORROWED):
             # A borrowing call's pointer result: tracked as borrowed, so that releasing it is
             # RC010 and handing it to a sink without a retain RC009.
             t = self.b.temp(f"{name}(...)")
@@ -445,6 +473,27 @@ class ExpressionLowerer:
         for v in kept:
             self.b.emit(ir.Use(loc, v))
             self.b.emit(ir.Store(loc, v, target, deps, sink=name))
+
+    def returned_value(self, c, summary, values: list, positions: list):
+        """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
+        index = (resolve(summary.returned, len(values)) if summary.returns is Returns.ARGUMENT
+                 and isinstance(summary.returned, int) else None)
+        return values[index] if index is not None and index in positions and has_pointer_type(c) else None
+
+    def address_of_local(self, a) -> str | None:
+        """The local variable v of an argument `&v`, else None."""
+        inner = strip(a)
+        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+            return None
+        target = strip(next(iter(children_of(inner)), None) or inner)
+        return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+
+    def fill(self, loc, name: str, filled: dict) -> None:
+        """After a call that stores a fresh owned reference through `&v`: v holds it."""
+        for v in filled.values():
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Acquire(loc, t, name))
+            self.b.emit(ir.Assign(loc, v, t))
 
     def reallocation(self, loc, name, summary, tracked):
         """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into

@@ -104,6 +104,7 @@ class Store(Op):
     target: str = ""  # the structural key of the location written: earlier loads of it are forgotten
     deps: frozenset = frozenset()  # the local variables the target's address depends on
     sink: str = ""  # the sink call that keeps the reference (luaT_pushudata); empty: a store
+    through: str | None = None  # `*p = v` or `p[0] = v`: the variable p (an out-parameter's fill)
 
 
 @dataclass(frozen=True)

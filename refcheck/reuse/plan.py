@@ -27,9 +27,11 @@ def _same(s: str) -> str:
 
 @dataclass(frozen=True)
 class Known:
-    """An earlier member's outcome for a definition: None when that one had nothing to check."""
+    """An earlier member's outcome for a definition (None when that one had nothing to check),
+    and the names of the summaries its check asked for, renamed for this one."""
 
     result: object | None
+    asked: frozenset = frozenset()
 
 
 class Plan:
@@ -71,19 +73,21 @@ class Plan:
         self.key_seconds = time.perf_counter() - a
 
     def known(self, index: int) -> Known | None:
-        """The outcome an earlier definition with the same instance key had, renamed for this one."""
+        """The outcome an earlier definition with the same instance key had, renamed for this one
+        (the summaries it used too)."""
         instance = self.instance_keys.get(index)
         got = self.prebuilt.get(instance[0]) if instance is not None else None
         if got is None:
             return None
-        result, names = got
-        return Known(None if result is None else renamed_result(result, renamer(names, instance[1])))
+        result, names, asked = got
+        rename = renamer(names, instance[1])
+        return Known(None if result is None else renamed_result(result, rename), frozenset(map(rename, asked)))
 
-    def skipped(self, index: int) -> None:
+    def skipped(self, index: int, asked: frozenset = frozenset()) -> None:
         """Definition `index` had nothing that could produce a finding: so do its instances."""
         instance = self.instance_keys.get(index)
         if instance is not None:
-            self.prebuilt[instance[0]] = (None, instance[1])
+            self.prebuilt[instance[0]] = (None, instance[1], asked)
 
     def analyse(self, cfg, analyze) -> tuple[object, bool]:
         """`analyze(cfg)`, or an earlier member's result for an identical graph: (result, shared)."""
@@ -97,11 +101,12 @@ class Plan:
         self.classes[key] = (renamed_result(res, _same), tokens)
         return res, False
 
-    def analysed(self, index: int, cfg, result) -> None:
-        """Definition `index`'s own graph was analysed: later instances take its result."""
+    def analysed(self, index: int, cfg, result, asked: frozenset = frozenset()) -> None:
+        """Definition `index`'s own graph was analysed (asking for the summaries `asked`): later
+        instances take its result."""
         instance = self.instance_keys.get(index)
         if instance is not None and not cfg.lambdas:
-            self.prebuilt[instance[0]] = (renamed_result(result, _same), instance[1])
+            self.prebuilt[instance[0]] = (renamed_result(result, _same), instance[1], asked)
 
 
 def _instances_pay(parsed, places: list, left: list[int]) -> bool:

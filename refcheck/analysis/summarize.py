@@ -1,0 +1,152 @@
+"""What a function does to its caller's references, read off its own exploration (issue 26).
+
+The worklist hands every state that ends a path (a return, the end of the body, an error call,
+a stop) and every store through a parameter (`*out = ...`) to a `Summarizer`; once the function
+is explored, `summary()` folds them into a `refcheck.conventions.summary.Summary` with Source.INFERRED:
+
+- returns: OWNED when some path returns a reference the function owns (`returned`: a parameter
+  it may hand back +1: a retained one, newContiguous of one); ARGUMENT when every path that
+  returns a non-NULL value returns one parameter itself, unowned; BORROWED otherwise.
+- arguments: RELEASE (CONSUME) of a parameter released (consumed) on every returning path on
+  which it is not NULL, and on one at least; SINK of one stored without a reference of its own
+  (a hand-over into memory that outlives the call) on every such path; ACQUIRE_OUT of a
+  parameter `p` when `*p` receives an owned reference in every state at a store that every
+  reached return passes (dominance).
+- ends ERROR/EXIT: no path returns, some raise (ERROR) or all stop (EXIT); may_raise: some
+  path reaches an error call (unwind mode reads it).
+
+A function not fully checked gets no summary (its states are not all known).
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.rules.events import Gone, Nullness
+from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary
+
+
+class Summarizer:
+    """Collects, per path end, what happened to the parameters and what was returned."""
+
+    def __init__(self, cfg, raises: bool = False):
+        """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
+        read it); elsewhere it would only make records differ that no caller reads."""
+        self.cfg = cfg
+        self.raises = raises
+        self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
+        self.index = {var: i for i, var in self.params}
+        # Per parameter index: the set of fates seen at returning ends.
+        self.fates: dict[int, set] = {i: set() for i, _ in self.params}
+        self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
+        self.returns: set[int] = set()  # return nodes reached
+        self.errors = False
+        self.stops = False
+        # (node, param index) -> every state at that store handed an owned reference to *param.
+        self.stores: dict[tuple[int, int], bool] = {}
+
+    def at_return(self, node: int, st: State, value: str | None) -> None:
+        """A returning end, before the return's own transfer (which gives the reference up)."""
+        self.returns.add(node)
+        for i, var in self.params:
+            self.fates[i].add(self.fate(st, ObjId(Kind.PARAM, var)))
+        oid = st.env.get(value) if value is not None else None
+        if oid is None:
+            self.results.add(("borrowed",) if value is not None else ("none",))
+            return
+        o = st.objs[oid]
+        if o.null == Nullness.NULL:
+            self.results.add(("null",))
+        elif o.owned > 0:
+            self.results.add(("owned", self.param_of(oid, o)))
+        elif oid.kind is Kind.PARAM and oid.site in self.index:
+            self.results.add(("argument", self.index[oid.site]))
+        else:
+            self.results.add(("borrowed",))
+
+    def at_error(self) -> None:
+        self.errors = True
+
+    def at_stop(self) -> None:
+        self.stops = True
+
+    def at_store(self, node: int, st: State, through: str, oid: ObjId | None) -> None:
+        """A store through `through` (`*through = v`), before its transfer."""
+        i = self.index.get(through)
+        if i is None or st.env.get(through) != ObjId(Kind.PARAM, through):
+            return
+        owned = oid is not None and st.objs[oid].owned > 0 and st.objs[oid].null != Nullness.NULL
+        key = (node, i)
+        self.stores[key] = self.stores.get(key, True) and owned
+
+    def param_of(self, oid: ObjId, o) -> int | None:
+        """The parameter an owned returned object may be: itself (retained) or newContiguous'ed."""
+        for x in (oid, *o.may_be):
+            if x.kind is Kind.PARAM and x.site in self.index:
+                return self.index[x.site]
+        return None
+
+    @staticmethod
+    def fate(st: State, oid: ObjId) -> str:
+        o = st.objs.get(oid)
+        if o is None:
+            return "borrowed"  # dropped: neither released, stored nor NULL (`liveness._fate`)
+        if o.null == Nullness.NULL:
+            return "null"
+        if o.owned == 0 and o.gone is Gone.RELEASED:
+            return "released"
+        if o.owned == 0 and o.gone is Gone.CONSUMED:
+            return "consumed"
+        if o.owned == 0 and o.debt:
+            return "sunk"
+        return "borrowed"
+
+    # -- the record -----------------------------------------------------------------------------
+    def summary(self) -> Summary:
+        args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
+        args += [(i, Effect.ACQUIRE_OUT) for i in self.filled()]
+        returns, returned = self.returned()
+        ends = Ends.RETURNS
+        if not self.returns:
+            ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
+        s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
+                    ends=ends, may_raise=self.errors and self.raises, source=Source.INFERRED)
+        return s if s.says_something else DEFAULT
+
+    def effect(self, i: int) -> Effect | None:
+        fates = self.fates[i] - {"null"}
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
+            if fates == {fate}:
+                return effect
+        return None
+
+    def returned(self) -> tuple[Returns, int | None]:
+        owned = [r for r in self.results if r[0] == "owned"]
+        if owned:
+            given = [r[1] for r in owned if r[1] is not None]
+            return Returns.OWNED, min(given) if given else None
+        others = self.results - {("null",), ("none",)}
+        if len(others) == 1 and next(iter(others))[0] == "argument":
+            return Returns.ARGUMENT, next(iter(others))[1]
+        if not others and ("null",) in self.results:
+            # NULL on every returning path: nothing to own, nor a borrowed object to misuse.
+            return Returns.UNKNOWN, None
+        return Returns.BORROWED, None
+
+    def filled(self) -> list[int]:
+        """Parameters `p` whose `*p` gets an owned reference at a store every return passes."""
+        good = [(n, i) for (n, i), ok in self.stores.items() if ok]
+        if not good or not self.returns:
+            return []
+        dom = nx.immediate_dominators(self.cfg.graph, self.cfg.entry)
+
+        def dominates(a: int, b: int) -> bool:
+            while True:
+                if a == b:
+                    return True
+                up = dom.get(b)
+                if up is None or up == b:
+                    return False
+                b = up
+        return sorted({i for n, i in good if all(dominates(n, r) for r in self.returns)})

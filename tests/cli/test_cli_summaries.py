@@ -1,0 +1,62 @@
+"""Summaries inferred from bodies across units and through the caches (issue 26): a caller in
+another unit sees its callee's summary; an edit that changes a summary re-checks its callers,
+one that keeps it re-checks nothing else."""
+
+from __future__ import annotations
+
+import json
+
+LIB = "#include <stdlib.h>\nchar *pkg_buffer(size_t n)\n{\n  char *p = malloc(n);\n  %s\n}\n"
+OWNED = "return p;"
+OWNED_TOO = "n += 1; return p;"  # another body (same lines), the same summary
+BORROWED = "static char keep[16];\n  free(p);\n  return keep;"  # no longer hands its block over
+USER = ("#include <stdlib.h>\nextern char *pkg_buffer(size_t n);\n"
+        "int user(size_t n)\n{\n  char *b = pkg_buffer(n);\n  if (n > 10)\n    return -1;\n  free(b);\n  return 0;\n}\n")
+
+
+def _leaks(project, *args) -> tuple[list, str]:
+    r = project.run("check", "-j", "1", "--statistics", *args, "--format", "json", "lib.c", "user.c")
+    data = json.loads(r.out)
+    return sorted((f["file"], f["rule"]) for f in data["findings"]), r.err
+
+
+def test_a_callee_in_another_unit_gives_its_summary_in_either_order(project):
+    project.write("lib.c", LIB % OWNED)
+    project.write("user.c", USER)
+    for order in (("lib.c", "user.c"), ("user.c", "lib.c")):
+        r = project.run("check", "-j", "1", "--no-cache", "--format", "json", *order)
+        found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"])
+        assert found == [("lib.c", "RC004", 5), ("user.c", "RC001", 7)], r.out + r.err
+
+
+def test_summary_changes_recheck_callers_and_only_they(project):
+    project.write("lib.c", LIB % OWNED)
+    project.write("user.c", USER)
+    found, err = _leaks(project)
+    assert found == [("lib.c", "RC004"), ("user.c", "RC001")]
+    assert "(2 analyzed, 0 from cache)" in err, err
+    # Another body with the same summary: the caller's unit comes from the cache.
+    project.write("lib.c", LIB % OWNED_TOO)
+    found, err = _leaks(project)
+    assert found == [("lib.c", "RC004"), ("user.c", "RC001")]
+    assert "(1 analyzed, 1 from cache)" in err, err
+    # The summary changes: the caller is checked again; its leak is gone, and freeing what is now
+    # a borrowed result (a static buffer) is RC010.
+    project.write("lib.c", LIB % BORROWED)
+    found, err = _leaks(project)
+    assert found == [("user.c", "RC010")], err
+
+
+def test_per_function_cache_keys_on_the_summaries_a_function_used(project):
+    # One unit: the helper and its caller. An edit to the helper's body that keeps its summary
+    # takes the caller from the per-function cache; one that changes it checks the caller again.
+    project.write("one.c", (LIB % OWNED) + USER.split("\n", 2)[2])
+    project.run("check", "-j", "1", "one.c")
+    project.write("one.c", (LIB % OWNED_TOO) + USER.split("\n", 2)[2])
+    r = project.run("check", "-j", "1", "--statistics", "--format", "json", "one.c")
+    assert sorted(f["rule"] for f in json.loads(r.out)["findings"]) == ["RC001", "RC004"]
+    assert "1 from the per-function cache" in r.err, r.err
+    project.write("one.c", (LIB % BORROWED) + USER.split("\n", 2)[2])
+    r = project.run("check", "-j", "1", "--statistics", "--format", "json", "one.c")
+    assert [f["rule"] for f in json.loads(r.out)["findings"]] == [], r.out  # a callee with a body: no RC010
+    assert "0 from the per-function cache" in r.err, r.err
