@@ -137,9 +137,11 @@ def _check(path: str, settings: Settings) -> UnitResult:
     findings: list[Finding] = []
     cfg_time = 0.0
     conv = settings.conventions
-    if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
-        from dataclasses import replace
+    from dataclasses import replace
 
+    from refcheck.frontend.handles import counted_types
+    conv = replace(conv, unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
+    if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
     # Where each definition is (as findings name it), for instantiation classes and cache keys.

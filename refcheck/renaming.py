@@ -30,7 +30,7 @@ TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
 # What the conventions can say of one name; part of the key so that conventions-driven decisions
 # (is this function a `new*` one, a primitive) are the same for every member.
 CONVENTION_KINDS = ("acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit",
-                    "pure", "context", "primitive")
+                    "pure", "context", "primitive", "borrowed")
 
 
 # The serialized graph marks everything that is not a name with characters a TOKEN cannot contain,

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from refcheck import baseline as baselines
+from refcheck import presets
 from refcheck.cache import Cache, FileHasher, unit_key
 from refcheck.fncache import UNWRITABLE_TABLE
 from refcheck.frontend.compdb import CompileDatabase
@@ -148,6 +149,10 @@ def run(request: Request) -> Report:
         report.notes = [n for n in report.notes if not n.startswith(f"warning: {UNWRITABLE_TABLE}")]
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
 
+    hint = presets.suggestion([(r.includes, len(r.findings)) for r in ordered
+                               if request.config_for(os.path.join(cfg.root, r.file)).preset == "th"])
+    if hint is not None:  # one line, not a silent switch: the user chooses the preset
+        report.notes.append(hint)
     findings = merge_findings([f for r in ordered for f in r.findings])
     selection = cfg.selection()
     findings = _select(findings, request, selection)

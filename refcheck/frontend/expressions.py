@@ -10,7 +10,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, converted_constant, expr_text,
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
@@ -18,6 +18,7 @@ from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.model import Location
@@ -346,8 +347,10 @@ class ExpressionLowerer:
         sinks = self.b.conv.sink_arguments(name, len(args))
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        tracked = [v for i, (v, a) in enumerate(zip(values, args))
-                   if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
+        candidates = [i for i, (v, a) in enumerate(zip(values, args))
+                      if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
+        handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
+        tracked = [values[i] for i in candidates if i not in handles]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if role == "release":
@@ -401,6 +404,9 @@ class ExpressionLowerer:
             source = values[index] if index is not None and values[index] in tracked else None
             self.b.emit(ir.Acquire(loc, t, name, source))
             return t
+        if self.b.conv.matches("borrowed", name) and has_pointer_type(c) and not self.b.primitive:
+            self.b.emit(ir.Call(loc, name, tuple(tracked)))
+            return self.load(c, loc)  # a borrowed reference, fresh at each call, as a keyless load
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
@@ -415,14 +421,6 @@ class ExpressionLowerer:
             self.value(inner)
             return None
         return self.value(a)
-
-    def is_context(self, arg) -> bool:
-        """THC's `THCState *state` and similar handles are not the references being counted."""
-        if canonical_kind(arg) != ci.TypeKind.POINTER.value:
-            return False
-        t = arg.type.get_canonical()
-        pointee = t.get_pointee().spelling.replace("const ", "").replace("struct ", "").strip()
-        return self.b.conv.matches("context", pointee)
 
     def new_expr(self, c):
         for child in children_of(c):
