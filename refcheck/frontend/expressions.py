@@ -7,6 +7,8 @@ tracked; `&&`, `||`, `?:`, comma and statement expressions split the graph where
 
 from __future__ import annotations
 
+import re
+
 import clang.cindex as ci
 
 from refcheck import ir
@@ -344,7 +346,7 @@ class ExpressionLowerer:
         if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        sinks = self.b.conv.sink_arguments(name, len(args))
+        sinks = self.b.conv.sink_arguments(name, len(args)) | member_insert(self.b, kids, name, args)
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
@@ -353,6 +355,8 @@ class ExpressionLowerer:
         tracked = [values[i] for i in candidates if i not in handles]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
+        if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
+            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -423,9 +427,16 @@ class ExpressionLowerer:
         return self.value(a)
 
     def new_expr(self, c):
+        placed = None
         for child in children_of(c):
             if is_expression(child):
-                self.value(child)
+                v = self.value(child)
+                if placed is None and placement(c, child):
+                    placed = v if v is not None else NULL
+        if placed is not None:  # `new (buf) T()` constructs in buf: it allocates nothing
+            return None if placed == NULL else placed
+        if self.b.handlers:
+            throw_split(self.b, location(c), "new")  # std::bad_alloc, before anything is owned
         t = self.b.temp("new")
         self.b.emit(ir.Acquire(location(c), t, "new"))
         return t
@@ -465,3 +476,61 @@ EXPR_HANDLERS = {
     K.LAMBDA_EXPR: lambda x, c: x.b.lambdas.append(c),
 }
 HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}
+
+
+# Calls that put what they are given into a container: on a member (`args.push_back(a)`,
+# `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
+_INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
+# `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
+_NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,
+            ci.ExceptionSpecificationKind.COMPUTED_NOEXCEPT}
+
+
+def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:
+    """The argument positions a member (or global) container's insert keeps."""
+    if not kids or not name or not _INSERTS.search(name) or kind_of(strip(kids[0])) != K.MEMBER_REF_EXPR:
+        return frozenset()
+    obj = next(iter(children_of(strip(kids[0]))), None)
+    obj = strip(obj) if obj is not None else None
+    ref = referenced(obj) if obj is not None else None
+    if ref is None:
+        return frozenset()
+    owned_elsewhere = kind_of(ref) == K.FIELD_DECL or (kind_of(ref) == K.VAR_DECL and b.var(ref) is None)
+    return frozenset(range(len(args))) if owned_elsewhere else frozenset()
+
+
+def may_throw(decl) -> bool:
+    """A C++ callee not declared noexcept (`throw()`, `noexcept`) may throw; C has no exceptions."""
+    try:
+        return decl is None or decl.exception_specification_kind not in _NOTHROW
+    except ValueError:  # a kind this binding does not know
+        return True
+
+
+def placement(new, child) -> bool:
+    """`child` is a placement argument of `new`: it lies between the parentheses right after the
+    `new` token (`new (buf) T()`), not in the initializer (`new T(buf)`)."""
+    depth, inside, start = 0, False, child.extent.start.offset
+    tokens = list(new.get_tokens())
+    for i, tok in enumerate(tokens):
+        if not inside:
+            if tok.spelling == "new" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
+                inside = True
+            continue
+        if tok.spelling == "(":
+            depth += 1
+        elif tok.spelling == ")":
+            depth -= 1
+            if depth == 0:
+                return start < tok.extent.start.offset
+    return False
+
+
+def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
+    """Inside a try: the call may throw before it returns, to the enclosing try's handlers."""
+    n = b.node("block", loc, text=f"{name} may throw")
+    b.start(n)
+    for entry in b.handlers[-1]:
+        b.edge(n, entry, label="throw")
+    b.cur = b.node("block")
+    b.edge(n, b.cur)
