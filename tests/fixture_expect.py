@@ -62,6 +62,7 @@ class Options:
     clang_args: list[str] = field(default_factory=list)
     allow_errors: bool = False
     may_raise_summaries: bool = False  # `may-raise-summaries`: the unit's functions summarised
+    preset: str = "th"  # `preset=NAME`: the conventions of refcheck.conventions.presets the unit is checked with
 
 
 @dataclass
@@ -87,6 +88,8 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
             if mode not in ("abort", "unwind"):
                 raise FixtureSyntaxError(path, line, f"errors must be abort or unwind, not {mode!r}")
             options.errors = mode
+        elif token.startswith("preset="):
+            options.preset = token.removeprefix("preset=")
         elif token.startswith("args="):
             options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
         else:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from refcheck.workspace.config import ConfigError, parse
-from refcheck.conventions import Conventions, ErrorCondition
+from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Effect, Returns, Source, ErrorCondition
 from refcheck.conventions.presets import PRESETS
 
 TH = Conventions()
@@ -140,3 +141,58 @@ def test_configured_tables_change_the_analysis(tmp_path):
     assert ("kept", "RC001") not in got and ("checked", "RC002") not in got
     # Declared as one that may return x, the equal edge leaks.
     assert ("compared", "RC001") in got
+
+
+# --- issue 27: real spellings of acquirers, handles, the lua-torch preset ---------------------
+
+@pytest.mark.parametrize("name", ["THClTensor_newv2", "THClStorage_newv2", "THFloatTensor_newWithSize2d",
+                                  "THClTensor_newWithStorage1d", "newScratch", "THCudaTensor_new", "new_tensor"])
+def test_acquirer_spellings_of_ports(name):
+    assert TH.classify(name) == "acquire"
+
+
+@pytest.mark.parametrize("name", ["THFile_newline", "newvalue", "renew", "THFloatTensor_news", "lua_newuserdata",
+                                  "luaL_newstate", "luaT_newmetatable", "THClTensor_newvalue"])
+def test_words_that_only_begin_with_new_do_not_acquire(name):
+    assert TH.classify(name) is None
+
+
+def test_context_is_configurable():
+    extended = parse({"extend-context": ["^lua_State$"]}, "t", ".").conventions
+    assert extended.matches("context", "lua_State") and extended.matches("context", "THCState")
+    replaced = parse({"context": ["^MyHandle$"]}, "t", ".").conventions
+    assert replaced.matches("context", "MyHandle") and not replaced.matches("context", "THCState")
+    with pytest.raises(ConfigError, match="context"):
+        parse({"context": ["("]}, "t", ".")
+
+
+def test_lua_torch_preset_reads_the_lua_api_records():
+    lua = PRESETS["lua-torch"].conventions
+    assert lua.errors == "unwind"
+    assert lua.sink_arguments("luaT_pushudata", 3) == {1}
+    assert lua.sink_arguments("lua_pushlightuserdata", 2) == frozenset()  # no __gc: no hand-over
+    for name in ("luaL_error", "luaL_argerror", "luaL_typerror", "luaT_typerror", "lua_error", "THError"):
+        assert lua.classify(name) == "error", name
+    for name in ("luaT_checkudata", "luaT_toudata"):
+        s = lua.summary(name)
+        assert s.returns is Returns.BORROWED and s.source is Source.CONFIGURED, name
+    assert lua.may_raise_call("luaT_checkudata") and not lua.may_raise_call("luaT_toudata")
+    assert lua.classify("luaT_alloc") == "acquire" and lua.classify("luaT_realloc") == "reallocate"
+    assert lua.sink_arguments("THFloatStorage_newWithAllocator", 3) == {2}  # TH's tables underneath
+    assert TH.summary("luaT_checkudata").source is Source.DEFAULT and TH.classify("luaL_error") is None
+
+
+def test_preset_records_are_checked_like_configured_ones():
+    from refcheck.conventions.presets import records
+    from refcheck.conventions.summary import RecordError
+    assert records({"f": {"arguments": {"0": "consume"}}}, "p")["f"].effect_of(0) is Effect.CONSUME
+    with pytest.raises(RecordError, match="p: f: unknown key 'retrns'"):
+        records({"f": {"retrns": "owned"}}, "p")
+
+
+def test_lua_torch_is_proposed_for_lua_units_with_findings():
+    from refcheck.conventions.presets import suggestion
+    lua = ["/src/Tensor.c", "/usr/include/lua5.1/lauxlib.h", "/src/lib/luaT/luaT.h"]
+    note = suggestion([(lua, 3), (["/src/x.c"], 5), (lua, 0)])
+    assert note is not None and "1 unit(s)" in note and "lua-torch" in note and "\n" not in note
+    assert suggestion([(lua, 0), (["/src/x.c"], 5)]) is None

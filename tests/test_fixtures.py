@@ -8,6 +8,7 @@ disagreement between the analyzer and the fixtures.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 import shutil
 import subprocess
 from collections import Counter
@@ -27,6 +28,7 @@ from fixture_expect import (
 from refcheck.conventions import Conventions
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.findings import Finding, UnitResult, merge_findings
+from refcheck.conventions.presets import PRESETS
 from refcheck.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,7 +61,8 @@ def _sources(unit: Path) -> tuple[FixtureFile, ...]:
 def _analyze(unit: Path, errors: str) -> UnitResult:
     options = _sources(unit)[0].options
     settings = Settings(
-        conventions=Conventions(errors=errors, may_raise_summaries=options.may_raise_summaries),
+        conventions=replace(PRESETS[options.preset].conventions, errors=errors,
+                            may_raise_summaries=options.may_raise_summaries),
         clang_args=["-I", str(INCLUDE), *options.clang_args],
         root=str(REPO),
     )
@@ -238,7 +241,8 @@ def test_engine_analyzes_every_defined_function() -> None:
 
 
 # Fixture functions whose own name gives them a role on purpose.
-INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate"}
+INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
+                     "fixture_lua_FloatTensor_retain": "retain"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

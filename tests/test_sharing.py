@@ -7,6 +7,7 @@ errors modes, and requires identical findings and errors, messages and paths inc
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
 from refcheck.frontend.unit import parse
 from refcheck.reuse.renaming import class_key, renamer
+from refcheck.conventions.presets import PRESETS
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -26,7 +28,8 @@ INCLUDE = FIXTURES / "include"
 
 def _settings(unit: Path, errors: str, share: bool) -> Settings:
     options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
-    return Settings(conventions=Conventions(errors=errors), clang_args=["-I", str(INCLUDE), *options.clang_args],
+    conventions = replace(PRESETS[options.preset].conventions, errors=errors)
+    return Settings(conventions=conventions, clang_args=["-I", str(INCLUDE), *options.clang_args],
                     root=str(REPO), share=share)
 
 

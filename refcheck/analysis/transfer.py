@@ -434,6 +434,8 @@ class Transfer:
         o = st.objs[oid]
         if oid.kind is Kind.FIELD and o.owned > 0:
             return  # retained, and still reachable by loading the same expression again
+        if o.owned == 0 and o.debt:
+            return  # stored, unpaid: a load of the location gives it back for the retain
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:
                 self.event(EventKind.OVERWRITTEN, Via.ASSIGN, loc, st, oid, events, overwritten)
@@ -442,7 +444,10 @@ class Transfer:
         del st.objs[oid]
 
     def collect(self, st: State, oid: ObjId) -> None:
-        if not st.holders(oid) and st.objs[oid].owned == 0:
+        # Not an object a store still owes a reference (a borrowed call result stored into a
+        # field before the retain through that field that pays it: precision 4).
+        o = st.objs[oid]
+        if not st.holders(oid) and o.owned == 0 and not o.debt:
             del st.objs[oid]
 
     def invalidate(self, st: State, var: str) -> None:

@@ -32,12 +32,16 @@ def render(path: str, function: str, fmt: str, settings, states: bool = False, e
         names = sorted({fn.spelling for fn in parsed.functions})
         hint = f"; functions here: {', '.join(names[:20])}" + (" ..." if len(names) > 20 else "") if names else ""
         raise LookupError(f"no definition of '{function}' in {path}{hint}")
+    from dataclasses import replace
+
+    from refcheck.frontend.handles import counted_types
+    conv = replace(settings.conventions, unit_counted=counted_types(parsed.top, settings.conventions))
     out = []
     for fn in matches:
-        cfg = build_cfg(fn, settings.conventions)
+        cfg = build_cfg(fn, conv)
         table = None
         if states:
-            table, result = state_table(cfg, settings.conventions, RULES.values(), settings.max_states,
+            table, result = state_table(cfg, conv, RULES.values(), settings.max_states,
                                         settings.function_seconds)
             if result.incomplete:
                 table[-1] = [f"not fully checked: {result.incomplete}"]

@@ -15,8 +15,9 @@ from refcheck.conventions.summary import resolve as _resolve
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
 # THCudaTensor_newWithSize. The character after "new" must start a new word, so THFile_newline
-# style names do not count as acquisitions... but newline would, in C it is spelled that way rarely.
-TH_NEW = r"(?:^|_)new(?:[A-Z0-9_]|$)"
+# style names do not count as acquisitions. A version suffix is a new word too: cltorch's
+# THClTensor_newv2 (`new` then `v` and a digit), not `newvalue`.
+TH_NEW = r"(?:^|_)new(?:[A-Z0-9_]|v\d|$)"
 
 
 @dataclass
@@ -55,7 +56,13 @@ class Conventions:
     pure: list[str] = field(default_factory=lambda: [
         r"(?:^|_)is[A-Z]\w*$", r"(?:^|_)(?:nDimension|nElement|size|stride|dim|numel)$",
     ])
-    # Pointer types that are handles passed along, not counted references (THC's state argument).
+    # Calls whose pointer result is a borrowed reference the caller may store, retain or hand on
+    # (luaT_checkudata: the userdata stays Lua's): tracked like a value loaded from memory, so a
+    # store of it followed by a retain through the field is the field's reference (precision 4).
+    # Other calls' results are not tracked at all.
+    borrowed: list[str] = field(default_factory=list)
+    # Pointer types that are handles passed along, not counted references (THC's state argument):
+    # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
     # "abort": error paths need no cleanup (PyTorch); "unwind": they must release (Lua torch).
     errors: str = "abort"
@@ -123,6 +130,11 @@ class Conventions:
     # per unit by the engine: used where the names say nothing. Not in the fingerprint: the
     # caches key on the summaries a unit used instead.
     inferred: object = field(default=None, metadata={"derived": True})
+    # The record types a declaration of the unit hands out counted (`frontend.handles`): the
+    # pointee of every acquirer's pointer result (THFloatTensor, THClTensor). A pointer to another
+    # record type passed beside one of them (`THClTensor_free(state, t)`) is a handle, not a
+    # reference. Derived from the unit's declarations, so not in the fingerprint either.
+    unit_counted: frozenset = field(default=frozenset(), metadata={"derived": True})
 
     # Allocator families whose names do not carry a type prefix: an acquirer's reference must be
     # released by a releaser of its own family (malloc/free, new/delete, THAlloc/THFree).
@@ -140,7 +152,7 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise")}
+            "context", "primitive", "may_raise", "borrowed")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

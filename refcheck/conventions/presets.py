@@ -6,9 +6,12 @@ engine knows nothing about any of them; it asks `Conventions`, so these show how
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import re
+from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Summary, parse_record
 
 
 @dataclass
@@ -77,6 +80,50 @@ def _glib() -> Conventions:
     )
 
 
+# The Lua C API as torch's bindings use it, one summary record per callee in the form of a
+# `[tool.refcheck.summaries.NAME]` table (docs/configuration.md; refcheck/conventions/summary.py reads them).
+_RAISES = {"may-raise": True}  # a type check that raises a Lua error (longjmp) on a wrong argument
+LUA_API: dict[str, dict] = {
+    # Lua owns what is pushed as full userdata: its __gc frees it. Light userdata has no __gc, so
+    # lua_pushlightuserdata borrows (no record: the default).
+    "luaT_pushudata": {"arguments": {"1": "sink"}},
+    # Borrowed results: the userdata stays Lua's.
+    "luaT_toudata": {"returns": "borrowed"},
+    "lua_touserdata": {"returns": "borrowed"},
+    "luaT_checkudata": {"returns": "borrowed", **_RAISES},
+    "luaL_checkudata": {"returns": "borrowed", **_RAISES},
+    "luaT_getfieldcheckudata": {"returns": "borrowed", **_RAISES},
+    "luaT_getfieldchecklightudata": {"returns": "borrowed", **_RAISES},
+    # Errors longjmp to the enclosing lua_pcall: they never return (luaL_argcheck is
+    # `cond || luaL_argerror(...)`, a conditional error through ||).
+    **{name: {"ends": "error"} for name in ("lua_error", "luaL_error", "luaL_argerror", "luaL_typerror",
+                                            "luaT_typerror")},
+    **{name: dict(_RAISES) for name in (
+        "luaL_checklstring", "luaL_checknumber", "luaL_checkinteger", "luaL_checktype", "luaL_checkany",
+        "luaL_checkoption", "luaL_checkstack", "luaL_optlstring", "luaL_optnumber", "luaL_optinteger",
+        "luaT_checkboolean", "luaT_checkinteger", "luaT_checklong", "luaT_getfieldcheckint",
+        "luaT_getfieldchecknumber", "luaT_getfieldcheckstring", "luaT_getfieldcheckboolean",
+        "luaT_getfieldchecktable", "lua_call")},
+    # luaT's allocator raises a Lua error rather than returning NULL.
+    "luaT_alloc": {"returns": "owned"},
+    "luaT_realloc": {"returns": "reallocated"},
+}
+
+# Headers whose inclusion says a unit is a Lua binding (the `th` preset then misreads it).
+LUA_HEADERS = ("luaT.h", "lauxlib.h")
+
+
+def records(tables: dict[str, dict], where: str) -> dict[str, Summary]:
+    """A preset's summary records, written as `[tool.refcheck.summaries]` tables are."""
+    return {name: parse_record(table, f"{where}: {name}") for name, table in tables.items()}
+
+
+def _lua_torch() -> Conventions:
+    # TH underneath (its tables, THError), Lua's errors on top; both longjmp, so every error is an
+    # exit where nothing may still be owned.
+    return replace(Conventions(), errors="unwind", summaries=records(LUA_API, "lua-torch"))
+
+
 PRESETS: dict[str, Preset] = {p.name: p for p in [
     Preset("th", "PyTorch TH/THC: new* functions, retain/free, THError aborts", Conventions()),
     # Names do not say who owns a result in CPython, so the naming rules would flag every
@@ -84,4 +131,17 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
     Preset("cpython", "CPython C API: new references, Py_INCREF/Py_DECREF, stolen references",
            _cpython(), ignore=["RC004", "RC005"]),
     Preset("glib", "GLib/GObject: *_new, *_ref/*_unref, g_free", _glib(), ignore=["RC004", "RC005"]),
+    Preset("lua-torch", "Lua torch bindings: TH plus luaT_pushudata hand-overs, luaL_error unwinds",
+           _lua_torch()),
 ]}
+
+
+def suggestion(units: list[tuple[list[str], int]]) -> str | None:
+    """The one-line note proposing `lua-torch` when units checked under the `th` preset include a
+    Lua header and have findings; `units`: (the files each such unit read, its findings)."""
+    lua = [n for includes, n in units if n and any(os.path.basename(f) in LUA_HEADERS for f in includes)]
+    if not lua:
+        return None
+    return (f"note: {len(lua)} unit(s) with findings include {' or '.join(LUA_HEADERS)}: Lua bindings, where "
+            f"luaT_pushudata hands a reference to Lua and luaL_error unwinds; `preset = \"lua-torch\"` "
+            f"fits them (docs/ecosystems.md)")

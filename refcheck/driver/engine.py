@@ -130,6 +130,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
     result.errors.extend(_with_hint(e, settings) for e in parsed.errors)
     conv = settings.conventions
+    from refcheck.frontend.handles import counted_types
+    conv = replace(conv, unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from refcheck.conventions import presets
 from refcheck.filters import baseline as baselines
 from refcheck.caches.cache import Cache, FileHasher, unit_key
 from refcheck.caches.fncache import UNWRITABLE_TABLE
@@ -265,6 +266,11 @@ def run(request: Request) -> Report:
         # One warning for an unwritable cache, not one more for the per-function tables in it.
         report.notes = [n for n in report.notes if not n.startswith(f"warning: {UNWRITABLE_TABLE}")]
         report.notes.append(f"warning: {cache.write_error}; continuing without caching")
+
+    hint = presets.suggestion([(r.includes, len(r.findings)) for r in ordered
+                               if request.config_for(os.path.join(cfg.root, r.file)).preset == "th"])
+    if hint is not None:  # one line, not a silent switch: the user chooses the preset
+        report.notes.append(hint)
 
     findings = merge_findings([f for r in ordered for f in r.findings])
     selection = cfg.selection()

@@ -298,15 +298,19 @@ class Builder(GraphBuilder):
 
     def try_stmt(self, c) -> None:
         kids = list(children_of(c))
+        # The try block starts a node of its own: the handlers' edge from `before` leaves before
+        # any of its ops, not after whatever the block emitted into the same node.
         before = self.cur
+        self.start(self.node("block"))
         after = self.node("block")
         entries = [self.node("block", text="catch") for _ in kids[1:]]
         self.handlers.append(entries)
         self.stmt(kids[0])
         self.handlers.pop()
         self.edge(self.cur, after)
-        # A throw in the try block reaches the handlers; calls that may throw are not modelled, but
-        # the handlers are also reachable from the try's start so that their code is checked.
+        # A throw in the try block reaches the handlers: a throw expression, and each call that
+        # may throw, from just before the call (expressions.throw_split). The handlers are also
+        # reachable from the try's start, so that their code is checked whatever the block holds.
         for handler, entry in zip(kids[1:], entries):
             self.cur = entry
             self.edge(before, entry, label="exception")

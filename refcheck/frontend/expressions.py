@@ -7,10 +7,12 @@ tracked; `&&`, `||`, `?:`, comma and statement expressions split the graph where
 
 from __future__ import annotations
 
+import re
+
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, canonical_kind, constant, converted_constant, expr_text,
+from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, has_scalar_type, location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
@@ -18,10 +20,11 @@ from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, _subkey, expr_vars, fact_key, has_side_effects, is_null_constant,
                                          key_of)
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.handles import handle_positions, record_name
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
-from refcheck.conventions.summary import Effect, Returns, resolve
+from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
 
 def defined_here(decl) -> bool:
@@ -376,13 +379,17 @@ class ExpressionLowerer:
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
         values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
-        sinks = {i for i, e in effects.items() if e is Effect.SINK}
+        sinks = {i for i, e in effects.items() if e is Effect.SINK} | member_insert(self.b, kids, name, args)
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        positions = [i for i, (v, a) in enumerate(zip(values, args))
-                     if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
+        candidates = [i for i, (v, a) in enumerate(zip(values, args))
+                      if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
+        handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
+        positions = [i for i in candidates if i not in handles]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
+        if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
+            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         # A record naming positions (inferred, configured): those are given up, the others borrowed.
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
         for i, e in ended.items():
@@ -407,6 +414,10 @@ class ExpressionLowerer:
             source = values[index] if index is not None and values[index] in tracked else None
             self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
             return t
+        borrowed = summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED
+        if (borrowed or self.b.conv.matches("borrowed", name)) and has_pointer_type(c) and not self.b.primitive:
+            self.b.emit(ir.Call(loc, name, tuple(tracked)))
+            return self.load(c, loc)  # a borrowed reference, fresh at each call, as a keyless load
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
@@ -416,21 +427,24 @@ class ExpressionLowerer:
         got = self.returned_value(c, summary, values, positions)
         if got is not None:
             return got
-        if (name and not launch and has_pointer_type(c) and not self.is_context(c) and not defined_here(decl)
+        if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED):
-            # A borrowing call's pointer result: tracked as borrowed, so that releasing it is
-            # RC010 and handing it to a sink without a retain RC009.
-            t = self.b.temp(f"{name}(...)")
-            # The same getter of the same unchanged arguments gives the same object back
-            # (`retain(THMemoryFile_storage(self)); pushudata(L, THMemoryFile_storage(self))`).
-            keys = [_subkey(a, self.b) for a in args]
-            key, deps = "", frozenset()
-            if all(k is not None for k in keys):
-                key = f"result:{name}( " + " ".join(k[0] for k in keys)
-                deps = frozenset(v for k in keys for v in k[1])
-            self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
-            return t
+            return self.borrowed_result(loc, name, args)
         return None
+
+    def borrowed_result(self, loc, name: str, args: list) -> str:
+        """A borrowing call's pointer result: tracked as borrowed, so that releasing it is RC010
+        and handing it to a sink without a retain RC009. The same getter of the same unchanged
+        arguments gives the same object back (`retain(THMemoryFile_storage(self));
+        pushudata(L, THMemoryFile_storage(self))`)."""
+        t = self.b.temp(f"{name}(...)")
+        keys = [_subkey(a, self.b) for a in args]
+        key, deps = "", frozenset()
+        if all(k is not None for k in keys):
+            key = f"result:{name}( " + " ".join(k[0] for k in keys)
+            deps = frozenset(v for k in keys for v in k[1])
+        self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
+        return t
 
     def conditional_error(self, loc, name, args, check):
         """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
@@ -518,18 +532,22 @@ class ExpressionLowerer:
             return None
         return self.value(a)
 
-    def is_context(self, arg) -> bool:
-        """THC's `THCState *state` and similar handles are not the references being counted."""
-        if canonical_kind(arg) != ci.TypeKind.POINTER.value:
-            return False
-        t = arg.type.get_canonical()
-        pointee = t.get_pointee().spelling.replace("const ", "").replace("struct ", "").strip()
-        return self.b.conv.matches("context", pointee)
+    def is_handle(self, c) -> bool:
+        """A call result of a type the `context` patterns name (THCState *): no reference."""
+        n = record_name(c.type)
+        return n is not None and self.b.conv.matches("context", n)
 
     def new_expr(self, c):
+        placed = None
         for child in children_of(c):
             if is_expression(child):
-                self.value(child)
+                v = self.value(child)
+                if placed is None and placement(c, child):
+                    placed = v if v is not None else NULL
+        if placed is not None:  # `new (buf) T()` constructs in buf: it allocates nothing
+            return None if placed == NULL else placed
+        if self.b.handlers:
+            throw_split(self.b, location(c), "new")  # std::bad_alloc, before anything is owned
         t = self.b.temp("new")
         self.b.emit(ir.Acquire(location(c), t, "new"))
         return t
@@ -569,3 +587,61 @@ EXPR_HANDLERS = {
     K.LAMBDA_EXPR: lambda x, c: x.b.lambdas.append(c),
 }
 HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}
+
+
+# Calls that put what they are given into a container: on a member (`args.push_back(a)`,
+# `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
+_INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
+# `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
+_NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,
+            ci.ExceptionSpecificationKind.COMPUTED_NOEXCEPT}
+
+
+def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:
+    """The argument positions a member (or global) container's insert keeps."""
+    if not kids or not name or not _INSERTS.search(name) or kind_of(strip(kids[0])) != K.MEMBER_REF_EXPR:
+        return frozenset()
+    obj = next(iter(children_of(strip(kids[0]))), None)
+    obj = strip(obj) if obj is not None else None
+    ref = referenced(obj) if obj is not None else None
+    if ref is None:
+        return frozenset()
+    owned_elsewhere = kind_of(ref) == K.FIELD_DECL or (kind_of(ref) == K.VAR_DECL and b.var(ref) is None)
+    return frozenset(range(len(args))) if owned_elsewhere else frozenset()
+
+
+def may_throw(decl) -> bool:
+    """A C++ callee not declared noexcept (`throw()`, `noexcept`) may throw; C has no exceptions."""
+    try:
+        return decl is None or decl.exception_specification_kind not in _NOTHROW
+    except ValueError:  # a kind this binding does not know
+        return True
+
+
+def placement(new, child) -> bool:
+    """`child` is a placement argument of `new`: it lies between the parentheses right after the
+    `new` token (`new (buf) T()`), not in the initializer (`new T(buf)`)."""
+    depth, inside, start = 0, False, child.extent.start.offset
+    tokens = list(new.get_tokens())
+    for i, tok in enumerate(tokens):
+        if not inside:
+            if tok.spelling == "new" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
+                inside = True
+            continue
+        if tok.spelling == "(":
+            depth += 1
+        elif tok.spelling == ")":
+            depth -= 1
+            if depth == 0:
+                return start < tok.extent.start.offset
+    return False
+
+
+def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
+    """Inside a try: the call may throw before it returns, to the enclosing try's handlers."""
+    n = b.node("block", loc, text=f"{name} may throw")
+    b.start(n)
+    for entry in b.handlers[-1]:
+        b.edge(n, entry, label="throw")
+    b.cur = b.node("block")
+    b.edge(n, b.cur)

@@ -45,6 +45,9 @@ class GraphBuilder:
         self.keys: dict = {}  # fact_key per cursor
         self.subkeys: dict = {}  # conditions._subkey per (stripped) cursor
         self.cur: int | None = None
+        # A function implementing retain/free (torch's Lua `retain` method): what it is handed,
+        # as a parameter or a borrowed call result, is the count it manipulates, not tracked.
+        self.primitive = conv.is_primitive(fn.spelling or "")
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:
@@ -141,12 +144,25 @@ def callee_of(call):
         return ref, qualified_name(ref)
     if spelling(call):
         return ref, spelling(call)
-    # A call in a template that depends on its parameters names an overload set.
+    # A call in a template that depends on its parameters names an overload set, or a member
+    # of a dependent object (`new_items.push_back(a)`): the member is the callee, never the object
+    # (a variable named `new_items` is no acquisition).
     kids = list(children_of(call))
     stack = kids[:1]
     while stack:
         x = stack.pop()
-        if kind_of(x) in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and x.spelling:
+        k = kind_of(x)
+        if k == K.MEMBER_REF_EXPR:
+            return ref, x.spelling or _member_token(x)
+        if k in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR) and x.spelling:
             return ref, x.spelling
         stack.extend(children_of(x))
     return ref, ""
+
+
+def _member_token(member) -> str:
+    """The member a dependent `obj.name` / `p->name` names: its last token, after `.` or `->`."""
+    tokens = [t.spelling for t in member.get_tokens()]
+    if len(tokens) >= 2 and tokens[-2] in (".", "->") and tokens[-1].isidentifier():
+        return tokens[-1]
+    return ""

@@ -199,7 +199,7 @@ def verdict(conv: Conventions, which: str, token: str) -> tuple:
         # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
         # that conventions-driven decisions are the same for every member.
         v = _VERDICTS[key] = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
-                              conv.matches("context", name))
+                              conv.matches("context", name), conv.matches("borrowed", name))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
     return v

@@ -1,0 +1,67 @@
+"""Which pointer arguments carry counted references, told by the unit's types (issue 27).
+
+A port passes a context first to every call (THC's `THCState *state`, cltorch's `THClState
+*state`, Lua's `lua_State *L`). Such a handle is no reference: nothing in the unit hands one out
+counted. The counted types are the pointees of the pointer results of the unit's acquirer
+declarations (`THClTensor *THClTensor_newv2(THClState *, ...)`); a pointer to another record type
+passed beside a counted one (`THClTensor_free(state, t)`, `freeCopyTo(state, t, dst)`) is a
+handle. Alone in a call it stays tracked: `THClState_free(state)` releases whatever it is given.
+"""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+
+from refcheck.conventions import Conventions
+from refcheck.frontend.clangutil import K, kind_of
+
+_DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
+_SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL}
+_POINTERS = (ci.TypeKind.POINTER, ci.TypeKind.LVALUEREFERENCE)
+
+
+def record_name(t) -> str | None:
+    """The record a pointer type points to, as one spelling for C and C++ (`THClTensor`), else
+    None (`void *`, `float *`, not a pointer)."""
+    t = t.get_canonical()
+    if t.kind not in _POINTERS:
+        return None
+    pointee = t.get_pointee().get_canonical()
+    if pointee.kind != ci.TypeKind.RECORD:
+        return None
+    name = pointee.spelling
+    for word in ("const ", "volatile ", "struct ", "class ", "union "):
+        name = name.replace(word, "")
+    return name.strip() or None
+
+
+def counted_types(top: list, conv: Conventions) -> frozenset[str]:
+    """The record types the unit's acquirer declarations (and reallocations) return pointers to."""
+    out: set[str] = set()
+    stack = [iter(top)]
+    while stack:
+        c = next(stack[-1], None)
+        if c is None:
+            stack.pop()
+            continue
+        kind = kind_of(c)  # the kind first: most top-level cursors are macro expansions
+        if kind in _SCOPES:
+            stack.append(iter(c.get_children()))
+        elif kind in _DECLS and (conv.matches("acquire", c.spelling) or conv.matches("reallocate", c.spelling)):
+            name = record_name(c.result_type)
+            if name is not None:
+                out.add(name)
+    return frozenset(out)
+
+
+def handle_positions(conv: Conventions, args: list, candidates: list[int]) -> frozenset[int]:
+    """Among the argument positions `candidates` (pointers holding a value), those that are
+    handles: a type the `context` patterns name, or a record type no acquirer of the unit
+    returns while another candidate's type is counted (or unknown: `void *`)."""
+    names = {i: record_name(args[i].type) for i in candidates}
+    handles = {i for i, n in names.items() if n is not None and conv.matches("context", n)}
+    if conv.unit_counted:
+        counted = [i for i, n in names.items() if i not in handles and (n is None or n in conv.unit_counted)]
+        if counted:
+            handles |= {i for i, n in names.items() if n is not None and n not in conv.unit_counted}
+    return frozenset(handles)
