@@ -113,6 +113,18 @@ class Conventions:
     # Configured summaries by exact callee name ([tool.refcheck.summaries], generated preset
     # tables): they win over every pattern above.
     summaries: dict[str, Summary] = field(default_factory=dict)
+    # A library's own table of its functions (the cpython preset's, generated from CPython's
+    # Doc/data/refcounts.dat): by exact name, below `summaries` and above the patterns. A call
+    # whose callee is declared outside the library's headers (a project function of the same
+    # name) does not take it: the headers are those in the folder of `library_header`, or below it.
+    library_summaries: dict[str, Summary] = field(default_factory=dict)
+    library_header: str = ""
+    # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
+    # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
+    scalar_results: bool = True
+    # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
+    # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
+    format_arguments: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -130,7 +142,8 @@ class Conventions:
     @cached_property
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
-                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test")}
+                for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
+                             "format_arguments")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -162,6 +175,11 @@ class Conventions:
     def sink_arguments(self, name: str, nargs: int) -> frozenset[int]:
         """The argument positions (0-based, resolved against nargs) a call keeps the reference of."""
         return self.summary(name).positions(Effect.SINK, nargs)
+
+    def format_argument(self, name: str, nargs: int) -> int | None:
+        """The index of a Py_BuildValue-style format argument of a call, or None."""
+        index = self._lookup("format_arguments", name)
+        return _resolve(index, nargs) if index is not None else None
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
@@ -212,11 +230,16 @@ class Conventions:
         """Stable text for cache keys: every field but the derived ones, so a new field is in it."""
         return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
 
-    def summary(self, name: str) -> Summary:
-        """What a call of `name` does, as one record (cached per name)."""
+    def summary(self, name: str, library: bool = True) -> Summary:
+        """What a call of `name` does, as one record (cached per name). library=False: the callee
+        is known not to be the library's (declared outside its headers), so its table is skipped."""
+        if not library:
+            return self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
         s = self._summaries.get(name)
         if s is None:
             s = self.summaries.get(name) if name else None
+            if s is None and name:
+                s = self.library_summaries.get(name)
             if s is None:
                 s = self._from_patterns(name) if name else DEFAULT
             if len(self._summaries) > 100_000:

@@ -20,6 +20,8 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, fact_key,
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
+from refcheck.frontend.steals import format_steals, success_split
+from refcheck.frontend.binding import cursor_key
 from refcheck.model import Location
 from refcheck.summary import Effect, resolve
 
@@ -33,6 +35,7 @@ class ExpressionLowerer:
         self.b = b
         self.branch = None  # (condition cursor, true node, false node) -> None
         self.stmt = None  # (statement cursor) -> None
+        self.status_target = None  # (call key, local) while lowering `local = call(...)`
 
     def connect(self, branch, stmt) -> None:
         self.branch = branch
@@ -74,7 +77,9 @@ class ExpressionLowerer:
     def initialize(self, loc: Location, v: str, init) -> None:
         """`T v = init;` for a local v."""
         if not self.assign_flag(loc, v, init):
-            self.assign_local(loc, v, self.value(init), init)
+            src, done = self.value_into(v, init)
+            if not done:
+                self.assign_local(loc, v, src, init)
 
     def assign_flag(self, loc: Location, v: str, rhs) -> bool:
         """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
@@ -247,9 +252,10 @@ class ExpressionLowerer:
             v = self.b.var(referenced(target))
             if v is not None and self.assign_flag(loc, v, rhs):
                 return None
-            src = self.value(rhs)
+            src, done = self.value_into(v, rhs) if v is not None else (self.value(rhs), False)
             if v is not None:
-                self.assign_local(loc, v, src, rhs)
+                if not done:
+                    self.assign_local(loc, v, src, rhs)
                 return v
         else:
             src = self.value(rhs)
@@ -330,19 +336,24 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        summary = self.b.conv.summary(name)
+        summary = self.b.summary_of(decl, name)
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
         role = summary.role
-        if role in ("acquire", "reallocate") and has_scalar_type(c):
+        if role in ("acquire", "reallocate") and (
+                has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         values = [self.argument(a, role) for a in args]
-        sinks = summary.positions(Effect.SINK, len(args))
+        # A steal (by position, or by a format's N unit) hands the reference over, like a sink.
+        sinks = summary.positions(Effect.SINK, len(args)) | summary.positions(Effect.CONSUME, len(args)) \
+            | format_steals(self.b, name, args)
+        on_success = summary.positions(Effect.CONSUME_ON_SUCCESS, len(args))
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         tracked = [v for i, (v, a) in enumerate(zip(values, args))
                    if i not in sinks and v not in (None, NULL) and not self.is_context(a) and not has_scalar_type(a)]
+        pending = [v for i, v in enumerate(values) if i in on_success and v in tracked]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if role in ("release", "consume", "retain"):
@@ -369,7 +380,24 @@ class ExpressionLowerer:
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
+        if on_success:
+            target = self.status_target
+            status = target[1] if target is not None and target[0] == cursor_key(c) else None
+            success_split(self.b, loc, name, c, pending, status)
         return None
+
+    def value_into(self, v: str, rhs):
+        """Lower `v = rhs` for a local v: (the value, whether the call already set v), the latter
+        when rhs is a success-split call (`rc = PyModule_AddObject(...)`) that wrote its 0/-1."""
+        c = strip(rhs)
+        if kind_of(c) != K.CALL_EXPR or has_pointer_type(c):
+            return self.value(rhs), False
+        self.status_target = (cursor_key(c), v)
+        try:
+            src = self.value(rhs)
+        finally:
+            self.status_target = None
+        return src, self.b.status_vars.get(cursor_key(c)) == v
 
     def conditional_error(self, loc, name, args, check):
         """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
@@ -469,6 +497,14 @@ class ExpressionLowerer:
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))
         return None
+
+
+def points_to_scalar(c) -> bool:
+    """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    return ci.TypeKind.BOOL.value <= t.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
 EXPR_HANDLERS = {
