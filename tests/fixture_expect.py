@@ -5,6 +5,7 @@
     #define M(X) ...                 // expect@+3: RC006      (line relative to the comment)
     return -1; // expect: RC001 // expect-instantiations: 2   (generic files)
     // fixture-options: errors=unwind args=-DFOO=1 allow-errors may-raise-summaries   (first 5 lines)
+    // fixture-options: preset=cpython python-headers   (a preset's conventions; Python.h's folder)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -14,6 +15,7 @@ not turn a buggy fixture into one that asserts nothing.
 from __future__ import annotations
 
 import re
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +65,7 @@ class Options:
     allow_errors: bool = False
     may_raise_summaries: bool = False  # `may-raise-summaries`: the unit's functions summarised
     preset: str = "th"  # `preset=NAME`: the conventions of refcheck.conventions.presets the unit is checked with
+    python_headers: bool = False  # `python-headers`: compiled against the running Python's headers
 
 
 @dataclass
@@ -90,6 +93,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
             options.errors = mode
         elif token.startswith("preset="):
             options.preset = token.removeprefix("preset=")
+        elif token == "python-headers":
+            options.python_headers = True
+            options.clang_args.append(f"-I{sysconfig.get_paths()['include']}")
         elif token.startswith("args="):
             options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
         else:

@@ -144,6 +144,18 @@ class Conventions:
         r"^(?:new|delete)$": "new",
         r"^(?:THAlloc|THRealloc|THFree)$": "THAlloc",
     })
+    # A library's own table of its functions (the cpython preset's, generated from CPython's
+    # Doc/data/refcounts.dat): by exact name, below `summaries` and above the patterns. A call
+    # whose callee is declared outside the library's headers (a project function of the same
+    # name) does not take it: the headers are those in the folder of `library_header`, or below it.
+    library_summaries: dict[str, Summary] = field(default_factory=dict)
+    library_header: str = ""
+    # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
+    # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
+    scalar_results: bool = True
+    # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
+    # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
+    format_arguments: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -162,7 +174,7 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if", "families")}
+                             "argument_returned_only_if", "families", "format_arguments")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -198,6 +210,11 @@ class Conventions:
     def is_sink(self, name: str) -> bool:
         """A callee that keeps (sinks) some argument, by the patterns or a configured record."""
         return any(e is Effect.SINK for _, e in self.summary(name).arguments)
+
+    def format_argument(self, name: str, nargs: int) -> int | None:
+        """The index of a Py_BuildValue-style format argument of a call, or None."""
+        index = self._lookup("format_arguments", name)
+        return _resolve(index, nargs) if index is not None else None
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
@@ -270,12 +287,21 @@ class Conventions:
         """Stable text for cache keys: every field but the derived ones, so a new field is in it."""
         return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
 
-    def summary(self, name: str) -> Summary:
-        """What a call to `name` does: a configured record, else the names' record, else (where
-        the names say nothing) the summary inferred from its body, else the default."""
+    def summary(self, name: str, library: bool = True) -> Summary:
+        """What a call to `name` does: a configured record, else the library's table (the cpython
+        preset's; skipped with library=False, for a callee declared outside the library's
+        headers), else the names' record, else (where the names say nothing) the summary
+        inferred from its body, else the default."""
+        if not library:
+            s = self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
+            if s.source is Source.DEFAULT and self.inferred is not None and name:
+                return self.inferred.get(name) or s
+            return s
         s = self._summaries.get(name)
         if s is None:
             s = self.summaries.get(name) if name else None
+            if s is None and name:
+                s = self.library_summaries.get(name)
             if s is None:
                 s = self._from_patterns(name) if name else DEFAULT
             if len(self._summaries) > 100_000:

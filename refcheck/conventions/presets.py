@@ -6,9 +6,10 @@ engine knows nothing about any of them; it asks `Conventions`, so these show how
 
 from __future__ import annotations
 
+import json
 import os
-import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Summary, parse_record
@@ -28,13 +29,21 @@ class Preset:
 _NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={})
 
 
+def cpython_table() -> dict[str, Summary]:
+    """The C API's records, generated from CPython's Doc/data/refcounts.dat (see
+    refcheck/data/cpython_refcounts.py), by exact name, the preprocessed spellings included."""
+    path = Path(__file__).parent.parent / "data" / "cpython_refcounts.json"
+    doc = json.loads(path.read_text())
+    return {name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()}
+
+
 def _cpython() -> Conventions:
     return Conventions(
+        library_summaries=cpython_table(), library_header="Python.h", scalar_results=False,
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
         acquire=[
-            r"^Py\w*_New\w*$", r"^Py\w*_From\w*$", r"^Py_BuildValue$", r"^Py_NewRef$",
-            r"^Py_XNewRef$", r"^PyObject_(?:Call\w*|GetAttr\w*|GetItem|Repr|Str|Dir|GetIter)$",
+            r"^Py\w*_New\w*$", r"^Py\w*_From\w*$", r"^PyObject_(?:Call\w*|GetAttr\w*|GetItem|Repr|Str|Dir|GetIter)$",
             r"^PyNumber_\w+$", r"^PySequence_(?:GetItem|GetSlice|List|Tuple|Concat)$",
             r"^PyImport_Import\w*$", r"^PyIter_Next$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
             r"^PyUnicode_(?:Concat|Format|Join|Split|AsEncodedString|AsUTF8String)$",
@@ -43,9 +52,12 @@ def _cpython() -> Conventions:
         reallocate=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$"],
         retain=[r"^_?Py_X?INCREF$"],
         release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$"],
-        # These steal a reference to the item (PyModule_AddObjectRef does not, so it borrows).
-        consume=[r"^Py(?:List|Tuple)_(?:SET_ITEM|SetItem)$", r"^PyModule_AddObject$",
-                 r"^PyCell_SET$"],
+        # The C API's steals are in its table (PyList_SetItem's item, PyModule_AddObject's value
+        # on success, ...): by argument, never the first tracked one as `consume` patterns take.
+        consume=[],
+        # The Py_BuildValue-style formats (their N units steal): the format's argument index.
+        format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
+                          r"^_?PyObject_CallMethod(?:_SizeT)?$": 2},
         # CPython reports errors by returning NULL; nothing unwinds the C stack.
         error=[],
         exit=[r"^Py_FatalError$", r"^Py_Exit$", r"^abort$", r"^exit$", r"^_exit$"],
@@ -53,7 +65,9 @@ def _cpython() -> Conventions:
         pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$"],
         errors="abort",
         # The allocator implementations (CPython's own Objects/obmalloc.c).
-        primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$"],
+        # A type's tp_dealloc (named *_dealloc) frees its own self (tp_free, PyObject_Del): its
+        # parameter is the object being destroyed, not a reference it was lent.
+        primitive=[r"_dealloc$", r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$"],
         **_NO_TH_TABLES,
     )
 

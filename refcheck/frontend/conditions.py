@@ -16,6 +16,7 @@ from refcheck.frontend.binding import cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.sizes import size_test
+from refcheck.frontend.steals import status_condition
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
@@ -84,6 +85,9 @@ class ConditionLowerer:
             self.test(c, v, t, f, pointer=True, mark=mark)
         else:
             fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b)) if key is not None else None
+            status = status_condition(self.b, c, call_comparison)  # PyModule_AddObject(...) < 0
+            if status is not None:
+                fact = ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status)
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
@@ -148,6 +152,22 @@ def simple_condition(c, b: GraphBuilder):
                 k = converted_constant(k_expr)
                 if v is not None and k is not None and not has_pointer_type(a) and compared_as_held(x, a):
                     return (v, o, k)
+    return None
+
+
+def call_comparison(c):
+    """(call, op, k) for `f(...) OP k` or `k OP f(...)` with k an integer constant."""
+    if kind_of(c) != K.BINARY_OPERATOR or binop(c) not in FLIP:
+        return None
+    operands = list(children_of(c))
+    if len(operands) != 2:
+        return None
+    op = binop(c)
+    for x, k_expr, o in ((operands[0], operands[1], op), (operands[1], operands[0], FLIP[op])):
+        call = strip(x)
+        k = converted_constant(k_expr) if kind_of(call) == K.CALL_EXPR else None
+        if k is not None:
+            return call, o, k
     return None
 
 

@@ -24,6 +24,8 @@ from refcheck.frontend.handles import handle_positions, record_name
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
+from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.steals import format_steals, success_split
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
 
@@ -56,6 +58,7 @@ class ExpressionLowerer:
         self.b = b
         self.branch = None  # (condition cursor, true node, false node) -> None
         self.stmt = None  # (statement cursor) -> None
+        self.status_target = None  # (call key, local) while lowering `local = call(...)`
 
     def connect(self, branch, stmt) -> None:
         self.branch = branch
@@ -97,7 +100,9 @@ class ExpressionLowerer:
     def initialize(self, loc: Location, v: str, init) -> None:
         """`T v = init;` for a local v."""
         if not self.assign_flag(loc, v, init):
-            self.assign_local(loc, v, self.value(init), init)
+            src, done = self.value_into(v, init)
+            if not done:
+                self.assign_local(loc, v, src, init)
 
     def assign_flag(self, loc: Location, v: str, rhs) -> bool:
         """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
@@ -270,9 +275,10 @@ class ExpressionLowerer:
             v = self.b.var(referenced(target))
             if v is not None and self.assign_flag(loc, v, rhs):
                 return None
-            src = self.value(rhs)
+            src, done = self.value_into(v, rhs) if v is not None else (self.value(rhs), False)
             if v is not None:
-                self.assign_local(loc, v, src, rhs)
+                if not done:
+                    self.assign_local(loc, v, src, rhs)
                 return v
         else:
             src = self.value(rhs)
@@ -367,25 +373,31 @@ class ExpressionLowerer:
             callee_expr = strip(kids[0])
             if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
                 self.member(callee_expr)
-        summary = self.b.conv.summary(name)
+        summary = self.b.summary_of(decl, name)
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
         role = summary.role
-        if role in ("acquire", "reallocate") and has_scalar_type(c):
+        if role in ("acquire", "reallocate") and (
+                has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         effects = summary.effects(len(args))
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
         values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
-        sinks = {i for i, e in effects.items() if e is Effect.SINK} | member_insert(self.b, kids, name, args)
+        # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
+        # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
+        sinks = ({i for i, e in effects.items() if e in (Effect.SINK, Effect.CONSUME) and isinstance(i, int)}
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
+        on_success = {i for i, e in effects.items() if e is Effect.CONSUME_ON_SUCCESS and isinstance(i, int)}
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
                       if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
+        pending = [values[i] for i in positions if i in on_success]
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
@@ -427,6 +439,11 @@ class ExpressionLowerer:
         got = self.returned_value(c, summary, values, positions)
         if got is not None:
             return got
+        if on_success:
+            target = self.status_target
+            status = target[1] if target is not None and target[0] == cursor_key(c) else None
+            success_split(self.b, loc, name, c, pending, status)
+            return None
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED):
             return self.borrowed_result(loc, name, args)
@@ -445,6 +462,19 @@ class ExpressionLowerer:
             deps = frozenset(v for k in keys for v in k[1])
         self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
         return t
+
+    def value_into(self, v: str, rhs):
+        """Lower `v = rhs` for a local v: (the value, whether the call already set v), the latter
+        when rhs is a success-split call (`rc = PyModule_AddObject(...)`) that wrote its 0/-1."""
+        c = strip(rhs)
+        if kind_of(c) != K.CALL_EXPR or has_pointer_type(c):
+            return self.value(rhs), False
+        self.status_target = (cursor_key(c), v)
+        try:
+            src = self.value(rhs)
+        finally:
+            self.status_target = None
+        return src, self.b.status_vars.get(cursor_key(c)) == v
 
     def conditional_error(self, loc, name, args, check):
         """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
@@ -569,6 +599,14 @@ class ExpressionLowerer:
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))
         return None
+
+
+def points_to_scalar(c) -> bool:
+    """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    return ci.TypeKind.BOOL.value <= t.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
 EXPR_HANDLERS = {

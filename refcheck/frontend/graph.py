@@ -7,6 +7,9 @@ on it without depending on each other (the builder wires them together).
 
 from __future__ import annotations
 
+import functools
+import os
+
 import clang.cindex as ci
 import networkx as nx
 
@@ -48,6 +51,8 @@ class GraphBuilder:
         # A function implementing retain/free (torch's Lua `retain` method): what it is handed,
         # as a parameter or a borrowed call result, is the count it manipulates, not tracked.
         self.primitive = conv.is_primitive(fn.spelling or "")
+        # The integer variable holding each success-split call's result (frontend.steals), by call.
+        self.status_vars: dict[bytes, str] = {}
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:
@@ -128,6 +133,15 @@ class GraphBuilder:
     def callee_of(self, call):
         return callee_of(call)
 
+    def summary_of(self, decl, name: str):
+        """The callee's record; a library table (the cpython preset's) only for a callee declared
+        in the library's own headers, not for a project function that shares a name with it."""
+        conv = self.conv
+        if not conv.library_header or decl is None or name not in conv.library_summaries:
+            return conv.summary(name)
+        f = decl.location.file
+        return conv.summary(name, library=f is None or _in_library(f.name, conv.library_header))
+
     def noreturn(self, decl) -> bool:
         if decl is None:
             return False
@@ -135,6 +149,17 @@ class GraphBuilder:
         if key not in self.noreturn_cache:
             self.noreturn_cache[key] = is_noreturn(decl)
         return self.noreturn_cache[key]
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_library(path: str, header: str) -> bool:
+    """A header in the folder of the library's main header (Python.h) or in a folder below it."""
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(3):
+        if os.path.isfile(os.path.join(d, header)):
+            return True
+        d = os.path.dirname(d)
+    return False
 
 
 def callee_of(call):

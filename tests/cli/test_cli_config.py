@@ -113,7 +113,9 @@ def test_cpython_preset(project, fake):
     assert conv.classify("Py_INCREF") == "retain"
     assert conv.classify("PyList_New") == "acquire"
     assert conv.classify("PyList_GetItem") is None  # borrowed
-    assert conv.classify("PyList_SET_ITEM") == "consume"
+    # It steals the item (argument 2), not the container: a position of the record, no role.
+    assert conv.summary("PyList_SET_ITEM").effect_of(2).value == "consume"
+    assert conv.classify("PyList_SET_ITEM") is None
     assert "RC004" not in cfg.selection().selected
     assert "RC004" in parse({"preset": "cpython", "select": ["RC004"]}, "t", "/p").selection().selected
 

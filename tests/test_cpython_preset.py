@@ -1,0 +1,114 @@
+"""The cpython preset's table (generated from CPython's Doc/data/refcounts.dat), Py_BuildValue's
+format units, and which callees the table applies to."""
+
+from __future__ import annotations
+
+import json
+
+from refcheck.data import cpython_refcounts as gen
+from refcheck.frontend.graph import _in_library
+from refcheck.frontend.steals import build_value_steals
+from refcheck.conventions.presets import PRESETS, cpython_table
+from refcheck.conventions.summary import Effect, Returns, Tracked
+
+SAMPLE = """# comment
+PyList_New:PyObject*::+1:
+PyList_New:Py_ssize_t:len::
+
+PyList_GetItem:PyObject*::0:
+PyList_GetItem:PyObject*:list:0:
+PyList_GetItem:Py_ssize_t:index::
+
+PyList_SetItem:int:::
+PyList_SetItem:PyObject*:list:0:
+PyList_SetItem:Py_ssize_t:index::
+PyList_SetItem:PyObject*:item:0:
+
+PyErr_Restore:void:::
+PyErr_Restore:PyObject*:type:-1:
+PyErr_Restore:PyObject*:value:-1:
+
+PyErr_SetRaisedException:void:::
+PyErr_SetRaisedException:PyObject *:exc:0:stolen
+
+PySet_Discard:int:::
+PySet_Discard:PyObject*:set:0:
+PySet_Discard:PyObject*:key:-1:no effect if key not found
+
+PyLong_AsLong:long:::
+PyLong_AsLong:PyObject*:pylong:0:
+
+Py_DECREF:void:::
+Py_DECREF:PyObject*:o:-1:
+
+Py_BuildValue:PyObject*::+1:
+Py_BuildValue:const char*:format::
+"""
+
+
+def _records(text: str) -> dict:
+    return gen.tables(gen.parse(text))
+
+
+def test_the_generator_reads_returns_steals_and_the_documented_overrides():
+    r = _records(SAMPLE)
+    assert r["PyList_New"] == {"returns": "owned"}
+    assert r["PyList_GetItem"] == {}  # a borrowed PyObject* result, stated so patterns cannot claim it
+    assert r["PyList_SetItem"] == {"arguments": {"2": "consume"}}  # the file's 0, the manual's steal
+    assert r["PyErr_Restore"] == {"arguments": {"0": "consume", "1": "consume"}}
+    assert r["PyErr_SetRaisedException"] == {"arguments": {"0": "consume"}}
+    assert "PySet_Discard" not in r and "PyLong_AsLong" not in r
+    assert r["Py_DECREF"] == {"arguments": {"every": "release"}}
+    # Listed by the overrides although this sample does not have them.
+    assert r["PyModule_AddObject"] == {"arguments": {"2": "consume-on-success"}}
+
+
+def test_versions_merge_newest_record_oldest_since_and_aliases():
+    old = gen.parse("PyList_New:PyObject*::0:\n")
+    new = gen.parse(SAMPLE)
+    doc = gen.merge([("3.8", "a" * 40, old), ("3.13", "b" * 40, new)])
+    f = doc["functions"]
+    assert f["PyList_New"] == {"since": "3.8", "record": {"returns": "owned"}}
+    assert f["PyErr_Restore"]["since"] == "3.13"
+    assert f["_Py_BuildValue_SizeT"]["alias-of"] == "Py_BuildValue"
+    assert f["_Py_DECREF"]["record"] == f["Py_DECREF"]["record"]
+    assert json.loads(gen.dump(doc)) == doc
+
+
+def test_the_committed_table_loads_as_configured_records():
+    table = cpython_table()
+    assert table["PyTuple_SET_ITEM"].effect_of(2) is Effect.CONSUME
+    assert table["PyModule_AddObject"].effect_of(2) is Effect.CONSUME_ON_SUCCESS
+    assert table["_Py_BuildValue_SizeT"].returns is Returns.OWNED
+    assert table["PyModule_Create2"].returns is Returns.OWNED and table["_PyObject_New"].returns is Returns.OWNED
+    assert table["Py_XDECREF"].effect_of(Tracked.EVERY) is Effect.RELEASE
+    assert table["PyDict_GetItem"].returns is Returns.BORROWED
+    doc = json.loads((gen.OUT).read_text())
+    assert doc["versions"] and all(len(v["commit"]) == 40 for v in doc["versions"])
+
+
+def test_the_table_is_the_librarys_only():
+    conv = PRESETS["cpython"].conventions
+    assert conv.summary("PyList_SetItem").effect_of(2) is Effect.CONSUME
+    assert conv.summary("PyList_SetItem", library=False).effect_of(2) is None
+    assert conv.summary("PyUnicode_AsMBCSString").returns is Returns.OWNED
+    assert conv.summary("PyUnicode_AsMBCSString", library=False).returns is Returns.BORROWED
+
+
+def test_library_headers_are_those_beside_python_h(tmp_path):
+    inc = tmp_path / "python3.11"
+    (inc / "cpython").mkdir(parents=True)
+    (inc / "Python.h").write_text("")
+    assert _in_library(str(inc / "object.h"), "Python.h")
+    assert _in_library(str(inc / "cpython" / "listobject.h"), "Python.h")
+    assert not _in_library(str(tmp_path / "project.h"), "Python.h")
+
+
+def test_build_value_formats():
+    assert build_value_steals("(NN)") == (0, 1)
+    assert build_value_steals("(OO)") == ()
+    assert build_value_steals("{s:O,s:N}") == (3,)
+    assert build_value_steals("s#N") == (2,)
+    assert build_value_steals("O&N") == (2,)
+    assert build_value_steals("[iN]") == (1,)
+    assert build_value_steals("%d") is None  # not a Py_BuildValue format: nothing assumed
