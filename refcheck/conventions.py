@@ -37,6 +37,9 @@ class Conventions:
     ])
     # Calls that take the reference over (after which it must not be released).
     consume: list[str] = field(default_factory=lambda: [r"(?:^|_)freeCopyTo$", r"(?:^|_)move$"])
+    # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
+    # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
+    steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
     # Calls that never return: with errors="abort" their paths need no cleanup, with "unwind" they
     # are exits where nothing may still be held.
     error: list[str] = field(default_factory=lambda: [
@@ -115,7 +118,7 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise")}
+            "context", "primitive", "may_raise", "steal")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -202,7 +205,7 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries))
+                     self.may_raise_summaries, self.steal))
 
 
 @dataclass(frozen=True)

@@ -339,6 +339,9 @@ class ExpressionLowerer:
             self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
             self.b.cur = ok
             return None
+        stolen = self.steal(loc, name, args)
+        if stolen is not None:
+            return stolen
         role = self.b.conv.classify(name)
         if role in ("acquire", "reallocate") and has_scalar_type(c):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
@@ -408,6 +411,23 @@ class ExpressionLowerer:
         if same is not None:
             self.b.emit(same)
         return None
+
+    def steal(self, loc: Location, name: str, args) -> str | None:
+        """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
+        cleanup (frontend.cleanups) releases nothing. None when this is no such call."""
+        if len(args) != 1 or not self.b.conv.matches("steal", name):
+            return None
+        inner = strip(args[0])
+        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+            return None
+        target = strip(next(iter(children_of(inner)), inner))
+        v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+        if v is None:
+            return None
+        t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
+        self.b.emit(ir.Assign(loc, t, v))
+        self.b.emit(ir.Assign(loc, v, None, null=True))
+        return t
 
     def argument(self, a, role):
         inner = strip(a)
