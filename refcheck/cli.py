@@ -127,12 +127,12 @@ def _parser_options(f):
 
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
-                 clang_args, errors):
+                 clang_args, errors, system_headers=False):
     from refcheck import config
     from refcheck.frontend import compdb
 
     overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
-                                 list(undefines), std, list(clang_args), errors)
+                                 list(undefines), std, list(clang_args), errors, system_headers)
     cfg = overrides.apply(config.load(config_path))
     database = None
     db_path = compile_commands or cfg.compile_commands
@@ -165,6 +165,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--report-unused-suppressions", is_flag=True,
               help="Warn about refcheck: ignore comments that silence nothing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
+@click.option("--system-headers", is_flag=True,
+              help="Also check and report the functions defined in system headers (-isystem, "
+                   "/usr/include and below, however included).")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary, no progress bar.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
@@ -175,7 +178,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, ignore, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, quiet, color,
+          write_baseline, report_unused_suppressions, exit_zero, system_headers, statistics, quiet, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
@@ -187,7 +190,7 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         from refcheck.config import Resolver
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
-                                                defines, undefines, std, clang_args, errors)
+                                                defines, undefines, std, clang_args, errors, system_headers)
         _require_builtin_headers()
         try:
             overrides.select = selection.expand(_split_codes(select)) if select else None

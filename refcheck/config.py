@@ -225,6 +225,7 @@ _SCALARS = {
     "max-states": _int(1),
     "function-seconds": _positive_number,
     "may-raise-summaries": _bool,
+    "system-headers": _bool,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
 }
@@ -267,6 +268,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["errors"] = values["errors"]
     if "may-raise-summaries" in values:
         changes["may_raise_summaries"] = values["may-raise-summaries"]
+    if "system-headers" in values:
+        changes["system_headers"] = values["system-headers"]
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
 
@@ -375,6 +378,7 @@ class Overrides:
     std: str | None = None
     clang_args: list[str] = field(default_factory=list)
     errors: str | None = None
+    system_headers: bool = False  # --system-headers
     select: list[str] | None = None  # expanded codes
     ignore: list[str] = field(default_factory=list)  # expanded codes
 
@@ -387,6 +391,8 @@ class Overrides:
         cfg.clang_args = cfg.clang_args + self.clang_args
         if self.errors:
             cfg.conventions = replace(cfg.conventions, errors=self.errors)
+        if self.system_headers:
+            cfg.conventions = replace(cfg.conventions, system_headers=True)
         if self.select:
             cfg.select = list(self.select)
         if self.ignore:

@@ -107,6 +107,9 @@ class Conventions:
     # default: on torch7's lib/TH it adds 370 findings, nearly all raises the caller's arguments
     # cannot trigger (select of an index in range, copy of a clone); see docs/realworld.md.
     may_raise_summaries: bool = False
+    # Check (and report in) the functions defined in system headers too (`--system-headers`, as
+    # clang-tidy's flag): off, they are neither analysed nor reported, only called.
+    system_headers: bool = False
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = frozenset()
@@ -205,7 +208,7 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries, self.steal))
+                     self.may_raise_summaries, self.steal, self.system_headers))
 
 
 @dataclass(frozen=True)
