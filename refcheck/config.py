@@ -226,6 +226,7 @@ _SCALARS = {
     "function-seconds": _positive_number,
     "may-raise-summaries": _bool,
     "system-headers": _bool,
+    "gir": _str_list,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
 }
@@ -272,6 +273,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["system_headers"] = values["system-headers"]
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
+    for gir in values.get("gir", []):
+        conventions = _with_gir(conventions, os.path.join(base_dir, gir), where)
 
     def here(p: str) -> str:
         return os.path.normpath(os.path.join(base_dir, os.path.expanduser(p)))
@@ -297,6 +300,19 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     cfg.max_memory = values.get("max-memory", cfg.max_memory)
     cfg.max_file_size = values.get("max-file-size", cfg.max_file_size)
     return cfg
+
+
+def _with_gir(conv, path: str, where: str):
+    """The project's own GObject-Introspection data (`gir`), when the build has written it."""
+    from refcheck.girtable import GirError, parse_gir
+    from refcheck.presets import with_records
+
+    if not os.path.isfile(path):
+        return conv  # not built yet: the patterns alone
+    try:
+        return with_records(conv, parse_gir(path))
+    except GirError as e:
+        raise ConfigError(f"{where}: key 'gir': {e}") from None
 
 
 def _read_toml(path: str) -> dict:

@@ -6,6 +6,7 @@ The analysis only ever asks a `Conventions` object; the TH preset below is the d
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -110,6 +111,10 @@ class Conventions:
     # Check (and report in) the functions defined in system headers too (`--system-headers`, as
     # clang-tidy's flag): off, they are neither analysed nor reported, only called.
     system_headers: bool = False
+    # Exact callee names with a record of their own (the glib preset's table generated from
+    # GObject-Introspection data, a project's .gir files): name -> (its role, or None for a call
+    # that borrows, and the argument positions it keeps). They win over every pattern above.
+    named: dict[str, tuple[str | None, tuple[int, ...]]] = field(default_factory=dict)
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = frozenset()
@@ -140,7 +145,13 @@ class Conventions:
         return None
 
     def matches(self, kind: str, name: str) -> bool:
-        return bool(name) and self._compiled[kind].search(name) is not None
+        if not name:
+            return False
+        if kind in NAMED_ROLES:
+            entry = self.named.get(name)
+            if entry is not None:
+                return entry[0] == kind
+        return self._compiled[kind].search(name) is not None
 
     def condition_argument(self, name: str) -> int | None:
         for pattern, index in self._conditional:
@@ -158,8 +169,9 @@ class Conventions:
 
     def sink_arguments(self, name: str, nargs: int) -> frozenset[int]:
         """The argument positions (0-based, resolved against nargs) a call keeps the reference of."""
-        return frozenset(_resolve(i, nargs) for i in self._lookup("sinks", name) or ()
-                         if _resolve(i, nargs) is not None)
+        entry = self.named.get(name)
+        table = entry[1] if entry is not None and entry[1] else self._lookup("sinks", name) or ()
+        return frozenset(_resolve(i, nargs) for i in table if _resolve(i, nargs) is not None)
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
@@ -208,7 +220,12 @@ class Conventions:
                      self.errors, self.primitive, sorted(self.sinks.items()),
                      sorted(self.error_if_nonzero.items()), sorted(self.may_return_argument.items()),
                      sorted(self.same_size.items()), sorted(self.same_size_test.items()), self.may_raise,
-                     self.may_raise_summaries, self.steal, self.system_headers))
+                     self.may_raise_summaries, self.steal, self.system_headers,
+                     hashlib.blake2b(repr(sorted(self.named.items())).encode(), digest_size=16).hexdigest()))
+
+
+# The roles an exact-name record decides (the other pattern lists, pure or primitive, still apply).
+NAMED_ROLES = frozenset({"acquire", "reallocate", "retain", "release", "consume", "error", "exit"})
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ engine knows nothing about any of them; it asks `Conventions`, so these show how
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
+from refcheck.girtable import bundled
 
 
 @dataclass
@@ -55,7 +56,8 @@ def _cpython() -> Conventions:
     )
 
 
-def _glib() -> Conventions:
+def base_glib() -> Conventions:
+    """The glib preset's name patterns alone, before the GObject-Introspection table."""
     return Conventions(
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
@@ -63,8 +65,9 @@ def _glib() -> Conventions:
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$"],
-        consume=[r"^g_steal_pointer$", r"_take$"],
+                 r"_destroy$", r"^g_strfreev$"],
+        # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
+        consume=[r"_take$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$"],
@@ -75,6 +78,56 @@ def _glib() -> Conventions:
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$"],
         **_NO_TH_TABLES,
     )
+
+
+# What GIR does not say. Containers keep the data pointer they are given (a hand-over: they free
+# it with their own free function, or the caller frees it through them); the list and GString
+# functions return their first argument (the head may move), not a new reference, so their result
+# is not an acquisition.
+_LIST_HEAD = {"returns": "borrowed"}
+GLIB_RULES: dict[str, dict] = {
+    **{f"g_{kind}_{op}": {"returns": "borrowed", "arguments": {str(pos): "sink"}}
+       for kind in ("list", "slist")
+       for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
+                       ("insert_sorted_with_data", 1), ("insert_before", 2))},
+    "g_ptr_array_add": {"arguments": {"1": "sink"}},
+    "g_ptr_array_insert": {"arguments": {"2": "sink"}},
+    "g_queue_push_head": {"arguments": {"1": "sink"}},
+    "g_queue_push_tail": {"arguments": {"1": "sink"}},
+    "g_queue_push_nth": {"arguments": {"1": "sink"}},
+    "g_hash_table_insert": {"arguments": {"1": "sink", "2": "sink"}},
+    "g_hash_table_replace": {"arguments": {"1": "sink", "2": "sink"}},
+    "g_hash_table_add": {"arguments": {"1": "sink"}},
+    **{f"g_string_{op}": _LIST_HEAD for op in (
+        "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
+        "prepend_c", "prepend_len", "prepend_unichar", "insert", "insert_c", "insert_len",
+        "insert_unichar", "overwrite", "overwrite_len", "assign", "truncate", "set_size", "erase",
+        "ascii_down", "ascii_up", "down", "up")},
+}
+
+
+def role_of(record: dict) -> tuple[str | None, tuple[int, ...]]:
+    """A record as the conventions' exact-name entry: OWNED acquires; every argument the callee
+    takes over (consume, sink) is a hand-over of that argument. ACQUIRE_OUT is not modelled yet
+    (the out argument borrows, as `&x` passed anywhere does)."""
+    role = "acquire" if record.get("returns") == "owned" else None
+    kept = tuple(sorted(int(p) for p, e in record.get("arguments", {}).items() if e in ("consume", "sink")))
+    return role, kept
+
+
+def with_records(conv: Conventions, records: dict[str, dict]) -> Conventions:
+    """`conv` with exact-name records added; names its patterns make a retain, release or
+    consume keep that role (GIR: g_object_ref returns a full reference, its argument retained)."""
+    named = dict(conv.named)
+    for name, record in records.items():
+        if conv.classify(name) not in ("retain", "release", "consume", "reallocate", "error", "exit"):
+            named[name] = role_of(record)
+    return replace(conv, named=named)
+
+
+def _glib() -> Conventions:
+    _, table = bundled()
+    return with_records(with_records(base_glib(), table), GLIB_RULES)
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in [
