@@ -173,6 +173,12 @@ class Conventions:
         table = entry[1] if entry is not None and entry[1] else self._lookup("sinks", name) or ()
         return frozenset(_resolve(i, nargs) for i in table if _resolve(i, nargs) is not None)
 
+    def returns_argument(self, name: str) -> bool:
+        """A call returning its first argument itself, ownership unchanged (Returns.ARGUMENT:
+        g_string_append), so `s = g_string_append(s, x)` keeps s's object."""
+        entry = self.named.get(name)
+        return entry is not None and entry[0] == "argument"
+
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
         index = self._lookup("may_return_argument", name)

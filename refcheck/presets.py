@@ -75,21 +75,25 @@ def base_glib() -> Conventions:
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
-        primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$"],
+        primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
         **_NO_TH_TABLES,
     )
 
 
 # What GIR does not say. Containers keep the data pointer they are given (a hand-over: they free
-# it with their own free function, or the caller frees it through them); the list and GString
-# functions return their first argument (the head may move), not a new reference, so their result
-# is not an acquisition.
-_LIST_HEAD = {"returns": "borrowed"}
+# it with their own free function, or the caller frees it through them). The list and GString
+# functions return their first argument, or the list's new head: `l = g_list_prepend(l, x)` gives
+# up the old head and owns the new one, which is a reallocation (Returns.REALLOCATED) as far as
+# ownership goes (the spec's Returns.ARGUMENT, until the analysis has it).
+_HEAD = {"returns": "reallocated"}
 GLIB_RULES: dict[str, dict] = {
-    **{f"g_{kind}_{op}": {"returns": "borrowed", "arguments": {str(pos): "sink"}}
+    **{f"g_{kind}_{op}": {"returns": "reallocated", "arguments": {str(pos): "sink"}}
        for kind in ("list", "slist")
        for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
                        ("insert_sorted_with_data", 1), ("insert_before", 2))},
+    **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
+       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link",
+                  "concat")},
     "g_ptr_array_add": {"arguments": {"1": "sink"}},
     "g_ptr_array_insert": {"arguments": {"2": "sink"}},
     "g_queue_push_head": {"arguments": {"1": "sink"}},
@@ -98,19 +102,29 @@ GLIB_RULES: dict[str, dict] = {
     "g_hash_table_insert": {"arguments": {"1": "sink", "2": "sink"}},
     "g_hash_table_replace": {"arguments": {"1": "sink", "2": "sink"}},
     "g_hash_table_add": {"arguments": {"1": "sink"}},
-    **{f"g_string_{op}": _LIST_HEAD for op in (
+    **{f"g_string_{op}": {"returns": "argument"} for op in (
         "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
         "prepend_c", "prepend_len", "prepend_unichar", "insert", "insert_c", "insert_len",
         "insert_unichar", "overwrite", "overwrite_len", "assign", "truncate", "set_size", "erase",
         "ascii_down", "ascii_up", "down", "up")},
+    # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
+    # their argument.
+    **{name: {"returns": "borrowed"} for name in (
+        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_ascii_dtostr", "g_ascii_formatd", "g_stpcpy",
+        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_mapped_file_get_contents",
+        "g_utf8_strncpy", "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
+        "g_utf8_prev_char", "g_utf8_strchr", "g_utf8_strrchr")},
 }
+# Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
+# pointer they are handed, as g_object_unref does.
+AUTOPTR_PRIMITIVES = [r"^glib_(?:auto|listauto|slistauto|queueauto)(?:ptr)?_(?:clear|cleanup)_\w+$"]
 
 
 def role_of(record: dict) -> tuple[str | None, tuple[int, ...]]:
     """A record as the conventions' exact-name entry: OWNED acquires; every argument the callee
     takes over (consume, sink) is a hand-over of that argument. ACQUIRE_OUT is not modelled yet
     (the out argument borrows, as `&x` passed anywhere does)."""
-    role = "acquire" if record.get("returns") == "owned" else None
+    role = {"owned": "acquire", "reallocated": "reallocate", "argument": "argument"}.get(record.get("returns"))
     kept = tuple(sorted(int(p) for p, e in record.get("arguments", {}).items() if e in ("consume", "sink")))
     return role, kept
 

@@ -407,6 +407,8 @@ class ExpressionLowerer:
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
+        if values and values[0] in tracked and self.b.conv.returns_argument(name):
+            return values[0]  # the same object back: `s = g_string_append(s, x)` changes no owner
         same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
         if same is not None:
             self.b.emit(same)
