@@ -374,7 +374,10 @@ class Transfer:
     def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,
               holder: str | None = None, text: str = "") -> None:
         if holder is None:
-            holder = next((v for v in st.holders(oid) if not v.startswith("$")), None)
+            # A macro's hidden temporary (`__p` inside g_new) only when no variable of the user's
+            # holds it: reserved names start with two underscores.
+            named = sorted((v for v in st.holders(oid) if not v.startswith("$")), key=lambda v: v.startswith("__"))
+            holder = named[0] if named else None
         events.append(Event(kind, via, loc, st.objs[oid], holder, self.is_new, text))
 
     def check_alive(self, st: State, oid: ObjId, loc: Location, via: Via, events: list) -> None:

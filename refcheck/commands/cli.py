@@ -129,12 +129,12 @@ def _parser_options(f):
 
 
 def _load_config(config_path, compile_commands, include_dirs, defines, undefines, std,
-                 clang_args, errors, start="."):
+                 clang_args, errors, start=".", system_headers=False):
     from refcheck.workspace import config
     from refcheck.workspace import compdb
 
     overrides = config.Overrides([os.path.abspath(d) for d in include_dirs], list(defines),
-                                 list(undefines), std, list(clang_args), errors)
+                                 list(undefines), std, list(clang_args), errors, system_headers)
     cfg = overrides.apply(config.load(config_path, start=start))
     database = None
     db_path = compile_commands or cfg.compile_commands
@@ -177,6 +177,9 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
 @click.option("--report-unused-suppressions", is_flag=True,
               help="Warn about refcheck: ignore comments that silence nothing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or tool errors.")
+@click.option("--system-headers", is_flag=True,
+              help="Also check and report the functions defined in system headers (-isystem, "
+                   "/usr/include and below, however included).")
 @click.option("--statistics", is_flag=True, help="Counts by rule and time per stage, on stderr.")
 @click.option("--full-path", is_flag=True,
               help="Show every branch on a finding's path, also those whose condition does not "
@@ -193,7 +196,7 @@ def _load_config(config_path, compile_commands, include_dirs, defines, undefines
               help="Print the source line and a caret under each text diagnostic.")
 def check(paths, config_path, compile_commands, include_dirs, defines, undefines, std, clang_args,
           errors, fmt, output, select, extend_select, ignore, exclude, stdin_filename, jobs, timeout, max_memory, no_cache, cache_dir, baseline,
-          write_baseline, report_unused_suppressions, exit_zero, statistics, full_path, quiet, verbose, color,
+          write_baseline, report_unused_suppressions, exit_zero, system_headers, statistics, full_path, quiet, verbose, color,
           show_source):
     """Check C, C++ and CUDA files or directories (default: the current directory)."""
 
@@ -206,7 +209,8 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
         from refcheck.workspace.config import Resolver
 
         cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
-                                                defines, undefines, std, clang_args, errors)
+                                                defines, undefines, std, clang_args, errors,
+                                                system_headers=system_headers)
         _require_builtin_headers()
         _select_rules(overrides, select, extend_select, ignore)
         overrides.apply_selection(cfg)

@@ -41,6 +41,9 @@ class Conventions:
     ])
     # Calls that take the reference over (after which it must not be released).
     consume: list[str] = field(default_factory=lambda: [r"(?:^|_)freeCopyTo$", r"(?:^|_)move$"])
+    # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
+    # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
+    steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
     # Calls that never return: with errors="abort" their paths need no cleanup, with "unwind" they
     # are exits where nothing may still be held.
     error: list[str] = field(default_factory=lambda: [
@@ -120,6 +123,9 @@ class Conventions:
     # default: on torch7's lib/TH it adds 370 findings, nearly all raises the caller's arguments
     # cannot trigger (select of an index in range, copy of a clone); see docs/realworld.md.
     may_raise_summaries: bool = False
+    # Check (and report in) the functions defined in system headers too (`--system-headers`, as
+    # clang-tidy's flag): off, they are neither analysed nor reported, only called.
+    system_headers: bool = False
     # The functions of the unit being checked that may raise (`frontend.raises`), set per unit by
     # the engine in errors="unwind" mode. Derived from the unit's text, so not in the fingerprint.
     unit_may_raise: frozenset = field(default=frozenset(), metadata={"derived": True})
@@ -164,7 +170,7 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed")}
+            "context", "primitive", "may_raise", "borrowed", "steal")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

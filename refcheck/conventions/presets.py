@@ -72,7 +72,8 @@ def _cpython() -> Conventions:
     )
 
 
-def _glib() -> Conventions:
+def base_glib() -> Conventions:
+    """The glib preset's name patterns alone, before the GObject-Introspection table."""
     return Conventions(
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
@@ -80,8 +81,9 @@ def _glib() -> Conventions:
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$"],
-        consume=[r"^g_steal_pointer$", r"_take$"],
+                 r"_destroy$", r"^g_strfreev$"],
+        # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
+        consume=[r"_take$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$"],
@@ -89,9 +91,73 @@ def _glib() -> Conventions:
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
-        primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$"],
+        primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
         **_NO_TH_TABLES,
     )
+
+
+# What GIR does not say. Containers keep the data pointer they are given (a hand-over: they free
+# it with their own free function, or the caller frees it through them). The list and GString
+# functions return their first argument, or the list's new head: `l = g_list_prepend(l, x)` gives
+# up the old head and owns the new one, which is a reallocation (Returns.REALLOCATED) as far as
+# ownership goes.
+_HEAD = {"returns": "reallocated"}
+GLIB_RULES: dict[str, dict] = {
+    **{f"g_{kind}_{op}": {"returns": "reallocated", "arguments": {str(pos): "sink"}}
+       for kind in ("list", "slist")
+       for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
+                       ("insert_sorted_with_data", 1), ("insert_before", 2))},
+    **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
+       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link",
+                  "concat")},
+    "g_ptr_array_add": {"arguments": {"1": "sink"}},
+    "g_ptr_array_insert": {"arguments": {"2": "sink"}},
+    "g_queue_push_head": {"arguments": {"1": "sink"}},
+    "g_queue_push_tail": {"arguments": {"1": "sink"}},
+    "g_queue_push_nth": {"arguments": {"1": "sink"}},
+    "g_hash_table_insert": {"arguments": {"1": "sink", "2": "sink"}},
+    "g_hash_table_replace": {"arguments": {"1": "sink", "2": "sink"}},
+    "g_hash_table_add": {"arguments": {"1": "sink"}},
+    **{f"g_string_{op}": {"returns": "argument", "returned": 0} for op in (
+        "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
+        "prepend_c", "prepend_len", "prepend_unichar", "insert", "insert_c", "insert_len",
+        "insert_unichar", "overwrite", "overwrite_len", "assign", "truncate", "set_size", "erase",
+        "ascii_down", "ascii_up", "down", "up")},
+    # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
+    # their argument.
+    **{name: {"returns": "borrowed"} for name in (
+        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_ascii_dtostr", "g_ascii_formatd", "g_stpcpy",
+        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_mapped_file_get_contents",
+        "g_utf8_strncpy", "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
+        "g_utf8_prev_char", "g_utf8_strchr", "g_utf8_strrchr")},
+}
+# Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
+# pointer they are handed, as g_object_unref does.
+AUTOPTR_PRIMITIVES = [r"^glib_(?:auto|listauto|slistauto|queueauto)(?:ptr)?_(?:clear|cleanup)_\w+$"]
+
+
+# The roles a name pattern gives that a GIR record does not override: GIR says g_object_ref
+# returns a full reference, where the patterns know it retains its argument and returns it.
+_PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")
+
+
+def gir_records(conv: Conventions, tables: dict[str, dict], where: str) -> dict[str, Summary]:
+    """GObject-Introspection records (TOML-form tables) for the names whose role the patterns
+    do not already decide."""
+    return {name: parse_record(t, f"{where}: {name}") for name, t in tables.items()
+            if conv.classify(name) not in _PATTERN_ROLES}
+
+
+def _glib() -> Conventions:
+    from refcheck.conventions.gir import bundled
+
+    base = base_glib()
+    version, table = bundled()
+    # GLib's own functions take the table only where GLib's headers declare them (glib.h's
+    # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
+    return replace(base, library_header="glib.h", library_summaries={
+        **gir_records(base, table, f"glib_gir.json (GLib {version})"),
+        **gir_records(base, GLIB_RULES, "presets.GLIB_RULES")})
 
 
 # The Lua C API as torch's bindings use it, one summary record per callee in the form of a

@@ -115,7 +115,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result = UnitResult(rel)
     t0 = time.perf_counter()
     try:
-        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings))
+        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
+                       system_headers=settings.conventions.system_headers)
     except FrontendError as e:
         result.errors.append(ToolError(rel, str(e)))
         return result

@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_p
                                          reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import is_expression, kind_of
+from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
@@ -39,6 +40,8 @@ class Builder(GraphBuilder):
         self.exit = self.node("exit", end_location(fn))
         self.cur = self.node("block")
         self.g.add_edge(self.entry, self.cur)
+        self.scopes = Scopes()  # cleanup-attribute variables (frontend.cleanups)
+        self.jump_marks: dict[int, dict] = {}  # break/continue target -> the scopes around it
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -55,6 +58,7 @@ class Builder(GraphBuilder):
         if body is not None:
             self.stmt(body)
         self.edge(self.cur, self.exit)
+        self.resolve_gotos()
         # Unreachable code (after a return, or dead labels) plays no part.
         reachable = nx.descendants(self.g, self.entry) | {self.entry}
         self.g.remove_nodes_from([n for n in list(self.g.nodes) if n not in reachable])
@@ -87,12 +91,35 @@ class Builder(GraphBuilder):
 
     def compound(self, c) -> None:
         prev = None
+        self.scopes.push()
         for child in children_of(c):
             self.stmt(child)
             count = element_count(self, prev, child)  # APPLY's element-count loop (frontend.sizes)
             if count is not None:
                 self.emit(count)
             prev = child
+        scope = self.scopes.pop()
+        if scope.cleanups and self.cur is not None:  # falling off the end runs them
+            for op in releases(list(reversed(scope.cleanups)), end_location(c)):
+                self.emit(op)
+
+    def leave(self, cleanups, loc) -> None:
+        """Run the cleanups of the scopes a jump or return leaves, before it."""
+        for op in releases(cleanups, loc):
+            self.emit(op)
+
+    def jump(self, target: int, loc_of) -> None:
+        """break/continue to `target`, leaving the scopes opened since it was set up."""
+        mark = self.jump_marks.get(target)
+        if mark is not None and self.scopes.any():
+            self.leave(self.scopes.leaving(mark), location(loc_of))
+        self.goto(target)
+
+    def resolve_gotos(self) -> None:
+        """Fill each goto's cleanup block, now that every label's scopes are known."""
+        for n, snapshot, counts, name, loc in self.scopes.pending:
+            target = self.scopes.labels.get(name, {})
+            self.data[n].ops.extend(releases(self.scopes.leaving(target, snapshot, counts), loc))
 
     def decl_stmt(self, c) -> None:
         for d in children_of(c):
@@ -108,9 +135,12 @@ class Builder(GraphBuilder):
                 continue
             if init is None:
                 self.emit(ir.Assign(loc, v, None))
-                continue
-            self.exprs.initialize(loc, v, init)
-            self.full_expression_end(loc)
+            else:
+                self.exprs.initialize(loc, v, init)
+                self.full_expression_end(loc)
+            cleanup = cleanup_function(d)
+            if cleanup is not None:
+                self.scopes.declare(v, cleanup)
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))
@@ -152,6 +182,7 @@ class Builder(GraphBuilder):
         self.cur = body_n
         self.breaks.append(after)
         self.continues.append(cont)
+        self.jump_marks[after] = self.jump_marks[cont] = self.scopes.mark()
         self.stmt(body)
         self.breaks.pop()
         self.continues.pop()
@@ -209,6 +240,7 @@ class Builder(GraphBuilder):
                     self.emit(ir.Assign(location(k), v, None))
         self.breaks.append(after)
         self.continues.append(head)
+        self.jump_marks[after] = self.jump_marks[head] = self.scopes.mark()
         self.stmt(body)
         self.breaks.pop()
         self.continues.pop()
@@ -229,6 +261,7 @@ class Builder(GraphBuilder):
         after = self.node("block")
         self.switches.append([dispatch, False])
         self.breaks.append(after)
+        self.jump_marks[after] = self.scopes.mark()
         self.cur = None
         self.stmt(body)
         self.breaks.pop()
@@ -255,6 +288,7 @@ class Builder(GraphBuilder):
     def label_stmt(self, c) -> None:
         n = self.label(c.spelling)
         self.start(n)
+        self.scopes.labels[c.spelling] = self.scopes.mark()
         for child in children_of(c):
             self.stmt(child)
 
@@ -266,6 +300,12 @@ class Builder(GraphBuilder):
     def goto_stmt(self, c) -> None:
         for child in children_of(c):
             if kind_of(child) == K.LABEL_REF:
+                if self.scopes.any():  # its cleanups once the label's scopes are known
+                    n = self.node("block")
+                    self.edge(self.cur, n)
+                    self.scopes.pending.append((n, list(self.scopes.stack), self.scopes.mark(),
+                                                child.spelling, location(c)))
+                    self.cur = n
                 self.goto(self.label(child.spelling))
                 return
         self.cur = None
@@ -280,11 +320,11 @@ class Builder(GraphBuilder):
 
     def break_stmt(self, c) -> None:
         if self.breaks:
-            self.goto(self.breaks[-1])
+            self.jump(self.breaks[-1], c)
 
     def continue_stmt(self, c) -> None:
         if self.continues:
-            self.goto(self.continues[-1])
+            self.jump(self.continues[-1], c)
 
     def return_stmt(self, c) -> None:
         kids = [k for k in children_of(c) if is_expression(k)]
@@ -292,6 +332,8 @@ class Builder(GraphBuilder):
         if v == NULL:
             v = None
         n = self.node("return", location(c), value=v)
+        if self.scopes.any():
+            self.leave(self.scopes.leaving({}), location(c))
         self.goto(n)
         self.pending_temps = []
         self.g.add_edge(n, self.exit, branch=None, label="")
@@ -473,6 +515,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             if summary.role in OWNERSHIP_ROLES or any(e is not Effect.BORROW for _, e in summary.arguments):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
+            return True
+        elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
             return True
         stack.extend(children_of(c))
     return False

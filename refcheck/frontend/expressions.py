@@ -377,6 +377,9 @@ class ExpressionLowerer:
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
+        stolen = self.steal(loc, name, args)
+        if stolen is not None:
+            return stolen
         role = summary.role
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
@@ -553,6 +556,23 @@ class ExpressionLowerer:
             self.b.edge(yes, join)
             self.b.edge(no, join)
             self.b.cur = join
+        return t
+
+    def steal(self, loc: Location, name: str, args) -> str | None:
+        """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
+        cleanup (frontend.cleanups) releases nothing. None when this is no such call."""
+        if len(args) != 1 or not self.b.conv.matches("steal", name):
+            return None
+        inner = strip(args[0])
+        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+            return None
+        target = strip(next(iter(children_of(inner)), inner))
+        v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+        if v is None:
+            return None
+        t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
+        self.b.emit(ir.Assign(loc, t, v))
+        self.b.emit(ir.Assign(loc, v, None, null=True))
         return t
 
     def argument(self, a, role):

@@ -122,8 +122,9 @@ def looks_binary(path: str) -> bool:
     return b"\0" in head
 
 
-def parse(path: str, user_args: list[str], detailed: bool = True) -> Parsed:
-    """`detailed`: keep the detailed preprocessing record (see DETAILED_RECORD)."""
+def parse(path: str, user_args: list[str], detailed: bool = True, system_headers: bool = False) -> Parsed:
+    """`detailed`: keep the detailed preprocessing record (see DETAILED_RECORD); `system_headers`:
+    also the functions defined in system headers (`in_system_header`)."""
     import clang.cindex as ci
 
     if not os.path.exists(path):
@@ -161,7 +162,7 @@ def parse(path: str, user_args: list[str], detailed: bool = True) -> Parsed:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
     top = list(tu.cursor.get_children())
-    functions = list(_definitions(top))
+    functions = list(_definitions(top, system_headers))
     includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
     language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
     return Parsed(tu, functions, errors, includes, partial, fatal, language, top, detailed)
@@ -187,9 +188,25 @@ def _unknown_arguments(tu, user_args: list[str]) -> list[str]:
 _CONTAINERS = None
 
 
-def _definitions(top: list):
-    """Every function (and method) definition outside system headers, in source order, from the
-    unit's top-level cursors."""
+# Headers under these directories are the system's (GLib's, reached through pkg-config's plain
+# `-I/usr/include/glib-2.0`, which clang counts as a user directory), not the code being checked.
+SYSTEM_DIRS = ("/usr/include/", "/usr/local/include/", "/opt/homebrew/include/", "/opt/local/include/")
+
+
+@lru_cache(maxsize=4096)
+def in_system_dir(name: str) -> bool:
+    return os.path.realpath(name).startswith(SYSTEM_DIRS) or name.startswith(SYSTEM_DIRS)
+
+
+def in_system_header(loc) -> bool:
+    """A location in a system header: clang's verdict (-isystem, the standard directories) or a
+    file under one of SYSTEM_DIRS, however it was reached."""
+    return loc.is_in_system_header or in_system_dir(loc.file.name)
+
+
+def _definitions(top: list, system_headers: bool = False):
+    """Every function (and method) definition outside system headers (`in_system_header`; all of
+    them with `system_headers`), in source order, from the unit's top-level cursors."""
     import clang.cindex as ci
 
     global _CONTAINERS
@@ -216,7 +233,9 @@ def _definitions(top: list):
         if not (c.is_definition() if function else kind in _CONTAINERS):
             continue
         loc = c.location
-        if loc.file is None or loc.is_in_system_header or loc.file.name.startswith(_prelude_dir()):
+        if loc.file is None or loc.file.name.startswith(_prelude_dir()):
+            continue
+        if not system_headers and in_system_header(loc):
             continue
         if function:
             yield c

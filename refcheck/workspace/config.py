@@ -25,7 +25,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PATTERN_KINDS = ("acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "primitive",
-                 "may_raise", "context", "borrowed")
+                 "may_raise", "context", "borrowed", "steal")
 SOURCE_EXTENSIONS = [".c", ".cc", ".cpp", ".cxx", ".cu"]
 DEFAULT_CACHE_DIR = ".refcheck_cache"
 
@@ -241,6 +241,8 @@ _SCALARS = {
     "function-seconds": _positive_number,
     "may-raise-summaries": _bool,
     "summaries": _summaries,
+    "system-headers": _bool,
+    "gir": _str_list,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
 }
@@ -285,8 +287,12 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
         changes["may_raise_summaries"] = values["may-raise-summaries"]
     if "summaries" in values:  # per name, over the preset's own
         changes["summaries"] = {**conv.summaries, **values["summaries"]}
+    if "system-headers" in values:
+        changes["system_headers"] = values["system-headers"]
     # replace() re-runs field init, so the cached compiled patterns of the preset are not shared.
     conventions = replace(conv, **changes)
+    for gir in values.get("gir", []):
+        conventions = _with_gir(conventions, os.path.join(base_dir, gir), where)
 
     def here(p: str) -> str:
         return os.path.normpath(os.path.join(base_dir, os.path.expanduser(p)))
@@ -312,6 +318,22 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     cfg.max_memory = values.get("max-memory", cfg.max_memory)
     cfg.max_file_size = values.get("max-file-size", cfg.max_file_size)
     return cfg
+
+
+def _with_gir(conv, path: str, where: str):
+    """The project's own GObject-Introspection data (`gir`), when the build has written it."""
+    from refcheck.conventions.gir import GirError, parse_gir
+    from refcheck.conventions.presets import gir_records
+    from refcheck.conventions.summary import RecordError
+
+    if not os.path.isfile(path):
+        return conv  # not built yet: the patterns alone
+    try:
+        # The project's own functions, declared in its own headers: configured records.
+        records = gir_records(conv, parse_gir(path), os.path.basename(path))
+    except (GirError, RecordError) as e:
+        raise ConfigError(f"{where}: key 'gir': {e}") from None
+    return replace(conv, summaries={**records, **conv.summaries})
 
 
 def _read_toml(path: str) -> dict:
@@ -393,6 +415,7 @@ class Overrides:
     std: str | None = None
     clang_args: list[str] = field(default_factory=list)
     errors: str | None = None
+    system_headers: bool = False  # --system-headers
     select: list[str] | None = None  # expanded codes
     ignore: list[str] = field(default_factory=list)  # expanded codes (--ignore, --extend-ignore)
     extend_select: list[str] = field(default_factory=list)  # expanded codes
@@ -406,6 +429,8 @@ class Overrides:
         cfg.clang_args = cfg.clang_args + self.clang_args
         if self.errors:
             cfg.conventions = replace(cfg.conventions, errors=self.errors)
+        if self.system_headers:
+            cfg.conventions = replace(cfg.conventions, system_headers=True)
         return self.apply_selection(cfg)
 
     def apply_selection(self, cfg: Config) -> Config:

@@ -1,0 +1,154 @@
+"""Ownership records from GObject-Introspection data (.gir XML), for the `glib` preset.
+
+A .gir file states, for every C function of a GObject library, who owns what crosses the call:
+`transfer-ownership="full"` on the return value means the caller owns the result (OWNED),
+`"none"` that it does not (BORROWED: accessors, and floating references such as
+g_variant_new's, which the call they are passed to sinks); a parameter with transfer full is
+taken over by the callee (CONSUME); an out parameter with transfer full receives a fresh owned
+reference (ACQUIRE_OUT); the user data of a call that also takes a destroy notify is kept until
+the notify runs, or that an async callback receives (SINK: `g_signal_connect_data(o, s, cb,
+g_object_ref(x), unref, 0)`, `g_file_read_async(f, prio, NULL, cb, g_object_ref(self))`). Argument
+positions count the C arguments: the `instance-parameter` of a method is argument 0.
+
+Records are plain tables in the shape of `[tool.refcheck.summaries.NAME]` (docs/semantics.md),
+so the committed JSON (refcheck/data/glib_gir.json, written by tools/glib_gir.py) and a
+project's own .gir files (config key `gir`) are read the same way. libclang-free.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from importlib import resources
+
+CORE = "{http://www.gtk.org/introspection/core/1.0}"
+C_NS = "{http://www.gtk.org/introspection/c/1.0}"
+CALLABLES = ("function", "method", "constructor")
+NOTIFY_TYPES = {"GLib.DestroyNotify", "DestroyNotify", "GObject.ClosureNotify", "ClosureNotify"}
+RETURNS = ("owned", "borrowed", "reallocated", "argument")
+FLOATING_TYPES = {"GParamSpec*"}
+EFFECTS = ("consume", "sink", "acquire-out", "release", "retain", "borrow")
+Record = dict  # {"returns": "owned", "arguments": {"1": "sink"}}
+
+
+class GirError(ValueError):
+    """A .gir file or a record table that cannot be read."""
+
+
+def _is_pointer(holder) -> bool:
+    """The value's C type is a pointer (strings, arrays and objects; not gboolean, not an enum)."""
+    for child in holder:
+        if child.tag in (CORE + "type", CORE + "array"):
+            ctype = child.get(C_NS + "type", "")
+            return "*" in ctype or ctype in ("gpointer", "gconstpointer") or child.tag == CORE + "array"
+    return False
+
+
+def _record(callable_) -> Record | None:
+    record: Record = {}
+    ret = callable_.find(CORE + "return-value")
+    if ret is not None and _is_pointer(ret):
+        full = ret.get("transfer-ownership") in ("full", "container")
+        if full or not _opaque(ret):  # an unannotated gpointer says nothing (g_malloc's is "none")
+            record["returns"] = "owned" if full and not _floating(ret) else "borrowed"
+    params = callable_.find(CORE + "parameters")
+    arguments: dict[str, str] = {}
+    if params is not None:
+        shift = 1 if params.find(CORE + "instance-parameter") is not None else 0
+        plain = params.findall(CORE + "parameter")
+        # User data outlives the call when a destroy notify frees it, or when an async callback,
+        # called once, receives it (the GIO pattern: the callback releases what it was given).
+        notify = any(_type_name(p) in NOTIFY_TYPES or p.get("destroy") or p.get("scope") == "async"
+                     for p in plain)
+        for i, p in enumerate(plain):
+            position = str(i + shift)
+            out = p.get("direction") in ("out", "inout")
+            full = p.get("transfer-ownership") == "full"
+            if out and full and not p.get("caller-allocates") == "1":
+                arguments[position] = "acquire-out"
+            elif full and not out and _is_pointer(p):
+                arguments[position] = "consume"
+            if notify and p.get("closure") is not None:  # a callback's user data
+                # The attribute links the callback and its data either way round
+                # (g_idle_add_full: on the function; g_signal_connect_data: on the data).
+                for j in (i, int(p.get("closure"))):
+                    if 0 <= j < len(plain) and _type_name(plain[j]) == "gpointer":
+                        arguments[str(j + shift)] = "sink"
+    if arguments:
+        record["arguments"] = dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))
+    return record or None
+
+
+def _floating(ret) -> bool:
+    """A floating reference: GIR marks g_param_spec_int's result full, but the class that installs
+    it sinks it (g_object_class_install_property). Treated as not owned until sunk."""
+    t = ret.find(CORE + "type")
+    return t is not None and t.get(C_NS + "type", "") in FLOATING_TYPES
+
+
+def _opaque(ret) -> bool:
+    t = ret.find(CORE + "type")
+    return t is not None and t.get(C_NS + "type", "") in ("gpointer", "gconstpointer", "void*")
+
+
+def _type_name(p) -> str:
+    t = p.find(CORE + "type")
+    return t.get("name", "") if t is not None else ""
+
+
+def parse_gir(path: str) -> dict[str, Record]:
+    """Every C function of one .gir file with something to say: name -> record."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        raise GirError(f"{path}: cannot read GObject-Introspection data: {e}") from None
+    out: dict[str, Record] = {}
+    for tag in CALLABLES:
+        for c in root.iter(CORE + tag):
+            name = c.get(C_NS + "identifier")
+            if not name or c.get("introspectable") == "0" and c.get("shadowed-by"):
+                continue
+            record = _record(c)
+            if record is not None:
+                out[name] = record
+    return out
+
+
+def gir_version(path: str) -> str:
+    """The namespace and version a .gir file describes, as `GLib-2.0`."""
+    root = ET.parse(path).getroot()
+    ns = root.find(CORE + "namespace")
+    return f"{ns.get('name')}-{ns.get('version')}" if ns is not None else "?"
+
+
+def check_record(name: str, record, where: str) -> Record:
+    """A record table validated (clear errors, never a traceback)."""
+    if not isinstance(record, dict):
+        raise GirError(f"{where}: {name}: expected a table")
+    unknown = set(record) - {"returns", "arguments"}
+    if unknown:
+        raise GirError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+    if record.get("returns", "borrowed") not in RETURNS:
+        raise GirError(f"{where}: {name}: returns must be one of {', '.join(RETURNS)}")
+    for position, effect in record.get("arguments", {}).items():
+        if not position.lstrip("-").isdigit() or effect not in EFFECTS:
+            raise GirError(f"{where}: {name}: bad argument {position!r} = {effect!r}")
+    return record
+
+
+def load_table(text: str, where: str) -> tuple[str, dict[str, Record]]:
+    """(the GLib version it came from, name -> record) of a committed table."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise GirError(f"{where}: not JSON: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("summaries"), dict):
+        raise GirError(f"{where}: expected an object with 'summaries'")
+    return str(data.get("glib-version", "?")), {
+        n: check_record(n, r, where) for n, r in data["summaries"].items()}
+
+
+def bundled() -> tuple[str, dict[str, Record]]:
+    """The table generated from GLib's own .gir files (refcheck/data/glib_gir.json)."""
+    text = resources.files("refcheck.data").joinpath("glib_gir.json").read_text(encoding="utf-8")
+    return load_table(text, "refcheck/data/glib_gir.json")

@@ -1,0 +1,102 @@
+"""Variables declared `__attribute__((cleanup(f)))`: `f(&x)` runs at every exit of x's scope.
+
+This is what GLib's `g_autoptr(T)`, `g_autofree` and `g_auto(T)` expand to. The builder keeps a
+stack of scopes (one per compound statement) holding the cleanup variables declared so far; each
+way out of a scope (falling off its end, `return`, `break`/`continue` out of it, a `goto` to a
+label outside it or before the variable's declaration) runs the cleanups of the variables it
+leaves, innermost and latest first, as C does. Calls that never return (abort, exit, error
+functions) run none.
+
+The cleanup function receives `T **` for a pointer variable x and, as every cleanup function of a
+pointer does in practice (glib_autoptr_cleanup_*, g_autoptr_cleanup_generic_gfree, a
+hand-written `freep(char **p) { free(*p); }`), releases `*p`: it is lowered as a release of x's
+value, which is a no-op on NULL (so after `g_steal_pointer(&x)` it releases nothing). A cleanup
+of a non-pointer variable (`g_auto(GValue)`, a lock guard struct) touches no counted reference.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from refcheck import ir
+from refcheck.frontend.binding import pretty_printed
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.findings import Location
+
+# clang prints the attribute after the declarator, macros expanded:
+# `GFile_autoptr f __attribute__((cleanup(glib_autoptr_cleanup_GFile))) = ...`.
+_CLEANUP = re.compile(r"__attribute__\(\(cleanup\((?P<name>[A-Za-z_]\w*)\)\)\)")
+
+
+def cleanup_function(decl) -> str | None:
+    """The cleanup function of a pointer local `decl`, or None (no cleanup attribute)."""
+    if not any(kind_of(c) == K.UNEXPOSED_ATTR for c in children_of(decl)):
+        return None  # no attribute at all: the common case, without printing anything
+    if not has_pointer_type(decl):
+        return None
+    text = pretty_printed(decl)
+    head = text.split(" = ", 1)[0]  # not a match inside the initializer
+    m = _CLEANUP.search(head)
+    return m["name"] if m else None
+
+
+@dataclass(frozen=True)
+class Cleanup:
+    var: str
+    function: str
+
+
+@dataclass
+class Scope:
+    ident: int
+    cleanups: list[Cleanup] = field(default_factory=list)
+
+
+# Where a jump lands, as scope ident -> how many cleanup variables of that scope exist there.
+Mark = dict[int, int]
+
+
+class Scopes:
+    """The cleanup variables of the scopes enclosing the statement being built."""
+
+    def __init__(self) -> None:
+        self.stack: list[Scope] = []
+        self.count = 0
+        # A goto's cleanup block, the scopes it leaves, and its label (resolved at the end: the
+        # label may come after the goto).
+        self.pending: list[tuple[int, list[Scope], Mark, str, Location]] = []
+        self.labels: dict[str, Mark] = {}
+
+    def push(self) -> None:
+        self.count += 1
+        self.stack.append(Scope(self.count))
+
+    def pop(self) -> Scope:
+        return self.stack.pop()
+
+    def declare(self, var: str, function: str) -> None:
+        if self.stack:
+            self.stack[-1].cleanups.append(Cleanup(var, function))
+
+    def mark(self) -> Mark:
+        return {s.ident: len(s.cleanups) for s in self.stack}
+
+    def any(self) -> bool:
+        return any(s.cleanups for s in self.stack)
+
+    def leaving(self, target: Mark, snapshot: list[Scope] | None = None,
+                counts: Mark | None = None) -> list[Cleanup]:
+        """The cleanups that run jumping from here (or from `snapshot`, with `counts` variables
+        per scope) to a place with `target` variables per scope: innermost, latest first."""
+        scopes = self.stack if snapshot is None else snapshot
+        out: list[Cleanup] = []
+        for s in reversed(scopes):
+            have = s.cleanups if counts is None else s.cleanups[:counts[s.ident]]
+            out.extend(reversed(have[target.get(s.ident, 0):]))
+        return out
+
+
+def releases(cleanups: list[Cleanup], loc: Location) -> list[ir.Release]:
+    return [ir.Release(loc, (c.var,), c.function) for c in cleanups]

@@ -1,0 +1,111 @@
+"""The glib preset's pieces that need no GLib install: GIR records, system headers, the table."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from refcheck.driver.engine import Settings, check_unit
+from refcheck.conventions.gir import GirError, bundled, load_table, parse_gir
+from refcheck.conventions.presets import PRESETS
+
+GIR = textwrap.dedent("""\
+    <?xml version="1.0"?>
+    <repository version="1.2" xmlns="http://www.gtk.org/introspection/core/1.0"
+                xmlns:c="http://www.gtk.org/introspection/c/1.0">
+      <namespace name="Foo" version="1.0">
+        <class name="Thing">
+          <constructor name="new" c:identifier="foo_thing_new">
+            <return-value transfer-ownership="full"><type name="Thing" c:type="FooThing*"/></return-value>
+          </constructor>
+          <method name="get_name" c:identifier="foo_thing_get_name">
+            <return-value transfer-ownership="none"><type name="utf8" c:type="const char*"/></return-value>
+            <parameters><instance-parameter name="self" transfer-ownership="none">
+              <type name="Thing" c:type="FooThing*"/></instance-parameter></parameters>
+          </method>
+          <method name="adopt" c:identifier="foo_thing_adopt">
+            <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+            <parameters>
+              <instance-parameter name="self" transfer-ownership="none"><type name="Thing" c:type="FooThing*"/></instance-parameter>
+              <parameter name="child" transfer-ownership="full"><type name="Thing" c:type="FooThing*"/></parameter>
+              <parameter name="out" direction="out" transfer-ownership="full"><type name="utf8" c:type="char**"/></parameter>
+            </parameters>
+          </method>
+        </class>
+      </namespace>
+    </repository>
+    """)
+
+
+def test_gir_records(tmp_path: Path) -> None:
+    path = tmp_path / "Foo-1.0.gir"
+    path.write_text(GIR)
+    records = parse_gir(str(path))
+    assert records["foo_thing_new"] == {"returns": "owned"}
+    assert records["foo_thing_get_name"] == {"returns": "borrowed"}
+    # The instance parameter is argument 0: the child is argument 1, the out parameter 2.
+    assert records["foo_thing_adopt"] == {"arguments": {"1": "consume", "2": "acquire-out"}}
+
+
+def test_bad_gir_and_table(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gir"
+    bad.write_text("<repository")
+    with pytest.raises(GirError, match="cannot read"):
+        parse_gir(str(bad))
+    with pytest.raises(GirError, match="bad argument"):
+        load_table('{"summaries": {"f": {"arguments": {"x": "sink"}}}}', "t.json")
+
+
+def test_bundled_table_and_preset() -> None:
+    version, table = bundled()
+    assert version[0].isdigit() and len(table) > 1000
+    conv = PRESETS["glib"].conventions
+    assert conv.classify("g_file_new_for_path") == "acquire"
+    assert conv.classify("g_variant_new_string") is None  # floating: not owned until sunk
+    assert conv.classify("g_param_spec_int") is None
+    assert conv.classify("g_object_ref") == "retain"  # the pattern's role, not GIR's "full"
+    assert conv.classify("g_list_prepend") == "reallocate"
+    assert conv.sink_arguments("g_signal_connect_data", 6) == {3}
+    assert conv.sink_arguments("g_hash_table_insert", 3) == {1, 2}
+    s = conv.summary("g_string_append")
+    assert s.returns.value == "argument" and s.returned == 0
+    # A library record: only for callees GLib's headers declare (the frontend asks with library=).
+    assert conv.summary("g_file_new_for_path", library=False).source.value == "conventions"
+    assert conv.is_primitive("glib_autoptr_clear_FooThing")
+
+
+def _check(tmp_path: Path, system_headers: bool) -> list:
+    sys_dir = tmp_path / "sys"
+    sys_dir.mkdir()
+    (sys_dir / "lib.h").write_text("#include <stdlib.h>\nstatic inline void lib_bad(void) { char *p = malloc(1); }\n")
+    unit = tmp_path / "u.c"
+    unit.write_text('#include <lib.h>\nvoid mine(void) { lib_bad(); }\n')
+    conv = PRESETS["th"].conventions
+    from dataclasses import replace
+    settings = Settings(conventions=replace(conv, system_headers=system_headers),
+                        clang_args=["-isystem", str(sys_dir)], root=str(tmp_path))
+    return check_unit(str(unit), settings).findings
+
+
+def test_system_headers_skipped_unless_asked(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert _check(tmp_path / "a", False) == []
+    assert [f.rule for f in _check(tmp_path / "b", True)] == ["RC001"]
+
+
+def test_system_dirs() -> None:
+    from refcheck.frontend.unit import in_system_dir
+    assert in_system_dir("/usr/include/glib-2.0/glib/gmem.h")
+    assert not in_system_dir(os.path.abspath(__file__))
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/share/gir-1.0/GLib-2.0.gir"), reason="GLib's GIR data is not installed")
+def test_table_regenerates(tmp_path: Path) -> None:
+    from tools.glib_gir import main
+    out = tmp_path / "t.json"
+    assert main(["-o", str(out)]) == 0
+    assert len(load_table(out.read_text(), "t")[1]) > 1000
