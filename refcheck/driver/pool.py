@@ -252,9 +252,11 @@ def _signal_name(code: int | None) -> str:
 
 
 def run(jobs: list[Job], options: Options, workers: int, timeout: float,
-        skip: Callable[[Job], bool] = lambda job: False) -> Iterator[Outcome]:
+        skip: Callable[[Job], bool] = lambda job: False,
+        started: Callable[[Job], None] = lambda job: None) -> Iterator[Outcome]:
     """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
-    before a job would start) says are no longer needed."""
+    before a job would start) says are no longer needed. `started` hears of each job as a
+    worker takes it (the progress line names the units in flight)."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
@@ -284,6 +286,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                         continue
                     w.job = job
                     w.started = time.monotonic()
+                    started(job)
             busy = [w for w in pool if w.job]
             if not busy:
                 continue

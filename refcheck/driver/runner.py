@@ -356,16 +356,19 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for t in todo]
         memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions)
-        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+        progress = Progress(jobs, request.progress, workers=request.jobs,
+                            finished=[(units[i], r.includes) for i, r in results.items()],
+                            previous=cache.previous_seconds)
 
         def skip(job) -> bool:
             # The pool asks until it gets True, then drops the job: one skip() per job.
             if job.path in included:
-                progress.skip()
+                progress.skip(job)
                 return True
             return False
 
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip,
+                             started=progress.start)
         try:
             for outcome in outcomes:
                 job, result = outcome.job, outcome.result
@@ -379,7 +382,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                     cache.remember(job.path, keys[job.index], parts[job.index], why)
                     if why and request.verbose and f"{job.display}: analysed: {why}" not in report.explanations:
                         report.explanations.append(f"{job.display}: {why}")
-                progress.advance(job.display)
+                progress.advance(job, result.includes)
         finally:
             # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
             outcomes.close()
