@@ -619,6 +619,28 @@ class Cache:
             return "the configuration changed (conventions, errors mode or analysis bounds)"
         return "no entry under this key"
 
+    def previous_seconds(self, unit_path: str) -> float | None:
+        """How long the unit's last stored analysis took (its stages' seconds), found through its
+        record's last key even when that entry no longer matches the files; None when nothing is
+        left. Only the progress display's estimates use it: it decides nothing about results."""
+        if self.entries is None:
+            return None
+        try:
+            record = _obj(json.loads(safeio.read_regular(self._unit_record(unit_path), MAX_TEXT,
+                                                         follow=False)))
+        except (safeio.UnreadableFile, ValueError, RecursionError):
+            return None
+        key = record.get("key")
+        if not isinstance(key, str) or not _ENTRY_NAME.fullmatch(key + ".json"):
+            return None  # the record is not authenticated: no path out of entries/ from it
+        entry = self._verified(key)
+        try:
+            timings = entry["result"]["timings"].values()
+            seconds = sum(float(v) for v in timings if isinstance(v, (int, float)))
+        except (TypeError, KeyError, AttributeError, ValueError):
+            return None
+        return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
     def _prune(self) -> None:
         """Once per run (see prune_directory)."""
         if self._pruned:

@@ -260,10 +260,13 @@ def _signal_name(code: int | None) -> str:
 
 
 def run(jobs: list[Job], options: Options, workers: int, timeout: float,
-        skip: Callable[[Job], bool] = lambda job: False, summaries: dict | None = None) -> Iterator[Outcome]:
+        skip: Callable[[Job], bool] = lambda job: False, summaries: dict | None = None,
+        started: Callable[[Job], None] = lambda job: None) -> Iterator[Outcome]:
     """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
     before a job would start) says are no longer needed. `summaries`, filled by the caller as
-    outcomes come in, goes with each job as it starts: later units use earlier ones' summaries."""
+    outcomes come in, goes with each job as it starts: later units use earlier ones' summaries.
+    `started` hears of each job as a worker takes it (the progress line names the units in
+    flight)."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
@@ -295,6 +298,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                         continue
                     w.job = job
                     w.started = time.monotonic()
+                    started(job)
             busy = [w for w in pool if w.job]
             if not busy:
                 continue

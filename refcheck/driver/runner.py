@@ -362,18 +362,21 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for t in todo]
         memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions)
-        progress = Progress(len(jobs), request.progress, workers=request.jobs)
+        progress = Progress(jobs, request.progress, workers=request.jobs,
+                            finished=[(units[i], r.includes) for i, r in results.items()],
+                            previous=cache.previous_seconds)
 
         def skip(job) -> bool:
             # The pool asks until it gets True, then drops the job: one skip() per job.
             if job.path in included:
-                progress.skip()
+                progress.skip(job)
                 return True
             return False
 
         # What the units checked so far export goes with each unit started after them.
         exported = exported_table(results.values())
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip, summaries=exported)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
+                             started=progress.start)
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
                  progress, root, exported=exported)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
@@ -389,8 +392,9 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
         jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
                 for t in again]
-        progress = Progress(len(jobs), request.progress, workers=request.jobs)
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout)
+        # A second round over units already counted: its own display, no ETA from the first.
+        progress = Progress(jobs, request.progress, workers=request.jobs)
+        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, started=progress.start)
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
                  progress, root, again=True)
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
@@ -462,7 +466,7 @@ def _collect(outcomes, results, included, report, storing: _Storing, progress, r
             _account(report, result, again)
             if outcome.cacheable:
                 storing.store(outcome, report)
-            progress.advance(job.display)
+            progress.advance(job, result.includes)
     finally:
         # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
         outcomes.close()

@@ -98,6 +98,7 @@ tr.callout td { padding: 1px 0 3px; }
 .nosrc { color: #57606a; font-style: italic; }
 .errors li { color: #a40e26; }
 .errors li.warning { color: #9a6700; }
+.errors .hint { color: #57606a; }
 """
 
 
@@ -196,8 +197,11 @@ def _errors(result: RunResult) -> str:
     for e in result.errors:
         where = e.file + (f":{e.line}" if e.line > 0 else "")
         cls = ' class="warning"' if e.severity != "error" else ""
+        # The hint beside its error, as the text reporter's `note: hint:` line: the one flag or
+        # configuration line most likely to fix it.
+        hint = f'<br><span class="hint">hint: {escape(e.hint)}</span>' if e.hint else ""
         items.append(f"<li{cls}><code>{escape(where)}</code>: {escape(e.severity)}: "
-                     f"{message(e.message)}</li>")
+                     f"{message(e.message)}{hint}</li>")
     title = ("Tool errors" if all(e.severity == "error" for e in result.errors)
              else "Warnings" if all(e.severity != "error" for e in result.errors)
              else "Tool errors and warnings")

@@ -166,3 +166,14 @@ def test_extent_includes_a_path_that_starts_at_a_parameter():
     # Step 1 on the signature (a borrowed parameter), the finding inside the body.
     assert function_extent(SOURCE, 7, 13) == (6, 16)
     assert function_extent(SOURCE, 19, 21) == (19, 22)
+
+
+def test_tool_error_hints_sit_beside_their_errors(result):
+    """As the text reporter's `note: hint:` line: the fix most likely to help, escaped."""
+    hinted = replace(result.errors[0], hint='add -I<dir> or include-dirs = ["inc"]')
+    page = render("html", replace(result, errors=[hinted, result.errors[1]]))
+    item = page[page.index("<li><code>src/broken.c:3</code>"):]
+    item = item[:item.index("</li>")]
+    assert '<span class="hint">hint: add -I&lt;dir&gt; or include-dirs = [&quot;inc&quot;]</span>' in item
+    # An error without a hint gets no empty hint line.
+    assert page.count('class="hint"') == 1
