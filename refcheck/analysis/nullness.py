@@ -11,9 +11,12 @@ The nullness of an object is read by (`Transfer`):
 - a dereference (a known NULL ends the path there), a release or consume (a NULL is skipped), a
   retain (a retained NULL owes nothing at the exits), an acquirer that may return its argument,
   a reallocation's source, a store or sink (the hand-over of a NULL is none), a return;
-- a null test or pointer comparison at a branch that matters (`slicing.relevant_branches`): one
-  that does not matter reaches the same next node that matters with the same ownership by both
-  edges, so its answer is only observed through a later read, which is itself in this list;
+- a null test or pointer comparison at a branch that matters (`slicing.relevant_branches`), or
+  at one that does not matter but whose edges set a constant that a branch which matters reads
+  (`c = t != NULL; if (c)` after `t->x`: known not NULL, the NULL edge is infeasible, and its
+  `c = 0` would decide the later test): any other one reaches the same next node that matters
+  with the same ownership by both edges, so its answer is only observed through a later read,
+  which is itself in this list;
 - an assignment, for its source, when its destination's nullness may be read anywhere (the two
   variables then hold one object; over-approximated flow-insensitively).
 
@@ -53,11 +56,11 @@ def _read_by(op) -> tuple:
     return ()
 
 
-def _node_reads(n: int, d, relevant, at_return: tuple = ()) -> tuple:
+def _node_reads(n: int, d, relevant, at_return: tuple = (), deciding: frozenset = frozenset()) -> tuple:
     """The variables whose nullness node `n`'s own end reads (its condition, its return, and at a
     return the parameters `at_return` whose fate the function's summary reads)."""
     out: list = []
-    if relevant is None or n in relevant:
+    if relevant is None or n in relevant or n in deciding:
         cond = d.cond
         if isinstance(cond, ir.NullTest):
             out.append(cond.var)
@@ -84,7 +87,8 @@ class NullLiveness:
         given = {v for os_ in ops.values() for op in os_ if type(op) in (ir.Release, ir.Store)
                  for v in (op.vars if type(op) is ir.Release else (op.var,))}
         at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
-        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant, at_return)}
+        deciding = _deciding(g, data, relevant)
+        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant, at_return, deciding)}
         # Flow-insensitive closure over assignments: dst's nullness read somewhere makes src's.
         read = set(direct)
         changed = True
@@ -102,7 +106,7 @@ class NullLiveness:
             seq = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
             for op, is_node in seq:  # backward: X -> (X - kills) | reads
                 if is_node:
-                    reads = _node_reads(n, d, relevant, at_return)
+                    reads = _node_reads(n, d, relevant, at_return, deciding)
                     kills = ()
                 else:
                     reads = _read_by(op)
@@ -133,9 +137,28 @@ class NullLiveness:
         self.live = live
 
 
-def _reads_at(n, d, ops, relevant, at_return: tuple) -> list:
+def _deciding(g, data: dict, relevant) -> frozenset:
+    """The branches that do not matter whose successors set a constant (`c = 1`, `c = 0`) that
+    the condition of a branch which matters reads: their answer is read through it."""
+    if relevant is None:
+        return frozenset()
+    read = set()
+    for n in relevant:
+        cond = data[n].cond
+        read.update(getattr(cond, "vars", ()) or ())
+        read.update(v for v in (getattr(cond, "var", None), getattr(cond, "a", None), getattr(cond, "b", None)) if v)
+    out = set()
+    for n, d in data.items():
+        if n in relevant or not isinstance(d.cond, (ir.NullTest, ir.SameObject)):
+            continue
+        if any(type(op) is ir.Const and op.var in read for s in g.successors(n) for op in data[s].ops):
+            out.add(n)
+    return frozenset(out)
+
+
+def _reads_at(n, d, ops, relevant, at_return: tuple, deciding: frozenset) -> list:
     out = [v for op in ops for v in _read_by(op)]
-    out += _node_reads(n, d, relevant, at_return)
+    out += _node_reads(n, d, relevant, at_return, deciding)
     return [v for v in out if v is not None]
 
 
