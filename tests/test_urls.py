@@ -31,6 +31,11 @@ EXTERNAL = (
     "https://no-color.org",
     "https://github.com/Textualize/rich",
     "https://docs.gitlab.com/ee/ci/testing/code_quality.html",
+    # The yardstick docs/first-run.md clones: torch7, the TH that PyTorch's grew from.
+    "https://github.com/torch/torch7",
+    # Not links: the XML namespaces of GObject-Introspection files (refcheck/conventions/gir.py).
+    "http://www.gtk.org/introspection/core/1.0",
+    "http://www.gtk.org/introspection/c/1.0",
 )
 
 
