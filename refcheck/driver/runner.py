@@ -312,39 +312,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     root = cfg.root
     hasher = FileHasher(cfg.max_file_size << 20)
     conv = cfg.conventions
-
-    def settings_fp(c: Config) -> str:
-        return repr((c.conventions.fingerprint(), root, c.max_states, c.function_seconds))
-
-    run_fp = settings_fp(cfg)
-    results: dict[int, UnitResult] = {}
-    todo: list[tuple[int, str, str, list[str]]] = []
-    keys: dict[int, str] = {}
-    parts: dict[int, dict] = {}  # what each key is made of, to explain the next miss
-    adaptations: Counter = Counter()
-    for i, path in enumerate(units):
-        display = relative(path, root)
-        problem = _precheck(path, hasher.read(path), display, hasher)
-        if problem is not None:
-            results[i] = UnitResult(file=display, errors=[problem])
-            continue
-        adapted = adapted_args(path, request)
-        args = list(adapted.args)
-        adaptations.update(adapted.notes)
-        own = request.config_for(path)
-        parts[i] = {"args": args, "settings": run_fp if own is cfg else settings_fp(own)}
-        keys[i] = unit_key(path, args, parts[i]["settings"])
-        cached = cache.load(keys[i], hasher)
-        if cached is not None:
-            results[i] = cached
-        else:
-            todo.append((i, path, display, args))
-            if request.verbose and cache.entries is not None:
-                report.explanations.append(f"{display}: analysed: {cache.explain(path, keys[i], parts[i])}")
-
-    # Once per run, however many units: what was changed in their flags so clang can parse them.
-    for note, n in sorted(adaptations.items()):
-        report.notes.append(f"note: {note} ({_count(n, 'unit')})")
+    results, todo, keys, parts = _look_up(units, request, cache, hasher, report)
     report.result.timings.update({"parse": 0.0, "cfg": 0.0, "analysis": 0.0})
     # Units another unit includes are dropped from the results (see _units_not_included); once
     # a finished unit is known to include one, it need not be analyzed at all. Shallow paths go
@@ -400,6 +368,45 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+def _look_up(units: list[str], request: Request, cache: Cache, hasher: FileHasher, report: Report):
+    """Each unit's key, and its result where the cache or a precheck has one: (results, the
+    units to analyse, keys, what each key is made of, to explain the next miss)."""
+    cfg, root = request.config, request.config.root
+
+    def settings_fp(c: Config) -> str:
+        return repr((c.conventions.fingerprint(), root, c.max_states, c.function_seconds))
+
+    run_fp = settings_fp(cfg)
+    results: dict[int, UnitResult] = {}
+    todo: list[tuple[int, str, str, list[str]]] = []
+    keys: dict[int, str] = {}
+    parts: dict[int, dict] = {}
+    adaptations: Counter = Counter()
+    for i, path in enumerate(units):
+        display = relative(path, root)
+        problem = _precheck(path, hasher.read(path), display, hasher)
+        if problem is not None:
+            results[i] = UnitResult(file=display, errors=[problem])
+            continue
+        adapted = adapted_args(path, request)
+        args = list(adapted.args)
+        adaptations.update(adapted.notes)
+        own = request.config_for(path)
+        parts[i] = {"args": args, "settings": run_fp if own is cfg else settings_fp(own)}
+        keys[i] = unit_key(path, args, parts[i]["settings"])
+        cached = cache.load(keys[i], hasher)
+        if cached is not None:
+            results[i] = cached
+        else:
+            todo.append((i, path, display, args))
+            if request.verbose and cache.entries is not None:
+                report.explanations.append(f"{display}: analysed: {cache.explain(path, keys[i], parts[i])}")
+    # Once per run, however many units: what was changed in their flags so clang can parse them.
+    for note, n in sorted(adaptations.items()):
+        report.notes.append(f"note: {note} ({_count(n, 'unit')})")
+    return results, todo, keys, parts
 
 
 def _account(report: Report, result: UnitResult, again: bool = False) -> None:

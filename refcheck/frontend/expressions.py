@@ -364,15 +364,7 @@ class ExpressionLowerer:
     def call(self, c):
         decl, name = self.b.callee_of(c)
         loc = location(c)
-        args = arguments(c)
-        kids = list(children_of(c))
-        if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
-            args = kids[1:]
-        # A member call's object and a call through a pointer are evaluated (and used) first.
-        if kids and kind_of(strip(kids[0])) not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
-            callee_expr = strip(kids[0])
-            if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
-                self.member(callee_expr)
+        args, kids = self.callee_first(c)
         summary = self.b.summary_of(decl, name)
         check = summary.error_condition
         if check is not None and check.index < len(args):
@@ -478,6 +470,19 @@ class ExpressionLowerer:
         finally:
             self.status_target = None
         return src, self.b.status_vars.get(cursor_key(c)) == v
+
+    def callee_first(self, c) -> tuple[list, list]:
+        """A call's arguments and children; a member call's object and a call through a pointer
+        are evaluated (and used) before the arguments."""
+        args = arguments(c)
+        kids = list(children_of(c))
+        if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
+            args = kids[1:]
+        if kids and kind_of(strip(kids[0])) not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
+            callee_expr = strip(kids[0])
+            if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
+                self.member(callee_expr)
+        return args, kids
 
     def conditional_error(self, loc, name, args, check):
         """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
