@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 
-from refcheck.conventions.summary import DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked, record_table
+from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked,
+                                          parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
@@ -18,6 +19,18 @@ from refcheck.conventions.summary import resolve as _resolve
 # style names do not count as acquisitions. A version suffix is a new word too: cltorch's
 # THClTensor_newv2 (`new` then `v` and a digit), not `newvalue`.
 TH_NEW = r"(?:^|_)new(?:[A-Z0-9_]|v\d|$)"
+
+
+# THC's device and pinned-memory allocators, whose ownership no name spells: THCudaMalloc fills
+# its out-parameter (it raises on failure, so on every path it returns), THCudaHostAlloc returns
+# the block, and the frees release the pointer they are given. (cudaMalloc itself fills *ptr only
+# on success, which an out-parameter record cannot say: it gets none.)
+TH_RECORDS = {name: parse_record(table, f"TH records: {name}") for name, table in {
+    "THCudaMalloc": {"arguments": {"1": "acquire-out"}},
+    "THCudaFree": {"arguments": {"1": "release"}},
+    "THCudaHostAlloc": {"returns": "owned"},
+    "THCudaHostFree": {"arguments": {"1": "release"}},
+}.items()}
 
 
 @dataclass
@@ -131,7 +144,7 @@ class Conventions:
     unit_may_raise: frozenset = field(default=frozenset(), metadata={"derived": True})
     # Configured summaries by exact callee name ([tool.refcheck.summaries], generated preset
     # tables): they win over every pattern above.
-    summaries: dict[str, Summary] = field(default_factory=dict)
+    summaries: dict[str, Summary] = field(default_factory=lambda: dict(TH_RECORDS))
     # The summaries inferred from the bodies of the run's functions (`summary.SummaryTable`), set
     # per unit by the engine: used where the names say nothing. Not in the fingerprint: the
     # caches key on the summaries a unit used instead.
