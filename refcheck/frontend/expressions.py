@@ -421,10 +421,14 @@ class ExpressionLowerer:
             source = values[index] if index is not None and values[index] in tracked else None
             self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
             return t
-        borrowed = summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED
-        if (borrowed or self.b.conv.matches("borrowed", name)) and has_pointer_type(c) and not self.b.primitive:
+        # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
+        # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
+        # a sink without a retain), like a bodiless getter's below.
+        said = (summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED) \
+            or self.b.conv.matches("borrowed", name)
+        if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
-            return self.load(c, loc)  # a borrowed reference, fresh at each call, as a keyless load
+            return self.borrowed_result(loc, name, args)
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
