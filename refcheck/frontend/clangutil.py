@@ -164,6 +164,20 @@ def name_of_file(pointer: int) -> str:
 _KIDS: dict = {}
 
 
+def nested(top, descend):
+    """Every cursor of `top`, in order, and the children of those `descend(cursor)` accepts
+    (namespaces, extern "C" blocks, classes), depth first: a unit's top-level walk."""
+    stack = [iter(top)]
+    while stack:
+        c = next(stack[-1], None)
+        if c is None:
+            stack.pop()
+            continue
+        yield c
+        if descend(c):
+            stack.append(iter(c.get_children()))
+
+
 def kids(c) -> list:
     """A cursor's children, listed once per function build: each listing is a walk through the
     binding (a Python callback per child), and the builder looks at most nodes several times.

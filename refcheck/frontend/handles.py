@@ -13,7 +13,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import K, kind_of
+from refcheck.frontend.clangutil import K, kind_of, nested
 
 _DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL}
@@ -38,16 +38,9 @@ def record_name(t) -> str | None:
 def counted_types(top: list, conv: Conventions) -> frozenset[str]:
     """The record types the unit's acquirer declarations (and reallocations) return pointers to."""
     out: set[str] = set()
-    stack = [iter(top)]
-    while stack:
-        c = next(stack[-1], None)
-        if c is None:
-            stack.pop()
-            continue
-        kind = kind_of(c)  # the kind first: most top-level cursors are macro expansions
-        if kind in _SCOPES:
-            stack.append(iter(c.get_children()))
-        elif kind in _DECLS and (conv.matches("acquire", c.spelling) or conv.matches("reallocate", c.spelling)):
+    # The kind first: most top-level cursors are macro expansions.
+    for c in nested(top, lambda c: kind_of(c) in _SCOPES):
+        if kind_of(c) in _DECLS and (conv.matches("acquire", c.spelling) or conv.matches("reallocate", c.spelling)):
             name = record_name(c.result_type)
             if name is not None:
                 out.add(name)
