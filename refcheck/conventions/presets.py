@@ -26,7 +26,7 @@ class Preset:
 
 # The TH defaults of these tables name TH/THC functions (newWithAllocator, THCudaCheck, resizeAs):
 # other code bases start from empty tables and add their own in [tool.refcheck].
-_NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={})
+_NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={}, summaries={})
 
 
 def cpython_table() -> dict[str, Summary]:
@@ -201,7 +201,8 @@ def records(tables: dict[str, dict], where: str) -> dict[str, Summary]:
 def _lua_torch() -> Conventions:
     # TH underneath (its tables, THError), Lua's errors on top; both longjmp, so every error is an
     # exit where nothing may still be owned.
-    return replace(Conventions(), errors="unwind", summaries=records(LUA_API, "lua-torch"))
+    th = Conventions()
+    return replace(th, errors="unwind", summaries={**th.summaries, **records(LUA_API, "lua-torch")})
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in [
