@@ -53,7 +53,7 @@ def test_preload_never_raises(monkeypatch):
 LAZY_PRESETS = """
 from refcheck.conventions.presets import PRESETS
 from refcheck.workspace import config
-open("refcheck.toml", "w").write('preset = "th"\n')
+open("refcheck.toml", "w").write("preset = 'th'")
 cfg = config.load()
 built = sorted(name for name, p in PRESETS.items() if "conventions" in vars(p))
 assert built == ["th"], f"choosing th built {built}"
