@@ -37,7 +37,8 @@ class _Nodes:
             return iter(self._node)
         if data is True:
             return iter(self._node.items())
-        return ((n, d.get(data, default)) for n, d in self._node.items())
+        # A list, not a generator: every analysis reads all of it (dict(g.nodes(data="data"))).
+        return [(n, d.get(data, default)) for n, d in self._node.items()]
 
 
 class _Edges:
