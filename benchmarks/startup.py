@@ -91,12 +91,14 @@ def main() -> int:
     check = [py, "-m", "refcheck", "check", "small.c", "-j", "1", "--no-cache"]
     floor = [py, os.path.join(HERE, "floor.py"), work, "small.c"]
     rows: dict[str, list[float]] = {"python -c pass": [], "refcheck check": [], "floor process": [], "parse": []}
+    peaks: list[float] = []  # refcheck's largest process (the worker), MB
     for _ in range(args.rounds):
         rows["python -c pass"].append(run([py, "-c", "pass"], cwd=work, env=env).seconds)
         r = run(check, cwd=work, env=env)
         if r.returncode != 1 or "RC001" not in r.stdout:
             raise SystemExit(f"refcheck did not report the leak (rc {r.returncode}): {r.stdout}{r.stderr[-2000:]}")
         rows["refcheck check"].append(r.seconds)
+        peaks.append(r.peak_rss_mb)
         f = run(floor, cwd=work, env=env)
         rows["floor process"].append(f.seconds)
         rows["parse"].append(json.loads(f.stdout)["parse_seconds"])
@@ -104,7 +106,7 @@ def main() -> int:
     commit = subprocess.run(["git", "-C", args.code, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     result = {"label": args.label, "commit": commit, "rounds": args.rounds, "load": os.getloadavg(),
-              "machine": platform.platform(), "runs": rows, "medians": med,
+              "machine": platform.platform(), "runs": rows, "medians": med, "peak_rss_mb": statistics.median(peaks),
               "above_parse": med["refcheck check"] - med["parse"],
               "above_python": med["refcheck check"] - med["python -c pass"]}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
@@ -114,7 +116,7 @@ def main() -> int:
     for k, v in med.items():
         print(f"  {k:16s} {v * 1000:7.1f} ms")
     print(f"  refcheck above its parse {result['above_parse'] * 1000:.1f} ms (target <= 250 ms), "
-          f"above python -c pass {result['above_python'] * 1000:.1f} ms")
+          f"above python -c pass {result['above_python'] * 1000:.1f} ms; peak {result['peak_rss_mb']:.0f} MB")
     return 0
 
 
