@@ -105,14 +105,19 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in rows.items()}
     commit = subprocess.run(["git", "-C", args.code, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    # With PYTHONDONTWRITEBYTECODE set (as on the shared machine) every module of a checkout is
+    # compiled from source at every start, about 80 ms of refcheck's own; an installed package
+    # has its bytecode.
+    bytecode = "not written (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "cached"
     result = {"label": args.label, "commit": commit, "rounds": args.rounds, "load": os.getloadavg(),
+              "bytecode": bytecode,
               "machine": platform.platform(), "runs": rows, "medians": med, "peak_rss_mb": statistics.median(peaks),
               "above_parse": med["refcheck check"] - med["parse"],
               "above_python": med["refcheck check"] - med["python -c pass"]}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
-    print(f"{args.label} ({commit}), median of {args.rounds}, load {os.getloadavg()[0]:.2f}:")
+    print(f"{args.label} ({commit}), median of {args.rounds}, load {os.getloadavg()[0]:.2f}, bytecode {bytecode}:")
     for k, v in med.items():
         print(f"  {k:16s} {v * 1000:7.1f} ms")
     print(f"  refcheck above its parse {result['above_parse'] * 1000:.1f} ms (target <= 250 ms), "
