@@ -99,10 +99,24 @@ class NullLiveness:
                     if type(op) is ir.Assign and op.src is not None and op.dst in read and op.src not in read:
                         read.add(op.src)
                         changed = True
-        gen: dict[int, frozenset] = {}
-        kill: dict[int, frozenset] = {}
+        # Sets of variables as bits of an int, as in `liveness.Liveness`: the fixpoint revisits
+        # the nodes of TH's nested APPLY loops many times.
+        bit: dict[str, int] = {}
+
+        def bits(vs) -> int:
+            b = 0
+            for v in vs:
+                if v is not None:
+                    i = bit.get(v)
+                    if i is None:
+                        i = bit[v] = 1 << len(bit)
+                    b |= i
+            return b
+
+        gen: dict[int, int] = {}
+        keep: dict[int, int] = {}  # the complement of the node's kills
         for n, d in data.items():
-            g_, k_ = set(), set()
+            g_ = k_ = 0
             seq = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
             for op, is_node in seq:  # backward: X -> (X - kills) | reads
                 if is_node:
@@ -113,28 +127,51 @@ class NullLiveness:
                     if type(op) is ir.Assign and op.src is not None and op.dst in read:
                         reads = (*reads, op.src)
                     kills = _kills(op)
-                for v in kills:
-                    g_.discard(v)
-                    k_.add(v)
-                g_.update(v for v in reads if v is not None)
-            gen[n], kill[n] = frozenset(g_), frozenset(k_)
-        live = dict.fromkeys(g.nodes, frozenset())
-        preds = {n: list(g.predecessors(n)) for n in g.nodes}
-        succs = {n: list(g.successors(n)) for n in g.nodes}
-        work = list(g.nodes)
-        queued = set(work)
-        while work:
-            n = work.pop()
-            queued.discard(n)
-            out = frozenset().union(*(live[s] for s in succs[n])) if succs[n] else frozenset()
-            new = gen[n] | (out - kill[n])
-            if new != live[n]:
-                live[n] = new
-                for p in preds[n]:
-                    if p not in queued:
-                        queued.add(p)
-                        work.append(p)
-        self.live = live
+                if kills:
+                    k = bits(kills)
+                    g_ &= ~k
+                    k_ |= k
+                g_ |= bits(reads)
+            gen[n], keep[n] = g_, ~k_
+        self.live = _backward(g, gen, keep, {b: v for v, b in bit.items()})
+
+
+def _backward(g, gen: dict, keep: dict, name: dict) -> dict:
+    """The backward fixpoint live_in = gen | (live_out & keep) over bitsets, as frozensets of
+    the variables (`name`: bit -> variable) per node."""
+    live = dict.fromkeys(g.nodes, 0)
+    preds = {n: list(g.predecessors(n)) for n in g.nodes}
+    succs = {n: list(g.successors(n)) for n in g.nodes}
+    work = list(g.nodes)
+    queued = set(work)
+    while work:
+        n = work.pop()
+        queued.discard(n)
+        out = 0
+        for s in succs[n]:
+            out |= live[s]
+        new = gen[n] | (out & keep[n])
+        if new != live[n]:
+            live[n] = new
+            for p in preds[n]:
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    sets: dict[int, frozenset] = {0: frozenset()}
+
+    def as_set(b: int) -> frozenset:
+        got = sets.get(b)
+        if got is None:
+            out = []
+            rest = b
+            while rest:
+                low = rest & -rest
+                out.append(name[low])
+                rest ^= low
+            got = sets[b] = frozenset(out)
+        return got
+
+    return {n: as_set(b) for n, b in live.items()}
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:

@@ -20,7 +20,7 @@ A function not fully checked gets no summary (its states are not all known).
 
 from __future__ import annotations
 
-import networkx as nx
+from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import Gone, Nullness
@@ -139,7 +139,7 @@ class Summarizer:
         good = [(n, i) for (n, i), ok in self.stores.items() if ok]
         if not good or not self.returns:
             return []
-        dom = nx.immediate_dominators(self.cfg.graph, self.cfg.entry)
+        dom = immediate_dominators(self.cfg.graph, self.cfg.entry)
 
         def dominates(a: int, b: int) -> bool:
             while True:

@@ -82,7 +82,7 @@ def _relative(file: str, root: str) -> str:
     return absfile
 
 
-# What a unit's check imports once its parse is done: networkx alone takes longer to import than
+# What a unit's check imports once its parse is done: these took longer to import than
 # 10% of torch7's THTensor.c parse, which is the whole of a re-check served by the per-function
 # cache. A worker imports them in the background while its first parse runs (libclang's parse
 # releases the GIL), the ones every check needs first.

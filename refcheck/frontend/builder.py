@@ -10,7 +10,7 @@ so none of the three modules imports another's lowerer.
 
 from __future__ import annotations
 
-import networkx as nx
+from refcheck.ir.digraph import descendants
 
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
@@ -60,7 +60,7 @@ class Builder(GraphBuilder):
         self.edge(self.cur, self.exit)
         self.resolve_gotos()
         # Unreachable code (after a return, or dead labels) plays no part.
-        reachable = nx.descendants(self.g, self.entry) | {self.entry}
+        reachable = descendants(self.g, self.entry) | {self.entry}
         self.g.remove_nodes_from([n for n in list(self.g.nodes) if n not in reachable])
         if self.exit not in self.g:
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
@@ -461,7 +461,7 @@ def _built(b: Builder) -> FunctionCFG:
     """The graph, with the builder's cycles (it and its lowerers refer to each other) broken, so
     that the builder and, once dropped, the graph are freed by reference counting instead of
     waiting for the collector (gcpause.py). Edges are written through `g[u][v]`, never
-    `g.edges[u, v]`: the edge view networkx caches on the graph refers back to it."""
+    `g.edges[u, v]` (networkx, which tests still use, caches that edge view on the graph)."""
     try:
         return b.build()
     finally:

@@ -11,7 +11,7 @@ import functools
 import os
 
 import clang.cindex as ci
-import networkx as nx
+from refcheck.ir.digraph import DiGraph
 
 from refcheck import ir
 from refcheck.ir.cfg import Node
@@ -28,7 +28,7 @@ class GraphBuilder:
     def __init__(self, fn, conv: Conventions):
         self.fn = fn
         self.conv = conv
-        self.g = nx.DiGraph()
+        self.g = DiGraph()
         # Each node's Node, as the graph holds it under "data" (emit's lookup, 331k on THTensor.c,
         # without a NodeView and attribute dict in between).
         self.data: dict[int, Node] = {}

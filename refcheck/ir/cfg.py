@@ -1,4 +1,4 @@
-"""A function's control-flow graph (networkx) with its statements lowered to IR ops: the data the
+"""A function's control-flow graph (ir.digraph) with its statements lowered to IR ops: the data the
 analysis, the rules and `refcheck cfg` read.
 
 The graph is built from libclang cursors by `refcheck.frontend.builder`; nothing here knows about
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
+from refcheck.ir.digraph import DiGraph
 
 from refcheck.findings import Location
 
@@ -31,7 +31,7 @@ class Node:
 @dataclass
 class FunctionCFG:
     name: str
-    graph: nx.DiGraph
+    graph: DiGraph
     entry: int
     exit: int
     loc: Location

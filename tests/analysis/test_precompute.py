@@ -1,7 +1,8 @@
 """The per-graph computations done before exploring, against plain reference implementations on
 every fixture function (both --errors modes) and on shapes the fixtures lack: the post-dominators
 of `slicing` against networkx's immediate dominators of the reversed graph, and the bitset
-liveness of `liveness.Liveness` against the textbook set iteration."""
+liveness of `liveness.Liveness` and the bitset null liveness of `nullness.NullLiveness` against the
+textbook set iterations."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 
 from fixture_expect import find_units, unit_sources
 from refcheck import ir
+from refcheck.analysis import nullness
 from refcheck.analysis.liveness import Liveness, _node_reads, _op_effect
+from refcheck.analysis.slicing import relevant_branches
 from refcheck.analysis.slicing import _postdominators
 from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
@@ -66,6 +69,53 @@ def _reference_liveness(cfg) -> tuple[dict, dict]:
                 env[n], facts[n] = live_e, live_f
                 changed = True
     return env, facts
+
+
+def _reference_null_liveness(cfg, relevant) -> dict:
+    """NullLiveness as it was written before its bitsets: sets, a round-robin fixpoint."""
+    g = cfg.graph
+    data = dict(g.nodes(data="data"))
+    ops = {n: (*d.ops, *d.post) for n, d in data.items()}
+    given = {v for os_ in ops.values() for op in os_ if type(op) in (ir.Release, ir.Store)
+             for v in (op.vars if type(op) is ir.Release else (op.var,))}
+    at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
+    read = {v for n, d in data.items() for v in nullness._reads_at(n, d, ops[n], relevant, at_return)}
+    while True:
+        more = {op.src for os_ in ops.values() for op in os_
+                if type(op) is ir.Assign and op.src is not None and op.dst in read} - read
+        if not more:
+            break
+        read |= more
+    live = {n: set() for n in g.nodes}
+    changed = True
+    while changed:
+        changed = False
+        for n, d in data.items():
+            x = set().union(*(live[s] for s in g.successors(n)))
+            steps = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
+            for op, is_node in steps:
+                if is_node:
+                    x |= set(nullness._node_reads(n, d, relevant, at_return))
+                    continue
+                x -= set(nullness._kills(op))
+                x |= set(nullness._read_by(op))
+                if type(op) is ir.Assign and op.src is not None and op.dst in read:
+                    x.add(op.src)
+            x.discard(None)
+            if x != live[n]:
+                live[n] = x
+                changed = True
+    return live
+
+
+@pytest.mark.parametrize("errors", ["abort", "unwind"])
+def test_null_liveness_matches_the_reference_on_every_fixture_function(errors):
+    checked = 0
+    for cfg in _graphs(errors):
+        for relevant in (None, relevant_branches(cfg)):
+            assert nullness.NullLiveness(cfg, relevant).live == _reference_null_liveness(cfg, relevant), cfg.name
+        checked += 1
+    assert checked > 100
 
 
 @pytest.mark.parametrize("errors", ["abort", "unwind"])
