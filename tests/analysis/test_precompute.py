@@ -79,7 +79,8 @@ def _reference_null_liveness(cfg, relevant) -> dict:
     given = {v for os_ in ops.values() for op in os_ if type(op) in (ir.Release, ir.Store)
              for v in (op.vars if type(op) is ir.Release else (op.var,))}
     at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
-    read = {v for n, d in data.items() for v in nullness._reads_at(n, d, ops[n], relevant, at_return)}
+    deciding = nullness._deciding(g, data, relevant)
+    read = {v for n, d in data.items() for v in nullness._reads_at(n, d, ops[n], relevant, at_return, deciding)}
     while True:
         more = {op.src for os_ in ops.values() for op in os_
                 if type(op) is ir.Assign and op.src is not None and op.dst in read} - read
@@ -95,7 +96,7 @@ def _reference_null_liveness(cfg, relevant) -> dict:
             steps = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
             for op, is_node in steps:
                 if is_node:
-                    x |= set(nullness._node_reads(n, d, relevant, at_return))
+                    x |= set(nullness._node_reads(n, d, relevant, at_return, deciding))
                     continue
                 x -= set(nullness._kills(op))
                 x |= set(nullness._read_by(op))
