@@ -26,6 +26,7 @@ from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.steals import format_steals, success_split
+from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
 
@@ -405,6 +406,8 @@ class ExpressionLowerer:
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
+        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
+            longjmp_split(self.b, loc, name)  # back to the setjmp, with what it was given still owned
         # A record naming positions (inferred, configured): those are given up, the others borrowed.
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
         for i, e in ended.items():
