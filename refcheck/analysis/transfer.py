@@ -615,6 +615,10 @@ class Transfer:
                 return None
             if decided is True:
                 return st.copy()
+            st2 = self.assume_correlated(st, cond.key, taken)
+            if st2 is not None:
+                learn_equality(st2, cond.simple, taken)
+            return st2
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
         if isinstance(cond, ir.SizeTest):
@@ -676,3 +680,16 @@ _OPS = {
     ir.Realloc: Transfer.op_realloc, ir.Touch: Transfer.op_touch, ir.Const: Transfer.op_const,
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
+
+
+def learn_equality(st: State, simple: tuple, taken: bool) -> None:
+    """What an undecided `var == k` / `var != k` edge says of var, for later tests of var under
+    another spelling: `if (err != cudaSuccess) ...; THCudaCheck(err)` tests err != 0 twice."""
+    var, op, k = simple
+    if op not in ("==", "!="):
+        return
+    if (op == "==") == taken:
+        st.facts.consts[var] = k
+        st.facts.excluded.pop(var, None)
+    else:
+        st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}
