@@ -248,7 +248,7 @@ class Transfer:
                 chain = (source,)
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family, not op.scalars)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -412,10 +412,10 @@ class Transfer:
         raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
 
     def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int,
-                record: str = "") -> None:
+                record: str = "", by_prefix: bool = True) -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
         # A family table entry (malloc, THAlloc) first, then the record type, then the name.
-        family = self.conv.family(callee, record)
+        family = self.conv.family(callee, record, by_prefix)
         st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
         st.env[dst] = oid
 

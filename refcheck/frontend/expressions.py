@@ -419,7 +419,7 @@ class ExpressionLowerer:
             self.b.emit(ir.Use(loc, v))
         if kept:
             self.hand_over(c, loc, name, args, sinks, kept)
-        self.fill(loc, name, filled)
+        self.fill(loc, name, args, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -538,11 +538,11 @@ class ExpressionLowerer:
         target = strip(next(iter(children_of(inner)), None) or inner)
         return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
 
-    def fill(self, loc, name: str, filled: dict) -> None:
+    def fill(self, loc, name: str, args: list, filled: dict) -> None:
         """After a call that stores a fresh owned reference through `&v`: v holds it."""
-        for v in filled.values():
+        for i, v in filled.items():
             t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name))
+            self.b.emit(ir.Acquire(loc, t, name, scalars=fills_scalars(args[i])))
             self.b.emit(ir.Assign(loc, v, t))
 
     def reallocation(self, loc, name, summary, tracked):
@@ -622,6 +622,17 @@ class ExpressionLowerer:
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))
         return None
+
+
+def fills_scalars(arg) -> bool:
+    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
+    t = arg.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    inner = t.get_pointee().get_canonical()
+    if inner.kind != ci.TypeKind.POINTER:
+        return False
+    return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
 def points_to_scalar(c) -> bool:

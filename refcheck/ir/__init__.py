@@ -27,6 +27,10 @@ class Acquire(Op):
     # The type the result points to when it is a named record (`THLongTensor` for
     # THSFloatTensor_newIndices): the object's family, whatever the acquirer's name says.
     family: str = ""
+    # A block of scalars filled through an out-parameter (cutorch's static
+    # `THFloatTensor_computesz(t, &long_sz, ...)`): no tensor, so the name's prefix says nothing
+    # of its family.
+    scalars: bool = False
 
 
 @dataclass(frozen=True)
