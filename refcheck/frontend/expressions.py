@@ -430,7 +430,7 @@ class ExpressionLowerer:
             t = self.b.temp(f"{name}(...)")
             index = resolve(summary.returned, len(args)) if isinstance(summary.returned, int) else None
             source = values[index] if index is not None and values[index] in tracked else None
-            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
+            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c)))
             return t
         borrowed = summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED
         if (borrowed or self.b.conv.matches("borrowed", name)) and has_pointer_type(c) and not self.b.primitive:
