@@ -248,7 +248,7 @@ class Transfer:
                 chain = (source,)
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family, not op.scalars)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -412,10 +412,10 @@ class Transfer:
         raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
 
     def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int,
-                record: str = "") -> None:
+                record: str = "", by_prefix: bool = True) -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
         # A family table entry (malloc, THAlloc) first, then the record type, then the name.
-        family = self.conv.family(callee, record)
+        family = self.conv.family(callee, record, by_prefix)
         st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
         st.env[dst] = oid
 
@@ -615,6 +615,10 @@ class Transfer:
                 return None
             if decided is True:
                 return st.copy()
+            st2 = self.assume_correlated(st, cond.key, taken)
+            if st2 is not None:
+                learn_equality(st2, cond.simple, taken)
+            return st2
         if isinstance(cond, ir.Fact):
             return self.assume_correlated(st, cond.key, taken)
         if isinstance(cond, ir.SizeTest):
@@ -676,3 +680,16 @@ _OPS = {
     ir.Realloc: Transfer.op_realloc, ir.Touch: Transfer.op_touch, ir.Const: Transfer.op_const,
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
+
+
+def learn_equality(st: State, simple: tuple, taken: bool) -> None:
+    """What an undecided `var == k` / `var != k` edge says of var, for later tests of var under
+    another spelling: `if (err != cudaSuccess) ...; THCudaCheck(err)` tests err != 0 twice."""
+    var, op, k = simple
+    if op not in ("==", "!="):
+        return
+    if (op == "==") == taken:
+        st.facts.consts[var] = k
+        st.facts.excluded.pop(var, None)
+    else:
+        st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}

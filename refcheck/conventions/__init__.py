@@ -255,7 +255,7 @@ class Conventions:
         test = self._lookup("argument_returned_only_if", callee)
         return _pattern(test) if test is not None else None
 
-    def family(self, name: str, record: str = "") -> str | None:
+    def family(self, name: str, record: str = "", by_prefix: bool = True) -> str | None:
         """The family of an acquirer or releaser: the `families` table's, else the record type
         its result points to (`record`, for an acquirer), else the name's type prefix
         (`THFloatTensor` of THFloatTensor_newWithSize); None: unknown, matches any. A
@@ -268,6 +268,8 @@ class Conventions:
             return found
         if record:
             return record
+        if not by_prefix:  # a block of scalars: no type of the name's
+            return None
         m = _PREFIX.match(name or "")
         return m.group(1) if m else None
 

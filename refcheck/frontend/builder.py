@@ -24,6 +24,7 @@ from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 
@@ -154,15 +155,28 @@ class Builder(GraphBuilder):
         cond, then = kids[0], kids[1]
         other = kids[2] if len(kids) > 2 else None
         t, f, join = self.node("block"), self.node("block"), self.node("block")
+        # `if (setjmp(buf))`: calls after it may come back to one arm (frontend.longjmps); not the
+        # calls of the test (png_jmpbuf's) or of that arm, and a setjmp inside an arm stays the
+        # target after the if.
+        second = second_return(cond)
+        jump = None if second is None else (t if second else f)
+        if jump is not None:
+            self.longjmp_target = None
         self.conds.branch(cond, t, f)
         self.cur = t
+        if jump is not None:
+            self.longjmp_target = None if jump == t else jump
         self.stmt(then)
         self.edge(self.cur, join)
         self.cur = f
+        if jump is not None:
+            self.longjmp_target = None if jump == f else jump
         if other is not None:
             self.stmt(other)
         self.edge(self.cur, join)
         self.cur = join
+        if jump is not None:
+            self.longjmp_target = jump
 
     def decl_stmt_single(self, d) -> None:
         v = self.var(d)

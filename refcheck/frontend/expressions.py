@@ -26,6 +26,7 @@ from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.steals import format_steals, success_split
+from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
 
@@ -397,6 +398,8 @@ class ExpressionLowerer:
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
+        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
+            longjmp_split(self.b, loc, name)  # back to the setjmp, with what it was given still owned
         # A record naming positions (inferred, configured): those are given up, the others borrowed.
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
         for i, e in ended.items():
@@ -408,7 +411,7 @@ class ExpressionLowerer:
             self.b.emit(ir.Use(loc, v))
         if kept:
             self.hand_over(c, loc, name, args, sinks, kept)
-        self.fill(loc, name, filled)
+        self.fill(loc, name, args, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -419,7 +422,7 @@ class ExpressionLowerer:
             t = self.b.temp(f"{name}(...)")
             index = resolve(summary.returned, len(args)) if isinstance(summary.returned, int) else None
             source = values[index] if index is not None and values[index] in tracked else None
-            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c)))
+            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c)))
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
@@ -544,11 +547,11 @@ class ExpressionLowerer:
         target = strip(next(iter(children_of(inner)), None) or inner)
         return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
 
-    def fill(self, loc, name: str, filled: dict) -> None:
+    def fill(self, loc, name: str, args: list, filled: dict) -> None:
         """After a call that stores a fresh owned reference through `&v`: v holds it."""
-        for v in filled.values():
+        for i, v in filled.items():
             t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name))
+            self.b.emit(ir.Acquire(loc, t, name, scalars=fills_scalars(args[i])))
             self.b.emit(ir.Assign(loc, v, t))
 
     def reallocation(self, loc, name, summary, tracked):
@@ -628,6 +631,17 @@ class ExpressionLowerer:
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))
         return None
+
+
+def fills_scalars(arg) -> bool:
+    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
+    t = arg.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    inner = t.get_pointee().get_canonical()
+    if inner.kind != ci.TypeKind.POINTER:
+        return False
+    return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
 def points_to_scalar(c) -> bool:

@@ -39,6 +39,7 @@ class GraphBuilder:
         self.switches: list[list] = []  # [dispatch node, has default]
         self.labels: dict[str, int] = {}
         self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
+        self.longjmp_target: int | None = None  # the last setjmp's second return (frontend.longjmps)
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.

@@ -27,6 +27,11 @@ class Acquire(Op):
     # The type the result points to when it is a named record (`THLongTensor` for
     # THSFloatTensor_newIndices): the object's family, whatever the acquirer's name says.
     family: str = ""
+    # A block of scalars, returned (THNN's `real *generateIntervals(...)`) or filled through an
+    # out-parameter (cutorch's static
+    # `THFloatTensor_computesz(t, &long_sz, ...)`): no tensor, so the name's prefix says nothing
+    # of its family.
+    scalars: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,61 @@
+"""setjmp returns twice (issue 27): libpng's `if (setjmp(png_jmpbuf(png)))`, libjpeg's error
+manager. The first return is 0; the second comes when a later library call longjmps back, with
+whatever the function acquired between the setjmp and that call still owned. So the nonzero
+branch of the `if` is entered from just before each later call that may longjmp, as a catch is
+from each call in a try (expressions.throw_split), and the branch is the error path.
+
+Which calls may longjmp: those with no body in the unit and no record at all (the library's own
+calls, `png_read_image(png, rows)`); not an acquirer, a release, a Lua call with a record, a
+function of the unit. A later setjmp takes over as the target.
+"""
+
+from __future__ import annotations
+
+from refcheck import ir
+from refcheck.frontend.clangutil import K, binop, constant, kind_of, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.findings import Location
+
+# glibc spells setjmp as a macro over _setjmp; sigsetjmp over __sigsetjmp.
+SETJMPS = frozenset({"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp", "__builtin_setjmp"})
+
+
+def second_return(cond) -> bool | None:
+    """Which branch of `if (cond)` the second return of a setjmp in cond takes: True for
+    `setjmp(b)` and `setjmp(b) != 0`, False for `!setjmp(b)` and `setjmp(b) == 0`; None when
+    cond is no such test."""
+    c = strip(cond)
+    k = kind_of(c)
+    if k == K.UNARY_OPERATOR and unop(c) == "!":
+        inner = second_return(next(iter(children_of(c)), None))
+        return None if inner is None else not inner
+    if k == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
+        lhs, rhs = list(children_of(c))
+        for a, b in ((lhs, rhs), (rhs, lhs)):
+            if _is_zero(b) and second_return(a) is True:
+                return binop(c) == "!="
+        return None
+    if k == K.CALL_EXPR:
+        return True if callee_of(c)[1] in SETJMPS else None
+    return None
+
+
+def _is_zero(c) -> bool:
+    c = strip(c)
+    return kind_of(c) == K.INTEGER_LITERAL and constant(c) == 0
+
+
+def may_longjmp(defined: bool, summary, name: str) -> bool:
+    """A call that may longjmp to the function's setjmp: a library call refcheck knows nothing of."""
+    return bool(name) and not defined and not summary.says_something and summary.role is None
+
+
+def longjmp_split(b: GraphBuilder, loc: Location, name: str) -> None:
+    """Before the call: an edge to the setjmp's second return (the call longjmped) and one on."""
+    n = b.node("branch", loc, cond=ir.Opaque(f"{name} longjmps"), text=f"{name} longjmps to the setjmp")
+    on = b.node("block")
+    b.start(n)
+    b.edge(n, b.longjmp_target, True)
+    b.edge(n, on, False)
+    b.cur = on
