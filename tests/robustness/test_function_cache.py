@@ -384,7 +384,7 @@ def test_a_recheck_parses_without_the_detailed_record_and_finds_the_same(tmp_pat
     path.write_text(PRELUDE + BODIES)
     seen = []
     real = unit_mod.parse
-    monkeypatch.setattr(unit_mod, "parse", lambda p, a, detailed=True: seen.append(detailed) or real(p, a, detailed))
+    monkeypatch.setattr(unit_mod, "parse", lambda p, a, detailed=True, **kw: seen.append(detailed) or real(p, a, detailed, **kw))
     settings = engine.Settings(conventions=Conventions(), root=str(tmp_path), function_cache=str(tmp_path / "c"),
                                unit_key="k" * 40)
     first = engine.check_unit(str(path), settings)
