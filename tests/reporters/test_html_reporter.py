@@ -181,14 +181,10 @@ def test_extent_includes_a_path_that_starts_at_a_parameter(tmp_path):
     assert function_extent(SOURCE, 19, 21, tmp_path) == (19, 22)
 
 
-def test_a_finding_lists_the_extent_its_check_carried(tmp_path):
+def test_a_finding_lists_the_extent_its_check_carried(c_unit, tmp_path):
     # The listing comes from the unit's result, not from a scan of the text.
-    from refcheck.driver.engine import Settings, check_unit
-
     leaky = "\n".join(SOURCE).replace("    return r;\n  }", "    return 0;\n  }")  # r leaks on line 13
-    (tmp_path / "x.cpp").write_text(leaky + "\n")
-    (leak,) = [f for f in check_unit(str(tmp_path / "x.cpp"), Settings(root=str(tmp_path))).findings
-               if f.function == "THFloatTensor_newFoo"]
+    (leak,) = [f for f in c_unit.check_text(leaky + "\n", "x.cpp").findings if f.function == "THFloatTensor_newFoo"]
     assert (leak.extent.file, leak.extent.first, leak.extent.last) == ("x.cpp", 6, 16)
     page = render("html", RunResult(findings=[leak], root=str(tmp_path)))
     assert '<td class="ln">6</td>' in page and '<td class="ln">16</td>' in page
