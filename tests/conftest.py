@@ -13,3 +13,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+import pytest  # noqa: E402 - after the environment above, which subprocesses must inherit
+
+
+@pytest.fixture
+def c_unit(tmp_path: Path):
+    """Write C into tmp_path, parse, build and check it there (tests/cunit.py)."""
+    from cunit import CUnit
+
+    return CUnit(tmp_path)

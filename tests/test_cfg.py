@@ -8,21 +8,14 @@ import networkx as nx
 import pytest
 
 from refcheck import ir
-from refcheck.frontend.builder import build_cfg
-from refcheck.conventions import Conventions
-from refcheck.frontend.unit import parse
+from cunit import CUnit
 
 PRELUDE = ("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\nvoid use(T *t);\n"
            "void THError(const char *m, ...) __attribute__((noreturn));\nvoid abort(void);\n")
 
 
 def cfg_of(tmp_path, body: str, name: str = "f", ext: str = ".c"):
-    src = tmp_path / f"u{ext}"
-    src.write_text(PRELUDE + body)
-    parsed = parse(str(src), [])
-    assert not parsed.errors, parsed.errors
-    fn = next(f for f in parsed.functions if f.spelling == name)
-    cfg = build_cfg(fn, Conventions())
+    cfg = CUnit(tmp_path).cfg(PRELUDE + body, name, name=f"u{ext}")
     # The shapes are checked with networkx's algorithms (paths, acyclicity) on a copy.
     g = nx.DiGraph()
     g.add_nodes_from(cfg.graph.nodes(data=True))

@@ -120,10 +120,9 @@ void checked(void) {
 
 
 def _findings(tmp_path, conv):
-    from refcheck.driver.engine import Settings, check_unit
-    src = tmp_path / "configured.c"
-    src.write_text(CONFIGURED_UNIT)
-    result = check_unit(str(src), Settings(conventions=conv, root=str(tmp_path)))
+    from cunit import CUnit
+
+    result = CUnit(tmp_path).check_text(CONFIGURED_UNIT, "configured.c", conv)
     assert not [e for e in result.errors if e.severity == "error"]
     return {(f.function, f.rule) for f in result.findings}
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from refcheck.frontend import headers
-from refcheck.driver.engine import Settings, check_unit
+from cunit import CUnit, rule_lines
 from refcheck.frontend.unit import FrontendError, parse
 
 
@@ -23,10 +23,9 @@ def fresh_headers(monkeypatch):
 def test_a_clang_resource_dir_is_found_and_stddef_resolves(tmp_path):
     found = headers.find_builtin_headers()
     assert found.ok, found
-    src = tmp_path / "a.c"
-    src.write_text("#include <stddef.h>\n#include <stdarg.h>\n#include <stdlib.h>\n#include <string.h>\n"
-                   "size_t f(void) { return offsetof(struct { int a; int b; }, b); }\n")
-    parsed = parse(str(src), [])
+    parsed = CUnit(tmp_path).parse(
+        "#include <stddef.h>\n#include <stdarg.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "size_t f(void) { return offsetof(struct { int a; int b; }, b); }\n", name="a.c")
     assert parsed.errors == [] and not parsed.partial
     assert [f.spelling for f in parsed.functions] == ["f"]
 
@@ -97,21 +96,17 @@ def test_an_override_that_is_not_a_resource_dir_is_refused(fresh_headers, tmp_pa
 
 
 def test_parse_errors_are_tool_errors_and_parsed_functions_are_still_checked(tmp_path):
-    src = tmp_path / "broken.c"
-    src.write_text("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
-                   "void ok(void) { T *t = T_new(); }\n"
-                   "void bad(void) { int x = ; }\n")
-    result = check_unit(str(src), Settings(root=str(tmp_path)))
+    result = CUnit(tmp_path).check_text("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
+                                        "void ok(void) { T *t = T_new(); }\n"
+                                        "void bad(void) { int x = ; }\n", "broken.c")
     assert any(e.file == "broken.c" and e.line == 5 and "expected expression" in e.message
                for e in result.errors)
-    assert [(f.rule, f.location.line) for f in result.findings] == [("RC001", 4)]
+    assert rule_lines(result) == [("RC001", 4)]
     assert "partial parse" in result.findings[0].message
 
 
 def test_a_missing_header_is_reported_with_its_name(tmp_path):
-    src = tmp_path / "m.c"
-    src.write_text('#include "nowhere.h"\nint f(void) { return 0; }\n')
-    result = check_unit(str(src), Settings(root=str(tmp_path)))
+    result = CUnit(tmp_path).check_text('#include "nowhere.h"\nint f(void) { return 0; }\n', "m.c")
     assert any("nowhere.h" in e.message and e.file == "m.c" for e in result.errors)
 
 
@@ -125,21 +120,18 @@ def test_binary_and_missing_files_are_refused_with_a_reason(tmp_path):
 
 
 def test_cuda_units_parse_kernels_and_launches(tmp_path):
-    src = tmp_path / "k.cu"
-    src.write_text("__global__ void k(float *p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
-                   " if (i < n) p[i] = 0; }\n"
-                   "int run(float *p, int n) { k<<<(n + 255) / 256, 256>>>(p, n);"
-                   " return cudaGetLastError() == cudaSuccess ? 0 : -1; }\n")
-    parsed = parse(str(src), [])
+    parsed = CUnit(tmp_path).parse("__global__ void k(float *p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+                                   " if (i < n) p[i] = 0; }\n"
+                                   "int run(float *p, int n) { k<<<(n + 255) / 256, 256>>>(p, n);"
+                                   " return cudaGetLastError() == cudaSuccess ? 0 : -1; }\n", name="k.cu")
     assert parsed.errors == [], parsed.errors
     assert [f.spelling for f in parsed.functions] == ["k", "run"]
 
 
 def test_headers_are_checked_through_the_units_that_include_them(tmp_path):
-    (tmp_path / "h.h").write_text("typedef struct T T;\nT *T_new(void);\n"
-                                  "static inline void leaky(void) { T *t = T_new(); }\n")
-    (tmp_path / "u.c").write_text('#include "h.h"\nint main(void) { leaky(); return 0; }\n')
-    result = check_unit(str(tmp_path / "u.c"), Settings(root=str(tmp_path)))
+    unit = CUnit(tmp_path)
+    unit.write("h.h", "typedef struct T T;\nT *T_new(void);\nstatic inline void leaky(void) { T *t = T_new(); }\n")
+    result = unit.check_text('#include "h.h"\nint main(void) { leaky(); return 0; }\n', "u.c")
     assert [(f.location.file, f.location.line) for f in result.findings] == [("h.h", 3)]
     assert os.path.join(str(tmp_path), "h.h") not in result.includes and "h.h" in result.includes
 
@@ -153,9 +145,8 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     assert re.match(r"clang version \d+\.", binding.clang_version())
     from refcheck.frontend.clangutil import binop, constant, unop
 
-    src = tmp_path / "b.c"
-    src.write_text("#define ONE 1\nint f(int a) {\n  int x = ({ a + 2; });\n  return -x * ONE;\n}\n")
-    parsed = parse(str(src), [])
+    parsed = CUnit(tmp_path).parse(
+        "#define ONE 1\nint f(int a) {\n  int x = ({ a + 2; });\n  return -x * ONE;\n}\n", name="b.c")
     fn = parsed.functions[0]
     nodes = list(fn.walk_preorder())
     # The statement expression's kind, which the binding names by number only.
@@ -179,7 +170,7 @@ def test_the_private_binding_parts_refcheck_relies_on_still_behave(tmp_path):
     # instantiation: (file, line, column, offset), macro uses at their call site.
     ret = next(n for n in nodes if n.kind == ci.CursorKind.RETURN_STMT)
     f, line, column, offset = binding.instantiation(ret.location)
-    assert (f.name, line, column, offset) == (str(src), 4, 3, ret.location.offset)
+    assert (f.name, line, column, offset) == (str(tmp_path / "b.c"), 4, 3, ret.location.offset)
     # kind_of reads the kind table the `kind` property reads; file_pointer is the CXFile itself.
     assert all(binding.kind_of(n) is n.kind for n in nodes)
     from refcheck.frontend.clangutil import is_expression
@@ -229,10 +220,9 @@ def test_plain_struct_spelling_and_arguments_agree_with_the_binding(tmp_path):
     import clang.cindex as ci
 
     from refcheck.frontend import binding
-    src = tmp_path / "s.c"
-    src.write_text("struct S { int n; };\nint g(int a, struct S *s);\n"
-                   "int f(struct S *s) { int k = g(s->n, s); return g(k, 0) + sizeof(int); }\n")
-    fn = parse(str(src), []).functions[0]
+    fn = CUnit(tmp_path).parse(
+        "struct S { int n; };\nint g(int a, struct S *s);\n"
+        "int f(struct S *s) { int k = g(s->n, s); return g(k, 0) + sizeof(int); }\n", name="s.c").functions[0]
     nodes = list(fn.walk_preorder())
     calls = [n for n in nodes if n.kind == ci.CursorKind.CALL_EXPR]
     assert len(calls) == 2
@@ -252,14 +242,13 @@ def test_locals_whose_declaration_hashes_collide_stay_apart(tmp_path, monkeypatc
     # must not change a finding.
     import clang.cindex as ci
 
-    src = tmp_path / "u.c"
-    src.write_text("typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
-                   "void leak(void) {\n  T *a = T_new();\n  T *b = T_new();\n  T_free(b);\n}\n"
-                   "void shadow(void) {\n  T *a = T_new();\n  { T *a = T_new(); T_free(a); }\n  T_free(a);\n}\n"
-                   "void clean(int n) {\n  T *a = T_new();\n  T *b = a;\n  if (n) T_free(b); else T_free(a);\n}\n")
+    CUnit(tmp_path).write("u.c", "typedef struct T T;\nT *T_new(void);\nvoid T_free(T *t);\n"
+                          "void leak(void) {\n  T *a = T_new();\n  T *b = T_new();\n  T_free(b);\n}\n"
+                          "void shadow(void) {\n  T *a = T_new();\n  { T *a = T_new(); T_free(a); }\n  T_free(a);\n}\n"
+                          "void clean(int n) {\n  T *a = T_new();\n  T *b = a;\n  if (n) T_free(b); else T_free(a);\n}\n")
 
     def findings():
-        result = check_unit(str(src), Settings(root=str(tmp_path)))
+        result = CUnit(tmp_path).check("u.c")
         assert not result.errors, result.errors
         return [(f.rule, f.location.line, f.message) for f in result.findings]
 
@@ -274,10 +263,9 @@ def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
     # binding's own SourceRange and what the source says.
     from refcheck.frontend import binding
 
-    src = tmp_path / "p.c"
-    src.write_text("#define TWICE(x) ((x) + (x))\ntypedef struct S { int n; float *d; } S;\n"
-                   "enum { K = 7 };\nint f(S *s, int a) {\n  return TWICE(a) + s->n + K;\n}\n")
-    parsed = parse(str(src), [])
+    parsed = CUnit(tmp_path).parse(
+        "#define TWICE(x) ((x) + (x))\ntypedef struct S { int n; float *d; } S;\n"
+        "enum { K = 7 };\nint f(S *s, int a) {\n  return TWICE(a) + s->n + K;\n}\n", name="p.c")
     [fn] = parsed.functions
     text = binding.pretty_printed(fn)
     assert text.startswith("int f(S *s, int a) {") and "((a) + (a)) + s->n + K" in text, text

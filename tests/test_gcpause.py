@@ -12,9 +12,8 @@ import pytest
 
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.driver.engine import Settings, check_unit
 from refcheck.frontend.builder import build_cfg
-from refcheck.frontend.unit import parse
+from cunit import check, parse_unit
 from refcheck.support.gcpause import frozen_heap, paused_collector
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -43,14 +42,14 @@ def test_frozen_heap_freezes_what_is_alive_and_gives_it_back():
 
 def test_a_check_leaves_the_collector_as_it_found_it():
     unit = FIXTURES / "generic_ops.c"
-    res = check_unit(str(unit), Settings(clang_args=["-I", str(FIXTURES / "include")]))
+    res = check(unit, clang_args=["-I", str(FIXTURES / "include")])
     assert res.functions > 0 and not res.errors
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 @pytest.mark.parametrize("name", ["basics.c", "loops.c", "switch_goto.c", "stmt_expr.c", "generic_ops.c"])
 def test_a_dropped_graph_leaves_no_cycle_behind(name):
-    parsed = parse(str(FIXTURES / name), ["-I", str(FIXTURES / "include")])
+    parsed = parse_unit(FIXTURES / name, ["-I", str(FIXTURES / "include")])
     assert parsed.functions
     build_cfg(parsed.functions[0], Conventions())  # networkx compiles its decorators on first use, in cycles
     gc.collect()
@@ -87,7 +86,7 @@ def test_a_units_parse_is_freed_when_its_check_ends(monkeypatch):
     gc.collect()
     gc.disable()
     try:
-        res = check_unit(str(unit), Settings(clang_args=["-I", str(FIXTURES / "include")]))
+        res = check(unit, clang_args=["-I", str(FIXTURES / "include")])
         alive = [type(o).__name__ for o in gc.get_objects() if isinstance(o, (Instances, ci.TranslationUnit))]
     finally:
         gc.enable()

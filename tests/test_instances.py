@@ -13,12 +13,11 @@ import pytest
 
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.driver.engine import Settings, check_unit
+from cunit import CUnit, check
 from refcheck.frontend import builder
 from refcheck.frontend.builder import build_cfg_if_relevant
 from refcheck.frontend.clangutil import location
 from refcheck.reuse.instances import Instances
-from refcheck.frontend.unit import parse
 from refcheck.reuse.renaming import class_key
 
 CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
@@ -65,11 +64,10 @@ int TN(sum)(T *x, real v, int k) {
 
 
 def _unit(tmp_path, body: str, header: str = HEADER, instantiate: str = INSTANTIATE, conv=CONV):
-    (tmp_path / "gen.h").write_text(body)
-    path = tmp_path / "g.c"
-    path.write_text(header + instantiate)
-    parsed = parse(str(path), [])
-    assert not parsed.errors, parsed.errors
+    unit = CUnit(tmp_path)
+    unit.write("gen.h", body)
+    path = unit.write("g.c", header + instantiate)
+    parsed = unit.parse("g.c", clean=True)
     instances = Instances(parsed, conv)
     keys = {fn.spelling: instances.key(fn, location(fn)) for fn in parsed.functions}
     return parsed, keys, path
@@ -94,8 +92,8 @@ def _engine_agrees(path, conv=CONV) -> None:
         from dataclasses import replace
 
         c = replace(conv, errors=errors)
-        fast = check_unit(str(path), Settings(conventions=c, root=str(path.parent), share=True))
-        slow = check_unit(str(path), Settings(conventions=c, root=str(path.parent), share=False))
+        fast = check(path, c, share=True)
+        slow = check(path, c, share=False)
         assert fast.findings == slow.findings and fast.errors == slow.errors, errors
 
 
@@ -110,12 +108,12 @@ def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
     built = []
     real = builder.build_cfg_if_relevant
     monkeypatch.setattr(builder, "build_cfg_if_relevant", lambda fn, conv: built.append(fn.spelling) or real(fn, conv))
-    check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    check(path, CONV)
     assert built == ["F_sum"]
     # Below INSTANCE_KEYS_FROM definitions that could share, no keys are made: both are built.
     built.clear()
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 2)
-    check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    check(path, CONV)
     assert built == ["F_sum", "D_sum"]
     monkeypatch.undo()
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
@@ -126,7 +124,7 @@ def test_a_leak_found_in_the_first_is_reported_in_the_second_with_its_names(tmp_
     body = "void TN(leak)(T *x) { T *t = TN(new)(); if (TN(isContiguous)(x)) return; TN(free)(t); }\n"
     parsed, keys, path = _unit(tmp_path, body)
     assert keys["F_leak"][0] == keys["D_leak"][0]
-    r = check_unit(str(path), Settings(conventions=CONV, root=str(tmp_path)))
+    r = check(path, CONV)
     # One defect of one source place, reported once: the copy kept is D's (the first in sort
     # order), which is F's finding with F's names replaced by D's.
     [f] = r.findings
@@ -225,10 +223,9 @@ def test_macros_of_another_shape_give_another_key(tmp_path):
 
 @pytest.mark.parametrize("suffix", [".cpp", ".cu"])
 def test_only_c_gets_keys(tmp_path, suffix):
-    (tmp_path / "gen.h").write_text(BODY)
-    path = tmp_path / f"g{suffix}"
-    path.write_text(HEADER + INSTANTIATE)
-    parsed = parse(str(path), [])
+    unit = CUnit(tmp_path)
+    unit.write("gen.h", BODY)
+    parsed = unit.parse(HEADER + INSTANTIATE, name=f"g{suffix}")
     instances = Instances(parsed, CONV)
     assert all(instances.key(fn, location(fn)) is None for fn in parsed.functions)
 
@@ -430,6 +427,6 @@ def test_the_invariant_holds_and_the_check_sees_it_broken(tmp_path, monkeypatch)
     assert keyed == 4 and grouped == 1 and not wrong  # TN(sum) shares; TN(k) is kept apart
     # With converted.py's rule removed TN(k) shares a key too, and the check says the graphs differ.
     monkeypatch.setattr(converted.Reader, "kept_types", lambda self, tokens: [])
-    keyed, grouped, wrong = verify(parse(str(tmp_path / "g.c"), []), CONV)
+    keyed, grouped, wrong = verify(CUnit(tmp_path).parse("g.c"), CONV)
     assert grouped == 2 and [(d.function, d.first) for d in wrong] == [("D_k", "F_k")]
     assert "class keys differ" in wrong[0].problem

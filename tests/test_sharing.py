@@ -15,9 +15,7 @@ import pytest
 from fixture_expect import find_units, unit_sources
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from refcheck.driver.engine import Settings, check_unit
-from refcheck.frontend.builder import build_cfg
-from refcheck.frontend.unit import parse
+from cunit import CUnit, check, fixture_args
 from refcheck.reuse.renaming import class_key, renamer
 from refcheck.conventions.presets import PRESETS
 
@@ -26,11 +24,10 @@ FIXTURES = REPO / "fixtures"
 INCLUDE = FIXTURES / "include"
 
 
-def _settings(unit: Path, errors: str, share: bool) -> Settings:
+def _check(unit: Path, errors: str, share: bool):
     options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
     conventions = replace(PRESETS[options.preset].conventions, errors=errors)
-    return Settings(conventions=conventions, clang_args=["-I", str(INCLUDE), *options.clang_args],
-                    root=str(REPO), share=share)
+    return check(unit, conventions, fixture_args(unit), root=REPO, share=share)
 
 
 @pytest.mark.parametrize("errors", ["abort", "unwind"])
@@ -40,8 +37,8 @@ def test_sharing_and_skipping_change_nothing_on_the_fixtures(errors, monkeypatch
     counts = {"shared": 0, "skipped": 0}
     problems = []
     for unit in find_units(FIXTURES):
-        fast = check_unit(str(unit), _settings(unit, errors, True))
-        slow = check_unit(str(unit), _settings(unit, errors, False))
+        fast = _check(unit, errors, True)
+        slow = _check(unit, errors, False)
         if fast.findings != slow.findings or fast.errors != slow.errors or fast.functions != slow.functions:
             problems.append(str(unit.relative_to(FIXTURES)))
         for k in counts:
@@ -80,11 +77,11 @@ int plain(int a) { return a + 1; }
 
 
 def _cfgs(tmp_path, src: str) -> dict:
-    path = tmp_path / "g.c"
-    path.write_text(src)
-    (tmp_path / "gen.h").write_text(GENERIC_BODY)
+    unit = CUnit(tmp_path)
+    unit.write("g.c", src)
+    unit.write("gen.h", GENERIC_BODY)
     conv = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
-    return {fn.spelling: build_cfg(fn, conv) for fn in parse(str(path), []).functions}, conv
+    return unit.graphs("g.c", conv), conv
 
 
 def test_instantiations_share_a_class_and_rename_token_for_token(tmp_path):
@@ -176,7 +173,7 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
     (tmp_path / "one").mkdir()
     _, keys, path = _unit(tmp_path / "one", BODY)
     assert keys["F_sum"][0] == keys["D_sum"][0]
-    one = check_unit(str(path), Settings(conventions=Conventions(), root=str(path.parent)))
+    one = check(path)
     assert made == [] and one.counts["shared"] == 1
     # Two keys at one place (a cast keeps its type): both are built, and class keys pair them.
     body = "int TN(c)(T *x) { T *t = TN(new)(); int k = (real)3; if (k == 3) return 0; TN(free)(t); return 1; }\n"
@@ -184,5 +181,5 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
     (tmp_path / "two").mkdir()
     _, keys, path = _unit(tmp_path / "two", body, instantiate=inst)
     assert keys["F_c"][0] != keys["D_c"][0]
-    check_unit(str(path), Settings(conventions=Conventions(), root=str(path.parent)))
+    check(path)
     assert made == ["F_c", "D_c"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from refcheck.conventions import Conventions
-from refcheck.driver.engine import Settings, check_unit
+from cunit import CUnit, rule_lines
 
 INCLUDE = Path(__file__).resolve().parent.parent / "fixtures" / "include"
 
@@ -26,11 +26,9 @@ void caller(THFloatTensor *x)
 
 
 def _findings(tmp_path: Path, conv: Conventions) -> list[tuple[str, int]]:
-    path = tmp_path / "unit.c"
-    path.write_text(SOURCE)
-    result = check_unit(str(path), Settings(conventions=conv, clang_args=[f"-I{INCLUDE}"], root=str(tmp_path)))
+    result = CUnit(tmp_path).check_text(SOURCE, "unit.c", conv, [f"-I{INCLUDE}"])
     assert not [e for e in result.errors if e.severity == "error"], result.errors
-    return [(f.rule, f.location.line) for f in result.findings]
+    return rule_lines(result)
 
 
 def test_listed_callee_outside_the_unit_raises(tmp_path):

@@ -39,9 +39,10 @@ from importlib.util import find_spec
 import refcheck
 from refcheck.support import safeio
 from refcheck.conventions.summary import Source, RecordError, parse_record, record_table
-from refcheck.findings import Finding, Location, Step, ToolError, UnitResult
+from refcheck.findings import Comment, Extent, Finding, Location, StatementText, Step, ToolError, UnitResult
 
-FORMAT = 4  # 3: path steps may say bears=False; 4: the summaries a unit exports and imported
+FORMAT = 5  # 3: path steps may say bears=False; 4: the summaries a unit exports and imported;
+# 5: the unit's suppression comments and definitions' extents, each finding's statement text and extent
 MAGIC = b"refcheck-cache 2\n"
 # Entries not written for this long are deleted by the next run that writes one. Every edit of
 # refcheck's code (or the flags, or the conventions) orphans a set of entries; a used entry that
@@ -297,10 +298,18 @@ def dump_result(r: UnitResult) -> dict:
                       **({} if s.bears else {"bears": False})} for s in f.path],
             "instantiations": list(f.instantiations),
             "origin": _loc_out(f.origin) if f.origin else None,
+            "statements": None if f.statements is None else [f.statements.primary, f.statements.origin],
+            "extent": None if f.extent is None else _extent_out(f.extent),
         } for f in r.findings],
         "exports": {name: record_table(s) for name, s in r.exports.items()},
         "imported": [list(u) for u in r.imported],
+        "comments": [{"location": _loc_out(c.location), "text": c.text} for c in r.comments],
+        "definitions": [_extent_out(e) for e in r.definitions],
     }
+
+
+def _extent_out(e: Extent) -> list:
+    return [e.file, e.first, e.body, e.last]
 
 
 class Invalid(ValueError):
@@ -349,6 +358,12 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
     def strings(v) -> list[str]:
         return [_text(x) for x in _items(v)]
 
+    def extent(v) -> Extent:
+        v = _items(v, 4)
+        if len(v) != 4:
+            raise Invalid("extent")
+        return Extent(file(v[0]), _count(v[1]), _count(v[2]), _count(v[3]))
+
     timings = {}
     for k, v in _obj(d["timings"]).items():
         if type(v) not in (int, float) or not math.isfinite(v) or not 0 <= v < 1e9 or len(k) > 64:
@@ -371,15 +386,29 @@ def load_result(d, files: set[str] | None = None) -> UnitResult:
             function=_text(f["function"]), message=_text(f["message"]),
             path=[_step(_obj(s), loc) for s in _items(f["path"])],
             instantiations=strings(f["instantiations"]),
-            origin=loc(origin) if origin is not None else None))
+            origin=loc(origin) if origin is not None else None,
+            statements=_statements(f["statements"]),
+            extent=None if f["extent"] is None else extent(f["extent"])))
     try:
         exports = {_text(n): parse_record(_obj(t), n, Source.INFERRED) for n, t in _obj(d.get("exports", {})).items()}
     except RecordError as e:
         raise Invalid(str(e)) from None
     imported = tuple((_text(_items(u)[0]), _text(_items(u)[1], 64)) for u in _items(d.get("imported", [])))
+    comments = tuple(Comment(loc(_obj(c)["location"]), _text(c["text"])) for c in _items(d.get("comments", [])))
+    definitions = tuple(extent(e) for e in _items(d.get("definitions", [])))
     return UnitResult(file=file(d["file"]), functions=_count(d["functions"]),
                       includes=strings(d["includes"]), timings=timings, errors=errors,
-                      findings=findings, exports=exports, imported=imported)
+                      findings=findings, exports=exports, imported=imported,
+                      comments=comments, definitions=definitions)
+
+
+def _statements(v) -> StatementText | None:
+    if v is None:
+        return None
+    v = _items(v, 2)
+    if len(v) != 2:
+        raise Invalid("statements")
+    return StatementText(*(None if x is None else _text(x) for x in v))
 
 
 def _step(s: dict, loc) -> Step:

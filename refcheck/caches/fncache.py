@@ -45,7 +45,8 @@ from refcheck.caches.cache import (MAX_ITEMS, Invalid, _count, _obj, dump_result
 from refcheck.findings import Finding, ToolError, UnitResult
 from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
 
-FORMAT = 3  # 2: path steps may say bears=False (cache.FORMAT 3); 3: each function's own summary and the ones it used
+FORMAT = 4  # 2: path steps may say bears=False (cache.FORMAT 3); 3: each function's own summary and the ones it used;
+# 4: findings carry their statement text and extent (cache.FORMAT 5)
 MAGIC = b"refcheck-functions 1\n"
 SUBDIR = "functions"
 # One table per unit and settings; THTensor.c's (1903 functions) is about 1 MB.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
-from refcheck.findings import Finding, Location, ToolError, UnitResult, merge_findings
+from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
 
 # Deeply nested code recurses in the CFG builder; a big thread stack makes a high limit safe.
@@ -170,6 +170,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
                       if n in summaries.known and externally_visible(fn)}
     if table is not None:
         _save_table(table, result)
+    _carry_comments(parsed, result, settings.root)
     t2 = time.perf_counter()
     result.findings = merge_findings(unit.findings)
     result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time, "analysis": (t2 - t1b) - unit.cfg_time}
@@ -180,6 +181,18 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning", hint=hint))
     return result
+
+
+def _carry_comments(parsed, result: UnitResult, root: str) -> None:
+    """The unit's suppression comments, and the extents of the definitions in their files (an
+    `ignore-function` covers one), root-relative, for the run's suppression filter."""
+    from refcheck.frontend.comments import definition_extents, refcheck_comments
+
+    comments = refcheck_comments(parsed)
+    files = {c.location.file for c in comments}
+    result.comments = tuple(replace(c, location=_loc(c.location, root)) for c in comments)
+    result.definitions = tuple(replace(e, file=_relative(e.file, root))
+                               for e in definition_extents(parsed, files))
 
 
 def _with_hint(e: ToolError, settings: Settings) -> ToolError:
@@ -197,6 +210,9 @@ class _UnitCheck:
     def __init__(self, settings: Settings, conv: Conventions, parsed, result: UnitResult, key_seconds: float,
                  summaries, names: list[str]):
         self.settings, self.conv, self.parsed, self.result = settings, conv, parsed, result
+        from refcheck.frontend.comments import SourceLines
+
+        self.lines = SourceLines(parsed.tu)
         self.findings: list[Finding] = []
         self.counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
         self.cfg_time = key_seconds  # the instance keys: the frontend's work, in place of builds
@@ -238,7 +254,7 @@ class _UnitCheck:
             else:
                 self.counts["shared"] += 1
                 own = known.result.summary
-                self.emit(known.result, top)
+                self.emit(known.result, top, top)
         else:
             with paused_collector():
                 own = self.build_and_analyse(index, top, plan)
@@ -283,7 +299,7 @@ class _UnitCheck:
             if fn is top:
                 plan.analysed(index, cfg, res, frozenset(self.summaries.asked))
                 own = res.summary
-            self.emit(res, fn)
+            self.emit(res, fn, top)
             # The graph dies before the collection at the block's end, which would otherwise
             # keep it for older collections to rescan.
             cfg = None
@@ -314,13 +330,22 @@ class _UnitCheck:
             self.result.errors[:] = [e for e in self.result.errors if id(e) not in drop_e]
         return stale
 
-    def emit(self, res, fn) -> None:
+    def emit(self, res, fn, top) -> None:
         if res.incomplete:
             self.result.errors.append(_fn_error(fn, self.settings, f"not fully checked: {res.incomplete}"))
+        if not res.findings:
+            return
+        from refcheck.frontend.comments import extent_of
+
+        extent = extent_of(top)
+        if extent is not None:
+            extent = replace(extent, file=_relative(extent.file, self.settings.root))
         for f in res.findings:
             if self.parsed.partial:
                 f = replace(f, message=f.message + " (checked on a partial parse)")
-            self.findings.append(_relativized(f, self.settings.root))
+            # What the reporters and baselines read of the source, from the bytes parsed.
+            text = StatementText(self.lines.statement(f.location), self.lines.statement(f.origin))
+            self.findings.append(_relativized(replace(f, statements=text, extent=extent), self.settings.root))
 
 
 def _save_table(table, result: UnitResult) -> None:

@@ -276,7 +276,8 @@ def run(request: Request) -> Report:
     selection = cfg.selection()
     findings = _select(findings, request, selection)
     sources = SourceCache(cfg.root)
-    suppressions = Suppressions(sources)
+    suppressions = Suppressions((c for r in ordered for c in r.comments),
+                                (e for r in ordered for e in r.definitions))
     before = len(findings)
     findings = suppressions.filter(findings)
     report.suppressed = before - len(findings)
@@ -524,17 +525,22 @@ def _as_named(units: list[str], results: list[UnitResult], stdin: Stdin,
     def text(message: str) -> str:
         return message.replace(stdin.temp, name_shown)  # clang's own messages quote the path
 
+    def extent(e):
+        return replace(e, file=name_shown) if e is not None and e.file == temp_shown else e
+
     out = []
     for r in results:
         findings = [replace(f, location=loc(f.location), origin=loc(f.origin),
-                            message=text(f.message),
+                            message=text(f.message), extent=extent(f.extent),
                             path=[replace(s, location=loc(s.location)) for s in f.path])
                     for f in r.findings]
         errors = [replace(e, file=name_shown if e.file == temp_shown else e.file,
                           message=text(e.message)) for e in r.errors]
         includes = [stdin.name if p == stdin.temp else p for p in r.includes]
+        comments = tuple(replace(c, location=loc(c.location)) for c in r.comments)
+        definitions = tuple(extent(e) for e in r.definitions)
         out.append(replace(r, file=loc(Location(r.file, 0, 0)).file, findings=findings,
-                           errors=errors, includes=includes))
+                           errors=errors, includes=includes, comments=comments, definitions=definitions))
     return [stdin.name if u == stdin.temp else u for u in units], out
 
 

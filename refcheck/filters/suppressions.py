@@ -3,8 +3,8 @@
 - `ignore` silences a finding on its own line, `ignore-next-line` on the line after it
   (clang-tidy's NOLINT / NOLINTNEXTLINE);
 - `ignore-begin` ... `ignore-end` silence every line between them (NOLINTBEGIN / NOLINTEND);
-- `ignore-function`, on the line above a function definition or on its first line, silences the
-  function up to the brace that closes its body.
+- `ignore-function`, on the line above a function definition or on its first line (anywhere from
+  its first token to its body's `{`), silences the function up to the brace that closes its body.
 
 A suppression covers a finding on its primary line **or** its acquisition line, because the
 acquisition is where a reader decides a reference is meant to live forever (a deliberate global
@@ -16,18 +16,16 @@ than its author meant.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from refcheck.findings import Finding, ToolError
+from refcheck.findings import Comment, Extent, Finding, Location, ToolError
 from refcheck.rules import RULES
-from refcheck.findings.source import SourceCache
 
 _COMMENT = re.compile(
     r"(?://|/\*)[ \t]*refcheck:[ \t]*ignore(-next-line|-begin|-end|-function)?(?![\w-])"
     r"(?:\[([^\]\n]*)\])?")
-# How far below an ignore-function comment the body's opening brace may be (a long signature).
-_MAX_SIGNATURE_LINES = 12
 
 
 class Kind(Enum):
@@ -70,21 +68,26 @@ class Scan:
         return [s for s in self.suppressions if s.first <= line <= s.last]
 
 
-def _comments(file: str, lines: list[str]):
-    for number, text in enumerate(lines, start=1):
-        if "refcheck" not in text:
-            continue
-        for m in _COMMENT.finditer(text):
+def _comments(file: str, comments: list[Comment]):
+    """The suppressions these comment tokens of `file` spell (a block comment may hold several)."""
+    for c in comments:
+        for m in _COMMENT.finditer(c.text):
             codes = None
             if m.group(2) is not None:
-                codes = [c.upper() for c in re.split(r"[\s,]+", m.group(2)) if c]
-            yield Suppression(file, number, m.start() + 1, codes, Kind("ignore" + (m.group(1) or "")))
+                codes = [x.upper() for x in re.split(r"[\s,]+", m.group(2)) if x]
+            before = c.text[:m.start()]
+            newlines = before.count("\n")
+            line = c.location.line + newlines
+            column = c.location.column + m.start() if not newlines else m.start() - before.rfind("\n")
+            yield Suppression(file, line, column, codes, Kind("ignore" + (m.group(1) or "")))
 
 
-def scan(file: str, lines: list[str]) -> Scan:
+def scan(file: str, comments: list[Comment], definitions: list[Extent]) -> Scan:
+    """The suppressions of `file`, from its comments (in source order) and the extents of the
+    definitions in it (for `ignore-function`)."""
     out = Scan()
     open_regions: list[Suppression] = []
-    for s in _comments(file, lines):
+    for s in _comments(file, comments):
         if s.kind is Kind.LINE:
             s.first = s.last = s.line
         elif s.kind is Kind.NEXT_LINE:
@@ -102,7 +105,7 @@ def scan(file: str, lines: list[str]) -> Scan:
             match.first, match.last = match.line, s.line
             s = match
         elif s.kind is Kind.FUNCTION:
-            end = _body_end(lines, s.line, s.column)
+            end = _body_end(definitions, s.line)
             if end is None:
                 out.problems.append(_problem(s, "'refcheck: ignore-function' is not followed by "
                                                 "a function body; it silences nothing"))
@@ -125,72 +128,34 @@ def _problem(s: Suppression, message: str) -> ToolError:
     return ToolError(s.file, message, s.line, s.column, "warning")
 
 
-def _body_end(lines: list[str], line: int, column: int) -> int | None:
-    """The line of the brace that closes the first `{...}` at or after the comment's line (the
-    comment itself left out), skipping comments, strings and character literals; None when no
-    body starts within a signature's reach, a `;` ends a declaration first, or it never closes."""
-    depth = 0
-    in_block = False
-    for number in range(line, len(lines) + 1):
-        text = lines[number - 1]
-        if number == line:
-            before, comment = text[:column - 1], text[column - 1:]
-            close = comment.find("*/") if comment.startswith("/*") else -1
-            in_block = comment.startswith("/*") and close < 0
-            text = before + " " * (close + 2) + comment[close + 2:] if close >= 0 else before
-        if depth == 0 and number > line + _MAX_SIGNATURE_LINES:
-            return None
-        i = 0
-        while i < len(text):
-            if in_block:
-                close = text.find("*/", i)
-                if close < 0:
-                    break
-                in_block, i = False, close + 2
-                continue
-            two = text[i:i + 2]
-            ch = text[i]
-            if two == "//":
-                break
-            if two == "/*":
-                in_block, i = True, i + 2
-                continue
-            if ch in "\"'":
-                i = _skip_literal(text, i)
-                continue
-            if ch == ";" and depth == 0:
-                return None  # a declaration, not a definition
-            if ch == "{":
-                depth += 1
-            elif ch == "}" and depth > 0:
-                depth -= 1
-                if depth == 0:
-                    return number
-            i += 1
+def _body_end(definitions: list[Extent], line: int) -> int | None:
+    """The last line of the definition that starts on the line after the comment's, or whose
+    signature or body's first line holds it; None when there is none (a declaration follows)."""
+    for e in definitions:
+        if e.first == line + 1 or e.first <= line <= e.body:
+            return e.last
     return None
 
 
-def _skip_literal(text: str, i: int) -> int:
-    quote = text[i]
-    i += 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == quote:
-            return i + 1
-        i += 1
-    return i
-
-
 class Suppressions:
-    def __init__(self, sources: SourceCache) -> None:
-        self.sources = sources
+    """The suppressions of a run, from the comments and definition extents its units' checks
+    carried (`UnitResult.comments`, `.definitions`): the parse lexed them, nothing is re-read."""
+
+    def __init__(self, comments: Iterable[Comment] = (), definitions: Iterable[Extent] = ()) -> None:
+        # Several units read the same header: each of its comments counts once.
+        self._comments: dict[str, dict[Location, Comment]] = {}
+        for c in comments:
+            self._comments.setdefault(c.location.file, {})[c.location] = c
+        self._definitions: dict[str, set[Extent]] = {}
+        for e in definitions:
+            self._definitions.setdefault(e.file, set()).add(e)
         self._by_file: dict[str, Scan] = {}
 
     def _in(self, file: str) -> Scan:
         if file not in self._by_file:
-            self._by_file[file] = scan(file, self.sources.lines(file) or [])
+            comments = sorted(self._comments.get(file, {}).values(), key=lambda c: c.location)
+            definitions = sorted(self._definitions.get(file, ()), key=lambda e: (e.first, e.body))
+            self._by_file[file] = scan(file, comments, definitions)
         return self._by_file[file]
 
     def _matching(self, finding: Finding) -> Suppression | None:

@@ -29,6 +29,34 @@ def bearing_path(path: list[Step]) -> list[Step]:
 
 
 @dataclass(frozen=True)
+class Extent:
+    """Where one function definition lies (1-based lines of one file): its first token, the
+    `{` that opens its body and the `}` that closes it, as the parse saw them."""
+
+    file: str
+    first: int
+    body: int
+    last: int
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A comment that mentions refcheck, as the parse lexed it: what suppressions read."""
+
+    location: Location
+    text: str
+
+
+@dataclass(frozen=True)
+class StatementText:
+    """The normalised text of the statements a finding's fingerprint hashes, read from the bytes
+    the parse read (`findings.source.statement_text`); None where it could not be read."""
+
+    primary: str | None
+    origin: str | None  # "" for a finding without an acquisition
+
+
+@dataclass(frozen=True)
 class Finding:
     """One broken rule, immutable once made: later stages derive new ones (`dataclasses.replace`)."""
 
@@ -41,6 +69,11 @@ class Finding:
     instantiations: tuple[str, ...] = ()
     # Where the reference involved was acquired (None for rules with no acquisition).
     origin: Location | None = None
+    # Carried from the unit's parse for the stages after it (reporters, baselines), so that they
+    # need not re-read the source: the statements' text and the enclosing definition's extent.
+    # None on a finding made elsewhere (by hand, in a test): readers fall back to the source.
+    statements: StatementText | None = None
+    extent: Extent | None = None
 
     def __post_init__(self) -> None:
         # Callers may pass lists; the finding keeps tuples, so that nothing can change it.
@@ -92,6 +125,10 @@ class UnitResult:
     # ("-": none known): the run re-checks the unit when the run's table disagrees.
     exports: dict = field(default_factory=dict)
     imported: tuple = ()
+    # The comments in the unit's files that mention refcheck (suppressions), and the extents of
+    # the definitions in the files that have such a comment (`ignore-function` needs them).
+    comments: tuple[Comment, ...] = ()
+    definitions: tuple[Extent, ...] = ()
 
 
 def merge_findings(findings: list[Finding]) -> list[Finding]:

@@ -3,7 +3,9 @@
 Code scanning services match results between runs by these, so a finding must keep its
 fingerprint when unrelated edits shift it down the file, and get a new one when the statements
 involved change. We hash what a reader would call "the same defect": the file, the function, the
-rule and the normalized text of the primary and the acquisition statements.
+rule and the normalized text of the primary and the acquisition statements: the text the unit's
+check carried with the finding (`Finding.statements`), or for a finding made without one, the
+source as it is now.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ _DIGITS = re.compile(r"\d+")
 
 def base_fingerprint(finding: Finding, sources: SourceCache) -> str:
     parts = [finding.location.file, finding.function, finding.rule]
-    parts.append(_statement(finding.location.file, finding.location.line,
-                            finding.location.column, sources))
-    origin = finding.origin
-    parts.append(_statement(origin.file, origin.line, origin.column, sources) if origin else "")
+    carried = finding.statements
+    if carried is not None:  # read by the unit's check from the bytes it parsed
+        parts += [carried.primary, carried.origin]
+    else:  # a finding made elsewhere: the source as it is now
+        parts.append(_statement(finding.location.file, finding.location.line,
+                                finding.location.column, sources))
+        origin = finding.origin
+        parts.append(_statement(origin.file, origin.line, origin.column, sources) if origin else "")
     if None in parts:
         # Source unreadable: the message names the variable and how it was acquired; drop the
         # line numbers it may quote so that the fingerprint still survives line shifts.

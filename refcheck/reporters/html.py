@@ -14,7 +14,7 @@ from collections import Counter
 from html import escape
 
 from refcheck.findings import Finding, Location, RunResult, Step
-from refcheck.reporters.extent import FileExtents
+from refcheck.reporters.extent import listed_lines
 from refcheck.findings.source import SourceCache
 from refcheck.rules import RULES
 
@@ -213,16 +213,10 @@ def _where(loc: Location) -> str:
 
 
 class _Listings:
-    """Source lines and function extents per file, read and scanned once per report."""
+    """Source lines per file, read once per report."""
 
     def __init__(self, root: str):
         self.sources = SourceCache(root)
-        self._extents: dict[str, FileExtents] = {}
-
-    def extent(self, path: str, lo: int, hi: int) -> tuple[int, int]:
-        if path not in self._extents:
-            self._extents[path] = FileExtents(self.sources.lines(path) or [])
-        return self._extents[path].extent(lo, hi)
 
 
 def _finding(i: int, f: Finding, listings: _Listings) -> str:
@@ -261,7 +255,7 @@ def _listing(f: Finding, listings: _Listings) -> str:
     if lines is None or not 1 <= f.location.line <= len(lines):
         return _plain_steps("Source not available.", notes)
     wanted = [s.location.line for _, s, _ in here if 1 <= s.location.line <= len(lines)]
-    start, end = listings.extent(f.location.file, min(wanted), max(wanted))
+    start, end = listed_lines(f.extent, f.location.file, len(lines), min(wanted), max(wanted))
     shown = [(n, s, k) for n, s, k in here if start <= s.location.line <= end]
     under: dict[int, list[tuple[int, Step, str]]] = {}
     for note in shown:

@@ -4,24 +4,19 @@ included), as checking every arrival."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from fixture_expect import find_units, unit_sources
+from cunit import fixture_parses
 from refcheck import ir
 from refcheck.analysis.explore import FACT_VARIANTS, _mirrors, explore
 from refcheck.analysis.transfer import Transfer
 from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
-from refcheck.frontend.unit import parse
 from refcheck.rules import RULES
 from tests.analysis.test_states import CONV, L, make
 
-REPO = Path(__file__).resolve().parent.parent.parent
-FIXTURES = REPO / "fixtures"
-INCLUDE = FIXTURES / "include"
 
 
 def _both(cfg, conv):
@@ -79,10 +74,8 @@ def test_chains_and_opaque_branches_after_many_fact_variants_explore_alike():
 @pytest.mark.parametrize("errors", ["abort", "unwind"])
 def test_every_fixture_function_explores_alike(errors):
     checked = mirrored = 0
-    for unit in find_units(FIXTURES):
-        options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
-        conv = Conventions(errors=errors)
-        parsed = parse(str(unit), ["-I", str(INCLUDE), *options.clang_args])
+    conv = Conventions(errors=errors)
+    for _, _, parsed in fixture_parses():
         for fn in parsed.functions:
             cfg = build_cfg(fn, conv)
             a, b = _both(cfg, conv)

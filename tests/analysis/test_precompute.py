@@ -6,12 +6,11 @@ textbook set iterations."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import networkx as nx
 import pytest
 
-from fixture_expect import find_units, unit_sources
+from cunit import fixture_parses
 from refcheck import ir
 from refcheck.analysis import nullness
 from refcheck.analysis.liveness import Liveness, _node_reads, _op_effect
@@ -20,20 +19,14 @@ from refcheck.analysis.slicing import _postdominators
 from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
-from refcheck.frontend.unit import parse
 from tests.analysis.test_states import L, make
 
-REPO = Path(__file__).resolve().parent.parent.parent
-FIXTURES = REPO / "fixtures"
-INCLUDE = FIXTURES / "include"
 SINK = ("sink",)
 
 
 def _graphs(errors: str):
     conv = Conventions(errors=errors)
-    for unit in find_units(FIXTURES):
-        options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
-        parsed = parse(str(unit), ["-I", str(INCLUDE), *options.clang_args])
+    for _, _, parsed in fixture_parses():
         for fn in parsed.functions:
             yield build_cfg(fn, conv)
 

@@ -4,24 +4,19 @@ semantics.md precision 15): which variables qualify, and what leaving them untra
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from fixture_expect import find_units, unit_sources
+from cunit import fixture_parses
 from refcheck import ir
 from refcheck.analysis.explore import explore
 from refcheck.analysis.slicing import untracked_values
 from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
-from refcheck.frontend.unit import parse
 from refcheck.rules import RULES
 from tests.analysis.test_states import L, make
 
-REPO = Path(__file__).resolve().parent.parent.parent
-FIXTURES = REPO / "fixtures"
-INCLUDE = FIXTURES / "include"
 # The one fixture function whose findings leaving a pointer untracked changes (on purpose).
 CHANGED = {"fixture_untracked_null_deref_goes_on"}
 
@@ -82,11 +77,7 @@ def test_null_loaded_read_through_and_copied_pointers_are_untracked():
 
 
 def _fixture_functions(errors: str):
-    for unit in find_units(FIXTURES):
-        options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
-        if options.errors != errors:
-            continue
-        parsed = parse(str(unit), ["-I", str(INCLUDE), *options.clang_args])
+    for _, _, parsed in fixture_parses(errors):
         for fn in parsed.functions:
             yield fn.spelling, build_cfg(fn, Conventions(errors=errors))
 

@@ -67,14 +67,27 @@ def test_unused_suppressions_in_headers_are_reported(project):
     assert "t.h:5:41: warning: unused suppression for RC003 [tool]" in r.out
 
 
-def test_scan():
-    found = {s.line: s for s in scan("x.c", [
+def _scan(tmp_path, lines: list[str]):
+    """What the suppression filter makes of these lines, lexed and parsed as the check does."""
+    from refcheck.frontend.comments import definition_extents, refcheck_comments
+    from refcheck.frontend.unit import parse
+
+    path = tmp_path / "x.c"
+    path.write_text("\n".join(lines) + "\n")
+    parsed = parse(str(path), [])
+    comments = refcheck_comments(parsed)
+    return scan(str(path), list(comments), list(definition_extents(parsed, {str(path)})))
+
+
+def test_scan(tmp_path):
+    found = {s.line: s for s in _scan(tmp_path, [
         "int a; // refcheck: ignore[rc001 RC002]", "/* refcheck: ignore */",
         "refcheck: ignore", "// refcheck: ignored", "// refcheck: ignore-next-line[RC003]",
-        "x;"]).suppressions}
+        "x;", 'const char *s = "// refcheck: ignore";']).suppressions}
     assert found[1].codes == ["RC001", "RC002"] and found[1].column == 8
     assert found[2].codes is None
     assert 3 not in found  # not in a comment
+    assert 7 not in found  # nor in a string
     assert 4 not in found
     assert (found[5].kind, found[5].first, found[5].last) == (Kind.NEXT_LINE, 6, 6)
 
@@ -141,10 +154,10 @@ def test_ignore_function(project):
             "it silences nothing [tool]") in r.out
 
 
-def test_body_end_skips_braces_in_strings_and_comments():
+def test_body_end_skips_braces_in_strings_and_comments(tmp_path):
     lines = ["// refcheck: ignore-function", "int f(void) {", '  const char *s = "}{";',
              "  char c = '}'; /* } */ // }", "  if (1) { return 1; }", "  return 0;", "}", "int g;"]
-    (s,) = scan("x.c", lines).suppressions
+    (s,) = _scan(tmp_path, lines).suppressions
     assert (s.first, s.last) == (1, 7)
 
 

@@ -18,7 +18,6 @@ import click
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from .compare import Disagreement, alone, check_batch, disagreement_class, shrink, unexpected_errors
-from .oracle import LITERAL, REPORTED
 from .generate import BIG, CORE, FULL, LOOPS, SIZES, UNWIND, batches
 
 PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, SIZES, BIG, LOOPS)}
@@ -31,15 +30,11 @@ PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, SIZES, BIG, LOOPS)}
               help="Seed of the generation; the same seed gives the same functions.")
 @click.option("--batch", default=40, show_default=True, type=click.IntRange(1, 500),
               help="Functions per parsed file.")
-@click.option("--reported", is_flag=True,
-              help="Compare with the oracle under every reported reading (oracle.Readings), "
-                   "so that only disagreements nobody has reported yet remain.")
 @click.option("--profile", "profile_name", default="full", show_default=True,
               type=click.Choice(sorted(PROFILES)),
               help="Statement kinds to use; 'loops' is checked for clean termination only.")
-def main(count: int, seed_value: int, batch: int, profile_name: str, reported: bool) -> None:
+def main(count: int, seed_value: int, batch: int, profile_name: str) -> None:
     profile = PROFILES[profile_name]
-    readings = REPORTED if reported else LITERAL
     compare = not profile.loops
     classes: dict[frozenset, list[Disagreement]] = {}
     errors: list[str] = []
@@ -55,8 +50,7 @@ def main(count: int, seed_value: int, batch: int, profile_name: str, reported: b
     def explore(functions):
         nonlocal checked
         try:
-            result = check_batch(functions, workdir, compare=compare, unwind=profile.unwind,
-                                 readings=readings)
+            result = check_batch(functions, workdir, compare=compare, unwind=profile.unwind)
         except Exception as e:  # refcheck crashing is a finding too: keep the file, go on
             kept = os.path.join(workdir, f"crash{len(crashes)}.c")
             shutil.copy(os.path.join(workdir, "unit.c"), kept)
@@ -78,11 +72,8 @@ def main(count: int, seed_value: int, batch: int, profile_name: str, reported: b
         click.echo(f"  crash: {c}")
     for e in errors[:20]:
         click.echo(f"  tool error: {e}")
-    for (kind, why), found in sorted(classes.items(), key=lambda kv: -len(kv[1])):
-        if kind == "explained":
-            names = "reported reading(s) " + " + ".join(sorted(why))
-        else:
-            names = "NOT REPORTED: refcheck " + ", ".join(f"{k} {rule}" for k, rule in sorted(why))
+    for why, found in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+        names = "refcheck " + ", ".join(f"{k} {rule}" for k, rule in sorted(why))
         small = alone(shrink(found[0], workdir), workdir)
         click.echo(f"\n== {len(found)} functions, {names}; minimized:\n{small.describe()}")
     click.echo(f"(files of the last batch: {workdir})")

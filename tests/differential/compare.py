@@ -15,7 +15,7 @@ from refcheck.conventions import Conventions
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.findings import ToolError, merge_findings
 
-from .oracle import LITERAL, Readings, Verdict, verdicts
+from .oracle import Verdict, verdicts
 from .program import (
     HEADER, HEADER_TEXT, Acquire, Discard, Function, Goto, If, Label, Layout, NullCheck, Return,
     children, emit_function, emit_unit,
@@ -32,7 +32,6 @@ class Disagreement:
     refcheck: set[Verdict]
     layout: Layout
     unwind: bool = False
-    readings: Readings = LITERAL
 
     @property
     def missing(self) -> set[Verdict]:
@@ -111,19 +110,19 @@ def run_refcheck(path: str, directory: str, unwind: bool = False):
 
 
 def check_batch(functions: list[Function], directory: str, compare: bool = True,
-                unwind: bool = False, readings: Readings = LITERAL) -> BatchResult:
+                unwind: bool = False) -> BatchResult:
     path, layouts = write_unit(functions, directory)
     found, result = run_refcheck(path, directory, unwind)
     out = []
     if compare:
         for fn, layout in zip(functions, layouts):
-            expected = verdicts(fn, layout, unwind, readings)
+            expected = verdicts(fn, layout, unwind)
             # Only origins that are acquisitions: which retain a parameter's leak is charged to
             # is not something semantics.md settles.
             acquired = acquisition_lines(layout, fn.body)
             got = {v for v in found.get(fn.name, set()) if len(v) == 2 or v[2] in acquired}
             if expected != got:
-                out.append(Disagreement(fn, expected, got, layout, unwind, readings))
+                out.append(Disagreement(fn, expected, got, layout, unwind))
     return BatchResult(out, list(result.errors), result.functions)
 
 
@@ -181,22 +180,9 @@ def _valid(body: tuple) -> bool:
     return True
 
 
-def explain(d: Disagreement) -> frozenset[str] | None:
-    """The fewest reported readings (see oracle.Readings) under which the oracle says what
-    refcheck said; None when no combination does: a disagreement nobody has reported yet."""
-    names = [f.name for f in dataclasses.fields(Readings)]
-    for size in range(len(names) + 1):
-        for combo in itertools.combinations(names, size):
-            readings = Readings(**{n: True for n in combo})
-            if verdicts(d.function, d.layout, d.unwind, readings) == d.refcheck:
-                return frozenset(combo)
-    return None
-
-
 def disagreement_class(d: Disagreement) -> tuple:
-    """Reported readings that explain it, else which rules refcheck misses or adds."""
-    why = explain(d)
-    return ("explained", why) if why is not None else ("unexplained", d.signature())
+    """Which rules refcheck misses or adds: disagreements of one class have one cause, mostly."""
+    return d.signature()
 
 
 def shrink(d: Disagreement, directory: str, rounds: int = 60,
@@ -213,7 +199,7 @@ def shrink(d: Disagreement, directory: str, rounds: int = 60,
         if not bodies:
             return d
         candidates = [Function(f"{prefix}{k}", fn.returns, b) for k, b in enumerate(bodies)]
-        result = check_batch(candidates, directory, unwind=d.unwind, readings=d.readings)
+        result = check_batch(candidates, directory, unwind=d.unwind)
         better = [x for x in result.disagreements if key(x) == want]
         if not better:
             return d
@@ -226,5 +212,5 @@ def alone(d: Disagreement, directory: str) -> Disagreement:
     without a number, so its printed lines are the ones a reader would paste."""
     fn = dataclasses.replace(d.function,
                              name="newThing" if d.function.acquire_named else "makeThing")
-    result = check_batch([fn], directory, unwind=d.unwind, readings=d.readings)
+    result = check_batch([fn], directory, unwind=d.unwind)
     return result.disagreements[0] if result.disagreements else d

@@ -23,7 +23,6 @@ refer to them). Where the contract is silent, it reads it literally:
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from .program import (
@@ -35,24 +34,6 @@ from .program import (
 # (RC007) of an acquisition's reference also gives (rule, primary line, acquisition line),
 # since semantics.md reports one finding per (primary location, acquisition).
 Verdict = tuple
-
-
-@dataclass(frozen=True)
-class Readings:
-    """Other readings of semantics.md: each is refcheck's side of one reported disagreement.
-
-    All off is the oracle's own reading. The differential test switches them on only to check
-    that, apart from the reported disagreements, the two implementations agree; the strict
-    comparison keeps them off.
-    """
-
-    # (none open: the readings reported during the first session were settled, either by
-    # refcheck adopting the oracle's reading or by semantics.md adopting refcheck's; see
-    # REGRESSIONS in test_differential.py. Add a field here, off by default, for the next one.)
-
-
-LITERAL = Readings()
-REPORTED = Readings(**{f.name: True for f in dataclasses.fields(Readings)})
 
 
 @dataclass(eq=False)
@@ -84,7 +65,6 @@ class Execution:
     layout: Layout
     prefix: list[bool]
     unwind: bool = False  # errors="unwind": THError is an exit where nothing may be held
-    readings: Readings = LITERAL
     trace: list[bool] = field(default_factory=list)
     findings: set[Verdict] = field(default_factory=set)
     vars: dict[str, Obj | None] = field(default_factory=dict)
@@ -485,14 +465,13 @@ def distinct(a: Obj, b: Obj) -> bool:
     return False
 
 
-def verdicts(fn: Function, layout: Layout, unwind: bool = False,
-             readings: Readings = LITERAL) -> set[Verdict]:
+def verdicts(fn: Function, layout: Layout, unwind: bool = False) -> set[Verdict]:
     """The union of findings over every path of `fn`."""
     found: set[Verdict] = set()
     prefix: list[bool] = []
     not_tracked = untracked(fn.body)
     while True:
-        ex = Execution(fn, layout, prefix, unwind, readings, untracked=not_tracked)
+        ex = Execution(fn, layout, prefix, unwind, untracked=not_tracked)
         ex.run()
         found |= ex.findings
         trace = ex.trace

@@ -6,8 +6,8 @@ findings the oracle derives from semantics.md. Functions with loops and backward
 enumerated; for them refcheck must just finish cleanly.
 
 Where refcheck reads semantics.md differently from the oracle, the disagreement is reported to
-the lead; while it is open it can be named in oracle.Readings and pinned by a strict xfail.
-None is open: the comparison below is exact, and the settled ones stay as REGRESSIONS.
+the lead and settled (refcheck fixed, or semantics.md and the oracle changed): the comparison
+below is exact, and the settled ones stay as REGRESSIONS.
 
 Generation is derandomized, so a failure reproduces; the failing function is minimized before
 it is shown. `python -m tests.differential --n 5000` runs the same comparison much longer.
@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
 from .generate import CORE, FULL, LOOPS, SIZES, UNWIND, batches
-from .oracle import LITERAL, Readings
 from .oracle import verdicts
 from .program import (
     Acquire, Assign, Discard, Function, If, Release, Resize, Retain, Return, SizeCheck, Store, Use,
@@ -96,9 +95,9 @@ def test_settled_disagreement_stays_settled(case):
     assert d is None, f"{case}:\n{d.describe()}"
 
 
-def _first_disagreement(functions, unwind: bool, readings: Readings) -> str | None:
+def _first_disagreement(functions, unwind: bool) -> str | None:
     with tempfile.TemporaryDirectory() as d:
-        result = check_batch(functions, d, unwind=unwind, readings=readings)
+        result = check_batch(functions, d, unwind=unwind)
         if result.errors:  # loop-free code is small: not even the bound may be hit
             return "refcheck reported tool errors on loop-free code:\n" + "\n".join(
                 f"  {e.line}: {e.message}" for e in result.errors)
@@ -111,11 +110,11 @@ def _first_disagreement(functions, unwind: bool, readings: Readings) -> str | No
                 f"{small.describe()}")
 
 
-def _compare(profile, readings):
+def _compare(profile):
     @SETTINGS
     @given(batches(profile, 20, 40))
     def check(functions):
-        problem = _first_disagreement(functions, profile.unwind, readings)
+        problem = _first_disagreement(functions, profile.unwind)
         assert problem is None, problem
 
     check()
@@ -151,7 +150,7 @@ def test_size_facts_agree_with_the_oracle(case):
 
 @pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
 def test_loop_free_functions_get_the_oracles_verdicts(profile):
-    _compare(profile, LITERAL)
+    _compare(profile)
 
 
 @SETTINGS

@@ -304,3 +304,20 @@ def test_flag_remembers_a_null_test():
     assert run(body, returns="void") == set()
     inverted = [Flag(0, "t0", positive=True), If("t0", (NEW("t0"),)), If(0, (Release("t0"),))]
     assert run(inverted, returns="void") == {("RC001", "}")}
+
+
+# Every way the oracle can be run must change what it says on some program: a mode that changes
+# nothing proves nothing (an empty `Readings` once made `--reported` compare what the plain run does).
+# name of a keyword of `verdicts` -> (a body, the value that changes its verdicts).
+MODES = {
+    "unwind": ([NEW("t0"), Error(), Release("t0")], True),
+}
+
+
+def test_every_mode_of_the_oracle_changes_its_verdicts():
+    import inspect
+
+    modes = [p for p in inspect.signature(verdicts).parameters if p not in ("fn", "layout")]
+    assert sorted(modes) == sorted(MODES), "each mode of verdicts() needs a program it changes"
+    for name, (body, value) in MODES.items():
+        assert run(body) != run(body, **{name: value}), f"verdicts(..., {name}={value!r}) changes nothing"

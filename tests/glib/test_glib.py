@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from refcheck.driver.engine import Settings, check_unit
+from dataclasses import replace
+
+from cunit import CUnit
 from refcheck.conventions.gir import GirError, bundled, load_table, parse_gir
 from refcheck.conventions.presets import PRESETS
 
@@ -81,13 +83,9 @@ def _check(tmp_path: Path, system_headers: bool) -> list:
     sys_dir = tmp_path / "sys"
     sys_dir.mkdir()
     (sys_dir / "lib.h").write_text("#include <stdlib.h>\nstatic inline void lib_bad(void) { char *p = malloc(1); }\n")
-    unit = tmp_path / "u.c"
-    unit.write_text('#include <lib.h>\nvoid mine(void) { lib_bad(); }\n')
-    conv = PRESETS["th"].conventions
-    from dataclasses import replace
-    settings = Settings(conventions=replace(conv, system_headers=system_headers),
-                        clang_args=["-isystem", str(sys_dir)], root=str(tmp_path))
-    return check_unit(str(unit), settings).findings
+    conv = replace(PRESETS["th"].conventions, system_headers=system_headers)
+    return CUnit(tmp_path).check_text('#include <lib.h>\nvoid mine(void) { lib_bad(); }\n', "u.c", conv,
+                                      ["-isystem", str(sys_dir)]).findings
 
 
 def test_system_headers_skipped_unless_asked(tmp_path: Path) -> None:

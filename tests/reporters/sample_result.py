@@ -6,7 +6,7 @@ directory uses.
 
 from __future__ import annotations
 
-from refcheck.findings import Finding, Location, RunResult, Step, ToolError
+from refcheck.findings import Extent, Finding, Location, RunResult, Step, ToolError
 
 SOURCE = """\
 #include "TH.h"
@@ -40,7 +40,7 @@ def make_result(root: str) -> RunResult:
               Step(loc(7, 3), "taking the true branch"),
               Step(loc(8, 5), "`tc` is lost here")],
         instantiations=["THDoubleTensor_addSquared", "THFloatTensor_addSquared"],
-        origin=loc(6, 23))
+        origin=loc(6, 23), extent=Extent(FILE, 4, 5, 13))
     uar = Finding(
         rule="RC003", name="use-after-release", location=loc(11, 13),
         function="THFloatTensor_addSquared",
@@ -49,7 +49,7 @@ def make_result(root: str) -> RunResult:
               Step(loc(10, 3), "`tc` released here"),
               Step(loc(11, 13), "used here: <b>tc->size</b> & more")],
         instantiations=["THFloatTensor_addSquared"],
-        origin=loc(6, 23))
+        origin=loc(6, 23), extent=Extent(FILE, 4, 5, 13))
     return RunResult(
         findings=[leak, uar],
         errors=[ToolError("src/broken.c", "expected ';' after expression", 3, 14),

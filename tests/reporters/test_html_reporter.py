@@ -4,7 +4,7 @@ from html.parser import HTMLParser
 
 from refcheck.findings import RunResult
 from refcheck.reporters import render
-from refcheck.reporters.extent import function_extent
+from refcheck.reporters.extent import listed_lines
 from refcheck.reporters.html import message
 
 from sample_result import FILE
@@ -126,7 +126,7 @@ def test_empty_run_says_so():
 
 
 SOURCE = """\
-#include "x.h"
+typedef struct THFloatTensor THFloatTensor; THFloatTensor *THFloatTensor_new(void); void use(int);
 
 static int helper(int a) { return a; }
 
@@ -152,20 +152,43 @@ void g(int x) {
 """.splitlines()
 
 
-def test_extent_covers_signature_and_body_despite_braces_in_strings():
-    assert function_extent(SOURCE, 10, 13) == (6, 16)
-    assert function_extent(SOURCE, 20, 21) == (19, 22)
-    assert function_extent(SOURCE, 3, 3) == (3, 3)
+def function_extent(source: list[str], lo: int, hi: int, tmp_path) -> tuple[int, int]:
+    """The lines listed for path lines lo..hi: the extent the parse gives the definition there."""
+    from refcheck.frontend.comments import extent_of
+    from refcheck.frontend.unit import parse as parse_unit
+
+    path = tmp_path / "x.cpp"
+    if not path.exists():
+        path.write_text("\n".join(source) + "\n")
+    extents = [extent_of(fn) for fn in parse_unit(str(path), []).functions]
+    around = next((e for e in extents if e.first <= lo and hi <= e.last), None)
+    return listed_lines(around, str(path), len(source), lo, hi)
 
 
-def test_extent_falls_back_to_a_window_across_functions():
-    assert function_extent(SOURCE, 10, 20) == (7, 23)
+def test_extent_covers_signature_and_body_despite_braces_in_strings(tmp_path):
+    assert function_extent(SOURCE, 10, 13, tmp_path) == (6, 16)
+    assert function_extent(SOURCE, 20, 21, tmp_path) == (19, 22)
+    assert function_extent(SOURCE, 3, 3, tmp_path) == (3, 3)
 
 
-def test_extent_includes_a_path_that_starts_at_a_parameter():
+def test_extent_falls_back_to_a_window_across_functions(tmp_path):
+    assert function_extent(SOURCE, 10, 20, tmp_path) == (7, 23)
+
+
+def test_extent_includes_a_path_that_starts_at_a_parameter(tmp_path):
     # Step 1 on the signature (a borrowed parameter), the finding inside the body.
-    assert function_extent(SOURCE, 7, 13) == (6, 16)
-    assert function_extent(SOURCE, 19, 21) == (19, 22)
+    assert function_extent(SOURCE, 7, 13, tmp_path) == (6, 16)
+    assert function_extent(SOURCE, 19, 21, tmp_path) == (19, 22)
+
+
+def test_a_finding_lists_the_extent_its_check_carried(c_unit, tmp_path):
+    # The listing comes from the unit's result, not from a scan of the text.
+    leaky = "\n".join(SOURCE).replace("    return r;\n  }", "    return 0;\n  }")  # r leaks on line 13
+    (leak,) = [f for f in c_unit.check_text(leaky + "\n", "x.cpp").findings if f.function == "THFloatTensor_newFoo"]
+    assert (leak.extent.file, leak.extent.first, leak.extent.last) == ("x.cpp", 6, 16)
+    page = render("html", RunResult(findings=[leak], root=str(tmp_path)))
+    assert '<td class="ln">6</td>' in page and '<td class="ln">16</td>' in page
+    assert '<td class="ln">5</td>' not in page and '<td class="ln">17</td>' not in page
 
 
 def test_tool_error_hints_sit_beside_their_errors(result):

@@ -95,3 +95,17 @@ def test_json_error_hint_is_always_there_and_empty_when_none_is_known(result):
     assert all(e["hint"] == "" for e in json.loads(render("json", result))["errors"])
     hinted = replace(result, errors=[ToolError("a.c", "no such file", hint="add -I")])
     assert json.loads(render("json", hinted))["errors"][0]["hint"] == "add -I"
+
+
+def test_fingerprints_hash_the_text_the_check_carried_as_the_source_would_give_it(c_unit, tmp_path):
+    # The check reads each finding's statements from the bytes it parsed; hashed, they give what
+    # reading the file would, and they still do once the file has changed on disk.
+    findings = c_unit.check_text("typedef struct T T;\nT *T_new(void);\nvoid use(T *);\n"
+                                 "void f(int c) {\n  T *t =   T_new(); /* made */\n  if (c)\n    return;\n"
+                                 "  use(t);\n}\n").findings
+    assert findings and all(f.statements is not None and f.extent is not None for f in findings)
+    assert findings[0].statements.origin == "T_new();"  # from the call on, comment and spaces dropped
+    carried = fingerprints(findings, SourceCache(str(tmp_path)))
+    assert carried == fingerprints([replace(f, statements=None) for f in findings], SourceCache(str(tmp_path)))
+    (tmp_path / "u.c").write_text("/* rewritten since */\n")
+    assert fingerprints(findings, SourceCache(str(tmp_path))) == carried
