@@ -25,6 +25,7 @@ _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
 # Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
 _BORROWED = (Origin.PARAM, Origin.RESULT)
+_SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
 
 
 def same_key(cond: ir.SameObject) -> tuple:
@@ -330,7 +331,8 @@ class Transfer:
             self.summarizer.at_store(node, st, op.through, oid)
         if oid is not None:
             o = st.objs[oid]
-            if op.sink and not o.owned and o.origin in _BORROWED and o.null != NULL and not o.gone \
+            # A retained reference already handed on (stored) is no longer ours to give either.
+            if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
                     and not self.forwards:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
