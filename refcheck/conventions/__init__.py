@@ -21,15 +21,19 @@ from refcheck.conventions.summary import resolve as _resolve
 TH_NEW = r"(?:^|_)new(?:[A-Z0-9_]|v\d|$)"
 
 
-# THC's device and pinned-memory allocators, whose ownership no name spells: THCudaMalloc fills
-# its out-parameter (it raises on failure, so on every path it returns), THCudaHostAlloc returns
-# the block, and the frees release the pointer they are given. (cudaMalloc itself fills *ptr only
-# on success, which an out-parameter record cannot say: it gets none.)
+# THC's device and pinned-memory allocators and its thread-local slot, whose ownership no name
+# spells: THCudaMalloc fills its out-parameter (it raises on failure, so on every path it
+# returns), THCudaHostAlloc returns the block, and the frees release the pointer they are given.
+# (cudaMalloc itself fills *ptr only on success, which an out-parameter record cannot say: it
+# gets none.)
 TH_RECORDS = {name: parse_record(table, f"TH records: {name}") for name, table in {
     "THCudaMalloc": {"arguments": {"1": "acquire-out"}},
     "THCudaFree": {"arguments": {"1": "release"}},
     "THCudaHostAlloc": {"returns": "owned"},
     "THCudaHostFree": {"arguments": {"1": "release"}},
+    # The slot's own reference, the one THCThreadLocal_set (a sink) took: releasing it before
+    # setting another is the slot's bookkeeping, not a release of something borrowed.
+    "THCThreadLocal_get": {"returns": "unknown"},
 }.items()}
 
 

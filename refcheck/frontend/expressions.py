@@ -595,9 +595,12 @@ class ExpressionLowerer:
         return self.value(a)
 
     def is_handle(self, c) -> bool:
-        """A call result of a type the `context` patterns name (THCState *): no reference."""
+        """A call result that is no reference: of a type the `context` patterns name (THCState *),
+        or of a record type no acquirer of the unit hands out counted (`frontend.handles`: a
+        THAllocator * from THCState_getCudaHostAllocator)."""
         n = record_name(c.type)
-        return n is not None and self.b.conv.matches("context", n)
+        conv = self.b.conv
+        return n is not None and (conv.matches("context", n) or (bool(conv.unit_counted) and n not in conv.unit_counted))
 
     def new_expr(self, c):
         placed = None
