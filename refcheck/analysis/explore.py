@@ -56,7 +56,13 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     # States form no cycles and are freed by reference counting (refcheck.support.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
-        return _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack)
+        args = (max_states, seconds, observe, contract, prune, mirror, untrack)
+        result, stolen = _explore(cfg, conv, rules, *args)
+        if stolen:
+            # The function steals these (conventions.infer_steals): explored again owning them
+            # from its entry, so that releasing them is no RC006 and a path keeping one is a leak.
+            result, _ = _explore(cfg, conv, rules, *args, stolen=stolen)
+        return result
 
 
 def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
@@ -82,12 +88,15 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
     return out
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack) -> Result:
+def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack,
+             stolen: frozenset = frozenset()) -> tuple[Result, frozenset]:
+    """The function's result, and the parameters it steals where a second exploration owning
+    them is due (none when `stolen` is given already: they were)."""
     deadline = time.monotonic() + seconds
     relevant = relevant_branches(cfg) if contract else None
-    tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset())
+    tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset(), stolen)
     reporter = Reporter(cfg, rules)
-    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries)
+    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant) if prune else None
     init = tr.initial()
     if pruner is not None:
@@ -148,4 +157,6 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
             else:
                 variants.append(facts.copy())
             work.append((succ, st2, (succ, label, trace)))
-    return Result(reporter.result(), states, incomplete, DEFAULT if incomplete else summarizer.summary())
+    result = Result(reporter.result(), states, incomplete, DEFAULT if incomplete else summarizer.summary())
+    again = summarizer.stolen() if conv.infer_steals and not incomplete and not stolen and not tr.primitive else frozenset()
+    return result, again

@@ -15,7 +15,10 @@ At a node's entry, for an object nothing owns (so no leak is pending and none ca
 that no stored fact or realloc link points to:
 
 - when all its holders are dead it is dropped with every binding of it, unless it is a loaded
-  location (`Load` of the same text would find it again): no later transfer can observe it;
+  location that a `Load` of the same text on some path from here would find again (`keys`; a
+  location written since it was loaded, Kind.STALE, is found by none): no later transfer can
+  observe it. `Py_CLEAR(s->a); Py_CLEAR(s->b); ...` would otherwise keep each field's NULL or
+  released object apart and double the states at each one;
 - when some holder is live, a dead holder is unbound only if it can never be the name a message
   gives the object (a temporary, or a variable spelled like a live named holder: the macro
   expansions of `TH_TENSOR_APPLY` declare `rowS_data` once per expansion). The object then stays
@@ -32,8 +35,6 @@ from refcheck.analysis import nullness
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
-
-_KEEP = (Kind.FIELD, Kind.STALE)
 
 
 def _fate(oid, o) -> bool:
@@ -120,6 +121,16 @@ class Liveness:
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
         touched: dict[int, frozenset] = {}
+        # Load keys (`ir.Load.key`): a loaded location's object is found again only by a later
+        # load of the same text, so once none can follow, it is as dead as a variable.
+        key_bit: dict[str, int] = {}
+        gen_k: dict[int, int] = {}
+        for n, d in g.nodes(data="data"):
+            kb = 0
+            for op in (*d.ops, *d.post):
+                if type(op) is ir.Load and op.key:
+                    kb |= key_bit.setdefault(op.key, 1 << len(key_bit))
+            gen_k[n] = kb
         for n, d in g.nodes(data="data"):
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
@@ -141,6 +152,7 @@ class Liveness:
             touched[n] = frozenset(v for k_e, k_f, reads in seq for v in (*k_e, *k_f, *reads))
         env = dict.fromkeys(g.nodes, 0)
         facts = dict.fromkeys(g.nodes, 0)
+        keys = dict(gen_k)
         preds = {n: list(g.predecessors(n)) for n in g.nodes}
         succs = {n: list(g.successors(n)) for n in g.nodes}
         work = list(g.nodes)
@@ -148,14 +160,16 @@ class Liveness:
         while work:
             n = work.pop()
             queued.discard(n)
-            out_e = out_f = 0
+            out_e = out_f = out_k = 0
             for s in succs[n]:
                 out_e |= env[s]
                 out_f |= facts[s]
+                out_k |= keys[s]
             live_e = gen_e[n] | (out_e & kill_e[n])
             live_f = gen_f[n] | (out_f & kill_f[n])
-            if live_e != env[n] or live_f != facts[n]:
-                env[n], facts[n] = live_e, live_f
+            live_k = gen_k[n] | out_k
+            if live_e != env[n] or live_f != facts[n] or live_k != keys[n]:
+                env[n], facts[n], keys[n] = live_e, live_f, live_k
                 for p in preds[n]:
                     if p not in queued:
                         queued.add(p)
@@ -176,6 +190,13 @@ class Liveness:
             return got
 
         self.env = {n: as_set(b) for n, b in env.items()}
+        key_name = {b: k for k, b in key_bit.items()}
+        key_sets: dict[int, frozenset] = {}
+        for n, b in keys.items():
+            if b not in key_sets:
+                key_sets[b] = frozenset(key_name[1 << i] for i in range(b.bit_length()) if b >> i & 1)
+        # Per node, the load keys that some path from its entry loads.
+        self.keys = {n: key_sets[b] for n, b in keys.items()}
         self.facts = {n: as_set(b) for n, b in facts.items()}
         self.touched = touched
         self._died: dict[tuple, tuple] = {}
@@ -253,7 +274,7 @@ class Pruner:
                             del env[v]
                             held.remove(v)
                         continue
-                    if oid.kind in _KEEP:
+                    if oid.kind is Kind.FIELD and oid.site in self.live.keys[node]:
                         continue  # a later load of the same text would find it again
                     for h in held:
                         del env[h]

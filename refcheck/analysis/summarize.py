@@ -30,13 +30,16 @@ from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source,
 class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
-    def __init__(self, cfg, raises: bool = False):
+    def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset()):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
-        read it); elsewhere it would only make records differ that no caller reads."""
+        read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
+        parameters the function was explored as owning (`stolen()` of a first exploration)."""
         self.cfg = cfg
         self.raises = raises
+        self.stolen_vars = stolen
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
         self.index = {var: i for i, var in self.params}
+        self.params_by_index = dict(self.params)
         # Per parameter index: the set of fates seen at returning ends.
         self.fates: dict[int, set] = {i: set() for i, _ in self.params}
         self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
@@ -49,9 +52,12 @@ class Summarizer:
     def at_return(self, node: int, st: State, value: str | None) -> None:
         """A returning end, before the return's own transfer (which gives the reference up)."""
         self.returns.add(node)
-        for i, var in self.params:
-            self.fates[i].add(self.fate(st, ObjId(Kind.PARAM, var)))
         oid = st.env.get(value) if value is not None else None
+        for i, var in self.params:
+            pid = ObjId(Kind.PARAM, var)
+            fate = self.fate(st, pid)
+            # Handing the parameter back is giving it up too, where the function owns it.
+            self.fates[i].add("returned" if fate == "borrowed" and oid == pid else fate)
         if oid is None:
             self.results.add(("borrowed",) if value is not None else ("none",))
             return
@@ -114,8 +120,17 @@ class Summarizer:
                     ends=ends, may_raise=self.errors and self.raises, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
+    def stolen(self) -> frozenset:
+        """The parameters the function treats as its own: given up (released or handed over) on
+        some path and on every other returning path where they are not NULL given up or returned."""
+        return frozenset(var for i, var in self.params
+                         if self.fates[i] & {"released", "consumed", "sunk"}
+                         and self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"})
+
     def effect(self, i: int) -> Effect | None:
         fates = self.fates[i] - {"null"}
+        if self.params_by_index[i] in self.stolen_vars and fates != {"released"}:
+            return Effect.CONSUME  # a stolen parameter: its caller hands it over
         for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
             if fates == {fate}:
                 return effect
@@ -124,7 +139,9 @@ class Summarizer:
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
         if owned:
-            given = [r[1] for r in owned if r[1] is not None]
+            # A stolen parameter handed back is the caller's reference moved, not a second one.
+            stolen = {self.index[v] for v in self.stolen_vars}
+            given = [r[1] for r in owned if r[1] is not None and r[1] not in stolen]
             return Returns.OWNED, min(given) if given else None
         others = self.results - {("null",), ("none",)}
         if len(others) == 1 and next(iter(others))[0] == "argument":

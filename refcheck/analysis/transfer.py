@@ -34,9 +34,11 @@ def same_key(cond: ir.SameObject) -> tuple:
 
 class Transfer:
     def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None,
-                 untracked: frozenset = frozenset()):
+                 untracked: frozenset = frozenset(), stolen: frozenset = frozenset()):
         """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all.
-        `untracked`: variables that take no part in ownership (`slicing.untracked_values`)."""
+        `untracked`: variables that take no part in ownership (`slicing.untracked_values`).
+        `stolen`: the parameters the function owns from its entry (`Summarizer.stolen`)."""
+        self.stolen = stolen
         self.cfg = cfg
         self.untracked = untracked
         self.conv = conv
@@ -152,7 +154,7 @@ class Transfer:
                 continue
             oid = ObjId(Kind.PARAM, var)
             st.env[var] = oid
-            st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.PARAM, self.cfg.loc, self.cfg.names.get(var, var),
+            st.objs[oid] = Obj(int(var in self.stolen), Gone.NO, MAYBE, Origin.PARAM, self.cfg.loc, self.cfg.names.get(var, var),
                                self.cfg.entry)
         return st
 

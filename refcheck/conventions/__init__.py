@@ -179,6 +179,11 @@ class Conventions:
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
+    # A function that releases (or hands over) a pointer parameter on a path, and on every other
+    # path returns, releases or hands it over, steals it (CPython's `_steal_accumulate(s, acc,
+    # stolen)`): it owns the parameter from its entry, and its callers give their reference up.
+    # Off for TH, whose Golden Rule leaves releasing a parameter to the free/release functions.
+    infer_steals: bool = False
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:

@@ -48,7 +48,7 @@ def cpython_table() -> dict[str, Summary]:
 
 def _cpython() -> Conventions:
     return Conventions(
-        library_summaries=cpython_table(), library_header="Python.h", scalar_results=False,
+        library_summaries=cpython_table(), library_header="Python.h", scalar_results=False, infer_steals=True,
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
         acquire=[
