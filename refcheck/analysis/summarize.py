@@ -53,7 +53,9 @@ class Summarizer:
             self.fates[i].add(self.fate(st, ObjId(Kind.PARAM, var)))
         oid = st.env.get(value) if value is not None else None
         if oid is None:
-            self.results.add(("borrowed",) if value is not None else ("none",))
+            # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
+            # buffer, an unknown container element) says nothing about ownership.
+            self.results.add(("unknown",) if value is not None else ("none",))
             return
         o = st.objs[oid]
         if o.null == Nullness.NULL:
@@ -127,6 +129,8 @@ class Summarizer:
             given = [r[1] for r in owned if r[1] is not None]
             return Returns.OWNED, min(given) if given else None
         others = self.results - {("null",), ("none",)}
+        if ("unknown",) in others:
+            return Returns.UNKNOWN, None
         if len(others) == 1 and next(iter(others))[0] == "argument":
             return Returns.ARGUMENT, next(iter(others))[1]
         if not others and ("null",) in self.results:

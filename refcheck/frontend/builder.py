@@ -497,6 +497,19 @@ OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
 OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
 
 
+def returns_parameter(ret) -> bool:
+    """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
+    whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
+    kids = list(children_of(ret))
+    if not kids:
+        return False
+    e = strip(kids[0])
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
+        return False
+    target = referenced(e)
+    return target is not None and kind_of(target) == K.PARM_DECL
+
+
 def can_find_anything(fn, conv: Conventions) -> bool:
     """Whether a function's body could produce a finding, decided on its cursors before its graph
     is built: it must call something the conventions give an ownership role, use new/delete, hold
@@ -518,5 +531,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True
         elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
             return True
+        elif k == K.RETURN_STMT and returns_parameter(c):
+            return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
         stack.extend(children_of(c))
     return False
