@@ -362,7 +362,9 @@ class Transfer:
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
         oid = st.env.pop(op.var, None)
         self.invalidate(st, op.var)
-        if oid is not None:
+        # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
+        # sig's: only an escaping sole holder may hand its reference over.
+        if oid is not None and oid not in st.env.values():
             st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
             self.collect(st, oid)
 

@@ -128,7 +128,10 @@ GLIB_RULES: dict[str, dict] = {
         "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
         "prepend_c", "prepend_len", "prepend_unichar", "insert", "insert_c", "insert_len",
         "insert_unichar", "overwrite", "overwrite_len", "assign", "truncate", "set_size", "erase",
-        "ascii_down", "ascii_up", "down", "up")},
+        "ascii_down", "ascii_up", "down", "up",
+        # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
+        # header bodies are not analysed, so their records are needed here.
+        "append_c_inline", "append_len_inline", "truncate_inline")},
     # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
     # their argument.
     **{name: {"returns": "borrowed"} for name in (

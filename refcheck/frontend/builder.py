@@ -15,7 +15,7 @@ import networkx as nx
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import Effect
+from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
                                          reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
@@ -525,7 +525,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         k = kind_of(c)
         if k == K.CALL_EXPR:
             summary = conv.summary(callee_of(c)[1])
-            if summary.role in OWNERSHIP_ROLES or any(e is not Effect.BORROW for _, e in summary.arguments):
+            if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
+                    or any(e is not Effect.BORROW for _, e in summary.arguments)):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
             return True
