@@ -100,8 +100,7 @@ def _record(callable_) -> Record | None:
                         arguments[str(j + shift)] = "sink"
             # Data followed by the notify that frees it, with no closure attribute to link them
             # (g_task_set_task_data(task, data, destroy), g_object_set_data_full(o, key, data, destroy)).
-            if (_type_name(p) == "gpointer" and i + 1 < len(plain)
-                    and _type_name(plain[i + 1]) in NOTIFY_TYPES):
+            if _type_name(p) == "gpointer" and _notified(plain[i + 1:]):
                 arguments[position] = "sink"
     if arguments:
         record["arguments"] = dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))
@@ -118,6 +117,17 @@ def _floating(ret) -> bool:
 def _opaque(ret) -> bool:
     t = ret.find(CORE + "type")
     return t is not None and t.get(C_NS + "type", "") in ("gpointer", "gconstpointer", "void*")
+
+
+def _notified(rest) -> bool:
+    """The parameters after a data pointer reach its destroy notify, past callbacks only
+    (g_test_add_data_func_full(path, data, func, data_free): no closure attribute there)."""
+    for p in rest:
+        if _type_name(p) in NOTIFY_TYPES:
+            return True
+        if p.get("scope") is None:
+            return False
+    return False
 
 
 def _c_type(holder) -> str:
