@@ -59,7 +59,9 @@ class Summarizer:
             # Handing the parameter back is giving it up too, where the function owns it.
             self.fates[i].add("returned" if fate == "borrowed" and oid == pid else fate)
         if oid is None:
-            self.results.add(("borrowed",) if value is not None else ("none",))
+            # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
+            # buffer, an unknown container element) says nothing about ownership.
+            self.results.add(("unknown",) if value is not None else ("none",))
             return
         o = st.objs[oid]
         if o.null == Nullness.NULL:
@@ -144,6 +146,8 @@ class Summarizer:
             given = [r[1] for r in owned if r[1] is not None and r[1] not in stolen]
             return Returns.OWNED, min(given) if given else None
         others = self.results - {("null",), ("none",)}
+        if ("unknown",) in others:
+            return Returns.UNKNOWN, None
         if len(others) == 1 and next(iter(others))[0] == "argument":
             return Returns.ARGUMENT, next(iter(others))[1]
         if not others and ("null",) in self.results:

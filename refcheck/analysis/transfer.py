@@ -15,6 +15,7 @@ from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Effect, Source
 from refcheck.rules.events import Event, EventKind, Gone, Nullness, Origin, Via
 from refcheck.findings import Location
 
@@ -149,14 +150,27 @@ class Transfer:
 
     def initial(self) -> State:
         st = State({}, {}, Facts())
-        for var, is_ptr in self.cfg.params:
+        taken = self.taken_parameters()
+        for i, (var, is_ptr) in enumerate(self.cfg.params):
             if var is None or not is_ptr or self.primitive:
                 continue
             oid = ObjId(Kind.PARAM, var)
             st.env[var] = oid
-            st.objs[oid] = Obj(int(var in self.stolen), Gone.NO, MAYBE, Origin.PARAM, self.cfg.loc, self.cfg.names.get(var, var),
-                               self.cfg.entry)
+            # Owned from entry: a parameter the function steals (inferred, cpython) or one its own
+            # configured record says it takes over (a project's .gir: transfer full).
+            st.objs[oid] = Obj(1 if var in self.stolen or i in taken else 0, Gone.NO, MAYBE, Origin.PARAM,
+                               self.cfg.loc, self.cfg.names.get(var, var), self.cfg.entry)
         return st
+
+    def taken_parameters(self) -> frozenset[int]:
+        """The parameters this function's own record (configured: a project's .gir saying
+        `(transfer full)`, a summaries table) says it takes over: its callers hand it their
+        reference, so it starts owning one (to store, release or leak). The record inferred
+        from this very body is not asked: that would be circular."""
+        own = self.conv.summary(self.cfg.name, library=False)
+        if own.source is not Source.CONFIGURED:
+            return frozenset()
+        return own.positions(Effect.CONSUME, len(self.cfg.params))
 
     # -- a node ---------------------------------------------------------------------------------
     def step(self, node: int, st: State, events: list) -> list:
@@ -354,7 +368,9 @@ class Transfer:
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
         oid = st.env.pop(op.var, None)
         self.invalidate(st, op.var)
-        if oid is not None:
+        # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
+        # sig's: only an escaping sole holder may hand its reference over.
+        if oid is not None and oid not in st.env.values():
             st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
             self.collect(st, oid)
 

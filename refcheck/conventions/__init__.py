@@ -7,7 +7,7 @@ The analysis only ever asks a `Conventions` object; the TH preset below is the d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
 from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked,
@@ -326,6 +326,8 @@ class Conventions:
             s = self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
             if s.source is Source.DEFAULT and self.inferred is not None and name:
                 return self.inferred.get(name) or s
+            if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
+                return _refined(s, self.inferred.get(name))
             return s
         s = self._summaries.get(name)
         if s is None:
@@ -339,6 +341,8 @@ class Conventions:
             self._summaries[name] = s
         if s.source is Source.DEFAULT and self.inferred is not None and name:
             return self.inferred.get(name) or s
+        if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
+            return _refined(s, self.inferred.get(name))
         return s
 
     @cached_property
@@ -385,3 +389,10 @@ _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)_[A-Za-z]\w*$")
 def _pattern(text: str) -> re.Pattern:
     return re.compile(text)
 
+
+def _refined(record: Summary, inferred: Summary | None) -> Summary:
+    """A configured borrowed result (GIR's `transfer none`) that the body shows is an argument
+    itself (json_node_init_int(node, v) returns node): the caller keeps holding what it passed."""
+    if inferred is None or inferred.returns is not Returns.ARGUMENT:
+        return record
+    return replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)

@@ -25,9 +25,9 @@ CORE = "{http://www.gtk.org/introspection/core/1.0}"
 C_NS = "{http://www.gtk.org/introspection/c/1.0}"
 CALLABLES = ("function", "method", "constructor")
 NOTIFY_TYPES = {"GLib.DestroyNotify", "DestroyNotify", "GObject.ClosureNotify", "ClosureNotify"}
-RETURNS = ("owned", "borrowed", "reallocated", "argument")
+RETURNS = ("owned", "borrowed", "reallocated", "argument", "unknown")
 FLOATING_TYPES = {"GParamSpec*"}
-EFFECTS = ("consume", "sink", "acquire-out", "release", "retain", "borrow")
+EFFECTS = ("consume", "sink", "store", "acquire-out", "release", "retain", "borrow")
 Record = dict  # {"returns": "owned", "arguments": {"1": "sink"}}
 
 
@@ -44,13 +44,30 @@ def _is_pointer(holder) -> bool:
     return False
 
 
+def _holds_pointer(holder) -> bool:
+    """An out parameter's C type points to a pointer (`gchar **contents`, `GError **error`), so
+    that `*arg` can receive a reference; `gint *argc` and `gsize *length` receive a number."""
+    for child in holder:
+        if child.tag in (CORE + "type", CORE + "array"):
+            ctype = child.get(C_NS + "type", "")
+            return ctype.count("*") >= 2 or ctype in ("gpointer*", "gconstpointer*")
+    return False
+
+
 def _record(callable_) -> Record | None:
     record: Record = {}
     ret = callable_.find(CORE + "return-value")
     if ret is not None and _is_pointer(ret):
         full = ret.get("transfer-ownership") in ("full", "container")
-        if full or not _opaque(ret):  # an unannotated gpointer says nothing (g_malloc's is "none")
-            record["returns"] = "owned" if full and not _floating(ret) else "borrowed"
+        if full and not _floating(ret):
+            record["returns"] = "owned"
+        elif full or not _opaque(ret):
+            record["returns"] = "borrowed"
+        else:
+            # An unannotated gpointer (g_malloc's, g_queue_pop_head's, g_hash_table_lookup's is
+            # "none") says nothing: the element a container gives back may be its caller's to
+            # free or not. Unknown, so neither a release of it nor a hand-over is misjudged.
+            record["returns"] = "unknown"
     params = callable_.find(CORE + "parameters")
     arguments: dict[str, str] = {}
     if params is not None:
@@ -60,13 +77,20 @@ def _record(callable_) -> Record | None:
         # called once, receives it (the GIO pattern: the callback releases what it was given).
         notify = any(_type_name(p) in NOTIFY_TYPES or p.get("destroy") or p.get("scope") == "async"
                      for p in plain)
+        # A gboolean function that throws fills its out parameters only when it returns TRUE
+        # (g_file_get_contents): on FALSE `*contents` is untouched, so no acquisition is modelled.
+        conditional = callable_.get("throws") == "1" and ret is not None and _c_type(ret) == "gboolean"
         for i, p in enumerate(plain):
             position = str(i + shift)
             out = p.get("direction") in ("out", "inout")
             full = p.get("transfer-ownership") == "full"
-            if out and full and not p.get("caller-allocates") == "1":
+            # An inout array (g_option_context_parse's argv) is the caller's own, rewritten in place.
+            if (p.get("direction") == "out" and full and not p.get("caller-allocates") == "1"
+                    and _holds_pointer(p) and not conditional):
                 arguments[position] = "acquire-out"
-            elif full and not out and _is_pointer(p):
+            elif out:
+                pass  # a number written back, or the caller's own buffer filled in
+            elif full and _is_pointer(p):
                 arguments[position] = "consume"
             if notify and p.get("closure") is not None:  # a callback's user data
                 # The attribute links the callback and its data either way round
@@ -74,6 +98,10 @@ def _record(callable_) -> Record | None:
                 for j in (i, int(p.get("closure"))):
                     if 0 <= j < len(plain) and _type_name(plain[j]) == "gpointer":
                         arguments[str(j + shift)] = "sink"
+            # Data followed by the notify that frees it, with no closure attribute to link them
+            # (g_task_set_task_data(task, data, destroy), g_object_set_data_full(o, key, data, destroy)).
+            if _type_name(p) == "gpointer" and _notified(plain[i + 1:]):
+                arguments[position] = "sink"
     if arguments:
         record["arguments"] = dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))
     return record or None
@@ -89,6 +117,22 @@ def _floating(ret) -> bool:
 def _opaque(ret) -> bool:
     t = ret.find(CORE + "type")
     return t is not None and t.get(C_NS + "type", "") in ("gpointer", "gconstpointer", "void*")
+
+
+def _notified(rest) -> bool:
+    """The parameters after a data pointer reach its destroy notify, past callbacks only
+    (g_test_add_data_func_full(path, data, func, data_free): no closure attribute there)."""
+    for p in rest:
+        if _type_name(p) in NOTIFY_TYPES:
+            return True
+        if p.get("scope") is None:
+            return False
+    return False
+
+
+def _c_type(holder) -> str:
+    t = holder.find(CORE + "type")
+    return t.get(C_NS + "type", "") if t is not None else ""
 
 
 def _type_name(p) -> str:

@@ -86,22 +86,28 @@ def base_glib() -> Conventions:
     return Conventions(
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
+                 r"^g_slice_(?:alloc0?|copy)$",
                  r"^g_strndup$", r"^g_strconcat$", r"^g_strjoin\w*$", r"^g_memdup2?$"],
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$", r"^g_strfreev$"],
+                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         consume=[r"_take$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
-        exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$"],
-        # g_return_if_fail() returns from the caller rather than aborting: an ordinary exit.
+        # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error
+        # (it logs a critical, and G_DISABLE_CHECKS compiles it out): what it leaves behind is
+        # not reported, as for an abort. Its path ends at g_return_if_fail_warning.
+        exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$",
+              r"^g_return_if_fail_warning$"],
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
-        **_NO_TH_TABLES,
+        # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
+        # keeps its last argument without a reference of its own: the caller hands its over.
+        **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
     )
 
 
@@ -112,26 +118,29 @@ def base_glib() -> Conventions:
 # ownership goes.
 _HEAD = {"returns": "reallocated"}
 GLIB_RULES: dict[str, dict] = {
-    **{f"g_{kind}_{op}": {"returns": "reallocated", "arguments": {str(pos): "sink"}}
+    **{f"g_{kind}_{op}": {"returns": "reallocated", "arguments": {str(pos): "store"}}
        for kind in ("list", "slist")
        for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
                        ("insert_sorted_with_data", 1), ("insert_before", 2))},
     **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
        for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link",
                   "concat")},
-    "g_ptr_array_add": {"arguments": {"1": "sink"}},
-    "g_ptr_array_insert": {"arguments": {"2": "sink"}},
-    "g_queue_push_head": {"arguments": {"1": "sink"}},
-    "g_queue_push_tail": {"arguments": {"1": "sink"}},
-    "g_queue_push_nth": {"arguments": {"1": "sink"}},
-    "g_hash_table_insert": {"arguments": {"1": "sink", "2": "sink"}},
-    "g_hash_table_replace": {"arguments": {"1": "sink", "2": "sink"}},
-    "g_hash_table_add": {"arguments": {"1": "sink"}},
+    "g_ptr_array_add": {"arguments": {"1": "store"}},
+    "g_ptr_array_insert": {"arguments": {"2": "store"}},
+    "g_queue_push_head": {"arguments": {"1": "store"}},
+    "g_queue_push_tail": {"arguments": {"1": "store"}},
+    "g_queue_push_nth": {"arguments": {"1": "store"}},
+    "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
+    "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
+    "g_hash_table_add": {"arguments": {"1": "store"}},
     **{f"g_string_{op}": {"returns": "argument", "returned": 0} for op in (
         "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
         "prepend_c", "prepend_len", "prepend_unichar", "insert", "insert_c", "insert_len",
         "insert_unichar", "overwrite", "overwrite_len", "assign", "truncate", "set_size", "erase",
-        "ascii_down", "ascii_up", "down", "up")},
+        "ascii_down", "ascii_up", "down", "up",
+        # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
+        # header bodies are not analysed, so their records are needed here.
+        "append_c_inline", "append_len_inline", "truncate_inline")},
     # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
     # their argument.
     **{name: {"returns": "borrowed"} for name in (
@@ -153,8 +162,18 @@ _PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")
 def gir_records(conv: Conventions, tables: dict[str, dict], where: str) -> dict[str, Summary]:
     """GObject-Introspection records (TOML-form tables) for the names whose role the patterns
     do not already decide."""
-    return {name: parse_record(t, f"{where}: {name}") for name, t in tables.items()
-            if conv.classify(name) not in _PATTERN_ROLES}
+    out = {}
+    for name, t in tables.items():
+        role = conv.classify(name)
+        if role in _PATTERN_ROLES:
+            continue
+        if role == "acquire" and t.get("returns") == "unknown":
+            # An unannotated gpointer result says nothing: g_malloc's name says it is owned.
+            t = {k: v for k, v in t.items() if k != "returns"}
+            if not t:
+                continue
+        out[name] = parse_record(t, f"{where}: {name}")
+    return out
 
 
 def _glib() -> Conventions:

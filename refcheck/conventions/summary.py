@@ -21,6 +21,9 @@ class Effect(Enum):
     RELEASE = "release"  # gives up the caller's reference (free, decref)
     CONSUME = "consume"  # takes it over: no release after (move, freeCopyTo, a steal)
     SINK = "sink"  # keeps it in memory that outlives the call: a hand-over, like a store
+    # Keeps it as a container keeps an element: an owned reference is handed over, a borrowed one
+    # is fine (a GList of borrowed strings), exactly like a store into a field; no RC009.
+    STORE = "store"
     RETAIN = "retain"  # adds a reference
     ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
     CONSUME_ON_SUCCESS = "consume-on-success"  # steals only when the call returns 0

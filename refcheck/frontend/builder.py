@@ -15,7 +15,7 @@ from refcheck.ir.digraph import descendants
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import Effect
+from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
                                          reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
@@ -511,6 +511,19 @@ OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
 OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
 
 
+def returns_parameter(ret) -> bool:
+    """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
+    whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
+    kids = list(children_of(ret))
+    if not kids:
+        return False
+    e = strip(kids[0])
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
+        return False
+    target = referenced(e)
+    return target is not None and kind_of(target) == K.PARM_DECL
+
+
 def can_find_anything(fn, conv: Conventions) -> bool:
     """Whether a function's body could produce a finding, decided on its cursors before its graph
     is built: it must call something the conventions give an ownership role, use new/delete, hold
@@ -526,11 +539,14 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         k = kind_of(c)
         if k == K.CALL_EXPR:
             summary = conv.summary(callee_of(c)[1])
-            if summary.role in OWNERSHIP_ROLES or any(e is not Effect.BORROW for _, e in summary.arguments):
+            if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
+                    or any(e is not Effect.BORROW for _, e in summary.arguments)):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
             return True
         elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
             return True
+        elif k == K.RETURN_STMT and returns_parameter(c):
+            return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
         stack.extend(children_of(c))
     return False

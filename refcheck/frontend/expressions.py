@@ -384,7 +384,7 @@ class ExpressionLowerer:
         values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in (Effect.SINK, Effect.CONSUME) and isinstance(i, int)}
+        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         on_success = {i for i, e in effects.items() if e is Effect.CONSUME_ON_SUCCESS and isinstance(i, int)}
         kept = [v for i, (v, a) in enumerate(zip(values, args))
@@ -410,7 +410,8 @@ class ExpressionLowerer:
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
         if kept:
-            self.hand_over(c, loc, name, args, sinks, kept)
+            plain = {values[i] for i, e in effects.items() if e is Effect.STORE and isinstance(i, int) and i < len(values)}
+            self.hand_over(c, loc, name, args, sinks, kept, plain)
         self.fill(loc, name, args, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
@@ -517,7 +518,7 @@ class ExpressionLowerer:
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -531,7 +532,10 @@ class ExpressionLowerer:
             deps = frozenset(v for a in others for v in expr_vars(a, self.b))
         for v in kept:
             self.b.emit(ir.Use(loc, v))
-            self.b.emit(ir.Store(loc, v, target, deps, sink=name))
+            if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
+                self.b.emit(ir.Store(loc, v, "", frozenset()))
+            else:
+                self.b.emit(ir.Store(loc, v, target, deps, sink=name))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
@@ -581,7 +585,13 @@ class ExpressionLowerer:
         target = strip(next(iter(children_of(inner)), inner))
         v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
         if v is None:
-            return None
+            if kind_of(target) not in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or not has_pointer_type(target):
+                return None
+            # `g_steal_pointer(&priv->root)`: the reference the object held is now this function's.
+            self.value(target)
+            t = self.b.temp(f"{name}(&{expr_text(target)})")
+            self.b.emit(ir.Acquire(loc, t, name))
+            return t
         t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
         self.b.emit(ir.Assign(loc, t, v))
         self.b.emit(ir.Assign(loc, v, None, null=True))
@@ -675,6 +685,8 @@ HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}
 
 # Calls that put what they are given into a container: on a member (`args.push_back(a)`,
 # `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
+# Argument effects that keep the reference passed: a hand-over (a store into memory).
+_KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE)
 _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
 # `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
 _NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,

@@ -12,7 +12,9 @@ from dataclasses import replace
 
 from cunit import CUnit
 from refcheck.conventions.gir import GirError, bundled, load_table, parse_gir
-from refcheck.conventions.presets import PRESETS
+from refcheck.conventions.presets import PRESETS, gir_records
+from refcheck.conventions.summary import Effect, Returns
+from refcheck.driver.engine import Settings, check_unit
 
 GIR = textwrap.dedent("""\
     <?xml version="1.0"?>
@@ -71,7 +73,12 @@ def test_bundled_table_and_preset() -> None:
     assert conv.classify("g_object_ref") == "retain"  # the pattern's role, not GIR's "full"
     assert conv.classify("g_list_prepend") == "reallocate"
     assert conv.sink_arguments("g_signal_connect_data", 6) == {3}
-    assert conv.sink_arguments("g_hash_table_insert", 3) == {1, 2}
+    # Containers keep their elements as a store does: owned or borrowed alike (no RC009).
+    assert conv.summary("g_hash_table_insert").arguments == ((1, Effect.STORE), (2, Effect.STORE))
+    assert conv.sink_arguments("g_task_set_task_data", 3) == {1}  # data, then its notify
+    assert conv.summary("g_queue_pop_head").returns is Returns.UNKNOWN  # an element: may be owned
+    assert conv.summary("g_file_get_contents").arguments == ()  # filled only on TRUE
+    assert conv.summary("g_option_context_parse").arguments == ()  # argc a number, argv in place
     s = conv.summary("g_string_append")
     assert s.returns.value == "argument" and s.returned == 0
     # A library record: only for callees GLib's headers declare (the frontend asks with library=).
@@ -107,3 +114,31 @@ def test_table_regenerates(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     assert main(["-o", str(out)]) == 0
     assert len(load_table(out.read_text(), "t")[1]) > 1000
+
+
+def test_transfer_full_parameter_is_owned(tmp_path: Path) -> None:
+    """A function its own .gir says takes `child` over (transfer full) owns it from entry: it
+    may store or release it, and leaks it on a path that does neither."""
+    path = tmp_path / "Foo-1.0.gir"
+    path.write_text(GIR)
+    base = PRESETS["glib"].conventions
+    from dataclasses import replace
+    conv = replace(base, summaries=gir_records(base, parse_gir(str(path)), "Foo-1.0.gir"))
+    unit = tmp_path / "u.c"
+    unit.write_text(textwrap.dedent("""\
+        typedef struct FooThing { struct FooThing *child; int n; } FooThing;
+        void foo_thing_unref(FooThing *t);
+        void foo_thing_adopt(FooThing *self, FooThing *child, char **out)
+        {
+          if (self->n > 3) {
+            foo_thing_unref(child);
+            return;
+          }
+          if (self->n < 0)
+            return;
+          self->child = child;
+        }
+        """))
+    findings = check_unit(str(unit), Settings(conventions=conv, root=str(tmp_path))).findings
+    # The release is no RC006 and the store no RC009; the bare return leaks the child.
+    assert [(f.rule, f.location.line) for f in findings] == [("RC001", 10)]
