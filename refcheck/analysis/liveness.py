@@ -121,16 +121,7 @@ class Liveness:
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
         touched: dict[int, frozenset] = {}
-        # Load keys (`ir.Load.key`): a loaded location's object is found again only by a later
-        # load of the same text, so once none can follow, it is as dead as a variable.
-        key_bit: dict[str, int] = {}
-        gen_k: dict[int, int] = {}
-        for n, d in g.nodes(data="data"):
-            kb = 0
-            for op in (*d.ops, *d.post):
-                if type(op) is ir.Load and op.key:
-                    kb |= key_bit.setdefault(op.key, 1 << len(key_bit))
-            gen_k[n] = kb
+        key_bit, gen_k = _load_keys(g)
         for n, d in g.nodes(data="data"):
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
@@ -174,30 +165,12 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        name = {b: v for v, b in bit.items()}
-        sets: dict[int, frozenset] = {}
-
-        def as_set(b: int) -> frozenset:
-            got = sets.get(b)
-            if got is None:
-                out = []
-                rest = b
-                while rest:
-                    low = rest & -rest
-                    out.append(name[low])
-                    rest ^= low
-                got = sets[b] = frozenset(out)
-            return got
-
-        self.env = {n: as_set(b) for n, b in env.items()}
-        key_name = {b: k for k, b in key_bit.items()}
-        key_sets: dict[int, frozenset] = {}
-        for n, b in keys.items():
-            if b not in key_sets:
-                key_sets[b] = frozenset(key_name[1 << i] for i in range(b.bit_length()) if b >> i & 1)
+        names = _Decoder(bit)
+        self.env = {n: names.set_of(b) for n, b in env.items()}
         # Per node, the load keys that some path from its entry loads.
-        self.keys = {n: key_sets[b] for n, b in keys.items()}
-        self.facts = {n: as_set(b) for n, b in facts.items()}
+        key_names = _Decoder(key_bit)
+        self.keys = {n: key_names.set_of(b) for n, b in keys.items()}
+        self.facts = {n: names.set_of(b) for n, b in facts.items()}
         self.touched = touched
         self._died: dict[tuple, tuple] = {}
 
@@ -208,6 +181,41 @@ class Liveness:
         if out is None:
             out = self._died[pred, succ] = (self.facts[pred] | self.touched[pred]) - self.facts[succ]
         return out
+
+
+def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
+    """Load keys (`ir.Load.key`) as bits, and per node the keys it loads: a loaded location's
+    object is found again only by a later load of the same text, so once none can follow, it is
+    as dead as a variable."""
+    key_bit: dict[str, int] = {}
+    gen_k: dict[int, int] = {}
+    for n, d in g.nodes(data="data"):
+        kb = 0
+        for op in (*d.ops, *d.post):
+            if type(op) is ir.Load and op.key:
+                kb |= key_bit.setdefault(op.key, 1 << len(key_bit))
+        gen_k[n] = kb
+    return key_bit, gen_k
+
+
+class _Decoder:
+    """Bit sets back to sets of names, each distinct set made once."""
+
+    def __init__(self, bit: dict[str, int]) -> None:
+        self.name = {b: v for v, b in bit.items()}
+        self.sets: dict[int, frozenset] = {}
+
+    def set_of(self, b: int) -> frozenset:
+        got = self.sets.get(b)
+        if got is None:
+            out = []
+            rest = b
+            while rest:
+                low = rest & -rest
+                out.append(self.name[low])
+                rest ^= low
+            got = self.sets[b] = frozenset(out)
+        return got
 
 
 class Pruner:

@@ -362,6 +362,9 @@ class ExpressionLowerer:
             self.stmt(kids[-1])
         return None
 
+    # About 85 lines: one call lowered from its summary record in the order its effects happen
+    # (conditional errors, steals, positions, hand-overs, ends, results); the parts that stand
+    # alone are methods below.
     def call(self, c):
         decl, name = self.b.callee_of(c)
         loc = location(c)
@@ -420,11 +423,7 @@ class ExpressionLowerer:
         if role == "reallocate":
             return self.reallocation(loc, name, summary, tracked)
         if role == "acquire":
-            t = self.b.temp(f"{name}(...)")
-            index = resolve(summary.returned, len(args)) if isinstance(summary.returned, int) else None
-            source = values[index] if index is not None and values[index] in tracked else None
-            self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c)))
-            return t
+            return self.acquisition(c, loc, name, summary, values, tracked)
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.
@@ -451,6 +450,14 @@ class ExpressionLowerer:
                 and summary.returns is Returns.BORROWED):
             return self.borrowed_result(loc, name, args)
         return None
+
+    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
+        """An owned result: fresh, or possibly the argument the record says it may hand back."""
+        t = self.b.temp(f"{name}(...)")
+        index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
+        source = values[index] if index is not None and values[index] in tracked else None
+        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c)))
+        return t
 
     def borrowed_result(self, loc, name: str, args: list) -> str:
         """A borrowing call's pointer result: tracked as borrowed, so that releasing it is RC010

@@ -36,14 +36,22 @@ def record_name(t) -> str | None:
 
 
 def counted_types(top: list, conv: Conventions) -> frozenset[str]:
-    """The record types the unit's acquirer declarations (and reallocations) return pointers to."""
+    """The record types the unit's declarations count: those its acquirers (and reallocations)
+    return pointers to, and those its releasers and retainers take (a type no convention ever
+    acquires or releases is no reference: `THAllocator *`, `THCState *`)."""
     out: set[str] = set()
     # The kind first: most top-level cursors are macro expansions.
     for c in nested(top, lambda c: kind_of(c) in _SCOPES):
-        if kind_of(c) in _DECLS and (conv.matches("acquire", c.spelling) or conv.matches("reallocate", c.spelling)):
-            name = record_name(c.result_type)
-            if name is not None:
-                out.add(name)
+        if kind_of(c) not in _DECLS:
+            continue
+        name = c.spelling
+        if conv.matches("acquire", name) or conv.matches("reallocate", name):
+            out.add(record_name(c.result_type))
+        elif conv.matches("release", name) or conv.matches("retain", name):
+            # The last pointer parameter: THC's `THCudaTensor_free(THCState *state, THCudaTensor *self)`.
+            records = [record_name(a.type) for a in c.get_arguments()]
+            out.add(next((r for r in reversed(records) if r is not None), None))
+    out.discard(None)
     return frozenset(out)
 
 
