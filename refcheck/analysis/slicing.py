@@ -14,6 +14,7 @@ through ops that change no ownership, so the contraction adds no ownership outco
 from __future__ import annotations
 
 from refcheck import ir
+from refcheck.ir.digraph import dominators
 
 _ENDS = ("return", "exit", "error", "stop")
 
@@ -230,9 +231,8 @@ def _reachable(succs: dict, start) -> set:
 
 def _postdominators(succs: dict, sink) -> dict:
     """Each node's immediate post-dominator, `sink` standing for every end (a node without
-    successors): the immediate dominators of the reversed graph from `sink` (Cooper, Harvey and
-    Kennedy's iteration, as networkx's immediate_dominators, without building the reversed
-    graph). Nodes from which no end is reachable are absent, and so is `sink` itself."""
+    successors): the immediate dominators of the reversed graph from `sink`, without building
+    it. Nodes from which no end is reachable are absent, and so is `sink` itself."""
     preds: dict = {n: [] for n in succs}  # the reversed graph's successors
     preds[sink] = []
     for n, ms in succs.items():
@@ -240,44 +240,7 @@ def _postdominators(succs: dict, sink) -> dict:
             preds[sink].append(n)
         for m in ms:
             preds[m].append(n)
-    order: list = []  # postorder of the reversed graph from sink
-    seen = {sink}
-    stack = [(sink, iter(preds[sink]))]
-    while stack:
-        node, it = stack[-1]
-        for m in it:
-            if m not in seen:
-                seen.add(m)
-                stack.append((m, iter(preds[m])))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    number = {n: i for i, n in enumerate(order)}
-    idom = {sink: sink}
-    changed = True
-    while changed:
-        changed = False
-        for n in reversed(order):
-            if n == sink:
-                continue
-            new = None
-            # The reversed graph's predecessors of n: its successors here, and sink for an end.
-            for p in (succs[n] or (sink,)):
-                if p not in idom:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                a, b = p, new
-                while a != b:
-                    while number[a] < number[b]:
-                        a = idom[a]
-                    while number[b] < number[a]:
-                        b = idom[b]
-                new = a
-            if new is not None and idom.get(n) != new:
-                idom[n] = new
-                changed = True
+    # The reversed graph's predecessors of n: its successors here, and sink for an end.
+    idom = dominators(sink, preds.__getitem__, lambda n: succs[n] or (sink,))
     del idom[sink]
     return idom

@@ -161,15 +161,22 @@ def descendants(g, start) -> set:
 def immediate_dominators(g, start) -> dict:
     """Each node reachable from `start` mapped to its immediate dominator, `start` to itself
     (Cooper, Harvey and Kennedy's iteration, as networkx's `immediate_dominators`)."""
+    return dominators(start, g.successors, g.predecessors)
+
+
+def dominators(start, successors, predecessors) -> dict:
+    """The immediate dominators of the graph given by `successors(n)` and `predecessors(n)`
+    (iterables), from `start`: one iteration for dominators and, over the reversed graph,
+    post-dominators (analysis/slicing.py)."""
     order: list = []  # postorder from start
     seen = {start}
-    stack = [(start, iter(g.successors(start)))]
+    stack = [(start, iter(successors(start)))]
     while stack:
         node, it = stack[-1]
         for m in it:
             if m not in seen:
                 seen.add(m)
-                stack.append((m, iter(g.successors(m))))
+                stack.append((m, iter(successors(m))))
                 break
         else:
             stack.pop()
@@ -183,7 +190,7 @@ def immediate_dominators(g, start) -> dict:
             if n == start:
                 continue
             new = None
-            for p in g.predecessors(n):
+            for p in predecessors(n):
                 if p not in idom:
                     continue
                 if new is None:
