@@ -210,19 +210,21 @@ def _kills(op) -> tuple:
 
 def forget(st: State, live: frozenset) -> None:
     """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads."""
-    objs = st.objs
-    held_live: set = set()
-    for v, oid in st.env.items():
-        if v in live:
-            held_live.add(oid)
+    maybe = Nullness.MAYBE
+    # Most states hold no object whose nullness is known and could be forgotten: find those
+    # first, and only then which of them a live holder still reads (this runs at every node).
+    candidates = [(oid, o) for oid, o in st.objs.items()
+                  if o.null is not maybe and o.link is None and o.gone is Gone.NO and oid.kind not in _KEEP
+                  and not (o.null is Nullness.NULL and o.owned)]
+    if not candidates:
+        return
+    held_live = {oid for v, oid in st.env.items() if v in live}
     pinned = None
-    for oid, o in list(objs.items()):
-        if o.null is Nullness.MAYBE or oid in held_live or oid.kind in _KEEP or o.link is not None:
-            continue
-        if o.gone is not Gone.NO or (o.null is Nullness.NULL and o.owned):
+    for oid, o in candidates:
+        if oid in held_live:
             continue
         if pinned is None:
             pinned = set(st.facts.stored.values())
         if oid in pinned:
             continue
-        objs[oid] = replace(o, null=Nullness.MAYBE)
+        st.objs[oid] = replace(o, null=maybe)
