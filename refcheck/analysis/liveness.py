@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.analysis import nullness
+from refcheck.analysis.bitsets import Bits
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
@@ -105,16 +106,8 @@ class Liveness:
         # Sets of variables as bits of an int: the fixpoint revisits nodes many times (TH's
         # APPLY loops nest four deep), and a node's ops compose into one transfer,
         # live_in = gen | (live_out & ~kill), for bindings and for facts alike.
-        bit: dict[str, int] = {}
-
-        def bits(vs) -> int:
-            b = 0
-            for v in vs:
-                i = bit.get(v)
-                if i is None:
-                    i = bit[v] = 1 << len(bit)
-                b |= i
-            return b
+        names = Bits()
+        bits = names.of
 
         gen_e: dict[int, int] = {}
         kill_e: dict[int, int] = {}
@@ -165,10 +158,9 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        names = _Decoder(bit)
         self.env = {n: names.set_of(b) for n, b in env.items()}
         # Per node, the load keys that some path from its entry loads.
-        key_names = _Decoder(key_bit)
+        key_names = Bits(key_bit)
         self.keys = {n: key_names.set_of(b) for n, b in keys.items()}
         self.facts = {n: names.set_of(b) for n, b in facts.items()}
         self.touched = touched
@@ -196,26 +188,6 @@ def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
                 kb |= key_bit.setdefault(op.key, 1 << len(key_bit))
         gen_k[n] = kb
     return key_bit, gen_k
-
-
-class _Decoder:
-    """Bit sets back to sets of names, each distinct set made once."""
-
-    def __init__(self, bit: dict[str, int]) -> None:
-        self.name = {b: v for v, b in bit.items()}
-        self.sets: dict[int, frozenset] = {}
-
-    def set_of(self, b: int) -> frozenset:
-        got = self.sets.get(b)
-        if got is None:
-            out = []
-            rest = b
-            while rest:
-                low = rest & -rest
-                out.append(self.name[low])
-                rest ^= low
-            got = self.sets[b] = frozenset(out)
-        return got
 
 
 class Pruner:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
+from refcheck.analysis.bitsets import Bits
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Gone, Nullness
 
@@ -101,17 +102,8 @@ class NullLiveness:
                         changed = True
         # Sets of variables as bits of an int, as in `liveness.Liveness`: the fixpoint revisits
         # the nodes of TH's nested APPLY loops many times.
-        bit: dict[str, int] = {}
-
-        def bits(vs) -> int:
-            b = 0
-            for v in vs:
-                if v is not None:
-                    i = bit.get(v)
-                    if i is None:
-                        i = bit[v] = 1 << len(bit)
-                    b |= i
-            return b
+        names = Bits()
+        bits = names.of
 
         gen: dict[int, int] = {}
         keep: dict[int, int] = {}  # the complement of the node's kills
@@ -133,12 +125,12 @@ class NullLiveness:
                     k_ |= k
                 g_ |= bits(reads)
             gen[n], keep[n] = g_, ~k_
-        self.live = _backward(g, gen, keep, {b: v for v, b in bit.items()})
+        self.live = _backward(g, gen, keep, names)
 
 
-def _backward(g, gen: dict, keep: dict, name: dict) -> dict:
+def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
     """The backward fixpoint live_in = gen | (live_out & keep) over bitsets, as frozensets of
-    the variables (`name`: bit -> variable) per node."""
+    the variables (`names`) per node."""
     live = dict.fromkeys(g.nodes, 0)
     preds = {n: list(g.predecessors(n)) for n in g.nodes}
     succs = {n: list(g.successors(n)) for n in g.nodes}
@@ -157,21 +149,7 @@ def _backward(g, gen: dict, keep: dict, name: dict) -> dict:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    sets: dict[int, frozenset] = {0: frozenset()}
-
-    def as_set(b: int) -> frozenset:
-        got = sets.get(b)
-        if got is None:
-            out = []
-            rest = b
-            while rest:
-                low = rest & -rest
-                out.append(name[low])
-                rest ^= low
-            got = sets[b] = frozenset(out)
-        return got
-
-    return {n: as_set(b) for n, b in live.items()}
+    return {n: names.set_of(b) for n, b in live.items()}
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:
