@@ -324,11 +324,17 @@ class Conventions:
         inferred from its body, else the default."""
         if not library:
             s = self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
-            if s.source is Source.DEFAULT and self.inferred is not None and name:
-                return self.inferred.get(name) or s
-            if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
-                return _refined(s, self.inferred.get(name))
-            return s
+        else:
+            s = self._named(name)
+        # Where the names and tables say nothing, or say borrowed, the body may say more.
+        if s.source is Source.DEFAULT and self.inferred is not None and name:
+            return self.inferred.get(name) or s
+        if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
+            return _refined(s, self.inferred.get(name))
+        return s
+
+    def _named(self, name: str) -> Summary:
+        """A configured record, else the library's table, else the patterns' record (cached)."""
         s = self._summaries.get(name)
         if s is None:
             s = self.summaries.get(name) if name else None
@@ -339,10 +345,6 @@ class Conventions:
             if len(self._summaries) > 100_000:
                 self._summaries.clear()
             self._summaries[name] = s
-        if s.source is Source.DEFAULT and self.inferred is not None and name:
-            return self.inferred.get(name) or s
-        if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
-            return _refined(s, self.inferred.get(name))
         return s
 
     @cached_property
