@@ -112,3 +112,23 @@ def test_build_value_formats():
     assert build_value_steals("O&N") == (2,)
     assert build_value_steals("[iN]") == (1,)
     assert build_value_steals("%d") is None  # not a Py_BuildValue format: nothing assumed
+
+
+def test_the_extra_records_are_only_what_refcounts_dat_does_not_list():
+    from refcheck.conventions.cpython_extra import EXTRA
+
+    generated = json.loads(gen.OUT.read_text())["functions"]
+    assert not set(EXTRA) & set(generated)  # CPython's own table is never overridden here
+    table = cpython_table()
+    assert table["PyThreadState_GetFrame"].returns is Returns.OWNED
+    assert table["_PyDict_Pop"].returns is Returns.OWNED
+    assert table["PyModule_Add"].effects(3) == {2: Effect.CONSUME}  # always, unlike PyModule_AddObject
+
+
+def test_borrow_accessors_and_count_primitives_are_the_cpython_presets():
+    conv = PRESETS["cpython"].conventions
+    assert conv.matches("borrow_accessors", "_PyFrame_GetCodeBorrow")
+    assert conv.matches("borrow_accessors", "Py_GetConstantBorrowed")
+    assert not conv.matches("borrow_accessors", "PyFrame_GetCode")
+    assert conv.is_primitive("PyUnstable_TryIncRef") and not conv.is_primitive("PyObject_GetAttr")
+    assert not PRESETS["th"].conventions.matches("borrow_accessors", "_PyFrame_GetCodeBorrow")

@@ -96,6 +96,11 @@ class Conventions:
         r"(?:^|_)(?:re)?alloc$", r"^TH\w*Alloc(?!ator)\w*$", r"^THRealloc$", r"^THFree$",
         r"^THCuda(?:Host)?(?:Malloc|Alloc|Free)$",
     ])
+    # Functions that turn a new reference into a borrowed one (the function being checked, not a
+    # callee): CPython's `Py_GetConstantBorrowed`, pythoncapi_compat.h's `_PyFrame_GetCodeBorrow`
+    # take a new reference and drop it, handing back a pointer the object's owner keeps alive.
+    # The references their calls return are not theirs to track.
+    borrow_accessors: list[str] = field(default_factory=list)
     # Calls that keep a reference passed in given argument positions (a hand-over, like a store
     # into memory): pattern -> argument indices, negative from the end so that TH's
     # `newWithAllocator(size, allocator, ctx)` and THC's `(state, size, allocator, ctx)` share one.
@@ -192,7 +197,7 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal")}
+            "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

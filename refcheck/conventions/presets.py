@@ -41,9 +41,21 @@ _NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same
 def cpython_table() -> dict[str, Summary]:
     """The C API's records, generated from CPython's Doc/data/refcounts.dat (see
     refcheck/data/cpython_refcounts.py), by exact name, the preprocessed spellings included."""
+    from refcheck.conventions.cpython_extra import EXTRA
+
     path = Path(__file__).parent.parent / "data" / "cpython_refcounts.json"
     doc = json.loads(path.read_text())
-    return {name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()}
+    # The functions the headers declare that refcounts.dat does not list (conventions/cpython_extra.py).
+    return {**records(EXTRA, "cpython_extra.EXTRA"),
+            **{name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()}}
+
+
+# Functions that manipulate a count rather than own one (checked with their parameters and
+# borrowed call results untracked): the refcounting functions themselves as the headers and
+# pythoncapi_compat.h define them (Py_NewRef, Py_XNewRef, PyUnstable_TryIncRef retaining its
+# argument when the object is still alive).
+CPYTHON_COUNT_PRIMITIVES = [r"^_?Py_X?NewRef$", r"^Py_(?:Inc|Dec)Ref$", r"^PyUnstable_TryIncRef$",
+                            r"^_?Py_TryIncref\w*$"]
 
 
 def _cpython() -> Conventions:
@@ -76,7 +88,11 @@ def _cpython() -> Conventions:
         # The allocator implementations (CPython's own Objects/obmalloc.c).
         # A type's tp_dealloc (named *_dealloc) frees its own self (tp_free, PyObject_Del): its
         # parameter is the object being destroyed, not a reference it was lent.
-        primitive=[r"_dealloc$", r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$"],
+        # Py_GetConstantBorrowed (3.13), pythoncapi_compat.h's _PyFrame_GetCodeBorrow,
+        # _PyThreadState_GetFrameBorrow: a new reference dropped for a borrowed pointer.
+        borrow_accessors=[r"^_?Py\w*Borrow(?:ed)?$"],
+        primitive=[r"_dealloc$", r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
+                   *CPYTHON_COUNT_PRIMITIVES],
         **_NO_TH_TABLES,
     )
 

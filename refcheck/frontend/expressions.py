@@ -422,7 +422,7 @@ class ExpressionLowerer:
             return None
         if role == "reallocate":
             return self.reallocation(loc, name, summary, tracked)
-        if role == "acquire":
+        if role == "acquire" and not self.b.borrows:
             return self.acquisition(c, loc, name, summary, values, tracked)
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to

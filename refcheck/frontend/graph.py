@@ -52,6 +52,9 @@ class GraphBuilder:
         # A function implementing retain/free (torch's Lua `retain` method): what it is handed,
         # as a parameter or a borrowed call result, is the count it manipulates, not tracked.
         self.primitive = conv.is_primitive(fn.spelling or "")
+        # A borrow accessor (CPython's `*Borrowed`): the new references its calls return are
+        # dropped to hand back a borrowed pointer, not acquisitions of its own.
+        self.borrows = conv.matches("borrow_accessors", fn.spelling or "")
         # The integer variable holding each success-split call's result (frontend.steals), by call.
         self.status_vars: dict[bytes, str] = {}
 
