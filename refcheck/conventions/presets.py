@@ -91,7 +91,7 @@ def base_glib() -> Conventions:
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$"],
+                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         consume=[r"_take$"],
         error=[],
@@ -141,6 +141,10 @@ GLIB_RULES: dict[str, dict] = {
         # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
         # header bodies are not analysed, so their records are needed here.
         "append_c_inline", "append_len_inline", "truncate_inline")},
+    # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
+    **{name: {"returns": "owned"} for name in (
+        "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
+        "g_rand_copy")},
     # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
     # their argument.
     **{name: {"returns": "borrowed"} for name in (
@@ -180,10 +184,13 @@ def _glib() -> Conventions:
     from refcheck.conventions.gir import bundled
 
     base = base_glib()
-    version, table = bundled()
+    version, table, floating = bundled()
     # GLib's own functions take the table only where GLib's headers declare them (glib.h's
     # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
-    return replace(base, library_header="glib.h", library_summaries={
+    # Floating results (g_variant_new_*) are owned until sunk; g_variant_ref_sink and
+    # g_object_ref_sink take such a reference over rather than adding one.
+    return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
+                   ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
         **gir_records(base, GLIB_RULES, "presets.GLIB_RULES")})
 
