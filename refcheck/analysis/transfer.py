@@ -412,8 +412,12 @@ class Transfer:
             self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
 
     def floating(self, o: Obj) -> bool:
-        """An owned reference a floating acquirer gave (GLib's g_variant_new_*)."""
-        return o.owned > 0 and o.origin is Origin.ACQUIRE and self.conv.matches("floating", o.name)
+        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), or
+        one whose acquirer no table describes (a helper returning what g_variant_new gave it).
+        A table's owned result (g_variant_get_child_value) or a sunk one is a full reference."""
+        if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
+            return False
+        return self.conv.matches("floating", o.name) or self.conv.summary(o.name).source is not Source.CONFIGURED
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]
