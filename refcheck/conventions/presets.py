@@ -141,6 +141,13 @@ GLIB_RULES: dict[str, dict] = {
         # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
         # header bodies are not analysed, so their records are needed here.
         "append_c_inline", "append_len_inline", "truncate_inline")},
+    # GVariant format strings: a GVariant passed for `v`, `@...`, `*`, `?` or `r` is consumed if
+    # floating (GLib's "GVariant Format Strings"); GIR cannot describe the variadic arguments.
+    **{name: {**extra, "arguments": {str(i): "sink-floating" for i in range(first, first + 24)}}
+       for name, first, extra in (("g_variant_new", 1, {"returns": "owned"}),
+                                  ("g_variant_new_parsed", 1, {"returns": "owned"}),
+                                  ("g_variant_builder_add", 2, {}), ("g_variant_builder_add_parsed", 2, {}),
+                                  ("g_variant_dict_insert", 3, {}))},
     # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",

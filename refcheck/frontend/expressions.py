@@ -381,6 +381,10 @@ class ExpressionLowerer:
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         effects = summary.effects(len(args))
+        # A floating sink's variadic positions (g_variant_new's format arguments) keep only
+        # objects (GVariant *); a string or a number there is read.
+        effects = {i: e for i, e in effects.items()
+                   if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
