@@ -51,7 +51,9 @@ def _holds_pointer(holder) -> bool:
     for child in holder:
         if child.tag in (CORE + "type", CORE + "array"):
             ctype = child.get(C_NS + "type", "")
-            return ctype.count("*") >= 2 or ctype in ("gpointer*", "gconstpointer*")
+            # An untyped `gpointer *` (g_hash_table_iter_next's key and value) says no more than
+            # an untyped result does: the container's element, owned or not.
+            return ctype.count("*") >= 2
     return False
 
 
@@ -111,7 +113,9 @@ def _record(callable_) -> Record | None:
                         arguments[str(j + shift)] = "sink"
             # Data followed by the notify that frees it, with no closure attribute to link them
             # (g_task_set_task_data(task, data, destroy), g_object_set_data_full(o, key, data, destroy)).
-            if _type_name(p) == "gpointer" and _notified(plain[i + 1:]):
+            # Or the notify's own data right after it (g_variant_new_from_data(..., notify, user_data)).
+            if _type_name(p) == "gpointer" and (_notified(plain[i + 1:])
+                                                 or i > 0 and _type_name(plain[i - 1]) in NOTIFY_TYPES):
                 arguments[position] = "sink"
     for position in _sinks_floating(callable_, params):
         arguments.setdefault(position, "sink-floating")

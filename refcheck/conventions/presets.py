@@ -105,6 +105,9 @@ def base_glib() -> Conventions:
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
+        # A helper that frees its parameter on every path, or frees it on one and returns it on
+        # the others (libnotify's destroy_action_info, get_parsed_variant), takes it over.
+        infer_steals=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over.
         **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
@@ -148,6 +151,11 @@ GLIB_RULES: dict[str, dict] = {
                                   ("g_variant_new_parsed", 1, {"returns": "owned"}),
                                   ("g_variant_builder_add", 2, {}), ("g_variant_builder_add_parsed", 2, {}),
                                   ("g_variant_dict_insert", 3, {}))},
+    # The checked casts G_OBJECT(x), G_ICON(x) ... expand to: x itself.
+    "g_type_check_instance_cast": {"returns": "argument", "returned": 0},
+    "g_type_check_class_cast": {"returns": "argument", "returned": 0},
+    # Documented "(transfer full)" upstream; GLib 2.74's GIR lacks the annotation.
+    "g_variant_new_take_string": {"returns": "owned", "arguments": {"0": "consume"}},
     # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
