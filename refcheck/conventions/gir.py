@@ -149,7 +149,9 @@ def _doc(holder) -> str:
 def _floating_variant(ret) -> bool:
     """A GVariant result documented as floating (g_variant_new_int32, g_variant_builder_end)."""
     text = _doc(ret)
-    return (_c_type(ret) == "GVariant*" and "floating" in text.lower()
+    # A `(transfer none)` GVariant "newly created" is floating too (json_gvariant_deserialize_data).
+    new = ret.get("transfer-ownership") == "none" and re.search(r"newly[- ]created", text, re.I)
+    return (_c_type(ret) == "GVariant*" and ("floating" in text.lower() or new)
             and not _NOT_FLOATING.search(text))
 
 

@@ -49,6 +49,10 @@ GIR = textwrap.dedent("""\
           <return-value transfer-ownership="none"><doc>a floating reference to a new #GVariant</doc>
             <type name="GLib.Variant" c:type="GVariant*"/></return-value>
         </function>
+        <function name="parse" c:identifier="foo_parse">
+          <return-value transfer-ownership="none"><doc>A newly created `GVariant`</doc>
+            <type name="GLib.Variant" c:type="GVariant*"/></return-value>
+        </function>
         <function name="put" c:identifier="foo_put">
           <doc>Stores @value. If @value is floating, it is consumed.</doc>
           <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
@@ -76,7 +80,8 @@ def test_gir_records(tmp_path: Path) -> None:
     # A floating GVariant is its creator's until a call documented to sink it takes it.
     assert records["foo_make"] == {"returns": "owned"}
     assert records["foo_put"] == {"arguments": {"1": "sink-floating"}}
-    assert floating_results(str(path)) == ["foo_make"]
+    assert records["foo_parse"] == {"returns": "owned"}  # transfer none, "newly created": floating
+    assert floating_results(str(path)) == ["foo_make", "foo_parse"]
 
 
 def test_bad_gir_and_table(tmp_path: Path) -> None:
