@@ -6,6 +6,7 @@
     return -1; // expect: RC001 // expect-instantiations: 2   (generic files)
     // fixture-options: errors=unwind args=-DFOO=1 allow-errors may-raise-summaries   (first 5 lines)
     // fixture-options: preset=cpython python-headers   (a preset's conventions; Python.h's folder)
+    // fixture-options: preset=glib glib-headers   (the installed GLib/GIO headers, from pkg-config)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -15,6 +16,8 @@ not turn a buggy fixture into one that asserts nothing.
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +69,7 @@ class Options:
     may_raise_summaries: bool = False  # `may-raise-summaries`: the unit's functions summarised
     preset: str = "th"  # `preset=NAME`: the conventions of refcheck.conventions.presets the unit is checked with
     python_headers: bool = False  # `python-headers`: compiled against the running Python's headers
+    glib_headers: bool = False  # `glib-headers`: compiled against the installed GLib (pkg-config gio-2.0)
 
 
 @dataclass
@@ -96,11 +100,24 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "python-headers":
             options.python_headers = True
             options.clang_args.append(f"-I{sysconfig.get_paths()['include']}")
+        elif token == "glib-headers":
+            options.glib_headers = True
+            options.clang_args.extend(glib_cflags())
         elif token.startswith("args="):
             options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
         else:
             raise FixtureSyntaxError(path, line, f"unknown fixture option {token!r}")
     return options
+
+
+def glib_cflags() -> list[str]:
+    """The installed GLib/GIO's compiler flags (empty without pkg-config or GLib's headers)."""
+    try:
+        out = subprocess.run(["pkg-config", "--cflags", "gio-2.0"], capture_output=True, text=True,
+                             check=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return shlex.split(out)
 
 
 def _parse_expectations(path: Path, number: int, text: str, total: int) -> list[Expectation]:

@@ -20,6 +20,7 @@ import pytest
 
 from fixture_expect import (
     Expectation,
+    glib_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -63,6 +64,8 @@ def _skip_without_headers(unit: Path) -> None:
     """A fixture built against Python.h needs the running Python's development headers."""
     if _sources(unit)[0].options.python_headers and not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
         pytest.skip(f"no Python.h in {sysconfig.get_paths()['include']} (install the Python development headers)")
+    if _sources(unit)[0].options.glib_headers and not glib_cflags():
+        pytest.skip("no GLib development headers (pkg-config gio-2.0)")
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from refcheck.conventions.gir import GirError, gir_version, parse_gir  # noqa: E402
+from refcheck.conventions.gir import GirError, floating_results, gir_version, parse_gir  # noqa: E402
 from refcheck.conventions.presets import base_glib  # noqa: E402
 
 FILES = ("GLib-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir")
@@ -42,11 +42,13 @@ def main(argv: list[str] | None = None) -> int:
     conv = base_glib()
     table: dict = {}
     sources = []
+    floating: list[str] = []
     for name in FILES:
         path = os.path.join(args.gir_dir, name)
         try:
             records = parse_gir(path)
             sources.append(gir_version(path))
+            floating += floating_results(path)
         except GirError as e:
             print(f"glib_gir: {e}", file=sys.stderr)
             return 2
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             if conv.classify(fn) not in KEEP_PATTERN_ROLES:
                 table[fn] = record
     out = {"glib-version": glib_version(), "sources": sources, "generated-by": "tools/glib_gir.py",
-           "summaries": dict(sorted(table.items()))}
+           "floating": sorted(set(floating)), "summaries": dict(sorted(table.items()))}
     with open(args.output, "w", encoding="utf-8") as f:
         f.write("{\n")
         head = [f'  {json.dumps(k)}: {json.dumps(v)}' for k, v in out.items() if k != "summaries"]

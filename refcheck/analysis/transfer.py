@@ -314,6 +314,10 @@ class Transfer:
             return
         self.check_alive(st, oid, op.loc, Via.RETAIN, events)
         o = st.objs[oid]
+        if self.floating(o) and self.conv.matches("ref_sink", op.callee):
+            # A floating reference sunk: still the one reference we owned, now a full one.
+            st.objs[oid] = replace(o, name=op.callee)
+            return
         if o.debt:  # this retain is the stored copy's reference, not ours
             st.objs[oid] = replace(o, debt=0)
             return
@@ -345,6 +349,8 @@ class Transfer:
         oid = st.env.get(op.var) if op.var is not None else None
         if op.through is not None and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid)
+        if oid is not None and op.floating and not self.floating(st.objs[oid]):
+            oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
             o = st.objs[oid]
             # A retained reference already handed on (stored) is no longer ours to give either.
@@ -404,6 +410,14 @@ class Transfer:
         o = st.objs[oid]
         if o.owned == 0 and o.gone and o.null != NULL:
             self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
+
+    def floating(self, o: Obj) -> bool:
+        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), or
+        one whose acquirer no table describes (a helper returning what g_variant_new gave it).
+        A table's owned result (g_variant_get_child_value) or a sunk one is a full reference."""
+        if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
+            return False
+        return self.conv.matches("floating", o.name) or self.conv.summary(o.name).source is not Source.CONFIGURED
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]

@@ -81,6 +81,11 @@ class Conventions:
     # store of it followed by a retain through the field is the field's reference (precision 4).
     # Other calls' results are not tracked at all.
     borrowed: list[str] = field(default_factory=list)
+    # Acquirers whose result is a floating reference (GLib's g_variant_new_*): owned by the caller
+    # until a call sinks it (Effect.SINK_FLOATING), or a `ref_sink` retainer converts it into the
+    # same single full reference (`v = g_variant_ref_sink(g_variant_new_int32(1))` owns one).
+    floating: list[str] = field(default_factory=list)
+    ref_sink: list[str] = field(default_factory=list)
     # Pointer types that are handles passed along, not counted references (THC's state argument):
     # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
@@ -197,7 +202,8 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors")}
+            "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors", "floating",
+            "ref_sink")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

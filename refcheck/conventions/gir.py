@@ -18,6 +18,7 @@ project's own .gir files (config key `gir`) are read the same way. libclang-free
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from importlib import resources
 
@@ -27,7 +28,7 @@ CALLABLES = ("function", "method", "constructor")
 NOTIFY_TYPES = {"GLib.DestroyNotify", "DestroyNotify", "GObject.ClosureNotify", "ClosureNotify"}
 RETURNS = ("owned", "borrowed", "reallocated", "argument", "unknown")
 FLOATING_TYPES = {"GParamSpec*"}
-EFFECTS = ("consume", "sink", "store", "acquire-out", "release", "retain", "borrow")
+EFFECTS = ("consume", "sink", "store", "sink-floating", "acquire-out", "release", "retain", "borrow")
 Record = dict  # {"returns": "owned", "arguments": {"1": "sink"}}
 
 
@@ -50,16 +51,28 @@ def _holds_pointer(holder) -> bool:
     for child in holder:
         if child.tag in (CORE + "type", CORE + "array"):
             ctype = child.get(C_NS + "type", "")
-            return ctype.count("*") >= 2 or ctype in ("gpointer*", "gconstpointer*")
+            # An untyped `gpointer *` (g_hash_table_iter_next's key and value) says no more than
+            # an untyped result does: the container's element, owned or not.
+            return ctype.count("*") >= 2
     return False
 
 
 def _record(callable_) -> Record | None:
     record: Record = {}
     ret = callable_.find(CORE + "return-value")
-    if ret is not None and _is_pointer(ret):
+    if ret is not None and _is_pointer(ret) and ret.get("transfer-ownership") is None:
+        # A function GIR cannot introspect (g_strsplit, g_array_new, g_option_context_new) has
+        # no transfer annotation at all: that says nothing, not "none". Its documentation may.
+        if _NEWLY_ALLOCATED.search(_doc(ret)):
+            record["returns"] = "owned"
+    elif ret is not None and _is_pointer(ret):
         full = ret.get("transfer-ownership") in ("full", "container")
-        if full and not _floating(ret):
+        if _floating_variant(ret):
+            # GLib: "All functions with names starting with g_variant_new_ return floating
+            # references": the creator's until a call sinks it (g_variant_builder_add_value),
+            # or g_variant_unref frees it. Owned, consumed by the calls documented to sink it.
+            record["returns"] = "owned"
+        elif full and not _floating(ret):
             record["returns"] = "owned"
         elif full or not _opaque(ret):
             record["returns"] = "borrowed"
@@ -100,8 +113,12 @@ def _record(callable_) -> Record | None:
                         arguments[str(j + shift)] = "sink"
             # Data followed by the notify that frees it, with no closure attribute to link them
             # (g_task_set_task_data(task, data, destroy), g_object_set_data_full(o, key, data, destroy)).
-            if _type_name(p) == "gpointer" and _notified(plain[i + 1:]):
+            # Or the notify's own data right after it (g_variant_new_from_data(..., notify, user_data)).
+            if _type_name(p) == "gpointer" and (_notified(plain[i + 1:])
+                                                 or i > 0 and _type_name(plain[i - 1]) in NOTIFY_TYPES):
                 arguments[position] = "sink"
+    for position in _sinks_floating(callable_, params):
+        arguments.setdefault(position, "sink-floating")
     if arguments:
         record["arguments"] = dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))
     return record or None
@@ -112,6 +129,47 @@ def _floating(ret) -> bool:
     it sinks it (g_object_class_install_property). Treated as not owned until sunk."""
     t = ret.find(CORE + "type")
     return t is not None and t.get(C_NS + "type", "") in FLOATING_TYPES
+
+
+# What GLib's documentation says of a result its caller must free, where GIR has no annotation.
+_NEWLY_ALLOCATED = re.compile(r"newly[- ]allocated|(?:should|must) be freed|use g_\w+\(\) to free", re.I)
+# A documentation sentence saying a floating GVariant argument is taken over: "If @value is
+# floating, it is consumed", "the @builder instance takes ownership of @value", "the new instance
+# takes ownership of them as if via g_variant_ref_sink()".
+_SENTENCE = re.compile(r"[^.]*\bfloating\b[^.]*\.")
+_SINKS = re.compile(r"consume|takes ownership|assumes ownership|ref_sink", re.I)
+_NOT_FLOATING = re.compile(r"non-floating|never floating|not be floating", re.I)
+
+
+def _doc(holder) -> str:
+    d = holder.find(CORE + "doc")
+    return " ".join((d.text or "").split()) if d is not None else ""
+
+
+def _floating_variant(ret) -> bool:
+    """A GVariant result documented as floating (g_variant_new_int32, g_variant_builder_end)."""
+    text = _doc(ret)
+    # A `(transfer none)` GVariant "newly created" is floating too (json_gvariant_deserialize_data).
+    new = ret.get("transfer-ownership") == "none" and re.search(r"newly[- ]created", text, re.I)
+    return (_c_type(ret) == "GVariant*" and ("floating" in text.lower() or new)
+            and not _NOT_FLOATING.search(text))
+
+
+def _sinks_floating(callable_, params) -> list[str]:
+    """The GVariant parameters a function is documented to sink when floating (a `store`: an
+    owned floating reference is handed over, a borrowed one is only read). Sentences naming
+    `@param` pick that parameter; the others, every single GVariant parameter."""
+    if params is None:
+        return []
+    sentences = [m.group(0) for m in _SENTENCE.finditer(_doc(callable_)) if _SINKS.search(m.group(0))]
+    if not sentences:
+        return []
+    shift = 1 if params.find(CORE + "instance-parameter") is not None else 0
+    variants = [(str(i + shift), p.get("name")) for i, p in enumerate(params.findall(CORE + "parameter"))
+                if _c_type(p) == "GVariant*" and p.get("transfer-ownership", "none") == "none"
+                and p.get("direction") is None]
+    named = [pos for pos, name in variants if any(f"@{name}" in s for s in sentences)]
+    return named or [pos for pos, _ in variants]
 
 
 def _opaque(ret) -> bool:
@@ -158,6 +216,17 @@ def parse_gir(path: str) -> dict[str, Record]:
     return out
 
 
+def floating_results(path: str) -> list[str]:
+    """The C functions of one .gir file whose result is a floating GVariant (g_variant_new_int32)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        raise GirError(f"{path}: cannot read GObject-Introspection data: {e}") from None
+    return sorted(c.get(C_NS + "identifier") for tag in CALLABLES for c in root.iter(CORE + tag)
+                  if c.get(C_NS + "identifier") and (r := c.find(CORE + "return-value")) is not None
+                  and _floating_variant(r))
+
+
 def gir_version(path: str) -> str:
     """The namespace and version a .gir file describes, as `GLib-2.0`."""
     root = ET.parse(path).getroot()
@@ -180,19 +249,22 @@ def check_record(name: str, record, where: str) -> Record:
     return record
 
 
-def load_table(text: str, where: str) -> tuple[str, dict[str, Record]]:
-    """(the GLib version it came from, name -> record) of a committed table."""
+def load_table(text: str, where: str) -> tuple[str, dict[str, Record], list[str]]:
+    """(the GLib version it came from, name -> record, the floating acquirers) of a committed table."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise GirError(f"{where}: not JSON: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("summaries"), dict):
         raise GirError(f"{where}: expected an object with 'summaries'")
+    floating = data.get("floating", [])
+    if not isinstance(floating, list) or not all(isinstance(n, str) for n in floating):
+        raise GirError(f"{where}: 'floating' must be a list of function names")
     return str(data.get("glib-version", "?")), {
-        n: check_record(n, r, where) for n, r in data["summaries"].items()}
+        n: check_record(n, r, where) for n, r in data["summaries"].items()}, floating
 
 
-def bundled() -> tuple[str, dict[str, Record]]:
+def bundled() -> tuple[str, dict[str, Record], list[str]]:
     """The table generated from GLib's own .gir files (refcheck/data/glib_gir.json)."""
     text = resources.files("refcheck.data").joinpath("glib_gir.json").read_text(encoding="utf-8")
     return load_table(text, "refcheck/data/glib_gir.json")

@@ -107,7 +107,7 @@ def base_glib() -> Conventions:
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$"],
+                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         consume=[r"_take$"],
         error=[],
@@ -121,6 +121,9 @@ def base_glib() -> Conventions:
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
+        # A helper that frees its parameter on every path, or frees it on one and returns it on
+        # the others (libnotify's destroy_action_info, get_parsed_variant), takes it over.
+        infer_steals=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over.
         **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
@@ -157,6 +160,22 @@ GLIB_RULES: dict[str, dict] = {
         # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
         # header bodies are not analysed, so their records are needed here.
         "append_c_inline", "append_len_inline", "truncate_inline")},
+    # GVariant format strings: a GVariant passed for `v`, `@...`, `*`, `?` or `r` is consumed if
+    # floating (GLib's "GVariant Format Strings"); GIR cannot describe the variadic arguments.
+    **{name: {**extra, "arguments": {str(i): "sink-floating" for i in range(first, first + 24)}}
+       for name, first, extra in (("g_variant_new", 1, {"returns": "owned"}),
+                                  ("g_variant_new_parsed", 1, {"returns": "owned"}),
+                                  ("g_variant_builder_add", 2, {}), ("g_variant_builder_add_parsed", 2, {}),
+                                  ("g_variant_dict_insert", 3, {}))},
+    # The checked casts G_OBJECT(x), G_ICON(x) ... expand to: x itself.
+    "g_type_check_instance_cast": {"returns": "argument", "returned": 0},
+    "g_type_check_class_cast": {"returns": "argument", "returned": 0},
+    # Documented "(transfer full)" upstream; GLib 2.74's GIR lacks the annotation.
+    "g_variant_new_take_string": {"returns": "owned", "arguments": {"0": "consume"}},
+    # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
+    **{name: {"returns": "owned"} for name in (
+        "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
+        "g_rand_copy")},
     # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
     # their argument.
     **{name: {"returns": "borrowed"} for name in (
@@ -196,10 +215,13 @@ def _glib() -> Conventions:
     from refcheck.conventions.gir import bundled
 
     base = base_glib()
-    version, table = bundled()
+    version, table, floating = bundled()
     # GLib's own functions take the table only where GLib's headers declare them (glib.h's
     # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
-    return replace(base, library_header="glib.h", library_summaries={
+    # Floating results (g_variant_new_*) are owned until sunk; g_variant_ref_sink and
+    # g_object_ref_sink take such a reference over rather than adding one.
+    return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
+                   ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
         **gir_records(base, GLIB_RULES, "presets.GLIB_RULES")})
 

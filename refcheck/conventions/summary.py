@@ -25,6 +25,9 @@ class Effect(Enum):
     # is fine (a GList of borrowed strings), exactly like a store into a field; no RC009.
     STORE = "store"
     RETAIN = "retain"  # adds a reference
+    # Sinks a floating reference (GLib's GVariant: g_variant_builder_add_value): an owned one a
+    # `floating` acquirer gave is handed over; any other is only read (the callee takes its own).
+    SINK_FLOATING = "sink-floating"
     ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
     CONSUME_ON_SUCCESS = "consume-on-success"  # steals only when the call returns 0
 

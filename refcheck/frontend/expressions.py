@@ -381,6 +381,10 @@ class ExpressionLowerer:
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         effects = summary.effects(len(args))
+        # A floating sink's variadic positions (g_variant_new's format arguments) keep only
+        # objects (GVariant *); a string or a number there is read.
+        effects = {i: e for i, e in effects.items()
+                   if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
@@ -413,8 +417,10 @@ class ExpressionLowerer:
         for v in tracked if role != "reallocate" else tracked[1:]:
             self.b.emit(ir.Use(loc, v))
         if kept:
-            plain = {values[i] for i, e in effects.items() if e is Effect.STORE and isinstance(i, int) and i < len(values)}
-            self.hand_over(c, loc, name, args, sinks, kept, plain)
+            plain = {i: values[i] for i, e in effects.items()
+                     if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
+            floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
         self.fill(loc, name, args, filled)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
@@ -525,7 +531,7 @@ class ExpressionLowerer:
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset()):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -540,7 +546,7 @@ class ExpressionLowerer:
         for v in kept:
             self.b.emit(ir.Use(loc, v))
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
-                self.b.emit(ir.Store(loc, v, "", frozenset()))
+                self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
             else:
                 self.b.emit(ir.Store(loc, v, target, deps, sink=name))
 
@@ -693,7 +699,7 @@ HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}
 # Calls that put what they are given into a container: on a member (`args.push_back(a)`,
 # `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
 # Argument effects that keep the reference passed: a hand-over (a store into memory).
-_KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE)
+_KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
 # `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
 _NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,

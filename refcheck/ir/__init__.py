@@ -110,6 +110,7 @@ class Store(Op):
     deps: frozenset = frozenset()  # the local variables the target's address depends on
     sink: str = ""  # the sink call that keeps the reference (luaT_pushudata); empty: a store
     through: str | None = None  # `*p = v` or `p[0] = v`: the variable p (an out-parameter's fill)
+    floating: bool = False  # takes over only a floating reference (Effect.SINK_FLOATING); reads any other
 
 
 @dataclass(frozen=True)

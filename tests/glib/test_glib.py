@@ -11,7 +11,7 @@ import pytest
 from dataclasses import replace
 
 from cunit import CUnit
-from refcheck.conventions.gir import GirError, bundled, load_table, parse_gir
+from refcheck.conventions.gir import GirError, bundled, floating_results, load_table, parse_gir
 from refcheck.conventions.presets import PRESETS, gir_records
 from refcheck.conventions.summary import Effect, Returns
 from refcheck.driver.engine import Settings, check_unit
@@ -39,6 +39,28 @@ GIR = textwrap.dedent("""\
             </parameters>
           </method>
         </class>
+        <function name="split" c:identifier="foo_split" introspectable="0">
+          <return-value><doc>a newly-allocated array of strings.</doc><array c:type="gchar**"><type name="utf8"/></array></return-value>
+        </function>
+        <function name="nth" c:identifier="foo_nth" introspectable="0">
+          <return-value><doc>the element, or %NULL</doc><type name="GLib.List" c:type="GList*"/></return-value>
+        </function>
+        <function name="make" c:identifier="foo_make">
+          <return-value transfer-ownership="none"><doc>a floating reference to a new #GVariant</doc>
+            <type name="GLib.Variant" c:type="GVariant*"/></return-value>
+        </function>
+        <function name="parse" c:identifier="foo_parse">
+          <return-value transfer-ownership="none"><doc>A newly created `GVariant`</doc>
+            <type name="GLib.Variant" c:type="GVariant*"/></return-value>
+        </function>
+        <function name="put" c:identifier="foo_put">
+          <doc>Stores @value. If @value is floating, it is consumed.</doc>
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="key" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+            <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+          </parameters>
+        </function>
       </namespace>
     </repository>
     """)
@@ -52,6 +74,14 @@ def test_gir_records(tmp_path: Path) -> None:
     assert records["foo_thing_get_name"] == {"returns": "borrowed"}
     # The instance parameter is argument 0: the child is argument 1, the out parameter 2.
     assert records["foo_thing_adopt"] == {"arguments": {"1": "consume", "2": "acquire-out"}}
+    # No transfer annotation (not introspectable) says nothing, unless the documentation does.
+    assert records["foo_split"] == {"returns": "owned"}
+    assert "foo_nth" not in records
+    # A floating GVariant is its creator's until a call documented to sink it takes it.
+    assert records["foo_make"] == {"returns": "owned"}
+    assert records["foo_put"] == {"arguments": {"1": "sink-floating"}}
+    assert records["foo_parse"] == {"returns": "owned"}  # transfer none, "newly created": floating
+    assert floating_results(str(path)) == ["foo_make", "foo_parse"]
 
 
 def test_bad_gir_and_table(tmp_path: Path) -> None:
@@ -64,11 +94,15 @@ def test_bad_gir_and_table(tmp_path: Path) -> None:
 
 
 def test_bundled_table_and_preset() -> None:
-    version, table = bundled()
-    assert version[0].isdigit() and len(table) > 1000
+    version, table, floating = bundled()
+    assert version[0].isdigit() and len(table) > 1000 and "g_variant_new_int32" in floating
     conv = PRESETS["glib"].conventions
     assert conv.classify("g_file_new_for_path") == "acquire"
-    assert conv.classify("g_variant_new_string") is None  # floating: not owned until sunk
+    assert conv.classify("g_variant_new_string") == "acquire"  # floating: owned until sunk
+    assert conv.matches("floating", "g_variant_new_string") and not conv.matches("floating", "g_variant_new_stringx")
+    assert conv.summary("g_variant_builder_add_value").arguments == ((1, Effect.SINK_FLOATING),)
+    assert conv.classify("g_strsplit") == "acquire"  # no GIR transfer; documented newly-allocated
+    assert conv.classify("g_array_new") == "acquire"  # no GIR transfer: the name's pattern
     assert conv.classify("g_param_spec_int") is None
     assert conv.classify("g_object_ref") == "retain"  # the pattern's role, not GIR's "full"
     assert conv.classify("g_list_prepend") == "reallocate"
