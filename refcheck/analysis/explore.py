@@ -82,7 +82,8 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
             if succ == node or cfg.graph.in_degree(succ) != 1:
                 continue
             if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                     or live.died(node, succ) or pruner.null[node] != pruner.null[succ]):
+                                     or live.died(node, succ)
+                                     or (pruner.null is not None and pruner.null[node] != pruner.null[succ])):
                 continue
             out[succ] = node
     return out

@@ -195,7 +195,8 @@ class Pruner:
         self.live = Liveness(cfg)
         # Where a null test's answer can still be read (`nullness`); `relevant`: the branches
         # that matter (`slicing.relevant_branches`), None: all.
-        self.null = nullness.NullLiveness(cfg, relevant).live
+        # None where no state can know a nullness to forget (`nullness.tests_nullness`).
+        self.null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
         # null test of either one decides the other; such a fact lives while either side does.
@@ -260,7 +261,8 @@ class Pruner:
                         del env[h]
                     held.clear()
                     del objs[oid]
-        nullness.forget(st, self.null[node])
+        if self.null is not None:
+            nullness.forget(st, self.null[node])
         facts = st.facts
         if not facts:
             return

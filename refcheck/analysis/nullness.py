@@ -74,6 +74,15 @@ def _node_reads(n: int, d, relevant, at_return: tuple = (), deciding: frozenset 
     return tuple(out)
 
 
+def tests_nullness(cfg) -> bool:
+    """Whether any state of `cfg` can know an object's nullness that `forget` may forget. Only
+    the edges of a null test or a pointer comparison make an object NULL or not NULL
+    (`Transfer.assume_null`; a dereference refines only a variable some such test reads); the
+    NULL constants' objects are kept anyway. Most TH functions test no pointer: there, neither
+    the null liveness nor the forgetting at every node is needed."""
+    return any(isinstance(d.cond, (ir.NullTest, ir.SameObject)) for _, d in cfg.graph.nodes(data="data"))
+
+
 class NullLiveness:
     """Per node, the variables whose nullness some path from its entry may read (`live`)."""
 
