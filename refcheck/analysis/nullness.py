@@ -83,6 +83,28 @@ def tests_nullness(cfg) -> bool:
     return any(isinstance(d.cond, (ir.NullTest, ir.SameObject)) for _, d in cfg.graph.nodes(data="data"))
 
 
+# Ops that change no binding, no object and no stored fact: a state they pass on has nothing
+# more to forget than it had (`quiet_edges`). A Use without a dereference only checks.
+_QUIET_OPS = (ir.Const, ir.SameSize, ir.Count, ir.Call)
+
+
+def quiet_edges(cfg, live: dict) -> frozenset:
+    """The edges (pred, succ) on which `forget` has nothing to do for a state that `forget`
+    already saw at pred's entry: pred neither learns a nullness (no null test, comparison or
+    dereference) nor moves a holder, an owner or a stored fact, and no variable whose nullness
+    is read at pred's entry stops being read at succ's. (A join that drops a stored fact and
+    a binding the pruner drops are seen as they happen: `Pruner`, `explore`.)"""
+    out = []
+    for p, d in cfg.graph.nodes(data="data"):
+        if isinstance(d.cond, (ir.NullTest, ir.SameObject)):
+            continue
+        if not all(type(op) in _QUIET_OPS or (type(op) is ir.Use and not op.deref) for op in (*d.ops, *d.post)):
+            continue
+        here = live[p]
+        out += [(p, s) for s in cfg.graph.successors(p) if here <= live[s]]
+    return frozenset(out)
+
+
 class NullLiveness:
     """Per node, the variables whose nullness some path from its entry may read (`live`)."""
 
