@@ -46,17 +46,18 @@ class Result:
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
             observe=None, contract: bool = True, prune: bool = True, mirror: bool = True,
-            untrack: bool = True) -> Result:
+            untrack: bool = True, quiet: bool = True) -> Result:
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
     `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
     `prune`: forget dead variables' unowned objects and facts at each node (`liveness`);
     `mirror`: skip the visited map where it would repeat a predecessor's (`_mirrors`; off only
     to compare); `untrack`: leave the pointers that take no part in ownership untracked
-    (`slicing.untracked_values`; off only to compare)."""
+    (`slicing.untracked_values`; off only to compare); `quiet`: skip the nullness forgetting
+    on the edges where it has nothing to do (`nullness.quiet_edges`; off only to compare)."""
     # States form no cycles and are freed by reference counting (refcheck.support.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
-        args = (max_states, seconds, observe, contract, prune, mirror, untrack)
+        args = (max_states, seconds, observe, contract, prune, mirror, untrack, quiet)
         result, stolen = _explore(cfg, conv, rules, *args)
         if stolen:
             # The function steals these (conventions.infer_steals): explored again owning them
@@ -82,13 +83,14 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
             if succ == node or cfg.graph.in_degree(succ) != 1:
                 continue
             if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                     or live.died(node, succ) or pruner.null[node] != pruner.null[succ]):
+                                     or live.died(node, succ)
+                                     or (pruner.null is not None and pruner.null[node] != pruner.null[succ])):
                 continue
             out[succ] = node
     return out
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack,
+def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack, quiet,
              stolen: frozenset = frozenset()) -> tuple[Result, frozenset]:
     """The function's result, and the parameters it steals where a second exploration owning
     them is due (none when `stolen` is given already: they were)."""
@@ -97,7 +99,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
     tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset(), stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen)
-    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant) if prune else None
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet) if prune else None
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)
@@ -139,6 +141,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
             if mirrors.get(succ) == node:
                 # What arrives here left `node` unchanged, in the order `node` took it in, so
                 # this node's visited map would mirror `node`'s, joins included (see _mirrors).
+                if pruner is not None and node in pruner.rejoined:
+                    pruner.rejoined.add(succ)  # the join's state passes here unforgotten
                 work.append((succ, st2, (succ, label, trace)))
                 continue
             if pruner is not None:
@@ -152,6 +156,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mi
                 common = facts
                 for v in variants:
                     common = common.meet(v)
+                if pruner is not None and len(common.stored) < len(facts.stored):
+                    pruner.rejoined.add(succ)  # an object pinned by the dropped fact may go next
                 st2.facts = common
                 variants[:] = [common.copy()]
             else:

@@ -191,11 +191,17 @@ def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
 
 
 class Pruner:
-    def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None):
+    def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None,
+                 skip_quiet: bool = True):
         self.live = Liveness(cfg)
         # Where a null test's answer can still be read (`nullness`); `relevant`: the branches
         # that matter (`slicing.relevant_branches`), None: all.
-        self.null = nullness.NullLiveness(cfg, relevant).live
+        # None where no state can know a nullness to forget (`nullness.tests_nullness`).
+        self.null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
+        # The edges where forgetting has nothing to do (half of the calls on THTensor.c), and
+        # the nodes where a join dropped a stored fact (`explore`), after which it may.
+        self.quiet = nullness.quiet_edges(cfg, self.null) if self.null is not None and skip_quiet else frozenset()
+        self.rejoined: set[int] = set()
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
         # null test of either one decides the other; such a fact lives while either side does.
@@ -218,6 +224,7 @@ class Pruner:
         # Bindings are all looked at: a dead holder kept for its name may go once a live holder
         # spelled alike appears, which is no death on this edge.
         dead = env.keys() - live
+        unbound = False  # a holder dropped: what it held may have no holder left that is read
         if pred is None:
             died_f = frozenset(k for d in (st.facts.consts, st.facts.excluded) for k in d) - self.live.facts[node]
             died_f |= frozenset(v for k in st.facts.conds for v in self.cond_vars.get(k, ())) - self.live.facts[node]
@@ -253,6 +260,7 @@ class Pruner:
                                                     for h in held):
                             del env[v]
                             held.remove(v)
+                            unbound = True
                         continue
                     if oid.kind is Kind.FIELD and oid.site in self.live.keys[node]:
                         continue  # a later load of the same text would find it again
@@ -260,7 +268,8 @@ class Pruner:
                         del env[h]
                     held.clear()
                     del objs[oid]
-        nullness.forget(st, self.null[node])
+        if self.null is not None and (unbound or (pred, node) not in self.quiet or pred in self.rejoined):
+            nullness.forget(st, self.null[node])
         facts = st.facts
         if not facts:
             return

@@ -74,6 +74,37 @@ def _node_reads(n: int, d, relevant, at_return: tuple = (), deciding: frozenset 
     return tuple(out)
 
 
+def tests_nullness(cfg) -> bool:
+    """Whether any state of `cfg` can know an object's nullness that `forget` may forget. Only
+    the edges of a null test or a pointer comparison make an object NULL or not NULL
+    (`Transfer.assume_null`; a dereference refines only a variable some such test reads); the
+    NULL constants' objects are kept anyway. Most TH functions test no pointer: there, neither
+    the null liveness nor the forgetting at every node is needed."""
+    return any(isinstance(d.cond, (ir.NullTest, ir.SameObject)) for _, d in cfg.graph.nodes(data="data"))
+
+
+# Ops that change no binding, no object and no stored fact: a state they pass on has nothing
+# more to forget than it had (`quiet_edges`). A Use without a dereference only checks.
+_QUIET_OPS = (ir.Const, ir.SameSize, ir.Count, ir.Call)
+
+
+def quiet_edges(cfg, live: dict) -> frozenset:
+    """The edges (pred, succ) on which `forget` has nothing to do for a state that `forget`
+    already saw at pred's entry: pred neither learns a nullness (no null test, comparison or
+    dereference) nor moves a holder, an owner or a stored fact, and no variable whose nullness
+    is read at pred's entry stops being read at succ's. (A join that drops a stored fact and
+    a binding the pruner drops are seen as they happen: `Pruner`, `explore`.)"""
+    out = []
+    for p, d in cfg.graph.nodes(data="data"):
+        if isinstance(d.cond, (ir.NullTest, ir.SameObject)):
+            continue
+        if not all(type(op) in _QUIET_OPS or (type(op) is ir.Use and not op.deref) for op in (*d.ops, *d.post)):
+            continue
+        here = live[p]
+        out += [(p, s) for s in cfg.graph.successors(p) if here <= live[s]]
+    return frozenset(out)
+
+
 class NullLiveness:
     """Per node, the variables whose nullness some path from its entry may read (`live`)."""
 

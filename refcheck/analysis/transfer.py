@@ -7,7 +7,6 @@ node and returns its successors with their states.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from refcheck import ir
@@ -109,19 +108,37 @@ class Transfer:
 
     def find_identity_tests(self, kept: set) -> dict[str, list]:
         """var -> [(condition key, test name)] of the kept conditions that call a one-argument
-        test of var which an acquirer's identity depends on (`isContiguous(x)`): remembered,
-        so that `newContiguous(x)` on its false edge is known fresh."""
+        test of var which an acquirer of var in this function depends on (`isContiguous(x)`
+        before `newContiguous(x)`): remembered, so that the acquirer on its false edge is known
+        fresh. A test no acquirer here reads is not remembered: TH's `if (isContiguous(r_) &&
+        ...) ... else TH_TENSOR_APPLY3(...)` tests three tensors, and remembering their answers
+        multiplied the APPLY loop's states by four for nothing."""
         out: dict[str, list] = {}
         if not self.conv.argument_returned_only_if:
             return out
-        tests = [re.compile(p) for p in self.conv.argument_returned_only_if.values()]
+        wanted = self.identity_acquirers()
         for key in kept:
             if not isinstance(key, str) or not key.startswith("call:") or "(" not in key:
                 continue
             vars_ = self.cond_vars.get(key, ())
             name = key[5:key.index("(")]
-            if len(vars_) == 1 and key.startswith(f"call:{name}( 2 fn:{name} ") and any(t.search(name) for t in tests):
-                out.setdefault(next(iter(vars_)), []).append((key, name))
+            if len(vars_) != 1 or not key.startswith(f"call:{name}( 2 fn:{name} "):
+                continue
+            var = next(iter(vars_))
+            if any(t.search(name) for t in wanted.get(var, ())):
+                out.setdefault(var, []).append((key, name))
+        return out
+
+    def identity_acquirers(self) -> dict[str, list]:
+        """var -> the test name patterns of the acquirers of var in this function whose identity
+        depends on a test (`guarded_fresh`)."""
+        out: dict[str, list] = {}
+        for d in self.data.values():
+            for op in (*d.ops, *d.post):
+                if type(op) is ir.Acquire and op.source is not None:
+                    test = self.conv.identity_test(op.callee)
+                    if test is not None:
+                        out.setdefault(op.source, []).append(test)
         return out
 
     def guarded_fresh(self, st: State, op: ir.Acquire) -> bool:
