@@ -86,6 +86,10 @@ class Conventions:
     # same single full reference (`v = g_variant_ref_sink(g_variant_new_int32(1))` owns one).
     floating: list[str] = field(default_factory=list)
     ref_sink: list[str] = field(default_factory=list)
+    # Tests that are true only in a throwaway child process (GLib's g_test_subprocess(), true in
+    # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
+    # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
+    child_process: list[str] = field(default_factory=list)
     # Pointer types that are handles passed along, not counted references (THC's state argument):
     # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
@@ -203,7 +207,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors", "floating",
-            "ref_sink")}
+            "ref_sink", "child_process")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

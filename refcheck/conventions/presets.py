@@ -115,8 +115,13 @@ def base_glib() -> Conventions:
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error
         # (it logs a critical, and G_DISABLE_CHECKS compiles it out): what it leaves behind is
         # not reported, as for an abort. Its path ends at g_return_if_fail_warning.
+        # A failed g_assert*() is the same: g_assertion_message*() aborts (unless a test asked
+        # g_test_set_nonfatal_assertions(), which the macros' cleanup after it allows for).
         exit=[r"^g_error$", r"^g_assert_not_reached$", r"^abort$", r"^exit$", r"^_exit$",
-              r"^g_return_if_fail_warning$"],
+              r"^g_return_if_fail_warning$", r"^g_assertion_message\w*$"],
+        # `if (g_test_subprocess ()) { ... }` is the run of the child g_test_trap_subprocess()
+        # spawns (expected to abort at a critical, or watched for its output): it ends there.
+        child_process=[r"^g_test_subprocess$"],
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",

@@ -21,7 +21,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_p
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
-from refcheck.frontend.conditions import NULL, ConditionLowerer
+from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.graph import GraphBuilder, callee_of
 from refcheck.frontend.longjmps import second_return
@@ -43,6 +43,7 @@ class Builder(GraphBuilder):
         self.g.add_edge(self.entry, self.cur)
         self.scopes = Scopes()  # cleanup-attribute variables (frontend.cleanups)
         self.jump_marks: dict[int, dict] = {}  # break/continue target -> the scopes around it
+        self.in_child = 0  # inside the arm a child-process test guards (conditions.child_arm)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -162,17 +163,18 @@ class Builder(GraphBuilder):
         jump = None if second is None else (t if second else f)
         if jump is not None:
             self.longjmp_target = None
+        child = child_arm(self, cond)  # `if (g_test_subprocess ())`: which arm is the child
         self.conds.branch(cond, t, f)
         self.cur = t
         if jump is not None:
             self.longjmp_target = None if jump == t else jump
-        self.stmt(then)
+        self.arm(then, child is True)
         self.edge(self.cur, join)
         self.cur = f
         if jump is not None:
             self.longjmp_target = None if jump == f else jump
         if other is not None:
-            self.stmt(other)
+            self.arm(other, child is False)
         self.edge(self.cur, join)
         self.cur = join
         if jump is not None:
@@ -340,9 +342,26 @@ class Builder(GraphBuilder):
         if self.continues:
             self.jump(self.continues[-1], c)
 
+    def arm(self, c, child: bool) -> None:
+        """One arm of an if; a child process's arm is the child's whole run: it ends where the
+        arm ends, and a return in it ends the process too (after the test function returns,
+        the child exits), as an exit does: no cleanup is owed there."""
+        if not child:
+            self.stmt(c)
+            return
+        self.in_child += 1
+        self.stmt(c)
+        self.in_child -= 1
+        if self.cur is not None:
+            self.goto(self.node("stop", end_location(c), text="end of the child process"))
+
     def return_stmt(self, c) -> None:
         kids = [k for k in children_of(c) if is_expression(k)]
         v = self.exprs.value(kids[0]) if kids else None
+        if self.in_child:
+            self.goto(self.node("stop", location(c), text="end of the child process"))
+            self.pending_temps = []
+            return
         if v == NULL:
             v = None
         n = self.node("return", location(c), value=v)

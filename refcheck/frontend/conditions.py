@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, compared_as_held, constant,
-                                         converted_constant, expr_text, has_pointer_type,
+                                         converted_constant, expr_text, has_pointer_type, is_expression,
                                          location, referenced, STRIPPED, strip, unop)
-from refcheck.frontend.binding import cursor_key, kind_of, spelling
+from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.sizes import size_test
@@ -35,6 +35,20 @@ class ConditionLowerer:
         """Lower a condition so that control reaches t when it holds and f when it does not."""
         c = strip(c)
         k = kind_of(c)
+        if k == K.UNARY_OPERATOR and unop(c) == "__extension__":  # G_GNUC_EXTENSION ({ ... })
+            self.branch(next(iter(children_of(c))), t, f)
+            return
+        if k == K.CALL_EXPR and self.b.callee_of(c)[1] in EXPECT_BUILTINS:
+            # `__builtin_expect(e, c)` is e with a hint (likely(), G_LIKELY): test e itself.
+            hinted = arguments(c)
+            if hinted:
+                self.branch(hinted[0], t, f)
+                return
+        if k == STMT_EXPR and self.statement_prefix(c):
+            # `({ int v; if (e) v = 1; else v = 0; v; })` (GLib's _G_BOOLEAN_EXPR): the
+            # statements run, then their last expression is the test (v, decided by them).
+            self.branch(last_statement(c), t, f)
+            return
         if k == K.UNARY_OPERATOR and unop(c) == "!":
             self.branch(next(iter(children_of(c))), f, t)
             return
@@ -92,6 +106,17 @@ class ConditionLowerer:
             fact = size_test(self.b, c, fact) or fact
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
 
+    def statement_prefix(self, c) -> bool:
+        """Lower a statement expression's statements but its last expression; False (nothing
+        lowered) when it does not end in an expression."""
+        body = next(iter(children_of(c)), None)
+        stmts = list(children_of(body)) if body is not None else []
+        if not stmts or not is_expression(stmts[-1]):
+            return False
+        for s in stmts[:-1]:
+            self.b.stmt(s)
+        return True
+
     def test(self, c, v, t: int, f: int, pointer: bool, fact=None, mark: int = 0,
              shown_inverted: bool = False) -> None:
         loc = location(c)
@@ -115,6 +140,31 @@ class ConditionLowerer:
             self.b.g[n][t]["shown"] = False
             self.b.g[n][f]["shown"] = True
         self.b.cur = None
+
+
+# Branch-prediction hints: the value is the first argument (GCC's manual).
+EXPECT_BUILTINS = frozenset({"__builtin_expect", "__builtin_expect_with_probability"})
+
+
+def child_arm(b, cond) -> bool | None:
+    """True when an if's then arm runs only in a throwaway child process (the condition is
+    a `child_process` call: g_test_subprocess()), False for its else arm (`!call`)."""
+    c, arm = strip(cond), True
+    while True:
+        k = kind_of(c)
+        if k == K.CALL_EXPR and b.callee_of(c)[1] in EXPECT_BUILTINS and arguments(c):
+            c = strip(arguments(c)[0])
+        elif k == K.UNARY_OPERATOR and unop(c) == "!":
+            c, arm = strip(next(iter(children_of(c)))), not arm
+        elif k == K.CALL_EXPR and b.conv.matches("child_process", b.callee_of(c)[1] or ""):
+            return arm
+        else:
+            return None
+
+
+def last_statement(c):
+    """A statement expression's last statement (its value)."""
+    return list(children_of(next(iter(children_of(c)))))[-1]
 
 
 def is_null_constant(c) -> bool:
