@@ -40,8 +40,8 @@ import re
 from dataclasses import dataclass
 
 from refcheck.support import safeio
-from refcheck.caches.cache import (MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result, prune_directory,
-                             replace_atomically)
+from refcheck.caches.serial import MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result
+from refcheck.caches.cache import prune_directory, replace_atomically
 from refcheck.findings import Finding, ToolError, UnitResult
 from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
 
