@@ -114,18 +114,33 @@ def preload() -> None:
             return
 
 
+# (path, clang args, unit key) and the parse of this worker's last shard job.
+_held: tuple | None = None
+
+
 def _check(path: str, settings: Settings) -> UnitResult:
     from refcheck.frontend.unit import FrontendError, parse
 
+    global _held
     rel = _relative(path, settings.root)
     result = UnitResult(rel)
     t0 = time.perf_counter()
-    try:
-        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
-                       system_headers=settings.conventions.system_headers)
-    except FrontendError as e:
-        result.errors.append(ToolError(rel, str(e)))
-        return result
+    # A shard's parse stays in its worker for the unit's fixup job, which the parent sends to the
+    # worker of the last shard (pool.Job.worker); any other job lets it go first.
+    same = (path, tuple(settings.clang_args), settings.unit_key)
+    held, _held = _held, None
+    if isinstance(settings.shard, shards.Fixup) and held is not None and held[0] == same:
+        parsed = held[1]
+    else:
+        held = None
+        try:
+            parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
+                           system_headers=settings.conventions.system_headers)
+        except FrontendError as e:
+            result.errors.append(ToolError(rel, str(e)))
+            return result
+    if isinstance(settings.shard, shards.Shard):
+        _held = (same, parsed)
     t1 = time.perf_counter()
     _PARSED.set()
     from refcheck.frontend.clangutil import location

@@ -40,6 +40,9 @@ class Job:
     summaries: dict | None = None
     # A part of a unit checked in shards (driver/shards.py: a Shard or a Fixup); None: whole.
     shard: object = None
+    # The worker (pid) to give the job to while it is idle: a fixup job goes where the unit's
+    # last shard left its parse (engine._held).
+    worker: int = 0
 
 
 @dataclass
@@ -69,6 +72,14 @@ class Outcome:
     hashes: dict | None = None
     # A shard or fixup job's records (shards.Part); None for a whole unit, or when the job failed.
     part: object = None
+    # The worker's CPU seconds for the job (benchmarks/jscaling.py adds them up per worker).
+    cpu: float = 0.0
+    worker: int = 0
+
+
+# A file to which the parent appends one JSON line per job (worker pid, unit, shard, CPU
+# seconds): what benchmarks/jscaling.py computes a schedule's makespan from, free of the load.
+JOB_LOG = "REFCHECK_JOB_LOG"
 
 
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
@@ -152,6 +163,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
         settings.shard = job.shard
         if job.summaries is not None:
             settings.summaries = job.summaries
+        cpu = time.process_time()
         with _StderrWatch() as watch:
             try:
                 result = engine.check_unit(job.path, settings)
@@ -176,7 +188,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
                           hint="--max-memory MIB, or max-memory = MIB in [tool.refcheck]")])
             cacheable = False
         hashes = _hashes(result, options.root, job) if cacheable else None
-        conn.send((job.index, result, cacheable, hashes, part))
+        conn.send((job.index, result, cacheable, hashes, part, time.process_time() - cpu))
 
 
 class _Worker:
@@ -297,6 +309,8 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 while pending and skip(pending[0]):
                     pending.popleft()
                 if w.job is None and pending:
+                    if _elsewhere(pending[0], w, pool):
+                        continue
                     job = pending.popleft()
                     if summaries and job.summaries is None:
                         job.summaries = (dict(summaries) if job.shard is None
@@ -355,14 +369,38 @@ def _collect(w: _Worker) -> Outcome:
     job = w.job
     try:
         if w.conn.poll():
-            index, result, cacheable, hashes, part = w.conn.recv()
+            index, result, cacheable, hashes, part, cpu = w.conn.recv()
             if index == job.index:
-                return Outcome(job, result, cacheable, hashes, part)
+                outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid)
+                _log(outcome)
+                return outcome
     except (EOFError, OSError):
         pass
     w.process.join(timeout=5)
     return _failed(job, f"not checked: the worker process died ({_signal_name(w.process.exitcode)}) "
                         f"while parsing or analyzing this unit")
+
+
+def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
+    """Whether the job waits for another idle worker it prefers."""
+    return bool(job.worker) and job.worker != w.process.pid and any(
+        x.process.pid == job.worker and x.job is None and x.process.is_alive() for x in pool)
+
+
+def _log(outcome: Outcome) -> None:
+    path = os.environ.get(JOB_LOG)
+    if not path:
+        return
+    import json
+
+    shard = outcome.job.shard
+    what = None if shard is None else getattr(shard, "number", "fixup")
+    try:
+        with open(path, "a") as f:
+            f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
+                                "cpu": round(outcome.cpu, 4)}) + "\n")
+    except OSError:
+        pass
 
 
 def _out_of_memory(result: UnitResult) -> bool:
