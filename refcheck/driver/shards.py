@@ -338,14 +338,14 @@ class Assembly:
         return None
 
     def _done(self, got: list):
-        from refcheck.driver.pool import Outcome
-
-        job = replace(got[0].job, shard=None)
+        """The unit's pool.Outcome, made from its first part's."""
+        job = replace(got[0].job, shard=None, worker=0)
         self.parts.pop(job.index, None)
         bad = next((o for o in got if o.part is None), None)
         if bad is not None:
             shard = bad.job.shard if isinstance(bad.job.shard, Shard) else None
-            return Outcome(job, failed(job.display, shard, [bad.result]), False)
+            return replace(got[0], job=job, result=failed(job.display, shard, [bad.result]), cacheable=False,
+                           hashes=None, part=None)
         records = {i: r for o in got for i, r in o.part.records.items()}  # the fixup's come last
         parts = [o.part for o in got]
         result = merged(parts, records, isinstance(got[-1].job.shard, Fixup))
@@ -356,4 +356,4 @@ class Assembly:
             problem = write_table(self.function_cache, job.path, job.key, entries)
             if problem:
                 result.notes.append(f"{UNWRITABLE_TABLE}{problem}")
-        return Outcome(job, result, all(o.cacheable for o in got), got[0].hashes)
+        return replace(got[0], job=job, result=result, cacheable=all(o.cacheable for o in got), part=None)
