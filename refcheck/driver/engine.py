@@ -118,29 +118,35 @@ def preload() -> None:
 _held: tuple | None = None
 
 
-def _check(path: str, settings: Settings) -> UnitResult:
-    from refcheck.frontend.unit import FrontendError, parse
+def _parse(path: str, settings: Settings):
+    """The unit's parse. A shard's stays in its worker for the unit's fixup job, which the parent
+    sends to the worker of the last shard (pool.Job.worker); any other job lets it go first."""
+    from refcheck.frontend.unit import parse
 
     global _held
-    rel = _relative(path, settings.root)
-    result = UnitResult(rel)
-    t0 = time.perf_counter()
-    # A shard's parse stays in its worker for the unit's fixup job, which the parent sends to the
-    # worker of the last shard (pool.Job.worker); any other job lets it go first.
     same = (path, tuple(settings.clang_args), settings.unit_key)
     held, _held = _held, None
     if isinstance(settings.shard, shards.Fixup) and held is not None and held[0] == same:
-        parsed = held[1]
-    else:
-        held = None
-        try:
-            parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
-                           system_headers=settings.conventions.system_headers)
-        except FrontendError as e:
-            result.errors.append(ToolError(rel, str(e)))
-            return result
+        return held[1]
+    held = None
+    parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
+                   system_headers=settings.conventions.system_headers)
     if isinstance(settings.shard, shards.Shard):
         _held = (same, parsed)
+    return parsed
+
+
+def _check(path: str, settings: Settings) -> UnitResult:
+    from refcheck.frontend.unit import FrontendError
+
+    rel = _relative(path, settings.root)
+    result = UnitResult(rel)
+    t0 = time.perf_counter()
+    try:
+        parsed = _parse(path, settings)
+    except FrontendError as e:
+        result.errors.append(ToolError(rel, str(e)))
+        return result
     t1 = time.perf_counter()
     _PARSED.set()
     from refcheck.frontend.clangutil import location
@@ -171,11 +177,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
     shard = settings.shard
     if shard is not None:
-        if isinstance(shard, shards.Shard):
-            assigned = shards.split(places, [_size(fn) for fn in parsed.functions], shard.count)
-            selected = [i for i in selected if assigned[i] == shard.number]
-        else:  # a fixup re-checks single definitions with the final summaries: nothing to reuse
-            selected = []
+        selected = _share(selected, shard, parsed, places)
     plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
                 settings.share)
     planned = frozenset(summaries.ever)  # the instance keys' asks
@@ -186,21 +188,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
-        if shard is not None and not isinstance(shard, shards.Shard):
-            summaries.ever.update(shard.planned)
-            records = _fixup(unit, plan, table, shard.records)
-        else:
-            # In source order (C defines helpers before their callers, mostly); a function whose
-            # check used a summary that changed later in the unit (a helper defined after it,
-            # recursion) is checked once more at the end, with the unit's final table (by the
-            # parent's replay, for a shard).
-            for index in selected:
-                unit.definition(index, plan, table)
-            if shard is None:
-                unit.second = True
-                for index in unit.stale():
-                    unit.definition(index, plan, table)
-            records = {i: unit.record(i) for i in selected} if shard is not None else {}
+        records = _definitions(unit, plan, table, selected, shard)
     defined = set(names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
@@ -208,13 +196,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time,
                       "analysis": (time.perf_counter() - t1b) - unit.cfg_time}
     if shard is not None:
-        # The parent merges the parts and writes the unit's per-function table once.
-        del result.errors[unit_errors:]
-        result.functions = 0
-        if table is not None and table.rejected:
-            _save_table(table, result, write=False)
-        return shards.Part(result, records, dict(table._new) if table is not None else {}, parsed.partial,
-                           planned)
+        return _part(result, unit_errors, table, records, parsed.partial, planned)
     result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, names)
                       if n in summaries.known and externally_visible(fn)}
     if table is not None:
@@ -227,6 +209,45 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning", hint=hint))
     return result
+
+
+def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) -> dict:
+    """Checks the definitions: all for a whole unit, a shard's share (round 1 only: the parent
+    replays the order), or a fixup's; returns a part's records (none for a whole unit)."""
+    if shard is not None and not isinstance(shard, shards.Shard):
+        unit.summaries.ever.update(shard.planned)
+        return _fixup(unit, plan, table, shard.records)
+    # In source order (C defines helpers before their callers, mostly); a function whose check
+    # used a summary that changed later in the unit (a helper defined after it, recursion) is
+    # checked once more at the end, with the unit's final table.
+    for index in selected:
+        unit.definition(index, plan, table)
+    if shard is not None:
+        return {i: unit.record(i) for i in selected}
+    unit.second = True
+    for index in unit.stale():
+        unit.definition(index, plan, table)
+    return {}
+
+
+def _share(selected: list[int], shard, parsed, places: list) -> list[int]:
+    """The definitions a shard job checks: its share of `split`; none in round 1 for a fixup
+    (it re-checks single definitions with the final summaries: nothing to reuse)."""
+    if not isinstance(shard, shards.Shard):
+        return []
+    assigned = shards.split(places, [_size(fn) for fn in parsed.functions], shard.count)
+    return [i for i in selected if assigned[i] == shard.number]
+
+
+def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: bool, planned: frozenset):
+    """A shard or fixup job's shards.Part: the unit-level result (its parse's diagnostics, not
+    the definitions'), the records, and the per-function cache entries (the parent merges the
+    parts and writes the unit's table once)."""
+    del result.errors[unit_errors:]
+    result.functions = 0
+    if table is not None and table.rejected:
+        _save_table(table, result, write=False)
+    return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
 
 
 def _size(fn) -> int:

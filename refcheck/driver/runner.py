@@ -335,7 +335,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         progress = Progress(jobs, request.progress, workers=request.jobs,
                             finished=[(units[i], r.includes) for i, r in results.items()],
                             previous=cache.previous_seconds)
-        queue = _sharded(jobs, request, cache.previous_seconds)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
         assembly = shards.Assembly(queue, options, functions)
 
         def skip(job) -> bool:
@@ -349,7 +349,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # What the units checked so far export goes with each unit started after them.
         exported = exported_table(results.values())
         outcomes = pool.run(queue, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
-                            started=_once(progress, assembly))
+                            started=assembly.starter(progress))
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
                  progress, root, exported=exported, assembly=assembly)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
@@ -367,9 +367,9 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for t in again]
         # A second round over units already counted: its own display, no ETA from the first.
         progress = Progress(jobs, request.progress, workers=request.jobs)
-        queue = _sharded(jobs, request, cache.previous_seconds)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
         assembly = shards.Assembly(queue, options, functions)
-        outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=_once(progress, assembly))
+        outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
                  progress, root, again=True, assembly=assembly)
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
@@ -488,35 +488,6 @@ def _collect(outcomes, results, included, report, storing: _Storing, progress, r
         # Stops the workers now, also when Ctrl-C lands here rather than inside the pool.
         outcomes.close()
         progress.close()
-
-
-def _sharded(jobs: list, request: Request, previous):
-    """The pool's queue: units whose expected work is more than an even share of the run's
-    among the workers split into shard jobs (driver/shards.py). Expected work: every unit's previous analysis time
-    where the cache has them all, else the bytes its #include lines reach."""
-    from collections import deque
-
-    if request.jobs < 2 or len(jobs) == 0 or not shards.enabled():
-        return deque(jobs)
-    times = {j.index: previous(j.path) for j in jobs}
-    floor = shards.MIN_SECONDS
-    if any(t is None for t in times.values()):
-        times = {j.index: float(shards.include_bytes(j.path, j.args, request.config.root)) for j in jobs}
-        floor = shards.MIN_BYTES
-    counts = shards.counts_for(times, request.jobs, floor)
-    # In the run's order: a unit started later takes more of the others' summaries (a unit
-    # started before the ones it calls into is checked again, phase 2).
-    return deque(replace(j, shard=shards.Shard(k, counts[j.index])) if j.index in counts else j
-                 for j in jobs for k in range(counts.get(j.index, 1)))
-
-
-def _once(progress: Progress, assembly):
-    """The pool's `started`: a unit's first shard starts it on the progress line."""
-    def started(job) -> None:
-        if job.shard is None or job.index not in assembly.started:
-            assembly.started.add(job.index)
-            progress.start(job)
-    return started
 
 
 def _select(findings: list[Finding], request: Request, run_selection) -> list[Finding]:

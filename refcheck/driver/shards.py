@@ -188,6 +188,27 @@ def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
     return out
 
 
+def queue(jobs: list, workers: int, root: str, previous):
+    """The pool's queue (a deque the Assembly adds fixup jobs to): units whose expected work is
+    more than an even share of the run's among the workers split into shard jobs. Expected
+    work: every unit's previous analysis time (`previous(path)`) where the cache has them all,
+    else the bytes its #include lines reach."""
+    from collections import deque
+
+    if workers < 2 or not jobs or not enabled():
+        return deque(jobs)
+    times = {j.index: previous(j.path) for j in jobs}
+    floor = MIN_SECONDS
+    if any(t is None for t in times.values()):
+        times = {j.index: float(include_bytes(j.path, j.args, root)) for j in jobs}
+        floor = MIN_BYTES
+    counts = counts_for(times, workers, floor)
+    # In the run's order: a unit started later takes more of the others' summaries (a unit
+    # started before the ones it calls into is checked again, phase 2).
+    return deque(replace(j, shard=Shard(k, counts[j.index])) if j.index in counts else j
+                 for j in jobs for k in range(counts.get(j.index, 1)))
+
+
 def include_bytes(path: str, args: list[str], root: str) -> int:
     """The bytes of the unit and of the project files its #include lines reach (resolved beside
     the including file and in the -I directories, under `root`), each once, plus one more copy
@@ -314,6 +335,14 @@ class Assembly:
         self.pending, self.options, self.function_cache = pending, options, function_cache
         self.parts: dict[int, list] = {}
         self.started: set[int] = set()  # units whose first shard a worker took
+
+    def starter(self, progress):
+        """The pool's `started`: a unit's first shard starts it on the progress line."""
+        def started(job) -> None:
+            if job.shard is None or job.index not in self.started:
+                self.started.add(job.index)
+                progress.start(job)
+        return started
 
     def take(self, outcome):
         """The unit's outcome once all its parts are in; the outcome itself for a whole unit;
