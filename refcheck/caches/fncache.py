@@ -242,23 +242,41 @@ class FunctionCache:
     def save(self) -> None:
         """Writes this run's entries (the hits kept, the misses added) as the whole table: what
         the unit no longer defines drops out, so a table never outgrows its unit."""
-        if not self._new:
-            return
-        body = json.dumps({"format": FORMAT, "entries": self._new}, separators=(",", ":"),
-                          ensure_ascii=True).encode()
-        data = MAGIC + _mac(self.secret, self.name, body).encode() + b"\n" + body
-        if len(data) > MAX_TABLE_BYTES:
-            return
-        try:
-            _ensure_directory(self.directory)
-            global _pruned
-            if not _pruned:  # once per worker process, as the unit cache prunes once per run
-                _pruned = True
-                prune_directory(self.directory, _TABLE_NAME, MAGIC)
-            # Two runs writing the same unit's table: the last rename wins, whole.
-            replace_atomically(self.directory, self.path, data)
-        except OSError as e:
-            self.write_error = f"{self.directory}: cannot write: {e.strerror or e}"
+        self.write_error = _write(self.path, self._new, self.secret)
+
+
+def write_table(directory: str, unit_path: str, unit_key: str, entries: dict) -> str | None:
+    """Writes a unit's whole table from its entries as FunctionCache gathers them (the parent's
+    merge of a unit checked in shards); returns why it could not, or None."""
+    from refcheck.caches.cache import KeyProblem, load_secret
+
+    try:
+        secret = load_secret()
+    except KeyProblem:
+        return None  # the unit cache is off for the same reason, and says so
+    return _write(table_path(directory, unit_path, unit_key), entries, secret)
+
+
+def _write(path: str, entries: dict, secret: bytes) -> str | None:
+    if not entries:
+        return None
+    directory, name = os.path.dirname(path), os.path.basename(path)
+    body = json.dumps({"format": FORMAT, "entries": entries}, separators=(",", ":"),
+                      ensure_ascii=True).encode()
+    data = MAGIC + _mac(secret, name, body).encode() + b"\n" + body
+    if len(data) > MAX_TABLE_BYTES:
+        return None
+    try:
+        _ensure_directory(directory)
+        global _pruned
+        if not _pruned:  # once per process, as the unit cache prunes once per run
+            _pruned = True
+            prune_directory(directory, _TABLE_NAME, MAGIC)
+        # Two runs writing the same unit's table: the last rename wins, whole.
+        replace_atomically(directory, path, data)
+    except OSError as e:
+        return f"{directory}: cannot write: {e.strerror or e}"
+    return None
 
 
 def _pieces(data: bytes, cuts) -> list[bytes]:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
+from refcheck.driver import shards
+from refcheck.driver.shards import How
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
 
@@ -40,10 +42,14 @@ class Settings:
     unit_key: str = ""
     # Summaries inferred from the bodies of other units' functions (phase 1 of the run), by name.
     summaries: dict = field(default_factory=dict)
+    # A part of a unit checked in shards (driver/shards.py): a Shard (round 1 over its share of
+    # the definitions) or a Fixup (the whole-unit order replayed); None: the whole unit.
+    shard: object = None
 
 
-def check_unit(path: str, settings: Settings) -> UnitResult:
-    """Check every function defined in (or included by) one unit. Never raises for bad input."""
+def check_unit(path: str, settings: Settings):
+    """Check every function defined in (or included by) one unit (a shards.Part for a shard or
+    fixup job, unless it failed). Never raises for bad input."""
     box: list = []
 
     def work():
@@ -108,15 +114,36 @@ def preload() -> None:
             return
 
 
+# (path, clang args, unit key) and the parse of this worker's last shard job.
+_held: tuple | None = None
+
+
+def _parse(path: str, settings: Settings):
+    """The unit's parse. A shard's stays in its worker for the unit's fixup job, which the parent
+    sends to the worker of the last shard (pool.Job.worker); any other job lets it go first."""
+    from refcheck.frontend.unit import parse
+
+    global _held
+    same = (path, tuple(settings.clang_args), settings.unit_key)
+    held, _held = _held, None
+    if isinstance(settings.shard, shards.Fixup) and held is not None and held[0] == same:
+        return held[1]
+    held = None
+    parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
+                   system_headers=settings.conventions.system_headers)
+    if isinstance(settings.shard, shards.Shard):
+        _held = (same, parsed)
+    return parsed
+
+
 def _check(path: str, settings: Settings) -> UnitResult:
-    from refcheck.frontend.unit import FrontendError, parse
+    from refcheck.frontend.unit import FrontendError
 
     rel = _relative(path, settings.root)
     result = UnitResult(rel)
     t0 = time.perf_counter()
     try:
-        parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
-                       system_headers=settings.conventions.system_headers)
+        parsed = _parse(path, settings)
     except FrontendError as e:
         result.errors.append(ToolError(rel, str(e)))
         return result
@@ -148,32 +175,33 @@ def _check(path: str, settings: Settings) -> UnitResult:
     table = _function_table(path, parsed, places, settings, conv)
     selected = [i for i, fn in enumerate(parsed.functions)
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
+    shard = settings.shard
+    if shard is not None:
+        selected = _share(selected, shard, parsed, places)
     plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
                 settings.share)
+    planned = frozenset(summaries.ever)  # the instance keys' asks
     names = [qualified_name(fn) for fn in parsed.functions]
     unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds, summaries, names)
+    unit.places = places
+    unit_errors = len(result.errors)
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
-        # In source order (C defines helpers before their callers, mostly); a function whose
-        # check used a summary that changed later in the unit (a helper defined after it,
-        # recursion) is checked once more at the end, with the unit's final table.
-        for index in selected:
-            unit.definition(index, plan, table)
-        unit.second = True
-        for index in unit.stale():
-            unit.definition(index, plan, table)
+        records = _definitions(unit, plan, table, selected, shard)
     defined = set(names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
+    _carry_comments(parsed, result, settings.root)
+    result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time,
+                      "analysis": (time.perf_counter() - t1b) - unit.cfg_time}
+    if shard is not None:
+        return _part(result, unit_errors, table, records, parsed.partial, planned)
     result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, names)
                       if n in summaries.known and externally_visible(fn)}
     if table is not None:
         _save_table(table, result)
-    _carry_comments(parsed, result, settings.root)
-    t2 = time.perf_counter()
     result.findings = merge_findings(unit.findings)
-    result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time, "analysis": (t2 - t1b) - unit.cfg_time}
     result.counts.update({k: n for k, n in unit.counts.items() if n or k != "cached"})
     if parsed.partial and result.functions:
         # The first error's fix is the partial parse's fix too.
@@ -181,6 +209,77 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
                                             "findings may be incomplete", severity="warning", hint=hint))
     return result
+
+
+def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) -> dict:
+    """Checks the definitions: all for a whole unit, a shard's share (round 1 only: the parent
+    replays the order), or a fixup's; returns a part's records (none for a whole unit)."""
+    if shard is not None and not isinstance(shard, shards.Shard):
+        unit.summaries.ever.update(shard.planned)
+        return _fixup(unit, plan, table, shard.records)
+    # In source order (C defines helpers before their callers, mostly); a function whose check
+    # used a summary that changed later in the unit (a helper defined after it, recursion) is
+    # checked once more at the end, with the unit's final table.
+    for index in selected:
+        unit.definition(index, plan, table)
+    if shard is not None:
+        return {i: unit.record(i) for i in selected}
+    unit.second = True
+    for index in unit.stale():
+        unit.definition(index, plan, table)
+    return {}
+
+
+def _share(selected: list[int], shard, parsed, places: list) -> list[int]:
+    """The definitions a shard job checks: its share of `split`; none in round 1 for a fixup
+    (it re-checks single definitions with the final summaries: nothing to reuse)."""
+    if not isinstance(shard, shards.Shard):
+        return []
+    assigned = shards.split(places, [_size(fn) for fn in parsed.functions], shard.count)
+    return [i for i in selected if assigned[i] == shard.number]
+
+
+def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: bool, planned: frozenset):
+    """A shard or fixup job's shards.Part: the unit-level result (its parse's diagnostics, not
+    the definitions'), the records, and the per-function cache entries (the parent merges the
+    parts and writes the unit's table once)."""
+    del result.errors[unit_errors:]
+    result.functions = 0
+    if table is not None and table.rejected:
+        _save_table(table, result, write=False)
+    return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
+
+
+def _size(fn) -> int:
+    """A definition's bytes: its cost estimate for the shard split."""
+    extent = fn.extent
+    return max(1, extent.end.offset - extent.start.offset)
+
+
+def _fixup(unit: "_UnitCheck", plan, table, records: dict) -> dict:
+    """The whole-unit order replayed over the shards' records (shards.replay): the definitions
+    whose check saw other summaries than that order gives, checked again, then the second round
+    for stale summaries. Returns the records of the definitions checked here."""
+    records = dict(records)
+    checked: dict = {}
+    unit.second = True  # no cache hit, no instance result: they were made with other summaries
+
+    def recheck(index: int):
+        unit.definition(index, plan, table)
+        checked[index] = unit.record(index)
+        return checked[index]
+
+    known = unit.summaries.known
+    original = dict(records)
+    shards.replay(records, known, recheck)
+    # The unit's imported summaries are the ones every check of the whole-unit order asked for:
+    # the shards' checks that order keeps, and the ones here (an instance's outcome taken asks
+    # nothing itself; a cache hit's asks count, as in _check).
+    unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
+                               for n, _ in r.used)
+    for index in shards.stale(records, known):
+        recheck(index)
+    return checked
 
 
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:
@@ -219,6 +318,8 @@ class _UnitCheck:
         self.summaries, self.names = summaries, names
         self.used_at: dict[int, tuple] = {}  # definition -> (name, digest) of the summaries it used
         self.spans: dict[int, tuple] = {}  # definition -> what its check added (findings, errors, ...)
+        self.own: dict[int, object] = {}  # definition -> the summary it inferred
+        self.how: dict[int, object] = {}  # definition -> shards.How (only a shard's records need it)
         # The second round re-checks stale definitions: no cache hit or instance result (they
         # were made with the stale summaries too).
         self.second = False
@@ -240,12 +341,14 @@ class _UnitCheck:
             self.counts["cached"] += hit.functions
             self.used_at[index] = hit.used
             self.spans[index] = (hit.findings, hit.errors, hit.functions, (("cached", hit.functions),))
+            self.how[index] = How.CACHED
             self._learn(index, hit.summary)
             return
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
         known = plan.known(index) if not self.second else None
         self.summaries.asked = set()
         own = DEFAULT
+        self.how[index] = How.CHECKED if known is None else How.SHARED
         if known is not None:
             self.result.functions += 1
             self.summaries.asked = set(known.asked)
@@ -305,9 +408,20 @@ class _UnitCheck:
             cfg = None
         return own
 
+    def record(self, index: int):
+        """Definition `index`'s check, for the parent's merge of a unit's shards."""
+        from refcheck.driver.shards import Record
+        from refcheck.frontend.clangutil import externally_visible
+
+        findings, errors, functions, counts = self.spans[index]
+        return Record(self.names[index], externally_visible(self.parsed.functions[index]), self.places[index],
+                      self.how[index],
+                      self.own[index], self.used_at[index], tuple(findings), tuple(errors), functions, counts)
+
     def _learn(self, index: int, summary) -> None:
         """A definition checked: its inferred summary is known to the functions checked after it.
         One that says nothing hides another unit's function of the same name (a `static` one)."""
+        self.own[index] = summary
         if summary.says_something:
             self.summaries.known[self.names[index]] = summary
         else:
@@ -348,8 +462,9 @@ class _UnitCheck:
             self.findings.append(_relativized(replace(f, statements=text, extent=extent), self.settings.root))
 
 
-def _save_table(table, result: UnitResult) -> None:
-    table.save()
+def _save_table(table, result: UnitResult, write: bool = True) -> None:
+    if write:
+        table.save()
     if table.rejected:
         result.notes.append(f"ignored the per-function cache table {table.rejected}; "
                             "its functions were checked again")

@@ -38,6 +38,11 @@ class Job:
     # The summaries other units of the run exported so far (set as the job starts); None: the
     # Options' table.
     summaries: dict | None = None
+    # A part of a unit checked in shards (driver/shards.py: a Shard or a Fixup); None: whole.
+    shard: object = None
+    # The worker (pid) to give the job to while it is idle: a fixup job goes where the unit's
+    # last shard left its parse (engine._held).
+    worker: int = 0
 
 
 @dataclass
@@ -65,6 +70,16 @@ class Outcome:
     # Content hashes of the files the unit read, taken by the worker right after its parse
     # (absolute path -> hash): the cache records an entry only under these bytes.
     hashes: dict | None = None
+    # A shard or fixup job's records (shards.Part); None for a whole unit, or when the job failed.
+    part: object = None
+    # The worker's CPU seconds for the job (benchmarks/jscaling.py adds them up per worker).
+    cpu: float = 0.0
+    worker: int = 0
+
+
+# A file to which the parent appends one JSON line per job (worker pid, unit, shard, CPU
+# seconds): what benchmarks/jscaling.py computes a schedule's makespan from, free of the load.
+JOB_LOG = "REFCHECK_JOB_LOG"
 
 
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
@@ -145,8 +160,10 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
         settings = run_settings if job.options is None else settings_for(job.options)
         settings.clang_args = job.args
         settings.unit_key = job.key
+        settings.shard = job.shard
         if job.summaries is not None:
             settings.summaries = job.summaries
+        cpu = time.process_time()
         with _StderrWatch() as watch:
             try:
                 result = engine.check_unit(job.path, settings)
@@ -157,7 +174,11 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
                 result = UnitResult(file=job.display, errors=[
                     ToolError(job.display, f"internal error: {type(e).__name__}: {e}")])
                 cacheable = False
+        part = None
+        if result is not None and not isinstance(result, UnitResult):  # a shards.Part
+            part, result = result, result.result
         if result is None or watch.out_of_memory:
+            part = None
             # libclang reports a failed allocation as a crashed parse, Python as MemoryError:
             # either way this unit is not checked, and the parent replaces the worker (its
             # heap may be left fragmented near the bound).
@@ -167,7 +188,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
                           hint="--max-memory MIB, or max-memory = MIB in [tool.refcheck]")])
             cacheable = False
         hashes = _hashes(result, options.root, job) if cacheable else None
-        conn.send((job.index, result, cacheable, hashes))
+        conn.send((job.index, result, cacheable, hashes, part, time.process_time() - cpu))
 
 
 class _Worker:
@@ -264,15 +285,18 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
         started: Callable[[Job], None] = lambda job: None) -> Iterator[Outcome]:
     """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
     before a job would start) says are no longer needed. `summaries`, filled by the caller as
-    outcomes come in, goes with each job as it starts: later units use earlier ones' summaries.
-    `started` hears of each job as a worker takes it (the progress line names the units in
-    flight)."""
+    outcomes come in, goes with each job as it starts (unless the job has its own): later units
+    use earlier ones' summaries; the shards of one unit all take the table as the first of them
+    started. `started` hears of each job as a worker takes it (the progress line names the
+    units in flight). `jobs` may be a deque the caller appends to while it takes the outcomes
+    (a sharded unit's fixup job)."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    pending = deque(jobs)
+    pending = jobs if isinstance(jobs, deque) else deque(jobs)
+    snapshots: dict[int, dict] = {}  # unit index -> the table its shards took
     pool: list[_Worker] = []
     limit = max(1, min(workers, len(jobs)))
     try:
@@ -285,9 +309,12 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 while pending and skip(pending[0]):
                     pending.popleft()
                 if w.job is None and pending:
+                    if _elsewhere(pending[0], w, pool):
+                        continue
                     job = pending.popleft()
-                    if summaries:
-                        job.summaries = dict(summaries)
+                    if summaries and job.summaries is None:
+                        job.summaries = (dict(summaries) if job.shard is None
+                                         else snapshots.setdefault(job.index, dict(summaries)))
                     try:
                         w.conn.send(job)
                     except OSError:
@@ -342,14 +369,38 @@ def _collect(w: _Worker) -> Outcome:
     job = w.job
     try:
         if w.conn.poll():
-            index, result, cacheable, hashes = w.conn.recv()
+            index, result, cacheable, hashes, part, cpu = w.conn.recv()
             if index == job.index:
-                return Outcome(job, result, cacheable, hashes)
+                outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid)
+                _log(outcome)
+                return outcome
     except (EOFError, OSError):
         pass
     w.process.join(timeout=5)
     return _failed(job, f"not checked: the worker process died ({_signal_name(w.process.exitcode)}) "
                         f"while parsing or analyzing this unit")
+
+
+def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
+    """Whether the job waits for another idle worker it prefers."""
+    return bool(job.worker) and job.worker != w.process.pid and any(
+        x.process.pid == job.worker and x.job is None and x.process.is_alive() for x in pool)
+
+
+def _log(outcome: Outcome) -> None:
+    path = os.environ.get(JOB_LOG)
+    if not path:
+        return
+    import json
+
+    shard = outcome.job.shard
+    what = None if shard is None else getattr(shard, "number", "fixup")
+    try:
+        with open(path, "a") as f:
+            f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
+                                "cpu": round(outcome.cpu, 4)}) + "\n")
+    except OSError:
+        pass
 
 
 def _out_of_memory(result: UnitResult) -> bool:

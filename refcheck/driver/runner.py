@@ -22,6 +22,7 @@ from refcheck.workspace.compdb import CompileDatabase
 from refcheck.frontend.gcc import Adapted
 from refcheck.workspace.config import Config, ConfigError, Resolver
 from refcheck.findings import Finding, Location, RunResult, ToolError, UnitResult, merge_findings
+from refcheck.driver import shards
 from refcheck.driver.progress import Progress
 from refcheck.workspace.sources import HEADER_EXTENSIONS, discover, excluded, relative
 from refcheck.findings.source import SourceCache
@@ -334,20 +335,23 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         progress = Progress(jobs, request.progress, workers=request.jobs,
                             finished=[(units[i], r.includes) for i, r in results.items()],
                             previous=cache.previous_seconds)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
+        assembly = shards.Assembly(queue, options, functions)
 
         def skip(job) -> bool:
-            # The pool asks until it gets True, then drops the job: one skip() per job.
-            if job.path in included:
+            # The pool asks until it gets True, then drops the job: one skip() per job. A shard
+            # of a unit whose first shard started runs whatever: its unit waits for it.
+            if job.path in included and job.index not in assembly.started:
                 progress.skip(job)
                 return True
             return False
 
         # What the units checked so far export goes with each unit started after them.
         exported = exported_table(results.values())
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
-                             started=progress.start)
+        outcomes = pool.run(queue, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
+                            started=assembly.starter(progress))
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
-                 progress, root, exported=exported)
+                 progress, root, exported=exported, assembly=assembly)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
     # not have (or had another of) are checked again with the run's table, once.
     table = exported_table(results.values())
@@ -363,9 +367,11 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for t in again]
         # A second round over units already counted: its own display, no ETA from the first.
         progress = Progress(jobs, request.progress, workers=request.jobs)
-        outcomes = pool.run(jobs, options, request.jobs, cfg.timeout, started=progress.start)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
+        assembly = shards.Assembly(queue, options, functions)
+        outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
-                 progress, root, again=True)
+                 progress, root, again=True, assembly=assembly)
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
@@ -459,11 +465,14 @@ class _Storing:
 
 
 def _collect(outcomes, results, included, report, storing: _Storing, progress, root, again=False,
-             exported: dict | None = None) -> None:
-    """Takes the workers' results in, caches them, and adds up timings and counts; `exported`
-    gets each result's exported summaries."""
+             exported: dict | None = None, assembly=None) -> None:
+    """Takes the workers' results in (a sharded unit's once its parts are merged), caches them,
+    and adds up timings and counts; `exported` gets each result's exported summaries."""
     try:
         for outcome in outcomes:
+            outcome = assembly.take(outcome) if assembly is not None else outcome
+            if outcome is None:
+                continue
             job, result = outcome.job, outcome.result
             # Cache keys and suppression scans need the includes as absolute paths.
             result.includes = [os.path.join(root, p) for p in result.includes]

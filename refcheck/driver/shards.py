@@ -1,0 +1,388 @@
+"""Function-level sharding: one big unit checked by several workers.
+
+A unit goes to one worker, so a run whose work is mostly one unit (torch7's lib/TH/THTensor.c)
+gains nothing from -j. When a unit's expected work is more than an even share of the run's, it
+becomes K shard jobs: each parses the unit and checks only its share of the definitions (whole
+places, so that a generic body's instantiations stay together and the instance plan still
+analyses them once). The parent then replays the whole-unit check's order over what the shards
+report: round 1 in source order, each definition seeing the summaries of the ones before it,
+then the second round for stale summaries (engine._UnitCheck). A definition whose check saw
+other summaries than that order gives it (a callee in another shard) is checked again by one
+fixup job, which replays the same way with the definitions' records; the merged result is the
+one a whole-unit check gives.
+
+Imported by the parent: no libclang here.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+import re
+from dataclasses import dataclass, field, replace
+
+from refcheck.findings import ToolError, UnitResult, merge_findings
+
+# REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out).
+SWITCH = "REFCHECK_SHARDS"
+# A definition that shares its place with an earlier one (a generic body's next instantiation)
+# costs part of the first: the instance plan reuses its analysis, but one paired by class key
+# (renaming.py) is still built (THTensor.c: 0.1 left its two shards 6.6 and 4.7 s apart, 0.5 even).
+SHARED_COST = 0.5
+# The least expected work worth a second parse and worker: seconds (a previous time), else bytes
+# (include_bytes).
+MIN_SECONDS = 2.0
+MIN_BYTES = 256 << 10
+# Bytes of project files a unit reaches through its #include lines, at most this many files.
+MAX_INCLUDED = 2000
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+_MACRO_INCLUDE = re.compile(rb'^\s*#\s*include\s+[A-Za-z_]\w*\s*$', re.M)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Check only the definitions `split` gives shard `number` (0-based) of `count`."""
+
+    number: int
+    count: int
+
+
+class How(enum.Enum):
+    """How round 1 got a definition's outcome: the whole-unit check takes CACHED and SHARED ones
+    as they are, whatever the summaries then (engine._UnitCheck.definition)."""
+
+    CHECKED = "checked"
+    CACHED = "cached"
+    SHARED = "shared"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One definition's check (and its lambdas'): what it added to the unit's result, the
+    summary it inferred, and (name, digest) of the summaries it used."""
+
+    name: str
+    visible: bool
+    place: object  # where the definition is: a generic body's instantiations share it
+    how: How
+    summary: object
+    used: tuple
+    findings: tuple = ()
+    errors: tuple = ()
+    functions: int = 0
+    counts: tuple = ()
+
+    def bare(self) -> "Record":
+        """Without findings and errors: what a fixup job needs to replay the order."""
+        return replace(self, findings=(), errors=())
+
+
+@dataclass(frozen=True)
+class Fixup:
+    """Replay the whole-unit order over `records` (every definition's), checking again the ones
+    whose summaries differ from it."""
+
+    records: dict
+    # The names the shards' instance plans asked for (before any definition's check).
+    planned: frozenset = frozenset()
+
+
+@dataclass
+class Part:
+    """What a shard or fixup job sends back: the unit-level result (includes, parse diagnostics,
+    comments, timings, imported summaries, notes), the records of the definitions it checked,
+    and its per-function cache entries (the parent writes the unit's table once)."""
+
+    result: UnitResult
+    records: dict
+    entries: dict = field(default_factory=dict)
+    partial: bool = False
+    planned: frozenset = frozenset()
+
+
+def split(places: list, sizes: list[int], count: int) -> list[int]:
+    """Each definition's shard: whole places (a generic body's instantiations share one) go to
+    the least loaded shard, costliest first (ties: the earlier place, the lower shard)."""
+    cost: dict = {}
+    first: dict = {}
+    for i, (place, size) in enumerate(zip(places, sizes)):
+        first.setdefault(place, i)
+        cost[place] = cost[place] + size * SHARED_COST if place in cost else float(size)
+    load = [0.0] * count
+    where = {}
+    for place in sorted(cost, key=lambda p: (-cost[p], first[p])):
+        k = min(range(count), key=lambda n: (load[n], n))
+        where[place] = k
+        load[k] += cost[place]
+    return [where[p] for p in places]
+
+
+# --- the whole-unit order, replayed (the parent and the fixup job) --------------------------------
+
+def learn(table: dict, name: str, summary) -> None:
+    """As engine._UnitCheck._learn: a summary that says nothing hides another unit's of the name."""
+    if summary.says_something:
+        table[name] = summary
+    else:
+        table.pop(name, None)
+
+
+def digests(used: tuple, table: dict) -> tuple:
+    """`used`'s names with their digests in `table` now, as SummaryTable.used gives them."""
+    return tuple(sorted((n, table[n].digest() if n in table else "-") for n, _ in used))
+
+
+def replay(records: dict, table: dict, recheck=None) -> int | None:
+    """Round 1 of the whole-unit check over `records`, in source order, learning into `table`
+    (the summaries the unit started with). A CHECKED record that saw other summaries, and a
+    SHARED one whose place had one (it took that instance's outcome), is replaced by
+    `recheck(index)`, or, without `recheck`, its index is returned and the replay stops there;
+    another SHARED record's used digests are the table's then. None: all agree."""
+    redone = set()
+    for i in sorted(records):
+        r = records[i]
+        if (r.how is How.SHARED and r.place in redone) or (r.how is How.CHECKED and digests(r.used, table) != r.used):
+            if recheck is None:
+                return i
+            redone.add(r.place)
+            r = records[i] = recheck(i)
+        elif r.how is How.SHARED:
+            r = records[i] = replace(r, used=digests(r.used, table))
+        learn(table, r.name, r.summary)
+    return None
+
+
+def stale(records: dict, table: dict) -> list[int]:
+    """The second round: definitions whose used summaries the final table contradicts."""
+    return [i for i in sorted(records) if digests(records[i].used, table) != records[i].used]
+
+
+def needs_fixup(records: dict, start: dict) -> bool:
+    """Whether the shards' records differ from the whole-unit order anywhere (a fixup job
+    replays it and checks those definitions again)."""
+    table = dict(start)
+    replayed = dict(records)
+    return replay(replayed, table) is not None or bool(stale(replayed, table))
+
+
+# --- the parent: which units to split, and the merge -----------------------------------------------
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
+    """Shards per unit (only units split in two or more): those whose expected work is more than
+    an even share of the run's among `workers` and at least `floor`, in as many shards as shares
+    (at most workers)."""
+    total = sum(estimates.values())
+    if workers < 2 or total <= 0 or not enabled():
+        return {}
+    share = total / workers
+    out = {}
+    for unit, work in estimates.items():
+        k = min(workers, math.ceil(work / share - 1e-9))
+        if k >= 2 and work >= floor:
+            out[unit] = k
+    return out
+
+
+def queue(jobs: list, workers: int, root: str, previous):
+    """The pool's queue (a deque the Assembly adds fixup jobs to): units whose expected work is
+    more than an even share of the run's among the workers split into shard jobs. Expected
+    work: every unit's previous analysis time (`previous(path)`) where the cache has them all,
+    else the bytes its #include lines reach."""
+    from collections import deque
+
+    if workers < 2 or not jobs or not enabled():
+        return deque(jobs)
+    times = {j.index: previous(j.path) for j in jobs}
+    floor = MIN_SECONDS
+    if any(t is None for t in times.values()):
+        times = {j.index: float(include_bytes(j.path, j.args, root)) for j in jobs}
+        floor = MIN_BYTES
+    counts = counts_for(times, workers, floor)
+    # In the run's order: a unit started later takes more of the others' summaries (a unit
+    # started before the ones it calls into is checked again, phase 2).
+    return deque(replace(j, shard=Shard(k, counts[j.index])) if j.index in counts else j
+                 for j in jobs for k in range(counts.get(j.index, 1)))
+
+
+def include_bytes(path: str, args: list[str], root: str) -> int:
+    """The bytes of the unit and of the project files its #include lines reach (resolved beside
+    the including file and in the -I directories, under `root`), each once, plus one more copy
+    of a .c file included by name for every `#include MACRO` line the header included after it
+    reaches (TH's generic bodies: THGenerateAllTypes.h includes TH_GENERIC_FILE once per type):
+    the size estimate of a unit whose work is in what it includes (THTensor.c)."""
+    dirs = [a[2:] for a in args if a.startswith("-I") and len(a) > 2]
+    dirs += [b for a, b in zip(args, args[1:]) if a in ("-I", "-iquote")]
+    dirs = [os.path.abspath(d) for d in dirs if os.path.isdir(d)]
+    top = os.path.abspath(root).rstrip(os.sep) + os.sep
+    seen: dict = {}  # file -> (bytes, its includes resolved, its macro includes)
+
+    def read(file: str):
+        if file not in seen and len(seen) < MAX_INCLUDED:
+            try:
+                with open(file, "rb") as f:
+                    data = f.read()
+            except OSError:
+                data = b""
+            seen[file] = (len(data), [], 0)
+            names = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(data)]
+            found = [_resolve(n, [os.path.dirname(file), *dirs], top) for n in names]
+            seen[file] = (len(data), [f for f in found if f], len(_MACRO_INCLUDE.findall(data)))
+        return seen.get(file, (0, [], 0))
+
+    def macros(file: str, visiting: set) -> int:
+        if file in visiting:
+            return 0
+        visiting.add(file)
+        _, includes, n = read(file)
+        return n + sum(macros(f, visiting) for f in includes)
+
+    total, last = 0, None
+    unit = os.path.abspath(path)
+    for file in read(unit)[1]:
+        if file.endswith(".c"):
+            last = file
+        elif last is not None:
+            total += read(last)[0] * macros(file, set())
+    stack = [unit]
+    counted = set()
+    while stack:
+        file = stack.pop()
+        if file not in counted:
+            counted.add(file)
+            size, includes, _ = read(file)
+            total += size
+            stack.extend(includes)
+    return total
+
+
+def _resolve(name: str, dirs: list, top: str) -> str | None:
+    for d in dirs:
+        candidate = os.path.normpath(os.path.join(d, name))
+        if candidate.startswith(top) and os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def merged(parts: list[Part], records: dict, fixed: bool = False) -> UnitResult:
+    """The unit's result from its shards' parts and the final records: what the whole-unit
+    check gives (engine._check), statistics summed over the jobs."""
+    base = parts[0].result
+    result = UnitResult(base.file, includes=list(base.includes), comments=base.comments,
+                        definitions=base.definitions)
+    result.errors = list(base.errors)
+    findings = []
+    counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+    exports: dict = {}
+    visible = set()
+    for i in sorted(records):
+        r = records[i]
+        findings.extend(r.findings)
+        result.errors.extend(r.errors)
+        result.functions += r.functions
+        for k, n in r.counts:
+            counts[k] = counts.get(k, 0) + n
+        learn(exports, r.name, r.summary)
+        if r.visible:
+            visible.add(r.name)
+    result.findings = merge_findings(findings)
+    result.counts = {k: n for k, n in counts.items() if n or k != "cached"}
+    result.exports = {n: s for n, s in exports.items() if n in visible}
+    # A fixup job (the last part) knows which of the shards' checks the whole-unit order keeps.
+    result.imported = (parts[-1].result.imported if fixed
+                       else tuple(sorted({u for p in parts for u in p.result.imported})))
+    for p in parts:
+        for stage, seconds in p.result.timings.items():
+            result.timings[stage] = result.timings.get(stage, 0.0) + seconds
+        result.notes.extend(n for n in p.result.notes if n not in result.notes)
+    if any(p.partial for p in parts) and result.functions:
+        hint = next((e.hint for e in result.errors if e.hint), "")
+        result.errors.append(ToolError(base.file, f"{result.functions} function(s) checked on a partial parse; "
+                                                  "findings may be incomplete", severity="warning", hint=hint))
+    return result
+
+
+def failed(display: str, shard: Shard | None, results: list[UnitResult]) -> UnitResult:
+    """A unit one of whose shard (or fixup) jobs failed: its errors, said to be this unit's, and
+    nothing else (a part of a unit's findings would read as the whole)."""
+    what = "the fixup job" if shard is None else f"shard {shard.number + 1} of {shard.count}"
+    errors = []
+    for r in results:
+        for e in r.errors:
+            errors.append(replace(e, message=f"{e.message} ({what} of this unit, checked in parts; "
+                                             "no finding of it is reported)"))
+    return UnitResult(display, errors=errors or [ToolError(display, f"not checked: {what} failed")])
+
+
+def start_table(job, options) -> dict:
+    """The summaries a job's check starts with (pool.run sets job.summaries as it starts)."""
+    if job.summaries is not None:
+        return job.summaries
+    own = job.options if job.options is not None else options
+    return own.summaries or {}
+
+
+class Assembly:
+    """The parent's side of sharded units: their parts as they come in, a fixup job where the
+    shards' records differ from the whole-unit order, and one outcome per unit at the end."""
+
+    def __init__(self, pending, options, function_cache: str | None) -> None:
+        """`pending`: the pool's job queue (a fixup job joins it); `options`: the run's."""
+        self.pending, self.options, self.function_cache = pending, options, function_cache
+        self.parts: dict[int, list] = {}
+        self.started: set[int] = set()  # units whose first shard a worker took
+
+    def starter(self, progress):
+        """The pool's `started`: a unit's first shard starts it on the progress line."""
+        def started(job) -> None:
+            if job.shard is None or job.index not in self.started:
+                self.started.add(job.index)
+                progress.start(job)
+        return started
+
+    def take(self, outcome):
+        """The unit's outcome once all its parts are in; the outcome itself for a whole unit;
+        None while parts are missing or its fixup runs."""
+        job = outcome.job
+        if job.shard is None:
+            return outcome
+        got = self.parts.setdefault(job.index, [])
+        got.append(outcome)
+        if isinstance(job.shard, Fixup):
+            return self._done(got)
+        if len(got) < job.shard.count:
+            return None
+        if any(o.part is None for o in got):
+            return self._done(got)
+        records = {i: r for o in got for i, r in o.part.records.items()}
+        start = start_table(job, self.options)
+        if not needs_fixup(records, start):
+            return self._done(got)
+        fixup = Fixup({i: r.bare() for i, r in records.items()}, frozenset().union(*(o.part.planned for o in got)))
+        self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=outcome.worker))
+        return None
+
+    def _done(self, got: list):
+        """The unit's pool.Outcome, made from its first part's."""
+        job = replace(got[0].job, shard=None, worker=0)
+        self.parts.pop(job.index, None)
+        bad = next((o for o in got if o.part is None), None)
+        if bad is not None:
+            shard = bad.job.shard if isinstance(bad.job.shard, Shard) else None
+            return replace(got[0], job=job, result=failed(job.display, shard, [bad.result]), cacheable=False,
+                           hashes=None, part=None)
+        records = {i: r for o in got for i, r in o.part.records.items()}  # the fixup's come last
+        parts = [o.part for o in got]
+        result = merged(parts, records, isinstance(got[-1].job.shard, Fixup))
+        entries = {k: v for p in parts for k, v in p.entries.items()}
+        if entries and self.function_cache is not None:
+            from refcheck.caches.fncache import UNWRITABLE_TABLE, write_table
+
+            problem = write_table(self.function_cache, job.path, job.key, entries)
+            if problem:
+                result.notes.append(f"{UNWRITABLE_TABLE}{problem}")
+        return replace(got[0], job=job, result=result, cacheable=all(o.cacheable for o in got), part=None)

@@ -1,0 +1,139 @@
+"""Function-level sharding (refcheck/driver/shards.py): a big unit checked by two workers gives
+what one worker gives it (findings, statistics, cache entries), summaries cross the shards, and a
+failing shard is one clear tool error for its unit."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from refcheck.driver import engine, shards
+from refcheck.findings import Location
+
+# The callee hands out what it allocates though its name does not say so (an inferred summary,
+# and RC004 on it); the caller leaks it (RC001, only through that summary). Two definitions, two
+# shards: each in its own.
+CALLEE = ("#include <stdlib.h>\n"
+          "char *pkg_buffer(size_t n)\n{\n  char *p = malloc(n);\n  if (!p)\n    return NULL;\n"
+          "  p[0] = 0;\n  return p;\n}\n")
+CALLER = ("int user(size_t n)\n{\n  char *b = pkg_buffer(n);\n  if (n > 10)\n    return -1;\n"
+          "  free(b);\n  return 0;\n}\n")
+# More definitions for the statistics: a clean one, one with nothing to check, a leak of its own.
+MORE = ("static int twice(int x)\n{\n  return 2 * x;\n}\n"
+        "void clean(size_t n)\n{\n  char *q = malloc(n);\n  free(q);\n}\n"
+        "void leaky(size_t n)\n{\n  char *q = malloc(n);\n  if (n)\n    return;\n  free(q);\n}\n")
+SMALL = "#include <stdlib.h>\nvoid small(void)\n{\n  char *q = malloc(1);\n}\n"
+
+
+@pytest.fixture
+def sharding(monkeypatch, tmp_path):
+    """Sharding from any size (the test units are small); returns the pool's job log."""
+    monkeypatch.setattr(shards, "MIN_BYTES", 0)
+    monkeypatch.setenv(shards.SWITCH, "1")
+    log = tmp_path / "jobs.jsonl"
+    monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
+    return log
+
+
+def _jobs(log) -> list[dict]:
+    out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    log.unlink(missing_ok=True)
+    return out
+
+
+def _check(project, *args):
+    r = project.run("check", "--format", "json", "--statistics", *args)
+    data = json.loads(r.out)
+    found = sorted((f["file"], f["rule"], f["line"], f["message"], tuple(f["instantiations"]))
+                   for f in data["findings"])
+    stats = [line for line in r.err.splitlines() if "analysed" in line or line.startswith("functions")]
+    return r.code, found, stats
+
+
+def _table(project) -> dict:
+    """The per-function cache's entries (one unit, one table), by key."""
+    directory = project.root / ".refcheck_cache" / "functions"
+    (name,) = [n for n in os.listdir(directory) if n.endswith(".json")]
+    data = (directory / name).read_bytes()
+    return json.loads(data.split(b"\n", 2)[2])["entries"]
+
+
+def test_split_is_deterministic_keeps_places_together_and_balances():
+    places = [Location("g.c", line, 1) for line in (10, 20, 10, 30, 20, 40, 10, 50)]
+    sizes = [900, 400, 900, 700, 400, 300, 900, 200]
+    first = shards.split(places, sizes, 2)
+    assert first == shards.split(places, sizes, 2)
+    # A generic body's instantiations (one place) go to one shard.
+    for place in set(places):
+        assert len({first[i] for i, p in enumerate(places) if p == place}) == 1
+    load = [0.0, 0.0]
+    cost: dict = {}
+    for i, (p, s) in enumerate(zip(places, sizes)):
+        cost[p] = cost[p] + s * shards.SHARED_COST if p in cost else s
+    for p, c in cost.items():
+        load[first[places.index(p)]] += c
+    assert abs(load[0] - load[1]) <= max(cost.values())
+    assert sorted(set(first)) == [0, 1]
+
+
+def test_only_a_unit_over_an_even_share_is_split(monkeypatch):
+    monkeypatch.setenv(shards.SWITCH, "1")
+    assert shards.counts_for({1: 90.0, 2: 5.0, 3: 5.0}, 2) == {1: 2}
+    assert shards.counts_for({1: 90.0, 2: 5.0, 3: 5.0}, 4) == {1: 4}
+    assert shards.counts_for({1: 40.0, 2: 30.0, 3: 30.0}, 2) == {}
+    assert shards.counts_for({1: 90.0, 2: 5.0}, 1) == {}
+    assert shards.counts_for({1: 90.0, 2: 5.0}, 2, floor=100.0) == {}
+    monkeypatch.setenv(shards.SWITCH, "0")
+    assert shards.counts_for({1: 90.0, 2: 5.0, 3: 5.0}, 2) == {}
+
+
+def test_a_callers_summary_comes_from_the_other_shard(project, sharding):
+    project.write("one.c", CALLEE + CALLER)
+    code, found, _ = _check(project, "-j", "1", "--no-cache", "one.c")
+    assert sorted((f[1], f[2]) for f in found) == [("RC001", 14), ("RC004", 8)]
+    assert not any(j["shard"] is not None for j in _jobs(sharding))
+    code2, found2, _ = _check(project, "-j", "2", "--no-cache", "one.c")
+    jobs = _jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs) == ["0", "1", "fixup"], jobs
+    assert (code2, found2) == (code, found)
+
+
+def test_merged_result_equals_the_whole_units(project, sharding):
+    project.write("one.c", CALLEE + CALLER + MORE)
+    whole = _check(project, "-j", "1", "one.c")
+    table = _table(project)
+    assert not any(j["shard"] is not None for j in _jobs(sharding))
+    for entry in (project.root / ".refcheck_cache").iterdir():
+        if entry.is_dir():
+            for f in entry.iterdir():
+                f.unlink()
+    parts = _check(project, "-j", "2", "one.c")
+    assert any(j["shard"] == 1 for j in _jobs(sharding))
+    assert parts == whole
+    assert _table(project) == table
+    # The unit cache entry the merge wrote serves the next run, with the same result.
+    r = project.run("check", "--format", "json", "--statistics", "-j", "2", "one.c")
+    assert "(0 analyzed, 1 from cache)" in r.err, r.err
+    assert not _jobs(sharding)
+
+
+def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, monkeypatch):
+    project.write("big.c", CALLEE + CALLER + MORE)
+    project.write("small.c", SMALL)
+    real = engine.check_unit
+
+    def dies_in_shard_two(path, settings):
+        if isinstance(settings.shard, shards.Shard) and settings.shard.number == 1:
+            os._exit(3)
+        return real(path, settings)
+
+    monkeypatch.setattr(engine, "check_unit", dies_in_shard_two)
+    r = project.run("check", "-j", "2", "--no-cache", "--format", "json", "big.c", "small.c")
+    assert r.code == 2, r.out + r.err
+    data = json.loads(r.out)
+    assert [(f["file"], f["rule"]) for f in data["findings"]] == [("small.c", "RC001")]
+    (error,) = data["errors"]
+    assert error["file"] == "big.c"
+    assert "worker process died" in error["message"] and "shard 2 of 2" in error["message"], error
