@@ -132,3 +132,31 @@ def test_borrow_accessors_and_count_primitives_are_the_cpython_presets():
     assert not conv.matches("borrow_accessors", "PyFrame_GetCode")
     assert conv.is_primitive("PyUnstable_TryIncRef") and not conv.is_primitive("PyObject_GetAttr")
     assert not PRESETS["th"].conventions.matches("borrow_accessors", "_PyFrame_GetCodeBorrow")
+
+
+def test_slot_tables_and_singletons_are_the_cpython_presets():
+    conv = PRESETS["cpython"].conventions
+    assert "PyTypeObject" in conv.slot_tables and "PyType_Slot" in conv.slot_tables
+    assert conv.matches("destructor_slots", "tp_dealloc") and conv.matches("destructor_slots", "Py_tp_dealloc")
+    assert not conv.matches("destructor_slots", "tp_clear") and not conv.matches("destructor_slots", "tp_traverse")
+    assert conv.matches("singletons", "_Py_NoneStruct") and conv.matches("singletons", "_Py_TrueStruct")
+    assert not conv.matches("singletons", "PyLong_Type")
+    th = PRESETS["th"].conventions
+    assert not th.slot_tables and not th.matches("singletons", "_Py_NoneStruct")
+
+
+def test_the_unit_tables_name_each_function_by_field_or_slot_id():
+    import sysconfig
+    from pathlib import Path
+
+    from refcheck.frontend.slots import table_functions
+    from refcheck.frontend.unit import parse
+
+    path = Path(__file__).parent.parent / "fixtures" / "cpython_slots.c"
+    tu = parse(str(path), [f"-I{sysconfig.get_paths()['include']}"]).tu
+    found = table_functions(tu.cursor.get_children(), PRESETS["cpython"].conventions)
+    assert found["pair_destroy"] == {"tp_dealloc"}  # designated, through a cast
+    assert found["cell_gone"] == {"tp_dealloc"}  # positional: PyTypeObject's fourth field
+    assert found["heap_finish"] == {"Py_tp_dealloc"} and found["heap_negate"] == {"Py_nb_negative"}
+    assert found["pair_get_first"] == {"get"} and found["pair_iter_bare"] == {"tp_iter"}
+    assert "heap_self" not in found and "heap_finish_elsewhere" not in found

@@ -12,7 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
-from refcheck.ir.cfg import FunctionCFG
+from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
 from refcheck.rules.events import Event, EventKind, Gone, Nullness, Origin, Via
@@ -47,11 +47,13 @@ class Transfer:
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
-        self.is_new = conv.returns_owned(cfg.name)
+        # So does a function the unit's tables say returns a new reference (CPython's slots).
+        self.is_new = conv.returns_owned(cfg.name) or cfg.role is FunctionRole.RETURNS_NEW
         # The implementations of release/consume/retain and of the allocators manipulate the count
         # they are handed: whether they "own" their parameter depends on the count, so we do not
         # track parameters there.
-        self.primitive = conv.is_primitive(cfg.name)
+        # A destructor slot's function (tp_dealloc) frees what it is handed, whatever its name.
+        self.primitive = conv.is_primitive(cfg.name) or cfg.role is FunctionRole.DESTROYS
         # A function that is a sink itself (`THStorage_newWithData` forwarding `data` to
         # newWithDataAndAllocator) hands on what its own caller handed it: no RC009 there.
         self.forwards = self.primitive or conv.is_sink(cfg.name)

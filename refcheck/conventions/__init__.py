@@ -110,6 +110,16 @@ class Conventions:
     # take a new reference and drop it, handing back a pointer the object's owner keeps alive.
     # The references their calls return are not theirs to track.
     borrow_accessors: list[str] = field(default_factory=list)
+    # Record types whose static initialisers list the functions a runtime calls through them
+    # (CPython's PyTypeObject, PyMethodDef, PyType_Slot arrays): a function stored in one that
+    # returns a pointer hands its caller a new reference, whatever its name (`frontend.slots`).
+    slot_tables: list[str] = field(default_factory=list)
+    # The fields (or slot ids, `Py_tp_dealloc`) of those tables that hold a destructor: the function
+    # frees the object it is handed, whatever its name, and is checked as a `primitive`.
+    destructor_slots: list[str] = field(default_factory=list)
+    # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
+    # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
+    singletons: list[str] = field(default_factory=list)
     # Calls that keep a reference passed in given argument positions (a hand-over, like a store
     # into memory): pattern -> argument indices, negative from the end so that TH's
     # `newWithAllocator(size, allocator, ctx)` and THC's `(state, size, allocator, ctx)` share one.
@@ -207,7 +217,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors", "floating",
-            "ref_sink", "child_process")}
+            "ref_sink", "child_process", "destructor_slots", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

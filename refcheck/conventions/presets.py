@@ -91,6 +91,15 @@ def _cpython() -> Conventions:
         # Py_GetConstantBorrowed (3.13), pythoncapi_compat.h's _PyFrame_GetCodeBorrow,
         # _PyThreadState_GetFrameBorrow: a new reference dropped for a borrowed pointer.
         borrow_accessors=[r"^_?Py\w*Borrow(?:ed)?$"],
+        # The tables the interpreter calls a type's or module's functions through: every
+        # `PyObject *` slot's result is a new reference (RC005 when a borrowed one is returned),
+        # and tp_dealloc (tp_free) destroys the object it is handed, whatever the function's name.
+        slot_tables=["PyTypeObject", "PyNumberMethods", "PySequenceMethods", "PyMappingMethods",
+                     "PyAsyncMethods", "PyMethodDef", "PyGetSetDef", "PyType_Slot", "PyModuleDef_Slot"],
+        destructor_slots=[r"^(?:Py_)?tp_(?:dealloc|free)$"],
+        # Py_None, Py_True, Py_False, Py_NotImplemented, Py_Ellipsis: `&_Py_NoneStruct` and the
+        # like, objects that exist before any call. Returning one needs Py_INCREF (Py_RETURN_NONE).
+        singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
         primitive=[r"_dealloc$", r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],
         **_NO_TH_TABLES,
@@ -281,7 +290,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
     # Names do not say who owns a result in CPython, so the naming rules would flag every
     # function returning a new reference; the leak and release rules still apply.
     Preset("cpython", "CPython C API: new references, Py_INCREF/Py_DECREF, stolen references",
-           _cpython, ignore=("RC004", "RC005")),
+           _cpython, ignore=("RC004",)),
     Preset("glib", "GLib/GObject: *_new, *_ref/*_unref, g_free", _glib, ignore=("RC004", "RC005")),
     Preset("lua-torch", "Lua torch bindings: TH plus luaT_pushudata hand-overs, luaL_error unwinds",
            _lua_torch),

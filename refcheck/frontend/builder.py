@@ -13,7 +13,7 @@ from __future__ import annotations
 from refcheck.ir.digraph import descendants
 
 from refcheck import ir
-from refcheck.ir.cfg import FunctionCFG, Node
+from refcheck.ir.cfg import FunctionCFG, FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
@@ -27,6 +27,7 @@ from refcheck.frontend.graph import GraphBuilder, callee_of
 from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
+from refcheck.frontend.slots import role_of
 
 
 class Builder(GraphBuilder):
@@ -68,7 +69,7 @@ class Builder(GraphBuilder):
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
-                           self.names, lambdas=self.lambdas)
+                           self.names, lambdas=self.lambdas, role=self.role)
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -551,6 +552,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     builder's too (`kids` keeps them for the build that follows)."""
     name = fn.spelling
     if conv.matches("acquire", name) or conv.matches("reallocate", name):
+        return True
+    if role_of(fn, conv) is FunctionRole.RETURNS_NEW:  # a slot's new reference, the same RC005
         return True
     stack = list(children_of(fn))
     while stack:

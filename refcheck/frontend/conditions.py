@@ -79,7 +79,10 @@ class ConditionLowerer:
                         yes, no = (f, t) if op == "==" else (t, f)
                         self.test(c, v, yes, no, pointer=True, mark=mark)
                         return
-                if has_pointer_type(lhs) and has_pointer_type(rhs):
+                # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
+                # which a retest of the same x correlates), not a comparison of two references.
+                singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
+                if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
                     mark = len(self.b.pending_temps)
                     a, b = self.value(lhs), self.value(rhs)
                     if a not in (None, NULL) and b not in (None, NULL):
@@ -297,7 +300,10 @@ def _subkey_of(x, b: GraphBuilder):
         return None
     elif k == K.UNARY_OPERATOR:
         op = unop(x)
-        if op in ("++", "--", "post++", "post--", "&"):
+        if op == "&":
+            name = singleton_address(x, b)
+            return (f"&global:{name}", _NO_VARS) if name else None
+        if op in ("++", "--", "post++", "post--"):
             return None
         head = f"({op}"
     elif k == K.MEMBER_REF_EXPR:
@@ -333,6 +339,22 @@ def _subkey_of(x, b: GraphBuilder):
         if found[1]:
             vars_ = vars_ | found[1] if vars_ else found[1]
     return " ".join(parts), vars_
+
+
+def singleton_address(c, b: GraphBuilder) -> str | None:
+    """The global's name when `c` is the address of one of the conventions' singletons
+    (`&_Py_NoneStruct`, which Py_None is): one object the whole run, never a fresh one."""
+    c = strip(c)
+    if kind_of(c) != K.UNARY_OPERATOR or unop(c) != "&":
+        return None
+    inner = next(iter(children_of(c)), None)
+    inner = strip(inner) if inner is not None else None
+    if inner is None or kind_of(inner) != K.DECL_REF_EXPR:
+        return None
+    ref = referenced(inner)
+    if ref is None or kind_of(ref) != K.VAR_DECL or b.var(ref) is not None:
+        return None
+    return ref.spelling if b.conv.matches("singletons", ref.spelling) else None
 
 
 def expr_vars(c, b: GraphBuilder) -> set[str]:

@@ -18,7 +18,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, _subkey, expr_vars, fact_key, has_side_effects, is_null_constant,
-                                         key_of)
+                                         key_of, singleton_address)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions, record_name
 from refcheck.frontend.raises import raise_split
@@ -189,6 +189,10 @@ class ExpressionLowerer:
                 v = self.b.var(referenced(inner))
                 if v is not None:
                     self.b.emit(ir.Escape(location(c), v))
+                elif singleton_address(c, self.b):
+                    # `&_Py_NoneStruct` (Py_None): an object that outlives the call, borrowed, one
+                    # load key for all its mentions (Py_INCREF(Py_None); return Py_None;).
+                    return self.load(c, location(c))
                 return None
             self.lvalue_base(inner)
             return None
@@ -613,8 +617,8 @@ class ExpressionLowerer:
     def argument(self, a, role):
         inner = strip(a)
         if kind_of(inner) == K.UNARY_OPERATOR and unop(inner) == "&":
-            self.value(inner)
-            return None
+            v = self.value(inner)
+            return v if singleton_address(inner, self.b) else None  # Py_INCREF(Py_None)
         return self.value(a)
 
     def is_handle(self, c) -> bool:

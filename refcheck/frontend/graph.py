@@ -14,12 +14,13 @@ import clang.cindex as ci
 from refcheck.ir.digraph import DiGraph
 
 from refcheck import ir
-from refcheck.ir.cfg import Node
+from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.binding import semantic_parent, spelling, type_of
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
+from refcheck.frontend.slots import role_of
 
 REFERENCE_IDS = (ci.TypeKind.LVALUEREFERENCE.value, ci.TypeKind.RVALUEREFERENCE.value)
 
@@ -51,7 +52,10 @@ class GraphBuilder:
         self.cur: int | None = None
         # A function implementing retain/free (torch's Lua `retain` method): what it is handed,
         # as a parameter or a borrowed call result, is the count it manipulates, not tracked.
-        self.primitive = conv.is_primitive(fn.spelling or "")
+        # A destructor slot's function (CPython's tp_dealloc, by the unit's tables) frees the object
+        # it is handed: a primitive whatever its name.
+        self.role = role_of(fn, conv)
+        self.primitive = conv.is_primitive(fn.spelling or "") or self.role is FunctionRole.DESTROYS
         # A borrow accessor (CPython's `*Borrowed`): the new references its calls return are
         # dropped to hand back a borrowed pointer, not acquisitions of its own.
         self.borrows = conv.matches("borrow_accessors", fn.spelling or "")

@@ -10,6 +10,7 @@ Edges carry `branch` (True/False on the edges out of a branch node), `label` and
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 from refcheck.ir.digraph import DiGraph
@@ -28,6 +29,14 @@ class Node:
     text: str = ""
 
 
+class FunctionRole(enum.Enum):
+    """What the runtime that calls a function through a table expects of it (frontend.slots)."""
+
+    PLAIN = 0  # no table says: its name (conventions) decides
+    RETURNS_NEW = 1  # stored in a slot whose pointer result the caller owns (CPython's ml_meth, tp_repr)
+    DESTROYS = 2  # a destructor slot (tp_dealloc): it frees the object it is given
+
+
 @dataclass
 class FunctionCFG:
     name: str
@@ -39,3 +48,4 @@ class FunctionCFG:
     names: dict[str, str]  # value name -> what the user wrote
     # Lambda expressions in the body, checked as functions of their own (frontend definitions).
     lambdas: list = field(default_factory=list)
+    role: FunctionRole = FunctionRole.PLAIN

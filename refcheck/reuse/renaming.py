@@ -158,7 +158,7 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
         for k, v in cfg.names.items():
             value(k)
             value(v)
-        out.append(f"={len(cfg.lambdas)}")
+        out.append(f"={len(cfg.lambdas)}={cfg.role.value}")
     except _Unshared:
         return ("unshared", object()), []
     strings = "".join(w.strs)

@@ -1,0 +1,123 @@
+"""Which functions a runtime calls through a table, and in which role, told by the unit's static
+initialisers (conventions.slot_tables): CPython calls a type's `tp_dealloc` to destroy an object and
+expects a new reference from every `PyObject *` slot (`tp_repr`, `nb_add`, a `PyMethodDef`'s
+`ml_meth`, a `PyGetSetDef` getter), whatever the functions are named.
+
+Both spellings of a table are read: a record's fields, positional or designated
+(`.tp_dealloc = (destructor)obj_dealloc`), and `{id, function}` entries of a slot array
+(`{Py_tp_dealloc, obj_dealloc}`, PyType_FromSpec's), whose id is the macro's name as written.
+"""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+
+from refcheck.conventions import Conventions
+from refcheck.frontend.clangutil import K, kind_of
+from refcheck.ir.cfg import FunctionRole
+
+_POINTER_KINDS = (ci.TypeKind.POINTER, ci.TypeKind.BLOCKPOINTER)
+# The last unit scanned and what it gave: a unit's functions are built one after another.
+_LAST: list = [None, {}]
+
+
+def role_of(fn, conv: Conventions) -> FunctionRole:
+    """The role the unit's tables give the function `fn` (a definition cursor)."""
+    if not conv.slot_tables or not fn.spelling:
+        return FunctionRole.PLAIN
+    tu = fn.translation_unit
+    if _LAST[0] is not tu:
+        _LAST[0], _LAST[1] = tu, table_functions(tu.cursor.get_children(), conv)
+    slots = _LAST[1].get(fn.spelling)
+    if slots is None:
+        return FunctionRole.PLAIN
+    if any(conv.matches("destructor_slots", s) for s in slots):
+        return FunctionRole.DESTROYS
+    returns = fn.result_type.get_canonical().kind
+    return FunctionRole.RETURNS_NEW if returns in _POINTER_KINDS else FunctionRole.PLAIN
+
+
+def table_functions(top, conv: Conventions) -> dict[str, set[str]]:
+    """Function name -> the fields or slot ids that name it, in the unit's tables."""
+    tables = set(conv.slot_tables)
+    out: dict[str, set[str]] = {}
+    for c in top:
+        if kind_of(c) != K.VAR_DECL or not _records(c.type) & tables:
+            continue
+        init = next((k for k in c.get_children() if kind_of(k) == K.INIT_LIST_EXPR), None)
+        if init is not None:
+            _table(init, tables, out)
+    return out
+
+
+def _records(t) -> set[str]:
+    """The names of the record an object (or array of them) is, as declared and as canonical:
+    `PyTypeObject` and `_typeobject`, `PyType_Slot`."""
+    out = set()
+    for t in (t, t.get_canonical()):
+        while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+            t = t.element_type
+        name = t.spelling
+        for word in ("const ", "volatile ", "struct "):
+            name = name.replace(word, "")
+        out.add(name.strip())
+    return out
+
+
+def _table(init, tables: set[str], out: dict[str, set[str]]) -> None:
+    """An initialiser list of a table or an array of them."""
+    t = init.type.get_canonical()
+    if t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        for k in init.get_children():
+            if kind_of(k) == K.INIT_LIST_EXPR:
+                _table(k, tables, out)
+        return
+    decl = t.get_declaration()
+    fields = [f.spelling for f in decl.type.get_fields()] if decl is not None else []
+    kids = list(init.get_children())
+    # A slot array's entry `{Py_tp_dealloc, f}`: two values, an integer id and the function.
+    slot_id = _slot_id(init) if len(kids) == 2 and len(fields) == 2 else None
+    position = 0
+    for k in kids:
+        name, value = _designated(k)
+        if name is not None:
+            position = fields.index(name) if name in fields else len(fields)
+        elif position < len(fields):
+            name, value = fields[position], k
+        position += 1
+        if value is None or name is None:
+            continue
+        fn = _function(value)
+        if fn is not None:
+            out.setdefault(fn, set()).add(slot_id if slot_id and k is kids[1] else name)
+
+
+def _designated(k):
+    """(field, value) of a designated initialiser `.field = value`, else (None, None)."""
+    if kind_of(k) != K.UNEXPOSED_EXPR:
+        return None, None
+    kids = list(k.get_children())
+    if len(kids) == 2 and kind_of(kids[0]) == K.MEMBER_REF:
+        return kids[0].spelling, kids[1]
+    return None, None
+
+
+def _slot_id(entry) -> str | None:
+    """The id of a slot array's entry as written (`Py_tp_dealloc`), the first token after `{`."""
+    tokens = [t.spelling for t in entry.get_tokens()][:3]
+    if len(tokens) == 3 and tokens[0] == "{" and tokens[2] == "," and tokens[1].isidentifier():
+        return tokens[1]
+    return None
+
+
+def _function(value) -> str | None:
+    """The function a slot's value names, through casts and parentheses."""
+    for _ in range(8):
+        if kind_of(value) == K.DECL_REF_EXPR:
+            ref = value.referenced
+            return ref.spelling if ref is not None and kind_of(ref) == K.FUNCTION_DECL else None
+        kids = [k for k in value.get_children() if kind_of(k) != K.TYPE_REF]
+        if len(kids) != 1:
+            return None
+        value = kids[0]
+    return None
