@@ -9,7 +9,7 @@ from refcheck.data import cpython_refcounts as gen
 from refcheck.frontend.graph import _in_library
 from refcheck.frontend.steals import build_value_steals
 from refcheck.conventions.presets import PRESETS, cpython_table
-from refcheck.conventions.summary import Effect, Returns, Tracked
+from refcheck.conventions.summary import Effect, Returns, Tracked, When
 
 SAMPLE = """# comment
 PyList_New:PyObject*::+1:
@@ -78,7 +78,8 @@ def test_versions_merge_newest_record_oldest_since_and_aliases():
 def test_the_committed_table_loads_as_configured_records():
     table = cpython_table()
     assert table["PyTuple_SET_ITEM"].effect_of(2) is Effect.CONSUME
-    assert table["PyModule_AddObject"].effect_of(2) is Effect.CONSUME_ON_SUCCESS
+    assert table["PyModule_AddObject"].conditional_effects(3) == {2: (Effect.CONSUME, When.ZERO)}
+    assert table["PyModule_AddObject"].effect_of(2) is None  # not on every result
     assert table["_Py_BuildValue_SizeT"].returns is Returns.OWNED
     assert table["PyModule_Create2"].returns is Returns.OWNED and table["_PyObject_New"].returns is Returns.OWNED
     assert table["Py_XDECREF"].effect_of(Tracked.EVERY) is Effect.RELEASE

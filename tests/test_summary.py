@@ -6,7 +6,7 @@ import pytest
 
 from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked,
+from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked, When,
                               parse_record, record_table)
 
 TH = Conventions()
@@ -53,12 +53,24 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(arguments=((Tracked.EVERY, Effect.RELEASE), (2, Effect.SINK)), source=Source.CONFIGURED),
     Summary(ends=Ends.ERROR, error_condition=ErrorCondition(1, True), may_raise=True, pure=True,
             source=Source.CONFIGURED),
-    Summary(returns=Returns.REALLOCATED, may_fail=True, arguments=((-1, Effect.CONSUME_ON_SUCCESS),),
+    Summary(returns=Returns.REALLOCATED, may_fail=True, conditional=((-1, Effect.CONSUME, When.ZERO),),
+            source=Source.CONFIGURED),
+    Summary(arguments=((0, Effect.BORROW),), conditional=((1, Effect.RELEASE, When.NONZERO),),
             source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
     assert parse_record(table, "t", record.source) == record
+
+
+def test_conditional_effects_read_in_either_spelling():
+    old = parse_record({"arguments": {"2": "consume-on-success"}}, "t")
+    new = parse_record({"arguments": {"2": {"effect": "consume", "when": "zero"}}}, "t")
+    assert old == new and old.conditional == ((2, Effect.CONSUME, When.ZERO),) and old.arguments == ()
+    assert record_table(new) == {"arguments": {"2": "consume-on-success"}}  # its readable name
+    rel = parse_record({"arguments": {"0": "borrow", "-1": {"effect": "release", "when": "nonzero"}}}, "t")
+    assert rel.conditional_effects(3) == {2: (Effect.RELEASE, When.NONZERO)} and rel.effects(3) == {0: Effect.BORROW}
+    assert rel.digest() != parse_record({"arguments": {"0": "borrow", "-1": "release"}}, "t").digest()
 
 
 @pytest.mark.parametrize("table, message", [
@@ -70,6 +82,12 @@ def test_a_record_table_reads_back_as_the_record(record):
     ({"may-fail": 1}, "expected true or false"),
     ({"error-condition": {"index": 0}}, "raises-when"),
     ("owned", "expected a table"),
+    ({"arguments": {"1": {"effect": "release", "wen": "zero"}}}, "did you mean 'when'"),
+    ({"arguments": {"1": {"effect": "release", "when": "zeros"}}}, "did you mean 'zero'"),
+    ({"arguments": {"1": {"effect": "release"}}}, "when = "),
+    ({"arguments": {"1": {"effect": "retain", "when": "zero"}}}, "a conditional effect is one of"),
+    ({"arguments": {"1": "consume-on-sucess"}}, "did you mean 'consume-on-success'"),
+    ({"arguments": {"every": {"effect": "release", "when": "zero"}}}, "position is an argument index"),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):

@@ -24,7 +24,7 @@ from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import Gone, Nullness
-from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary
+from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
 
 
 class Summarizer:
@@ -42,6 +42,9 @@ class Summarizer:
         self.params_by_index = dict(self.params)
         # Per parameter index: the set of fates seen at returning ends.
         self.fates: dict[int, set] = {i: set() for i, _ in self.params}
+        # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
+        self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
+        self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
         self.returns: set[int] = set()  # return nodes reached
         self.errors = False
@@ -53,11 +56,17 @@ class Summarizer:
         """A returning end, before the return's own transfer (which gives the reference up)."""
         self.returns.add(node)
         oid = st.env.get(value) if value is not None else None
+        k = self.consts.get(node)
+        if k is None and value is not None:
+            k = st.facts.consts.get(value)  # `return ok;` where the path set ok = FALSE
+        result = None if k is None else When.ZERO if k == 0 else When.NONZERO
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
             # Handing the parameter back is giving it up too, where the function owns it.
-            self.fates[i].add("returned" if fate == "borrowed" and oid == pid else fate)
+            fate = "returned" if fate == "borrowed" and oid == pid else fate
+            self.fates[i].add(fate)
+            self.by_result[i].setdefault(result, set()).add(fate)
         if oid is None:
             # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
             # buffer, an unknown container element) says nothing about ownership.
@@ -114,12 +123,15 @@ class Summarizer:
     def summary(self) -> Summary:
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         args += [(i, Effect.ACQUIRE_OUT) for i in self.filled()]
+        conditional = tuple((i, *c) for i, _ in self.params
+                            if not any(a[0] == i for a in args) and (c := self.conditional(i)) is not None)
         returns, returned = self.returned()
         ends = Ends.RETURNS
         if not self.returns:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
-                    ends=ends, may_raise=self.errors and self.raises, source=Source.INFERRED)
+                    ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def stolen(self) -> frozenset:
@@ -136,6 +148,22 @@ class Summarizer:
         for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
             if fates == {fate}:
                 return effect
+        return None
+
+    def conditional(self, i: int) -> tuple[Effect, When] | None:
+        """(effect, result) where parameter i is given up on every return of one constant class
+        (0, or non-zero) and only there: every return returns a known constant, and on those of
+        the other class it is kept, as borrowed (or NULL)."""
+        by = self.by_result[i]
+        if None in by or set(by) != {When.ZERO, When.NONZERO}:
+            return None
+        for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
+            given, kept = by[when] - {"null"}, by[other] - {"null"}
+            if not kept <= {"borrowed"}:
+                continue
+            for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
+                if given == {fate}:
+                    return effect, when
         return None
 
     def returned(self) -> tuple[Returns, int | None]:

@@ -29,7 +29,21 @@ class Effect(Enum):
     # `floating` acquirer gave is handed over; any other is only read (the callee takes its own).
     SINK_FLOATING = "sink-floating"
     ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
-    CONSUME_ON_SUCCESS = "consume-on-success"  # steals only when the call returns 0
+
+
+class When(Enum):
+    """The result of the call on which a conditional argument effect happens (the other result
+    leaves the argument the caller's): CPython's PyModule_AddObject steals its value when it
+    returns 0, a gboolean helper that frees its buffer and returns FALSE releases it on 0."""
+
+    ZERO = "zero"  # 0, FALSE
+    NONZERO = "nonzero"  # anything else: TRUE, -1, a count
+
+
+# The effects a call may have on one of its results only: it gives the reference up or not.
+CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE)
+# Readable names of conditional effects, read as (and written back for) the general form.
+_NAMED = {"consume-on-success": (Effect.CONSUME, When.ZERO)}
 
 
 class Returns(Enum):
@@ -82,6 +96,9 @@ class Summary:
     may_raise: bool = False  # errors="unwind": the call may raise before it returns
     pure: bool = False  # no side effect on its arguments
     family: str | None = None  # acquirer/releaser family; None: any
+    # (position, effect, When): an effect that happens only when the call's (integer) result is
+    # zero, or non-zero; the position borrows on the other result. Written in `arguments`.
+    conditional: tuple = ()
     source: Source = Source.DEFAULT
 
     def effect_of(self, position: int | Tracked) -> Effect | None:
@@ -98,6 +115,10 @@ class Summary:
             if i is not None:
                 out[i] = e
         return out
+
+    def conditional_effects(self, nargs: int) -> dict[int, tuple[Effect, When]]:
+        """Index -> (effect, the result it happens on), resolved against nargs."""
+        return {i: (e, w) for p, e, w in self.conditional for i in [resolve(p, nargs)] if i is not None}
 
     @property
     def says_something(self) -> bool:
@@ -143,7 +164,8 @@ def resolve(index: int, nargs: int) -> int | None:
 # -- configuration: one table per callee ---------------------------------------------------------
 
 # The record's fields a table may set, and the key spelling of each.
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name != "source"}
+# Conditional effects are written in `arguments` (`2 = { effect = "release", when = "zero" }`).
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional")}
 
 
 class RecordError(ValueError):
@@ -186,6 +208,12 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             values[name] = _READERS[name](value)
         except (ValueError, TypeError) as e:
             raise RecordError(f"{where}: key '{key}': {e}") from None
+    if "arguments" in values:
+        read = values["arguments"]
+        values["arguments"] = tuple((p, e) for p, e, w in read if w is None)
+        values["conditional"] = tuple((p, e, w) for p, e, w in read if w is not None)
+        if any(not isinstance(p, int) for p, _, _ in values["conditional"]):
+            raise RecordError(f"{where}: key 'arguments': a conditional effect's position is an argument index")
     return Summary(**values)
 
 
@@ -194,6 +222,8 @@ def record_table(s: Summary) -> dict:
     out: dict = {}
     for key, name in _KEYS.items():
         value = getattr(s, name)
+        if name == "arguments":
+            value = value + s.conditional
         if value == getattr(DEFAULT, name):
             continue
         out[key] = _WRITERS.get(name, _plain)(value)
@@ -228,10 +258,43 @@ def _position(v) -> int | Tracked:
 
 
 def _arguments(v) -> tuple:
+    """(position, effect, When or None) triples: an effect's name, a conditional effect's name
+    (`"consume-on-success"`) or its table (`{ effect = "release", when = "zero" }`)."""
     if not isinstance(v, dict):
         raise ValueError("expected a table of position = effect")
-    read = _enum(Effect)
-    return tuple((_position(p), read(e)) for p, e in v.items())
+    return tuple((_position(p), *_effect(e)) for p, e in v.items())
+
+
+def _effect(v) -> tuple[Effect, When | None]:
+    if isinstance(v, dict):
+        for key in v:
+            if key not in ("effect", "when"):
+                close = difflib.get_close_matches(str(key), ["effect", "when"], n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise ValueError(f"unknown key '{key}' in a conditional effect{hint}")
+        if set(v) != {"effect", "when"}:
+            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero" }')
+        effect, when = _enum(Effect)(v["effect"]), _enum(When)(v["when"])
+        if effect not in CONDITIONAL_EFFECTS:
+            names = ", ".join(repr(e.value) for e in CONDITIONAL_EFFECTS)
+            raise ValueError(f"a conditional effect is one of {names}, got {effect.value!r}")
+        return effect, when
+    if isinstance(v, str) and v in _NAMED:
+        return _NAMED[v]
+    try:
+        return Effect(v), None
+    except ValueError:
+        names = [m.value for m in Effect] + list(_NAMED)
+        close = difflib.get_close_matches(str(v), names, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ValueError(f"expected one of {', '.join(map(repr, names))}, got {v!r}{hint}") from None
+
+
+def _write_effect(e: Effect, w: When | None):
+    if w is None:
+        return e.value
+    named = next((n for n, ew in _NAMED.items() if ew == (e, w)), None)
+    return named or {"effect": e.value, "when": w.value}
 
 
 def _bool(v) -> bool:
@@ -269,6 +332,6 @@ def _plain(v):
 
 
 _WRITERS = {
-    "arguments": lambda v: {str(_plain(p)): e.value for p, e in v},
+    "arguments": lambda v: {str(_plain(a[0])): _write_effect(a[1], a[2] if len(a) > 2 else None) for a in v},
     "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
 }

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from refcheck.conventions.summary import Effect, Returns, Summary, Tracked, record_table
+from refcheck.conventions.summary import Effect, Returns, Summary, Tracked, When, record_table
 
 OUT = Path(__file__).with_name("cpython_refcounts.json")
 
@@ -67,11 +67,11 @@ PRIMITIVES = {
 # argument index -> effect. "steals a reference to item" (PyList_SetItem, PyTuple_SetItem and the
 # macros, PyStructSequence_SetItem); PyModule_AddObject "steals a reference to value" only on
 # success; PyException_SetCause/SetContext steal the cause/context.
-OVERRIDES: dict[str, dict[int, Effect]] = {
+OVERRIDES: dict[str, dict[int, Effect | tuple[Effect, When]]] = {
     "PyList_SetItem": {2: Effect.CONSUME}, "PyList_SET_ITEM": {2: Effect.CONSUME},
     "PyTuple_SetItem": {2: Effect.CONSUME}, "PyTuple_SET_ITEM": {2: Effect.CONSUME},
     "PyStructSequence_SetItem": {2: Effect.CONSUME}, "PyStructSequence_SET_ITEM": {2: Effect.CONSUME},
-    "PyModule_AddObject": {2: Effect.CONSUME_ON_SUCCESS},
+    "PyModule_AddObject": {2: (Effect.CONSUME, When.ZERO)},
     "PyException_SetCause": {1: Effect.CONSUME}, "PyException_SetContext": {1: Effect.CONSUME},
 }
 # `-1` entries that are not the caller's reference: PySet_Discard drops the set's own reference
@@ -109,7 +109,13 @@ def record(e: Entry) -> Summary | None:
     pointer = e.result in ("+1", "0", "null") or e.result_type.endswith("*")
     if returns is Returns.BORROWED and not effects and not pointer:
         return None
-    return Summary(returns=returns, arguments=tuple(sorted(effects.items())))
+    return Summary(returns=returns, **_arguments(effects))
+
+
+def _arguments(effects: dict) -> dict:
+    """Summary fields from index -> effect or (effect, When): plain and conditional effects."""
+    return {"arguments": tuple(sorted((i, e) for i, e in effects.items() if isinstance(e, Effect))),
+            "conditional": tuple(sorted((i, *e) for i, e in effects.items() if not isinstance(e, Effect)))}
 
 
 def tables(entries: dict[str, Entry]) -> dict[str, dict]:
@@ -120,7 +126,7 @@ def tables(entries: dict[str, Entry]) -> dict[str, dict]:
             out[name] = record_table(s)
     for name in OVERRIDES:  # a steal refcounts.dat does not list at all (yet) still counts
         if name not in out:
-            out[name] = record_table(Summary(arguments=tuple(sorted(OVERRIDES[name].items()))))
+            out[name] = record_table(Summary(**_arguments(OVERRIDES[name])))
     return out
 
 

@@ -16,8 +16,8 @@ from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns
-from refcheck.frontend.clangutil import (K, binop, constant, end_location, has_pointer_type, location, referenced,
-                                         reset_kids, strip, unop)
+from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
+                                         has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
@@ -365,7 +365,9 @@ class Builder(GraphBuilder):
             return
         if v == NULL:
             v = None
-        n = self.node("return", location(c), value=v)
+        # An integer constant returned (`return FALSE;`): the summary's conditional effects read it.
+        k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else None
+        n = self.node("return", location(c), value=v, const=k)
         if self.scopes.any():
             self.leave(self.scopes.leaving({}), location(c))
         self.goto(n)
@@ -562,7 +564,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         if k == K.CALL_EXPR:
             summary = conv.summary(callee_of(c)[1])
             if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
-                    or any(e is not Effect.BORROW for _, e in summary.arguments)):
+                    or any(e is not Effect.BORROW for _, e in summary.arguments) or summary.conditional):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
             return True

@@ -97,6 +97,9 @@ class ConditionLowerer:
             return
         key = key_of(self.b, c)
         mark = len(self.b.pending_temps)
+        tested = c if k == K.CALL_EXPR else (call_comparison(c) or (None,))[0]
+        if tested is not None:  # `if (!f (x))`, `if (f (x) < 0)`: its conditional effects split here
+            self.b.tested.add(cursor_key(tested))
         v = self.value(c)
         if has_pointer_type(c) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)

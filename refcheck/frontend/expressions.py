@@ -25,7 +25,7 @@ from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.frontend.binding import cursor_key
-from refcheck.frontend.steals import format_steals, success_split
+from refcheck.frontend.steals import format_steals, result_split
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
@@ -397,14 +397,14 @@ class ExpressionLowerer:
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
-        on_success = {i for i, e in effects.items() if e is Effect.CONSUME_ON_SUCCESS and isinstance(i, int)}
+        conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
                       if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
-        pending = [values[i] for i in positions if i in on_success]
+        pending = {values[i]: conditional[i] for i in positions if i in conditional}
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)  # the callee may raise before it returns
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
@@ -451,10 +451,13 @@ class ExpressionLowerer:
         got = self.returned_value(c, summary, values, positions)
         if got is not None:
             return got
-        if on_success:
-            target = self.status_target
-            status = target[1] if target is not None and target[0] == cursor_key(c) else None
-            success_split(self.b, loc, name, c, pending, status)
+        target = self.status_target
+        status = target[1] if target is not None and target[0] == cursor_key(c) else None
+        # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
+        # is split only where the caller tests the result; a configured one wherever it is called.
+        if pending and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
+                                               or cursor_key(c) in self.b.tested):
+            result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1)
             return None
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED):
@@ -708,6 +711,16 @@ _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_fro
 # `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
 _NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,
             ci.ExceptionSpecificationKind.COMPUTED_NOEXCEPT}
+
+
+# Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
+_BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
+
+
+def is_boolean(c) -> bool:
+    """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
+    t = c.type
+    return t.spelling in _BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL
 
 
 def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:

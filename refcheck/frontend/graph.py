@@ -61,6 +61,8 @@ class GraphBuilder:
         self.borrows = conv.matches("borrow_accessors", fn.spelling or "")
         # The integer variable holding each success-split call's result (frontend.steals), by call.
         self.status_vars: dict[bytes, str] = {}
+        # The calls a condition tests (`if (!f (x))`, `f (x) < 0`), by call.
+        self.tested: set[bytes] = set()
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:

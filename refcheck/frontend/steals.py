@@ -1,5 +1,6 @@
 """Steals that depend on more than the callee's name: the `N` units of a Py_BuildValue-style
-format string, and a steal that happens only when the call succeeds (PyModule_AddObject).
+format string, and effects that happen on one result of the call only (PyModule_AddObject's
+steal when it returns 0, a helper's release when it returns FALSE).
 
 A steal hands the reference over, like a store into the container that took it: the caller
 must not release it after (RC006), but may still use it while the container lives.
@@ -12,6 +13,7 @@ from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.conventions.summary import Effect, When
 
 # Format units of Py_BuildValue (Python/modsupport.c) and the C arguments each takes; `#` after a
 # string unit adds a length, `&` after O a converter. N is O that steals its object.
@@ -75,25 +77,31 @@ def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
     return frozenset(index + 1 + i for i in steals or () if index + 1 + i < len(args))
 
 
-def success_split(b: GraphBuilder, loc, name: str, call, stolen: list[str], status: str | None) -> str:
-    """`PyModule_AddObject(m, "x", o)`: on success (returns 0) `o` is handed over, on failure
-    (returns -1) it is still the caller's. The result is an integer variable holding 0 or -1 on
-    each edge, so that `if (PyModule_AddObject(...) < 0)` (or `rc = ...; if (rc)`) takes the
-    edge its split did. `status`: the local the call's result is assigned to, if any."""
+def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,
+                 nonzero: int = -1) -> str:
+    """A call whose record gives arguments up on one result only (`effects`: variable ->
+    (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
+    the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
+    it on 0 only. The result is an integer variable holding 0 or `nonzero` on each edge, so that
+    `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its split did.
+    `status`: the local the call's result is assigned to, if any."""
     r = status or b.temp(f"{name}(...)")
-    n = b.node("branch", loc, cond=ir.Opaque(f"{name} succeeded"), text=f"{name} succeeded")
-    yes, no, join = b.node("block"), b.node("block"), b.node("block")
+    n = b.node("branch", loc, cond=ir.Opaque(f"{name} returned 0"), text=f"{name} returned 0")
+    zero, other, join = b.node("block"), b.node("block"), b.node("block")
     b.start(n)
-    b.edge(n, yes, True)
-    b.edge(n, no, False)
-    b.cur = yes
-    for v in stolen:
-        b.emit(ir.Store(loc, v, "", frozenset()))
-    b.emit(ir.Const(loc, r, 0))
-    b.goto(join)
-    b.cur = no
-    b.emit(ir.Const(loc, r, -1))
-    b.goto(join)
+    b.edge(n, zero, True)
+    b.edge(n, other, False)
+    for block, when, k in ((zero, When.ZERO, 0), (other, When.NONZERO, nonzero)):
+        b.cur = block
+        for v, (effect, w) in effects.items():
+            if w is not when:
+                continue
+            if effect is Effect.RELEASE:
+                b.emit(ir.Release(loc, (v,), name))
+            else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
+                b.emit(ir.Store(loc, v, "", frozenset()))
+        b.emit(ir.Const(loc, r, k))
+        b.goto(join)
     b.cur = join
     b.status_vars[cursor_key(call)] = r
     return r

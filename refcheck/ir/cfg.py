@@ -25,6 +25,7 @@ class Node:
     ops: list = field(default_factory=list)
     cond: object = None  # ir.NullTest | ir.Fact | ir.Opaque, for branch nodes
     value: str | None = None  # the returned value, for return nodes
+    const: int | None = None  # the integer constant a return node returns (`return FALSE;`)
     post: list = field(default_factory=list)  # ops after the test (temporaries of the condition dying)
     text: str = ""
 
