@@ -7,6 +7,7 @@
     // fixture-options: errors=unwind args=-DFOO=1 allow-errors may-raise-summaries   (first 5 lines)
     // fixture-options: preset=cpython python-headers   (a preset's conventions; Python.h's folder)
     // fixture-options: preset=glib glib-headers   (the installed GLib/GIO headers, from pkg-config)
+    // fixture-options: preset=cpython python-headers numpy-headers   (the installed numpy's headers)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -70,6 +71,7 @@ class Options:
     preset: str = "th"  # `preset=NAME`: the conventions of refcheck.conventions.presets the unit is checked with
     python_headers: bool = False  # `python-headers`: compiled against the running Python's headers
     glib_headers: bool = False  # `glib-headers`: compiled against the installed GLib (pkg-config gio-2.0)
+    numpy_headers: bool = False  # `numpy-headers`: compiled against the installed numpy's C API headers
 
 
 @dataclass
@@ -103,11 +105,25 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "glib-headers":
             options.glib_headers = True
             options.clang_args.extend(glib_cflags())
+        elif token == "numpy-headers":
+            options.numpy_headers = True
+            include = numpy_include()
+            if include:
+                options.clang_args.append(f"-I{include}")
         elif token.startswith("args="):
             options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
         else:
             raise FixtureSyntaxError(path, line, f"unknown fixture option {token!r}")
     return options
+
+
+def numpy_include() -> str | None:
+    """The installed numpy's include folder (numpy.get_include()), None without numpy."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy.get_include()
 
 
 def glib_cflags() -> list[str]:

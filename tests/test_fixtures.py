@@ -21,6 +21,7 @@ import pytest
 from fixture_expect import (
     Expectation,
     glib_cflags,
+    numpy_include,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -66,6 +67,8 @@ def _skip_without_headers(unit: Path) -> None:
         pytest.skip(f"no Python.h in {sysconfig.get_paths()['include']} (install the Python development headers)")
     if _sources(unit)[0].options.glib_headers and not glib_cflags():
         pytest.skip("no GLib development headers (pkg-config gio-2.0)")
+    if _sources(unit)[0].options.numpy_headers and not numpy_include():
+        pytest.skip("numpy is not installed (its C API headers come with it)")
 
 
 @functools.lru_cache(maxsize=None)

@@ -120,6 +120,10 @@ class Conventions:
     # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
     # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
     singletons: list[str] = field(default_factory=list)
+    # Function-pointer tables a library's C API is called through, by variable name (NumPy's
+    # `PyArray_API`, `PyUFunc_API`): a call of `(*(cast) PyArray_API[69])` is a call of the
+    # function the header's macro over that element names, PyArray_FromAny (`frontend.api_tables`).
+    api_tables: list[str] = field(default_factory=list)
     # Calls that keep a reference passed in given argument positions (a hand-over, like a store
     # into memory): pattern -> argument indices, negative from the end so that TH's
     # `newWithAllocator(size, allocator, ctx)` and THC's `(state, size, allocator, ctx)` share one.

@@ -50,6 +50,16 @@ def cpython_table() -> dict[str, Summary]:
             **{name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()}}
 
 
+def numpy_table() -> dict[str, Summary]:
+    """NumPy's C API, as its headers declare it (refcheck/data/numpy_api.py): the functions an
+    extension calls through the PyArray_API/PyUFunc_API tables, which the frontend names by
+    their macros (frontend/api_tables.py)."""
+    path = Path(__file__).parent.parent / "data" / "numpy_api.json"
+    doc = json.loads(path.read_text())
+    where = f"{path.name} (NumPy {doc['version']})"
+    return {name: parse_record(t, f"{where}: {name}") for name, t in doc["functions"].items()}
+
+
 # Functions that manipulate a count rather than own one (checked with their parameters and
 # borrowed call results untracked): the refcounting functions themselves as the headers and
 # pythoncapi_compat.h define them (Py_NewRef, Py_XNewRef, PyUnstable_TryIncRef retaining its
@@ -60,7 +70,8 @@ CPYTHON_COUNT_PRIMITIVES = [r"^_?Py_X?NewRef$", r"^Py_(?:Inc|Dec)Ref$", r"^PyUns
 
 def _cpython() -> Conventions:
     return Conventions(
-        library_summaries=cpython_table(), library_header="Python.h", scalar_results=False, infer_steals=True,
+        library_summaries={**numpy_table(), **cpython_table()}, library_header="Python.h", scalar_results=False,
+        infer_steals=True,
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
         acquire=[
@@ -97,6 +108,9 @@ def _cpython() -> Conventions:
         slot_tables=["PyTypeObject", "PyNumberMethods", "PySequenceMethods", "PyMappingMethods",
                      "PyAsyncMethods", "PyMethodDef", "PyGetSetDef", "PyType_Slot", "PyModuleDef_Slot"],
         destructor_slots=[r"^(?:Py_)?tp_(?:dealloc|free)$"],
+        # NumPy's C API: `PyArray_FromAny(...)` is `(*(cast) PyArray_API[69])(...)` after the
+        # preprocessor, named back by the header's macro for numpy_table()'s records.
+        api_tables=["PyArray_API", "PyUFunc_API"],
         # Py_None, Py_True, Py_False, Py_NotImplemented, Py_Ellipsis: `&_Py_NoneStruct` and the
         # like, objects that exist before any call. Returning one needs Py_INCREF (Py_RETURN_NONE).
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],

@@ -23,7 +23,7 @@ from refcheck.frontend.clangutil import is_expression, kind_of
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
-from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.frontend.graph import GraphBuilder, resolved_callee
 from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
@@ -562,7 +562,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         c = stack.pop()
         k = kind_of(c)
         if k == K.CALL_EXPR:
-            summary = conv.summary(callee_of(c)[1])
+            summary = conv.summary(resolved_callee(c, conv)[1])
             if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
                     or any(e is not Effect.BORROW for _, e in summary.arguments) or summary.conditional):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter

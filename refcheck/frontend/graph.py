@@ -21,6 +21,7 @@ from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noretu
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.frontend.slots import role_of
+from refcheck.frontend.api_tables import api_call_name
 
 REFERENCE_IDS = (ci.TypeKind.LVALUEREFERENCE.value, ci.TypeKind.RVALUEREFERENCE.value)
 
@@ -141,7 +142,7 @@ class GraphBuilder:
         return name
 
     def callee_of(self, call):
-        return callee_of(call)
+        return resolved_callee(call, self.conv)
 
     def summary_of(self, decl, name: str):
         """The callee's record; a library table (the cpython preset's) only for a callee declared
@@ -170,6 +171,17 @@ def _in_library(path: str, header: str) -> bool:
             return True
         d = os.path.dirname(d)
     return False
+
+
+def resolved_callee(call, conv: Conventions):
+    """`callee_of`, with a call through a library's API table named by the header's macro."""
+    decl, name = callee_of(call)
+    if conv.api_tables and (decl is None or kind_of(decl) == K.VAR_DECL):
+        # `(*(cast) PyArray_API[69])(...)`: the function the library's macro names.
+        api = api_call_name(call, conv)
+        if api is not None:
+            return None, api
+    return decl, name
 
 
 def callee_of(call):

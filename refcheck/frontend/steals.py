@@ -58,6 +58,11 @@ def string_literal(c) -> str | None:
         if len(kids) != 1:
             return None
         return string_literal(kids[0])
+    # libclang spells a literal as the compiler reads it: concatenated, macros expanded (scipy's
+    # `("dd{s:" F_INT_PYFMT ",s:N}")`), which its tokens are not.
+    text = c.spelling
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        return None if "\\" in text else text[1:-1]
     parts = []
     for tok in c.get_tokens():
         s = tok.spelling
