@@ -10,6 +10,8 @@ Both spellings of a table are read: a record's fields, positional or designated
 
 from __future__ import annotations
 
+import weakref
+
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
@@ -17,7 +19,8 @@ from refcheck.frontend.clangutil import K, kind_of
 from refcheck.ir.cfg import FunctionRole
 
 _POINTER_KINDS = (ci.TypeKind.POINTER, ci.TypeKind.BLOCKPOINTER)
-# The last unit scanned and what it gave: a unit's functions are built one after another.
+# The last unit scanned (a weak reference: a worker must not keep a finished unit's parse alive)
+# and what it gave: a unit's functions are built one after another.
 _LAST: list = [None, {}]
 
 
@@ -26,8 +29,8 @@ def role_of(fn, conv: Conventions) -> FunctionRole:
     if not conv.slot_tables or not fn.spelling:
         return FunctionRole.PLAIN
     tu = fn.translation_unit
-    if _LAST[0] is not tu:
-        _LAST[0], _LAST[1] = tu, table_functions(tu.cursor.get_children(), conv)
+    if _LAST[0] is None or _LAST[0]() is not tu:
+        _LAST[:] = weakref.ref(tu), table_functions(tu.cursor.get_children(), conv)
     slots = _LAST[1].get(fn.spelling)
     if slots is None:
         return FunctionRole.PLAIN
