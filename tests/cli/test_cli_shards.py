@@ -63,19 +63,42 @@ def _table(project) -> dict:
 def test_split_is_deterministic_keeps_places_together_and_balances():
     places = [Location("g.c", line, 1) for line in (10, 20, 10, 30, 20, 40, 10, 50)]
     sizes = [900, 400, 900, 700, 400, 300, 900, 200]
-    first = shards.split(places, sizes, 2)
-    assert first == shards.split(places, sizes, 2)
+    cost = shards.estimate(places, sizes)
+    first = shards.split(places, cost, 2)
+    assert first == shards.split(places, shards.estimate(places, sizes), 2)
     # A generic body's instantiations (one place) go to one shard.
     for place in set(places):
         assert len({first[i] for i, p in enumerate(places) if p == place}) == 1
     load = [0.0, 0.0]
-    cost: dict = {}
-    for i, (p, s) in enumerate(zip(places, sizes)):
-        cost[p] = cost[p] + s * shards.SHARED_COST if p in cost else s
-    for p, c in cost.items():
+    per_place: dict = {}
+    for p, c in zip(places, cost):
+        per_place[p] = per_place.get(p, 0.0) + c
+    for p, c in per_place.items():
         load[first[places.index(p)]] += c
-    assert abs(load[0] - load[1]) <= max(cost.values())
+    assert abs(load[0] - load[1]) <= max(per_place.values())
     assert sorted(set(first)) == [0, 1]
+
+
+def test_estimate_counts_a_place_once_and_a_definition_beyond_its_bytes():
+    a, b = Location("g.c", 10, 1), Location("g.c", 20, 1)
+    # A macro-made definition spans its invocation's few bytes: the fixed part still weighs it.
+    assert shards.estimate([a, a, b], [1000, 1000, 30]) == [
+        shards.FIRST_COST + 1000, shards.LATER_COST + 1000 * shards.SHARED_COST, shards.FIRST_COST + 30]
+    assert shards.estimate([b], [30])[0] > 0.5 * shards.estimate([a], [1000])[0]
+
+
+def test_measured_costs_decide_the_split_and_fill_in_the_unmeasured():
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40)]
+    names = ["a", "b", "c", "d"]
+    sizes = [100, 100, 100, 100]
+    # Equal estimates; the last run measured "a" as all the work: it gets a shard to itself.
+    measured = {shards.identity("a", places[0]): 3.0, shards.identity("b", places[1]): 0.1,
+                shards.identity("c", places[2]): 0.1}
+    cost = shards.costs(places, names, sizes, measured)
+    assert cost[:3] == [3.0, 0.1, 0.1] and 0 < cost[3] < 3.0  # "d": estimated in their scale
+    where = shards.split(places, cost, 2)
+    assert where.count(where[0]) == 1
+    assert shards.costs(places, names, sizes, {}) == shards.estimate(places, sizes)
 
 
 def test_only_a_unit_over_an_even_share_is_split(monkeypatch):
