@@ -230,11 +230,12 @@ def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
     return out
 
 
-def queue(jobs: list, workers: int, root: str, previous):
+def queue(jobs: list, workers: int, root: str, previous, measured=lambda path: {}):
     """The pool's queue (a deque the Assembly adds fixup jobs to): units whose expected work is
     more than an even share of the run's among the workers split into shard jobs. Expected
     work: every unit's previous analysis time (`previous(path)`) where the cache has them all,
-    else the bytes its #include lines reach."""
+    else the bytes its #include lines reach. `measured(path)`: a split unit's definitions'
+    costs from its last sharded run (caches/costs.py), sent to each of its shards alike."""
     from collections import deque
 
     if workers < 2 or not jobs or not enabled():
@@ -250,7 +251,8 @@ def queue(jobs: list, workers: int, root: str, previous):
     # shards, then the small units filling the other worker) was measured and lost: THTensor.c
     # started before the units whose summaries it uses, and phase 2 checked it all again
     # (lib/TH -j2: 11 s more CPU). So the units before the split one run first, on both workers.
-    return deque(replace(j, shard=Shard(k, counts[j.index])) if j.index in counts else j
+    known = {j.index: tuple(sorted(measured(j.path).items())) for j in jobs if j.index in counts}
+    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index])) if j.index in counts else j
                  for j in jobs for k in range(counts.get(j.index, 1)))
 
 
@@ -424,6 +426,8 @@ class Assembly:
         parts = [o.part for o in got]
         result = merged(parts, records, isinstance(got[-1].job.shard, Fixup))
         entries = {k: v for p in parts for k, v in p.entries.items()}
+        if self.function_cache is not None:
+            self._measured(job.path, [o.part for o in got if isinstance(o.job.shard, Shard)], result)
         if entries and self.function_cache is not None:
             from refcheck.caches.fncache import UNWRITABLE_TABLE, write_table
 
@@ -431,3 +435,13 @@ class Assembly:
             if problem:
                 result.notes.append(f"{UNWRITABLE_TABLE}{problem}")
         return replace(got[0], job=job, result=result, cacheable=all(o.cacheable for o in got), part=None)
+
+    def _measured(self, path: str, parts: list, result) -> None:
+        """Keeps what each definition's round-1 check cost (the fixup's re-checks are extra
+        work that another split may not need) for the next run's split of this unit."""
+        from refcheck.caches.costs import write_costs
+
+        costs = {identity(r.name, r.place): r.seconds for p in parts for r in p.records.values()}
+        problem = write_costs(self.function_cache, path, costs)
+        if problem:
+            result.notes.append(f"could not keep the definitions' costs: {problem}")

@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from refcheck.caches import costs
 from refcheck.driver import engine, shards
 from refcheck.findings import Location
 
@@ -160,3 +161,67 @@ def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, mo
     (error,) = data["errors"]
     assert error["file"] == "big.c"
     assert "worker process died" in error["message"] and "shard 2 of 2" in error["message"], error
+
+
+def _costs_file(project):
+    folder = project.root / ".refcheck_cache" / costs.SUBDIR
+    (name,) = os.listdir(folder)
+    return folder / name
+
+
+def test_measured_costs_are_kept_read_back_and_sent_to_every_shard(project, sharding, monkeypatch):
+    project.write("one.c", CALLEE + CALLER + MORE)
+    first = _check(project, "-j", "2", "one.c")
+    assert any(j["shard"] == 1 for j in _jobs(sharding))
+    measured = costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
+    names = sorted(k.split("@")[0] for k in measured)
+    assert names == ["clean", "leaky", "pkg_buffer", "twice", "user"], measured
+    assert all(0 <= v < 60 for v in measured.values())
+    # The next run (the unit's entry gone) gives both shards the same measured costs.
+    for entry in (project.root / ".refcheck_cache" / "entries").iterdir():
+        entry.unlink()
+    sent = []
+    real = shards.queue
+
+    def spy(*args, **kw):
+        q = real(*args, **kw)
+        sent.extend(j.shard for j in q if j.shard is not None)
+        return q
+
+    monkeypatch.setattr(shards, "queue", spy)
+    assert _check(project, "-j", "2", "one.c")[:2] == first[:2]  # (the statistics count cache hits)
+    assert len(sent) == 2 and sent[0].measured == sent[1].measured == tuple(sorted(measured.items()))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "tampered", "bad value", "other unit"])
+def test_a_bad_costs_file_is_ignored_without_a_traceback(project, sharding, damage):
+    project.write("one.c", CALLEE + CALLER + MORE)
+    first = _check(project, "-j", "2", "one.c")
+    path = _costs_file(project)
+    data = path.read_bytes()
+    magic, mac, body = data.split(b"\n", 2)
+    doc = json.loads(body)
+    if damage == "garbage":
+        data = b"\x00\xff{not json"
+    elif damage == "tampered":
+        data = data.replace(b'"costs":{', b'"costs":{"x@y:1:1":1.0,')
+    else:
+        if damage == "bad value":
+            doc["costs"][next(iter(doc["costs"]))] = -1.0
+        else:
+            doc["unit"] = "/elsewhere/one.c"
+        # Sealed as refcheck seals it: only the validation can refuse it.
+        from refcheck.caches.cache import _mac, load_secret
+
+        body = json.dumps(doc, separators=(",", ":")).encode()
+        data = magic + b"\n" + _mac(load_secret(), path.name, body).encode() + b"\n" + body
+    path.write_bytes(data)
+    assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c")) == {}
+    for entry in (project.root / ".refcheck_cache" / "entries").iterdir():
+        entry.unlink()
+    r = project.run("check", "--format", "json", "-j", "2", "one.c")
+    assert "Traceback" not in r.err
+    assert sorted((f["file"], f["rule"], f["line"], f["message"], tuple(f["instantiations"]))
+                  for f in json.loads(r.out)["findings"]) == first[1]
+    # The run measured the unit again: a valid file replaced the bad one.
+    assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
