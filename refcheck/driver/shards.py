@@ -30,7 +30,8 @@ SWITCH = "REFCHECK_SHARDS"
 # is at hand (--no-cache, or a definition new since the last run): the first at its place is
 # built, keyed and analysed; a later instantiation there is keyed and often paired by instance or
 # class key, but a key walks its whole body. Least squares over the per-definition CPU of torch7's
-# THTensor.c (benchmarks/jscaling.py --calibrate; both --errors modes alike): first 11-12 ms +
+# THTensor.c (each Record's seconds, from one job checking shard 1 of 1, plus its instance key's
+# time; both --errors modes alike): first 11-12 ms +
 # 0.9 us/byte, later 2.5 ms + 0.65 us/byte. The fixed part is what bytes miss: a definition
 # made by a macro (LAB_IMPLEMENT_BASIC_FUNCTION) spans the 30 bytes of its invocation, and such
 # places were a third of the unit's work that the bytes alone gave to one shard.
