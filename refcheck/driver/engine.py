@@ -176,12 +176,12 @@ def _check(path: str, settings: Settings) -> UnitResult:
     selected = [i for i, fn in enumerate(parsed.functions)
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
     shard = settings.shard
+    names = [qualified_name(fn) for fn in parsed.functions]
     if shard is not None:
-        selected = _share(selected, shard, parsed, places)
+        selected = _share(selected, shard, parsed, places, names)
     plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
                 settings.share)
     planned = frozenset(summaries.ever)  # the instance keys' asks
-    names = [qualified_name(fn) for fn in parsed.functions]
     unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds, summaries, names)
     unit.places = places
     unit_errors = len(result.errors)
@@ -230,12 +230,14 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     return {}
 
 
-def _share(selected: list[int], shard, parsed, places: list) -> list[int]:
-    """The definitions a shard job checks: its share of `split`; none in round 1 for a fixup
-    (it re-checks single definitions with the final summaries: nothing to reuse)."""
+def _share(selected: list[int], shard, parsed, places: list, names: list[str]) -> list[int]:
+    """The definitions a shard job checks: its share of `split` (by the costs the parent sent,
+    the same to every shard, else estimated); none in round 1 for a fixup (it re-checks single
+    definitions with the final summaries: nothing to reuse)."""
     if not isinstance(shard, shards.Shard):
         return []
-    assigned = shards.split(places, [_size(fn) for fn in parsed.functions], shard.count)
+    cost = shards.costs(places, names, [_size(fn) for fn in parsed.functions], dict(shard.measured))
+    assigned = shards.split(places, cost, shard.count)
     return [i for i in selected if assigned[i] == shard.number]
 
 
@@ -320,6 +322,7 @@ class _UnitCheck:
         self.spans: dict[int, tuple] = {}  # definition -> what its check added (findings, errors, ...)
         self.own: dict[int, object] = {}  # definition -> the summary it inferred
         self.how: dict[int, object] = {}  # definition -> shards.How (only a shard's records need it)
+        self.seconds: dict[int, float] = {}  # definition -> CPU seconds its last check took
         # The second round re-checks stale definitions: no cache hit or instance result (they
         # were made with the stale summaries too).
         self.second = False
@@ -327,6 +330,13 @@ class _UnitCheck:
     def definition(self, index: int, plan, table) -> None:
         """Check definition `index` (and the lambdas inside it): from the per-function cache, an
         identical instance's outcome, or its own graph."""
+        began = time.thread_time()  # this thread's CPU: the definition's cost, whatever the load
+        try:
+            self._definition(index, plan, table)
+        finally:
+            self.seconds[index] = time.thread_time() - began
+
+    def _definition(self, index: int, plan, table) -> None:
         top = self.parsed.functions[index]
         key = table.keys[index] if table is not None else None
         hit = table.get(key) if table is not None and not self.second else None
@@ -416,7 +426,8 @@ class _UnitCheck:
         findings, errors, functions, counts = self.spans[index]
         return Record(self.names[index], externally_visible(self.parsed.functions[index]), self.places[index],
                       self.how[index],
-                      self.own[index], self.used_at[index], tuple(findings), tuple(errors), functions, counts)
+                      self.own[index], self.used_at[index], tuple(findings), tuple(errors), functions, counts,
+                      self.seconds.get(index, 0.0))
 
     def _learn(self, index: int, summary) -> None:
         """A definition checked: its inferred summary is known to the functions checked after it.

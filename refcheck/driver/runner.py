@@ -335,7 +335,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         progress = Progress(jobs, request.progress, workers=request.jobs,
                             finished=[(units[i], r.includes) for i, r in results.items()],
                             previous=cache.previous_seconds)
-        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
         assembly = shards.Assembly(queue, options, functions)
 
         def skip(job) -> bool:
@@ -367,7 +367,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
                 for t in again]
         # A second round over units already counted: its own display, no ETA from the first.
         progress = Progress(jobs, request.progress, workers=request.jobs)
-        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds)
+        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
         assembly = shards.Assembly(queue, options, functions)
         outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
@@ -375,6 +375,15 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+def _measured(cache: Cache):
+    """A unit's definitions' costs from its last sharded run (caches/costs.py); none without a
+    usable cache."""
+    from refcheck.caches.costs import read_costs
+
+    directory = cache.directory if cache.entries is not None else None
+    return lambda path: read_costs(directory, path)
 
 
 def _look_up(units: list[str], request: Request, cache: Cache, hasher: FileHasher, report: Report):

@@ -26,10 +26,18 @@ from refcheck.findings import ToolError, UnitResult, merge_findings
 
 # REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out).
 SWITCH = "REFCHECK_SHARDS"
-# A definition that shares its place with an earlier one (a generic body's next instantiation)
-# costs part of the first: the instance plan reuses its analysis, but one paired by class key
-# (renaming.py) is still built (THTensor.c: 0.1 left its two shards 6.6 and 4.7 s apart, 0.5 even).
-SHARED_COST = 0.5
+# A definition's estimated cost, in bytes of its extent plus a fixed part, when no measured cost
+# is at hand (--no-cache, or a definition new since the last run): the first at its place is
+# built, keyed and analysed; a later instantiation there is keyed and often paired by instance or
+# class key, but a key walks its whole body. Least squares over the per-definition CPU of torch7's
+# THTensor.c (each Record's seconds, from one job checking shard 1 of 1, plus its instance key's
+# time; both --errors modes alike): first 11-12 ms +
+# 0.9 us/byte, later 2.5 ms + 0.65 us/byte. The fixed part is what bytes miss: a definition
+# made by a macro (LAB_IMPLEMENT_BASIC_FUNCTION) spans the 30 bytes of its invocation, and such
+# places were a third of the unit's work that the bytes alone gave to one shard.
+FIRST_COST = 12_000
+LATER_COST = 2_700
+SHARED_COST = 0.7
 # The least expected work worth a second parse and worker: seconds (a previous time), else bytes
 # (include_bytes).
 MIN_SECONDS = 2.0
@@ -46,6 +54,9 @@ class Shard:
 
     number: int
     count: int
+    # (identity, seconds) of the unit's definitions as the last run measured them (costs): the
+    # parent reads them once and sends every shard the same, so that all split alike.
+    measured: tuple = ()
 
 
 class How(enum.Enum):
@@ -72,6 +83,7 @@ class Record:
     errors: tuple = ()
     functions: int = 0
     counts: tuple = ()
+    seconds: float = 0.0  # the CPU its check took (the next split's measured cost)
 
     def bare(self) -> "Record":
         """Without findings and errors: what a fixup job needs to replay the order."""
@@ -101,20 +113,51 @@ class Part:
     planned: frozenset = frozenset()
 
 
-def split(places: list, sizes: list[int], count: int) -> list[int]:
+def estimate(places: list, sizes: list[int]) -> list[float]:
+    """Each definition's expected cost from its place and extent bytes (FIRST_COST...)."""
+    seen: set = set()
+    out = []
+    for place, size in zip(places, sizes):
+        out.append(LATER_COST + size * SHARED_COST if place in seen else FIRST_COST + float(size))
+        seen.add(place)
+    return out
+
+
+def costs(places: list, names: list[str], sizes: list[int], measured: dict | None) -> list[float]:
+    """Each definition's cost for the split: its measured seconds where `measured` (identity ->
+    seconds, the last run's, see `identity`) has it, else the estimate in the measured ones'
+    scale (their seconds per estimated unit; none measured: the estimate as it is)."""
+    guess = estimate(places, sizes)
+    if not measured:
+        return guess
+    known = [measured.get(identity(n, p)) for n, p in zip(names, places)]
+    pairs = [(k, g) for k, g in zip(known, guess) if k is not None]
+    if not pairs:
+        return guess
+    rate = sum(k for k, _ in pairs) / max(sum(g for _, g in pairs), 1e-9)
+    return [k if k is not None else g * rate for k, g in zip(known, guess)]
+
+
+def identity(name: str, place) -> str:
+    """A definition's name in the measured costs: its name and place, which survive an edit
+    elsewhere in the unit (a per-function cache key does not survive a header edit)."""
+    return f"{name}@{getattr(place, 'file', place)}:{getattr(place, 'line', 0)}:{getattr(place, 'column', 0)}"
+
+
+def split(places: list, cost: list[float], count: int) -> list[int]:
     """Each definition's shard: whole places (a generic body's instantiations share one) go to
     the least loaded shard, costliest first (ties: the earlier place, the lower shard)."""
-    cost: dict = {}
+    total: dict = {}
     first: dict = {}
-    for i, (place, size) in enumerate(zip(places, sizes)):
+    for i, (place, c) in enumerate(zip(places, cost)):
         first.setdefault(place, i)
-        cost[place] = cost[place] + size * SHARED_COST if place in cost else float(size)
+        total[place] = total.get(place, 0.0) + float(c)
     load = [0.0] * count
     where = {}
-    for place in sorted(cost, key=lambda p: (-cost[p], first[p])):
+    for place in sorted(total, key=lambda p: (-total[p], first[p])):
         k = min(range(count), key=lambda n: (load[n], n))
         where[place] = k
-        load[k] += cost[place]
+        load[k] += total[place]
     return [where[p] for p in places]
 
 
@@ -188,11 +231,12 @@ def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
     return out
 
 
-def queue(jobs: list, workers: int, root: str, previous):
+def queue(jobs: list, workers: int, root: str, previous, measured=lambda path: {}):
     """The pool's queue (a deque the Assembly adds fixup jobs to): units whose expected work is
     more than an even share of the run's among the workers split into shard jobs. Expected
     work: every unit's previous analysis time (`previous(path)`) where the cache has them all,
-    else the bytes its #include lines reach."""
+    else the bytes its #include lines reach. `measured(path)`: a split unit's definitions'
+    costs from its last sharded run (caches/costs.py), sent to each of its shards alike."""
     from collections import deque
 
     if workers < 2 or not jobs or not enabled():
@@ -204,8 +248,12 @@ def queue(jobs: list, workers: int, root: str, previous):
         floor = MIN_BYTES
     counts = counts_for(times, workers, floor)
     # In the run's order: a unit started later takes more of the others' summaries (a unit
-    # started before the ones it calls into is checked again, phase 2).
-    return deque(replace(j, shard=Shard(k, counts[j.index])) if j.index in counts else j
+    # started before the ones it calls into is checked again, phase 2). Longest first (the
+    # shards, then the small units filling the other worker) was measured and lost: THTensor.c
+    # started before the units whose summaries it uses, and phase 2 checked it all again
+    # (lib/TH -j2: 11 s more CPU). So the units before the split one run first, on both workers.
+    known = {j.index: tuple(sorted(measured(j.path).items())) for j in jobs if j.index in counts}
+    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index])) if j.index in counts else j
                  for j in jobs for k in range(counts.get(j.index, 1)))
 
 
@@ -379,6 +427,8 @@ class Assembly:
         parts = [o.part for o in got]
         result = merged(parts, records, isinstance(got[-1].job.shard, Fixup))
         entries = {k: v for p in parts for k, v in p.entries.items()}
+        if self.function_cache is not None:
+            self._measured(job.path, [o.part for o in got if isinstance(o.job.shard, Shard)], result)
         if entries and self.function_cache is not None:
             from refcheck.caches.fncache import UNWRITABLE_TABLE, write_table
 
@@ -386,3 +436,13 @@ class Assembly:
             if problem:
                 result.notes.append(f"{UNWRITABLE_TABLE}{problem}")
         return replace(got[0], job=job, result=result, cacheable=all(o.cacheable for o in got), part=None)
+
+    def _measured(self, path: str, parts: list, result) -> None:
+        """Keeps what each definition's round-1 check cost (the fixup's re-checks are extra
+        work that another split may not need) for the next run's split of this unit."""
+        from refcheck.caches.costs import write_costs
+
+        costs = {identity(r.name, r.place): r.seconds for p in parts for r in p.records.values()}
+        problem = write_costs(self.function_cache, path, costs)
+        if problem:
+            result.notes.append(f"could not keep the definitions' costs: {problem}")

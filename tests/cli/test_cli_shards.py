@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from refcheck.caches import costs
 from refcheck.driver import engine, shards
 from refcheck.findings import Location
 
@@ -63,19 +64,42 @@ def _table(project) -> dict:
 def test_split_is_deterministic_keeps_places_together_and_balances():
     places = [Location("g.c", line, 1) for line in (10, 20, 10, 30, 20, 40, 10, 50)]
     sizes = [900, 400, 900, 700, 400, 300, 900, 200]
-    first = shards.split(places, sizes, 2)
-    assert first == shards.split(places, sizes, 2)
+    cost = shards.estimate(places, sizes)
+    first = shards.split(places, cost, 2)
+    assert first == shards.split(places, shards.estimate(places, sizes), 2)
     # A generic body's instantiations (one place) go to one shard.
     for place in set(places):
         assert len({first[i] for i, p in enumerate(places) if p == place}) == 1
     load = [0.0, 0.0]
-    cost: dict = {}
-    for i, (p, s) in enumerate(zip(places, sizes)):
-        cost[p] = cost[p] + s * shards.SHARED_COST if p in cost else s
-    for p, c in cost.items():
+    per_place: dict = {}
+    for p, c in zip(places, cost):
+        per_place[p] = per_place.get(p, 0.0) + c
+    for p, c in per_place.items():
         load[first[places.index(p)]] += c
-    assert abs(load[0] - load[1]) <= max(cost.values())
+    assert abs(load[0] - load[1]) <= max(per_place.values())
     assert sorted(set(first)) == [0, 1]
+
+
+def test_estimate_counts_a_place_once_and_a_definition_beyond_its_bytes():
+    a, b = Location("g.c", 10, 1), Location("g.c", 20, 1)
+    # A macro-made definition spans its invocation's few bytes: the fixed part still weighs it.
+    assert shards.estimate([a, a, b], [1000, 1000, 30]) == [
+        shards.FIRST_COST + 1000, shards.LATER_COST + 1000 * shards.SHARED_COST, shards.FIRST_COST + 30]
+    assert shards.estimate([b], [30])[0] > 0.5 * shards.estimate([a], [1000])[0]
+
+
+def test_measured_costs_decide_the_split_and_fill_in_the_unmeasured():
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40)]
+    names = ["a", "b", "c", "d"]
+    sizes = [100, 100, 100, 100]
+    # Equal estimates; the last run measured "a" as all the work: it gets a shard to itself.
+    measured = {shards.identity("a", places[0]): 3.0, shards.identity("b", places[1]): 0.1,
+                shards.identity("c", places[2]): 0.1}
+    cost = shards.costs(places, names, sizes, measured)
+    assert cost[:3] == [3.0, 0.1, 0.1] and 0 < cost[3] < 3.0  # "d": estimated in their scale
+    where = shards.split(places, cost, 2)
+    assert where.count(where[0]) == 1
+    assert shards.costs(places, names, sizes, {}) == shards.estimate(places, sizes)
 
 
 def test_only_a_unit_over_an_even_share_is_split(monkeypatch):
@@ -137,3 +161,67 @@ def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, mo
     (error,) = data["errors"]
     assert error["file"] == "big.c"
     assert "worker process died" in error["message"] and "shard 2 of 2" in error["message"], error
+
+
+def _costs_file(project):
+    folder = project.root / ".refcheck_cache" / costs.SUBDIR
+    (name,) = os.listdir(folder)
+    return folder / name
+
+
+def test_measured_costs_are_kept_read_back_and_sent_to_every_shard(project, sharding, monkeypatch):
+    project.write("one.c", CALLEE + CALLER + MORE)
+    first = _check(project, "-j", "2", "one.c")
+    assert any(j["shard"] == 1 for j in _jobs(sharding))
+    measured = costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
+    names = sorted(k.split("@")[0] for k in measured)
+    assert names == ["clean", "leaky", "pkg_buffer", "twice", "user"], measured
+    assert all(0 <= v < 60 for v in measured.values())
+    # The next run (the unit's entry gone) gives both shards the same measured costs.
+    for entry in (project.root / ".refcheck_cache" / "entries").iterdir():
+        entry.unlink()
+    sent = []
+    real = shards.queue
+
+    def spy(*args, **kw):
+        q = real(*args, **kw)
+        sent.extend(j.shard for j in q if j.shard is not None)
+        return q
+
+    monkeypatch.setattr(shards, "queue", spy)
+    assert _check(project, "-j", "2", "one.c")[:2] == first[:2]  # (the statistics count cache hits)
+    assert len(sent) == 2 and sent[0].measured == sent[1].measured == tuple(sorted(measured.items()))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "tampered", "bad value", "other unit"])
+def test_a_bad_costs_file_is_ignored_without_a_traceback(project, sharding, damage):
+    project.write("one.c", CALLEE + CALLER + MORE)
+    first = _check(project, "-j", "2", "one.c")
+    path = _costs_file(project)
+    data = path.read_bytes()
+    magic, mac, body = data.split(b"\n", 2)
+    doc = json.loads(body)
+    if damage == "garbage":
+        data = b"\x00\xff{not json"
+    elif damage == "tampered":
+        data = data.replace(b'"costs":{', b'"costs":{"x@y:1:1":1.0,')
+    else:
+        if damage == "bad value":
+            doc["costs"][next(iter(doc["costs"]))] = -1.0
+        else:
+            doc["unit"] = "/elsewhere/one.c"
+        # Sealed as refcheck seals it: only the validation can refuse it.
+        from refcheck.caches.cache import _mac, load_secret
+
+        body = json.dumps(doc, separators=(",", ":")).encode()
+        data = magic + b"\n" + _mac(load_secret(), path.name, body).encode() + b"\n" + body
+    path.write_bytes(data)
+    assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c")) == {}
+    for entry in (project.root / ".refcheck_cache" / "entries").iterdir():
+        entry.unlink()
+    r = project.run("check", "--format", "json", "-j", "2", "one.c")
+    assert "Traceback" not in r.err
+    assert sorted((f["file"], f["rule"], f["line"], f["message"], tuple(f["instantiations"]))
+                  for f in json.loads(r.out)["findings"]) == first[1]
+    # The run measured the unit again: a valid file replaced the bad one.
+    assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
