@@ -7,7 +7,7 @@ import json
 
 from refcheck.data import cpython_refcounts as gen
 from refcheck.frontend.graph import _in_library
-from refcheck.frontend.steals import build_value_steals
+from refcheck.frontend.steals import build_value_steals, parse_borrowed_outputs
 from refcheck.conventions.presets import PRESETS, cpython_table
 from refcheck.conventions.summary import Effect, Returns, Tracked, When
 
@@ -113,6 +113,14 @@ def test_build_value_formats():
     assert build_value_steals("O&N") == (2,)
     assert build_value_steals("[iN]") == (1,)
     assert build_value_steals("%d") is None  # not a Py_BuildValue format: nothing assumed
+
+
+def test_parse_tuple_formats_name_their_borrowed_outputs():
+    assert parse_borrowed_outputs("OnO:f") == (0, 2)
+    assert parse_borrowed_outputs("O!|O&U") == (1, 4)  # O! passes the type first; O& a converter
+    assert parse_borrowed_outputs("s#es#y*(OS)$p;message") == (6, 7)  # lengths, encoding, nesting
+    assert parse_borrowed_outputs("etY") == (2,)
+    assert parse_borrowed_outputs("%d") is None  # not a getargs.c format: nothing assumed
 
 
 def test_the_extra_records_are_only_what_refcounts_dat_does_not_list():

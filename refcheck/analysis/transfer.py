@@ -337,8 +337,8 @@ class Transfer:
             # A floating reference sunk: still the one reference we owned, now a full one.
             st.objs[oid] = replace(o, name=op.callee)
             return
-        if o.debt:  # this retain is the stored copy's reference, not ours
-            st.objs[oid] = replace(o, debt=0)
+        if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
+            st.objs[oid] = replace(o, debt=o.debt - 1)
             return
         keep = o.origin is Origin.ACQUIRE or o.owned
         st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO,
@@ -376,12 +376,15 @@ class Transfer:
             if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
                     and not self.forwards:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
-            st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else replace(o, debt=1)
+            # One debt per location holding it: storing it again where it already is owes nothing.
+            again = bool(op.target) and st.facts.stored.get(op.target) == oid
+            st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else \
+                replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
             stored = st.facts.stored
             before = stored.get(op.target)
             if before is not None and before != oid and before in st.objs and st.objs[before].debt:
-                st.objs[before] = replace(st.objs[before], debt=0)  # its stored copy is gone
+                st.objs[before] = replace(st.objs[before], debt=st.objs[before].debt - 1)  # that copy is gone
             self.forget(st, ObjId(Kind.FIELD, op.target))
             # Until the location or its address changes, loading it gives back what was stored.
             if oid is not None:

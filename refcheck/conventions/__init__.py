@@ -117,6 +117,12 @@ class Conventions:
     # The fields (or slot ids, `Py_tp_dealloc`) of those tables that hold a destructor: the function
     # frees the object it is handed, whatever its name, and is checked as a `primitive`.
     destructor_slots: list[str] = field(default_factory=list)
+    # Functions no table names that are destructors by name (CPython's `*_dealloc`), but only when
+    # shaped like the slot: returning void, one parameter pointing to an object (`object_records`,
+    # or a record whose first field is one: PyObject_HEAD). A `re_dealloc(void *p)` freeing
+    # memory is an ordinary function, whose release its callers see.
+    destructor_names: list[str] = field(default_factory=list)
+    object_records: list[str] = field(default_factory=list)
     # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
     # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
     singletons: list[str] = field(default_factory=list)
@@ -207,6 +213,11 @@ class Conventions:
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
+    # Calls that fill `&v` outputs with borrowed objects (pattern -> [index of a PyArg_ParseTuple
+    # format or -1 for none, index of the first output]): the objects its `O`, `O!`, `S`, `U`, `Y`
+    # units store (`PyArg_UnpackTuple`'s every output) are the caller's argument tuple's, and
+    # `self->x = x; Py_INCREF(self->x);` after `PyArg_ParseTuple(args, "O", &x)` is clean.
+    parse_formats: dict[str, list[int]] = field(default_factory=dict)
     # A function that releases (or hands over) a pointer parameter on a path, and on every other
     # path returns, releases or hands it over, steals it (CPython's `_steal_accumulate(s, acc,
     # stolen)`): it owns the parameter from its entry, and its callers give their reference up.
@@ -221,7 +232,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors", "floating",
-            "ref_sink", "child_process", "destructor_slots", "singletons")}
+            "ref_sink", "child_process", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -231,7 +242,7 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if", "families", "format_arguments")}
+                             "argument_returned_only_if", "families", "format_arguments", "parse_formats")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -272,6 +283,14 @@ class Conventions:
         """The index of a Py_BuildValue-style format argument of a call, or None."""
         index = self._lookup("format_arguments", name)
         return _resolve(index, nargs) if index is not None else None
+
+    def parse_format(self, name: str, nargs: int) -> tuple[int | None, int] | None:
+        """(the format's index or None, the first output's index) of a PyArg_Parse-style call."""
+        found = self._lookup("parse_formats", name)
+        if found is None:
+            return None
+        fmt, first = found
+        return (_resolve(fmt, nargs) if fmt >= 0 else None), first
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""

@@ -90,6 +90,9 @@ def _cpython() -> Conventions:
         # The Py_BuildValue-style formats (their N units steal): the format's argument index.
         format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
                           r"^_?PyObject_CallMethod(?:_SizeT)?$": 2},
+        # PyArg_Parse*'s `O`-style outputs are borrowed (the tuple's): [format index, first output].
+        parse_formats={r"^_?PyArg_Parse(?:Tuple)?(?:_SizeT)?$": [1, 2],
+                       r"^_?PyArg_ParseTupleAndKeywords(?:_SizeT)?$": [2, 4], r"^PyArg_UnpackTuple$": [-1, 4]},
         # CPython reports errors by returning NULL; nothing unwinds the C stack.
         error=[],
         exit=[r"^Py_FatalError$", r"^Py_Exit$", r"^abort$", r"^exit$", r"^_exit$"],
@@ -108,13 +111,16 @@ def _cpython() -> Conventions:
         slot_tables=["PyTypeObject", "PyNumberMethods", "PySequenceMethods", "PyMappingMethods",
                      "PyAsyncMethods", "PyMethodDef", "PyGetSetDef", "PyType_Slot", "PyModuleDef_Slot"],
         destructor_slots=[r"^(?:Py_)?tp_(?:dealloc|free)$"],
+        # A `*_dealloc(FooObject *self)` no table names (the table in another unit) is one too;
+        # a `*_dealloc(void *p)` is a memory helper (mrab-regex's re_dealloc wrapping PyMem_Free).
+        destructor_names=[r"_dealloc$"], object_records=["PyObject", "_object", "PyVarObject"],
         # NumPy's C API: `PyArray_FromAny(...)` is `(*(cast) PyArray_API[69])(...)` after the
         # preprocessor, named back by the header's macro for numpy_table()'s records.
         api_tables=["PyArray_API", "PyUFunc_API"],
         # Py_None, Py_True, Py_False, Py_NotImplemented, Py_Ellipsis: `&_Py_NoneStruct` and the
         # like, objects that exist before any call. Returning one needs Py_INCREF (Py_RETURN_NONE).
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
-        primitive=[r"_dealloc$", r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
+        primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],
         **_NO_TH_TABLES,
     )

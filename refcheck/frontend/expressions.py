@@ -25,7 +25,7 @@ from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.frontend.binding import cursor_key
-from refcheck.frontend.steals import format_steals, result_split
+from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 
@@ -392,7 +392,10 @@ class ExpressionLowerer:
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
-        values = [self.argument(a, role) if i not in filled else None for i, a in enumerate(args)]
+        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
+        lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
+        filled_or_lent = filled.keys() | lent.keys()
+        values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
@@ -426,6 +429,10 @@ class ExpressionLowerer:
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
         self.fill(loc, name, args, filled)
+        for i, v in lent.items():
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
+            self.b.emit(ir.Assign(loc, v, t))
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)

@@ -33,11 +33,34 @@ def role_of(fn, conv: Conventions) -> FunctionRole:
         _LAST[:] = weakref.ref(tu), table_functions(tu.cursor.get_children(), conv)
     slots = _LAST[1].get(fn.spelling)
     if slots is None:
-        return FunctionRole.PLAIN
+        named = conv.matches("destructor_names", fn.spelling) and _destructor_shaped(fn, conv)
+        return FunctionRole.DESTROYS if named else FunctionRole.PLAIN
     if any(conv.matches("destructor_slots", s) for s in slots):
         return FunctionRole.DESTROYS
     returns = fn.result_type.get_canonical().kind
     return FunctionRole.RETURNS_NEW if returns in _POINTER_KINDS else FunctionRole.PLAIN
+
+
+def _destructor_shaped(fn, conv: Conventions) -> bool:
+    """`void f(T *self)` where T is an object (conventions.object_records) or a record whose first
+    field is one, as a type's struct begins with PyObject_HEAD: the slot's `destructor` type."""
+    params = list(fn.get_arguments())
+    if fn.result_type.get_canonical().kind != ci.TypeKind.VOID or len(params) != 1:
+        return False
+    t = params[0].type.get_canonical()
+    if t.kind not in _POINTER_KINDS:
+        return False
+    t = t.get_pointee().get_canonical()
+    for _ in range(4):  # FooObject -> PyObject_VAR_HEAD's PyVarObject -> PyObject
+        if t.kind != ci.TypeKind.RECORD:
+            return False
+        if _records(t) & set(conv.object_records):
+            return True
+        first = next(iter(t.get_fields()), None)
+        if first is None:
+            return False
+        t = first.type.get_canonical()
+    return False
 
 
 def table_functions(top, conv: Conventions) -> dict[str, set[str]]:

@@ -50,6 +50,61 @@ def build_value_steals(fmt: str) -> tuple[int, ...] | None:
     return tuple(steals)
 
 
+# PyArg_ParseTuple's units (Python/getargs.c) and the outputs each fills: S, U, Y, O and O!'s
+# second store a borrowed object; O& hands its output to a converter, which may store anything.
+_PARSE_SCALARS = set("bBhHiIlkLKncCfdDp")
+_PARSE_BUFFERS = set("szyuZw")
+
+
+def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
+    """The positions, among the outputs after the format, that a PyArg_ParseTuple format fills
+    with a borrowed object; None when the format is not one getargs.c reads."""
+    out, arg, i = [], 0, 0
+    while i < len(fmt) and fmt[i] not in ":;":
+        c, nxt = fmt[i], fmt[i + 1] if i + 1 < len(fmt) else ""
+        if c in "()|$":
+            pass
+        elif c in _PARSE_SCALARS:
+            arg += 1
+        elif c == "e" and nxt in ("s", "t"):  # encoding, buffer[, length]
+            i += 1
+            arg += 2
+            if i + 1 < len(fmt) and fmt[i + 1] == "#":
+                arg, i = arg + 1, i + 1
+        elif c in _PARSE_BUFFERS:
+            arg += 1
+            if nxt in ("*", "#"):
+                arg, i = arg + (nxt == "#"), i + 1
+        elif c in "SUY":
+            out.append(arg)
+            arg += 1
+        elif c == "O":
+            if nxt in ("!", "&"):
+                if nxt == "!":
+                    out.append(arg + 1)
+                arg, i = arg + 1, i + 1
+            else:
+                out.append(arg)
+            arg += 1
+        else:
+            return None
+        i += 1
+    return tuple(out)
+
+
+def parse_outputs(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
+    """The argument indices of a PyArg_Parse-style call that receive a borrowed object."""
+    found = b.conv.parse_format(name, len(args))
+    if found is None:
+        return frozenset()
+    index, first = found
+    if index is None:  # PyArg_UnpackTuple: every output is an object of the tuple
+        return frozenset(range(first, len(args)))
+    fmt = string_literal(args[index]) if index < len(args) else None
+    outs = parse_borrowed_outputs(fmt) if fmt is not None else None
+    return frozenset(first + i for i in outs or () if first + i < len(args))
+
+
 def string_literal(c) -> str | None:
     """The text of a string literal argument ("(" "NN" ")" concatenated), None if not one."""
     c = strip(c)
