@@ -16,7 +16,7 @@ refer to them). Where the contract is silent, it reads it literally:
   (decision 1);
 - passing p to THFloatTensor_newClone and retaining it are calls, hence uses (RC003 if released);
 - returning a released or consumed reference is RC003 (decision 3), and not also RC005;
-- storing a pointer not owned records a debt the next retain pays (decision 4);
+- storing a pointer not owned records a debt per location the next retain pays (decision 4);
 - nullness belongs to the object: an alias is null exactly when its original is, a pointer
   found non-null stays non-null, and a variable holding the NULL constant is null.
 """
@@ -72,9 +72,9 @@ class Execution:
     conds: dict = field(default_factory=dict)  # opaque condition -> the edge it took
     # What each location (g_keep; the thread-local slot THCThreadLocal_set(g_local, x) writes)
     # holds while it is a debt: a pointer stored without an owned reference, which the next
-    # retain of that object pays for (decision 4). Storing again in a location overwrites it, and
-    # the stored copy it held is gone (the object owes nothing, wherever else it was stored:
-    # debts belong to the object, as in refcheck).
+    # retain of that object pays for (decision 4). One debt per location: an object stored in two
+    # locations needs two retains, storing it again where it already is owes nothing more, and
+    # overwriting a location ends the debt of the copy it held (not of copies held elsewhere).
     debts: dict = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
@@ -232,8 +232,8 @@ class Execution:
                         self.report("RC009", line)
                 old = self.debts.get(s.via)
                 if old is not None and old is not obj:
-                    self.debts = {k: o for k, o in self.debts.items() if o is not old}
-                    old.debt = False
+                    del self.debts[s.via]  # the copy this location held is gone, not the others
+                    old.debt = any(o is old for o in self.debts.values())
                 if obj is not None and obj.owned == 0:
                     self.debts[s.via] = obj
                     obj.debt = True
@@ -248,8 +248,9 @@ class Execution:
                 obj = self.vars["p"]
                 self.use(obj, line)
                 if obj is not None and any(o is obj for o in self.debts.values()):
-                    self.debts = {k: o for k, o in self.debts.items() if o is not obj}
-                    obj.debt = False  # pays for the stored copy (decision 4)
+                    # pays for one stored copy (decision 4): each location holding it owes one
+                    del self.debts[next(k for k, o in self.debts.items() if o is obj)]
+                    obj.debt = any(o is obj for o in self.debts.values())
                 elif obj is not None:
                     obj.owned += 1
             elif isinstance(s, Assign):

@@ -321,3 +321,14 @@ def test_every_mode_of_the_oracle_changes_its_verdicts():
     assert sorted(modes) == sorted(MODES), "each mode of verdicts() needs a program it changes"
     for name, (body, value) in MODES.items():
         assert run(body) != run(body, **{name: value}), f"verdicts(..., {name}={value!r}) changes nothing"
+
+
+def test_a_borrowed_object_stored_in_two_locations_owes_two_retains():
+    """One debt per location holding it (decision 4): two retains pay for the copies in g_keep
+    and in the thread-local slot (handing the slot a borrowed p is RC009 all the same); a third is
+    ours and leaks; storing twice in one place owes one."""
+    sunk = ("RC009", "THCThreadLocal_set(g_local, p);")
+    two = [Store("p"), Store("p", via="sink"), Retain(), Retain()]
+    assert run(two, returns="void") == {sunk}
+    assert run(two + [Retain()], returns="void") == {sunk, ("RC001", "}")}
+    assert run([Store("p"), Store("p"), Retain(), Retain()], returns="void") == {("RC001", "}")}
