@@ -220,11 +220,13 @@ def _kills(op) -> tuple:
 def forget(st: State, live: frozenset) -> None:
     """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads."""
     maybe = Nullness.MAYBE
+    # A parameter found NULL keeps it: that is its fate at the path's end (`summarize`: the
+    # caller's NULL was given nothing to do, as after `if (p) free (p);`).
     # Most states hold no object whose nullness is known and could be forgotten: find those
     # first, and only then which of them a live holder still reads (this runs at every node).
     candidates = [(oid, o) for oid, o in st.objs.items()
                   if o.null is not maybe and o.link is None and o.gone is Gone.NO and oid.kind not in _KEEP
-                  and not (o.null is Nullness.NULL and o.owned)]
+                  and not (o.null is Nullness.NULL and (o.owned or oid.kind is Kind.PARAM))]
     if not candidates:
         return
     held_live = {oid for v, oid in st.env.items() if v in live}

@@ -392,6 +392,10 @@ class Transfer:
                 self.stored_deps[op.target] = op.deps
             else:
                 stored.pop(op.target, None)
+            if before is not None and before != oid and before in st.objs:
+                # The fact pinned it: held by nobody now, it is gone (else a loop handing each
+                # turn's object to one call keeps every turn's, past the generations bound).
+                self.collect(st, before)
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
         oid = st.env.pop(op.var, None)
@@ -404,6 +408,11 @@ class Transfer:
 
     def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
         src = st.env.get(op.src) if op.src is not None else None
+        if op.src is not None and src is None:
+            # A block nobody here counts (its variable escaped: `lookup (table, key, &list)`
+            # filled it with the table's own list): the result is as unknown as the argument.
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
         if src is not None and not op.may_fail:
             self.drop_ref(st, src, op.loc)
         self.acquire(st, op.dst, op.loc, op.callee, node, index)
@@ -495,6 +504,8 @@ class Transfer:
             return  # retained, and still reachable by loading the same expression again
         if o.owned == 0 and o.debt:
             return  # stored, unpaid: a load of the location gives it back for the retain
+        if _fate(oid, o):
+            return
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:
                 self.event(EventKind.OVERWRITTEN, Via.ASSIGN, loc, st, oid, events, overwritten)
@@ -506,7 +517,7 @@ class Transfer:
         # Not an object a store still owes a reference (a borrowed call result stored into a
         # field before the retain through that field that pays it: precision 4).
         o = st.objs[oid]
-        if not st.holders(oid) and o.owned == 0 and not o.debt:
+        if not st.holders(oid) and o.owned == 0 and not o.debt and not _fate(oid, o):
             del st.objs[oid]
 
     def invalidate(self, st: State, var: str) -> None:
@@ -749,3 +760,10 @@ def learn_equality(st: State, simple: tuple, taken: bool) -> None:
         st.facts.excluded.pop(var, None)
     else:
         st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}
+
+
+def _fate(oid: ObjId, o: Obj) -> bool:
+    """A parameter's object released, handed over or NULL: kept without a holder, as liveness
+    keeps it, for the summary to read at the path's end (`g_clear_pointer (&param, unref);
+    param = other;` gave the caller's reference up, and the summary must say so)."""
+    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == NULL)

@@ -90,9 +90,11 @@ def _record(callable_) -> Record | None:
         # called once, receives it (the GIO pattern: the callback releases what it was given).
         notify = any(_type_name(p) in NOTIFY_TYPES or p.get("destroy") or p.get("scope") == "async"
                      for p in plain)
-        # A gboolean function that throws fills its out parameters only when it returns TRUE
-        # (g_file_get_contents): on FALSE `*contents` is untouched, so no acquisition is modelled.
-        conditional = callable_.get("throws") == "1" and ret is not None and _c_type(ret) == "gboolean"
+        # A function that throws fills its out parameters only when its result says success
+        # (g_file_get_contents: TRUE; g_socket_receive_message: a gssize >= 0; a call returning a
+        # GVariant *: non-NULL): on failure `*contents` is untouched, so no acquisition is
+        # modelled. A void one has no result to test: it fills them (or sets the error) always.
+        conditional = callable_.get("throws") == "1" and ret is not None and _c_type(ret) not in ("", "void")
         for i, p in enumerate(plain):
             position = str(i + shift)
             out = p.get("direction") in ("out", "inout")

@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, converted_constant,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import is_expression, kind_of
+from refcheck.frontend.aliases import address_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
@@ -45,6 +46,8 @@ class Builder(GraphBuilder):
         self.scopes = Scopes()  # cleanup-attribute variables (frontend.cleanups)
         self.jump_marks: dict[int, dict] = {}  # break/continue target -> the scopes around it
         self.in_child = 0  # inside the arm a child-process test guards (conditions.child_arm)
+        self.blocks: list = []  # the compound statements being lowered, innermost last
+        self.aliases: dict[str, str] = {}  # `T **pp = &v;` never written again: pp -> v (frontend.aliases)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -95,12 +98,14 @@ class Builder(GraphBuilder):
     def compound(self, c) -> None:
         prev = None
         self.scopes.push()
+        self.blocks.append(c)
         for child in children_of(c):
             self.stmt(child)
             count = element_count(self, prev, child)  # APPLY's element-count loop (frontend.sizes)
             if count is not None:
                 self.emit(count)
             prev = child
+        self.blocks.pop()
         scope = self.scopes.pop()
         if scope.cleanups and self.cur is not None:  # falling off the end runs them
             for op in releases(list(reversed(scope.cleanups)), end_location(c)):
@@ -136,7 +141,11 @@ class Builder(GraphBuilder):
             loc = location(d)
             if v is None:  # a static local: its initializer runs once, before us
                 continue
-            if init is None:
+            alias = address_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
+            if alias is not None:
+                self.aliases[v] = alias  # `*v` is `alias` from here on (no escape of `&alias`)
+                self.emit(ir.Assign(loc, v, None))
+            elif init is None:
                 self.emit(ir.Assign(loc, v, None))
             else:
                 self.exprs.initialize(loc, v, init)

@@ -25,6 +25,7 @@ from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
 from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.aliases import aliased
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
@@ -197,6 +198,9 @@ class ExpressionLowerer:
             self.lvalue_base(inner)
             return None
         if op == "*":
+            w = aliased(self.b, c)
+            if w is not None:
+                return w  # `*pp` where pp = &w (frontend.aliases)
             v = self.value(operand)
             if v not in (None, NULL):
                 self.b.emit(ir.Use(location(c), v, deref=True))
@@ -276,8 +280,9 @@ class ExpressionLowerer:
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)
-        if kind_of(target) == K.DECL_REF_EXPR:
-            v = self.b.var(referenced(target))
+        alias = aliased(self.b, target)
+        if kind_of(target) == K.DECL_REF_EXPR or alias is not None:
+            v = alias or self.b.var(referenced(target))
             if v is not None and self.assign_flag(loc, v, rhs):
                 return None
             src, done = self.value_into(v, rhs) if v is not None else (self.value(rhs), False)
@@ -398,7 +403,8 @@ class ExpressionLowerer:
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
+        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)
+                  and not (e is Effect.SINK and unnotified(args, i))}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
@@ -671,6 +677,17 @@ class ExpressionLowerer:
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))
         return None
+
+
+def unnotified(args, i: int) -> bool:
+    """User data `args[i]` followed by a NULL destroy notify (`g_source_set_callback (src, cb,
+    side, NULL)`): nothing will free it, so the callee only borrows it for as long as its caller
+    keeps it alive; the record's sink (data paired with a notify) does not hold at this call."""
+    if i + 1 >= len(args) or not is_null_constant(args[i + 1]):
+        return False
+    t = args[i + 1].type.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().kind in (ci.TypeKind.FUNCTIONPROTO,
+                                                                       ci.TypeKind.FUNCTIONNOPROTO)
 
 
 def fills_scalars(arg) -> bool:

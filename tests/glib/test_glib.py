@@ -61,6 +61,18 @@ GIR = textwrap.dedent("""\
             <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
           </parameters>
         </function>
+        <function name="receive" c:identifier="foo_receive" throws="1">
+          <return-value transfer-ownership="none"><type name="gssize" c:type="gssize"/></return-value>
+          <parameters>
+            <parameter name="messages" direction="out" transfer-ownership="full"><type name="utf8" c:type="char**"/></parameter>
+          </parameters>
+        </function>
+        <function name="fill" c:identifier="foo_fill" throws="1">
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="out" direction="out" transfer-ownership="full"><type name="utf8" c:type="char**"/></parameter>
+          </parameters>
+        </function>
       </namespace>
     </repository>
     """)
@@ -82,6 +94,10 @@ def test_gir_records(tmp_path: Path) -> None:
     assert records["foo_put"] == {"arguments": {"1": "sink-floating"}}
     assert records["foo_parse"] == {"returns": "owned"}  # transfer none, "newly created": floating
     assert floating_results(str(path)) == ["foo_make", "foo_parse"]
+    # A throwing function fills its out parameters on success only, whatever its result's type
+    # (a gssize >= 0 here): no acquisition; a void one has no result to say, so it always fills.
+    assert "foo_receive" not in records
+    assert records["foo_fill"] == {"arguments": {"0": "acquire-out"}}
 
 
 def test_bad_gir_and_table(tmp_path: Path) -> None:
