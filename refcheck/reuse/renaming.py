@@ -182,12 +182,24 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
             items.append((tuple(xs[0::2]), tuple(index[p] for p in names)))
         sets.append(tuple(sorted(items)))
     tokens = list(index)
-    which = conv.fingerprint()
+    which = _fingerprint(conv)
     verdicts = tuple(verdict(conv, which, t) for t in tokens)
     return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
 
 
 _VERDICTS: dict = {}
+# id(conventions) -> (the conventions, their fingerprint): one repr of every field per unit, not
+# one per class key (the object is held, so its id is not reused while the entry lives).
+_FINGERPRINTS: dict = {}
+
+
+def _fingerprint(conv: Conventions) -> str:
+    got = _FINGERPRINTS.get(id(conv))
+    if got is None or got[0] is not conv:
+        if len(_FINGERPRINTS) > 64:
+            _FINGERPRINTS.clear()
+        got = _FINGERPRINTS[id(conv)] = (conv, conv.fingerprint())
+    return got[1]
 
 
 def verdict(conv: Conventions, which: str, token: str) -> tuple:
