@@ -38,6 +38,9 @@ from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
 
+_PARAM, _NULL = Kind.PARAM, Nullness.NULL
+
+
 def _fate(oid, o) -> bool:
     """A parameter's object that records what the function did to the caller's reference (or
     that it was NULL on this path, where it could do nothing)."""
@@ -234,7 +237,13 @@ class Pruner:
             objs = st.objs
             # A parameter released or stored keeps its object: the function's summary reads it
             # at the path's end (`summarize`).
-            candidates = [v for v in dead if not objs[env[v]].owned and not _fate(env[v], objs[env[v]])]
+            # (`_fate`, inlined: this runs at every node for every dead binding.)
+            candidates = []
+            for v in dead:
+                oid = env[v]
+                o = objs[oid]
+                if not o.owned and not (oid.kind is _PARAM and (o.gone or o.debt or o.null is _NULL)):
+                    candidates.append(v)
             if candidates:
                 names = self.names
                 pinned = {o.link for o in objs.values() if o.link is not None}
