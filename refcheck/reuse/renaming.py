@@ -188,6 +188,7 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
 
 
 _VERDICTS: dict = {}
+_VERDICT_NUMBERS: dict = {}
 # id(conventions) -> (the conventions, their fingerprint): one repr of every field per unit, not
 # one per class key (the object is held, so its id is not reused while the entry lives).
 _FINGERPRINTS: dict = {}
@@ -202,7 +203,7 @@ def _fingerprint(conv: Conventions) -> str:
     return got[1]
 
 
-def verdict(conv: Conventions, which: str, token: str) -> tuple:
+def verdict(conv: Conventions, which: str, token: str) -> int:
     name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
     key = (which, name)  # by the conventions' content: ids of freed objects are reused
     v = _VERDICTS.get(key)
@@ -210,8 +211,12 @@ def verdict(conv: Conventions, which: str, token: str) -> tuple:
         # Everything the conventions can say of one name: as a callee (its whole summary), as the
         # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
         # that conventions-driven decisions are the same for every member.
-        v = _VERDICTS[key] = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
-                              conv.matches("context", name), conv.matches("borrowed", name))
+        full = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
+                conv.matches("context", name), conv.matches("borrowed", name))
+        # Keys hold the verdict's number (equal numbers, equal verdicts): a key is hashed at
+        # every lookup, and hashing a Summary (a dataclass of enums and tuples) each time was
+        # 136k hashes in one THTensor.c check. Numbers are never reused (few distinct verdicts).
+        v = _VERDICTS[key] = _VERDICT_NUMBERS.setdefault(full, len(_VERDICT_NUMBERS))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
     return v
