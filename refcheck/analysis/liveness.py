@@ -161,11 +161,11 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        self.env = {n: names.set_of(b) for n, b in env.items()}
+        self.env = names.sets_of(env)
         # Per node, the load keys that some path from its entry loads.
         key_names = Bits(key_bit)
-        self.keys = {n: key_names.set_of(b) for n, b in keys.items()}
-        self.facts = {n: names.set_of(b) for n, b in facts.items()}
+        self.keys = key_names.sets_of(keys)
+        self.facts = names.sets_of(facts)
         self.touched = touched
         self._died: dict[tuple, tuple] = {}
 

@@ -199,7 +199,7 @@ def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    return {n: names.set_of(b) for n, b in live.items()}
+    return names.sets_of(live)
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:
