@@ -287,3 +287,25 @@ def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
     assert [c.spelling for c in expansions] == ["TWICE"]
     (b, e) = binding.extent_raw(expansions[0])
     assert begin <= b < e <= end
+
+
+def test_record_names_kept_per_build_are_the_uncached_ones(tmp_path):
+    """handles.record_name keeps its answers per build by the type's bytes: every pointer type of
+    a body (records, typedefs of them, scalars, void) gets what the uncached lookup says."""
+    from refcheck.frontend import clangutil, handles
+
+    parsed = CUnit(tmp_path).parse(
+        "typedef struct A { int x; } A; struct B { int y; }; typedef A *AP;\n"
+        "int f(A *a, struct B *b, AP c, const A *d, float *e, void *g) {\n"
+        "  A *h = a; struct B *i = b; return h->x + i->y + c->x + d->x + (int)*e + (g != 0);\n}\n",
+        name="r.c")
+    fn = parsed.functions[0]
+    clangutil.reset_kids(fn)
+    try:
+        nodes = list(fn.walk_preorder())
+        got = [(handles.record_name(n.type), handles.record_name(n.type)) for n in nodes]
+        assert clangutil.record_cache()
+        assert got == [(handles._record_name(n.type),) * 2 for n in nodes]
+        assert {"A", "B"} <= {a for a, _ in got}
+    finally:
+        clangutil.reset_kids()

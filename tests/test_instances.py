@@ -430,3 +430,17 @@ def test_the_invariant_holds_and_the_check_sees_it_broken(tmp_path, monkeypatch)
     keyed, grouped, wrong = verify(CUnit(tmp_path).parse("g.c"), CONV)
     assert grouped == 2 and [(d.function, d.first) for d in wrong] == [("D_k", "F_k")]
     assert "class keys differ" in wrong[0].problem
+
+
+def test_tokens_skip_whitespace_as_the_plain_pattern_did():
+    """The tokenizer eats the blanks before each token itself (speed): the tokens are those of
+    the pattern without it, which the search skipped blanks for, string blanks kept."""
+    import re
+
+    from refcheck.reuse.instances import _TOKEN
+
+    plain = re.compile(_TOKEN.pattern[len(r"\s*("):-1])
+    text = ('static int f(int  a)\n{\n    char *s = "a  b\\t\\" c";  char q = \' \';\n'
+            '    return a - -a >>= 1e-3 + .5 ... ## p->x &&b||c;\n}\n   ')
+    assert _TOKEN.findall(text) == plain.findall(text)
+    assert '"a  b\\t\\" c"' in _TOKEN.findall(text) and "' '" in _TOKEN.findall(text)

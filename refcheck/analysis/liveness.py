@@ -38,6 +38,9 @@ from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
 
+_PARAM, _NULL = Kind.PARAM, Nullness.NULL
+
+
 def _fate(oid, o) -> bool:
     """A parameter's object that records what the function did to the caller's reference (or
     that it was NULL on this path, where it could do nothing)."""
@@ -158,11 +161,11 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        self.env = {n: names.set_of(b) for n, b in env.items()}
+        self.env = names.sets_of(env)
         # Per node, the load keys that some path from its entry loads.
         key_names = Bits(key_bit)
-        self.keys = {n: key_names.set_of(b) for n, b in keys.items()}
-        self.facts = {n: names.set_of(b) for n, b in facts.items()}
+        self.keys = key_names.sets_of(keys)
+        self.facts = names.sets_of(facts)
         self.touched = touched
         self._died: dict[tuple, tuple] = {}
 
@@ -234,7 +237,13 @@ class Pruner:
             objs = st.objs
             # A parameter released or stored keeps its object: the function's summary reads it
             # at the path's end (`summarize`).
-            candidates = [v for v in dead if not objs[env[v]].owned and not _fate(env[v], objs[env[v]])]
+            # (`_fate`, inlined: this runs at every node for every dead binding.)
+            candidates = []
+            for v in dead:
+                oid = env[v]
+                o = objs[oid]
+                if not o.owned and not (oid.kind is _PARAM and (o.gone or o.debt or o.null is _NULL)):
+                    candidates.append(v)
             if candidates:
                 names = self.names
                 pinned = {o.link for o in objs.values() if o.link is not None}

@@ -35,7 +35,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis.bitsets import Bits
 from refcheck.analysis.state import Kind, State
-from refcheck.rules.events import Gone, Nullness
+from refcheck.rules.events import Nullness
 
 _KEEP = (Kind.FIELD, Kind.STALE, Kind.NULL)
 _KILLS = (ir.Assign, ir.Load, ir.Acquire, ir.Realloc)
@@ -111,50 +111,69 @@ class NullLiveness:
     def __init__(self, cfg, relevant: set[int] | None):
         g = cfg.graph
         data = dict(g.nodes(data="data"))
-        ops = {n: (*d.ops, *d.post) for n, d in data.items()}
+        # Sets of variables as bits of an int, as in `liveness.Liveness`: the fixpoint revisits
+        # the nodes of TH's nested APPLY loops many times. Each op's reads and kills are made
+        # bits once, in one walk of the ops (the reads of a node's end wait for `at_return`).
+        names = Bits()
+        bits = names.of
+        steps: dict[int, list] = {}  # node -> its ops' and post ops' (reads, kills, assigned src or 0, dst)
+        given: set = set()
+        assigns: list = []  # (dst bit, src bit) of every assignment with a source
+        direct = 0
+        for n, d in data.items():
+            seq = []
+            for op in (*d.ops, *d.post):
+                t = type(op)
+                if t is ir.Release:
+                    given.update(op.vars)
+                elif t is ir.Store:
+                    given.add(op.var)
+                r = bits(_read_by(op))
+                direct |= r
+                src = dst = 0
+                if t is ir.Assign and op.src is not None:
+                    dst, src = bits((op.dst,)), bits((op.src,))
+                    assigns.append((dst, src))
+                seq.append((r, bits(_kills(op)), src, dst))
+            steps[n] = seq
         # The summary of the function (`analysis.summarize`) reads, at each return, whether a
         # parameter it may give up (release, consume, sink) is NULL there: `if (!t) return;`
         # before `free(t)` still releases t on every path where t is not NULL. Parameters never
         # given up are not read, so optional ones still merge (THNN's BatchNormalization).
-        given = {v for os_ in ops.values() for op in os_ if type(op) in (ir.Release, ir.Store)
-                 for v in (op.vars if type(op) is ir.Release else (op.var,))}
         at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
         deciding = _deciding(g, data, relevant)
-        direct = {v for n, d in data.items() for v in _reads_at(n, d, ops[n], relevant, at_return, deciding)}
+        ends: dict[int, int] = {}
+        for n, d in data.items():
+            ends[n] = e = bits(_node_reads(n, d, relevant, at_return, deciding))
+            direct |= e
         # Flow-insensitive closure over assignments: dst's nullness read somewhere makes src's.
-        read = set(direct)
+        read = direct
         changed = True
         while changed:
             changed = False
-            for os_ in ops.values():
-                for op in os_:
-                    if type(op) is ir.Assign and op.src is not None and op.dst in read and op.src not in read:
-                        read.add(op.src)
-                        changed = True
-        # Sets of variables as bits of an int, as in `liveness.Liveness`: the fixpoint revisits
-        # the nodes of TH's nested APPLY loops many times.
-        names = Bits()
-        bits = names.of
-
+            for dst, src in assigns:
+                if dst & read and not src & read:
+                    read |= src
+                    changed = True
         gen: dict[int, int] = {}
         keep: dict[int, int] = {}  # the complement of the node's kills
         for n, d in data.items():
+            seq, end = steps[n], ends[n]
+            last_op = len(d.ops) - 1
             g_ = k_ = 0
-            seq = [(op, False) for op in reversed(d.post)] + [(None, True)] + [(op, False) for op in reversed(d.ops)]
-            for op, is_node in seq:  # backward: X -> (X - kills) | reads
-                if is_node:
-                    reads = _node_reads(n, d, relevant, at_return, deciding)
-                    kills = ()
-                else:
-                    reads = _read_by(op)
-                    if type(op) is ir.Assign and op.src is not None and op.dst in read:
-                        reads = (*reads, op.src)
-                    kills = _kills(op)
-                if kills:
-                    k = bits(kills)
+            # Backward, X -> (X - kills) | reads: the post ops, the node's end, then the ops.
+            for i in range(len(seq) - 1, -1, -1):
+                if i == last_op:
+                    g_ |= end
+                r, k, src, dst = seq[i]
+                if k:
                     g_ &= ~k
                     k_ |= k
-                g_ |= bits(reads)
+                if src and dst & read:
+                    r |= src
+                g_ |= r
+            if last_op < 0:
+                g_ |= end
             gen[n], keep[n] = g_, ~k_
         self.live = _backward(g, gen, keep, names)
 
@@ -180,7 +199,7 @@ def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    return {n: names.set_of(b) for n, b in live.items()}
+    return names.sets_of(live)
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:
@@ -202,12 +221,6 @@ def _deciding(g, data: dict, relevant) -> frozenset:
     return frozenset(out)
 
 
-def _reads_at(n, d, ops, relevant, at_return: tuple, deciding: frozenset) -> list:
-    out = [v for op in ops for v in _read_by(op)]
-    out += _node_reads(n, d, relevant, at_return, deciding)
-    return [v for v in out if v is not None]
-
-
 def _kills(op) -> tuple:
     t = type(op)
     if t in _KILLS:
@@ -219,23 +232,23 @@ def _kills(op) -> tuple:
 
 def forget(st: State, live: frozenset) -> None:
     """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads."""
-    maybe = Nullness.MAYBE
-    # A parameter found NULL keeps it: that is its fate at the path's end (`summarize`: the
-    # caller's NULL was given nothing to do, as after `if (p) free (p);`).
-    # Most states hold no object whose nullness is known and could be forgotten: find those
-    # first, and only then which of them a live holder still reads (this runs at every node).
-    candidates = [(oid, o) for oid, o in st.objs.items()
-                  if o.null is not maybe and o.link is None and o.gone is Gone.NO and oid.kind not in _KEEP
-                  and not (o.null is Nullness.NULL and (o.owned or oid.kind is Kind.PARAM))]
+    # Most states hold no object whose nullness is known and could be forgotten (`Obj.
+    # forgettable`): find those first, and only then which of them a live holder still reads
+    # (this runs at every node). A parameter found NULL keeps it: that is its fate at the path's
+    # end (`summarize`: the caller's NULL was given nothing to do, as after `if (p) free (p);`).
+    objs = st.objs
+    candidates = [oid for oid, o in objs.items() if o.forgettable and oid.kind not in _KEEP
+                  and not (oid.kind is Kind.PARAM and o.null is Nullness.NULL)]
     if not candidates:
         return
     held_live = {oid for v, oid in st.env.items() if v in live}
     pinned = None
-    for oid, o in candidates:
+    maybe = Nullness.MAYBE
+    for oid in candidates:
         if oid in held_live:
             continue
         if pinned is None:
             pinned = set(st.facts.stored.values())
         if oid in pinned:
             continue
-        st.objs[oid] = replace(o, null=maybe)
+        objs[oid] = replace(objs[oid], null=maybe)

@@ -80,11 +80,17 @@ class Obj:
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    # Whether `nullness.forget` may set this object's nullness to MAYBE (what it knows is all it
+    # could take): asked of every object of a state at most nodes, so answered once here.
+    forgettable: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.may_be,
                                                 self.fresh, self.family)))
+        null = self.null
+        object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
+                           and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
 
     def __hash__(self) -> int:
         return self._hash

@@ -194,13 +194,14 @@ def kids(c) -> list:
 def reset_kids(fn=None) -> None:
     """Forget the listings of the last function; with `fn`, list every cursor under it at once
     and keep file names until the next reset."""
-    global _FILES, _CANON
+    global _FILES, _CANON, _RECORDS
     _KIDS.clear()
-    _FILES = _CANON = None
+    _FILES = _CANON = _RECORDS = None
     if fn is not None:
         children_by_key(fn, _KIDS)
         _FILES = {}
         _CANON = {}
+        _RECORDS = {}
 
 
 # Kind ids for which CursorKind.is_expression() holds (a libclang call per ask), over the kinds
@@ -243,6 +244,12 @@ POINTER_IDS = frozenset(k.value for k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOI
 # asks of a few dozen distinct types (58 on THTensor.c) half a million times. Per build, as
 # the type's pointers mean nothing once its unit is gone.
 _CANON: dict | None = None
+# Per build: a type's bytes -> the record it points to (`handles.record_name`), or None outside one.
+_RECORDS: dict | None = None
+
+
+def record_cache() -> dict | None:
+    return _RECORDS
 
 
 def canonical_kind(c) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import K, kind_of, nested
+from refcheck.frontend.clangutil import K, kind_of, nested, record_cache
 
 _DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL}
@@ -22,7 +22,18 @@ _POINTERS = (ci.TypeKind.POINTER, ci.TypeKind.LVALUEREFERENCE)
 
 def record_name(t) -> str | None:
     """The record a pointer type points to, as one spelling for C and C++ (`THClTensor`), else
-    None (`void *`, `float *`, not a pointer)."""
+    None (`void *`, `float *`, not a pointer). Asked of every pointer argument of every call
+    (`handle_positions`): kept per build by the type's bytes, as `clangutil.canonical_kind`."""
+    cache = record_cache()
+    if cache is None:
+        return _record_name(t)
+    key = bytes(t)
+    if key not in cache:
+        cache[key] = _record_name(t)
+    return cache[key]
+
+
+def _record_name(t) -> str | None:
     t = t.get_canonical()
     if t.kind not in _POINTERS:
         return None

@@ -170,6 +170,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
 def status_condition(b: GraphBuilder, c, op_const) -> tuple[str, str, int] | None:
     """For a condition over a success-split call (`f(...)`, `f(...) < 0`, `f(...) == -1`, lowered
     already), the (variable, op, constant) test the split's constants decide."""
+    if not b.status_vars:  # no success split in this function (nearly all): asked at every branch
+        return None
     c = strip(c)
     if kind_of(c) == K.CALL_EXPR:
         r = b.status_vars.get(cursor_key(c))

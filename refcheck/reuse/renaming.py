@@ -182,15 +182,28 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
             items.append((tuple(xs[0::2]), tuple(index[p] for p in names)))
         sets.append(tuple(sorted(items)))
     tokens = list(index)
-    which = conv.fingerprint()
+    which = _fingerprint(conv)
     verdicts = tuple(verdict(conv, which, t) for t in tokens)
     return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
 
 
 _VERDICTS: dict = {}
+_VERDICT_NUMBERS: dict = {}
+# id(conventions) -> (the conventions, their fingerprint): one repr of every field per unit, not
+# one per class key (the object is held, so its id is not reused while the entry lives).
+_FINGERPRINTS: dict = {}
 
 
-def verdict(conv: Conventions, which: str, token: str) -> tuple:
+def _fingerprint(conv: Conventions) -> str:
+    got = _FINGERPRINTS.get(id(conv))
+    if got is None or got[0] is not conv:
+        if len(_FINGERPRINTS) > 64:
+            _FINGERPRINTS.clear()
+        got = _FINGERPRINTS[id(conv)] = (conv, conv.fingerprint())
+    return got[1]
+
+
+def verdict(conv: Conventions, which: str, token: str) -> int:
     name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
     key = (which, name)  # by the conventions' content: ids of freed objects are reused
     v = _VERDICTS.get(key)
@@ -198,8 +211,12 @@ def verdict(conv: Conventions, which: str, token: str) -> tuple:
         # Everything the conventions can say of one name: as a callee (its whole summary), as the
         # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
         # that conventions-driven decisions are the same for every member.
-        v = _VERDICTS[key] = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
-                              conv.matches("context", name), conv.matches("borrowed", name))
+        full = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
+                conv.matches("context", name), conv.matches("borrowed", name))
+        # Keys hold the verdict's number (equal numbers, equal verdicts): a key is hashed at
+        # every lookup, and hashing a Summary (a dataclass of enums and tuples) each time was
+        # 136k hashes in one THTensor.c check. Numbers are never reused (few distinct verdicts).
+        v = _VERDICTS[key] = _VERDICT_NUMBERS.setdefault(full, len(_VERDICT_NUMBERS))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
     return v

@@ -91,3 +91,18 @@ def test_every_fixture_function_explores_alike(errors):
             checked += 1
             with_tests += nullness.tests_nullness(cfg)
     assert checked > 100 and with_tests > 20, (checked, with_tests)
+
+
+def test_an_objects_forgettable_flag_is_what_forget_asks():
+    """`Obj.forgettable`, computed once per object: a known nullness, no realloc link, not
+    released or stored, and not an owned NULL."""
+    import itertools
+
+    from refcheck.analysis.state import Obj
+    from refcheck.rules.events import Gone, Nullness, Origin
+
+    for owned, gone, null, link in itertools.product((0, 1), Gone, Nullness, (None, "x")):
+        o = Obj(owned, gone, null, Origin.ACQUIRE, L(1), "t", 1, link=link)
+        want = (null is not Nullness.MAYBE and link is None and gone is Gone.NO
+                and not (null is Nullness.NULL and owned))
+        assert o.forgettable == want

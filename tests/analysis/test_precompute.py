@@ -73,7 +73,9 @@ def _reference_null_liveness(cfg, relevant) -> dict:
              for v in (op.vars if type(op) is ir.Release else (op.var,))}
     at_return = tuple(v for v, is_ptr in cfg.params if is_ptr and v in given)
     deciding = nullness._deciding(g, data, relevant)
-    read = {v for n, d in data.items() for v in nullness._reads_at(n, d, ops[n], relevant, at_return, deciding)}
+    read = {v for n, d in data.items()
+            for v in (*(v for op in ops[n] for v in nullness._read_by(op)),
+                      *nullness._node_reads(n, d, relevant, at_return, deciding)) if v is not None}
     while True:
         more = {op.src for os_ in ops.values() for op in os_
                 if type(op) is ir.Assign and op.src is not None and op.dst in read} - read
