@@ -183,3 +183,21 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
     assert keys["F_c"][0] != keys["D_c"][0]
     check(path)
     assert made == ["F_c", "D_c"]
+
+
+def test_a_verdict_follows_the_summary_the_unit_learns_for_the_name():
+    """The unit's inferred summaries fill while it is checked (a helper defined later, another
+    unit's exports): a verdict taken before the helper's summary was learnt must not stand after
+    it, or two instantiations calling differently-summarised helpers would share one result."""
+    from refcheck.conventions.summary import Returns, Source, Summary, SummaryTable
+    from refcheck.reuse.renaming import verdict
+
+    table = SummaryTable()
+    conv = replace(Conventions(), inferred=table)
+    which = conv.fingerprint()
+    before = verdict(conv, which, "cloneColumnMajor")
+    assert verdict(conv, which, "cloneColumnMajor") == before
+    table.known["cloneColumnMajor"] = Summary(returns=Returns.OWNED, source=Source.INFERRED)
+    after = verdict(conv, which, "cloneColumnMajor")
+    assert after != before
+    assert verdict(conv, which, "cloneColumnMajor#12") == after

@@ -205,9 +205,15 @@ def _fingerprint(conv: Conventions) -> str:
 
 def verdict(conv: Conventions, which: str, token: str) -> int:
     name = token.split("#", 1)[0]  # a declaration's hash says nothing to the conventions
-    key = (which, name)  # by the conventions' content: ids of freed objects are reused
-    v = _VERDICTS.get(key)
-    if v is None:
+    # By the conventions' content (ids of freed conventions are reused) and by the summary the
+    # unit has inferred for the name so far: `which` leaves that table out, and it fills while the
+    # unit is checked (a verdict taken before a helper's summary was learnt must not stand for
+    # after). The entry holds that summary, so its id is not reused while the entry lives.
+    table = conv.inferred
+    inferred = table.known.get(name) if table is not None else None
+    key = (which, name, id(inferred))
+    got = _VERDICTS.get(key)
+    if got is None:
         # Everything the conventions can say of one name: as a callee (its whole summary), as the
         # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
         # that conventions-driven decisions are the same for every member.
@@ -216,10 +222,10 @@ def verdict(conv: Conventions, which: str, token: str) -> int:
         # Keys hold the verdict's number (equal numbers, equal verdicts): a key is hashed at
         # every lookup, and hashing a Summary (a dataclass of enums and tuples) each time was
         # 136k hashes in one THTensor.c check. Numbers are never reused (few distinct verdicts).
-        v = _VERDICTS[key] = _VERDICT_NUMBERS.setdefault(full, len(_VERDICT_NUMBERS))
+        got = _VERDICTS[key] = (inferred, _VERDICT_NUMBERS.setdefault(full, len(_VERDICT_NUMBERS)))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
-    return v
+    return got[1]
 
 
 def renamer(source: list[str], target: list[str]):
