@@ -557,7 +557,7 @@ class Transfer:
             self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
             if op.consume:  # reported, but it still takes the object over
                 st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
-        elif o.origin in _OURS and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
+        elif o.origin in _OURS and o.shared and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
             # Handed over by a store into a location that still holds it (`priv->scanner = s;
             # ... destroy (s);`): the release takes the location's reference back. The location
             # must be cleared before the function returns (`dangling` at the return).
@@ -596,7 +596,9 @@ class Transfer:
         the release was of a reference handed over (RC006 at the release)."""
         for oid in dict.fromkeys(st.facts.stored.values()):
             o = st.objs.get(oid)
-            if o is not None and o.origin in _OURS and o.gone and o.owned == 0 and o.released_at is not None:
+            # shared: it was handed over by a store (a released object stored later is RC003's).
+            if o is not None and o.origin in _OURS and o.shared and o.gone and o.owned == 0 \
+                    and o.released_at is not None:
                 via = Via.CONSUME if o.gone is Gone.CONSUMED else Via.RELEASE
                 self.event(EventKind.RELEASED_BORROWED, via, o.released_at, st, oid, events)
 
