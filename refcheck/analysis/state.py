@@ -77,6 +77,9 @@ class Obj:
     fresh: bool = False
     # The acquired object's family (`Conventions.family`, or the record type its acquirer returns).
     family: str | None = None
+    # Another holder took its own reference (a setter that refs what it keeps: Effect.KEEP, or
+    # a retained reference stored): our last release does not free it, later uses are fine.
+    shared: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -87,7 +90,7 @@ class Obj:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.may_be,
-                                                self.fresh, self.family)))
+                                                self.fresh, self.family, self.shared)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))

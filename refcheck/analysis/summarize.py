@@ -23,7 +23,7 @@ from __future__ import annotations
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
-from refcheck.rules.events import Gone, Nullness
+from refcheck.rules.events import Gone, Nullness, Origin
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
 
 
@@ -117,6 +117,8 @@ class Summarizer:
             return "consumed"
         if o.owned == 0 and o.debt:
             return "sunk"
+        if o.owned == 0 and o.shared and o.origin is Origin.RETAIN:
+            return "kept"  # retained, and that reference stored (`f->x = x_ref (x)`)
         return "borrowed"
 
     # -- the record -----------------------------------------------------------------------------
@@ -145,7 +147,8 @@ class Summarizer:
         fates = self.fates[i] - {"null"}
         if self.params_by_index[i] in self.stolen_vars and fates != {"released"}:
             return Effect.CONSUME  # a stolen parameter: its caller hands it over
-        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK),
+                             ("kept", Effect.KEEP)):
             if fates == {fate}:
                 return effect
         return None

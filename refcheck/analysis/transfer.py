@@ -21,6 +21,8 @@ from refcheck.findings import Location
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins whose release without an owned reference is a release of something borrowed.
 _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
+# References this function owned (acquired or retained), whatever it did with them since.
+_OURS = (Origin.ACQUIRE, Origin.RETAIN)
 # Origins of references the function never owned: handing one to a sink is RC009.
 # Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
@@ -62,6 +64,10 @@ class Transfer:
         self.cond_vars: dict = {}
         pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
+        # The slots a sink call keeps a reference in (not memory the function can clear): a
+        # release of what they hold is never taken back from them.
+        self.sink_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
+                                    if type(op) is ir.Store and op.sink and op.target)
         counts: dict = {}
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
@@ -333,6 +339,9 @@ class Transfer:
             return
         self.check_alive(st, oid, op.loc, Via.RETAIN, events)
         o = st.objs[oid]
+        if op.kept:  # the callee's own reference, kept by it: ours is unchanged
+            st.objs[oid] = replace(o, shared=True)
+            return
         if self.floating(o) and self.conv.matches("ref_sink", op.callee):
             # A floating reference sunk: still the one reference we owned, now a full one.
             st.objs[oid] = replace(o, name=op.callee)
@@ -378,7 +387,8 @@ class Transfer:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
-            st.objs[oid] = replace(o, owned=o.owned - 1) if o.owned else \
+            # An owned reference stored: its new holder keeps the object alive past our releases.
+            st.objs[oid] = replace(o, owned=o.owned - 1, shared=True) if o.owned else \
                 replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
             stored = st.facts.stored
@@ -536,7 +546,8 @@ class Transfer:
                 self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
             owned = o.owned - 1
             # A retained parameter or field is still alive afterwards: someone else holds it.
-            gone = ended if owned == 0 and o.origin is Origin.ACQUIRE else Gone.NO
+            # So is a shared one (another holder kept its own reference).
+            gone = ended if owned == 0 and o.origin is Origin.ACQUIRE and not o.shared else Gone.NO
             st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
             return
         via = Via.CONSUME if op.consume else Via.RELEASE
@@ -546,6 +557,11 @@ class Transfer:
             self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
             if op.consume:  # reported, but it still takes the object over
                 st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
+        elif o.origin in _OURS and o.shared and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
+            # Handed over by a store into a location that still holds it (`priv->scanner = s;
+            # ... destroy (s);`): the release takes the location's reference back. The location
+            # must be cleared before the function returns (`dangling` at the return).
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
         elif o.origin is Origin.RESULT and not self.primitive:
             # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
             self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)
@@ -572,7 +588,19 @@ class Transfer:
                     self.event(EventKind.USED_AFTER_RELEASE, Via.RETURN, loc, st, oid, events)
                 else:
                     self.event(EventKind.RETURNED_BORROWED, Via.RETURN, loc, st, oid, events)
+        self.dangling(st, events)
         self.on_exit(st, loc, Via.RETURN, events)
+
+    def dangling(self, st: State, events: list) -> None:
+        """A location given a reference and still holding it after the release took it back:
+        the release was of a reference handed over (RC006 at the release)."""
+        for oid in dict.fromkeys(st.facts.stored.values()):
+            o = st.objs.get(oid)
+            # shared: it was handed over by a store (a released object stored later is RC003's).
+            if o is not None and o.origin in _OURS and o.shared and o.gone and o.owned == 0 \
+                    and o.released_at is not None:
+                via = Via.CONSUME if o.gone is Gone.CONSUMED else Via.RELEASE
+                self.event(EventKind.RELEASED_BORROWED, via, o.released_at, st, oid, events)
 
     def on_exit(self, st: State, loc: Location, via: Via, events: list, text: str = "") -> None:
         for oid, o in sorted(st.objs.items(), key=lambda kv: kv[0].text()):

@@ -442,7 +442,17 @@ def _pattern(text: str) -> re.Pattern:
 
 def _refined(record: Summary, inferred: Summary | None) -> Summary:
     """A configured borrowed result (GIR's `transfer none`) that the body shows is an argument
-    itself (json_node_init_int(node, v) returns node): the caller keeps holding what it passed."""
-    if inferred is None or inferred.returns is not Returns.ARGUMENT:
+    itself (json_node_init_int(node, v) returns node): the caller keeps holding what it passed;
+    and borrowed arguments the body keeps with a reference of its own."""
+    if inferred is None:
         return record
-    return replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)
+    if inferred.returns is Returns.ARGUMENT:
+        record = replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)
+    # A borrowed (`transfer none`) argument the body refs and keeps (json_node_set_array): the
+    # caller's reference stays the caller's, as GIR says, and the object outlives its release.
+    said = {p for p, e in record.arguments if e is not Effect.BORROW}
+    kept = {p for p, e in inferred.arguments if e is Effect.KEEP and p not in said}
+    if not kept:
+        return record
+    rest = tuple(a for a in record.arguments if a[0] not in kept)
+    return replace(record, arguments=tuple(sorted(rest + tuple((p, Effect.KEEP) for p in kept), key=str)))

@@ -25,6 +25,9 @@ class Effect(Enum):
     # is fine (a GList of borrowed strings), exactly like a store into a field; no RC009.
     STORE = "store"
     RETAIN = "retain"  # adds a reference
+    # Takes its own reference and keeps it (json_node_set_array stores json_array_ref (array)):
+    # the caller's reference stays the caller's, and the object outlives the caller's release.
+    KEEP = "keep"
     # Sinks a floating reference (GLib's GVariant: g_variant_builder_add_value): an owned one a
     # `floating` acquirer gave is handed over; any other is only read (the callee takes its own).
     SINK_FLOATING = "sink-floating"

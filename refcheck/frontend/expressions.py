@@ -425,6 +425,9 @@ class ExpressionLowerer:
         for i, e in ended.items():
             self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
         tracked = [values[i] for i in positions if i not in ended]
+        for i in positions:
+            if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
+                self.b.emit(ir.Retain(loc, values[i], name, kept=True))
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked)
         for v in tracked if role != "reallocate" else tracked[1:]:

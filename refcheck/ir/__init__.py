@@ -49,6 +49,9 @@ class Realloc(Op):
 class Retain(Op):
     var: str
     callee: str
+    # The callee takes its own reference and keeps it (Effect.KEEP): ours is unchanged, and the
+    # object outlives our last release.
+    kept: bool = False
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,13 @@ GIR = textwrap.dedent("""\
             <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
           </parameters>
         </function>
+        <function name="hold" c:identifier="foo_hold">
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="key" transfer-ownership="none"><type name="Thing" c:type="FooThing*"/></parameter>
+            <parameter name="value" transfer-ownership="none"><type name="Thing" c:type="FooThing*"/></parameter>
+          </parameters>
+        </function>
         <function name="receive" c:identifier="foo_receive" throws="1">
           <return-value transfer-ownership="none"><type name="gssize" c:type="gssize"/></return-value>
           <parameters>
@@ -192,3 +199,43 @@ def test_transfer_full_parameter_is_owned(tmp_path: Path) -> None:
     findings = check_unit(str(unit), Settings(conventions=conv, root=str(tmp_path))).findings
     # The release is no RC006 and the store no RC009; the bare return leaks the child.
     assert [(f.rule, f.location.line) for f in findings] == [("RC001", 10)]
+
+
+def test_transfer_none_setter_keeping_its_own_reference(tmp_path: Path) -> None:
+    """foo_hold's .gir says `value` is transfer none; its body refs and stores it (Effect.KEEP):
+    the caller's release is fine and later uses are no use after release, while a caller that
+    never releases its own reference still leaks it."""
+    path = tmp_path / "Foo-1.0.gir"
+    path.write_text(GIR)
+    base = PRESETS["glib"].conventions
+    conv = replace(base, summaries=gir_records(base, parse_gir(str(path)), "Foo-1.0.gir"))
+    unit = tmp_path / "u.c"
+    unit.write_text(textwrap.dedent("""\
+        typedef struct V { struct V *kept; int n; } V;
+        V *foo_v_new(void);
+        V *foo_v_ref(V *v);
+        void foo_v_unref(V *v);
+        void use(V *v);
+        static V *slot;
+        void foo_hold(V *key, V *value)
+        {
+          if (slot)
+            foo_v_unref(slot);
+          slot = value ? foo_v_ref(value) : 0;
+          use(key);
+        }
+        void fine(V *k)
+        {
+          V *v = foo_v_new();
+          foo_hold(k, v);
+          foo_v_unref(v);
+          use(v);
+        }
+        void leaks(V *k)
+        {
+          V *v = foo_v_new();
+          foo_hold(k, v);
+        }
+        """))
+    findings = check_unit(str(unit), Settings(conventions=conv, root=str(tmp_path))).findings
+    assert [(f.rule, f.function, f.location.line) for f in findings] == [("RC001", "leaks", 25)]
