@@ -48,6 +48,11 @@ class Obj:
     handed: bool = False  # a reference to it was stored into memory
     debt: bool = False  # stored without an owned reference (reading debt_survives_overwrite)
     lost: bool = False  # its last owner was overwritten (already reported as RC007)
+    # An owned reference to it was stored: that holder keeps it alive past our releases.
+    shared: bool = False
+    # The line of a release that took back the reference a location still holding it was handed
+    # (decision 9's exception): RC006 there if the location still holds it when the function returns.
+    taken_back: int | None = None
     # Made by an acquirer that never returns an existing object (newClone), and, for one that
     # may (newContiguous), the argument's object: the only existing object it may be.
     fresh: bool = False
@@ -76,6 +81,7 @@ class Execution:
     # locations needs two retains, storing it again where it already is owes nothing more, and
     # overwriting a location ends the debt of the copy it held (not of copies held elsewhere).
     debts: dict = field(default_factory=dict)
+    held: dict = field(default_factory=dict)  # location (g_keep; not a sink's slot) -> its object
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
     # acquisition that failed, the parameter); copies share it.
@@ -144,6 +150,14 @@ class Execution:
             if obj.owned > 0 and not obj.lost:
                 self.report("RC001", line, obj.origin)
 
+    def dangling(self) -> None:
+        """A location still holding an object whose reference a release took back from it: that
+        release was of a reference handed over (RC006 at the release), checked where the function
+        returns (an error exit, as for leaks with errors="abort", is not a return)."""
+        for obj in self.objects:
+            if obj.taken_back is not None and any(o is obj for o in self.held.values()):
+                self.report("RC006", obj.taken_back)
+
     def do_return(self, r: Return, line: int) -> None:
         obj = self.value(r.value) if r.value else None
         if obj is not None:
@@ -155,6 +169,7 @@ class Execution:
                 obj.owned -= 1  # one reference goes to the caller
             elif self.fn.acquire_named and obj.param:
                 self.report("RC005", line)
+        self.dangling()
         self.leaks(line)
         raise PathEnded
 
@@ -177,6 +192,7 @@ class Execution:
                 else:
                     i = next(k for k, s in enumerate(body)
                              if isinstance(s, Label) and s.label == jump)
+            self.dangling()
             self.leaks(self.layout.closing)  # fell off the end
         except PathEnded:
             pass
@@ -239,9 +255,11 @@ class Execution:
                     obj.debt = True
                 else:
                     self.debts.pop(s.via, None)
+                if s.via != "sink":
+                    self.held[s.via] = obj
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
-                    obj.handed = True
+                    obj.handed = obj.shared = True
                     if obj.owned == 0:  # borrowed from now on: a release is RC006 (decision 9)
                         obj.released = obj.consumed = False
             elif isinstance(s, Retain):
@@ -368,14 +386,18 @@ class Execution:
         fault = None
         if obj.owned > 0:
             obj.owned -= 1
-            if obj.param:
-                if obj.owned == 0:  # back to the caller's reference only (decision 1)
+            # A parameter is back to the caller's reference only (decision 1); a shared object to
+            # its other holder's.
+            if obj.param or obj.shared:
+                if obj.owned == 0:
                     obj.released = obj.consumed = False
                 return
         elif obj.consumed:
             fault = "RC008"
         elif obj.released:
             fault = "RC002"
+        elif not obj.param and obj.shared and any(o is obj for o in self.held.values()):
+            obj.taken_back = line  # the location's reference taken back: it must be cleared
         elif obj.param or obj.handed:  # a reference handed over is no longer ours (decision 9)
             fault = "RC006"
         if fault:

@@ -332,3 +332,16 @@ def test_a_borrowed_object_stored_in_two_locations_owes_two_retains():
     assert run(two, returns="void") == {sunk}
     assert run(two + [Retain()], returns="void") == {sunk, ("RC001", "}")}
     assert run([Store("p"), Store("p"), Retain(), Retain()], returns="void") == {("RC001", "}")}
+
+
+def test_a_release_takes_back_what_a_location_still_holds_until_the_return():
+    """g_keep = t0; free(t0): the release takes g_keep's reference back (no longer decision 9's
+    RC006 at once); RC006 at the release if g_keep still holds it when the function returns,
+    nothing if g_keep was given something else first; an error exit with errors="abort" checks
+    nothing; a sink's slot is never taken back."""
+    assert run([NEW("t0"), Store("t0"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);")}
+    assert run([NEW("t0"), Store("t0"), Release("t0"), Store("p")], returns="void") == set()
+    assert run([NEW("t0"), Store("t0"), Release("t0"), Error()], returns="void") == set()
+    assert run([NEW("t0"), Store("t0", via="sink"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);")}
