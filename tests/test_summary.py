@@ -77,7 +77,7 @@ def test_conditional_effects_read_in_either_spelling():
     ({"retruns": "owned"}, "did you mean 'returns'"),
     ({"returns": "mine"}, "expected one of"),
     ({"arguments": {"x": "sink"}}, "a position is an argument index"),
-    ({"arguments": {"0": "keep"}}, "expected one of"),
+    ({"arguments": {"0": "kept"}}, "expected one of"),
     ({"arguments": [0]}, "position = effect"),
     ({"may-fail": 1}, "expected true or false"),
     ({"error-condition": {"index": 0}}, "raises-when"),
