@@ -344,6 +344,13 @@ class Conventions:
 
     def fingerprint(self) -> str:
         """Stable text for cache keys: every field but the derived ones, so a new field is in it."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
+        # Once per instance (fields are not changed after construction, as `_compiled` assumes
+        # too): the instance keys ask it per definition, and a GIR-sized summary table made
+        # each ask 10 ms (json-glib's json-parser.c: 23 asks, a fifth of its analysis).
         return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
 
     def summary(self, name: str, library: bool = True) -> Summary:
