@@ -160,6 +160,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
     conv = settings.conventions
     from refcheck.frontend.handles import counted_types
     conv = conv.for_unit(unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
+    from refcheck.frontend.slots import prime
+    prime(parsed, conv)  # the slot roles of its tables, from the top-level cursors listed once
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = conv.for_unit(unit_may_raise=may_raise_functions(parsed.functions, conv))
