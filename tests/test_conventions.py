@@ -197,3 +197,20 @@ def test_lua_torch_is_proposed_for_lua_units_with_findings():
     note = suggestion([(lua, 3), (["/src/x.c"], 5), (lua, 0)])
     assert note is not None and "1 unit(s)" in note and "lua-torch" in note and "\n" not in note
     assert suggestion([(lua, 0), (["/src/x.c"], 5)]) is None
+
+
+def test_for_unit_keeps_caches_and_answers_as_a_fresh_copy():
+    """The engine's per-unit copy reuses the compiled patterns, name cache and fingerprint; it
+    must answer every question as a copy built from scratch would, and refuse other fields."""
+    from dataclasses import replace
+    base = Conventions(acquire=[r"^mk_"], release=[r"^rm_"])
+    base.fingerprint(), base.summary("mk_a"), base.classify("rm_b")
+    unit = base.for_unit(unit_counted=frozenset({"T"}), unit_may_raise=frozenset({"f"}))
+    fresh = replace(base, unit_counted=frozenset({"T"}), unit_may_raise=frozenset({"f"}))
+    assert unit.unit_counted == frozenset({"T"}) and unit.unit_may_raise == frozenset({"f"})
+    assert unit.fingerprint() == fresh.fingerprint() == base.fingerprint()
+    for name in ("mk_a", "rm_b", "other", "THFloatTensor_free"):
+        assert unit.summary(name) == fresh.summary(name)
+        assert unit.classify(name) == fresh.classify(name)
+    with pytest.raises(ValueError, match="acquire"):
+        base.for_unit(acquire=[])

@@ -169,3 +169,24 @@ def test_the_unit_tables_name_each_function_by_field_or_slot_id():
     assert found["heap_finish"] == {"Py_tp_dealloc"} and found["heap_negate"] == {"Py_nb_negative"}
     assert found["pair_get_first"] == {"get"} and found["pair_iter_bare"] == {"tp_iter"}
     assert "heap_self" not in found and "heap_finish_elsewhere" not in found
+
+
+def test_roles_primed_from_the_parse_are_those_read_from_the_unit():
+    """The engine primes the slot table from the parse's top-level cursors; each definition's
+    role must be the one `role_of` finds reading the unit itself."""
+    import sysconfig
+    from pathlib import Path
+
+    from refcheck.frontend import slots
+    from refcheck.frontend.unit import parse
+
+    conv = PRESETS["cpython"].conventions
+    path = Path(__file__).parent.parent / "fixtures" / "cpython_slots.c"
+    parsed = parse(str(path), [f"-I{sysconfig.get_paths()['include']}"])
+    slots._LAST[:] = [None, {}]
+    read = [slots.role_of(fn, conv) for fn in parsed.functions]
+    slots._LAST[:] = [None, {}]
+    slots.prime(parsed, conv)
+    assert slots._LAST[0]() is parsed.tu
+    assert [slots.role_of(fn, conv) for fn in parsed.functions] == read
+    assert len(set(read)) == 3  # destroys, returns new and plain all occur

@@ -57,13 +57,24 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     # States form no cycles and are freed by reference counting (refcheck.support.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
-        args = (max_states, seconds, observe, contract, prune, mirror, untrack, quiet)
+        rules = tuple(rules)
+        tables = _Tables(relevant_branches(cfg) if contract else None,
+                         untracked_values(cfg) if untrack else frozenset())
+        args = (max_states, seconds, observe, tables, prune, mirror, quiet)
         result, stolen = _explore(cfg, conv, rules, *args)
         if stolen:
             # The function steals these (conventions.infer_steals): explored again owning them
             # from its entry, so that releasing them is no RC006 and a path keeping one is a leak.
             result, _ = _explore(cfg, conv, rules, *args, stolen=stolen)
         return result
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """What both explorations of a function (without and with the stolen parameters) share:
+    they depend on the graph alone."""
+    relevant: set | None  # `slicing.relevant_branches`, None: not contracted
+    untracked: frozenset
 
 
 def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
@@ -90,13 +101,13 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
     return out
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, contract, prune, mirror, untrack, quiet,
+def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
              stolen: frozenset = frozenset()) -> tuple[Result, frozenset]:
     """The function's result, and the parameters it steals where a second exploration owning
     them is due (none when `stolen` is given already: they were)."""
     deadline = time.monotonic() + seconds
-    relevant = relevant_branches(cfg) if contract else None
-    tr = Transfer(cfg, conv, relevant, untracked_values(cfg) if untrack else frozenset(), stolen)
+    relevant = tables.relevant
+    tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet) if prune else None

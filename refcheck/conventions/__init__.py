@@ -361,8 +361,29 @@ class Conventions:
                 return kind
         return None
 
+    def for_unit(self, **derived) -> "Conventions":
+        """A copy with derived fields set (the engine's per-unit ones), keeping what this instance
+        has cached: none of it reads a derived field, and a fresh copy would compile the
+        patterns, fill the name cache and build the fingerprint again for every unit."""
+        names = {f.name for f in fields(self) if f.metadata.get("derived")}
+        if not derived.keys() <= names:
+            raise ValueError(f"not derived fields: {sorted(derived.keys() - names)}")
+        out = replace(self, **derived)
+        self.fingerprint()  # every unit's instance keys ask it: built once, on the run's copy
+        for name in _CACHES:
+            if name in self.__dict__:
+                out.__dict__[name] = self.__dict__[name]
+        return out
+
     def fingerprint(self) -> str:
         """Stable text for cache keys: every field but the derived ones, so a new field is in it."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
+        # Once per instance (fields are not changed after construction, as `_compiled` assumes
+        # too): the instance keys ask it per definition, and a GIR-sized summary table made
+        # each ask 10 ms (json-glib's json-parser.c: 23 asks, a fifth of its analysis).
         return repr(tuple(_stable(getattr(self, f.name)) for f in fields(self) if not f.metadata.get("derived")))
 
     def summary(self, name: str, library: bool = True) -> Summary:
@@ -421,6 +442,10 @@ class Conventions:
                     error_condition=self._error_condition(name), may_fail=self.matches("may_fail", name),
                     may_raise=self.matches("may_raise", name), pure=self.matches("pure", name))
         return s if s == DEFAULT else Summary(**{**s.__dict__, "source": Source.CONVENTIONS})
+
+
+# The cached properties that read no derived field (`Conventions.for_unit`).
+_CACHES = ("_compiled", "_conditional", "_tables", "_summaries", "_fingerprint")
 
 
 def _stable(value) -> object:

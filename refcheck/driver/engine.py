@@ -159,17 +159,19 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result.errors.extend(_with_hint(e, settings) for e in parsed.errors)
     conv = settings.conventions
     from refcheck.frontend.handles import counted_types
-    conv = replace(conv, unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
+    conv = conv.for_unit(unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
+    from refcheck.frontend.slots import prime
+    prime(parsed, conv)  # the slot roles of its tables, from the top-level cursors listed once
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
-        conv = replace(conv, unit_may_raise=may_raise_functions(parsed.functions, conv))
+        conv = conv.for_unit(unit_may_raise=may_raise_functions(parsed.functions, conv))
     # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
     # run), then this unit's own as each is analysed; callers use them where names say nothing.
     from refcheck.conventions.summary import SummaryTable
     from refcheck.frontend.clangutil import externally_visible, qualified_name
 
     summaries = SummaryTable(settings.summaries)
-    conv = replace(conv, inferred=summaries)
+    conv = conv.for_unit(inferred=summaries)
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
     table = _function_table(path, parsed, places, settings, conv)
