@@ -205,6 +205,7 @@ class Pruner:
         # the nodes where a join dropped a stored fact (`explore`), after which it may.
         self.quiet = nullness.quiet_edges(cfg, self.null) if self.null is not None and skip_quiet else frozenset()
         self.rejoined: set[int] = set()
+        self.fated = nullness.fated_parameters(cfg)
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
         # null test of either one decides the other; such a fact lives while either side does.
@@ -278,7 +279,7 @@ class Pruner:
                     held.clear()
                     del objs[oid]
         if self.null is not None and (unbound or (pred, node) not in self.quiet or pred in self.rejoined):
-            nullness.forget(st, self.null[node])
+            nullness.forget(st, self.null[node], self.fated)
         facts = st.facts
         if not facts:
             return

@@ -230,15 +230,55 @@ def _kills(op) -> tuple:
     return ()
 
 
-def forget(st: State, live: frozenset) -> None:
-    """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads."""
+def fated_parameters(cfg) -> frozenset[str]:
+    """The pointer parameters whose object the function may give up (released, consumed, stored,
+    retained or reallocated, directly or through locals assigned from them): only theirs has a
+    fate the summary reads at a path's end (`state.param_fate`), NULL included. Keeping every
+    parameter's NULL made THNN's BatchNormalization_backward, which gives up none of its eleven,
+    exceed the state bound."""
+    params = {v for v, is_ptr in cfg.params if v is not None and is_ptr}
+    if not params:
+        return frozenset()
+    given: set[str] = set()
+    flows: dict[str, set[str]] = {}
+    for _, d in cfg.graph.nodes(data="data"):
+        for op in (*d.ops, *d.post):
+            t = type(op)
+            if t is ir.Release:
+                given.update(op.vars)
+            elif t is ir.Store or t is ir.Retain:
+                if op.var is not None:
+                    given.add(op.var)
+            elif t is ir.Realloc:
+                if op.src is not None:
+                    given.add(op.src)
+            elif t is ir.Assign and op.src is not None:
+                flows.setdefault(op.src, set()).add(op.dst)
+    out = set()
+    for p in params:
+        seen, stack = {p}, [p]
+        while stack:
+            v = stack.pop()
+            if v in given:
+                out.add(p)
+                break
+            for w in flows.get(v, ()):
+                if w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+    return frozenset(out)
+
+
+def forget(st: State, live: frozenset, fated: frozenset = frozenset()) -> None:
+    """Set to MAYBE the nullness of every object in `st` that no holder live in `live` reads
+    (a parameter in `fated` found NULL keeps it)."""
     # Most states hold no object whose nullness is known and could be forgotten (`Obj.
     # forgettable`): find those first, and only then which of them a live holder still reads
     # (this runs at every node). A parameter found NULL keeps it: that is its fate at the path's
     # end (`summarize`: the caller's NULL was given nothing to do, as after `if (p) free (p);`).
     objs = st.objs
     candidates = [oid for oid, o in objs.items() if o.forgettable and oid.kind not in _KEEP
-                  and not (oid.kind is Kind.PARAM and o.null is Nullness.NULL)]
+                  and not (oid.kind is Kind.PARAM and o.null is Nullness.NULL and oid.site in fated)]
     if not candidates:
         return
     held_live = {oid for v, oid in st.env.items() if v in live}

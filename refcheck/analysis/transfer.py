@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import sizes
+from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
@@ -46,6 +47,8 @@ class Transfer:
         self.conv = conv
         # Read at every step: the graph's views cost a Python call per lookup.
         self.data = dict(cfg.graph.nodes(data="data"))
+        # The parameters whose fate (released, stored, NULL) a summary may read at a path's end.
+        self.fated = fated_parameters(cfg)
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -514,7 +517,7 @@ class Transfer:
             return  # retained, and still reachable by loading the same expression again
         if o.owned == 0 and o.debt:
             return  # stored, unpaid: a load of the location gives it back for the retain
-        if _fate(oid, o):
+        if oid.site in self.fated and _fate(oid, o):
             return
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:
@@ -527,7 +530,7 @@ class Transfer:
         # Not an object a store still owes a reference (a borrowed call result stored into a
         # field before the retain through that field that pays it: precision 4).
         o = st.objs[oid]
-        if not st.holders(oid) and o.owned == 0 and not o.debt and not _fate(oid, o):
+        if not st.holders(oid) and o.owned == 0 and not o.debt and not (oid.site in self.fated and _fate(oid, o)):
             del st.objs[oid]
 
     def invalidate(self, st: State, var: str) -> None:

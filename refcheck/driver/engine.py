@@ -398,7 +398,12 @@ class _UnitCheck:
             self.result.functions += 1
             a = time.perf_counter()
             try:
-                cfg = build_cfg_if_relevant(fn, conv) if settings.share else build_cfg(fn, conv)
+                cfg = build_cfg_if_relevant(fn, conv)
+                # With `share` off every graph is built and analysed, to compare: one the default
+                # skips (nothing in it has an ownership role) gives no summary there either.
+                relevant = cfg is not None
+                if not settings.share and cfg is None:
+                    cfg = build_cfg(fn, conv)
             except RecursionError:
                 self.result.errors.append(_fn_error(fn, settings, "nested too deeply to build its graph"))
                 continue
@@ -413,7 +418,7 @@ class _UnitCheck:
             self.counts["shared" if shared else "analysed"] += 1
             if fn is top:
                 plan.analysed(index, cfg, res, frozenset(self.summaries.asked))
-                own = res.summary
+                own = res.summary if relevant else DEFAULT
             self.emit(res, fn, top)
             # The graph dies before the collection at the block's end, which would otherwise
             # keep it for older collections to rescan.
