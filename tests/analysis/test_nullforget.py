@@ -106,3 +106,15 @@ def test_an_objects_forgettable_flag_is_what_forget_asks():
         want = (null is not Nullness.MAYBE and link is None and gone is Gone.NO
                 and not (null is Nullness.NULL and owned))
         assert o.forgettable == want
+
+
+def test_fated_parameters_are_those_the_function_may_give_up():
+    """f(a, b, c, n): a reaches a release through a local, b is stored, c is only read and n is
+    no pointer: only a's and b's fate (NULL included) is kept for the summary (`state.param_fate`);
+    c's NULL is forgotten like any other object's."""
+    cfg = make([Node("entry", L(1)), Node("exit", L(9)),
+                Node("block", ops=[ir.Assign(L(2), "x", "a"), ir.Release(L(3), ("x",), "THFloatTensor_free"),
+                                   ir.Store(L(4), "b", target="g_keep"), ir.Use(L(5), "c")]),
+                Node("return", L(6))],
+               [(0, 2), (2, 3), (3, 1)], params=[("a", True), ("b", True), ("c", True), ("n", False)])
+    assert nullness.fated_parameters(cfg) == frozenset({"a", "b"})
