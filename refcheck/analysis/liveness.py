@@ -41,12 +41,6 @@ from refcheck.rules.events import Nullness
 _PARAM, _NULL = Kind.PARAM, Nullness.NULL
 
 
-def _fate(oid, o) -> bool:
-    """A parameter's object that records what the function did to the caller's reference (or
-    that it was NULL on this path, where it could do nothing)."""
-    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL)
-
-
 def _op_effect(op) -> tuple[tuple, tuple, tuple]:
     """(env kills, fact kills, reads) of one op."""
     t = type(op)
@@ -238,7 +232,7 @@ class Pruner:
             objs = st.objs
             # A parameter released or stored keeps its object: the function's summary reads it
             # at the path's end (`summarize`).
-            # (`_fate`, inlined: this runs at every node for every dead binding.)
+            # (`state.param_fate`, inlined: this runs at every node for every dead binding.)
             candidates = []
             for v in dead:
                 oid = env[v]

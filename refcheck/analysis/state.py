@@ -180,3 +180,11 @@ class State:
 
     def holders(self, oid: ObjId) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]
+
+
+def param_fate(oid: ObjId, o: Obj) -> bool:
+    """A parameter's object released, handed over or NULL: what the function did to the caller's
+    reference (or that it could do nothing: NULL on this path), kept without a holder for the
+    summary to read at the path's end (`g_clear_pointer (&param, unref); param = other;` gave the
+    caller's reference up, and the summary must say so)."""
+    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL)

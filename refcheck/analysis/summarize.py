@@ -108,7 +108,7 @@ class Summarizer:
     def fate(st: State, oid: ObjId) -> str:
         o = st.objs.get(oid)
         if o is None:
-            return "borrowed"  # dropped: neither released, stored nor NULL (`liveness._fate`)
+            return "borrowed"  # dropped: neither released, stored nor NULL (`state.param_fate`)
         if o.null == Nullness.NULL:
             return "null"
         if o.owned == 0 and o.gone is Gone.RELEASED:

@@ -1,5 +1,6 @@
-"""Expressions lowered to IR ops: values, loads and stores, and calls classified by the
-conventions into acquire/retain/release/consume ops (or borrowing calls, error exits, stops).
+"""Expressions lowered to IR ops: values, loads and stores, assignments, operators, `new`/`delete`/
+`throw`; calls through `calls.CallLowering` (their summary records into acquire/retain/release/
+consume ops, borrowing calls, error exits, stops).
 
 Values are named by strings (locals, parameters, temporaries), NULL, or None for what is not
 tracked; `&&`, `||`, `?:`, comma and statement expressions split the graph where they occur.
@@ -7,51 +8,22 @@ tracked; `&&`, `||`, `?:`, comma and statement expressions split the graph where
 
 from __future__ import annotations
 
-import re
-
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.clangutil import (STMT_EXPR, K, binop, constant, converted_constant, expr_text,
-                                         has_pointer_type, has_scalar_type, location, referenced, STRIPPED, strip, unop)
-from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.binding import arguments
-from refcheck.frontend.clangutil import is_expression, kind_of
-from refcheck.frontend.conditions import (NULL, NULL_KINDS, _subkey, expr_vars, fact_key, has_side_effects, is_null_constant,
-                                         key_of, singleton_address)
-from refcheck.frontend.graph import GraphBuilder
-from refcheck.frontend.handles import handle_positions, record_name
-from refcheck.frontend.raises import raise_split
-from refcheck.frontend.sizes import same_size_call
 from refcheck.findings import Location
-from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.aliases import aliased
-from refcheck.frontend.steals import format_steals, parse_outputs, result_split
-from refcheck.frontend.longjmps import longjmp_split, may_longjmp
-from refcheck.conventions.summary import Effect, Returns, Source, resolve
+from refcheck.frontend.calls import CallLowering, placement, throw_split
+from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
+                                         has_pointer_type, is_expression, kind_of, location, referenced, strip, unop)
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_effects, is_null_constant, key_of,
+                                         singleton_address)
+from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.handles import record_name
 
 
-def defined_here(decl) -> bool:
-    """The callee's body is in this unit: what it returns is for its inferred summary to say
-    (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
-    try:
-        return decl is not None and decl.get_definition() is not None
-    except Exception:  # a cursor libclang cannot resolve: no body known
-        return False
-
-
-def record_pointee(c) -> str:
-    """The name of the struct a pointer-typed expression points to, or ""."""
-    t = c.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return ""
-    p = t.get_pointee()
-    if p.kind != ci.TypeKind.RECORD:
-        return ""
-    return p.spelling.replace("const ", "").replace("struct ", "").strip()
-
-
-class ExpressionLowerer:
+class ExpressionLowerer(CallLowering):
     """Lowers expressions into the graph being built. Conditions inside expressions (`&&`, `?:`,
     THArgCheck's test) and statements inside them (`({ ... })`) go to the lowerers the builder
     connects, so this module depends on neither."""
@@ -371,268 +343,6 @@ class ExpressionLowerer:
             self.stmt(kids[-1])
         return None
 
-    # About 85 lines: one call lowered from its summary record in the order its effects happen
-    # (conditional errors, steals, positions, hand-overs, ends, results); the parts that stand
-    # alone are methods below.
-    def call(self, c):
-        decl, name = self.b.callee_of(c)
-        loc = location(c)
-        args, kids = self.callee_first(c)
-        summary = self.b.summary_of(decl, name)
-        check = summary.error_condition
-        if check is not None and check.index < len(args):
-            return self.conditional_error(loc, name, args, check)
-        stolen = self.steal(loc, name, args)
-        if stolen is not None:
-            return stolen
-        role = summary.role
-        if role in ("acquire", "reallocate") and (
-                has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
-            role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        effects = summary.effects(len(args))
-        # A floating sink's variadic positions (g_variant_new's format arguments) keep only
-        # objects (GVariant *); a string or a number there is read.
-        effects = {i: e for i, e in effects.items()
-                   if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
-        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
-        filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
-        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
-        lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
-        filled_or_lent = filled.keys() | lent.keys()
-        values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
-        # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
-        # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)
-                  and not (e is Effect.SINK and unnotified(args, i))}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
-        conditional = summary.conditional_effects(len(args))  # on one result only: split below
-        kept = [v for i, (v, a) in enumerate(zip(values, args))
-                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        candidates = [i for i, (v, a) in enumerate(zip(values, args))
-                      if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
-        handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
-        positions = [i for i in candidates if i not in handles]
-        pending = {values[i]: conditional[i] for i in positions if i in conditional}
-        if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
-            raise_split(self.b, loc, name)  # the callee may raise before it returns
-        if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
-            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
-        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
-            longjmp_split(self.b, loc, name)  # back to the setjmp, with what it was given still owned
-        # A record naming positions (inferred, configured): those are given up, the others borrowed.
-        ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
-        for i, e in ended.items():
-            self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
-        tracked = [values[i] for i in positions if i not in ended]
-        for i in positions:
-            if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
-                self.b.emit(ir.Retain(loc, values[i], name, kept=True))
-        if role in ("release", "consume", "retain"):
-            return self.reference_call(c, loc, name, role, tracked)
-        for v in tracked if role != "reallocate" else tracked[1:]:
-            self.b.emit(ir.Use(loc, v))
-        if kept:
-            plain = {i: values[i] for i, e in effects.items()
-                     if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
-            floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
-        self.fill(loc, name, args, filled)
-        for i, v in lent.items():
-            t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
-            self.b.emit(ir.Assign(loc, v, t))
-        if role in ("error", "exit") or self.b.noreturn(decl):
-            n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
-            self.b.goto(n)
-            return None
-        if role == "reallocate":
-            return self.reallocation(loc, name, summary, tracked)
-        if role == "acquire" and not self.b.borrows:
-            return self.acquisition(c, loc, name, summary, values, tracked)
-        # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
-        # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
-        # a sink without a retain), like a bodiless getter's below.
-        said = (summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED) \
-            or self.b.conv.matches("borrowed", name)
-        if said and has_pointer_type(c) and not self.b.primitive:
-            self.b.emit(ir.Call(loc, name, tuple(tracked)))
-            return self.borrowed_result(loc, name, args)
-        launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
-                     for k in kids[1:])
-        self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
-        same = same_size_call(self.b, c, name, args)  # resizeAs(a, b): a and b now have one size
-        if same is not None:
-            self.b.emit(same)
-        got = self.returned_value(c, summary, values, positions)
-        if got is not None:
-            return got
-        target = self.status_target
-        status = target[1] if target is not None and target[0] == cursor_key(c) else None
-        # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
-        # is split only where the caller tests the result; a configured one wherever it is called.
-        if pending and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
-                                               or cursor_key(c) in self.b.tested):
-            result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1)
-            return None
-        if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
-                and summary.returns is Returns.BORROWED):
-            return self.borrowed_result(loc, name, args)
-        return None
-
-    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
-        """An owned result: fresh, or possibly the argument the record says it may hand back."""
-        t = self.b.temp(f"{name}(...)")
-        index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
-        source = values[index] if index is not None and values[index] in tracked else None
-        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c)))
-        return t
-
-    def borrowed_result(self, loc, name: str, args: list) -> str:
-        """A borrowing call's pointer result: tracked as borrowed, so that releasing it is RC010
-        and handing it to a sink without a retain RC009. The same getter of the same unchanged
-        arguments gives the same object back (`retain(THMemoryFile_storage(self));
-        pushudata(L, THMemoryFile_storage(self))`)."""
-        t = self.b.temp(f"{name}(...)")
-        keys = [_subkey(a, self.b) for a in args]
-        key, deps = "", frozenset()
-        if all(k is not None for k in keys):
-            key = f"result:{name}( " + " ".join(k[0] for k in keys)
-            deps = frozenset(v for k in keys for v in k[1])
-        self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
-        return t
-
-    def value_into(self, v: str, rhs):
-        """Lower `v = rhs` for a local v: (the value, whether the call already set v), the latter
-        when rhs is a success-split call (`rc = PyModule_AddObject(...)`) that wrote its 0/-1."""
-        c = strip(rhs)
-        if kind_of(c) != K.CALL_EXPR or has_pointer_type(c):
-            return self.value(rhs), False
-        self.status_target = (cursor_key(c), v)
-        try:
-            src = self.value(rhs)
-        finally:
-            self.status_target = None
-        return src, self.b.status_vars.get(cursor_key(c)) == v
-
-    def callee_first(self, c) -> tuple[list, list]:
-        """A call's arguments and children; a member call's object and a call through a pointer
-        are evaluated (and used) before the arguments."""
-        args = arguments(c)
-        kids = list(children_of(c))
-        if not args and len(kids) > 1 and c.type.kind == ci.TypeKind.DEPENDENT:
-            args = kids[1:]
-        if kids and kind_of(strip(kids[0])) not in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
-            callee_expr = strip(kids[0])
-            if kind_of(callee_expr) == K.MEMBER_REF_EXPR:
-                self.member(callee_expr)
-        return args, kids
-
-    def conditional_error(self, loc, name, args, check):
-        """`_THArgCheck(..., cond, ...)`: the other arguments, then a branch to an error node."""
-        for i, a in enumerate(args):
-            if i != check.index:
-                self.value(a)
-        ok, fail = self.b.node("block"), self.b.error_node(loc, name)
-        # _THArgCheck raises when its condition is false, __THCudaCheck when its status is nonzero.
-        self.branch(args[check.index], *((fail, ok) if check.raises_when else (ok, fail)))
-        self.b.cur = ok
-        return None
-
-    def reference_call(self, c, loc, name, role, tracked):
-        """A release (every tracked argument), a consume (the first: freeCopyTo(src, dst),
-        move(src); the others are used) or a retain (each; the first is the result)."""
-        if role == "release":
-            self.b.emit(ir.Release(loc, tuple(tracked), name))
-            return None
-        if role == "consume":
-            self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
-            for v in tracked[1:]:
-                self.b.emit(ir.Use(loc, v))
-            return None
-        for v in tracked:
-            self.b.emit(ir.Retain(loc, v, name))
-        return tracked[0] if tracked and has_pointer_type(c) else None
-
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset()):
-        """The callee keeps these references: a hand-over, like a store.
-
-        A setter (no pointer result) keeps the reference in the slot its other arguments name:
-        THCThreadLocal_set(local, x) again with the same local overwrites it (the earlier value's
-        stored copy is gone). A call returning a pointer keeps it in what it returns
-        (newWithAllocator's context): a new place at each call, so no key."""
-        target, deps = "", frozenset()
-        if not has_pointer_type(c):
-            others = [a for i, a in enumerate(args) if i not in sinks]
-            target = f"{name}({', '.join(expr_text(a) for a in others)})"
-            deps = frozenset(v for a in others for v in expr_vars(a, self.b))
-        for v in kept:
-            self.b.emit(ir.Use(loc, v))
-            if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
-                self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
-            else:
-                self.b.emit(ir.Store(loc, v, target, deps, sink=name))
-
-    def returned_value(self, c, summary, values: list, positions: list):
-        """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
-        index = (resolve(summary.returned, len(values)) if summary.returns is Returns.ARGUMENT
-                 and isinstance(summary.returned, int) else None)
-        return values[index] if index is not None and index in positions and has_pointer_type(c) else None
-
-    def address_of_local(self, a) -> str | None:
-        """The local variable v of an argument `&v`, else None."""
-        inner = strip(a)
-        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
-            return None
-        target = strip(next(iter(children_of(inner)), None) or inner)
-        return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
-
-    def fill(self, loc, name: str, args: list, filled: dict) -> None:
-        """After a call that stores a fresh owned reference through `&v`: v holds it."""
-        for i, v in filled.items():
-            t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name, scalars=fills_scalars(args[i])))
-            self.b.emit(ir.Assign(loc, v, t))
-
-    def reallocation(self, loc, name, summary, tracked):
-        """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into
-        success and failure (NULL, the old block still ours)."""
-        t = self.b.temp(f"{name}(...)")
-        self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, summary.may_fail))
-        if summary.may_fail:
-            n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
-            yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
-            self.b.start(n)
-            self.b.edge(n, yes, True)
-            self.b.edge(n, no, False)
-            self.b.edge(yes, join)
-            self.b.edge(no, join)
-            self.b.cur = join
-        return t
-
-    def steal(self, loc: Location, name: str, args) -> str | None:
-        """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
-        cleanup (frontend.cleanups) releases nothing. None when this is no such call."""
-        if len(args) != 1 or not self.b.conv.matches("steal", name):
-            return None
-        inner = strip(args[0])
-        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
-            return None
-        target = strip(next(iter(children_of(inner)), inner))
-        v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
-        if v is None:
-            if kind_of(target) not in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or not has_pointer_type(target):
-                return None
-            # `g_steal_pointer(&priv->root)`: the reference the object held is now this function's.
-            self.value(target)
-            t = self.b.temp(f"{name}(&{expr_text(target)})")
-            self.b.emit(ir.Acquire(loc, t, name))
-            return t
-        t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
-        self.b.emit(ir.Assign(loc, t, v))
-        self.b.emit(ir.Assign(loc, v, None, null=True))
-        return t
-
     def argument(self, a, role):
         inner = strip(a)
         if kind_of(inner) == K.UNARY_OPERATOR and unop(inner) == "&":
@@ -682,36 +392,6 @@ class ExpressionLowerer:
         return None
 
 
-def unnotified(args, i: int) -> bool:
-    """User data `args[i]` followed by a NULL destroy notify (`g_source_set_callback (src, cb,
-    side, NULL)`): nothing will free it, so the callee only borrows it for as long as its caller
-    keeps it alive; the record's sink (data paired with a notify) does not hold at this call."""
-    if i + 1 >= len(args) or not is_null_constant(args[i + 1]):
-        return False
-    t = args[i + 1].type.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().kind in (ci.TypeKind.FUNCTIONPROTO,
-                                                                       ci.TypeKind.FUNCTIONNOPROTO)
-
-
-def fills_scalars(arg) -> bool:
-    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
-    t = arg.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return False
-    inner = t.get_pointee().get_canonical()
-    if inner.kind != ci.TypeKind.POINTER:
-        return False
-    return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
-
-
-def points_to_scalar(c) -> bool:
-    """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
-    t = c.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return False
-    return ci.TypeKind.BOOL.value <= t.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
-
-
 EXPR_HANDLERS = {
     K.DECL_REF_EXPR: ExpressionLowerer.decl_ref,
     K.MEMBER_REF_EXPR: ExpressionLowerer.member,
@@ -728,73 +408,3 @@ EXPR_HANDLERS = {
     K.LAMBDA_EXPR: lambda x, c: x.b.lambdas.append(c),
 }
 HANDLERS_BY_ID = {k.value: h for k, h in EXPR_HANDLERS.items()}
-
-
-# Calls that put what they are given into a container: on a member (`args.push_back(a)`,
-# `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
-# Argument effects that keep the reference passed: a hand-over (a store into memory).
-_KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
-_INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
-# `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
-_NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,
-            ci.ExceptionSpecificationKind.COMPUTED_NOEXCEPT}
-
-
-# Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-_BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
-
-
-def is_boolean(c) -> bool:
-    """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
-    t = c.type
-    return t.spelling in _BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL
-
-
-def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:
-    """The argument positions a member (or global) container's insert keeps."""
-    if not kids or not name or not _INSERTS.search(name) or kind_of(strip(kids[0])) != K.MEMBER_REF_EXPR:
-        return frozenset()
-    obj = next(iter(children_of(strip(kids[0]))), None)
-    obj = strip(obj) if obj is not None else None
-    ref = referenced(obj) if obj is not None else None
-    if ref is None:
-        return frozenset()
-    owned_elsewhere = kind_of(ref) == K.FIELD_DECL or (kind_of(ref) == K.VAR_DECL and b.var(ref) is None)
-    return frozenset(range(len(args))) if owned_elsewhere else frozenset()
-
-
-def may_throw(decl) -> bool:
-    """A C++ callee not declared noexcept (`throw()`, `noexcept`) may throw; C has no exceptions."""
-    try:
-        return decl is None or decl.exception_specification_kind not in _NOTHROW
-    except ValueError:  # a kind this binding does not know
-        return True
-
-
-def placement(new, child) -> bool:
-    """`child` is a placement argument of `new`: it lies between the parentheses right after the
-    `new` token (`new (buf) T()`), not in the initializer (`new T(buf)`)."""
-    depth, inside, start = 0, False, child.extent.start.offset
-    tokens = list(new.get_tokens())
-    for i, tok in enumerate(tokens):
-        if not inside:
-            if tok.spelling == "new" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
-                inside = True
-            continue
-        if tok.spelling == "(":
-            depth += 1
-        elif tok.spelling == ")":
-            depth -= 1
-            if depth == 0:
-                return start < tok.extent.start.offset
-    return False
-
-
-def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
-    """Inside a try: the call may throw before it returns, to the enclosing try's handlers."""
-    n = b.node("block", loc, text=f"{name} may throw")
-    b.start(n)
-    for entry in b.handlers[-1]:
-        b.edge(n, entry, label="throw")
-    b.cur = b.node("block")
-    b.edge(n, b.cur)

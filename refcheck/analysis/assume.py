@@ -1,0 +1,189 @@
+"""Branch edges: what taking one edge of a condition says of the state (a null test, a pointer
+comparison, a status or size test, a switch case), or that the edge cannot be taken (None).
+
+A mixin of `transfer.Transfer`, which holds the per-function tables these read (`out`,
+`null_tested`, `const_vars`, `correlated`, the conventions) and the object operations they use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck import ir
+from refcheck.analysis import sizes
+from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.rules.events import Gone, Nullness
+
+NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
+
+
+def same_key(cond: ir.SameObject) -> tuple:
+    return tuple(sorted((cond.a, cond.b)))
+
+
+class Assumptions:
+    def case_values(self, node: int) -> frozenset:
+        return frozenset(e["case"] for _, e in self.out[node] if e.get("case") is not None)
+
+    def assume_case(self, st: State, var: str | None, edge: dict, cases: frozenset) -> State | None:
+        """The edge of a switch over `var`: a case fixes its value, default excludes all cases."""
+        if var is None or var not in self.const_vars:
+            return st.copy()
+        known = st.facts.consts.get(var)
+        excluded = st.facts.excluded.get(var, frozenset())
+        value = edge.get("case")
+        st2 = st.copy()
+        if value is not None:
+            if (known is not None and known != value) or value in excluded:
+                return None
+            st2.facts.consts[var] = value
+            st2.facts.excluded.pop(var, None)
+        else:  # default, or no case matched
+            if known is not None and known in cases:
+                return None
+            if known is None:
+                st2.facts.excluded[var] = excluded | cases
+        return st2
+
+    def assume_simple(self, st: State, simple: tuple, taken: bool):
+        """True/False when constants decide `var OP k`; None when they do not."""
+        var, op, k = simple
+        known = st.facts.consts.get(var)
+        if known is None:
+            excluded = st.facts.excluded.get(var, frozenset())
+            if op == "==" and k in excluded:
+                return taken is False
+            if op == "!=" and k in excluded:
+                return taken is True
+            return None
+        holds = {"==": known == k, "!=": known != k, "<": known < k, ">": known > k,
+                 "<=": known <= k, ">=": known >= k}[op]
+        return holds == taken
+
+    def assume(self, st: State, cond, taken: bool) -> State | None:
+        """The state on the `taken` edge of a branch on `cond`; None when that edge is infeasible."""
+        if isinstance(cond, ir.NullTest):
+            st2 = self.assume_null(st, cond.var, taken)
+            # Pointers found equal earlier (an opaque comparison's equal edge) share the answer.
+            for key in [k for k, v in st.facts.conds.items() if v is True and isinstance(k, tuple) and cond.var in k]:
+                if st2 is None:
+                    break
+                st2 = self.assume_null(st2, key[1] if key[0] == cond.var else key[0], taken)
+            return st2
+        return self.assume_other(st, cond, taken)
+
+    def assume_null(self, st: State, var: str, taken: bool) -> State | None:
+        """The `taken` edge of a null test of var (taken: not NULL), on a copy of st."""
+        oid = st.env.get(var)
+        if oid is None:
+            return st.copy()
+        o = st.objs[oid]
+        if taken:
+            if o.null == NULL:
+                return None
+            st2 = st.copy()
+            st2.objs[oid] = replace(o, null=NONNULL, link=None)
+            if o.link is not None and o.link in st2.objs:  # realloc succeeded: the old block is gone
+                self.drop_ref(st2, o.link, o.site)
+            return st2
+        if o.null == NONNULL:
+            return None
+        st2 = st.copy()
+        st2.objs[oid] = replace(o, null=NULL, owned=0, gone=Gone.NO, link=None)
+        return st2
+
+    def assume_other(self, st: State, cond, taken: bool) -> State | None:
+        if isinstance(cond, ir.SameObject):
+            a, b = st.env.get(cond.a), st.env.get(cond.b)
+            if a is not None and a == b:  # one object: equal, whatever else we do not know
+                return st.copy() if taken else None
+            for this, other in ((a, cond.b), (b, cond.a)):
+                if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
+                    return self.assume(st, ir.NullTest(other), not taken)
+            if a is not None and b is not None and self.distinct(st, a, b):
+                # Two different objects: equal only as two NULLs (a failed acquisition).
+                if not taken:
+                    return st.copy()
+                return self.both_null(st, cond, False)
+            key = same_key(cond)
+            st2 = self.assume_correlated(st, key, taken)
+            if st2 is None or not taken or a is None or b is None:
+                return st2
+            # Equal: one pointer value, NULL on both sides or on neither. Known nullness is
+            # copied now; while both are unknown, the equality is remembered for a later null
+            # test of either (`assume` of a NullTest reads it).
+            na, nb = st2.objs[a].null, st2.objs[b].null
+            if na != MAYBE or nb != MAYBE:
+                return self.both_null(st2, cond, NONNULL in (na, nb))
+            if cond.a in self.null_tested or cond.b in self.null_tested:
+                st2.facts.conds[key] = True
+            return st2
+        if isinstance(cond, ir.Fact) and cond.simple and cond.simple[0] in self.const_vars:
+            decided = self.assume_simple(st, cond.simple, taken)
+            if decided is False:
+                return None
+            if decided is True:
+                return st.copy()
+            st2 = self.assume_correlated(st, cond.key, taken)
+            if st2 is not None:
+                learn_equality(st2, cond.simple, taken)
+            return st2
+        if isinstance(cond, ir.Fact):
+            return self.assume_correlated(st, cond.key, taken)
+        if isinstance(cond, ir.SizeTest):
+            return sizes.assume(self, st, cond, taken)
+        return st.copy()
+
+    def both_null(self, st: State, cond: ir.SameObject, nonnull: bool) -> State | None:
+        """Both sides of a pointer comparison NULL (nonnull=False) or both not."""
+        st2 = self.assume(st, ir.NullTest(cond.a), nonnull)
+        return self.assume(st2, ir.NullTest(cond.b), nonnull) if st2 is not None else None
+
+    def reacquired(self, st: State, oid: ObjId, callee: str) -> bool:
+        """An acquirer that may return its argument, called on a live result of its own: it
+        returns that argument (a contiguous tensor's newContiguous is itself, +1)."""
+        o = st.objs[oid]
+        return oid.kind is Kind.ACQUIRE and o.name == callee and not (o.gone and o.owned == 0)
+
+    def fresh_object(self, st: State, oid: ObjId) -> bool:
+        """The result of an acquirer that never hands back an object that existed before the call."""
+        o = st.objs.get(oid)
+        return oid.kind is Kind.ACQUIRE and o is not None and (o.fresh or self.conv.acquires_fresh(o.name))
+
+    def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
+        """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
+        (live since entry), another fresh acquisition, or the result of an acquirer that may
+        return its argument (newContiguous) whose argument is distinct from it. A loaded value
+        may be the fresh object stored somewhere we do not track: undecided."""
+        for x, y in ((a, b), (b, a)):
+            if not self.fresh_object(st, x):
+                continue
+            if y.kind is Kind.PARAM or self.fresh_object(st, y):
+                return True
+            chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()
+            if chain and x not in chain:
+                return True
+        return False
+
+    def assume_correlated(self, st: State, key, taken: bool) -> State | None:
+        if key not in self.correlated:
+            return st.copy()
+        known = st.facts.conds.get(key)
+        if known is not None:
+            return st.copy() if known == taken else None
+        st2 = st.copy()
+        st2.facts.conds[key] = taken
+        return st2
+
+
+def learn_equality(st: State, simple: tuple, taken: bool) -> None:
+    """What an undecided `var == k` / `var != k` edge says of var, for later tests of var under
+    another spelling: `if (err != cudaSuccess) ...; THCudaCheck(err)` tests err != 0 twice."""
+    var, op, k = simple
+    if op not in ("==", "!="):
+        return
+    if (op == "==") == taken:
+        st.facts.consts[var] = k
+        st.facts.excluded.pop(var, None)
+    else:
+        st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}
