@@ -237,7 +237,8 @@ class Pruner:
             for v in dead:
                 oid = env[v]
                 o = objs[oid]
-                if not o.owned and not (oid.kind is _PARAM and (o.gone or o.debt or o.null is _NULL)):
+                if not o.owned and not (oid.kind is _PARAM and oid.site in self.fated
+                                        and (o.gone or o.debt or o.null is _NULL)):
                     candidates.append(v)
             if candidates:
                 names = self.names

@@ -215,7 +215,8 @@ class Transfer(Assumptions):
         if kind == "return":
             self.on_return(st, data.value, data.loc, events)
             return []
-        if kind == "exit":
+        if kind == "exit":  # the closing brace, fallen off: a return as much as `return;`
+            self.dangling(st, events)
             self.on_exit(st, data.loc, Via.END, events)
             return []
         if kind == "error":

@@ -396,7 +396,7 @@ class Execution:
             fault = "RC008"
         elif obj.released:
             fault = "RC002"
-        elif not obj.param and obj.shared and any(o is obj for o in self.held.values()):
+        elif obj.shared and any(o is obj for o in self.held.values()):  # acquired or retained
             obj.taken_back = line  # the location's reference taken back: it must be cleared
         elif obj.param or obj.handed:  # a reference handed over is no longer ours (decision 9)
             fault = "RC006"
