@@ -109,7 +109,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     relevant = tables.relevant
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
-    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen)
+    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
+                                               counts=conv.infer_steals)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet) if prune else None
     init = tr.initial()
     if pruner is not None:
@@ -174,6 +175,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             else:
                 variants.append(facts.copy())
             work.append((succ, st2, (succ, label, trace)))
-    result = Result(reporter.result(), states, incomplete, DEFAULT if incomplete else summarizer.summary())
+    # A count helper's retain is its caller's, its twin's release the caller's too (`settles`).
+    findings = reporter.result() if incomplete else [f for f in reporter.result() if not summarizer.settles(f)]
+    result = Result(findings, states, incomplete, DEFAULT if incomplete else summarizer.summary())
     again = summarizer.stolen() if conv.infer_steals and not incomplete and not stolen and not tr.primitive else frozenset()
     return result, again

@@ -30,11 +30,14 @@ from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source,
 class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
-    def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset()):
+    def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
-        parameters the function was explored as owning (`stolen()` of a first exploration)."""
+        parameters the function was explored as owning (`stolen()` of a first exploration).
+        `counts`: infer count helpers (`counted`; with infer_steals, the cpython preset: in TH
+        code a retained parameter never freed is a leak, whatever the function returns)."""
         self.cfg = cfg
+        self.counts = counts
         self.raises = raises
         self.stolen_vars = stolen
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
@@ -51,6 +54,9 @@ class Summarizer:
         self.stops = False
         # (node, param index) -> every state at that store handed an owned reference to *param.
         self.stores: dict[tuple[int, int], bool] = {}
+        # Per parameter index: where it was retained (a retained fate) or released (released),
+        # for the count helpers' own findings (`settles`).
+        self.where: dict[int, set] = {i: set() for i, _ in self.params}
 
     def at_return(self, node: int, st: State, value: str | None) -> None:
         """A returning end, before the return's own transfer (which gives the reference up)."""
@@ -64,8 +70,11 @@ class Summarizer:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
             # Handing the parameter back is giving it up too, where the function owns it.
-            fate = "returned" if fate == "borrowed" and oid == pid else fate
+            fate = "returned" if fate in ("borrowed", "retained") and oid == pid else fate
             self.fates[i].add(fate)
+            o = st.objs.get(pid)
+            if fate in ("retained", "released") and o is not None:
+                self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
         if oid is None:
             # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
@@ -119,6 +128,8 @@ class Summarizer:
             return "sunk"
         if o.owned == 0 and o.shared and o.origin is Origin.RETAIN:
             return "kept"  # retained, and that reference stored (`f->x = x_ref (x)`)
+        if o.owned > 0 and o.origin is Origin.RETAIN and not o.shared and not o.debt:
+            return "retained"  # a reference of its own still held: the caller's, or a leak
         return "borrowed"
 
     # -- the record -----------------------------------------------------------------------------
@@ -151,7 +162,32 @@ class Summarizer:
                              ("kept", Effect.KEEP)):
             if fates == {fate}:
                 return effect
-        return None
+        return self.counted(i)
+
+    def counted(self, i: int) -> Effect | None:
+        """RETAIN (RELEASE) of a parameter whose count the function only raises (lowers), on some
+        paths, and leaves alone on the others: regex's acquire_state_lock/release_state_lock
+        retain and release `owner` under one test of a field (`state->lock`) their callers share.
+        Only a function returning nothing: a result tells its caller what happened (`return -1`
+        after a release is a conditional release), and a method's count is its own to balance."""
+        told = self.results - {("none",)} or any(k is not None for k in self.by_result[i])
+        if not self.counts or told:
+            return None  # it returns something: a method, a status; its count is its own
+        fates = self.fates[i] - {"null"}
+        if "retained" in fates and fates <= {"retained", "borrowed"}:
+            return Effect.RETAIN
+        return Effect.RELEASE if fates == {"released", "borrowed"} else None
+
+    def settles(self, finding) -> bool:
+        """A finding of a count helper's own body on the count it hands its caller: the retain
+        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there)."""
+        for i, _ in self.params:
+            e = self.counted(i) if self.effect(i) is not Effect.KEEP else None
+            if e is Effect.RETAIN and finding.rule == "RC001" and finding.origin in self.where[i]:
+                return True
+            if e is Effect.RELEASE and finding.rule == "RC006" and finding.location in self.where[i]:
+                return True
+        return False
 
     def conditional(self, i: int) -> tuple[Effect, When] | None:
         """(effect, result) where parameter i is given up on every return of one constant class

@@ -105,6 +105,8 @@ class CallLowering:
         for i in positions:
             if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
                 self.b.emit(ir.Retain(loc, values[i], name, kept=True))
+            elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
+                self.b.emit(ir.Retain(loc, values[i], name))
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked)
         for v in tracked if role != "reallocate" else tracked[1:]:
