@@ -93,9 +93,9 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
         for succ, _ in edges:
             if succ == node or cfg.graph.in_degree(succ) != 1:
                 continue
-            if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                     or live.died(node, succ)
-                                     or (pruner.null is not None and pruner.null[node] != pruner.null[succ])):
+            if live is not None and (live.env.bits[node] != live.env.bits[succ]
+                                     or live.facts.bits[node] != live.facts.bits[succ] or live.died(node, succ)
+                                     or (pruner.null is not None and pruner.null.bits[node] != pruner.null.bits[succ])):
                 continue
             out[succ] = node
     return out

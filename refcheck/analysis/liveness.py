@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.analysis import nullness
-from refcheck.analysis.bitsets import Bits
+from refcheck.analysis.bitsets import Bits, LazySets
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
@@ -116,27 +116,30 @@ class Liveness:
         kill_e: dict[int, int] = {}
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
-        touched: dict[int, frozenset] = {}
+        touched: dict[int, int] = {}  # the variables a node mentions at all
         key_bit, gen_k = _load_keys(g)
         for n, d in g.nodes(data="data"):
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
-            ge = ke = gf = kf = 0
+            ge = ke = gf = kf = t = 0
             for k_e, k_f, reads in seq:  # in backward order: X -> (X - kills) | reads
                 r = bits(reads)
+                t |= r
                 if k_e:
                     k = bits(k_e)
                     ge &= ~k
                     ke |= k
+                    t |= k
                 if k_f:
                     k = bits(k_f)
                     gf &= ~k
                     kf |= k
+                    t |= k
                 ge |= r
                 gf |= r
             gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
-            touched[n] = frozenset(v for k_e, k_f, reads in seq for v in (*k_e, *k_f, *reads))
+            touched[n] = t
         env = dict.fromkeys(g.nodes, 0)
         facts = dict.fromkeys(g.nodes, 0)
         keys = dict(gen_k)
@@ -161,20 +164,22 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        self.env = names.sets_of(env)
+        # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
+        self.names = names
+        self.env = LazySets(names, env)
         # Per node, the load keys that some path from its entry loads.
-        key_names = Bits(key_bit)
-        self.keys = key_names.sets_of(keys)
-        self.facts = names.sets_of(facts)
+        self.keys = LazySets(Bits(key_bit), keys)
+        self.facts = LazySets(names, facts)
         self.touched = touched
-        self._died: dict[tuple, tuple] = {}
+        self._died: dict[tuple, frozenset] = {}
 
     def died(self, pred: int, succ: int) -> frozenset:
         """The variables that may be live (for facts) or mentioned in `pred` and are dead at `succ`:
         facts over any other variable dead at `succ` were already forgotten at `pred`."""
         out = self._died.get((pred, succ))
         if out is None:
-            out = self._died[pred, succ] = (self.facts[pred] | self.touched[pred]) - self.facts[succ]
+            facts = self.facts.bits
+            out = self._died[pred, succ] = self.names.set_of((facts[pred] | self.touched[pred]) & ~facts[succ])
         return out
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis.bitsets import Bits
+from refcheck.analysis.bitsets import Bits, LazySets
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
@@ -88,20 +88,21 @@ def tests_nullness(cfg) -> bool:
 _QUIET_OPS = (ir.Const, ir.SameSize, ir.Count, ir.Call)
 
 
-def quiet_edges(cfg, live: dict) -> frozenset:
+def quiet_edges(cfg, live: LazySets) -> frozenset:
     """The edges (pred, succ) on which `forget` has nothing to do for a state that `forget`
     already saw at pred's entry: pred neither learns a nullness (no null test, comparison or
     dereference) nor moves a holder, an owner or a stored fact, and no variable whose nullness
     is read at pred's entry stops being read at succ's. (A join that drops a stored fact and
     a binding the pruner drops are seen as they happen: `Pruner`, `explore`.)"""
     out = []
+    bits = live.bits  # here <= there, as bits
     for p, d in cfg.graph.nodes(data="data"):
         if isinstance(d.cond, (ir.NullTest, ir.SameObject)):
             continue
         if not all(type(op) in _QUIET_OPS or (type(op) is ir.Use and not op.deref) for op in (*d.ops, *d.post)):
             continue
-        here = live[p]
-        out += [(p, s) for s in cfg.graph.successors(p) if here <= live[s]]
+        here = bits[p]
+        out += [(p, s) for s in cfg.graph.successors(p) if not here & ~bits[s]]
     return frozenset(out)
 
 
@@ -178,9 +179,9 @@ class NullLiveness:
         self.live = _backward(g, gen, keep, names)
 
 
-def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
+def _backward(g, gen: dict, keep: dict, names: Bits) -> LazySets:
     """The backward fixpoint live_in = gen | (live_out & keep) over bitsets, as frozensets of
-    the variables (`names`) per node."""
+    the variables (`names`) per node, each made when first read."""
     live = dict.fromkeys(g.nodes, 0)
     preds = {n: list(g.predecessors(n)) for n in g.nodes}
     succs = {n: list(g.successors(n)) for n in g.nodes}
@@ -199,7 +200,7 @@ def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    return names.sets_of(live)
+    return LazySets(names, live)
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:

@@ -34,6 +34,21 @@ def test_liveness_of_bindings_and_facts():
     assert "p" in live.env[5] and "n" in live.facts[6] and "n" not in live.facts[7]
 
 
+def test_liveness_sets_are_made_per_node_read_and_equal_the_eager_ones():
+    from refcheck.analysis.bitsets import LazySets
+
+    live = Liveness(_arms())
+    assert isinstance(live.env, LazySets) and dict.__len__(live.env) == 0  # nothing made yet
+    assert "p" in live.env[5] and list(dict.keys(live.env)) == [5]
+    eager = {n: live.names.set_of(b) for n, b in live.env.bits.items()}
+    assert live.env == eager and not live.env != eager
+    assert live.env != {**eager, 5: frozenset()}
+    # `died` from the bits is the set difference it was made as.
+    for p, s in _arms().graph.edges:
+        want = (live.facts[p] | live.names.set_of(live.touched[p])) - live.facts[s]
+        assert live.died(p, s) == want
+
+
 def test_dead_released_objects_merge_states_and_findings_do_not_change():
     cfg = _arms()
     table, pruned = state_table(cfg, CONV, RULES.values())
