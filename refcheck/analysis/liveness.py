@@ -30,6 +30,8 @@ invalidation of it first. Every mention counts as a read, so the analysis errs o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from refcheck import ir
 from refcheck.analysis import nullness
 from refcheck.analysis.bitsets import Bits, LazySets
@@ -179,7 +181,8 @@ class Liveness:
         out = self._died.get((pred, succ))
         if out is None:
             facts = self.facts.bits
-            out = self._died[pred, succ] = self.names.set_of((facts[pred] | self.touched[pred]) & ~facts[succ])
+            b = (facts[pred] | self.touched[pred]) & ~facts[succ]
+            out = self._died[pred, succ] = self.names._sets.get(b) or self.names.set_of(b)
         return out
 
 
@@ -198,17 +201,37 @@ def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
     return key_bit, gen_k
 
 
+@dataclass(frozen=True)
+class PruneTables:
+    """What a pruner reads of the graph, made once per function: a function that steals
+    parameters is explored twice (`explore`) over the same graph and branches."""
+
+    live: Liveness
+    # Where a null test's answer can still be read (`nullness`); None where no state can know a
+    # nullness to forget (`nullness.tests_nullness`).
+    null: LazySets | None
+    # The edges where forgetting has nothing to do (half of the calls on THTensor.c).
+    quiet: frozenset
+
+    @classmethod
+    def of(cls, cfg, relevant: set[int] | None = None, skip_quiet: bool = True) -> PruneTables:
+        """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all."""
+        null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
+        quiet = nullness.quiet_edges(cfg, null) if null is not None and skip_quiet else frozenset()
+        return cls(Liveness(cfg), null, quiet)
+
+
 class Pruner:
     def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None,
-                 skip_quiet: bool = True):
-        self.live = Liveness(cfg)
-        # Where a null test's answer can still be read (`nullness`); `relevant`: the branches
-        # that matter (`slicing.relevant_branches`), None: all.
-        # None where no state can know a nullness to forget (`nullness.tests_nullness`).
-        self.null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
-        # The edges where forgetting has nothing to do (half of the calls on THTensor.c), and
-        # the nodes where a join dropped a stored fact (`explore`), after which it may.
-        self.quiet = nullness.quiet_edges(cfg, self.null) if self.null is not None and skip_quiet else frozenset()
+                 skip_quiet: bool = True, tables: PruneTables | None = None):
+        """`tables`: made by an earlier pruner of the same graph with the same `relevant` and
+        `skip_quiet`, else made here."""
+        if tables is None:
+            tables = PruneTables.of(cfg, relevant, skip_quiet)
+        self.tables = tables
+        self.live, self.null, self.quiet = tables.live, tables.null, tables.quiet
+        # The nodes where a join dropped a stored fact (`explore`), after which forgetting may
+        # have something to do on a quiet edge.
         self.rejoined: set[int] = set()
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
