@@ -182,7 +182,7 @@ class Liveness:
         if out is None:
             facts = self.facts.bits
             b = (facts[pred] | self.touched[pred]) & ~facts[succ]
-            out = self._died[pred, succ] = self.names._sets.get(b) or self.names.set_of(b)
+            out = self._died[pred, succ] = self.names.set_of(b)  # once per edge
         return out
 
 
