@@ -37,9 +37,36 @@ class Bits:
             got = self._sets[b] = frozenset(out)
         return got
 
-    def sets_of(self, bits_by_node: dict) -> dict:
-        """`set_of` of every value, keys kept: the liveness analyses convert a bit set per node
-        (about 195k on THTensor.c), and most are the same few sets, found by one lookup each."""
-        sets = self._sets
-        slow = self.set_of
-        return {n: sets[b] if b in sets else slow(b) for n, b in bits_by_node.items()}
+
+
+class LazySets(dict):
+    """Per node, the frozenset of names its bit set holds (`Bits.set_of`), made when the node is
+    first read (`__missing__`; a hit is a plain dict lookup). The pruner reads only the nodes an
+    exploration visits, and the comparisons that the tables serve (`quiet_edges`, `_mirrors`,
+    `Liveness.died`) test `bits` directly: converting every node up front was about 16,000
+    conversions on simplejson, a sixth of the liveness's cost."""
+
+    def __init__(self, names: Bits, bits_by_node: dict) -> None:
+        super().__init__()
+        self.bits = bits_by_node
+        self._names = names
+
+    def __missing__(self, n) -> frozenset:
+        b = self.bits[n]  # a node the graph does not have raises KeyError, as a dict would
+        got = self._names._sets.get(b)
+        if got is None:
+            got = self._names.set_of(b)
+        self[n] = got
+        return got
+
+    def complete(self) -> dict:
+        """Every node's set (tests, dumps)."""
+        return {n: self[n] for n in self.bits}
+
+    def __eq__(self, other) -> bool:
+        return self.complete() == (other.complete() if isinstance(other, LazySets) else other)
+
+    def __ne__(self, other) -> bool:  # dict's own would compare the nodes made so far
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]

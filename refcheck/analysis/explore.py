@@ -15,7 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from refcheck.analysis.liveness import Pruner
+from refcheck.analysis.liveness import Pruner, PruneTables
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
@@ -61,11 +61,12 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
         tables = _Tables(relevant_branches(cfg) if contract else None,
                          untracked_values(cfg) if untrack else frozenset())
         args = (max_states, seconds, observe, tables, prune, mirror, quiet)
-        result, stolen = _explore(cfg, conv, rules, *args)
+        result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:
             # The function steals these (conventions.infer_steals): explored again owning them
             # from its entry, so that releasing them is no RC006 and a path keeping one is a leak.
-            result, _ = _explore(cfg, conv, rules, *args, stolen=stolen)
+            # The pruner's tables are the graph's, made by the first exploration.
+            result, _, _ = _explore(cfg, conv, rules, *args, stolen=stolen, pruned=pruned)
         return result
 
 
@@ -93,25 +94,27 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
         for succ, _ in edges:
             if succ == node or cfg.graph.in_degree(succ) != 1:
                 continue
-            if live is not None and (live.env[node] != live.env[succ] or live.facts[node] != live.facts[succ]
-                                     or live.died(node, succ)
-                                     or (pruner.null is not None and pruner.null[node] != pruner.null[succ])):
+            if live is not None and (live.env.bits[node] != live.env.bits[succ]
+                                     or live.facts.bits[node] != live.facts.bits[succ] or live.died(node, succ)
+                                     or (pruner.null is not None and pruner.null.bits[node] != pruner.null.bits[succ])):
                 continue
             out[succ] = node
     return out
 
 
 def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
-             stolen: frozenset = frozenset()) -> tuple[Result, frozenset]:
-    """The function's result, and the parameters it steals where a second exploration owning
-    them is due (none when `stolen` is given already: they were)."""
+             stolen: frozenset = frozenset(), pruned: PruneTables | None = None
+             ) -> tuple[Result, frozenset, PruneTables | None]:
+    """The function's result, the parameters it steals where a second exploration owning
+    them is due (none when `stolen` is given already: they were), and the pruner's tables
+    (`pruned`: an earlier exploration's of the same graph)."""
     deadline = time.monotonic() + seconds
     relevant = tables.relevant
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
                                                counts=conv.infer_steals)
-    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet) if prune else None
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned) if prune else None
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)
@@ -179,4 +182,4 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     findings = reporter.result() if incomplete else [f for f in reporter.result() if not summarizer.settles(f)]
     result = Result(findings, states, incomplete, DEFAULT if incomplete else summarizer.summary())
     again = summarizer.stolen() if conv.infer_steals and not incomplete and not stolen and not tr.primitive else frozenset()
-    return result, again
+    return result, again, (pruner.tables if pruner is not None else None)

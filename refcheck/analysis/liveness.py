@@ -30,9 +30,11 @@ invalidation of it first. Every mention counts as a read, so the analysis errs o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from refcheck import ir
 from refcheck.analysis import nullness
-from refcheck.analysis.bitsets import Bits
+from refcheck.analysis.bitsets import Bits, LazySets
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
@@ -110,27 +112,30 @@ class Liveness:
         kill_e: dict[int, int] = {}
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
-        touched: dict[int, frozenset] = {}
+        touched: dict[int, int] = {}  # the variables a node mentions at all
         key_bit, gen_k = _load_keys(g)
         for n, d in g.nodes(data="data"):
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
-            ge = ke = gf = kf = 0
+            ge = ke = gf = kf = t = 0
             for k_e, k_f, reads in seq:  # in backward order: X -> (X - kills) | reads
                 r = bits(reads)
+                t |= r
                 if k_e:
                     k = bits(k_e)
                     ge &= ~k
                     ke |= k
+                    t |= k
                 if k_f:
                     k = bits(k_f)
                     gf &= ~k
                     kf |= k
+                    t |= k
                 ge |= r
                 gf |= r
             gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
-            touched[n] = frozenset(v for k_e, k_f, reads in seq for v in (*k_e, *k_f, *reads))
+            touched[n] = t
         env = dict.fromkeys(g.nodes, 0)
         facts = dict.fromkeys(g.nodes, 0)
         keys = dict(gen_k)
@@ -155,20 +160,23 @@ class Liveness:
                     if p not in queued:
                         queued.add(p)
                         work.append(p)
-        self.env = names.sets_of(env)
+        # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
+        self.names = names
+        self.env = LazySets(names, env)
         # Per node, the load keys that some path from its entry loads.
-        key_names = Bits(key_bit)
-        self.keys = key_names.sets_of(keys)
-        self.facts = names.sets_of(facts)
+        self.keys = LazySets(Bits(key_bit), keys)
+        self.facts = LazySets(names, facts)
         self.touched = touched
-        self._died: dict[tuple, tuple] = {}
+        self._died: dict[tuple, frozenset] = {}
 
     def died(self, pred: int, succ: int) -> frozenset:
         """The variables that may be live (for facts) or mentioned in `pred` and are dead at `succ`:
         facts over any other variable dead at `succ` were already forgotten at `pred`."""
         out = self._died.get((pred, succ))
         if out is None:
-            out = self._died[pred, succ] = (self.facts[pred] | self.touched[pred]) - self.facts[succ]
+            facts = self.facts.bits
+            b = (facts[pred] | self.touched[pred]) & ~facts[succ]
+            out = self._died[pred, succ] = self.names.set_of(b)  # once per edge
         return out
 
 
@@ -187,17 +195,37 @@ def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
     return key_bit, gen_k
 
 
+@dataclass(frozen=True)
+class PruneTables:
+    """What a pruner reads of the graph, made once per function: a function that steals
+    parameters is explored twice (`explore`) over the same graph and branches."""
+
+    live: Liveness
+    # Where a null test's answer can still be read (`nullness`); None where no state can know a
+    # nullness to forget (`nullness.tests_nullness`).
+    null: LazySets | None
+    # The edges where forgetting has nothing to do (half of the calls on THTensor.c).
+    quiet: frozenset
+
+    @classmethod
+    def of(cls, cfg, relevant: set[int] | None = None, skip_quiet: bool = True) -> PruneTables:
+        """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all."""
+        null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
+        quiet = nullness.quiet_edges(cfg, null) if null is not None and skip_quiet else frozenset()
+        return cls(Liveness(cfg), null, quiet)
+
+
 class Pruner:
     def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None,
-                 skip_quiet: bool = True):
-        self.live = Liveness(cfg)
-        # Where a null test's answer can still be read (`nullness`); `relevant`: the branches
-        # that matter (`slicing.relevant_branches`), None: all.
-        # None where no state can know a nullness to forget (`nullness.tests_nullness`).
-        self.null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
-        # The edges where forgetting has nothing to do (half of the calls on THTensor.c), and
-        # the nodes where a join dropped a stored fact (`explore`), after which it may.
-        self.quiet = nullness.quiet_edges(cfg, self.null) if self.null is not None and skip_quiet else frozenset()
+                 skip_quiet: bool = True, tables: PruneTables | None = None):
+        """`tables`: made by an earlier pruner of the same graph with the same `relevant` and
+        `skip_quiet`, else made here."""
+        if tables is None:
+            tables = PruneTables.of(cfg, relevant, skip_quiet)
+        self.tables = tables
+        self.live, self.null, self.quiet = tables.live, tables.null, tables.quiet
+        # The nodes where a join dropped a stored fact (`explore`), after which forgetting may
+        # have something to do on a quiet edge.
         self.rejoined: set[int] = set()
         self.fated = nullness.fated_parameters(cfg)
         self.cond_vars = cond_vars

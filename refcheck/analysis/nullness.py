@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis.bitsets import Bits
+from refcheck.analysis.bitsets import Bits, LazySets
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
@@ -86,22 +86,59 @@ def tests_nullness(cfg) -> bool:
 # Ops that change no binding, no object and no stored fact: a state they pass on has nothing
 # more to forget than it had (`quiet_edges`). A Use without a dereference only checks.
 _QUIET_OPS = (ir.Const, ir.SameSize, ir.Count, ir.Call)
+# Ops that only bind their destination: to a fresh object with no known nullness, to one some
+# variable already holds, or to none. They are quiet where the destination's nullness is not read
+# at the node's entry and no stored fact depends on it (`quiet_edges`).
+_BINDS = (ir.Assign, ir.Load, ir.Kill, ir.Acquire)
 
 
-def quiet_edges(cfg, live: dict) -> frozenset:
+def _rebound(op) -> str | None:
+    """The variable a quiet-when-unread op rebinds; None when the op is not one of them."""
+    t = type(op)
+    if t is ir.Kill:
+        return op.var
+    if t is ir.Acquire:
+        # One that may return its argument revives a released argument (`Transfer.op_acquire`).
+        return op.dst if op.source is None else None
+    return op.dst if t in _BINDS else None
+
+
+def quiet_edges(cfg, live: LazySets) -> frozenset:
     """The edges (pred, succ) on which `forget` has nothing to do for a state that `forget`
-    already saw at pred's entry: pred neither learns a nullness (no null test, comparison or
-    dereference) nor moves a holder, an owner or a stored fact, and no variable whose nullness
-    is read at pred's entry stops being read at succ's. (A join that drops a stored fact and
-    a binding the pruner drops are seen as they happen: `Pruner`, `explore`.)"""
+    already saw at pred's entry: pred learns no nullness (no null test, comparison or
+    dereference), moves no owner and no stored fact, and rebinds only variables whose nullness
+    is not read at its entry and that no store's location depends on (a binding `Transfer.bind`
+    changes invalidates the stored facts naming it); and no variable whose nullness is read at
+    pred's entry stops being read at succ's. After `forget` at pred, every object with a known
+    nullness that it may forget has a holder read at pred's entry; such a holder is bound to it
+    still at succ, read there too, so `forget` keeps it. (A join that drops a stored fact and a
+    binding the pruner drops are seen as they happen: `Pruner`, `explore`.)"""
     out = []
-    for p, d in cfg.graph.nodes(data="data"):
+    bits = live.bits  # here <= there, as bits
+    data = dict(cfg.graph.nodes(data="data"))
+    stored = {v for d in data.values() for op in (*d.ops, *d.post) if type(op) is ir.Store
+              for v in (op.target, *op.deps)}
+    for p, d in data.items():
         if isinstance(d.cond, (ir.NullTest, ir.SameObject)):
             continue
-        if not all(type(op) in _QUIET_OPS or (type(op) is ir.Use and not op.deref) for op in (*d.ops, *d.post)):
-            continue
-        here = live[p]
-        out += [(p, s) for s in cfg.graph.successors(p) if here <= live[s]]
+        here = bits[p]
+        read = None
+        quiet = True
+        for op in (*d.ops, *d.post):
+            t = type(op)
+            if t in _QUIET_OPS or (t is ir.Use and not op.deref):
+                continue
+            v = _rebound(op)
+            if v is None or v in stored:
+                quiet = False
+                break
+            if read is None:
+                read = live[p]
+            if v in read:
+                quiet = False
+                break
+        if quiet:
+            out += [(p, s) for s in cfg.graph.successors(p) if not here & ~bits[s]]
     return frozenset(out)
 
 
@@ -178,9 +215,9 @@ class NullLiveness:
         self.live = _backward(g, gen, keep, names)
 
 
-def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
+def _backward(g, gen: dict, keep: dict, names: Bits) -> LazySets:
     """The backward fixpoint live_in = gen | (live_out & keep) over bitsets, as frozensets of
-    the variables (`names`) per node."""
+    the variables (`names`) per node, each made when first read."""
     live = dict.fromkeys(g.nodes, 0)
     preds = {n: list(g.predecessors(n)) for n in g.nodes}
     succs = {n: list(g.successors(n)) for n in g.nodes}
@@ -199,7 +236,7 @@ def _backward(g, gen: dict, keep: dict, names: Bits) -> dict:
                 if p not in queued:
                     queued.add(p)
                     work.append(p)
-    return names.sets_of(live)
+    return LazySets(names, live)
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:

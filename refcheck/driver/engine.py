@@ -158,8 +158,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
     result.errors.extend(_with_hint(e, settings) for e in parsed.errors)
     conv = settings.conventions
-    from refcheck.frontend.handles import counted_types
-    conv = conv.for_unit(unit_counted=counted_types(parsed.top, conv))  # which pointers are handles
+    from refcheck.frontend.handles import CountedTypes
+    conv = conv.for_unit(unit_counted=CountedTypes(parsed.top, conv))  # which pointers are handles, when asked
     from refcheck.frontend.slots import prime
     prime(parsed, conv)  # the slot roles of its tables, from the top-level cursors listed once
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller

@@ -66,6 +66,48 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
     return frozenset(out)
 
 
+class CountedTypes:
+    """`counted_types` of a unit, walked when first asked (`conv.unit_counted`): a unit where no
+    graph is built, or no call passes two pointers, never asks, and the walk lists every
+    top-level cursor (16,819 on simplejson, ~15 ms). Reads as the frozenset it stands for."""
+
+    __slots__ = ("_top", "_conv", "_types")
+
+    def __init__(self, top: list, conv: Conventions) -> None:
+        self._top, self._conv = top, conv
+        self._types: frozenset[str] | None = None
+
+    def get(self) -> frozenset[str]:
+        if self._types is None:
+            self._types = counted_types(self._top, self._conv)
+            self._top = self._conv = None  # the parse's cursors are not kept past the walk
+        return self._types
+
+    def __bool__(self) -> bool:
+        return bool(self.get())
+
+    def __contains__(self, name) -> bool:
+        return name in self.get()
+
+    def __iter__(self):
+        return iter(self.get())
+
+    def __len__(self) -> int:
+        return len(self.get())
+
+    def __eq__(self, other) -> bool:
+        return self.get() == (other.get() if isinstance(other, CountedTypes) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.get())
+
+    def __repr__(self) -> str:
+        return repr(self.get())
+
+    def __reduce__(self):  # a cursor does not pickle: the walked set does
+        return frozenset, (tuple(self.get()),)
+
+
 def handle_positions(conv: Conventions, args: list, candidates: list[int]) -> frozenset[int]:
     """Among the argument positions `candidates` (pointers holding a value), those that are
     handles: a type the `context` patterns name, or a record type no acquirer of the unit

@@ -34,6 +34,21 @@ def test_liveness_of_bindings_and_facts():
     assert "p" in live.env[5] and "n" in live.facts[6] and "n" not in live.facts[7]
 
 
+def test_liveness_sets_are_made_per_node_read_and_equal_the_eager_ones():
+    from refcheck.analysis.bitsets import LazySets
+
+    live = Liveness(_arms())
+    assert isinstance(live.env, LazySets) and dict.__len__(live.env) == 0  # nothing made yet
+    assert "p" in live.env[5] and list(dict.keys(live.env)) == [5]
+    eager = {n: live.names.set_of(b) for n, b in live.env.bits.items()}
+    assert live.env == eager and not live.env != eager
+    assert live.env != {**eager, 5: frozenset()}
+    # `died` from the bits is the set difference it was made as.
+    for p, s in _arms().graph.edges:
+        want = (live.facts[p] | live.names.set_of(live.touched[p])) - live.facts[s]
+        assert live.died(p, s) == want
+
+
 def test_dead_released_objects_merge_states_and_findings_do_not_change():
     cfg = _arms()
     table, pruned = state_table(cfg, CONV, RULES.values())
@@ -60,3 +75,45 @@ def test_a_dead_holder_that_names_the_object_is_kept():
     full = explore(cfg, CONV, RULES.values(), prune=False)
     assert [f.message for f in pruned.findings] == [f.message for f in full.findings]
     assert any("'d'" in f.message for f in pruned.findings)
+
+
+def test_a_second_exploration_reuses_the_pruners_tables_and_explores_alike(monkeypatch):
+    """A function that steals its parameter is explored twice; the second takes the first's
+    pruner tables (the same graph and branches), with the same result as tables made afresh."""
+    import importlib
+    from dataclasses import replace
+
+    from refcheck.analysis.liveness import PruneTables
+
+    # void f(THFloatTensor *t) { if (t) THFloatTensor_free(t); }
+    cfg = make([Node("entry", L(1)), Node("exit", L(9)),
+                Node("branch", L(2), cond=ir.NullTest("t"), text="t"),
+                Node("block", ops=[ir.Release(L(3), ("t",), "THFloatTensor_free")]),
+                Node("return", L(4))], [(0, 2), (2, 3, True), (2, 4, False), (3, 4), (4, 1)], params=[("t", True)])
+    conv = replace(CONV, infer_steals=True)
+    explore_mod = importlib.import_module("refcheck.analysis.explore")  # the package exports the function
+    made = []
+    real_of = PruneTables.of.__func__
+
+    def counted(cls, *a, **k):
+        made.append(1)
+        return real_of(cls, *a, **k)
+
+    monkeypatch.setattr(PruneTables, "of", classmethod(counted))
+    stolen_seen = []
+    real_explore = explore_mod._explore
+
+    def spy(*a, **k):
+        stolen_seen.append(k.get("stolen", frozenset()))
+        return real_explore(*a, **k)
+
+    monkeypatch.setattr(explore_mod, "_explore", spy)
+    shared = explore(cfg, conv, RULES.values())
+    assert stolen_seen == [frozenset(), frozenset({"t"})] and len(made) == 1
+    # Off: every exploration makes its own tables.
+    monkeypatch.setattr(explore_mod, "_explore", lambda *a, pruned=None, **k: real_explore(*a, **k))
+    made.clear()
+    fresh = explore(cfg, conv, RULES.values())
+    assert len(made) == 2
+    assert (shared.states, shared.summary, [f.rule for f in shared.findings]) == \
+        (fresh.states, fresh.summary, [f.rule for f in fresh.findings])

@@ -58,9 +58,36 @@ def test_quiet_edges_are_those_after_nodes_that_change_nothing_forget_reads():
     quiet = nullness.quiet_edges(cfg, live)
     assert (7, 6) in quiet and (6, 7) in quiet  # the loop: a Use without dereference, a constant
     assert (3, 4) not in quiet and (3, 5) not in quiet  # the null test learns t's nullness
-    assert (4, 5) not in quiet and (2, 3) not in quiet  # an assignment, an acquire move holders
+    assert (4, 5) not in quiet  # t's nullness, read at 4 (u = t), is not read at 5
+    assert (2, 3) in quiet  # t = new(): a fresh object, into a variable nobody reads the nullness of there
     assert (9, 10) not in quiet  # a release
     assert all(live[p] <= live[s] for p, s in quiet)
+
+
+def _rebinding(store: bool):
+    # t = new(); if (t) ; [*i-indexed store of t] ; u = t; t = x; i = 0; if (u) ; if (t) ; return;
+    nodes = [Node("entry", L(1)), Node("exit", L(99)),
+             Node("block", ops=[ir.Acquire(L(2), "t", "THFloatTensor_new"), ir.Acquire(L(2), "x", "THFloatTensor_new")]),
+             Node("branch", L(3), cond=ir.NullTest("t"), text="t"),                                      # 3
+             Node("block", ops=[ir.Store(L(4), "x", target="a[i]", deps=frozenset({"i"}))] if store else []),  # 4
+             Node("block", ops=[ir.Assign(L(5), "u", "t"), ir.Assign(L(5), "t", "x")]),                 # 5
+             Node("block", ops=[ir.Assign(L(6), "i", None)]),                                            # 6
+             Node("branch", L(7), cond=ir.NullTest("u"), text="u"),                                      # 7
+             Node("branch", L(8), cond=ir.NullTest("t"), text="t"),                                      # 8
+             Node("return", L(9))]
+    edges = [(0, 2), (2, 3), (3, 4, True), (3, 4, False), (4, 5), (5, 6), (6, 7), (7, 8, True), (7, 8, False),
+             (8, 9, True), (8, 9, False), (9, 1)]
+    return make(nodes, edges)
+
+
+def test_a_node_rebinding_a_read_variable_or_a_stores_dependency_is_not_quiet():
+    for store in (False, True):
+        cfg = _rebinding(store)
+        live = nullness.NullLiveness(cfg, None).live
+        quiet = nullness.quiet_edges(cfg, live)
+        assert "t" in live[5] and "t" in live[6] and (5, 6) not in quiet  # t = x: t was read at 5's entry
+        assert ((6, 7) in quiet) is not store  # i = 0: the store's location depends on i
+        _alike(cfg, CONV)
 
 
 def test_skipping_the_quiet_edges_explores_as_forgetting_everywhere():
