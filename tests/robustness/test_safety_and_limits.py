@@ -101,8 +101,8 @@ def test_function_over_the_state_bound_is_named_not_skipped(project):
 
 
 def test_function_over_the_time_bound_is_named_not_skipped(project):
-    project.write("refcheck.toml", "function-seconds = 0.2\n")
-    project.write("branches.c", gen.flat_branches(4_000))
+    project.write("refcheck.toml", "function-seconds = 0.05\n")
+    project.write("branches.c", gen.flat_branches(8_000))
     r = project.check("-j", "2", ".")
     assert r.code == 2, r.err  # tool errors win over findings
     assert_good_intact(r)
