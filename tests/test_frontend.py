@@ -309,3 +309,20 @@ def test_record_names_kept_per_build_are_the_uncached_ones(tmp_path):
         assert {"A", "B"} <= {a for a, _ in got}
     finally:
         clangutil.reset_kids()
+
+
+def test_source_text_is_reread_when_the_file_is_rewritten(tmp_path):
+    """A process that checks a file, rewrites it at the same path and checks it again (the
+    differential oracle's batches, a mutation's re-check) must not read the old bytes: stale
+    text at cursor extents made a condition's key that of the previous batch (seed 67, big)."""
+    import os
+
+    from refcheck.frontend.clangutil import read_source
+
+    path = tmp_path / "unit.c"
+    path.write_bytes(b"int a;\n")
+    assert read_source(str(path)) == b"int a;\n"
+    path.write_bytes(b"long bb;\n")
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # even within the clock's tick
+    assert read_source(str(path)) == b"long bb;\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import clang.cindex as ci
@@ -319,9 +320,19 @@ def is_noreturn(decl) -> bool:
     return False
 
 
-@lru_cache(maxsize=64)
 def read_source(path: str) -> bytes:
-    """A source file's bytes, for text at cursor extents (expressions, attributes)."""
+    """A source file's bytes, for text at cursor extents (expressions, attributes). Cached by
+    the file's identity and not only its name: a process that checks a file rewritten at the same
+    path (the differential oracle's batches, a mutation's re-check) must not read the old bytes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return b""
+    return _read_source(path, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _read_source(path: str, ino: int, size: int, mtime_ns: int) -> bytes:
     try:
         with open(path, "rb") as f:
             return f.read()
