@@ -296,7 +296,7 @@ def _stdin_unit(paths: tuple[str, ...], name: str | None):
     real = os.path.abspath(name or STDIN_DEFAULT_NAME)
     if not os.path.basename(real) or os.path.isdir(real):
         raise ConfigError(f"--stdin-filename {name}: a file name is needed, not a directory")
-    data = click.get_binary_stream("stdin").read()
+    data = sys.stdin.buffer.read()  # click.get_binary_stream is deprecated (Click 9 drops it)
     with tempfile.TemporaryDirectory(prefix="refcheck-stdin-") as tmp:
         temp = os.path.join(tmp, os.path.basename(real))
         with open(temp, "wb") as f:
