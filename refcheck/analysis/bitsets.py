@@ -1,5 +1,5 @@
-"""Sets of names as bits of an int, for the backward fixpoints (liveness, null liveness) that
-revisit the nodes of TH's nested APPLY loops many times."""
+"""Sets of names as bits of an int, and the backward fixpoint over them that liveness and null
+liveness share: it revisits the nodes of TH's nested APPLY loops many times."""
 
 from __future__ import annotations
 
@@ -70,3 +70,34 @@ class LazySets(dict):
         return not self == other
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def backward(g, gens: tuple[dict, ...], keeps: tuple[dict, ...]) -> list[dict]:
+    """Per problem i, the least fixpoint live_i(n) = gens[i][n] | (OR of live_i over n's
+    successors & keeps[i][n]), bits per node; the problems are solved in one worklist (a node is
+    revisited when any of them changed at a successor)."""
+    lives = [dict.fromkeys(g.nodes, 0) for _ in gens]
+    problems = list(zip(lives, gens, keeps))
+    preds = {n: list(g.predecessors(n)) for n in g.nodes}
+    succs = {n: list(g.successors(n)) for n in g.nodes}
+    work = list(g.nodes)
+    queued = set(work)
+    while work:
+        n = work.pop()
+        queued.discard(n)
+        changed = False
+        after = succs[n]
+        for live, gen, keep in problems:
+            out = 0
+            for s in after:
+                out |= live[s]
+            new = gen[n] | (out & keep[n])
+            if new != live[n]:
+                live[n] = new
+                changed = True
+        if changed:
+            for p in preds[n]:
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
+    return lives

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from refcheck import ir
 from refcheck.analysis import nullness
-from refcheck.analysis.bitsets import Bits, LazySets
+from refcheck.analysis.bitsets import Bits, LazySets, backward
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
@@ -136,30 +136,8 @@ class Liveness:
                 gf |= r
             gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
             touched[n] = t
-        env = dict.fromkeys(g.nodes, 0)
-        facts = dict.fromkeys(g.nodes, 0)
-        keys = dict(gen_k)
-        preds = {n: list(g.predecessors(n)) for n in g.nodes}
-        succs = {n: list(g.successors(n)) for n in g.nodes}
-        work = list(g.nodes)
-        queued = set(work)
-        while work:
-            n = work.pop()
-            queued.discard(n)
-            out_e = out_f = out_k = 0
-            for s in succs[n]:
-                out_e |= env[s]
-                out_f |= facts[s]
-                out_k |= keys[s]
-            live_e = gen_e[n] | (out_e & kill_e[n])
-            live_f = gen_f[n] | (out_f & kill_f[n])
-            live_k = gen_k[n] | out_k
-            if live_e != env[n] or live_f != facts[n] or live_k != keys[n]:
-                env[n], facts[n], keys[n] = live_e, live_f, live_k
-                for p in preds[n]:
-                    if p not in queued:
-                        queued.add(p)
-                        work.append(p)
+        # Load keys are never killed: a key loaded on some path from a node stays live there.
+        env, facts, keys = backward(g, (gen_e, gen_f, gen_k), (kill_e, kill_f, dict.fromkeys(g.nodes, -1)))
         # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
         self.names = names
         self.env = LazySets(names, env)

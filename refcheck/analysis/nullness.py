@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis.bitsets import Bits, LazySets
+from refcheck.analysis.bitsets import Bits, LazySets, backward
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
@@ -212,31 +212,7 @@ class NullLiveness:
             if last_op < 0:
                 g_ |= end
             gen[n], keep[n] = g_, ~k_
-        self.live = _backward(g, gen, keep, names)
-
-
-def _backward(g, gen: dict, keep: dict, names: Bits) -> LazySets:
-    """The backward fixpoint live_in = gen | (live_out & keep) over bitsets, as frozensets of
-    the variables (`names`) per node, each made when first read."""
-    live = dict.fromkeys(g.nodes, 0)
-    preds = {n: list(g.predecessors(n)) for n in g.nodes}
-    succs = {n: list(g.successors(n)) for n in g.nodes}
-    work = list(g.nodes)
-    queued = set(work)
-    while work:
-        n = work.pop()
-        queued.discard(n)
-        out = 0
-        for s in succs[n]:
-            out |= live[s]
-        new = gen[n] | (out & keep[n])
-        if new != live[n]:
-            live[n] = new
-            for p in preds[n]:
-                if p not in queued:
-                    queued.add(p)
-                    work.append(p)
-    return LazySets(names, live)
+        self.live = LazySets(names, backward(g, (gen,), (keep,))[0])
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:
