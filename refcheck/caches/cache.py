@@ -279,6 +279,21 @@ def _mac(secret: bytes, key: str, body: bytes) -> str:
     return hmac.new(secret, key.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
 
+def seal(magic: bytes, mac: str, body: bytes) -> bytes:
+    """A cache file's bytes (entries, function tables, costs): its magic line, its body's MAC."""
+    return magic + mac.encode() + b"\n" + body
+
+
+def unseal(magic: bytes, data: bytes, mac_of, what: str) -> bytes:
+    """The body of bytes `seal` made, whose MAC `mac_of(body)` gives; Invalid otherwise."""
+    if not data.startswith(magic):
+        raise Invalid(f"not {what}")
+    mac, _, body = data[len(magic):].partition(b"\n")
+    if not hmac.compare_digest(mac, mac_of(body).encode()):
+        raise Invalid("not written with this key")
+    return body
+
+
 def _own_file(path: str, magic: bytes = MAGIC) -> bool:
     """Whether a file in the entries directory is one refcheck wrote (by its first bytes)."""
     try:
@@ -358,11 +373,7 @@ class Cache:
         except safeio.UnreadableFile:
             return None
         try:
-            if not data.startswith(MAGIC):
-                raise Invalid("not an entry")
-            mac, _, body = data[len(MAGIC):].partition(b"\n")
-            if not hmac.compare_digest(mac, _mac(self._secret, key, body).encode()):
-                raise Invalid("not written with this key")
+            body = unseal(MAGIC, data, lambda b: _mac(self._secret, key, b), "an entry")
             entry = _obj(json.loads(body))
             if entry.get("format") != FORMAT or entry.get("key") != key:
                 raise Invalid("another format or key")
@@ -420,12 +431,7 @@ class Cache:
         """An entry's JSON when its MAC is this user's, else None."""
         try:
             data = safeio.read_regular(self._entry_path(key), MAX_ENTRY_BYTES, follow=False)
-            if not data.startswith(MAGIC):
-                return None
-            mac, _, body = data[len(MAGIC):].partition(b"\n")
-            if not hmac.compare_digest(mac, _mac(self._secret, key, body).encode()):
-                return None
-            entry = json.loads(body)
+            entry = json.loads(unseal(MAGIC, data, lambda b: _mac(self._secret, key, b), "an entry"))
         except (safeio.UnreadableFile, ValueError, RecursionError):
             return None
         return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
@@ -451,7 +457,7 @@ class Cache:
             hashes[p] = digest
         entry = {"format": FORMAT, "key": key, "hashes": hashes, "result": dump_result(result)}
         body = json.dumps(entry, separators=(",", ":"), ensure_ascii=True).encode()
-        data = MAGIC + _mac(self._secret, key, body).encode() + b"\n" + body
+        data = seal(MAGIC, _mac(self._secret, key, body), body)
         try:
             self._ensure_directory()
             self._prune()

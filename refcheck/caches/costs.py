@@ -12,13 +12,12 @@ which decides only how the work is shared, never a result.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import math
 import os
 import re
 
-from refcheck.caches.cache import KeyProblem, _mac, load_secret, prune_directory, replace_atomically
+from refcheck.caches.cache import KeyProblem, _mac, load_secret, prune_directory, replace_atomically, seal, unseal
 from refcheck.support import safeio
 
 FORMAT = 1
@@ -47,12 +46,7 @@ def read_costs(directory: str | None, unit_path: str) -> dict:
     try:
         secret = load_secret()
         data = safeio.read_regular(path, MAX_BYTES, follow=False)
-        if not data.startswith(MAGIC):
-            return {}
-        mac, _, body = data[len(MAGIC):].partition(b"\n")
-        if not hmac.compare_digest(mac, _mac(secret, os.path.basename(path), body).encode()):
-            return {}
-        doc = json.loads(body)
+        doc = json.loads(unseal(MAGIC, data, lambda b: _mac(secret, os.path.basename(path), b), "a costs file"))
     except (KeyProblem, safeio.UnreadableFile, ValueError, RecursionError, OSError):
         return {}
     return _valid(doc, unit_path)
@@ -84,7 +78,7 @@ def write_costs(directory: str, unit_path: str, costs: dict) -> str | None:
     body = json.dumps({"format": FORMAT, "unit": os.path.abspath(unit_path),
                        "costs": {k: round(v, 5) for k, v in sorted(costs.items())}},
                       separators=(",", ":"), ensure_ascii=True).encode()
-    data = MAGIC + _mac(secret, os.path.basename(path), body).encode() + b"\n" + body
+    data = seal(MAGIC, _mac(secret, os.path.basename(path), body), body)
     if len(data) > MAX_BYTES:
         return None
     folder = os.path.dirname(path)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from refcheck.support import safeio
 from refcheck.caches.serial import MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result
-from refcheck.caches.cache import prune_directory, replace_atomically
+from refcheck.caches.cache import prune_directory, replace_atomically, seal, unseal
 from refcheck.findings import Finding, ToolError, UnitResult
 from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
 
@@ -205,11 +205,7 @@ class FunctionCache:
                 self.rejected = f"{self.path}: {e}"
             return {}
         try:
-            if not data.startswith(MAGIC):
-                raise Invalid("not a table")
-            mac, _, body = data[len(MAGIC):].partition(b"\n")
-            if not hmac.compare_digest(mac, _mac(self.secret, self.name, body).encode()):
-                raise Invalid("not written with this key")
+            body = unseal(MAGIC, data, lambda b: _mac(self.secret, self.name, b), "a table")
             table = _obj(json.loads(body))
             if table.get("format") != FORMAT:
                 raise Invalid("another format")
@@ -263,7 +259,7 @@ def _write(path: str, entries: dict, secret: bytes) -> str | None:
     directory, name = os.path.dirname(path), os.path.basename(path)
     body = json.dumps({"format": FORMAT, "entries": entries}, separators=(",", ":"),
                       ensure_ascii=True).encode()
-    data = MAGIC + _mac(secret, name, body).encode() + b"\n" + body
+    data = seal(MAGIC, _mac(secret, name, body), body)
     if len(data) > MAX_TABLE_BYTES:
         return None
     try:
