@@ -195,9 +195,10 @@ class PruneTables:
 
 class Pruner:
     def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None,
-                 skip_quiet: bool = True, tables: PruneTables | None = None):
+                 skip_quiet: bool = True, tables: PruneTables | None = None, fated: frozenset | None = None):
         """`tables`: made by an earlier pruner of the same graph with the same `relevant` and
-        `skip_quiet`, else made here."""
+        `skip_quiet`, else made here; `fated`: `nullness.fated_parameters` of the graph, when the
+        caller has it (the transfer does)."""
         if tables is None:
             tables = PruneTables.of(cfg, relevant, skip_quiet)
         self.tables = tables
@@ -205,7 +206,7 @@ class Pruner:
         # The nodes where a join dropped a stored fact (`explore`), after which forgetting may
         # have something to do on a quiet edge.
         self.rejoined: set[int] = set()
-        self.fated = nullness.fated_parameters(cfg)
+        self.fated = nullness.fated_parameters(cfg) if fated is None else fated
         self.cond_vars = cond_vars
         # Pointer comparisons' keys: found equal, two pointers share their nullness, so a later
         # null test of either one decides the other; such a fact lives while either side does.
