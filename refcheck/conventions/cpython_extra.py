@@ -12,6 +12,22 @@ from __future__ import annotations
 _OWNED = {"returns": "owned"}
 _BORROWED = {"returns": "borrowed"}
 
+# The `PyObject *`-returning function-pointer fields of PyTypeObject, PyNumberMethods,
+# PySequenceMethods, PyMappingMethods, PyAsyncMethods, PyMethodDef and PyGetSetDef.
+SLOT_FIELDS = (
+    "tp_getattr", "tp_getattro", "tp_repr", "tp_str", "tp_call", "tp_richcompare", "tp_iter",
+    "tp_iternext", "tp_descr_get", "tp_new", "tp_alloc",
+    *(f"nb_{op}" for op in (
+        "add", "subtract", "multiply", "remainder", "divmod", "power", "negative", "positive",
+        "absolute", "invert", "lshift", "rshift", "and", "xor", "or", "int", "float", "floor_divide",
+        "true_divide", "index", "matrix_multiply", "inplace_add", "inplace_subtract",
+        "inplace_multiply", "inplace_remainder", "inplace_power", "inplace_lshift", "inplace_rshift",
+        "inplace_and", "inplace_xor", "inplace_or", "inplace_floor_divide", "inplace_true_divide",
+        "inplace_matrix_multiply")),
+    "sq_concat", "sq_repeat", "sq_item", "sq_inplace_concat", "sq_inplace_repeat", "mp_subscript",
+    "am_await", "am_aiter", "am_anext", "ml_meth", "get",
+)
+
 EXTRA: dict[str, dict] = {
     # "Get the current frame of the Python thread state tstate. Return a strong reference." (3.9)
     "PyThreadState_GetFrame": _OWNED,
@@ -41,4 +57,12 @@ EXTRA: dict[str, dict] = {
     # PyModule_Add: "like PyModule_AddObjectRef() but steals a reference to value ... even on
     # failure" (3.13), unlike PyModule_AddObject's steal on success only.
     "PyModule_Add": {"arguments": {"2": "consume"}},
+    # A call through a type's slot (`Py_TYPE(o)->tp_iternext(o)`, `meth->ml_meth(self, args)`):
+    # the field is declared in CPython's headers, so the record below is taken only for it (a
+    # project's own field of the same name says nothing). The slot typedefs (unaryfunc,
+    # binaryfunc, reprfunc, getiterfunc, descrgetfunc, newfunc, getter, PyCFunction ...) return
+    # "a new reference" ("Type Object Structures", "Slot Type typedefs"), as a definition put in
+    # such a slot must (frontend/slots.py); the int/void slots (tp_init, sq_length, tp_setattro,
+    # nb_bool, tp_dealloc ...) carry no reference.
+    **{name: _OWNED for name in SLOT_FIELDS},
 }
