@@ -211,15 +211,3 @@ def loop_tests(g, data: dict, relevant) -> set:
             out.add(cond.key)
     return out
 
-
-def stored_conditions(data: dict, keys) -> dict[str, tuple]:
-    """Store target -> the remembered condition keys that read the stored location (its text,
-    token-aligned, inside theirs: `self->flag == 1` reads `self->flag` and `self->flag->x`)."""
-    texts = [k for k in keys if isinstance(k, str)]
-    out: dict[str, tuple] = {}
-    for d in data.values():
-        for op in (*d.ops, *d.post):
-            if type(op) is ir.Store and op.target and op.target not in out:
-                t = f" {op.target} "
-                out[op.target] = tuple(k for k in texts if t in f" {k} ")
-    return out

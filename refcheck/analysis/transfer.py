@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import sizes
-from refcheck.analysis.assume import Assumptions, loop_tests, same_key, stored_conditions
+from refcheck.analysis.assume import Assumptions, loop_tests, same_key
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -114,8 +114,6 @@ class Transfer(Assumptions):
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
-        # A store into a location changes what a test of it says (`self->flag = 0;`).
-        self.stored_conds = stored_conditions(self.data, self.correlated)
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
 
@@ -397,8 +395,6 @@ class Transfer(Assumptions):
             st.objs[oid] = replace(o, owned=o.owned - 1, shared=True) if o.owned else \
                 replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
-            for k in self.stored_conds.get(op.target, ()):
-                st.facts.conds.pop(k, None)
             stored = st.facts.stored
             before = stored.get(op.target)
             if before is not None and before != oid and before in st.objs:
