@@ -12,6 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.ir.digraph import components
 from refcheck.rules.events import Gone, Nullness
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
@@ -187,3 +188,26 @@ def learn_equality(st: State, simple: tuple, taken: bool) -> None:
         st.facts.excluded.pop(var, None)
     else:
         st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}
+
+
+def loop_tests(g, data: dict, relevant) -> set:
+    """The keys of conditions tested at a branch inside a loop whose edges both stay in it (`if
+    (self->reader)` in a body that `goto`es back): its next trip tests the same, unchanged text
+    again, so it correlates with itself as two sites do. A loop's own exit test is not one (the
+    exit edge leaves): remembered, a field the body changes through a call would never let the
+    loop end."""
+    out = set()
+    scc = None
+    for n, d in data.items():
+        cond = d.cond
+        if isinstance(cond, ir.SizeTest):
+            cond = cond.fallback
+        if not isinstance(cond, ir.Fact) or not (relevant is None or n in relevant):
+            continue
+        if scc is None:
+            scc = components(g)
+        succ = list(g.successors(n))
+        if len(succ) > 1 and all(scc[s] == scc[n] for s in succ):
+            out.add(cond.key)
+    return out
+

@@ -68,6 +68,9 @@ class Obj:
     # References stored into memory without one being owned (`self->storage = storage;`): a later
     # retain of the object pays for the stored copy instead of giving us an owned reference.
     debt: int = 0
+    # Stored copies whose reference a retain paid (`self->dict = d; Py_INCREF(d);`): the location
+    # holds that reference; a read of it taken out as the location is cleared is ours to release.
+    paid: int = 0
     # The result of an acquirer that may return its argument (newContiguous): the existing
     # objects it may be, the argument's first (then what that one may be, for a chain of such
     # calls), ending at a parameter or a fresh acquisition. Empty: unknown, it may be anything.
@@ -89,7 +92,7 @@ class Obj:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
-                                                self.node, self.deps, self.link, self.debt, self.may_be,
+                                                self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
                                                 self.fresh, self.family, self.shared)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None

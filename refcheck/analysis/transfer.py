@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import sizes
-from refcheck.analysis.assume import Assumptions, same_key
+from refcheck.analysis.assume import Assumptions, loop_tests, same_key
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -113,6 +113,7 @@ class Transfer(Assumptions):
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
+        self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
 
@@ -350,7 +351,7 @@ class Transfer(Assumptions):
             st.objs[oid] = replace(o, name=op.callee)
             return
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
-            st.objs[oid] = replace(o, debt=o.debt - 1)
+            st.objs[oid] = replace(o, debt=o.debt - 1, paid=min(MAX_OWNED, o.paid + 1))
             return
         keep = o.origin is Origin.ACQUIRE or o.owned
         st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO,
@@ -396,8 +397,14 @@ class Transfer(Assumptions):
         if op.target:
             stored = st.facts.stored
             before = stored.get(op.target)
-            if before is not None and before != oid and before in st.objs and st.objs[before].debt:
-                st.objs[before] = replace(st.objs[before], debt=st.objs[before].debt - 1)  # that copy is gone
+            if before is not None and before != oid and before in st.objs:
+                b = st.objs[before]
+                if b.debt:
+                    st.objs[before] = replace(b, debt=b.debt - 1)  # that copy is gone
+                elif b.paid and st.holders(before):
+                    # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
+                    # Py_DECREF(tmp)`): the reference the location held is now ours.
+                    st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
             self.forget(st, ObjId(Kind.FIELD, op.target))
             # Until the location or its address changes, loading it gives back what was stored.
             if oid is not None:

@@ -86,6 +86,9 @@ def _cpython() -> Conventions:
             r"^PyErr_NewException$", r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$",
         ],
         reallocate=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$"],
+        # They return NULL on failure and leave the old block valid (the C API's memory docs),
+        # as realloc does: `d = PyMem_Realloc(b, n); if (!d) goto error;` still owns b there.
+        may_fail=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$", r"^realloc$", r"^reallocarray$"],
         retain=[r"^_?Py_X?INCREF$"],
         release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$"],
         # The C API's steals are in its table (PyList_SetItem's item, PyModule_AddObject's value

@@ -368,6 +368,11 @@ class Builder(GraphBuilder):
     def return_stmt(self, c) -> None:
         kids = [k for k in children_of(c) if is_expression(k)]
         v = self.exprs.value(kids[0]) if kids else None
+        returned = strip(kids[0]) if kids else None
+        if returned is not None and kind_of(returned) == K.DECL_REF_EXPR:
+            # A local struct returned by value: what its members hold goes to the caller.
+            for member in self.members.get(self.var(referenced(returned)) or "", {}).values():
+                self.emit(ir.Store(location(c), member))
         if self.in_child:
             self.goto(self.node("stop", location(c), text="end of the child process"))
             self.pending_temps = []

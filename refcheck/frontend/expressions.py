@@ -268,6 +268,13 @@ class ExpressionLowerer(CallLowering):
         # Not an element of a local array that a local variable still holds the reference in: the
         # array dies with the function, the variable keeps the duty (a reference only the array
         # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
+        # So is a member of a local struct (`out.dst = buf;` then `&out` lent to a call).
+        member = self.member_holder(target)
+        if member is not None and src not in (None, NULL) and not src.startswith("$"):
+            self.b.emit(ir.Assign(loc, member, src))
+            return src
+        if member is not None:
+            self.b.emit(ir.Kill(loc, member))  # the member no longer holds what it held
         if self.local_array_element(target) and src not in (None, NULL) and not src.startswith("$"):
             self.lvalue_base(target)
             return src
@@ -301,6 +308,27 @@ class ExpressionLowerer(CallLowering):
             return False
         return referenced(base).type.get_canonical().kind in (
             ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
+
+    def member_holder(self, target) -> str | None:
+        """For `s.f` where s is a struct (not a pointer) local to this function: the variable
+        standing for that member, which holds what a local stored there (an alias: the struct dies
+        with the function, the local keeps the duty; returning s hands it to the caller). None
+        for any other target."""
+        if kind_of(target) != K.MEMBER_REF_EXPR or not has_pointer_type(target):
+            return None
+        base = next(iter(children_of(target)), None)
+        base = strip(base) if base is not None else None
+        if base is None or kind_of(base) != K.DECL_REF_EXPR:
+            return None
+        s = self.b.var(referenced(base))
+        if s is None or referenced(base).type.get_canonical().kind != ci.TypeKind.RECORD:
+            return None
+        members = self.b.members.setdefault(s, {})
+        name = members.get(target.spelling)
+        if name is None:
+            name = members[target.spelling] = f"{s}.{target.spelling}"
+            self.b.names[name] = f"{self.b.names.get(s, s)}.{target.spelling}"
+        return name
 
     def conditional(self, c):
         kids = list(children_of(c))

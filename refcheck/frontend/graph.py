@@ -36,6 +36,9 @@ class GraphBuilder:
         self.data: dict[int, Node] = {}
         self.names: dict[str, str] = {}
         self.temps = 0
+        # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
+        # -> member name -> the variable standing for that member (`Expressions.member_holder`).
+        self.members: dict[str, dict[str, str]] = {}
         self.breaks: list[int] = []
         self.continues: list[int] = []
         self.switches: list[list] = []  # [dispatch node, has default]

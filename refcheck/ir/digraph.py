@@ -207,3 +207,45 @@ def dominators(start, successors, predecessors) -> dict:
                 idom[n] = new
                 changed = True
     return idom
+
+
+def components(g) -> dict:
+    """Each node mapped to the number of its strongly connected component (Tarjan's algorithm,
+    iterative: a CFG's depth-first paths are as long as the function)."""
+    index: dict = {}
+    low: dict = {}
+    comp: dict = {}
+    stack: list = []
+    on: set = set()
+    found = 0
+    for root in g:
+        if root in index:
+            continue
+        work = [(root, iter(g.successors(root)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            for m in it:
+                if m not in index:
+                    index[m] = low[m] = len(index)
+                    stack.append(m)
+                    on.add(m)
+                    work.append((m, iter(g.successors(m))))
+                    break
+                if m in on:
+                    low[node] = min(low[node], index[m])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    while True:
+                        m = stack.pop()
+                        on.discard(m)
+                        comp[m] = found
+                        if m == node:
+                            break
+                    found += 1
+    return comp
