@@ -276,7 +276,8 @@ class ExpressionLowerer(CallLowering):
         # Not an element of a local array that a local variable still holds the reference in: the
         # array dies with the function, the variable keeps the duty (a reference only the array
         # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
-        if self.local_array_element(target) and src not in (None, NULL) and not src.startswith("$"):
+        if ((self.local_array_element(target) or self.local_record_member(target))
+                and src not in (None, NULL) and not src.startswith("$")):
             self.lvalue_base(target)
             return src
         self.lvalue_base(target)
@@ -309,6 +310,17 @@ class ExpressionLowerer(CallLowering):
             return False
         return referenced(base).type.get_canonical().kind in (
             ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
+
+    def local_record_member(self, target) -> bool:
+        """`s.f` where s is a struct (not a pointer) local to this function: like a local array's
+        element, it dies with the frame (libxmlb's `nodetab_helper.buf = buf`, buf a g_autoptr)."""
+        if kind_of(target) != K.MEMBER_REF_EXPR:
+            return False
+        base = next(iter(children_of(target)), None)
+        base = strip(base) if base is not None else None
+        if base is None or kind_of(base) != K.DECL_REF_EXPR or self.b.var(referenced(base)) is None:
+            return False
+        return referenced(base).type.get_canonical().kind == ci.TypeKind.RECORD
 
     def conditional(self, c):
         kids = list(children_of(c))
