@@ -61,6 +61,12 @@ class Conventions:
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
+    # Calls returning memory in the caller's own stack frame (what GLib's g_alloca/g_newa expand
+    # to): the frame frees it at return, nobody owes it a release, and a count function that
+    # knows its object is on the stack (libxmlb's xb_stack_unref) may be handed it. Its result is
+    # untracked (unknown), neither owned nor a borrowed call result, for every preset.
+    frame: list[str] = field(default_factory=lambda: [r"^(?:__builtin_)?alloca(?:_with_align(?:_and_max)?)?$",
+                                                      r"^_alloca$"])
     # Calls that never return: with errors="abort" their paths need no cleanup, with "unwind" they
     # are exits where nothing may still be held.
     error: list[str] = field(default_factory=lambda: [
@@ -231,7 +237,7 @@ class Conventions:
 
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal", "borrow_accessors", "floating",
+            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
@@ -437,6 +443,8 @@ class Conventions:
             ends = Ends(role)
         elif role == "acquire":
             returns, returned = Returns.OWNED, self._lookup("may_return_argument", name)
+        elif self.matches("frame", name):
+            returns = Returns.UNKNOWN  # stack memory: the frame's, no reference to anyone
         arguments.extend((i, Effect.SINK) for i in self._lookup("sinks", name) or ())
         s = Summary(returns=returns, arguments=tuple(arguments), returned=returned, ends=ends,
                     error_condition=self._error_condition(name), may_fail=self.matches("may_fail", name),

@@ -208,6 +208,9 @@ GLIB_RULES: dict[str, dict] = {
                                   ("g_variant_new_parsed", 1, {"returns": "owned"}),
                                   ("g_variant_builder_add", 2, {}), ("g_variant_builder_add_parsed", 2, {}),
                                   ("g_variant_dict_insert", 3, {}))},
+    # gobject.h's static inline g_set_object (&x, y) (a header body, not analysed): refs y, stores
+    # it into x, unrefs x's old value. g_set_weak_pointer takes no reference: it borrows.
+    "g_set_object": {"arguments": {"0": "replace", "1": "keep"}},
     # The checked casts G_OBJECT(x), G_ICON(x) ... expand to: x itself.
     "g_type_check_instance_cast": {"returns": "argument", "returned": 0},
     "g_type_check_class_cast": {"returns": "argument", "returned": 0},

@@ -32,6 +32,10 @@ class Effect(Enum):
     # `floating` acquirer gave is handed over; any other is only read (the callee takes its own).
     SINK_FLOATING = "sink-floating"
     ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
+    # `*arg` (a `T **`) gives its old reference up and holds the next argument with a reference of
+    # the callee's own (GLib's g_set_object (&x, y): ref y, `*arg = y`, unref the old value). On a
+    # local `&x` x now owns y; on memory (`&priv->x`) the next argument is only kept (KEEP).
+    REPLACE = "replace"
 
 
 class When(Enum):

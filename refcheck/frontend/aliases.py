@@ -52,10 +52,86 @@ def _written(block, decl) -> bool:
 
 
 def aliased(b, c) -> str | None:
-    """The local that `*pp` names (`c` is the `*pp` cursor), where pp is such an alias."""
-    if not b.aliases or kind_of(c) != K.UNARY_OPERATOR or unop(c) != "*":
+    """The local that `*pp` (or `*u.m`) names (`c` is the `*pp` cursor), where pp (u) is such an
+    alias."""
+    if not (b.aliases or b.unions) or kind_of(c) != K.UNARY_OPERATOR or unop(c) != "*":
         return None
     base = strip(next(iter(children_of(c)), c))
     if kind_of(base) != K.DECL_REF_EXPR:
-        return None
+        return union_member(b, base)
     return b.aliases.get(b.var(referenced(base)))
+
+
+def union_alias(b, target, rhs) -> tuple[str, str] | None:
+    """(u, v) for `u.m = (cast) &v`, u a local union and v a local, where that is the one write
+    of u in the function: GLib's g_set_object macro puns the address through
+    `union { char *in; GObject **out; } _object_ptr; _object_ptr.in = (char *) (&x);` to pass
+    `_object_ptr.out`. Reading a member of u then reads `&v` (frontend.expressions)."""
+    if block_of(b) is None or kind_of(target) != K.MEMBER_REF_EXPR:
+        return None
+    base = strip(next(iter(children_of(target)), target))
+    decl = referenced(base) if kind_of(base) == K.DECL_REF_EXPR else None
+    if decl is None or not _is_union(decl):
+        return None
+    u = b.var(decl)
+    c = strip(rhs)
+    if u is None or kind_of(c) != K.UNARY_OPERATOR or unop(c) != "&":
+        return None
+    inner = strip(next(iter(children_of(c)), c))
+    v = b.var(referenced(inner)) if kind_of(inner) == K.DECL_REF_EXPR else None
+    if v is None or _union_writes(block_of(b), decl) != 1:
+        return None
+    return u, v
+
+
+def block_of(b):
+    """The function's outermost block (a macro's statement expression is no block of its own)."""
+    return b.blocks[0] if b.blocks else None
+
+
+def _is_union(decl) -> bool:
+    t = decl.type.get_canonical()
+    d = t.get_declaration() if t.kind.name == "RECORD" else None
+    return d is not None and kind_of(d) == K.UNION_DECL
+
+
+def _union_writes(block, decl) -> int:
+    """How many times the local union `decl` is written in `block` (its members assigned); 2 (too
+    many) as soon as it is assigned whole, incremented or has its address taken."""
+    key, n = cursor_key(decl), 0
+    for c in block.walk_preorder():
+        k = kind_of(c)
+        if k in ASSIGNING and binop(c).endswith("=") and binop(c) not in COMPARING:
+            lhs = strip(next(iter(c.get_children()), c))
+            whole = kind_of(lhs) == K.DECL_REF_EXPR
+            if kind_of(lhs) == K.MEMBER_REF_EXPR:
+                lhs = strip(next(iter(children_of(lhs)), lhs))
+        elif k == K.UNARY_OPERATOR and unop(c) in ("&", "++", "--", "post++", "post--"):
+            lhs, whole = strip(next(iter(c.get_children()), c)), True
+        else:
+            continue
+        ref = referenced(lhs) if kind_of(lhs) == K.DECL_REF_EXPR else None
+        if ref is not None and cursor_key(ref) == key:
+            n += 2 if whole else 1
+    return n
+
+
+def pointed_local(b, a) -> str | None:
+    """The local an argument of pointer-to-pointer type points at: `&v`, a `pp` holding `&v`
+    (address_alias), or a member of a union holding `&v` (union_alias); else None."""
+    c = strip(a)
+    k = kind_of(c)
+    if k == K.UNARY_OPERATOR and unop(c) == "&":
+        inner = strip(next(iter(children_of(c)), c))
+        return b.var(referenced(inner)) if kind_of(inner) == K.DECL_REF_EXPR else None
+    if k == K.DECL_REF_EXPR:
+        return b.aliases.get(b.var(referenced(c)))
+    return union_member(b, c)
+
+
+def union_member(b, c) -> str | None:
+    """The local v whose address the union member `u.m` holds (union_alias), else None."""
+    if not b.unions or kind_of(c) != K.MEMBER_REF_EXPR:
+        return None
+    base = strip(next(iter(children_of(c)), c))
+    return b.unions.get(b.var(referenced(base))) if kind_of(base) == K.DECL_REF_EXPR else None

@@ -48,6 +48,7 @@ class Builder(GraphBuilder):
         self.in_child = 0  # inside the arm a child-process test guards (conditions.child_arm)
         self.blocks: list = []  # the compound statements being lowered, innermost last
         self.aliases: dict[str, str] = {}  # `T **pp = &v;` never written again: pp -> v (frontend.aliases)
+        self.unions: dict[str, str] = {}  # `u.m = &v;` the one write of a local union u: u -> v (frontend.aliases)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:

@@ -12,6 +12,7 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
+from refcheck.frontend.aliases import pointed_local
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -71,17 +72,23 @@ class CallLowering:
         # objects (GVariant *); a string or a number there is read.
         effects = {i: e for i, e in effects.items()
                    if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
+        # Data given with a NULL destroy notify is only lent, whatever the record keeps.
+        effects = {i: Effect.BORROW if e in _KEPT and isinstance(i, int) and unnotified(args, i) else e
+                   for i, e in effects.items()}
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
         # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
         lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
-        filled_or_lent = filled.keys() | lent.keys()
+        # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
+        replaced = replaced_local(self.b, args, effects)
+        if replaced is not None:
+            effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
+        filled_or_lent = filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)
-                  and not (e is Effect.SINK and unnotified(args, i))}
+        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
@@ -117,6 +124,8 @@ class CallLowering:
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
         self.fill(loc, name, args, filled)
+        if replaced is not None:
+            self.replace(loc, name, replaced[1], values[replaced[0] + 1])
         for i, v in lent.items():
             t = self.b.temp(f"{name}(...)")
             self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
@@ -273,6 +282,16 @@ class CallLowering:
             self.b.emit(ir.Acquire(loc, t, name, scalars=fills_scalars(args[i])))
             self.b.emit(ir.Assign(loc, v, t))
 
+    def replace(self, loc, name: str, v: str, new) -> None:
+        """`g_set_object (&v, new)`: ref new, `v = new`, unref v's old value (in that order, as
+        the callee does: the same object in both is a retain and a release, no change)."""
+        old = self.b.temp(f"{name}(old)")
+        self.b.emit(ir.Assign(loc, old, v))
+        if new not in (None, NULL):
+            self.b.emit(ir.Retain(loc, new, name))
+        self.b.emit(ir.Assign(loc, v, new if new != NULL else None, null=new == NULL))
+        self.b.emit(ir.Release(loc, (old,), name))
+
     def reallocation(self, loc, name, summary, tracked):
         """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into
         success and failure (NULL, the old block still ours)."""
@@ -313,15 +332,48 @@ class CallLowering:
         return t
 
 
+def replaced_local(b, args: list, effects: dict) -> tuple[int, str] | None:
+    """(i, v) for the record's REPLACE position i whose argument points at the local v (`&v`, or
+    what g_set_object's macro puns it through), with a next argument to put there; else None
+    (memory, `&priv->x`: the next argument is kept by its own reference, KEEP)."""
+    for i, e in effects.items():
+        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args):
+            v = pointed_local(b, args[i])
+            return (i, v) if v is not None else None
+    return None
+
+
 def unnotified(args, i: int) -> bool:
-    """User data `args[i]` followed by a NULL destroy notify (`g_source_set_callback (src, cb,
-    side, NULL)`): nothing will free it, so the callee only borrows it for as long as its caller
-    keeps it alive; the record's sink (data paired with a notify) does not hold at this call."""
-    if i + 1 >= len(args) or not is_null_constant(args[i + 1]):
+    """User data `args[i]` paired with a NULL destroy notify: nothing will free it, so the callee
+    only borrows it for as long as its caller keeps it alive, whatever its record says it keeps
+    (a GIR sink, an inferred steal or store of a project function's `gpointer user_data`).
+    GLib's convention, by the call's parameter types: the notify follows its data
+    (`g_source_set_callback (src, cb, side, NULL)`, `xb_machine_add_method (m, "a", 1, cb,
+    self, NULL)`), or comes right before it (`g_variant_new_from_data (..., notify, user_data)`,
+    a `void (*) (gpointer)` there)."""
+    if i + 1 < len(args) and _null_function(args[i + 1]) is not None:
+        return True
+    before = _null_function(args[i - 1]) if i > 0 else None
+    return before is not None and _destroy_notify(before)
+
+
+def _null_function(arg):
+    """The function type of a NULL constant passed for a function pointer, else None."""
+    if not is_null_constant(arg):
+        return None
+    t = arg.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return None
+    f = t.get_pointee()
+    return f if f.kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO) else None
+
+
+def _destroy_notify(f) -> bool:
+    """A `void (*) (T *)` function type: GDestroyNotify's shape (a callback taking more is not)."""
+    if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
         return False
-    t = args[i + 1].type.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().kind in (ci.TypeKind.FUNCTIONPROTO,
-                                                                       ci.TypeKind.FUNCTIONNOPROTO)
+    params = list(f.argument_types())
+    return len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER
 
 
 def fills_scalars(arg) -> bool:

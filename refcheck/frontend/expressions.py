@@ -12,7 +12,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.aliases import aliased
+from refcheck.frontend.aliases import aliased, union_alias, union_member
 from refcheck.frontend.calls import CallLowering, placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, is_expression, kind_of, location, referenced, strip, unop)
@@ -122,6 +122,10 @@ class ExpressionLowerer(CallLowering):
     def member(self, c):
         # The location only where an op is emitted (here and below): asked eagerly, most of the
         # 490k asked on THTensor.c went unused (a binary operator's, for one, only serves `=`).
+        punned = union_member(self.b, c)
+        if punned is not None:  # `u.m` holding `&v` read as a value: v's address escapes here
+            self.b.emit(ir.Escape(location(c), punned))
+            return None
         kids = list(children_of(c))
         if kids:
             base = self.value(kids[0])
@@ -252,6 +256,10 @@ class ExpressionLowerer(CallLowering):
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)
+        punned = union_alias(self.b, target, rhs)
+        if punned is not None:  # `u.in = (char *) &v`: u's members are `&v` (frontend.aliases)
+            self.b.unions[punned[0]] = punned[1]
+            return None
         alias = aliased(self.b, target)
         if kind_of(target) == K.DECL_REF_EXPR or alias is not None:
             v = alias or self.b.var(referenced(target))

@@ -25,7 +25,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 PATTERN_KINDS = ("acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "primitive",
-                 "may_raise", "context", "borrowed", "steal")
+                 "may_raise", "context", "borrowed", "steal", "frame")
 SOURCE_EXTENSIONS = [".c", ".cc", ".cpp", ".cxx", ".cu"]
 DEFAULT_CACHE_DIR = ".refcheck_cache"
 

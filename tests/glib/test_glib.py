@@ -239,3 +239,13 @@ def test_transfer_none_setter_keeping_its_own_reference(tmp_path: Path) -> None:
         """))
     findings = check_unit(str(unit), Settings(conventions=conv, root=str(tmp_path))).findings
     assert [(f.rule, f.function, f.location.line) for f in findings] == [("RC001", "leaks", 25)]
+
+
+def test_frame_memory_is_untracked_in_every_preset() -> None:
+    """alloca's result is the frame's (Returns.UNKNOWN), for the TH defaults and the glib
+    preset alike; g_set_object is a replace record."""
+    for conv in (PRESETS["th"].build(), PRESETS["glib"].build()):
+        for name in ("__builtin_alloca", "alloca", "__builtin_alloca_with_align"):
+            assert conv.summary(name).returns is Returns.UNKNOWN, (name, conv)
+        assert conv.summary("my_alloca_helper").returns is not Returns.UNKNOWN
+    assert PRESETS["glib"].build().summary("g_set_object").effect_of(0) is Effect.REPLACE
