@@ -542,6 +542,19 @@ OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
 OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
 
 
+def stores_parameter(c) -> bool:
+    """`q->f = p;` (or `*q = p`, `g = p`) of a pointer parameter p into memory (not a local): a
+    setter whose caller keeps, or settles, the count of what it stored (the cpython preset)."""
+    if binop(c) != "=":
+        return False
+    lhs, rhs = list(children_of(c))
+    e, target = strip(rhs), strip(lhs)
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e) or kind_of(target) == K.DECL_REF_EXPR:
+        return False
+    ref = referenced(e)
+    return ref is not None and kind_of(ref) == K.PARM_DECL
+
+
 def returns_parameter(ret) -> bool:
     """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
     whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
@@ -581,5 +594,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True
         elif k == K.RETURN_STMT and returns_parameter(c):
             return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
+        elif conv.infer_steals and k == K.BINARY_OPERATOR and stores_parameter(c):
+            return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         stack.extend(children_of(c))
     return False
