@@ -138,15 +138,6 @@ class Facts:
             for k in [k for k, v in self.sizes.items() if k.mentions(v, var)]:
                 del self.sizes[k]
 
-    def written(self, target: str) -> None:
-        """The location keyed `target` was stored to: forget the conditions that read it (`s->f
-        != Py_None` after `s->f = x`). Keys are pre-order tokens, so a reader's key holds the
-        location's key as a run of whole tokens."""
-        if self.conds:
-            t = f" {target} "
-            for k in [k for k in self.conds if isinstance(k, str) and t in f" {k} "]:
-                del self.conds[k]
-
     def within(self, other: "Facts") -> bool:
         """Every fact here is also known in `other` (so `other`'s paths are covered by ours)."""
         return (self.conds.items() <= other.conds.items() and self.consts.items() <= other.consts.items()

@@ -394,7 +394,6 @@ class Transfer(Assumptions):
             st.objs[oid] = replace(o, owned=o.owned - 1, shared=True) if o.owned else \
                 replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
-            st.facts.written(op.target)
             stored = st.facts.stored
             before = stored.get(op.target)
             if before is not None and before != oid and before in st.objs and st.objs[before].debt:
