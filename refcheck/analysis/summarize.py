@@ -160,13 +160,15 @@ class Summarizer:
                          and not (var in self.setter and self.fates[i] <= {"sunk", "null"}))
 
     def stored_only(self, cfg) -> frozenset:
-        """The pointer parameters written into memory by plain stores (`q->f = p`) and handed to
-        no call that keeps them (a steal, a sink, an `N` format unit)."""
+        """The pointer parameters written by plain stores into memory another pointer parameter
+        reaches (`pc->dictObj = dictObj`: the out-object), and kept nowhere else (a local
+        struct's field, a global, a call that keeps them: a steal, a sink, an `N` format unit)."""
         plain, kept = set(), set()
         for _, d in cfg.graph.nodes(data="data"):
             for op in (*d.ops, *d.post):
                 if type(op) is ir.Store and op.var in self.index:
-                    (kept if op.sink or not op.target else plain).add(op.var)
+                    out = op.target and not op.sink and any(v in self.index for v in op.deps - {op.var})
+                    (plain if out else kept).add(op.var)
         return frozenset(plain - kept)
 
     def effect(self, i: int) -> Effect | None:
