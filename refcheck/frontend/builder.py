@@ -29,6 +29,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.slots import role_of
+from refcheck.frontend.steals import stores_parameter
 
 
 class Builder(GraphBuilder):
@@ -540,30 +541,6 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
 # them holds no owned reference and releases nothing, so no rule can fire in it.
 OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
 OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
-
-
-def stores_parameter(c) -> bool:
-    """`q->f = p;` (or `*q = p`) of a pointer parameter p into memory another parameter q reaches
-    (the out-object): a setter whose caller keeps, or settles, the count of what it stored (the
-    cpython preset). Not a local struct's field (`args.pattern = p`), which dies with the call."""
-    if binop(c) != "=":
-        return False
-    lhs, rhs = list(children_of(c))
-    e, target = strip(rhs), strip(lhs)
-    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e) or kind_of(target) == K.DECL_REF_EXPR:
-        return False
-    ref = referenced(e)
-    if ref is None or kind_of(ref) != K.PARM_DECL:
-        return False
-    stack = [target]
-    while stack:
-        x = stack.pop()
-        if kind_of(x) == K.DECL_REF_EXPR:
-            r = referenced(x)
-            if r is not None and kind_of(r) == K.PARM_DECL and r != ref and has_pointer_type(x):
-                return True
-        stack.extend(children_of(x))
-    return False
 
 
 def returns_parameter(ret) -> bool:
