@@ -130,7 +130,10 @@ class Assumptions:
                 learn_equality(st2, cond.simple, taken)
             return st2
         if isinstance(cond, ir.Fact):
-            return self.assume_correlated(st, cond.key, taken)
+            st2 = self.assume_correlated(st, cond.key, taken)
+            if st2 is not None and cond.same is not None and cond.same[2] == taken:
+                same_as_singleton(st2, cond.same)
+            return st2
         if isinstance(cond, ir.SizeTest):
             return sizes.assume(self, st, cond, taken)
         return st.copy()
@@ -211,3 +214,14 @@ def loop_tests(g, data: dict, relevant) -> set:
             out.add(cond.key)
     return out
 
+def same_as_singleton(st: State, same: tuple) -> None:
+    """`v == Py_False` held: v's object is the singleton, so a later load of it (`Py_DECREF
+    (Py_False)`) gives v's object back, with the references v's holder owns (no new debt). The
+    interpreter holds the singleton too: it outlives our last release (shared), so `Py_DECREF
+    (kstr); return Py_None;` under `kstr == Py_None` returns a live object."""
+    var, key, _ = same
+    oid = st.env.get(var)
+    o = st.objs.get(oid) if oid is not None else None
+    if o is not None and o.null != NULL:
+        st.facts.stored[key] = oid
+        st.objs[oid] = replace(o, shared=True, null=NONNULL, link=None)

@@ -20,6 +20,7 @@ A function not fully checked gets no summary (its states are not all known).
 
 from __future__ import annotations
 
+from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
@@ -48,6 +49,7 @@ class Summarizer:
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
+        self.setter = self.stored_only(cfg) if counts else frozenset()
         self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
         self.returns: set[int] = set()  # return nodes reached
         self.errors = False
@@ -150,15 +152,34 @@ class Summarizer:
     def stolen(self) -> frozenset:
         """The parameters the function treats as its own: given up (released or handed over) on
         some path and on every other returning path where they are not NULL given up or returned."""
+        # One only ever stored into memory (`pc->dictObj = dictObj`) is no steal: a store the
+        # caller settles (`effect`), which a borrowed argument followed by Py_INCREF pays.
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
-                         and self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"})
+                         and self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
+                         and not (var in self.setter and self.fates[i] <= {"sunk", "null"}))
+
+    def stored_only(self, cfg) -> frozenset:
+        """The pointer parameters written by plain stores into memory another pointer parameter
+        reaches (`pc->dictObj = dictObj`: the out-object), and kept nowhere else (a local
+        struct's field, a global, a call that keeps them: a steal, a sink, an `N` format unit)."""
+        plain, kept = set(), set()
+        for _, d in cfg.graph.nodes(data="data"):
+            for op in (*d.ops, *d.post):
+                if type(op) is ir.Store and op.var in self.index:
+                    out = op.target and not op.sink and any(v in self.index for v in op.deps - {op.var})
+                    (plain if out else kept).add(op.var)
+        return frozenset(plain - kept)
 
     def effect(self, i: int) -> Effect | None:
         fates = self.fates[i] - {"null"}
         if self.params_by_index[i] in self.stolen_vars and fates != {"released"}:
             return Effect.CONSUME  # a stolen parameter: its caller hands it over
-        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK),
+        # In CPython code (`counts`) a helper storing a parameter it holds no reference to is a
+        # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
+        # idiom, precision 4) or hands its own reference to: a plain store, no sink (no RC009).
+        sunk = Effect.STORE if self.params_by_index[i] in self.setter else Effect.SINK
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk),
                              ("kept", Effect.KEEP)):
             if fates == {fate}:
                 return effect

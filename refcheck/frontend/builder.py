@@ -29,6 +29,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.slots import role_of
+from refcheck.frontend.steals import stores_parameter
 
 
 class Builder(GraphBuilder):
@@ -587,5 +588,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True
         elif k == K.RETURN_STMT and returns_parameter(c):
             return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
+        elif conv.infer_steals and k == K.BINARY_OPERATOR and stores_parameter(c):
+            return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         stack.extend(children_of(c))
     return False

@@ -164,7 +164,7 @@ class CallLowering:
             result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1)
             return None
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
-                and summary.returns is Returns.BORROWED):
+                and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)):
             return self.borrowed_result(loc, name, args)
         return None
 
@@ -385,6 +385,17 @@ def fills_scalars(arg) -> bool:
     if inner.kind != ci.TypeKind.POINTER:
         return False
     return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
+
+
+def untyped_unknown(c, summary) -> bool:
+    """A `void *` result of a callee nothing describes (no record, no pattern, no body here:
+    ultrajson's `JSOBJ JSON_DecodeObject(...)`, defined in another unit): an untyped pointer whose
+    ownership is unknown, not an object the callee lends; it is not tracked (no RC010 when the
+    caller releases it). A record or a pattern saying `borrowed` (luaT_toudata) still lends it."""
+    if summary.source is not Source.DEFAULT:
+        return False
+    t = c.type.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
 
 
 def points_to_scalar(c) -> bool:

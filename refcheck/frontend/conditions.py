@@ -104,7 +104,8 @@ class ConditionLowerer:
         if has_pointer_type(c) and v not in (None, NULL) and not (key and v.startswith("$")):
             self.test(c, v, t, f, pointer=True, mark=mark)
         else:
-            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b)) if key is not None else None
+            fact = ir.Fact(key[0], frozenset(key[1]), simple_condition(c, self.b),
+                           singleton_identity(c, self.b)) if key is not None else None
             status = status_condition(self.b, c, call_comparison)  # PyModule_AddObject(...) < 0
             if status is not None:
                 fact = ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status)
@@ -342,6 +343,23 @@ def _subkey_of(x, b: GraphBuilder):
         if found[1]:
             vars_ = vars_ | found[1] if vars_ else found[1]
     return " ".join(parts), vars_
+
+
+def singleton_identity(c, b: GraphBuilder) -> tuple | None:
+    """(var, the singleton's load key, the edge on which they are equal) for `v == Py_False` or
+    `v != Py_None` with v a local pointer: on that edge v holds the singleton itself, so a later
+    `Py_DECREF(Py_False)` releases v's reference (mrab-regex's splitter_split)."""
+    if kind_of(c) != K.BINARY_OPERATOR or binop(c) not in ("==", "!="):
+        return None
+    operands = [strip(x) for x in children_of(c)]
+    if len(operands) != 2:
+        return None
+    for x, y in (operands, operands[::-1]):
+        name = singleton_address(y, b)
+        v = b.var(referenced(x)) if kind_of(x) == K.DECL_REF_EXPR and has_pointer_type(x) else None
+        if name and v is not None:
+            return v, f"&global:{name}", binop(c) == "=="
+    return None
 
 
 def singleton_address(c, b: GraphBuilder) -> str | None:

@@ -81,11 +81,14 @@ class ExpressionLowerer(CallLowering):
     def assign_flag(self, loc: Location, v: str, rhs) -> bool:
         """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
         `if (!p) own = 1; else own = 0;`, so that `if (own) free(p)` after `if (!p) p = newX();`
-        is decided by the constant on each path, although p has changed since."""
+        is decided by the constant on each path, although p has changed since. Likewise `has =
+        (s->hook != Py_None);` (a comparison of a side-effect-free value with a constant or a
+        singleton): the branch records the comparison's fact, so a later `if (has)` and a later
+        retest of `s->hook != Py_None` (s and the field unchanged) agree on each path."""
         c = strip(rhs)
         top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
             (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
-        if not top or not self.null_test_of_local(c):
+        if not top or not (self.null_test_of_local(c) or self.constant_comparison(c)):
             return False
         one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
         self.branch(rhs, one, zero)
@@ -96,6 +99,20 @@ class ExpressionLowerer(CallLowering):
             self.b.goto(join)
         self.b.cur = join
         return True
+
+    def constant_comparison(self, c) -> bool:
+        """`x == k` / `x != k` (any nesting of `!`) for x a side-effect-free expression with a
+        fact key (a local, a field, `s->a->b`) and k an integer constant, NULL or a singleton."""
+        c = strip(c)
+        if kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!":
+            return self.constant_comparison(next(iter(children_of(c))))
+        if kind_of(c) != K.BINARY_OPERATOR or binop(c) not in ("==", "!=") or has_side_effects(c):
+            return False
+        lhs, rhs = list(children_of(c))
+        fixed = lambda x: (is_null_constant(x) or singleton_address(x, self.b) is not None  # noqa: E731
+                           or (not has_pointer_type(x) and converted_constant(x) is not None))
+        return any(fixed(b) and not fixed(a) and key_of(self.b, a) is not None
+                   for a, b in ((lhs, rhs), (rhs, lhs)))
 
     def null_test_of_local(self, c) -> bool:
         """`p`, `!p`, `p == NULL`, `NULL != p` (any nesting of `!`) for a local pointer p."""

@@ -187,6 +187,9 @@ class Fact:
     vars: frozenset
     # (var, op, k) when the condition is `var OP k` for an integer constant k (`own` is `own != 0`).
     simple: tuple | None = None
+    # (var, load key, edge) when the condition compares a local pointer with a singleton
+    # (`result == Py_False`): on the edge `edge` (True: the condition holds) they are one object.
+    same: tuple | None = None
 
 
 @dataclass(frozen=True)
