@@ -12,6 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.assume import Assumptions, same_key
+from refcheck.analysis.doomed import doomed_edges
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -115,6 +116,8 @@ class Transfer(Assumptions):
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
+        # Branch edges that can only abort: the condition's temporaries do not die on them.
+        self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
 
     def find_identity_tests(self, kept: set) -> dict[str, list]:
         """var -> [(condition key, test name)] of the kept conditions that call a one-argument
@@ -236,8 +239,9 @@ class Transfer(Assumptions):
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
-                if any(f(self, st2, op, node, -1, events) is False
-                       for op in data.post if (f := ops.get(type(op))) is not None):
+                if (node, succ) not in self.doomed and any(
+                        f(self, st2, op, node, -1, events) is False
+                        for op in data.post if (f := ops.get(type(op))) is not None):
                     continue
                 shown = edge.get("shown", b)
                 out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
