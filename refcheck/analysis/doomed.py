@@ -1,14 +1,15 @@
-"""Branch edges on which a path can only abort: where a condition's temporaries need not die.
+"""Branch edges on which a path can only abort: where a condition's temporaries die unreported.
 
 A condition's temporaries die on the branch's edges, after the edge's assumption (so a result
 known NULL there leaks nothing). On an edge from which every run ends at an abort, the path ends
-before anything is checked (`errors="abort"`: nothing is checked at an abort), so they are not
-killed there: `g_assert_null (f ())` is `if (f () == NULL) ; else g_assertion_message (...);`,
-whose non-NULL edge aborts. The walk follows straight-line nodes and branches that integer
-constants assigned on the walk itself decide (GLib's `G_LIKELY` when optimising tests a flag
-set by `if (e) v = 1; else v = 0;`), within a few nodes; anything else is not doomed.
+before the loss could matter (nothing is checked at an abort), so their death reports no leak
+there: `g_assert_null (f ())` is `if (f () == NULL) ; else g_assertion_message (...);`, whose
+non-NULL edge aborts. What another holder keeps stays and is checked as before (`if ((t = f ())
+== NULL) ...; t = u; abort ();` still overwrites t's reference). The walk follows straight-line
+nodes and branches that integer constants assigned on the walk itself decide (GLib's `G_LIKELY`
+when optimising tests a flag set by `if (e) v = 1; else v = 0;`), within a few nodes; anything
+else is not doomed.
 """
-
 from __future__ import annotations
 
 from refcheck import ir

@@ -116,7 +116,7 @@ class Transfer(Assumptions):
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
-        # Branch edges that can only abort: the condition's temporaries do not die on them.
+        # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
 
     def find_identity_tests(self, kept: set) -> dict[str, list]:
@@ -239,9 +239,11 @@ class Transfer(Assumptions):
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
-                if (node, succ) not in self.doomed and any(
-                        f(self, st2, op, node, -1, events) is False
-                        for op in data.post if (f := ops.get(type(op))) is not None):
+                # On an edge that can only abort, the temporaries die unreported: the path ends
+                # before anything is checked (what another holder keeps stays, and is checked).
+                told = [] if (node, succ) in self.doomed else events
+                if any(f(self, st2, op, node, -1, told) is False
+                       for op in data.post if (f := ops.get(type(op))) is not None):
                     continue
                 shown = edge.get("shown", b)
                 out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
