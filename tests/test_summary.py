@@ -57,6 +57,7 @@ def test_a_configured_record_wins_over_the_patterns():
             source=Source.CONFIGURED),
     Summary(arguments=((0, Effect.BORROW),), conditional=((1, Effect.RELEASE, When.NONZERO),),
             source=Source.CONFIGURED),
+    Summary(returns=Returns.OWNED, owned_if_null=1, family="malloc", source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -71,6 +72,18 @@ def test_conditional_effects_read_in_either_spelling():
     rel = parse_record({"arguments": {"0": "borrow", "-1": {"effect": "release", "when": "nonzero"}}}, "t")
     assert rel.conditional_effects(3) == {2: (Effect.RELEASE, When.NONZERO)} and rel.effects(3) == {0: Effect.BORROW}
     assert rel.digest() != parse_record({"arguments": {"0": "borrow", "-1": "release"}}, "t").digest()
+
+
+def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
+    realpath = TH.summary("realpath")
+    assert realpath.owned_if_null == 1 and realpath.source is Source.CONFIGURED
+    owned = realpath.at_call(2, lambda i: i == 1)  # realpath (p, NULL)
+    assert owned.returns is Returns.OWNED and owned.role == "acquire" and owned.owned_if_null is None
+    given = realpath.at_call(2, lambda i: False)  # realpath (p, buf): buf itself comes back
+    assert given.returns is Returns.ARGUMENT and given.returned == 1 and given.role is None
+    assert realpath.at_call(1, lambda i: True).returns is Returns.BORROWED  # too few arguments
+    assert TH.summary("getcwd").owned_if_null == 0 and TH.summary("canonicalize_file_name").role == "acquire"
+    assert TH.summary("THFloatTensor_newClone").at_call(1, lambda i: True) == TH.summary("THFloatTensor_newClone")
 
 
 @pytest.mark.parametrize("table, message", [
@@ -88,6 +101,8 @@ def test_conditional_effects_read_in_either_spelling():
     ({"arguments": {"1": {"effect": "retain", "when": "zero"}}}, "a conditional effect is one of"),
     ({"arguments": {"1": "consume-on-sucess"}}, "did you mean 'consume-on-success'"),
     ({"arguments": {"every": {"effect": "release", "when": "zero"}}}, "position is an argument index"),
+    ({"owned-if-null": 1}, 'needs returns = "owned"'),
+    ({"returns": "owned", "owned-if-null": "first"}, "expected an argument index"),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):

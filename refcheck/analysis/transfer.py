@@ -12,6 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.assume import Assumptions, loop_tests, same_key
+from refcheck.analysis.doomed import doomed_edges
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -116,6 +117,8 @@ class Transfer(Assumptions):
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
+        # Branch edges that can only abort: the condition's temporaries die there unreported.
+        self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
 
     def find_identity_tests(self, kept: set) -> dict[str, list]:
         """var -> [(condition key, test name)] of the kept conditions that call a one-argument
@@ -237,7 +240,10 @@ class Transfer(Assumptions):
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
-                if any(f(self, st2, op, node, -1, events) is False
+                # On an edge that can only abort, the temporaries die unreported: the path ends
+                # before anything is checked (what another holder keeps stays, and is checked).
+                told = [] if (node, succ) in self.doomed else events
+                if any(f(self, st2, op, node, -1, told) is False
                        for op in data.post if (f := ops.get(type(op))) is not None):
                     continue
                 shown = edge.get("shown", b)

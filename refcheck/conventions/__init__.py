@@ -37,6 +37,17 @@ TH_RECORDS = {name: parse_record(table, f"TH records: {name}") for name, table i
 }.items()}
 
 
+# libc's results that are malloc'd only when the caller passes no buffer (glibc: realpath with a
+# NULL resolved_path, getcwd with a NULL buf, POSIX.1-2008 and the glibc manual), and those that
+# always are. With a buffer the call returns that buffer (or NULL): nothing to free.
+LIBC_RECORDS = {name: parse_record(table, f"libc records: {name}") for name, table in {
+    "realpath": {"returns": "owned", "owned-if-null": 1, "family": "malloc"},
+    "getcwd": {"returns": "owned", "owned-if-null": 0, "family": "malloc"},
+    "canonicalize_file_name": {"returns": "owned", "family": "malloc"},
+    "get_current_dir_name": {"returns": "owned", "family": "malloc"},
+}.items()}
+
+
 @dataclass
 class Conventions:
     # Calls whose result is an owned reference.
@@ -188,7 +199,7 @@ class Conventions:
     unit_may_raise: frozenset = field(default=frozenset(), metadata={"derived": True})
     # Configured summaries by exact callee name ([tool.refcheck.summaries], generated preset
     # tables): they win over every pattern above.
-    summaries: dict[str, Summary] = field(default_factory=lambda: dict(TH_RECORDS))
+    summaries: dict[str, Summary] = field(default_factory=lambda: {**LIBC_RECORDS, **TH_RECORDS})
     # The summaries inferred from the bodies of the run's functions (`summary.SummaryTable`), set
     # per unit by the engine: used where the names say nothing. Not in the fingerprint: the
     # caches key on the summaries a unit used instead.

@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
-from refcheck.conventions import Conventions
+from refcheck.conventions import LIBC_RECORDS, Conventions
 from refcheck.conventions.summary import Summary, parse_record
 
 
@@ -35,7 +35,9 @@ class Preset:
 
 # The TH defaults of these tables name TH/THC functions (newWithAllocator, THCudaCheck, resizeAs):
 # other code bases start from empty tables and add their own in [tool.refcheck].
-_NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={}, summaries={})
+# libc's records stay: realpath (p, NULL) allocates whatever the library around it.
+_NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={},
+                     summaries=dict(LIBC_RECORDS))
 
 
 def cpython_table() -> dict[str, Summary]:

@@ -106,7 +106,22 @@ class Summary:
     # (position, effect, When): an effect that happens only when the call's (integer) result is
     # zero, or non-zero; the position borrows on the other result. Written in `arguments`.
     conditional: tuple = ()
+    # OWNED only when this argument is NULL at the call (libc's `realpath (p, NULL)`, `getcwd
+    # (NULL, 0)` allocate the result); given a buffer, the call returns that buffer itself.
+    owned_if_null: int | None = None
     source: Source = Source.DEFAULT
+
+    def at_call(self, nargs: int, is_null) -> Summary:
+        """The record at one call: resolves `owned_if_null` by `is_null(index)` (the argument is
+        a NULL constant there): owned, or returning that argument (ownership unchanged)."""
+        if self.owned_if_null is None:
+            return self
+        i = resolve(self.owned_if_null, nargs)
+        if i is not None and is_null(i):
+            return replace(self, owned_if_null=None)
+        if i is None:  # a call with fewer arguments than the record's: nothing to say of it
+            return replace(self, returns=Returns.BORROWED, returned=None, owned_if_null=None)
+        return replace(self, returns=Returns.ARGUMENT, returned=i, owned_if_null=None)
 
     def effect_of(self, position: int | Tracked) -> Effect | None:
         for p, e in self.arguments:
@@ -215,6 +230,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             values[name] = _READERS[name](value)
         except (ValueError, TypeError) as e:
             raise RecordError(f"{where}: key '{key}': {e}") from None
+    if "owned_if_null" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
     if "arguments" in values:
         read = values["arguments"]
         values["arguments"] = tuple((p, e) for p, e, w in read if w is None)
@@ -319,6 +336,12 @@ def _condition(v) -> ErrorCondition:
     return ErrorCondition(index, _bool(v["raises-when"]))
 
 
+def _index(v) -> int:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    raise ValueError(f"expected an argument index, got {v!r}")
+
+
 def _family(v) -> str:
     if not isinstance(v, str) or not v:
         raise ValueError(f"expected a non-empty string, got {v!r}")
@@ -328,7 +351,7 @@ def _family(v) -> str:
 _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
-    "pure": _bool, "family": _family,
+    "pure": _bool, "family": _family, "owned_if_null": _index,
 }
 
 

@@ -56,7 +56,8 @@ class CallLowering:
         decl, name = self.b.callee_of(c)
         loc = location(c)
         args, kids = self.callee_first(c)
-        summary = self.b.summary_of(decl, name)
+        # realpath (p, NULL) allocates; realpath (p, buf) returns buf.
+        summary = self.b.summary_of(decl, name).at_call(len(args), lambda i: is_null_constant(args[i]))
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)

@@ -161,7 +161,7 @@ def _smaller_bodies(body: tuple, top: bool, returns: str):
                     yield body[:i] + (dataclasses.replace(s, orelse=sub),) + body[i + 1:]
         if isinstance(s, Acquire) and (s.checked is not None or s.arg != "p"):
             yield body[:i] + (Acquire(s.var),) + body[i + 1:]
-        if isinstance(s, Discard) and s.into_call:
+        if isinstance(s, Discard) and (s.into_call or s.tested is not None):
             yield body[:i] + (Discard(),) + body[i + 1:]
         if isinstance(s, NullCheck) and s.ret.value not in (None, "NULL", "0"):
             yield body[:i] + (NullCheck(s.target, Return("NULL")),) + body[i + 1:]

@@ -116,7 +116,9 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
     if kind == "return":
         return draw(returns_for(returns, pointers))
     if kind == "discard":
-        return Discard(draw(st.booleans()))
+        into_call = draw(st.booleans())
+        tested = None if into_call else draw(st.none() | st.builds(Error, st.booleans()))
+        return Discard(into_call, tested)
     if kind == "nullcheck":
         return NullCheck(draw(st.sampled_from(pointers)), draw(returns_for(returns, pointers)))
     if kind == "retain":

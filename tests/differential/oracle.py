@@ -229,6 +229,17 @@ class Execution:
                     self.nulls[s.var] = ("failed", line, made)
                 if s.checked is not None and obj is None:
                     self.do_return(s.checked, line)
+            elif isinstance(s, Discard) and s.tested is not None:
+                self.use(self.vars["p"], line)
+                if self.choose():
+                    continue  # NULL: the test fails, nothing was made
+                # Not NULL: the edge into the arm. An abort (or THError with errors="abort")
+                # ends the path before anything is checked; THError that unwinds is an exit, and
+                # the tested result already died on the edge.
+                if self.unwind and not s.tested.exit:
+                    self.report("RC001", line, line)
+                    self.leaks(line)
+                raise PathEnded
             elif isinstance(s, Discard):
                 self.use(self.vars["p"], line)
                 self.report("RC001", line, line)

@@ -36,6 +36,10 @@ class Discard:
     # THFloatTensor_newClone(p);  the result is dropped on the floor, or with `into_call`
     # sinkp(THFloatTensor_newClone(p));  passed straight into a call that does not release.
     into_call: bool = False
+    # if (THFloatTensor_newClone(p) != NULL) abort();  (or THError(...)): the result tested straight
+    # in a condition dies on the test's edges; on the non-NULL one the path ends at `tested`, where
+    # an abort (and, with errors="abort", THError) checks nothing (semantics.md, Conditions).
+    tested: Error | None = None
 
 
 @dataclass(frozen=True)
@@ -245,6 +249,8 @@ def statement_text(s) -> str:
             return f"if (({s.var} = {s.callee}({s.arg})) == NULL) {return_text(s.checked)}"
         return f"{s.var} = {s.callee}({s.arg});"
     if isinstance(s, Discard):
+        if s.tested is not None:
+            return f"if ({ACQUIRE}(p) != NULL) {statement_text(s.tested)}"
         return f"sinkp({ACQUIRE}(p));" if s.into_call else f"{ACQUIRE}(p);"
     if isinstance(s, Release):
         return f"THFloatTensor_free({s.target});"

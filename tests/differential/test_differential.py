@@ -25,7 +25,7 @@ from .compare import alone, check_batch, disagreement_class, shrink, unexpected_
 from .generate import CORE, FULL, LOOPS, SIZES, UNWIND, batches
 from .oracle import verdicts
 from .program import (
-    Acquire, Assign, Discard, Function, If, Release, Resize, Retain, Return, SizeCheck, Store, Use,
+    Acquire, Assign, Discard, Error, Function, If, Release, Resize, Retain, Return, SizeCheck, Store, Use,
     emit_function, place_labels,
 )
 
@@ -74,6 +74,15 @@ REGRESSIONS = {
         "makeThing", [Store("p"), Assign("t1", "NULL"), Store("t1"), Retain()],
         "g_keep = t1 overwrites the stored p, so no stored copy is left for the retain to pay "
         "for (decision 4): RC001 at the return"),
+    "a tested temporary dying on an abort edge keeps no object alive": (
+        "makeThing", [Acquire("t1", "t3", checked=Return("NULL")), Assign("t1", "t3"), Error(exit=True)],
+        "`if ((t1 = newClone(t3)) == NULL)`'s non-NULL edge ends at abort(); the condition's "
+        "temporary once stayed bound there (to die unreported), so `t1 = t3` lost no last "
+        "reference: RC007 at the assignment is still owed"),
+    "a result tested straight dies on its edges": (
+        "makeThing", [Discard(tested=Error(exit=True)), Discard(tested=Error())],
+        "`if (newClone(p) != NULL) abort();` and the same with THError (errors=abort): each "
+        "non-NULL edge can only abort, the NULL edge holds nothing: clean"),
 }
 
 

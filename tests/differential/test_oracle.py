@@ -210,6 +210,17 @@ def test_acquisition_passed_straight_into_a_call_leaks_there():
         ("RC001", "sinkp(THFloatTensor_newClone(p));")}
 
 
+def test_a_tested_result_dies_on_the_edges_of_its_test():
+    # The NULL edge holds nothing; the other ends at the arm: an abort checks nothing, THError
+    # neither with errors="abort", and with "unwind" it is an exit after the result died.
+    assert run([Discard(tested=Error(exit=True))], returns="void", unwind=True) == set()
+    assert run([Discard(tested=Error())], returns="void") == set()
+    line = "if (THFloatTensor_newClone(p) != NULL) THError(\"differential: error path\");"
+    assert run([Discard(tested=Error())], returns="void", unwind=True) == {("RC001", line)}
+    assert run([NEW("t0"), Discard(tested=Error())], returns="void", unwind=True) == {("RC001", line), ("RC001", "}")}
+    assert run([NEW("t0"), Discard(tested=Error(exit=True))], returns="void") == {("RC001", "}")}
+
+
 def test_abort_needs_no_cleanup_even_in_unwind_mode():
     assert run([NEW("t0"), Error(exit=True)], returns="void", unwind=True) == set()
 
