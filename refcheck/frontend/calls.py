@@ -84,7 +84,10 @@ class CallLowering:
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)
                   and not (e is Effect.SINK and unnotified(args, i))}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
-        sinks -= back_pointers(self.b, args, sinks) | self.lent_to_callback(decl, args, effects, sinks)
+        # Only lent: a back-pointer, async user data its callback neither gives up nor keeps.
+        only_lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
+        effects = {i: e for i, e in effects.items() if i not in only_lent}
+        sinks -= only_lent
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
@@ -168,22 +171,23 @@ class CallLowering:
         user_data`); where the callback's body is in the unit and its record neither gives that
         parameter up nor keeps it, the call borrows the data. A callback that releases, consumes
         or stores it takes it over (the sink stands), and so does one whose body is not seen."""
-        data = [i for i in sinks if effects.get(i) is Effect.SINK]
-        if not data:
-            return set()
-        callbacks = [i for i, t in enumerate(parameter_types(decl, args)) if is_function_pointer(t)]
-        if len(callbacks) != 1 or callbacks[0] >= len(args):
-            return set()
-        fn = named_function(args[callbacks[0]])
-        if fn is None or not defined_here(fn):
-            return set()
-        n = len(list(fn.get_arguments()))
-        if n == 0:
-            return set()
-        record = self.b.summary_of(fn, fn.spelling)
-        given = record.effects(n).get(n - 1)
-        taken = given in _KEPT or given is Effect.RELEASE or (n - 1) in record.conditional_effects(n)
-        return set() if taken else set(data)
+        types = parameter_types(decl, args)
+        pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
+        lent = set()
+        for i in sinks:
+            # GLib's layout: the callback right before its data, a destroy notify after it.
+            if effects.get(i) is not Effect.SINK or i - 1 not in pointers or any(j > i for j in pointers):
+                continue
+            fn = named_function(args[i - 1])
+            if fn is None or not defined_here(fn):
+                continue  # a callback whose body is not seen: it may keep the data (the sink)
+            n = len(list(fn.get_arguments()))
+            record = self.b.summary_of(fn, fn.spelling)
+            given = record.effects(n).get(n - 1) if n else None
+            if not (given in _KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
+                    or (n - 1) in record.conditional_effects(n)):
+                lent.add(i)
+        return lent
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
@@ -350,12 +354,14 @@ def unnotified(args, i: int) -> bool:
                                                                        ci.TypeKind.FUNCTIONNOPROTO)
 
 
-def back_pointers(b: GraphBuilder, args: list, sinks: set) -> set[int]:
+def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     """Kept positions whose value is a local x that another argument points inside of
     (`init_side (client, &client->client_side)`): the callee stores x into x's own object, a
     back-pointer that cannot own x (the cycle would never be freed), so the call borrows x."""
     out = set()
-    for i in sinks:
+    for i, e in effects.items():
+        if e not in _KEPT or not isinstance(i, int):
+            continue
         x = plain_local(b, args[i]) if i < len(args) else None
         if x is not None and any(j != i and interior_root(b, a) == x for j, a in enumerate(args)):
             out.add(i)
