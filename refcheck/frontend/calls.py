@@ -84,10 +84,7 @@ class CallLowering:
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)
                   and not (e is Effect.SINK and unnotified(args, i))}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
-        # Only lent: a back-pointer, async user data its callback neither gives up nor keeps.
-        only_lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
-        effects = {i: e for i, e in effects.items() if i not in only_lent}
-        sinks -= only_lent
+        effects, sinks = self.without_lent(decl, args, effects, sinks)
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
@@ -163,6 +160,12 @@ class CallLowering:
                 and summary.returns is Returns.BORROWED):
             return self.borrowed_result(loc, name, args)
         return None
+
+    def without_lent(self, decl, args: list, effects: dict, sinks: set) -> tuple[dict, set]:
+        """The call's effects and kept positions less those it only lends: a back-pointer, async
+        user data its callback neither gives up nor keeps (issue 32)."""
+        lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
+        return {i: e for i, e in effects.items() if i not in lent}, set(sinks) - lent
 
     def lent_to_callback(self, decl, args: list, effects: dict, sinks: set) -> set[int]:
         """The user data positions an async call only lends (issue 32): data handed to the one
