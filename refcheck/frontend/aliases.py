@@ -9,6 +9,8 @@ that declares it (its value is then `&v` wherever it is read); otherwise `&v` es
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck.frontend.binding import cursor_key, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -135,3 +137,67 @@ def union_member(b, c) -> str | None:
         return None
     base = strip(next(iter(children_of(c)), c))
     return b.unions.get(b.var(referenced(base))) if kind_of(base) == K.DECL_REF_EXPR else None
+
+
+# -- memory inside a local's own object (issue 32: back-pointers) ----------------------------------
+#
+# `init_side (client, &client->client_side)` stores `client` into `client->client_side.client`: an
+# object holding a pointer to itself inside itself cannot own that reference (the cycle would never
+# be freed), so it is a borrowed back-pointer, not a hand-over. These name the local x whose
+# object an address lies inside: `&x->a.b`, `x->arr` (an array member decays to its address inside
+# x), a member chain `x->a.b` as a store's target, or a local declared as one of them and never
+# written again (`ProxySide *side = &client->client_side;`). `x->child` (a pointer loaded from x)
+# and `x->a->b` point into another object.
+
+
+def inside(b, c) -> str | None:
+    """The local x when lvalue `c` is a member chain in x's own object (`x->a`, `x->a.b`, or
+    `s->f` for s an interior alias of x)."""
+    x = strip(c)
+    if kind_of(x) != K.MEMBER_REF_EXPR:
+        return None
+    while kind_of(x) == K.MEMBER_REF_EXPR:
+        base = next(iter(children_of(x)), None)
+        if base is None:
+            return None  # a C++ member of the implicit `this`
+        base = strip(base)
+        if base.type.get_canonical().kind == ci.TypeKind.POINTER:  # `->`: inside *base
+            if kind_of(base) != K.DECL_REF_EXPR:
+                return None
+            v = b.var(referenced(base))
+            return b.interiors.get(v, v) if v is not None else None
+        x = base  # `.`: the same object
+    return None
+
+
+def interior_root(b, c) -> str | None:
+    """The local x when pointer expression `c` points inside x's own object: `&x->a.b`, an array
+    member `x->arr`, or an interior alias of x."""
+    x = strip(c)
+    k = kind_of(x)
+    if k == K.UNARY_OPERATOR and unop(x) == "&":
+        return inside(b, next(iter(children_of(x)), x))
+    if k == K.MEMBER_REF_EXPR and x.type.get_canonical().kind in _ARRAYS:
+        return inside(b, x)
+    if k == K.DECL_REF_EXPR:
+        v = b.var(referenced(x))
+        return b.interiors.get(v) if v is not None else None
+    return None
+
+
+def interior_alias(b, decl, init, block) -> str | None:
+    """The local x when `decl` (a pointer) is initialised with an address inside x's object and
+    never written again in `block`."""
+    if block is None or decl.type.get_canonical().kind != ci.TypeKind.POINTER:
+        return None
+    x = interior_root(b, init)
+    return x if x is not None and not _written(block, decl) else None
+
+
+def plain_local(b, c) -> str | None:
+    """The local a (cast-stripped) expression names, or None."""
+    x = strip(c)
+    return b.var(referenced(x)) if kind_of(x) == K.DECL_REF_EXPR else None
+
+
+_ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY)

@@ -20,7 +20,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, converted_constant,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import is_expression, kind_of
-from refcheck.frontend.aliases import address_alias
+from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
@@ -50,6 +50,8 @@ class Builder(GraphBuilder):
         self.blocks: list = []  # the compound statements being lowered, innermost last
         self.aliases: dict[str, str] = {}  # `T **pp = &v;` never written again: pp -> v (frontend.aliases)
         self.unions: dict[str, str] = {}  # `u.m = &v;` the one write of a local union u: u -> v (frontend.aliases)
+        # `T *s = &x->f;` never written again: s -> x, an address inside x's object (frontend.aliases)
+        self.interiors: dict[str, str] = {}
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -144,6 +146,9 @@ class Builder(GraphBuilder):
             if v is None:  # a static local: its initializer runs once, before us
                 continue
             alias = address_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
+            inner = interior_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
+            if inner is not None:
+                self.interiors[v] = inner
             if alias is not None:
                 self.aliases[v] = alias  # `*v` is `alias` from here on (no escape of `&alias`)
                 self.emit(ir.Assign(loc, v, None))

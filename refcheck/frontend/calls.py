@@ -12,7 +12,7 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
-from refcheck.frontend.aliases import pointed_local
+from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -91,6 +91,7 @@ class CallLowering:
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
+        effects, sinks = self.without_lent(decl, args, effects, sinks)
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
@@ -168,6 +169,37 @@ class CallLowering:
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)):
             return self.borrowed_result(loc, name, args)
         return None
+
+    def without_lent(self, decl, args: list, effects: dict, sinks: set) -> tuple[dict, set]:
+        """The call's effects and kept positions less those it only lends: a back-pointer, async
+        user data its callback neither gives up nor keeps (issue 32)."""
+        lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
+        return {i: e for i, e in effects.items() if i not in lent}, set(sinks) - lent
+
+    def lent_to_callback(self, decl, args: list, effects: dict, sinks: set) -> set[int]:
+        """The user data positions an async call only lends (issue 32): data handed to the one
+        callback the call takes (no destroy notify beside it: `json_parser_load_from_stream_async
+        (p, s, NULL, on_done, loop)`) goes to that callback's last parameter (GLib's `gpointer
+        user_data`); where the callback's body is in the unit and its record neither gives that
+        parameter up nor keeps it, the call borrows the data. A callback that releases, consumes
+        or stores it takes it over (the sink stands), and so does one whose body is not seen."""
+        types = parameter_types(decl, args)
+        pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
+        lent = set()
+        for i in sinks:
+            # GLib's layout: the callback right before its data, a destroy notify after it.
+            if effects.get(i) is not Effect.SINK or i - 1 not in pointers or any(j > i for j in pointers):
+                continue
+            fn = named_function(args[i - 1])
+            if fn is None or not defined_here(fn):
+                continue  # a callback whose body is not seen: it may keep the data (the sink)
+            n = len(list(fn.get_arguments()))
+            record = self.b.summary_of(fn, fn.spelling)
+            given = record.effects(n).get(n - 1) if n else None
+            if not (given in _KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
+                    or (n - 1) in record.conditional_effects(n)):
+                lent.add(i)
+        return lent
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
@@ -375,6 +407,48 @@ def _destroy_notify(f) -> bool:
         return False
     params = list(f.argument_types())
     return len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER
+
+
+def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
+    """Kept positions whose value is a local x that another argument points inside of
+    (`init_side (client, &client->client_side)`): the callee stores x into x's own object, a
+    back-pointer that cannot own x (the cycle would never be freed), so the call borrows x."""
+    out = set()
+    for i, e in effects.items():
+        if e not in _KEPT or not isinstance(i, int):
+            continue
+        x = plain_local(b, args[i]) if i < len(args) else None
+        if x is not None and any(j != i and interior_root(b, a) == x for j, a in enumerate(args)):
+            out.add(i)
+    return out
+
+
+def parameter_types(decl, args: list) -> list:
+    """The callee's declared parameter types (the arguments' own where it has no prototype)."""
+    try:
+        t = decl.type.get_canonical() if decl is not None else None
+        if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
+            return list(t.argument_types())
+    except Exception:  # a declaration libclang cannot type
+        pass
+    return [a.type for a in args]
+
+
+def is_function_pointer(t) -> bool:
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind in (
+        ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
+
+
+def named_function(a):
+    """The function an argument names (`on_done`, `G_CALLBACK (on_done)`, `&on_done`), or None."""
+    x = strip(a)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
+        x = strip(next(iter(children_of(x)), x))
+    if kind_of(x) != K.DECL_REF_EXPR:
+        return None
+    ref = referenced(x)
+    return ref if ref is not None and kind_of(ref) == K.FUNCTION_DECL else None
 
 
 def fills_scalars(arg) -> bool:

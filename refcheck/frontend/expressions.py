@@ -12,7 +12,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.aliases import aliased, union_alias, union_member
+from refcheck.frontend.aliases import aliased, inside, plain_local, union_alias, union_member
 from refcheck.frontend.calls import CallLowering, placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, is_expression, kind_of, location, referenced, strip, unop)
@@ -304,6 +304,12 @@ class ExpressionLowerer(CallLowering):
             self.lvalue_base(target)
             return src
         self.lvalue_base(target)
+        stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
+        if stored is not None and inside(self.b, target) == stored:
+            # `x->side.owner = x`: a back-pointer inside x's own object, which cannot own x (the
+            # cycle would never be freed): borrowed, no hand-over (docs/semantics.md).
+            self.b.emit(ir.Use(loc, src))
+            return src
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=self.pointee_of(target)))
