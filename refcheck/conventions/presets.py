@@ -269,7 +269,23 @@ def _glib() -> Conventions:
     return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
                    ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
-        **gir_records(base, GLIB_RULES, "presets.GLIB_RULES")})
+        **gir_records(base, GLIB_RULES, "presets.GLIB_RULES"),
+        **{name: parse_record(t, f"presets.GLIB_FREE_SEGMENT: {name}") for name, t in GLIB_FREE_SEGMENT.items()}})
+
+
+# The container destructors that hand their contents over when told to keep them
+# (`return g_string_free (str, FALSE);`, GLib's most common way to build a string): the container
+# is released, and the result, when `free_segment` is a FALSE constant, is the caller's to g_free
+# (GIR: `transfer full`); with TRUE it is NULL. Their `*_free` names make them plain releasers
+# for the patterns (and the GIR table leaves pattern roles alone), so the records are here, over
+# the pattern. A variable `free_segment` is taken as TRUE (nothing owned: the result is not
+# tracked). g_string_free_and_steal (2.76, what g_string_free (s, FALSE) expands to there)
+# always hands the buffer over.
+GLIB_FREE_SEGMENT: dict[str, dict] = {
+    **{name: {"returns": "owned", "owned-if-null": 1, "arguments": {"0": "release"}}
+       for name in ("g_string_free", "g_array_free", "g_ptr_array_free", "g_byte_array_free")},
+    "g_string_free_and_steal": {"returns": "owned", "arguments": {"0": "release"}},
+}
 
 
 # The Lua C API as torch's bindings use it, one summary record per callee in the form of a
