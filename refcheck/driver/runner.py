@@ -353,28 +353,50 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
                  progress, root, exported=exported, assembly=assembly)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
-    # not have (or had another of) are checked again with the run's table, once.
-    table = exported_table(results.values())
-    again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
-             if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
-    if again:
-        from refcheck.driver import pool
-
-        functions = cache.directory if cache.entries is not None else None
-        memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
-        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
-        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
-                for t in again]
-        # A second round over units already counted: its own display, no ETA from the first.
-        progress = Progress(jobs, request.progress, workers=request.jobs)
-        queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
-        assembly = shards.Assembly(queue, options, functions)
-        outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
-        _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
-                 progress, root, again=True, assembly=assembly)
+    # not have (or had another of) are checked again with the run's table. A unit checked again
+    # may export a different summary that a third unit used (a chain across units: libxmlb's
+    # xb_content_type_guess -> xb_builder_source_ctx_get_content_type -> its callers), so the
+    # rounds go on until the table agrees with every unit's use of it, at most PHASE2_ROUNDS.
+    for _ in range(PHASE2_ROUNDS):
+        if not _check_again(units, results, included, request, cache, keys, parts, hasher, report):
+            break
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
+
+
+# Rounds of phase 2 (units checked again with the run's summary table): a chain of helpers
+# across units settles in as many rounds as it has units, minus one.
+PHASE2_ROUNDS = 4
+
+
+def _check_again(units, results, included, request: Request, cache: Cache, keys, parts, hasher,
+                 report: Report) -> bool:
+    """One round of phase 2: the units whose imports disagree with the run's table, checked
+    again with it. False when there were none."""
+    cfg = request.config
+    root = cfg.root
+    conv = cfg.conventions
+    table = exported_table(results.values())
+    again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
+             if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
+    if not again:
+        return False
+    from refcheck.driver import pool
+
+    functions = cache.directory if cache.entries is not None else None
+    memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
+    options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
+    jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
+            for t in again]
+    # A round over units already counted: its own display, no ETA from the first.
+    progress = Progress(jobs, request.progress, workers=request.jobs)
+    queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
+    assembly = shards.Assembly(queue, options, functions)
+    outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
+    _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
+             progress, root, again=True, assembly=assembly)
+    return True
 
 
 def _measured(cache: Cache):

@@ -60,3 +60,19 @@ def test_per_function_cache_keys_on_the_summaries_a_function_used(project):
     r = project.run("check", "-j", "1", "--statistics", "--format", "json", "one.c")
     assert [f["rule"] for f in json.loads(r.out)["findings"]] == [], r.out  # a callee with a body: no RC010
     assert "0 from the per-function cache" in r.err, r.err
+
+
+
+def test_a_chain_of_helpers_across_units_settles(project):
+    # Units run in name order: a_mid.c's helper is checked before the allocator it wraps (c_lib.c),
+    # b_user.c after a_mid.c, taking its first (borrowing) summary. Phase 2's first round checks
+    # a_mid.c again (its import disagreed) and learns that mid1 hands its block over; b_user.c's
+    # import agreed with the first table, so only a second round sees the change: one round gave
+    # a false RC010 at the free and missed the leak.
+    project.write("c_lib.c", LIB % OWNED)
+    project.write("a_mid.c", "#include <stddef.h>\nextern char *pkg_buffer(size_t n);\n"
+                             "char *mid1(size_t n)\n{\n  return pkg_buffer(n);\n}\n")
+    project.write("b_user.c", USER.replace("pkg_buffer", "mid1"))
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "a_mid.c", "b_user.c", "c_lib.c")
+    found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"])
+    assert found == [("a_mid.c", "RC004", 5), ("b_user.c", "RC001", 7), ("c_lib.c", "RC004", 5)], r.out + r.err
