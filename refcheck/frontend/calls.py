@@ -14,7 +14,7 @@ from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
 from refcheck.frontend.binding import arguments, cursor_key
-from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
+from refcheck.frontend.clangutil import (K, argument_types, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
@@ -405,7 +405,7 @@ def _destroy_notify(f) -> bool:
     """A `void (*) (T *)` function type: GDestroyNotify's shape (a callback taking more is not)."""
     if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
         return False
-    params = list(f.argument_types())
+    params = argument_types(f)
     return len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER
 
 
@@ -428,7 +428,7 @@ def parameter_types(decl, args: list) -> list:
     try:
         t = decl.type.get_canonical() if decl is not None else None
         if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
-            return list(t.argument_types())
+            return argument_types(t)
     except Exception:  # a declaration libclang cannot type
         pass
     return [a.type for a in args]

@@ -179,6 +179,13 @@ def nested(top, descend):
             stack.append(iter(c.get_children()))
 
 
+def argument_types(t) -> list:
+    """A function type's parameter types: `Type.argument_types()` defines a class at every call,
+    whose objects sit in reference cycles that only a collection frees (tests/test_gcpause.py)."""
+    lib = ci.conf.lib
+    return [lib.clang_getArgType(t, i) for i in range(max(lib.clang_getNumArgTypes(t), 0))]
+
+
 def kids(c) -> list:
     """A cursor's children, listed once per function build: each listing is a walk through the
     binding (a Python callback per child), and the builder looks at most nodes several times.
