@@ -215,3 +215,13 @@ def test_for_unit_keeps_caches_and_answers_as_a_fresh_copy():
         assert unit.classify(name) == fresh.classify(name)
     with pytest.raises(ValueError, match="acquire"):
         base.for_unit(acquire=[])
+
+
+def test_setters_are_inferred_only_where_the_preset_says_so():
+    # CPython's store-then-INCREF idiom makes a plain setter a `store` its callers settle; GLib
+    # code lends such pointers (user data, back-pointers), so the glib preset infers none.
+    from refcheck.conventions.presets import PRESETS
+
+    assert PRESETS["cpython"].conventions.infer_setters
+    assert not PRESETS["glib"].conventions.infer_setters
+    assert not PRESETS["th"].conventions.infer_setters

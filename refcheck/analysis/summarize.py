@@ -31,7 +31,8 @@ from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source,
 class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
-    def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False):
+    def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
+                 setters: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -49,7 +50,7 @@ class Summarizer:
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
-        self.setter = self.stored_only(cfg) if counts else frozenset()
+        self.setter = self.stored_only(cfg) if setters else frozenset()
         self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
         self.returns: set[int] = set()  # return nodes reached
         self.errors = False

@@ -240,6 +240,12 @@ class Conventions:
     # stolen)`): it owns the parameter from its entry, and its callers give their reference up.
     # Off for TH, whose Golden Rule leaves releasing a parameter to the free/release functions.
     infer_steals: bool = False
+    # A function whose only effect on a pointer parameter is to store it into memory another
+    # parameter reaches (ultrajson's `SetupDictIter(obj, pc)`: `pc->dictObj = obj`) is built and
+    # summarised as a `store` (the CPython store-then-INCREF idiom). The cpython preset's: in GLib
+    # code such a pointer (user data, a back-pointer) is lent, and wrappers of such setters made
+    # their callers' parameters sinks (json-glib's json_scanner_create, a false RC009).
+    infer_setters: bool = False
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:

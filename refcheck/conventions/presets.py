@@ -74,6 +74,7 @@ def _cpython() -> Conventions:
     return Conventions(
         library_summaries={**numpy_table(), **cpython_table()}, library_header="Python.h", scalar_results=False,
         infer_steals=True,
+        infer_setters=True,
         # An object from a type's allocator (`type->tp_alloc(type, 0)`, PyType_GenericAlloc) is
         # PyObject_Malloc'd memory, which PyObject_Del (an alias of PyObject_Free) gives back:
         # one family with the `PyObject_*` releasers, not the `PyObject *` result's record type.

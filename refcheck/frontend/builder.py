@@ -593,7 +593,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True
         elif k == K.RETURN_STMT and returns_parameter(c):
             return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
-        elif conv.infer_steals and k == K.BINARY_OPERATOR and stores_parameter(c):
+        elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c):
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         stack.extend(children_of(c))
     return False
