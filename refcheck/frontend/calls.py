@@ -76,6 +76,12 @@ class CallLowering:
         # Data given with a NULL destroy notify is only lent, whatever the record keeps.
         effects = {i: Effect.BORROW if e in _KEPT and isinstance(i, int) and unnotified(args, i) else e
                    for i, e in effects.items()}
+        # An inferred setter handed the address of a struct of this frame (multidict's
+        # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
+        # function: an alias, as a local struct's member holds one (frontend.expressions), not a
+        # hand-over. Records from tables and patterns keep their stores (a container's element).
+        if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+            effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
@@ -307,6 +313,11 @@ class CallLowering:
             return None
         target = strip(next(iter(children_of(inner)), None) or inner)
         return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+
+    def local_record_address(self, a) -> bool:
+        """`&s` for s a struct (or union) variable of this function."""
+        v = self.address_of_local(a)
+        return v is not None and strip(a).type.get_pointee().get_canonical().kind == ci.TypeKind.RECORD
 
     def fill(self, loc, name: str, args: list, filled: dict) -> None:
         """After a call that stores a fresh owned reference through `&v`: v holds it."""
