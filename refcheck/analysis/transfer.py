@@ -52,6 +52,10 @@ class Transfer(Assumptions):
         params = {p for p, _ in cfg.params}
         self.slots = frozenset(op.key for d in self.data.values() for op in (*d.ops, *d.post)
                                if type(op) is ir.Load and op.key and op.through in params)
+        # Keys of the slots stored through (`*result = PyObject_GetItem(...)`): what one holds
+        # is kept while it does, so that its tests and a summary read the stored object.
+        self.out_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
+                                   if type(op) is ir.Store and op.target and op.through in params)
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -387,7 +391,7 @@ class Transfer(Assumptions):
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
         if op.through is not None and self.summarizer is not None:
-            self.summarizer.at_store(node, st, op.through, oid)
+            self.summarizer.at_store(node, st, op.through, oid, op.target)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
@@ -539,6 +543,8 @@ class Transfer(Assumptions):
             return  # stored, unpaid: a load of the location gives it back for the retain
         if oid.site in self.fated and param_fate(oid, o):
             return
+        if self.in_slot(st, oid, o):
+            return
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:
                 self.event(EventKind.OVERWRITTEN, Via.ASSIGN, loc, st, oid, events, overwritten)
@@ -550,8 +556,14 @@ class Transfer(Assumptions):
         # Not an object a store still owes a reference (a borrowed call result stored into a
         # field before the retain through that field that pays it: precision 4).
         o = st.objs[oid]
-        if not st.holders(oid) and o.owned == 0 and not o.debt and not (oid.site in self.fated and param_fate(oid, o)):
+        if not st.holders(oid) and o.owned == 0 and not o.debt and not (oid.site in self.fated and param_fate(oid, o)) \
+                and not self.in_slot(st, oid, o):
             del st.objs[oid]
+
+    def in_slot(self, st: State, oid: ObjId, o: Obj) -> bool:
+        """A reference handed to a parameter's slot that still holds it (`*result = v`)."""
+        return bool(self.out_slots) and o.owned == 0 and bool(o.paid) \
+            and any(st.facts.stored.get(k) == oid for k in self.out_slots)
 
     def invalidate(self, st: State, var: str) -> None:
         for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD]:
