@@ -403,9 +403,10 @@ class Transfer(Assumptions):
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
             # An owned reference stored: its new holder keeps the object alive past our releases.
-            # The location holds that reference (`*pkey = Py_NewRef(key)`): cleared while a variable
-            # here still holds the object (`Py_CLEAR(*pkey)`), it is ours again (precision 4).
-            paid = o.paid + 1 if op.target and not op.sink else o.paid
+            # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while a
+            # variable here still holds the object (`Py_CLEAR(*pkey)`), it is ours again (precision
+            # 4). Not another location: one overwritten keeps what was handed to it (precision 9).
+            paid = o.paid + 1 if op.target in self.out_slots else o.paid
             st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid)) if o.owned else \
                 replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
