@@ -376,7 +376,9 @@ class Transfer(Assumptions):
             self.bind(st, op.dst, None, op.loc, False, events)
             return
         stored = st.facts.stored.get(op.key) if op.key else None
-        if stored is not None and stored in st.objs:
+        # One only a parameter's slot keeps (`in_slot`, for its nullness) is loaded as before: a
+        # location's value, not a reference this function handed over.
+        if stored is not None and stored in st.objs and (st.holders(stored) or not self.in_slot(st, stored, st.objs[stored])):
             self.bind(st, op.dst, stored, op.loc, False, events)
             return
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
