@@ -78,6 +78,10 @@ class Assumptions:
         oid = st.env.get(var)
         if oid is None:
             return st.copy()
+        return self.assume_null_object(st, oid, taken)
+
+    def assume_null_object(self, st: State, oid: ObjId, taken: bool) -> State | None:
+        """The `taken` edge of a null test of object oid (taken: not NULL), on a copy of st."""
         o = st.objs[oid]
         if taken:
             if o.null == NULL:
@@ -130,9 +134,14 @@ class Assumptions:
                 learn_equality(st2, cond.simple, taken)
             return st2
         if isinstance(cond, ir.Fact):
+            # A test of a location's truth where this path stored an object (`*result = f(...);
+            # if (*result)`): a null test of that object too.
+            held = st.facts.stored.get(cond.key) if st.facts.stored else None
             st2 = self.assume_correlated(st, cond.key, taken)
             if st2 is not None and cond.same is not None and cond.same[2] == taken:
                 same_as_singleton(st2, cond.same)
+            if held is not None and st2 is not None and held in st2.objs:
+                return self.assume_null_object(st2, held, taken)
             return st2
         if isinstance(cond, ir.SizeTest):
             return sizes.assume(self, st, cond, taken)

@@ -83,6 +83,9 @@ class Obj:
     # Another holder took its own reference (a setter that refs what it keeps: Effect.KEEP, or
     # a retained reference stored): our last release does not free it, later uses are fine.
     shared: bool = False
+    # Retained through the location expression itself (`Py_XINCREF(entry->key)`), no variable
+    # of the user's holding it: the reference a location kept by the caller holds (transfer.forget).
+    by_location: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -93,7 +96,7 @@ class Obj:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
-                                                self.fresh, self.family, self.shared)))
+                                                self.fresh, self.family, self.shared, self.by_location)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))

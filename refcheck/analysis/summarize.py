@@ -57,6 +57,10 @@ class Summarizer:
         self.stops = False
         # (node, param index) -> every state at that store handed an owned reference to *param.
         self.stores: dict[tuple[int, int], bool] = {}
+        # Per parameter index: the keys of `*p` stored to; per (index, constant returned or
+        # None): whether `*p` held NULL ("null"), an object ("set") or unknown at those returns.
+        self.slots: dict[int, set] = {}
+        self.slot_states: dict[tuple, set] = {}
         # Per parameter index: where it was retained (a retained fate) or released (released),
         # for the count helpers' own findings (`settles`).
         self.where: dict[int, set] = {i: set() for i, _ in self.params}
@@ -79,6 +83,8 @@ class Summarizer:
             if fate in ("retained", "released") and o is not None:
                 self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
+        for i, keys in self.slots.items():
+            self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
         if oid is None:
             # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
             # buffer, an unknown container element) says nothing about ownership.
@@ -100,14 +106,41 @@ class Summarizer:
     def at_stop(self) -> None:
         self.stops = True
 
-    def at_store(self, node: int, st: State, through: str, oid: ObjId | None) -> None:
-        """A store through `through` (`*through = v`), before its transfer."""
+    def at_store(self, node: int, st: State, through: str, oid: ObjId | None, target: str = "") -> None:
+        """A store through `through` (`*through = v`, at location key `target`), before its transfer."""
         i = self.index.get(through)
         if i is None or st.env.get(through) != ObjId(Kind.PARAM, through):
             return
+        if target:
+            self.slots.setdefault(i, set()).add(target)
         owned = oid is not None and st.objs[oid].owned > 0 and st.objs[oid].null != Nullness.NULL
         key = (node, i)
         self.stores[key] = self.stores.get(key, True) and owned
+
+    @staticmethod
+    def slot_state(st: State, keys: set) -> str:
+        """What `*p` (stored at one of `keys`) holds at a return: "null", "set" or "unknown"."""
+        held = {st.facts.stored.get(k) for k in keys} - {None}
+        if len(held) != 1:
+            return "unknown"
+        o = st.objs.get(next(iter(held)))
+        # `if (*result)` is a test of the location's text: its false edge says NULL too.
+        if o is None or o.null == Nullness.NULL or any(st.facts.conds.get(k) is False for k in keys):
+            return "unknown" if o is None else "null"
+        return "set"
+
+    def fill_condition(self, i: int) -> When | None:
+        """The result class on which `*p` holds the new reference, where it holds NULL at every
+        return of the other results (PyMapping_GetOptionalItem's 1; 0 and -1 leave NULL)."""
+        by = {k: v for (j, k), v in self.slot_states.items() if j == i}
+        if not by or None in by:
+            return None
+        for when in (When.POSITIVE, When.ZERO, When.NONZERO):
+            inside = [k for k in by if when.holds(k)]
+            if inside and all(by[k] == {"null"} for k in by if k not in inside) \
+                    and len(inside) < len(by) and any("set" in by[k] for k in inside):
+                return when
+        return None
 
     def param_of(self, oid: ObjId, o) -> int | None:
         """The parameter an owned returned object may be: itself (retained) or newContiguous'ed."""
@@ -138,9 +171,11 @@ class Summarizer:
     # -- the record -----------------------------------------------------------------------------
     def summary(self) -> Summary:
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
-        args += [(i, Effect.ACQUIRE_OUT) for i in self.filled()]
+        fills = {i: self.fill_condition(i) for i in self.filled()}
+        args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
         conditional = tuple((i, *c) for i, _ in self.params
                             if not any(a[0] == i for a in args) and (c := self.conditional(i)) is not None)
+        conditional += tuple((i, Effect.ACQUIRE_OUT, w) for i, w in fills.items() if w is not None)
         returns, returned = self.returned()
         ends = Ends.RETURNS
         if not self.returns:

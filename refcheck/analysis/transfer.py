@@ -49,6 +49,14 @@ class Transfer(Assumptions):
         self.data = dict(cfg.graph.nodes(data="data"))
         # The parameters whose fate (released, stored, NULL) a summary may read at a path's end.
         self.fated = fated_parameters(cfg)
+        # Keys of the slots parameters point to (`*op` with `PyObject **op` a parameter).
+        params = {p for p, _ in cfg.params}
+        self.slots = frozenset(op.key for d in self.data.values() for op in (*d.ops, *d.post)
+                               if type(op) is ir.Load and op.key and op.through in params)
+        # Keys of the slots stored through (`*result = PyObject_GetItem(...)`): what one holds
+        # is kept while it does, so that its tests and a summary read the stored object.
+        self.out_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
+                                   if type(op) is ir.Store and op.target and op.through in params)
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -360,7 +368,10 @@ class Transfer(Assumptions):
             st.objs[oid] = replace(o, debt=o.debt - 1, paid=min(MAX_OWNED, o.paid + 1))
             return
         keep = o.origin is Origin.ACQUIRE or o.owned
-        st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO,
+        # A location's own expression retained (`Py_XINCREF(entry->key)`), its value in no
+        # variable of the user's: if the address moves on, the reference is the location's.
+        located = oid.kind is Kind.FIELD and not o.owned and all(v.startswith("$") for v in st.holders(oid))
+        st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO, by_location=located or o.by_location,
                                site=o.site if keep else op.loc, node=o.node if keep else node,
                                origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
@@ -371,7 +382,9 @@ class Transfer(Assumptions):
             self.bind(st, op.dst, None, op.loc, False, events)
             return
         stored = st.facts.stored.get(op.key) if op.key else None
-        if stored is not None and stored in st.objs:
+        # One only a parameter's slot keeps (`in_slot`, for its nullness) is loaded as before: a
+        # location's value, not a reference this function handed over.
+        if stored is not None and stored in st.objs and (st.holders(stored) or not self.in_slot(st, stored, st.objs[stored])):
             self.bind(st, op.dst, stored, op.loc, False, events)
             return
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
@@ -386,7 +399,7 @@ class Transfer(Assumptions):
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
         if op.through is not None and self.summarizer is not None:
-            self.summarizer.at_store(node, st, op.through, oid)
+            self.summarizer.at_store(node, st, op.through, oid, op.target)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
@@ -398,7 +411,11 @@ class Transfer(Assumptions):
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
             # An owned reference stored: its new holder keeps the object alive past our releases.
-            st.objs[oid] = replace(o, owned=o.owned - 1, shared=True) if o.owned else \
+            # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while a
+            # variable here still holds the object (`Py_CLEAR(*pkey)`), it is ours again (precision
+            # 4). Not another location: one overwritten keeps what was handed to it (precision 9).
+            paid = o.paid + 1 if op.target in self.out_slots else o.paid
+            st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid)) if o.owned else \
                 replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
             stored = st.facts.stored
@@ -481,13 +498,16 @@ class Transfer(Assumptions):
         st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone=Gone.RELEASED if o.owned <= 1 else Gone.NO,
                                released_at=loc)
 
-    def forget(self, st: State, oid: ObjId) -> None:
-        """A loaded location changed: later loads of the same text are a different object."""
+    def forget(self, st: State, oid: ObjId, moved: bool = False) -> None:
+        """A loaded location changed (`moved`: a variable in its address did, `entry++`): later
+        loads of the same text are a different object."""
         o = st.objs.get(oid)
         if o is None:
             return
         holders = st.holders(oid)
-        if not holders and o.owned == 0:
+        # Retained through its location only and the address walked on (a copied table's
+        # `Py_XINCREF(entry->key); entry++`): that location's reference, not ours to release.
+        if not holders and (o.owned == 0 or (moved and o.by_location)):
             del st.objs[oid]
             return
         new = self.fresh(st, Kind.STALE, oid.site)
@@ -532,6 +552,8 @@ class Transfer(Assumptions):
             return  # stored, unpaid: a load of the location gives it back for the retain
         if oid.site in self.fated and param_fate(oid, o):
             return
+        if self.in_slot(st, oid, o):
+            return
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:
                 self.event(EventKind.OVERWRITTEN, Via.ASSIGN, loc, st, oid, events, overwritten)
@@ -543,12 +565,18 @@ class Transfer(Assumptions):
         # Not an object a store still owes a reference (a borrowed call result stored into a
         # field before the retain through that field that pays it: precision 4).
         o = st.objs[oid]
-        if not st.holders(oid) and o.owned == 0 and not o.debt and not (oid.site in self.fated and param_fate(oid, o)):
+        if not st.holders(oid) and o.owned == 0 and not o.debt and not (oid.site in self.fated and param_fate(oid, o)) \
+                and not self.in_slot(st, oid, o):
             del st.objs[oid]
+
+    def in_slot(self, st: State, oid: ObjId, o: Obj) -> bool:
+        """A reference handed to a parameter's slot that still holds it (`*result = v`)."""
+        return bool(self.out_slots) and o.owned == 0 and bool(o.paid) \
+            and any(st.facts.stored.get(k) == oid for k in self.out_slots)
 
     def invalidate(self, st: State, var: str) -> None:
         for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD]:
-            self.forget(st, oid)
+            self.forget(st, oid, moved=True)
         st.facts.invalidate(var, self.cond_vars, self.stored_deps)
 
     def release(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
@@ -620,7 +648,10 @@ class Transfer(Assumptions):
 
     def on_exit(self, st: State, loc: Location, via: Via, events: list, text: str = "") -> None:
         for oid, o in sorted(st.objs.items(), key=lambda kv: kv[0].text()):
-            if o.owned > 0 and o.null != NULL:
+            # Still in a parameter's slot (`Py_INCREF(*op); return 0;`): one reference is the
+            # slot's, which the caller reads back (an in-out parameter filled with a new reference).
+            slot = oid.kind is Kind.FIELD and oid.site in self.slots and o.origin is Origin.RETAIN
+            if o.owned > slot and o.null != NULL:
                 self.event(EventKind.LOST, via, loc, st, oid, events, text=text)
 
 

@@ -45,10 +45,18 @@ class When(Enum):
 
     ZERO = "zero"  # 0, FALSE
     NONZERO = "nonzero"  # anything else: TRUE, -1, a count
+    # Above 0 (CPython's 1, "found"); the other results are 0 (absent) and -1 (error). Only an
+    # out-parameter's fill: PyMapping_GetOptionalItem's `*result` is a new reference on 1 only.
+    POSITIVE = "positive"
+
+    def holds(self, k: int) -> bool:
+        """Whether the result `k` is of this class."""
+        return k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE else k != 0
 
 
 # The effects a call may have on one of its results only: it gives the reference up or not.
-CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE)
+# ACQUIRE_OUT: `*arg` receives a new reference on that result, NULL on the others.
+CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.ACQUIRE_OUT)
 # Readable names of conditional effects, read as (and written back for) the general form.
 _NAMED = {"consume-on-success": (Effect.CONSUME, When.ZERO)}
 
@@ -297,11 +305,13 @@ def _effect(v) -> tuple[Effect, When | None]:
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise ValueError(f"unknown key '{key}' in a conditional effect{hint}")
         if set(v) != {"effect", "when"}:
-            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero" }')
+            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero"|"positive" }')
         effect, when = _enum(Effect)(v["effect"]), _enum(When)(v["when"])
         if effect not in CONDITIONAL_EFFECTS:
             names = ", ".join(repr(e.value) for e in CONDITIONAL_EFFECTS)
             raise ValueError(f"a conditional effect is one of {names}, got {effect.value!r}")
+        if when is When.POSITIVE and effect is not Effect.ACQUIRE_OUT:
+            raise ValueError('when = "positive" is for an "acquire-out" effect only')
         return effect, when
     if isinstance(v, str) and v in _NAMED:
         return _NAMED[v]

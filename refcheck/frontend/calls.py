@@ -85,20 +85,24 @@ class CallLowering:
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         filled = {i: v for i, a in enumerate(args)
                   if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
+        conditional = summary.conditional_effects(len(args))  # on one result only: split below
+        # `*out` of these receives a new reference on one result only, NULL on the others.
+        fills = {v: (w, fills_scalars(args[i])) for i, (e, w) in conditional.items()
+                 if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None}
         # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
         lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         replaced = replaced_local(self.b, args, effects)
         if replaced is not None:
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
-        filled_or_lent = filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
+        filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
+                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
-        conditional = summary.conditional_effects(len(args))  # on one result only: split below
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
@@ -167,10 +171,12 @@ class CallLowering:
         status = target[1] if target is not None and target[0] == cursor_key(c) else None
         # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
         # is split only where the caller tests the result; a configured one wherever it is called.
-        if pending and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
-                                               or cursor_key(c) in self.b.tested):
-            result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1)
+        if (pending or fills) and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
+                                                          or cursor_key(c) in self.b.tested):
+            result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1, fills)
             return None
+        self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
+                                    if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)):
             return self.borrowed_result(loc, name, args)

@@ -157,7 +157,7 @@ class ExpressionLowerer(CallLowering):
         t = self.b.temp(text)
         key = key_of(self.b, c)
         deps = key[1] if key else expr_vars(c, self.b)
-        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else ""))
+        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else "", through=self.pointee_of(c)))
         return t
 
     def subscript(self, c):

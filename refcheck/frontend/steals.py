@@ -138,30 +138,48 @@ def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
 
 
 def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,
-                 nonzero: int = -1) -> str:
+                 nonzero: int = -1, fills: dict | None = None) -> str:
     """A call whose record gives arguments up on one result only (`effects`: variable ->
     (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
     the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
-    it on 0 only. The result is an integer variable holding 0 or `nonzero` on each edge, so that
-    `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its split did.
-    `status`: the local the call's result is assigned to, if any."""
+    it on 0 only. `fills` (variable v of `&v` -> (When, points to scalars)): v receives a new
+    reference on that result and NULL on the others (PyMapping_GetOptionalItem's 1; its 0 and -1
+    are then two edges). The result is an integer variable holding 0, `nonzero` (or 1) on each
+    edge, so that `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its
+    split did. `status`: the local the call's result is assigned to, if any."""
+    fills = fills or {}
     r = status or b.temp(f"{name}(...)")
-    n = b.node("branch", loc, cond=ir.Opaque(f"{name} returned 0"), text=f"{name} returned 0")
-    zero, other, join = b.node("block"), b.node("block"), b.node("block")
-    b.start(n)
-    b.edge(n, zero, True)
-    b.edge(n, other, False)
-    for block, when, k in ((zero, When.ZERO, 0), (other, When.NONZERO, nonzero)):
-        b.cur = block
+    results = [0, nonzero] + ([1] if nonzero != 1 and any(w is When.POSITIVE for w, _ in fills.values()) else [])
+    join = b.node("block")
+    for pos, k in enumerate(results):
+        if pos < len(results) - 1:  # a branch to this result's edge, the rest on its other edge
+            n = b.node("branch", loc, cond=ir.Opaque(f"{name} returned {k}"), text=f"{name} returned {k}")
+            block, rest = b.node("block"), b.node("block")
+            b.start(n)
+            b.edge(n, block, True)
+            b.edge(n, rest, False)
+        else:
+            block = rest = None
+        if block is not None:
+            b.cur = block
         for v, (effect, w) in effects.items():
-            if w is not when:
+            if not w.holds(k):
                 continue
             if effect is Effect.RELEASE:
                 b.emit(ir.Release(loc, (v,), name))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
                 b.emit(ir.Store(loc, v, "", frozenset()))
+        for v, (w, scalars) in fills.items():
+            if w.holds(k):
+                t = b.temp(f"{name}(...)")
+                b.emit(ir.Acquire(loc, t, name, scalars=scalars))
+                b.emit(ir.Assign(loc, v, t))
+            else:
+                b.emit(ir.Assign(loc, v, None, null=True))
         b.emit(ir.Const(loc, r, k))
         b.goto(join)
+        if rest is not None:
+            b.cur = rest
     b.cur = join
     b.status_vars[cursor_key(call)] = r
     return r

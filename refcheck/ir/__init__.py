@@ -102,6 +102,8 @@ class Load(Op):
     # The borrowing call whose pointer result this is (`luaT_checkudata`, `THFloatTensor_storage`):
     # the caller holds no reference to it. Empty: a load from memory.
     call: str = ""
+    # `*p` or `p[0]`: the variable p (a parameter's slot, `PyObject **op`, holds it), else None.
+    through: str | None = None
 
 
 @dataclass(frozen=True)
