@@ -24,8 +24,10 @@ from dataclasses import dataclass, field, replace
 
 from refcheck.findings import ToolError, UnitResult, merge_findings
 
-# REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out).
+# REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out); =parse gives each shard
+# job its own parse (as where os.fork is missing) instead of one parse the shards share.
 SWITCH = "REFCHECK_SHARDS"
+SEPARATE = "parse"
 # A definition's estimated cost, in bytes of its extent plus a fixed part, when no measured cost
 # is at hand (--no-cache, or a definition new since the last run): the first at its place is
 # built, keyed and analysed; a later instantiation there is keyed and often paired by instance or
@@ -57,6 +59,10 @@ class Shard:
     # (identity, seconds) of the unit's definitions as the last run measured them (costs): the
     # parent reads them once and sends every shard the same, so that all split alike.
     measured: tuple = ()
+    # One parse for all the unit's shards (driver/forking.py): the worker given shard 0 checks
+    # the others in forked children, each in a slot the pool lends it; the jobs of shards 1..K-1
+    # stand for those slots and never reach a worker of their own.
+    shared: bool = False
 
 
 class How(enum.Enum):
@@ -111,6 +117,8 @@ class Part:
     entries: dict = field(default_factory=dict)
     partial: bool = False
     planned: frozenset = frozenset()
+    # A shared parse's lead: its children's forking.Child (the pool makes each an Outcome).
+    children: tuple = ()
 
 
 def estimate(places: list, sizes: list[int]) -> list[float]:
@@ -215,6 +223,13 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
+def shared_parse() -> bool:
+    """Whether a split unit's shards share one parse (forked children; POSIX only)."""
+    from refcheck.driver.forking import available
+
+    return available() and os.environ.get(SWITCH, "1").strip().lower() != SEPARATE
+
+
 def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
     """Shards per unit (only units split in two or more): those whose expected work is more than
     an even share of the run's among `workers` and at least `floor`, in as many shards as shares
@@ -253,7 +268,8 @@ def queue(jobs: list, workers: int, root: str, previous, measured=lambda path: {
     # started before the units whose summaries it uses, and phase 2 checked it all again
     # (lib/TH -j2: 11 s more CPU). So the units before the split one run first, on both workers.
     known = {j.index: tuple(sorted(measured(j.path).items())) for j in jobs if j.index in counts}
-    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index])) if j.index in counts else j
+    shared = shared_parse()
+    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index], shared)) if j.index in counts else j
                  for j in jobs for k in range(counts.get(j.index, 1)))
 
 
@@ -411,13 +427,17 @@ class Assembly:
         if not needs_fixup(records, start):
             return self._done(got)
         fixup = Fixup({i: r.bare() for i, r in records.items()}, frozenset().union(*(o.part.planned for o in got)))
-        self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=outcome.worker))
+        # To the worker that kept its parse (engine._held): a shared parse's lead, else the last.
+        keeper = next((o.worker for o in got if job.shard.shared and o.job.shard.number == 0), outcome.worker)
+        self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=keeper))
         return None
 
     def _done(self, got: list):
         """The unit's pool.Outcome, made from its first part's."""
         job = replace(got[0].job, shard=None, worker=0)
         self.parts.pop(job.index, None)
+        # Shard order, the fixup last: the first part's unit-level result is the merge's base.
+        got = sorted(got, key=lambda o: o.job.shard.number if isinstance(o.job.shard, Shard) else len(got))
         bad = next((o for o in got if o.part is None), None)
         if bad is not None:
             shard = bad.job.shard if isinstance(bad.job.shard, Shard) else None

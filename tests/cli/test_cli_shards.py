@@ -143,24 +143,58 @@ def test_merged_result_equals_the_whole_units(project, sharding):
     assert not _jobs(sharding)
 
 
-def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, monkeypatch):
+@pytest.mark.parametrize("parse", ["separate", "shared"])
+def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, monkeypatch, parse):
+    """Shard 2 dies: in a job of its own (separate parses), or in the child the lead forked
+    (shared parse: the child dies, the lead and the pool go on)."""
     project.write("big.c", CALLEE + CALLER + MORE)
     project.write("small.c", SMALL)
-    real = engine.check_unit
+    if parse == "separate":
+        monkeypatch.setenv(shards.SWITCH, shards.SEPARATE)
+        real = engine.check_unit
 
-    def dies_in_shard_two(path, settings):
-        if isinstance(settings.shard, shards.Shard) and settings.shard.number == 1:
-            os._exit(3)
-        return real(path, settings)
+        def dies_in_shard_two(path, settings):
+            if isinstance(settings.shard, shards.Shard) and settings.shard.number == 1:
+                os._exit(3)
+            return real(path, settings)
 
-    monkeypatch.setattr(engine, "check_unit", dies_in_shard_two)
+        monkeypatch.setattr(engine, "check_unit", dies_in_shard_two)
+    else:
+        real_run = engine._run
+
+        def dies_in_shard_two(prep, selected, shard, began):
+            if isinstance(shard, shards.Shard) and shard.number == 1:
+                os._exit(3)
+            return real_run(prep, selected, shard, began)
+
+        monkeypatch.setattr(engine, "_run", dies_in_shard_two)
     r = project.run("check", "-j", "2", "--no-cache", "--format", "json", "big.c", "small.c")
     assert r.code == 2, r.out + r.err
     data = json.loads(r.out)
     assert [(f["file"], f["rule"]) for f in data["findings"]] == [("small.c", "RC001")]
     (error,) = data["errors"]
     assert error["file"] == "big.c"
-    assert "worker process died" in error["message"] and "shard 2 of 2" in error["message"], error
+    assert "worker process died (exit status 3)" in error["message"], error
+    assert "shard 2 of 2" in error["message"], error
+    assert not _descendants()
+
+
+def _descendants() -> list[int]:
+    """The processes below this one (Linux /proc): none once a run is over (no worker, no
+    forked shard, no zombie)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    out, frontier = [], {os.getpid()}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier}
+        out.extend(frontier)
+    return out
 
 
 def _costs_file(project):
@@ -225,3 +259,39 @@ def test_a_bad_costs_file_is_ignored_without_a_traceback(project, sharding, dama
                   for f in json.loads(r.out)["findings"]) == first[1]
     # The run measured the unit again: a valid file replaced the bad one.
     assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
+
+
+def test_a_shared_parse_gives_the_unsharded_result_in_one_parse(project, sharding, monkeypatch, tmp_path):
+    """The lead parses once and forks shard 2; the child's part reaches the merge; the findings
+    and statistics are the whole unit's, as with a parse per shard."""
+    from refcheck.frontend import unit
+
+    project.write("one.c", CALLEE + CALLER + MORE)
+    parses = tmp_path / "parses"
+    real = unit.parse
+
+    def counted(path, *args, **kw):
+        with open(parses, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(unit, "parse", counted)
+    monkeypatch.setenv(shards.SWITCH, "0")
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    parses.unlink()
+    monkeypatch.setenv(shards.SWITCH, shards.SEPARATE)
+    separate = _check(project, "-j", "2", "--no-cache", "one.c")
+    assert len(parses.read_text().split()) == 2
+    parses.unlink()
+    _jobs(sharding)
+    monkeypatch.setenv(shards.SWITCH, "1")
+    shared = _check(project, "-j", "2", "--no-cache", "one.c")
+    assert len(parses.read_text().split()) == 1
+    jobs = _jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs if j["shard"] is not None)[:2] == ["0", "1"], jobs
+    # Shard 2 ran in the slot of the other worker, not the lead's.
+    lead = next(j["worker"] for j in jobs if j["shard"] == 0)
+    assert next(j["worker"] for j in jobs if j["shard"] == 1) != lead
+    assert shared[:2] == whole[:2] == separate[:2]
+    assert shared[2] == separate[2]
+    assert not _descendants()
