@@ -53,6 +53,8 @@ class Settings:
 def check_unit(path: str, settings: Settings):
     """Check every function defined in (or included by) one unit (a shards.Part for a shard or
     fixup job, unless it failed). Never raises for bad input."""
+    global _job_cpu
+    _job_cpu = time.process_time()
     box: list = []
 
     def work():
@@ -132,6 +134,8 @@ def preload() -> None:
             return
 
 
+# The worker's CPU clock when its current job began (a shared parse's lead weighs its own share).
+_job_cpu = 0.0
 # (path, clang args, unit key) and the parse of this worker's last shard job.
 _held: tuple | None = None
 
@@ -274,9 +278,10 @@ def _lead(prep: _Prepared, shard, lender):
     from refcheck.driver import forking
     from refcheck.reuse.plan import shared_instances
 
-    shares = _share(prep, shard)
     began = time.perf_counter()
     prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
+    # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
+    shares = _share(prep, shard, time.process_time() - _job_cpu)
     others = [k for k in range(shard.count) if k != shard.number]
     _preloaded()
     if not forking.native_threads_only_python():
@@ -317,14 +322,17 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     return {}
 
 
-def _share(prep: _Prepared, shard) -> dict:
+def _share(prep: _Prepared, shard, head: float = 0.0) -> dict:
     """Each shard's definitions (number -> indices): its share of `split` (by the costs the
     parent sent, the same to every shard, else estimated); none in round 1 for a fixup (it
-    re-checks single definitions with the final summaries: nothing to reuse)."""
+    re-checks single definitions with the final summaries: nothing to reuse). `head`: CPU
+    seconds shard 0 spent for all (a shared parse's lead; 0 where each shard splits alone)."""
     if not isinstance(shard, shards.Shard):
         return {}
-    cost = shards.costs(prep.places, prep.names, [_size(fn) for fn in prep.parsed.functions], dict(shard.measured))
-    assigned = shards.split(prep.places, cost, shard.count)
+    measured = dict(shard.measured)
+    cost = shards.costs(prep.places, prep.names, [_size(fn) for fn in prep.parsed.functions], measured)
+    unit = 1.0 if measured else shards.ESTIMATE_SECONDS
+    assigned = shards.split(prep.places, cost, shard.count, head / unit)
     out: dict = {k: [] for k in range(shard.count)}
     for i in prep.selected:
         out[assigned[i]].append(i)

@@ -40,6 +40,9 @@ SEPARATE = "parse"
 FIRST_COST = 12_000
 LATER_COST = 2_700
 SHARED_COST = 0.7
+# The estimate's unit in CPU seconds (the fit above is in microseconds), to weigh seconds
+# measured now (a shared parse's lead: `split`'s head) against estimated definitions.
+ESTIMATE_SECONDS = 1e-6
 # The least expected work worth a second parse and worker: seconds (a previous time), else bytes
 # (include_bytes).
 MIN_SECONDS = 2.0
@@ -152,15 +155,17 @@ def identity(name: str, place) -> str:
     return f"{name}@{getattr(place, 'file', place)}:{getattr(place, 'line', 0)}:{getattr(place, 'column', 0)}"
 
 
-def split(places: list, cost: list[float], count: int) -> list[int]:
+def split(places: list, cost: list[float], count: int, head: float = 0.0) -> list[int]:
     """Each definition's shard: whole places (a generic body's instantiations share one) go to
-    the least loaded shard, costliest first (ties: the earlier place, the lower shard)."""
+    the least loaded shard, costliest first (ties: the earlier place, the lower shard). `head`:
+    the work shard 0 has already done, in the costs' unit (a shared parse's lead did the parse
+    and the fixed work for all)."""
     total: dict = {}
     first: dict = {}
     for i, (place, c) in enumerate(zip(places, cost)):
         first.setdefault(place, i)
         total[place] = total.get(place, 0.0) + float(c)
-    load = [0.0] * count
+    load = [float(head)] + [0.0] * (count - 1)
     where = {}
     for place in sorted(total, key=lambda p: (-total[p], first[p])):
         k = min(range(count), key=lambda n: (load[n], n))
