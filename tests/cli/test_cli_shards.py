@@ -30,8 +30,11 @@ SMALL = "#include <stdlib.h>\nvoid small(void)\n{\n  char *q = malloc(1);\n}\n"
 
 @pytest.fixture
 def sharding(monkeypatch, tmp_path):
-    """Sharding from any size (the test units are small); returns the pool's job log."""
+    """Sharding from any size (the test units are small), a shared parse's lead given its share
+    whatever its parse cost (a test unit's parse outweighs its definitions); returns the pool's
+    job log."""
     monkeypatch.setattr(shards, "MIN_BYTES", 0)
+    monkeypatch.setattr(shards, "ESTIMATE_SECONDS", 1e9)
     monkeypatch.setenv(shards.SWITCH, "1")
     log = tmp_path / "jobs.jsonl"
     monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
@@ -78,6 +81,14 @@ def test_split_is_deterministic_keeps_places_together_and_balances():
         load[first[places.index(p)]] += c
     assert abs(load[0] - load[1]) <= max(per_place.values())
     assert sorted(set(first)) == [0, 1]
+
+
+def test_the_head_shard_0_has_done_counts_as_its_load():
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40)]
+    cost = [4.0, 3.0, 2.0, 1.0]
+    assert shards.split(places, cost, 2) == [0, 1, 1, 0]
+    assert shards.split(places, cost, 2, head=3.0) == [1, 0, 1, 0]
+    assert shards.split(places, cost, 2, head=100.0) == [1, 1, 1, 1]
 
 
 def test_estimate_counts_a_place_once_and_a_definition_beyond_its_bytes():
