@@ -38,6 +38,7 @@ def test_children_wait_for_a_slot_report_and_are_reaped():
     lender = forking.Lender(conn, r, 7)
     running = forking.start([1, 2, 3, 4], _work, lender)
     assert conn.sent == [(forking.LEND, 7, 4)]
+    assert os.get_blocking(r)  # drained before the fork: the children share the pipe's mode
     # No child has its slot yet: none has written anything.
     os.set_blocking(running[0].fd, False)
     with pytest.raises(BlockingIOError):

@@ -51,10 +51,10 @@ class Lender:
     def __init__(self, conn, gate: int, index: int) -> None:
         self.conn, self.gate, self.index = conn, gate, index
 
-    def announce(self, count: int) -> None:
-        """Asks the parent for `count` slots. Tokens a previous job's children left unread were
-        all written before this job began (the parent writes them only while that job ran):
-        drained first, they cannot start this job's children early."""
+    def drain(self) -> None:
+        """Drops tokens a previous job's children left unread: all were written before this job
+        began (the parent writes them only while that job runs), so none is this job's. Before
+        the fork: the gate's non-blocking mode belongs to the pipe, which the children share."""
         os.set_blocking(self.gate, False)
         try:
             while os.read(self.gate, 64):
@@ -63,14 +63,20 @@ class Lender:
             pass
         finally:
             os.set_blocking(self.gate, True)
+
+    def announce(self, count: int) -> None:
+        """Asks the parent for `count` slots."""
         self.conn.send((LEND, self.index, count))
 
     def wait(self) -> None:
         """A child: blocks until the parent grants it a slot (EOF: the parent is gone)."""
+        import select
+
         while True:
             try:
+                select.select([self.gate], [], [])
                 got = os.read(self.gate, 1)
-            except InterruptedError:
+            except (InterruptedError, BlockingIOError):  # another child took the token
                 continue
             if not got:
                 os._exit(1)
@@ -98,6 +104,7 @@ def start(numbers: list[int], work, lender: Lender) -> list[Running]:
     shards.Part) and sends it back. Returns the running children (the caller must `collect`)."""
     running = []
     lead = os.getpid()
+    lender.drain()
     try:
         for number in numbers:
             r, w = os.pipe()
@@ -124,12 +131,16 @@ def _child(number: int, work, lender: Lender, fd: int, lead: int) -> None:
         lender.wait()
         cpu = time.process_time()
         try:
-            got = Child(number, work(number))
+            part = work(number)
+            data = pickle.dumps(Child(number, part, time.process_time() - cpu), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as e:  # a bug in refcheck: reported for this shard, as a worker reports it
-            got = Child(number, error=f"internal error: {type(e).__name__}: {e}")
-        got = Child(got.number, got.part, time.process_time() - cpu, got.error)
-        _write_all(fd, pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL))
+            data = pickle.dumps(Child(number, error=f"internal error: {type(e).__name__}: {e}"))
+        _write_all(fd, data)
     except BaseException:  # noqa: BLE001 - the lead reports a child that sent nothing as dead
+        if os.environ.get("REFCHECK_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
         code = 1
     finally:
         os._exit(code)
