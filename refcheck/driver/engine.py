@@ -332,10 +332,27 @@ def _share(prep: _Prepared, shard, head: float = 0.0) -> dict:
     measured = dict(shard.measured)
     cost = shards.costs(prep.places, prep.names, [_size(fn) for fn in prep.parsed.functions], measured)
     unit = 1.0 if measured else shards.ESTIMATE_SECONDS
-    assigned = shards.split(prep.places, cost, shard.count, head / unit)
+    groups = shards.together(prep.places, prep.names, _words(prep), cost, shard.count)
+    assigned = shards.split(groups, cost, shard.count, head / unit)
     out: dict = {k: [] for k in range(shard.count)}
     for i in prep.selected:
         out[assigned[i]].append(i)
+    return out
+
+
+def _words(prep: _Prepared) -> dict:
+    """Each place's identifiers, from the bytes of its first definition's extent."""
+    import re
+
+    from refcheck.frontend.clangutil import read_source
+
+    ident = re.compile(rb"[A-Za-z_]\w*")
+    out: dict = {}
+    for fn, place in zip(prep.parsed.functions, prep.places):
+        if place not in out:
+            extent = fn.extent
+            data = read_source(extent.start.file.name) if extent.start.file else b""
+            out[place] = {w.decode("ascii") for w in ident.findall(data[extent.start.offset:extent.end.offset])}
     return out
 
 

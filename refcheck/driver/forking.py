@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import threading
 import time
@@ -83,6 +84,31 @@ class Lender:
             return
 
 
+def die_with_parent(parent: int) -> None:
+    """A worker must not outlive a parent killed with SIGKILL: it would hold the run's stdout
+    open (`refcheck check | cat` never ends) and keep parsing for nobody. Linux delivers a
+    signal on the parent's death (PR_SET_PDEATHSIG); elsewhere a thread watches getppid()."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # died before the signal was armed
+        os._exit(1)
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+
+
 def available() -> bool:
     """Whether this platform can fork a worker (the shared parse; else each shard parses)."""
     return hasattr(os, "fork") and sys.platform != "win32"
@@ -125,8 +151,6 @@ def start(numbers: list[int], work, lender: Lender) -> list[Running]:
 def _child(number: int, work, lender: Lender, fd: int, lead: int) -> None:
     code = 0
     try:
-        from refcheck.driver.pool import die_with_parent
-
         die_with_parent(lead)
         lender.wait()
         cpu = time.process_time()

@@ -12,8 +12,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import sys
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, replace
@@ -86,31 +84,6 @@ JOB_LOG = "REFCHECK_JOB_LOG"
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
 
 
-def die_with_parent(parent: int) -> None:
-    """A worker must not outlive a parent killed with SIGKILL: it would hold the run's stdout
-    open (`refcheck check | cat` never ends) and keep parsing for nobody. Linux delivers a
-    signal on the parent's death (PR_SET_PDEATHSIG); elsewhere a thread watches getppid()."""
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            PR_SET_PDEATHSIG = 1
-            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # died before the signal was armed
-        os._exit(1)
-    if not armed:
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.5)
-            os._exit(1)
-
-        threading.Thread(target=watch, daemon=True).start()
-
-
 def _bound_memory(limit: int | None) -> None:
     if not limit:
         return
@@ -131,7 +104,7 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
     if gate is not None:
         os.close(gate[1])
     if parent is not None:
-        die_with_parent(parent)
+        forking.die_with_parent(parent)
     _bound_memory(options.max_memory)
     # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
     # blocked from the parent (see _Worker); ignore it before letting it through.

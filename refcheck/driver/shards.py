@@ -42,7 +42,7 @@ LATER_COST = 2_700
 SHARED_COST = 0.7
 # The estimate's unit in CPU seconds (the fit above is in microseconds), to weigh seconds
 # measured now (a shared parse's lead: `split`'s head) against estimated definitions.
-ESTIMATE_SECONDS = 1e-6
+ESTIMATE_SECONDS = 0.85e-6
 # The least expected work worth a second parse and worker: seconds (a previous time), else bytes
 # (include_bytes).
 MIN_SECONDS = 2.0
@@ -153,6 +153,55 @@ def identity(name: str, place) -> str:
     """A definition's name in the measured costs: its name and place, which survive an edit
     elsewhere in the unit (a per-function cache key does not survive a header edit)."""
     return f"{name}@{getattr(place, 'file', place)}:{getattr(place, 'line', 0)}:{getattr(place, 'column', 0)}"
+
+
+# Callers kept with their callees (`together`): a callee called from at most this many places
+# joins their group (a hub's summary, called from everywhere, cannot keep a split balanced), as
+# long as the group stays under this fraction of a shard's even share.
+MAX_CALLERS = 16
+GROUP_SHARE = 0.25
+
+
+def together(places: list, names: list[str], words: dict, cost: list[float], count: int) -> list:
+    """Each definition's group for `split`: its place, joined with the places of its callees
+    and their other callers. The fixup checks a definition again when the shards gave it other
+    summaries than one worker would: a caller in one shard of a callee, defined before it, in
+    another. `words`: place -> the identifiers of its text; a definition is named in it by its
+    name or the part after its last `_` (a generic body's `THTensor_(resize)`). Cheap, and only
+    a guess: a group that saves no fixup costs only balance."""
+    first: dict = {}
+    weight: dict = {}
+    for i, (place, c) in enumerate(zip(places, cost)):
+        first.setdefault(place, i)
+        weight[place] = weight.get(place, 0.0) + float(c)
+    named: dict = {}
+    for name, place in zip(names, places):
+        for token in {name, name.rsplit("_", 1)[-1]}:
+            named.setdefault(token, set()).add(place)
+    callers: dict = {}
+    for place, found in words.items():
+        for word in found:
+            for callee in named.get(word, ()):
+                if callee != place:
+                    callers.setdefault(callee, set()).add(place)
+    root = {p: p for p in first}
+
+    def find(p):
+        while root[p] != p:
+            root[p] = p = root[root[p]]
+        return p
+
+    cap = GROUP_SHARE * sum(weight.values()) / max(1, count)
+    for callee in sorted(callers, key=lambda p: (len(callers[p]), first[p])):
+        if len(callers[callee]) > MAX_CALLERS:
+            break
+        groups = {find(callee)} | {find(p) for p in callers[callee]}
+        if len(groups) > 1 and sum(weight[g] for g in groups) <= cap:
+            top = min(groups, key=first.__getitem__)
+            for g in groups:
+                root[g] = top
+                weight[top] += weight[g] if g != top else 0.0
+    return [find(p) for p in places]
 
 
 def split(places: list, cost: list[float], count: int, head: float = 0.0) -> list[int]:

@@ -306,3 +306,21 @@ def test_a_shared_parse_gives_the_unsharded_result_in_one_parse(project, shardin
     assert shared[:2] == whole[:2] == separate[:2]
     assert shared[2] == separate[2]
     assert not _descendants()
+
+
+def test_callers_join_their_callees_unless_a_hub_or_too_big(monkeypatch):
+    """`together`: a helper's few callers go with it; a hub (more callers than MAX_CALLERS)
+    stays alone, and so does a group over GROUP_SHARE of a shard's even share."""
+    monkeypatch.setattr(shards, "MAX_CALLERS", 2)
+    monkeypatch.setattr(shards, "GROUP_SHARE", 1.0)
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40, 50, 60)]
+    names = ["TH_helper", "caller_one", "caller_two", "TH_hub", "user_a", "user_b"]
+    words = {places[0]: {"x"}, places[1]: {"helper", "hub"}, places[2]: {"TH_helper", "hub"},
+             places[3]: set(), places[4]: {"TH_hub"}, places[5]: {"hub"}}
+    cost = [1.0] * 6
+    groups = shards.together(places, names, words, cost, 2)
+    assert groups[0] == groups[1] == groups[2] == places[0]  # the helper and its two callers
+    assert len(set(groups[3:])) == 3  # the hub has four callers: no group
+    # A group bigger than GROUP_SHARE of a shard's share is not made.
+    monkeypatch.setattr(shards, "GROUP_SHARE", 0.5)
+    assert len(set(shards.together(places, names, words, cost, 2))) == 6
