@@ -159,7 +159,7 @@ def identity(name: str, place) -> str:
 # joins their group (a hub's summary, called from everywhere, cannot keep a split balanced), as
 # long as the group stays under this fraction of a shard's even share.
 MAX_CALLERS = 16
-GROUP_SHARE = 0.25
+GROUP_SHARE = 0.1
 
 
 def together(places: list, names: list[str], words: dict, cost: list[float], count: int) -> list:
