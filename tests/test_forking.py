@@ -81,3 +81,15 @@ def test_native_threads_are_counted():
     finally:
         stop.set()
         t.join()
+    # A thread Python does not know of (as libclang's would be): a fork is refused.
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    thread = ctypes.c_ulong()
+    sleep = ctypes.cast(libc.sleep, ctypes.c_void_p)
+    assert libc.pthread_create(ctypes.byref(thread), None, sleep, ctypes.c_void_p(1)) == 0
+    try:
+        assert not forking.native_threads_only_python(tries=2)
+    finally:
+        libc.pthread_join(thread, None)
+    assert forking.native_threads_only_python()

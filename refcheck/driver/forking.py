@@ -114,15 +114,21 @@ def available() -> bool:
     return hasattr(os, "fork") and sys.platform != "win32"
 
 
-def native_threads_only_python() -> bool:
+def native_threads_only_python(tries: int = 40) -> bool:
     """Whether every OS thread of this process is a Python thread (Linux: /proc/self/task): a
     thread of libclang's (a parse's crash-recovery thread) alive at a fork could leave a lock
-    held in the child. Elsewhere nothing to count: assumed, as libclang joins its threads."""
-    try:
-        tasks = len(os.listdir("/proc/self/task"))
-    except OSError:
-        return True
-    return tasks <= threading.active_count()
+    held in the child. A Python thread just joined may still be listed while it exits: asked
+    again a few times, 5 ms apart. Elsewhere nothing to count: assumed, as libclang joins its
+    threads before a parse returns."""
+    for attempt in range(tries):
+        try:
+            tasks = {int(t) for t in os.listdir("/proc/self/task")}
+        except (OSError, ValueError):
+            return True
+        if tasks <= {t.native_id for t in threading.enumerate()}:
+            return True
+        time.sleep(0.005)
+    return False
 
 
 def start(numbers: list[int], work, lender: Lender) -> list[Running]:
