@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
-from refcheck.driver import shards
+from refcheck.driver import shards, splitting
 from refcheck.driver.shards import How
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
@@ -197,7 +197,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
         return _run(prep, prep.selected, None, time.perf_counter())
     if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
         return _lead(prep, shard, settings.lender)
-    return _run(prep, _share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
+    return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
                 time.perf_counter())
 
 
@@ -274,14 +274,14 @@ def _lead(prep: _Prepared, shard, lender):
     """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
     for its slot and checks its share in this parse; checks its own; returns its Part with the
     children's. Where a thread other than Python's is alive (a fork could inherit a held lock)
-    it checks every share itself instead, in one round in source order (no fixup needed)."""
+    it checks every share itself instead, in one round in source order."""
     from refcheck.driver import forking
     from refcheck.reuse.plan import shared_instances
 
     began = time.perf_counter()
     prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
     # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
-    shares = _share(prep, shard, time.process_time() - _job_cpu)
+    shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
     others = [k for k in range(shard.count) if k != shard.number]
     _preloaded()
     if not forking.native_threads_only_python():
@@ -308,7 +308,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     replays the order), or a fixup's; returns a part's records (none for a whole unit)."""
     if shard is not None and not isinstance(shard, shards.Shard):
         unit.summaries.ever.update(shard.planned)
-        return _fixup(unit, plan, table, shard.records)
+        return splitting.fixup(unit, plan, table, shard.records)
     # In source order (C defines helpers before their callers, mostly); a function whose check
     # used a summary that changed later in the unit (a helper defined after it, recursion) is
     # checked once more at the end, with the unit's final table.
@@ -322,40 +322,6 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     return {}
 
 
-def _share(prep: _Prepared, shard, head: float = 0.0) -> dict:
-    """Each shard's definitions (number -> indices): its share of `split` (by the costs the
-    parent sent, the same to every shard, else estimated); none in round 1 for a fixup (it
-    re-checks single definitions with the final summaries: nothing to reuse). `head`: CPU
-    seconds shard 0 spent for all (a shared parse's lead; 0 where each shard splits alone)."""
-    if not isinstance(shard, shards.Shard):
-        return {}
-    measured = dict(shard.measured)
-    cost = shards.costs(prep.places, prep.names, [_size(fn) for fn in prep.parsed.functions], measured)
-    unit = 1.0 if measured else shards.ESTIMATE_SECONDS
-    groups = shards.together(prep.places, prep.names, _words(prep), cost, shard.count)
-    assigned = shards.split(groups, cost, shard.count, head / unit)
-    out: dict = {k: [] for k in range(shard.count)}
-    for i in prep.selected:
-        out[assigned[i]].append(i)
-    return out
-
-
-def _words(prep: _Prepared) -> dict:
-    """Each place's identifiers, from the bytes of its first definition's extent."""
-    import re
-
-    from refcheck.frontend.clangutil import read_source
-
-    ident = re.compile(rb"[A-Za-z_]\w*")
-    out: dict = {}
-    for fn, place in zip(prep.parsed.functions, prep.places):
-        if place not in out:
-            extent = fn.extent
-            data = read_source(extent.start.file.name) if extent.start.file else b""
-            out[place] = {w.decode("ascii") for w in ident.findall(data[extent.start.offset:extent.end.offset])}
-    return out
-
-
 def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: bool, planned: frozenset):
     """A shard or fixup job's shards.Part: the unit-level result (its parse's diagnostics, not
     the definitions'), the records, and the per-function cache entries (the parent merges the
@@ -365,38 +331,6 @@ def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: b
     if table is not None and table.rejected:
         _save_table(table, result, write=False)
     return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
-
-
-def _size(fn) -> int:
-    """A definition's bytes: its cost estimate for the shard split."""
-    extent = fn.extent
-    return max(1, extent.end.offset - extent.start.offset)
-
-
-def _fixup(unit: "_UnitCheck", plan, table, records: dict) -> dict:
-    """The whole-unit order replayed over the shards' records (shards.replay): the definitions
-    whose check saw other summaries than that order gives, checked again, then the second round
-    for stale summaries. Returns the records of the definitions checked here."""
-    records = dict(records)
-    checked: dict = {}
-    unit.second = True  # no cache hit, no instance result: they were made with other summaries
-
-    def recheck(index: int):
-        unit.definition(index, plan, table)
-        checked[index] = unit.record(index)
-        return checked[index]
-
-    known = unit.summaries.known
-    original = dict(records)
-    shards.replay(records, known, recheck)
-    # The unit's imported summaries are the ones every check of the whole-unit order asked for:
-    # the shards' checks that order keeps, and the ones here (an instance's outcome taken asks
-    # nothing itself; a cache hit's asks count, as in _check).
-    unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
-                               for n, _ in r.used)
-    for index in shards.stale(records, known):
-        recheck(index)
-    return checked
 
 
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:

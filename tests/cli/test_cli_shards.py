@@ -324,3 +324,22 @@ def test_callers_join_their_callees_unless_a_hub_or_too_big(monkeypatch):
     # A group bigger than GROUP_SHARE of a shard's share is not made.
     monkeypatch.setattr(shards, "GROUP_SHARE", 0.5)
     assert len(set(shards.together(places, names, words, cost, 2))) == 6
+
+
+def test_a_foreign_thread_at_the_fork_makes_the_lead_check_every_share(project, sharding, monkeypatch):
+    """Where a thread Python does not know of is alive (libclang's would be), the lead forks
+    nothing and checks all the definitions itself: the whole unit's findings, no child."""
+    from refcheck.driver import forking
+
+    project.write("one.c", CALLEE + CALLER + MORE)
+    monkeypatch.setenv(shards.SWITCH, "0")
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    monkeypatch.setenv(shards.SWITCH, "1")
+    monkeypatch.setattr(forking, "native_threads_only_python", lambda: False)
+    forked = []
+    monkeypatch.setattr(forking, "start", lambda *a, **kw: forked.append(a) or [])
+    _jobs(sharding)
+    alone = _check(project, "-j", "2", "--no-cache", "one.c")
+    jobs = _jobs(sharding)
+    assert alone[:2] == whole[:2] and not forked
+    assert {j["worker"] for j in jobs if j["shard"] in (0, 1)} == {next(j["worker"] for j in jobs if j["shard"] == 0)}
