@@ -192,7 +192,9 @@ def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, mo
 
 def _descendants() -> list[int]:
     """The processes below this one (Linux /proc): none once a run is over (no worker, no
-    forked shard, no zombie)."""
+    forked shard, no zombie); none known without /proc."""
+    if not os.path.isdir("/proc"):
+        return []
     parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -343,3 +345,40 @@ def test_a_foreign_thread_at_the_fork_makes_the_lead_check_every_share(project, 
     jobs = _jobs(sharding)
     assert alone[:2] == whole[:2] and not forked
     assert {j["worker"] for j in jobs if j["shard"] in (0, 1)} == {next(j["worker"] for j in jobs if j["shard"] == 0)}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_lead_over_the_time_limit_takes_its_child_with_it(project, sharding, monkeypatch, tmp_path):
+    """The pool kills a lead past --timeout; its forked child, waiting or checking, dies with
+    it (the parent-death signal it re-armed), and the unit is one timeout error."""
+    import time
+
+    project.write("big.c", CALLEE + CALLER + MORE)
+    project.write("small.c", SMALL)
+    pids = tmp_path / "child"
+    real_run = engine._run
+
+    def slow_child(prep, selected, shard, began):
+        if isinstance(shard, shards.Shard) and shard.number == 1:
+            pids.write_text(str(os.getpid()))
+            time.sleep(60)
+        return real_run(prep, selected, shard, began)
+
+    monkeypatch.setattr(engine, "_run", slow_child)
+    r = project.run("check", "-j", "2", "--no-cache", "--timeout", "3", "--format", "json", "big.c", "small.c")
+    data = json.loads(r.out)
+    assert [(f["file"], f["rule"]) for f in data["findings"]] == [("small.c", "RC001")]
+    assert any("took longer than 3 s" in e["message"] and e["file"] == "big.c" for e in data["errors"]), data
+    child = int(pids.read_text())
+    for _ in range(100):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the forked child {child} outlived its lead")
+    assert not _descendants()
