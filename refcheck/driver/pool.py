@@ -389,7 +389,7 @@ def _start(w: _Worker, job: Job, pending: deque) -> bool:
         return False
     w.job = job
     w.started = time.monotonic()
-    if _leads(job):
+    if _leads(job) and w.gate is not None:  # else each shard job parses in a worker of its own
         w.followers = [j for j in pending if _follows(j, job)]
         for j in w.followers:
             pending.remove(j)
@@ -473,7 +473,7 @@ def _collect(w: _Worker) -> Outcome | None:
 def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
     """Whether the job waits for another idle worker it prefers."""
     return bool(job.worker) and job.worker != w.process.pid and any(
-        x.process.pid == job.worker and x.job is None and x.process.is_alive() for x in pool)
+        x.process.pid == job.worker and x.idle and x.process.is_alive() for x in pool)
 
 
 def _log(outcome: Outcome) -> None:

@@ -382,3 +382,17 @@ def test_a_lead_over_the_time_limit_takes_its_child_with_it(project, sharding, m
     else:
         raise AssertionError(f"the forked child {child} outlived its lead")
     assert not _descendants()
+
+
+def test_three_shards_from_one_parse(project, sharding):
+    """-j3: the lead forks two children, each in a slot of its own; the result is the whole
+    unit's."""
+    project.write("one.c", CALLEE + CALLER + MORE)
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    _jobs(sharding)
+    three = _check(project, "-j", "3", "--no-cache", "one.c")
+    jobs = _jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs if j["shard"] in (0, 1, 2)) == ["0", "1", "2"], jobs
+    assert len({j["worker"] for j in jobs if j["shard"] in (0, 1, 2)}) == 3, jobs
+    assert three[:2] == whole[:2]
+    assert not _descendants()
