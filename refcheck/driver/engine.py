@@ -45,8 +45,7 @@ class Settings:
     # A part of a unit checked in shards (driver/shards.py): a Shard (round 1 over its share of
     # the definitions) or a Fixup (the whole-unit order replayed); None: the whole unit.
     shard: object = None
-    # The worker's side of a shared parse's slot accounting (forking.Lender), for a lead shard
-    # job; None: each shard parses in its own job.
+    # A shared parse's lead: the worker's side of the pool's slots (forking.Lender); else None.
     lender: object = None
 
 
@@ -109,6 +108,7 @@ _preloader: threading.Thread | None = None
 
 
 def start_preload() -> None:
+    """Starts `preload` in a thread of its own (a worker, before its first job)."""
     global _preloader
     _preloader = threading.Thread(target=preload, name="refcheck-preload", daemon=True)
     _preloader.start()
@@ -160,9 +160,8 @@ def _parse(path: str, settings: Settings):
 
 @dataclass
 class _Prepared:
-    """A parsed unit and its fixed work (counted types, slot roles, may-raise, the function
-    table, comments): what every share of it starts from, done once (a shared parse's children
-    inherit it)."""
+    """A parsed unit and its fixed work (counted types, slot roles, may-raise, the function table,
+    comments), done once: a shared parse's children inherit it."""
 
     settings: Settings
     rel: str
@@ -191,14 +190,18 @@ def _check(path: str, settings: Settings) -> UnitResult:
         return result
     t1 = time.perf_counter()
     _PARSED.set()
+    import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
+    # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
+    # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
+    began = time.perf_counter()
     prep = _prepare(path, settings, rel, parsed, result, t1 - t0)
     shard = settings.shard
     if shard is None:
-        return _run(prep, prep.selected, None, time.perf_counter())
+        return _run(prep, prep.selected, None, began)
     if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
-        return _lead(prep, shard, settings.lender)
+        return _lead(prep, shard, settings.lender, began)
     return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
-                time.perf_counter())
+                began)
 
 
 def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult, parse_seconds: float):
@@ -270,7 +273,7 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
     return result
 
 
-def _lead(prep: _Prepared, shard, lender):
+def _lead(prep: _Prepared, shard, lender, began: float):
     """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
     for its slot and checks its share in this parse; checks its own; returns its Part with the
     children's. Where a thread other than Python's is alive (a fork could inherit a held lock)
@@ -278,7 +281,6 @@ def _lead(prep: _Prepared, shard, lender):
     from refcheck.driver import forking
     from refcheck.reuse.plan import shared_instances
 
-    began = time.perf_counter()
     prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
     # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
     shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
