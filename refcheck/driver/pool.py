@@ -4,7 +4,9 @@ costs that unit only.
 concurrent.futures cannot do this: a dead worker breaks its whole pool, and a running task cannot
 be cancelled. Here each worker has its own pipe; the parent waits on the pipes and the process
 sentinels together, kills a worker whose unit runs past the time limit, and starts a fresh one
-in place of any that died.
+in place of any that died. A split unit's shards may share one parse (forking.py): the worker
+given shard 1 forks the others, and the parent lends each child an idle worker's slot, so that
+no more than -j processes work at once.
 """
 
 from __future__ import annotations
