@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
-from refcheck.driver import shards
+from refcheck.driver import shards, splitting
 from refcheck.driver.shards import How
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
@@ -45,11 +45,15 @@ class Settings:
     # A part of a unit checked in shards (driver/shards.py): a Shard (round 1 over its share of
     # the definitions) or a Fixup (the whole-unit order replayed); None: the whole unit.
     shard: object = None
+    # A shared parse's lead: the worker's side of the pool's slots (forking.Lender); else None.
+    lender: object = None
 
 
 def check_unit(path: str, settings: Settings):
     """Check every function defined in (or included by) one unit (a shards.Part for a shard or
     fixup job, unless it failed). Never raises for bad input."""
+    global _job_cpu
+    _job_cpu = time.process_time()
     box: list = []
 
     def work():
@@ -98,6 +102,22 @@ AFTER_PARSE = ("refcheck.reuse.plan", "refcheck.analysis", "refcheck.frontend.bu
 # import would only compete with it for the interpreter (a small unit's parse ends long before
 # the imports do).
 _PARSED = threading.Event()
+# The worker's preload thread (start_preload), joined before a fork: a child must not inherit a
+# module half imported by a thread it does not have.
+_preloader: threading.Thread | None = None
+
+
+def start_preload() -> None:
+    """Starts `preload` in a thread of its own (a worker, before its first job)."""
+    global _preloader
+    _preloader = threading.Thread(target=preload, name="refcheck-preload", daemon=True)
+    _preloader.start()
+
+
+def _preloaded() -> None:
+    """Waits for the preload thread (it stops at the next module once a parse has ended)."""
+    if _preloader is not None:
+        _preloader.join()
 
 
 def preload() -> None:
@@ -114,6 +134,8 @@ def preload() -> None:
             return
 
 
+# The worker's CPU clock when its current job began (a shared parse's lead weighs its own share).
+_job_cpu = 0.0
 # (path, clang args, unit key) and the parse of this worker's last shard job.
 _held: tuple | None = None
 
@@ -136,6 +158,25 @@ def _parse(path: str, settings: Settings):
     return parsed
 
 
+@dataclass
+class _Prepared:
+    """A parsed unit and its fixed work (counted types, slot roles, may-raise, the function table,
+    comments), done once: a shared parse's children inherit it."""
+
+    settings: Settings
+    rel: str
+    parsed: object
+    result: UnitResult
+    conv: object
+    summaries: object
+    places: list
+    names: list
+    table: object
+    selected: list
+    parse_seconds: float
+    instances: object = None
+
+
 def _check(path: str, settings: Settings) -> UnitResult:
     from refcheck.frontend.unit import FrontendError
 
@@ -149,12 +190,24 @@ def _check(path: str, settings: Settings) -> UnitResult:
         return result
     t1 = time.perf_counter()
     _PARSED.set()
-    from refcheck.frontend.clangutil import location
-    from refcheck.reuse.plan import Plan
-
+    import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
     # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
     # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
-    t1b = time.perf_counter()
+    began = time.perf_counter()
+    prep = _prepare(path, settings, rel, parsed, result, t1 - t0)
+    shard = settings.shard
+    if shard is None:
+        return _run(prep, prep.selected, None, began)
+    if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
+        return _lead(prep, shard, settings.lender, began)
+    return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
+                began)
+
+
+def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult, parse_seconds: float):
+    """The unit's fixed work after its parse (see _Prepared)."""
+    from refcheck.frontend.clangutil import location, qualified_name
+
     result.includes = [_relative(f, settings.root) for f in parsed.includes]
     result.errors.extend(_with_hint(e, settings) for e in parsed.errors)
     conv = settings.conventions
@@ -168,7 +221,6 @@ def _check(path: str, settings: Settings) -> UnitResult:
     # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
     # run), then this unit's own as each is analysed; callers use them where names say nothing.
     from refcheck.conventions.summary import SummaryTable
-    from refcheck.frontend.clangutil import externally_visible, qualified_name
 
     summaries = SummaryTable(settings.summaries)
     conv = conv.for_unit(inferred=summaries)
@@ -177,29 +229,37 @@ def _check(path: str, settings: Settings) -> UnitResult:
     table = _function_table(path, parsed, places, settings, conv)
     selected = [i for i, fn in enumerate(parsed.functions)
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
-    shard = settings.shard
     names = [qualified_name(fn) for fn in parsed.functions]
-    if shard is not None:
-        selected = _share(selected, shard, parsed, places, names)
-    plan = Plan(parsed, places, conv, selected, lambda i: table is not None and table.has(table.keys[i]),
-                settings.share)
+    _carry_comments(parsed, result, settings.root)
+    return _Prepared(settings, rel, parsed, result, conv, summaries, places, names, table, selected, parse_seconds)
+
+
+def _run(prep: _Prepared, selected: list[int], shard, began: float):
+    """Checks `selected` of the prepared unit: the whole unit's UnitResult (shard None), else a
+    shards.Part. `began`: when this process's work after the parse began (the analysis time)."""
+    from refcheck.reuse.plan import Plan
+
+    settings, parsed, result, summaries, table = prep.settings, prep.parsed, prep.result, prep.summaries, prep.table
+    plan = Plan(parsed, prep.places, prep.conv, selected, lambda i: table is not None and table.has(table.keys[i]),
+                settings.share, prep.instances)
     planned = frozenset(summaries.ever)  # the instance keys' asks
-    unit = _UnitCheck(settings, conv, parsed, result, plan.key_seconds, summaries, names)
-    unit.places = places
+    unit = _UnitCheck(settings, prep.conv, parsed, result, plan.key_seconds, summaries, prep.names)
+    unit.places = prep.places
     unit_errors = len(result.errors)
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
         records = _definitions(unit, plan, table, selected, shard)
-    defined = set(names)
+    defined = set(prep.names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
-    _carry_comments(parsed, result, settings.root)
-    result.timings = {"parse": t1 - t0, "cfg": unit.cfg_time,
-                      "analysis": (time.perf_counter() - t1b) - unit.cfg_time}
+    result.timings = {"parse": prep.parse_seconds, "cfg": unit.cfg_time,
+                      "analysis": (time.perf_counter() - began) - unit.cfg_time}
     if shard is not None:
         return _part(result, unit_errors, table, records, parsed.partial, planned)
-    result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, names)
+    from refcheck.frontend.clangutil import externally_visible
+
+    result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, prep.names)
                       if n in summaries.known and externally_visible(fn)}
     if table is not None:
         _save_table(table, result)
@@ -208,9 +268,41 @@ def _check(path: str, settings: Settings) -> UnitResult:
     if parsed.partial and result.functions:
         # The first error's fix is the partial parse's fix too.
         hint = next((e.hint for e in result.errors if e.hint), "")
-        result.errors.append(ToolError(rel, f"{result.functions} function(s) checked on a partial parse; "
-                                            "findings may be incomplete", severity="warning", hint=hint))
+        result.errors.append(ToolError(prep.rel, f"{result.functions} function(s) checked on a partial parse; "
+                                                 "findings may be incomplete", severity="warning", hint=hint))
     return result
+
+
+def _lead(prep: _Prepared, shard, lender, began: float):
+    """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
+    for its slot and checks its share in this parse; checks its own; returns its Part with the
+    children's. Where a thread other than Python's is alive (a fork could inherit a held lock)
+    it checks every share itself instead, in one round in source order."""
+    from refcheck.driver import forking
+    from refcheck.reuse.plan import shared_instances
+
+    prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
+    # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
+    shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
+    others = [k for k in range(shard.count) if k != shard.number]
+    _preloaded()
+    if not forking.native_threads_only_python():
+        mine = sorted(i for k in range(shard.count) for i in shares[k])
+        part = _run(prep, mine, shard, began)
+        return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
+
+    def work(number: int):
+        # The parse and the fixed work are the lead's (the merge sums the parts' stage times).
+        return _run(replace(prep, parse_seconds=0.0), shares[number], replace(shard, number=number),
+                    time.perf_counter())
+
+    running = forking.start(others, work, lender)
+    try:
+        part = _run(prep, shares[shard.number], shard, began)
+    except BaseException:
+        forking.collect(running, kill=True)
+        raise
+    return replace(part, children=forking.collect(running))
 
 
 def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) -> dict:
@@ -218,7 +310,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     replays the order), or a fixup's; returns a part's records (none for a whole unit)."""
     if shard is not None and not isinstance(shard, shards.Shard):
         unit.summaries.ever.update(shard.planned)
-        return _fixup(unit, plan, table, shard.records)
+        return splitting.fixup(unit, plan, table, shard.records)
     # In source order (C defines helpers before their callers, mostly); a function whose check
     # used a summary that changed later in the unit (a helper defined after it, recursion) is
     # checked once more at the end, with the unit's final table.
@@ -232,17 +324,6 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     return {}
 
 
-def _share(selected: list[int], shard, parsed, places: list, names: list[str]) -> list[int]:
-    """The definitions a shard job checks: its share of `split` (by the costs the parent sent,
-    the same to every shard, else estimated); none in round 1 for a fixup (it re-checks single
-    definitions with the final summaries: nothing to reuse)."""
-    if not isinstance(shard, shards.Shard):
-        return []
-    cost = shards.costs(places, names, [_size(fn) for fn in parsed.functions], dict(shard.measured))
-    assigned = shards.split(places, cost, shard.count)
-    return [i for i in selected if assigned[i] == shard.number]
-
-
 def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: bool, planned: frozenset):
     """A shard or fixup job's shards.Part: the unit-level result (its parse's diagnostics, not
     the definitions'), the records, and the per-function cache entries (the parent merges the
@@ -252,38 +333,6 @@ def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: b
     if table is not None and table.rejected:
         _save_table(table, result, write=False)
     return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
-
-
-def _size(fn) -> int:
-    """A definition's bytes: its cost estimate for the shard split."""
-    extent = fn.extent
-    return max(1, extent.end.offset - extent.start.offset)
-
-
-def _fixup(unit: "_UnitCheck", plan, table, records: dict) -> dict:
-    """The whole-unit order replayed over the shards' records (shards.replay): the definitions
-    whose check saw other summaries than that order gives, checked again, then the second round
-    for stale summaries. Returns the records of the definitions checked here."""
-    records = dict(records)
-    checked: dict = {}
-    unit.second = True  # no cache hit, no instance result: they were made with other summaries
-
-    def recheck(index: int):
-        unit.definition(index, plan, table)
-        checked[index] = unit.record(index)
-        return checked[index]
-
-    known = unit.summaries.known
-    original = dict(records)
-    shards.replay(records, known, recheck)
-    # The unit's imported summaries are the ones every check of the whole-unit order asked for:
-    # the shards' checks that order keeps, and the ones here (an instance's outcome taken asks
-    # nothing itself; a cache hit's asks count, as in _check).
-    unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
-                               for n, _ in r.used)
-    for index in shards.stale(records, known):
-        recheck(index)
-    return checked
 
 
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:

@@ -4,7 +4,9 @@ costs that unit only.
 concurrent.futures cannot do this: a dead worker breaks its whole pool, and a running task cannot
 be cancelled. Here each worker has its own pipe; the parent waits on the pipes and the process
 sentinels together, kills a worker whose unit runs past the time limit, and starts a fresh one
-in place of any that died.
+in place of any that died. A split unit's shards may share one parse (forking.py): the worker
+given shard 1 forks the others, and the parent lends each child an idle worker's slot, so that
+no more than -j processes work at once.
 """
 
 from __future__ import annotations
@@ -12,15 +14,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import sys
-import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from typing import Callable, Iterator
 
 from refcheck.conventions import Conventions
+from refcheck.driver import forking
 from refcheck.findings import ToolError, UnitResult
 
 
@@ -85,31 +86,6 @@ JOB_LOG = "REFCHECK_JOB_LOG"
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
 
 
-def _die_with_parent(parent: int) -> None:
-    """A worker must not outlive a parent killed with SIGKILL: it would hold the run's stdout
-    open (`refcheck check | cat` never ends) and keep parsing for nobody. Linux delivers a
-    signal on the parent's death (PR_SET_PDEATHSIG); elsewhere a thread watches getppid()."""
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            PR_SET_PDEATHSIG = 1
-            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # died before the signal was armed
-        os._exit(1)
-    if not armed:
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(0.5)
-            os._exit(1)
-
-        threading.Thread(target=watch, daemon=True).start()
-
-
 def _bound_memory(limit: int | None) -> None:
     if not limit:
         return
@@ -124,9 +100,13 @@ def _bound_memory(limit: int | None) -> None:
         pass
 
 
-def _worker(conn, options: Options, parent: int | None = None) -> None:
+def _worker(conn, options: Options, parent: int | None = None, gate: tuple | None = None) -> None:
+    """`gate`: (read, write) ends of the pipe the parent grants a shared parse's children their
+    slots on (forking.py); None: no shared parse (spawn)."""
+    if gate is not None:
+        os.close(gate[1])
     if parent is not None:
-        _die_with_parent(parent)
+        forking.die_with_parent(parent)
     _bound_memory(options.max_memory)
     # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
     # blocked from the parent (see _Worker); ignore it before letting it through.
@@ -142,7 +122,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
 
         faulthandler.disable()
     from refcheck.driver import engine
-    threading.Thread(target=engine.preload, name="refcheck-preload", daemon=True).start()
+    engine.start_preload()
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
@@ -161,6 +141,7 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
         settings.clang_args = job.args
         settings.unit_key = job.key
         settings.shard = job.shard
+        settings.lender = (forking.Lender(conn, gate[0], job.index) if gate is not None and _leads(job) else None)
         if job.summaries is not None:
             settings.summaries = job.summaries
         cpu = time.process_time()
@@ -191,10 +172,23 @@ def _worker(conn, options: Options, parent: int | None = None) -> None:
         conn.send((job.index, result, cacheable, hashes, part, time.process_time() - cpu))
 
 
+def _leads(job: Job) -> bool:
+    """A shared parse's shard 0: its worker checks the unit's other shards in forked children."""
+    return getattr(job.shard, "shared", False) and job.shard.number == 0
+
+
+def _follows(job: Job, lead: Job) -> bool:
+    return job.index == lead.index and getattr(job.shard, "shared", False) and job.shard.number > 0
+
+
 class _Worker:
     def __init__(self, ctx, options: Options) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child, options, os.getpid()), daemon=True)
+        # The gate (forking.py): the parent writes one byte per slot it lends this worker's
+        # children. Under spawn no fd is inherited, and no shard forks.
+        gate = os.pipe() if ctx.get_start_method() == "fork" and forking.available() else None
+        self.gate = gate[1] if gate else None
+        self.process = ctx.Process(target=_worker, args=(child, options, os.getpid(), gate), daemon=True)
         # Ctrl-C between fork and the worker's SIG_IGN would raise KeyboardInterrupt in the
         # child and print its traceback: keep SIGINT blocked (pending) across the fork.
         if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
@@ -206,14 +200,47 @@ class _Worker:
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         child.close()
+        if gate:
+            os.close(gate[0])
         self.job: Job | None = None
         self.started = 0.0
+        # A lead (a shared parse's shard 0): the shard jobs its children check, the slots they
+        # still wait for, and the idle workers whose slots it holds.
+        self.followers: list[Job] = []
+        self.wants = 0
+        self.lent: list[_Worker] = []
+        self.lent_to: _Worker | None = None
+
+    @property
+    def idle(self) -> bool:
+        return self.job is None and self.lent_to is None
+
+    def grant(self, other: "_Worker") -> None:
+        """Lends idle `other`'s slot to one of this lead's children."""
+        try:
+            os.write(self.gate, b"\x01")
+        except OSError:  # the lead died: its outcome comes next
+            self.wants = 0
+            return
+        self.wants -= 1
+        other.lent_to = self
+        self.lent.append(other)
+
+    def release(self) -> None:
+        """The lent slots back (the followers stay until their outcomes are made)."""
+        for other in self.lent:
+            other.lent_to = None
+        self.lent, self.wants = [], 0
 
     def kill(self) -> None:
         if self.process.is_alive():
             self.process.kill()
         self.process.join()
         self.conn.close()
+        self.release()
+        if self.gate is not None:
+            os.close(self.gate)
+            self.gate = None
 
 
 def _hashes(result: UnitResult, root: str, job: Job) -> dict:
@@ -303,28 +330,25 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
                 pending.popleft()
-            while pending and len(pool) < limit:
+            while (pending or any(w.wants for w in pool)) and len(pool) < limit:
                 pool.append(_Worker(ctx, options))
+            _grant(pool)
             for w in list(pool):
                 while pending and skip(pending[0]):
                     pending.popleft()
-                if w.job is None and pending:
+                if w.idle and pending:
                     if _elsewhere(pending[0], w, pool):
                         continue
                     job = pending.popleft()
                     if summaries and job.summaries is None:
                         job.summaries = (dict(summaries) if job.shard is None
                                          else snapshots.setdefault(job.index, dict(summaries)))
-                    try:
-                        w.conn.send(job)
-                    except OSError:
+                    if not _start(w, job, pending):
                         # Died while idle (the OOM killer, say): replace it, keep the job.
                         pending.appendleft(job)
                         w.kill()
                         pool.remove(w)
                         continue
-                    w.job = job
-                    w.started = time.monotonic()
                     started(job)
             busy = [w for w in pool if w.job]
             if not busy:
@@ -342,14 +366,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     w.kill()
                     pool.remove(w)
                 if outcome is not None:
-                    w.job = None
-                    if _out_of_memory(outcome.result) and w in pool:
-                        w.kill()
-                        pool.remove(w)
-                    if not w.process.is_alive() and w in pool:
-                        w.kill()
-                        pool.remove(w)
-                    yield outcome
+                    yield from _finish(w, outcome, pool)
     finally:
         for w in pool:
             if w.job is None and w.process.is_alive():
@@ -365,11 +382,85 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 w.kill()
 
 
-def _collect(w: _Worker) -> Outcome:
+def _start(w: _Worker, job: Job, pending: deque) -> bool:
+    """Sends `job` to idle `w`; a shared parse's lead takes its unit's other shard jobs out of
+    the queue (its children check them, in slots lent as workers go idle: `_grant`)."""
+    try:
+        w.conn.send(job)
+    except OSError:
+        return False
+    w.job = job
+    w.started = time.monotonic()
+    if _leads(job) and w.gate is not None:  # else each shard job parses in a worker of its own
+        w.followers = [j for j in pending if _follows(j, job)]
+        for j in w.followers:
+            pending.remove(j)
+            j.summaries = job.summaries
+    return True
+
+
+def _grant(pool: list) -> None:
+    """Lends idle workers' slots to the children leads announced, before any new job starts:
+    the busy processes stay at most -j."""
+    for lead in pool:
+        while lead.wants > 0 and lead.job is not None:
+            other = next((x for x in pool if x.idle), None)
+            if other is None:
+                return
+            lead.grant(other)
+
+
+def _finish(w: _Worker, outcome: "Outcome | None", pool: list) -> Iterator[Outcome]:
+    """The outcomes of `w`'s job (a lead's: its children's first, then its own, so the fixup
+    goes where the parse is), the worker replaced where it died or ran out of memory."""
+    children = _children(w, outcome)
+    w.job, w.followers = None, []
+    w.release()
+    if (_out_of_memory(outcome.result) or not w.process.is_alive()) and w in pool:
+        w.kill()
+        pool.remove(w)
+    yield from children
+    yield outcome
+
+
+def _children(w: _Worker, outcome: "Outcome") -> list:
+    """A lead's followers' outcomes: each child's part, failure or death; the lead's own failure
+    for all of them where it failed (its children died with it)."""
+    got = {c.number: c for c in getattr(outcome.part, "children", ())}
+    out = []
+    for i, job in enumerate(w.followers):
+        c = got.get(job.shard.number)
+        slot = w.lent[i].process.pid if i < len(w.lent) else outcome.worker
+        if c is None:
+            o = replace(outcome, job=job, part=None, cacheable=False, cpu=0.0)
+            if outcome.part is not None:
+                o = _failed(job, "not checked: its forked child sent nothing")
+        elif c.part is not None:
+            o = Outcome(job, c.part.result, outcome.cacheable, outcome.hashes, c.part, c.cpu, slot)
+        elif c.error:
+            o = Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, c.error)]), False)
+        else:
+            o = _failed(job, f"not checked: the worker process died ({_signal_name(c.died)}) "
+                             f"while parsing or analyzing this unit")
+        o.worker = slot
+        if c is not None and c.part is not None:
+            _log(o)
+        out.append(o)
+    if outcome.part is not None and outcome.part.children:
+        outcome.part = replace(outcome.part, children=())
+    return out
+
+
+def _collect(w: _Worker) -> Outcome | None:
+    """The worker's outcome; None for a lead's announcement of its children (forking.LEND)."""
     job = w.job
     try:
         if w.conn.poll():
-            index, result, cacheable, hashes, part, cpu = w.conn.recv()
+            message = w.conn.recv()
+            if message[0] == forking.LEND and message[1] == job.index:
+                w.wants += message[2]
+                return None
+            index, result, cacheable, hashes, part, cpu = message
             if index == job.index:
                 outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid)
                 _log(outcome)
@@ -384,7 +475,7 @@ def _collect(w: _Worker) -> Outcome:
 def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
     """Whether the job waits for another idle worker it prefers."""
     return bool(job.worker) and job.worker != w.process.pid and any(
-        x.process.pid == job.worker and x.job is None and x.process.is_alive() for x in pool)
+        x.process.pid == job.worker and x.idle and x.process.is_alive() for x in pool)
 
 
 def _log(outcome: Outcome) -> None:

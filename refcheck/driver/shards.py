@@ -24,8 +24,10 @@ from dataclasses import dataclass, field, replace
 
 from refcheck.findings import ToolError, UnitResult, merge_findings
 
-# REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out).
+# REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out); =parse gives each shard
+# job its own parse (as where os.fork is missing) instead of one parse the shards share.
 SWITCH = "REFCHECK_SHARDS"
+SEPARATE = "parse"
 # A definition's estimated cost, in bytes of its extent plus a fixed part, when no measured cost
 # is at hand (--no-cache, or a definition new since the last run): the first at its place is
 # built, keyed and analysed; a later instantiation there is keyed and often paired by instance or
@@ -38,6 +40,9 @@ SWITCH = "REFCHECK_SHARDS"
 FIRST_COST = 12_000
 LATER_COST = 2_700
 SHARED_COST = 0.7
+# The estimate's unit in CPU seconds (the fit above is in microseconds), to weigh seconds
+# measured now (a shared parse's lead: `split`'s head) against estimated definitions.
+ESTIMATE_SECONDS = 0.85e-6
 # The least expected work worth a second parse and worker: seconds (a previous time), else bytes
 # (include_bytes).
 MIN_SECONDS = 2.0
@@ -57,6 +62,10 @@ class Shard:
     # (identity, seconds) of the unit's definitions as the last run measured them (costs): the
     # parent reads them once and sends every shard the same, so that all split alike.
     measured: tuple = ()
+    # One parse for all the unit's shards (driver/forking.py): the worker given shard 0 checks
+    # the others in forked children, each in a slot the pool lends it; the jobs of shards 1..K-1
+    # stand for those slots and never reach a worker of their own.
+    shared: bool = False
 
 
 class How(enum.Enum):
@@ -111,6 +120,8 @@ class Part:
     entries: dict = field(default_factory=dict)
     partial: bool = False
     planned: frozenset = frozenset()
+    # A shared parse's lead: its children's forking.Child (the pool makes each an Outcome).
+    children: tuple = ()
 
 
 def estimate(places: list, sizes: list[int]) -> list[float]:
@@ -144,15 +155,66 @@ def identity(name: str, place) -> str:
     return f"{name}@{getattr(place, 'file', place)}:{getattr(place, 'line', 0)}:{getattr(place, 'column', 0)}"
 
 
-def split(places: list, cost: list[float], count: int) -> list[int]:
+# Callers kept with their callees (`together`): a callee called from at most this many places
+# joins their group (a hub's summary, called from everywhere, cannot keep a split balanced), as
+# long as the group stays under this fraction of a shard's even share.
+MAX_CALLERS = 16
+GROUP_SHARE = 0.1
+
+
+def together(places: list, names: list[str], words: dict, cost: list[float], count: int) -> list:
+    """Each definition's group for `split`: its place, joined with the places of its callees
+    and their other callers. The fixup checks a definition again when the shards gave it other
+    summaries than one worker would: a caller in one shard of a callee, defined before it, in
+    another. `words`: place -> the identifiers of its text; a definition is named in it by its
+    name or the part after its last `_` (a generic body's `THTensor_(resize)`). Cheap, and only
+    a guess: a group that saves no fixup costs only balance."""
+    first: dict = {}
+    weight: dict = {}
+    for i, (place, c) in enumerate(zip(places, cost)):
+        first.setdefault(place, i)
+        weight[place] = weight.get(place, 0.0) + float(c)
+    named: dict = {}
+    for name, place in zip(names, places):
+        for token in {name, name.rsplit("_", 1)[-1]}:
+            named.setdefault(token, set()).add(place)
+    callers: dict = {}
+    for place, found in words.items():
+        for word in found:
+            for callee in named.get(word, ()):
+                if callee != place:
+                    callers.setdefault(callee, set()).add(place)
+    root = {p: p for p in first}
+
+    def find(p):
+        while root[p] != p:
+            root[p] = p = root[root[p]]
+        return p
+
+    cap = GROUP_SHARE * sum(weight.values()) / max(1, count)
+    for callee in sorted(callers, key=lambda p: (len(callers[p]), first[p])):
+        if len(callers[callee]) > MAX_CALLERS:
+            break
+        groups = {find(callee)} | {find(p) for p in callers[callee]}
+        if len(groups) > 1 and sum(weight[g] for g in groups) <= cap:
+            top = min(groups, key=first.__getitem__)
+            for g in groups:
+                root[g] = top
+                weight[top] += weight[g] if g != top else 0.0
+    return [find(p) for p in places]
+
+
+def split(places: list, cost: list[float], count: int, head: float = 0.0) -> list[int]:
     """Each definition's shard: whole places (a generic body's instantiations share one) go to
-    the least loaded shard, costliest first (ties: the earlier place, the lower shard)."""
+    the least loaded shard, costliest first (ties: the earlier place, the lower shard). `head`:
+    the work shard 0 has already done, in the costs' unit (a shared parse's lead did the parse
+    and the fixed work for all)."""
     total: dict = {}
     first: dict = {}
     for i, (place, c) in enumerate(zip(places, cost)):
         first.setdefault(place, i)
         total[place] = total.get(place, 0.0) + float(c)
-    load = [0.0] * count
+    load = [float(head)] + [0.0] * (count - 1)
     where = {}
     for place in sorted(total, key=lambda p: (-total[p], first[p])):
         k = min(range(count), key=lambda n: (load[n], n))
@@ -215,6 +277,13 @@ def enabled() -> bool:
     return os.environ.get(SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
+def shared_parse() -> bool:
+    """Whether a split unit's shards share one parse (forked children; POSIX only)."""
+    from refcheck.driver.forking import available
+
+    return available() and os.environ.get(SWITCH, "1").strip().lower() != SEPARATE
+
+
 def counts_for(estimates: dict, workers: int, floor: float = 0.0) -> dict:
     """Shards per unit (only units split in two or more): those whose expected work is more than
     an even share of the run's among `workers` and at least `floor`, in as many shards as shares
@@ -253,7 +322,8 @@ def queue(jobs: list, workers: int, root: str, previous, measured=lambda path: {
     # started before the units whose summaries it uses, and phase 2 checked it all again
     # (lib/TH -j2: 11 s more CPU). So the units before the split one run first, on both workers.
     known = {j.index: tuple(sorted(measured(j.path).items())) for j in jobs if j.index in counts}
-    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index])) if j.index in counts else j
+    shared = shared_parse()
+    return deque(replace(j, shard=Shard(k, counts[j.index], known[j.index], shared)) if j.index in counts else j
                  for j in jobs for k in range(counts.get(j.index, 1)))
 
 
@@ -411,13 +481,17 @@ class Assembly:
         if not needs_fixup(records, start):
             return self._done(got)
         fixup = Fixup({i: r.bare() for i, r in records.items()}, frozenset().union(*(o.part.planned for o in got)))
-        self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=outcome.worker))
+        # To the worker that kept its parse (engine._held): a shared parse's lead, else the last.
+        keeper = next((o.worker for o in got if job.shard.shared and o.job.shard.number == 0), outcome.worker)
+        self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=keeper))
         return None
 
     def _done(self, got: list):
         """The unit's pool.Outcome, made from its first part's."""
         job = replace(got[0].job, shard=None, worker=0)
         self.parts.pop(job.index, None)
+        # Shard order, the fixup last: the first part's unit-level result is the merge's base.
+        got = sorted(got, key=lambda o: o.job.shard.number if isinstance(o.job.shard, Shard) else len(got))
         bad = next((o for o in got if o.part is None), None)
         if bad is not None:
             shard = bad.job.shard if isinstance(bad.job.shard, Shard) else None

@@ -37,10 +37,12 @@ class Known:
 class Plan:
     """Reuse decisions for the definitions of one parsed unit (`frontend.unit.Parsed`)."""
 
-    def __init__(self, parsed, places: list, conv, selected: list[int], cached, share: bool) -> None:
+    def __init__(self, parsed, places: list, conv, selected: list[int], cached, share: bool,
+                 instances=None) -> None:
         """`places`: each definition's location; `selected`: the indices this run checks;
         `cached(i)`: whether the per-function cache serves definition i; `share`: off only to
-        compare."""
+        compare; `instances`: the unit's `Instances` when already made (`shared_instances`)."""
+        self.instances = instances
         self.conv = conv
         self.share = share
         # Definitions per place: only those at a place with several (a generic body's
@@ -61,7 +63,7 @@ class Plan:
         from refcheck.reuse.instances import Instances
 
         a = time.perf_counter()
-        instances = Instances(parsed, self.conv)
+        instances = self.instances if self.instances is not None else Instances(parsed, self.conv)
         groups: dict = {}
         for index in left:
             place = places[index]
@@ -107,6 +109,16 @@ class Plan:
         instance = self.instance_keys.get(index)
         if instance is not None and not cfg.lambdas:
             self.prebuilt[instance[0]] = (renamed_result(result, _same), instance[1], asked)
+
+
+def shared_instances(parsed, conv):
+    """The unit's `Instances` (the walk of its top-level cursors), made once for the shares of a
+    shared parse, where instance keys can be used at all; else None."""
+    if parsed.language != "c" or not parsed.detailed:
+        return None
+    from refcheck.reuse.instances import Instances
+
+    return Instances(parsed, conv)
 
 
 def _instances_pay(parsed, places: list, left: list[int]) -> bool:

@@ -30,8 +30,11 @@ SMALL = "#include <stdlib.h>\nvoid small(void)\n{\n  char *q = malloc(1);\n}\n"
 
 @pytest.fixture
 def sharding(monkeypatch, tmp_path):
-    """Sharding from any size (the test units are small); returns the pool's job log."""
+    """Sharding from any size (the test units are small), a shared parse's lead given its share
+    whatever its parse cost (a test unit's parse outweighs its definitions); returns the pool's
+    job log."""
     monkeypatch.setattr(shards, "MIN_BYTES", 0)
+    monkeypatch.setattr(shards, "ESTIMATE_SECONDS", 1e9)
     monkeypatch.setenv(shards.SWITCH, "1")
     log = tmp_path / "jobs.jsonl"
     monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
@@ -78,6 +81,14 @@ def test_split_is_deterministic_keeps_places_together_and_balances():
         load[first[places.index(p)]] += c
     assert abs(load[0] - load[1]) <= max(per_place.values())
     assert sorted(set(first)) == [0, 1]
+
+
+def test_the_head_shard_0_has_done_counts_as_its_load():
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40)]
+    cost = [4.0, 3.0, 2.0, 1.0]
+    assert shards.split(places, cost, 2) == [0, 1, 1, 0]
+    assert shards.split(places, cost, 2, head=3.0) == [1, 0, 1, 0]
+    assert shards.split(places, cost, 2, head=100.0) == [1, 1, 1, 1]
 
 
 def test_estimate_counts_a_place_once_and_a_definition_beyond_its_bytes():
@@ -143,24 +154,60 @@ def test_merged_result_equals_the_whole_units(project, sharding):
     assert not _jobs(sharding)
 
 
-def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, monkeypatch):
+@pytest.mark.parametrize("parse", ["separate", "shared"])
+def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, monkeypatch, parse):
+    """Shard 2 dies: in a job of its own (separate parses), or in the child the lead forked
+    (shared parse: the child dies, the lead and the pool go on)."""
     project.write("big.c", CALLEE + CALLER + MORE)
     project.write("small.c", SMALL)
-    real = engine.check_unit
+    if parse == "separate":
+        monkeypatch.setenv(shards.SWITCH, shards.SEPARATE)
+        real = engine.check_unit
 
-    def dies_in_shard_two(path, settings):
-        if isinstance(settings.shard, shards.Shard) and settings.shard.number == 1:
-            os._exit(3)
-        return real(path, settings)
+        def dies_in_shard_two(path, settings):
+            if isinstance(settings.shard, shards.Shard) and settings.shard.number == 1:
+                os._exit(3)
+            return real(path, settings)
 
-    monkeypatch.setattr(engine, "check_unit", dies_in_shard_two)
+        monkeypatch.setattr(engine, "check_unit", dies_in_shard_two)
+    else:
+        real_run = engine._run
+
+        def dies_in_shard_two(prep, selected, shard, began):
+            if isinstance(shard, shards.Shard) and shard.number == 1:
+                os._exit(3)
+            return real_run(prep, selected, shard, began)
+
+        monkeypatch.setattr(engine, "_run", dies_in_shard_two)
     r = project.run("check", "-j", "2", "--no-cache", "--format", "json", "big.c", "small.c")
     assert r.code == 2, r.out + r.err
     data = json.loads(r.out)
     assert [(f["file"], f["rule"]) for f in data["findings"]] == [("small.c", "RC001")]
     (error,) = data["errors"]
     assert error["file"] == "big.c"
-    assert "worker process died" in error["message"] and "shard 2 of 2" in error["message"], error
+    assert "worker process died (exit status 3)" in error["message"], error
+    assert "shard 2 of 2" in error["message"], error
+    assert not _descendants()
+
+
+def _descendants() -> list[int]:
+    """The processes below this one (Linux /proc): none once a run is over (no worker, no
+    forked shard, no zombie); none known without /proc."""
+    if not os.path.isdir("/proc"):
+        return []
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    out, frontier = [], {os.getpid()}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier}
+        out.extend(frontier)
+    return out
 
 
 def _costs_file(project):
@@ -225,3 +272,127 @@ def test_a_bad_costs_file_is_ignored_without_a_traceback(project, sharding, dama
                   for f in json.loads(r.out)["findings"]) == first[1]
     # The run measured the unit again: a valid file replaced the bad one.
     assert costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
+
+
+def test_a_shared_parse_gives_the_unsharded_result_in_one_parse(project, sharding, monkeypatch, tmp_path):
+    """The lead parses once and forks shard 2; the child's part reaches the merge; the findings
+    and statistics are the whole unit's, as with a parse per shard."""
+    from refcheck.frontend import unit
+
+    project.write("one.c", CALLEE + CALLER + MORE)
+    parses = tmp_path / "parses"
+    real = unit.parse
+
+    def counted(path, *args, **kw):
+        with open(parses, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(unit, "parse", counted)
+    monkeypatch.setenv(shards.SWITCH, "0")
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    parses.unlink()
+    monkeypatch.setenv(shards.SWITCH, shards.SEPARATE)
+    separate = _check(project, "-j", "2", "--no-cache", "one.c")
+    assert len(parses.read_text().split()) == 2
+    parses.unlink()
+    _jobs(sharding)
+    monkeypatch.setenv(shards.SWITCH, "1")
+    shared = _check(project, "-j", "2", "--no-cache", "one.c")
+    assert len(parses.read_text().split()) == 1
+    jobs = _jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs if j["shard"] is not None)[:2] == ["0", "1"], jobs
+    # Shard 2 ran in the slot of the other worker, not the lead's.
+    lead = next(j["worker"] for j in jobs if j["shard"] == 0)
+    assert next(j["worker"] for j in jobs if j["shard"] == 1) != lead
+    assert shared[:2] == whole[:2] == separate[:2]
+    assert shared[2] == separate[2]
+    assert not _descendants()
+
+
+def test_callers_join_their_callees_unless_a_hub_or_too_big(monkeypatch):
+    """`together`: a helper's few callers go with it; a hub (more callers than MAX_CALLERS)
+    stays alone, and so does a group over GROUP_SHARE of a shard's even share."""
+    monkeypatch.setattr(shards, "MAX_CALLERS", 2)
+    monkeypatch.setattr(shards, "GROUP_SHARE", 1.0)
+    places = [Location("g.c", line, 1) for line in (10, 20, 30, 40, 50, 60)]
+    names = ["TH_helper", "caller_one", "caller_two", "TH_hub", "user_a", "user_b"]
+    words = {places[0]: {"x"}, places[1]: {"helper", "hub"}, places[2]: {"TH_helper", "hub"},
+             places[3]: set(), places[4]: {"TH_hub"}, places[5]: {"hub"}}
+    cost = [1.0] * 6
+    groups = shards.together(places, names, words, cost, 2)
+    assert groups[0] == groups[1] == groups[2] == places[0]  # the helper and its two callers
+    assert len(set(groups[3:])) == 3  # the hub has four callers: no group
+    # A group bigger than GROUP_SHARE of a shard's share is not made.
+    monkeypatch.setattr(shards, "GROUP_SHARE", 0.5)
+    assert len(set(shards.together(places, names, words, cost, 2))) == 6
+
+
+def test_a_foreign_thread_at_the_fork_makes_the_lead_check_every_share(project, sharding, monkeypatch):
+    """Where a thread Python does not know of is alive (libclang's would be), the lead forks
+    nothing and checks all the definitions itself: the whole unit's findings, no child."""
+    from refcheck.driver import forking
+
+    project.write("one.c", CALLEE + CALLER + MORE)
+    monkeypatch.setenv(shards.SWITCH, "0")
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    monkeypatch.setenv(shards.SWITCH, "1")
+    monkeypatch.setattr(forking, "native_threads_only_python", lambda: False)
+    forked = []
+    monkeypatch.setattr(forking, "start", lambda *a, **kw: forked.append(a) or [])
+    _jobs(sharding)
+    alone = _check(project, "-j", "2", "--no-cache", "one.c")
+    jobs = _jobs(sharding)
+    assert alone[:2] == whole[:2] and not forked
+    assert {j["worker"] for j in jobs if j["shard"] in (0, 1)} == {next(j["worker"] for j in jobs if j["shard"] == 0)}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_lead_over_the_time_limit_takes_its_child_with_it(project, sharding, monkeypatch, tmp_path):
+    """The pool kills a lead past --timeout; its forked child, waiting or checking, dies with
+    it (the parent-death signal it re-armed), and the unit is one timeout error."""
+    import time
+
+    project.write("big.c", CALLEE + CALLER + MORE)
+    project.write("small.c", SMALL)
+    pids = tmp_path / "child"
+    real_run = engine._run
+
+    def slow_child(prep, selected, shard, began):
+        if isinstance(shard, shards.Shard) and shard.number == 1:
+            pids.write_text(str(os.getpid()))
+            time.sleep(60)
+        return real_run(prep, selected, shard, began)
+
+    monkeypatch.setattr(engine, "_run", slow_child)
+    r = project.run("check", "-j", "2", "--no-cache", "--timeout", "3", "--format", "json", "big.c", "small.c")
+    data = json.loads(r.out)
+    assert [(f["file"], f["rule"]) for f in data["findings"]] == [("small.c", "RC001")]
+    assert any("took longer than 3 s" in e["message"] and e["file"] == "big.c" for e in data["errors"]), data
+    child = int(pids.read_text())
+    for _ in range(100):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the forked child {child} outlived its lead")
+    assert not _descendants()
+
+
+def test_three_shards_from_one_parse(project, sharding):
+    """-j3: the lead forks two children, each in a slot of its own; the result is the whole
+    unit's."""
+    project.write("one.c", CALLEE + CALLER + MORE)
+    whole = _check(project, "-j", "1", "--no-cache", "one.c")
+    _jobs(sharding)
+    three = _check(project, "-j", "3", "--no-cache", "one.c")
+    jobs = _jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs if j["shard"] in (0, 1, 2)) == ["0", "1", "2"], jobs
+    assert len({j["worker"] for j in jobs if j["shard"] in (0, 1, 2)}) == 3, jobs
+    assert three[:2] == whole[:2]
+    assert not _descendants()
