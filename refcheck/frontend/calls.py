@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
@@ -411,14 +412,16 @@ def _destroy_notify(f) -> bool:
 
 def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     """Kept positions whose value is a local x that another argument points inside of
-    (`init_side (client, &client->client_side)`): the callee stores x into x's own object, a
-    back-pointer that cannot own x (the cycle would never be freed), so the call borrows x."""
+    (`init_side (client, &client->client_side)`), or inside an object x holds (frontend.parents):
+    the callee stores x there, a back-pointer that cannot own x (the cycle would never be freed),
+    so the call borrows x."""
     out = set()
     for i, e in effects.items():
         if e not in _KEPT or not isinstance(i, int):
             continue
         x = plain_local(b, args[i]) if i < len(args) else None
-        if x is not None and any(j != i and interior_root(b, a) == x for j, a in enumerate(args)):
+        if x is not None and any(j != i and (r := interior_root(b, a)) is not None and holds(b, x, r)
+                                 for j, a in enumerate(args)):
             out.add(i)
     return out
 

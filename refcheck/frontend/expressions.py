@@ -21,6 +21,7 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_
                                          singleton_address)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import record_name
+from refcheck.frontend.parents import holds
 
 
 class ExpressionLowerer(CallLowering):
@@ -305,9 +306,11 @@ class ExpressionLowerer(CallLowering):
             return src
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
-        if stored is not None and inside(self.b, target) == stored:
-            # `x->side.owner = x`: a back-pointer inside x's own object, which cannot own x (the
-            # cycle would never be freed): borrowed, no hand-over (docs/semantics.md).
+        into = inside(self.b, target) if stored is not None else None
+        if into is not None and holds(self.b, stored, into):
+            # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
+            # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
+            # would never be freed): borrowed, no hand-over (docs/semantics.md).
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)
