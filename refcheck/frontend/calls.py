@@ -384,8 +384,15 @@ def unnotified(args, i: int) -> bool:
     GLib's convention, by the call's parameter types: the notify follows its data
     (`g_source_set_callback (src, cb, side, NULL)`, `xb_machine_add_method (m, "a", 1, cb,
     self, NULL)`), or comes right before it (`g_variant_new_from_data (..., notify, user_data)`,
-    a `void (*) (gpointer)` there)."""
+    a `void (*) (gpointer)` there), or follows it past scalars only (`xb_opcode_init (op, kind,
+    str, 0, NULL)`: data, its number, the notify), a NULL `void (*) (T *)` there."""
     if i + 1 < len(args) and _null_function(args[i + 1]) is not None:
+        return True
+    j = i + 1
+    while j < len(args) and has_scalar_type(args[j]):
+        j += 1
+    after = _null_function(args[j]) if i + 1 < j < len(args) else None
+    if after is not None and _destroy_notify(after):
         return True
     before = _null_function(args[i - 1]) if i > 0 else None
     return before is not None and _destroy_notify(before)

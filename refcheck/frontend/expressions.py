@@ -320,6 +320,9 @@ class ExpressionLowerer(CallLowering):
         # array dies with the function, the variable keeps the duty (a reference only the array
         # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
         # So is a member of a local struct (`out.dst = buf;` then `&out` lent to a call).
+        copied = plain_local(self.b, rhs)
+        for held in self.b.members.get(copied, {}).values() if copied is not None else ():
+            self.b.emit(ir.Store(loc, held))  # `*out = s;`: what s's members hold goes with the copy
         member = self.member_holder(target)
         if member is not None and src not in (None, NULL):
             self.b.emit(ir.Assign(loc, member, src))  # a local's pointer or a call's result
@@ -380,7 +383,9 @@ class ExpressionLowerer(CallLowering):
         if base is None or kind_of(base) != K.DECL_REF_EXPR:
             return None
         s = self.b.var(referenced(base))
-        if s is None or referenced(base).type.get_canonical().kind != ci.TypeKind.RECORD:
+        t = referenced(base).type.get_canonical()
+        # Not a union's: its members share one storage (`value.v_string`, `value.v_identifier`).
+        if s is None or t.kind != ci.TypeKind.RECORD or kind_of(t.get_declaration()) == K.UNION_DECL:
             return None
         return self.member_var(s, target.spelling)
 
