@@ -37,10 +37,10 @@ from refcheck.analysis import nullness
 from refcheck.analysis.bitsets import Bits, LazySets, backward
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
-from refcheck.rules.events import Nullness
+from refcheck.rules.events import Nullness, Origin
 
 
-_PARAM, _NULL = Kind.PARAM, Nullness.NULL
+_PARAM, _NULL, _RETAIN = Kind.PARAM, Nullness.NULL, Origin.RETAIN
 
 
 def _op_effect(op) -> tuple[tuple, tuple, tuple]:
@@ -245,7 +245,8 @@ class Pruner:
                 oid = env[v]
                 o = objs[oid]
                 if not o.owned and not (oid.kind is _PARAM and oid.site in self.fated
-                                        and (o.gone or o.debt or o.null is _NULL)):
+                                        and (o.gone or o.debt or o.null is _NULL
+                                             or (o.shared and o.origin is _RETAIN))):
                     candidates.append(v)
             if candidates:
                 names = self.names

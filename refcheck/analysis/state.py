@@ -86,6 +86,9 @@ class Obj:
     # Retained through the location expression itself (`Py_XINCREF(entry->key)`), no variable
     # of the user's holding it: the reference a location kept by the caller holds (transfer.forget).
     by_location: bool = False
+    # A callee kept its own reference (Effect.KEEP: `xb_builder_node_add_child (parent, bn)`):
+    # the object lives on in its keeper, so a plain store of it afterwards is a borrowed alias.
+    kept: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -96,7 +99,8 @@ class Obj:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
-                                                self.fresh, self.family, self.shared, self.by_location)))
+                                                self.fresh, self.family, self.shared, self.by_location,
+                                                self.kept)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
@@ -192,5 +196,7 @@ def param_fate(oid: ObjId, o: Obj) -> bool:
     """A parameter's object released, handed over or NULL: what the function did to the caller's
     reference (or that it could do nothing: NULL on this path), kept without a holder for the
     summary to read at the path's end (`g_clear_pointer (&param, unref); param = other;` gave the
-    caller's reference up, and the summary must say so)."""
-    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL)
+    caller's reference up, and the summary must say so); or retained and that reference kept by
+    another holder (`g_ptr_array_add (priv->children, g_object_ref (child))`: the `kept` fate)."""
+    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL
+                                           or (o.shared and o.owned == 0 and o.origin is Origin.RETAIN))

@@ -358,7 +358,7 @@ class Transfer(Assumptions):
         self.check_alive(st, oid, op.loc, Via.RETAIN, events)
         o = st.objs[oid]
         if op.kept:  # the callee's own reference, kept by it: ours is unchanged
-            st.objs[oid] = replace(o, shared=True)
+            st.objs[oid] = replace(o, shared=True, kept=True)
             return
         if self.floating(o) and self.conv.matches("ref_sink", op.callee):
             # A floating reference sunk: still the one reference we owned, now a full one.
@@ -410,13 +410,18 @@ class Transfer(Assumptions):
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
+            if o.kept and not op.sink and op.through is None:
+                pass  # a keeper holds its own reference: this copy is a borrowed alias, no hand-over
             # An owned reference stored: its new holder keeps the object alive past our releases.
-            # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while a
-            # variable here still holds the object (`Py_CLEAR(*pkey)`), it is ours again (precision
-            # 4). Not another location: one overwritten keeps what was handed to it (precision 9).
-            paid = o.paid + 1 if op.target in self.out_slots else o.paid
-            st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid)) if o.owned else \
-                replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
+            elif o.owned:
+                # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while
+                # a variable here still holds the object (`Py_CLEAR(*pkey)`), it is ours again
+                # (precision 4). Not another location: one overwritten keeps what was handed to it
+                # (precision 9).
+                paid = o.paid + 1 if op.target in self.out_slots else o.paid
+                st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid))
+            else:
+                st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
             stored = st.facts.stored
             before = stored.get(op.target)

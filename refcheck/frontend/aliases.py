@@ -146,8 +146,9 @@ def union_member(b, c) -> str | None:
 # be freed), so it is a borrowed back-pointer, not a hand-over. These name the local x whose
 # object an address lies inside: `&x->a.b`, `x->arr` (an array member decays to its address inside
 # x), a member chain `x->a.b` as a store's target, or a local declared as one of them and never
-# written again (`ProxySide *side = &client->client_side;`). `x->child` (a pointer loaded from x)
-# and `x->a->b` point into another object.
+# written again (`ProxySide *side = &client->client_side;`), or GObject's private part
+# (`priv = foo_get_instance_private (x)`). `x->child` (a pointer loaded from x) and `x->a->b` point
+# into another object.
 
 
 def inside(b, c) -> str | None:
@@ -162,6 +163,8 @@ def inside(b, c) -> str | None:
             return None  # a C++ member of the implicit `this`
         base = strip(base)
         if base.type.get_canonical().kind == ci.TypeKind.POINTER:  # `->`: inside *base
+            if kind_of(base) == K.CALL_EXPR:  # `GET_PRIVATE (x)->f`
+                return instance_private(b, base)
             if kind_of(base) != K.DECL_REF_EXPR:
                 return None
             v = b.var(referenced(base))
@@ -182,7 +185,19 @@ def interior_root(b, c) -> str | None:
     if k == K.DECL_REF_EXPR:
         v = b.var(referenced(x))
         return b.interiors.get(v) if v is not None else None
+    if k == K.CALL_EXPR:
+        return instance_private(b, x)
     return None
+
+
+def instance_private(b, c) -> str | None:
+    """The local x of `foo_get_instance_private (x)`: G_DEFINE_TYPE_WITH_PRIVATE's static inline
+    returns `G_STRUCT_MEMBER_P (x, Foo_private_offset)`, an address inside x's own object."""
+    if kind_of(c) != K.CALL_EXPR or not c.spelling.endswith("_get_instance_private"):
+        return None
+    args = list(c.get_arguments())
+    x = plain_local(b, args[0]) if len(args) == 1 else None
+    return b.interiors.get(x, x) if x is not None else None
 
 
 def interior_alias(b, decl, init, block) -> str | None:

@@ -52,6 +52,8 @@ class Builder(GraphBuilder):
         self.unions: dict[str, str] = {}  # `u.m = &v;` the one write of a local union u: u -> v (frontend.aliases)
         # `T *s = &x->f;` never written again: s -> x, an address inside x's object (frontend.aliases)
         self.interiors: dict[str, str] = {}
+        # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
+        self.held: tuple[int, frozenset] | None = None
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:

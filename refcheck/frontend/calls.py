@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
@@ -400,8 +401,15 @@ def unnotified(args, i: int) -> bool:
     GLib's convention, by the call's parameter types: the notify follows its data
     (`g_source_set_callback (src, cb, side, NULL)`, `xb_machine_add_method (m, "a", 1, cb,
     self, NULL)`), or comes right before it (`g_variant_new_from_data (..., notify, user_data)`,
-    a `void (*) (gpointer)` there)."""
+    a `void (*) (gpointer)` there), or follows it past scalars only (`xb_opcode_init (op, kind,
+    str, 0, NULL)`: data, its number, the notify), a NULL `void (*) (T *)` there."""
     if i + 1 < len(args) and _null_function(args[i + 1]) is not None:
+        return True
+    j = i + 1
+    while j < len(args) and has_scalar_type(args[j]):
+        j += 1
+    after = _null_function(args[j]) if i + 1 < j < len(args) else None
+    if after is not None and _destroy_notify(after):
         return True
     before = _null_function(args[i - 1]) if i > 0 else None
     return before is not None and _destroy_notify(before)
@@ -428,14 +436,16 @@ def _destroy_notify(f) -> bool:
 
 def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     """Kept positions whose value is a local x that another argument points inside of
-    (`init_side (client, &client->client_side)`): the callee stores x into x's own object, a
-    back-pointer that cannot own x (the cycle would never be freed), so the call borrows x."""
+    (`init_side (client, &client->client_side)`), or inside an object x holds (frontend.parents):
+    the callee stores x there, a back-pointer that cannot own x (the cycle would never be freed),
+    so the call borrows x."""
     out = set()
     for i, e in effects.items():
         if e not in _KEPT or not isinstance(i, int):
             continue
         x = plain_local(b, args[i]) if i < len(args) else None
-        if x is not None and any(j != i and interior_root(b, a) == x for j, a in enumerate(args)):
+        if x is not None and any(j != i and (r := interior_root(b, a)) is not None and holds(b, x, r)
+                                 for j, a in enumerate(args)):
             out.add(i)
     return out
 

@@ -21,6 +21,7 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_
                                          singleton_address)
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import record_name
+from refcheck.frontend.parents import holds
 
 
 class ExpressionLowerer(CallLowering):
@@ -73,10 +74,34 @@ class ExpressionLowerer(CallLowering):
 
     def initialize(self, loc: Location, v: str, init) -> None:
         """`T v = init;` for a local v."""
+        if self.initialize_members(loc, v, init):
+            return
         if not self.assign_flag(loc, v, init):
             src, done = self.value_into(v, init)
             if not done:
                 self.assign_local(loc, v, src, init)
+
+    def initialize_members(self, loc: Location, s: str, init) -> bool:
+        """`S s = { .f = g_string_new (NULL) };` (or positional) for a local struct s: each pointer
+        member's initializer is stored into that member, as `s.f = ...` would be (member_holder)."""
+        c = strip(init)
+        if kind_of(c) != K.INIT_LIST_EXPR or init.type.get_canonical().kind != ci.TypeKind.RECORD:
+            return False
+        fields = [f.spelling for f in init.type.get_canonical().get_fields()]
+        items = list(children_of(c))
+        designated = any(kind_of(k) == K.UNEXPOSED_EXPR and kind_of(next(iter(children_of(k)), k)) == K.MEMBER_REF
+                         for k in items)
+        for i, k in enumerate(items):
+            name, expr = (fields[i] if i < len(fields) else None), k
+            if designated:
+                parts = list(children_of(k))
+                name, expr = (parts[0].spelling, parts[1]) if len(parts) == 2 and kind_of(parts[0]) == K.MEMBER_REF \
+                    else (None, k)
+            src = self.value(expr)
+            if name and has_pointer_type(expr) and src not in (None, NULL):
+                self.b.emit(ir.Assign(loc, self.member_var(s, name), src))
+        self.b.emit(ir.Assign(loc, s, None))
+        return True
 
     def assign_flag(self, loc: Location, v: str, rhs) -> bool:
         """`own = !p;` (an integer local set from a null test of a local pointer) lowered as
@@ -149,7 +174,8 @@ class ExpressionLowerer(CallLowering):
             if base not in (None, NULL) and has_pointer_type(kids[0]):
                 self.b.emit(ir.Use(location(c), base, deref=True))
         if has_pointer_type(c):
-            return self.load(c, location(c))
+            held = self.member_read(c)  # `s.f` of a local struct: the member's own object
+            return held if held is not None else self.load(c, location(c))
         return None
 
     def load(self, c, loc):
@@ -294,9 +320,12 @@ class ExpressionLowerer(CallLowering):
         # array dies with the function, the variable keeps the duty (a reference only the array
         # holds, `arr[i] = newX()`, is handed over as before: array elements are not tracked).
         # So is a member of a local struct (`out.dst = buf;` then `&out` lent to a call).
+        copied = plain_local(self.b, rhs)
+        for held in self.b.members.get(copied, {}).values() if copied is not None else ():
+            self.b.emit(ir.Store(loc, held))  # `*out = s;`: what s's members hold goes with the copy
         member = self.member_holder(target)
-        if member is not None and src not in (None, NULL) and not src.startswith("$"):
-            self.b.emit(ir.Assign(loc, member, src))
+        if member is not None and src not in (None, NULL):
+            self.b.emit(ir.Assign(loc, member, src))  # a local's pointer or a call's result
             return src
         if member is not None:
             self.b.emit(ir.Kill(loc, member))  # the member no longer holds what it held
@@ -305,9 +334,11 @@ class ExpressionLowerer(CallLowering):
             return src
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
-        if stored is not None and inside(self.b, target) == stored:
-            # `x->side.owner = x`: a back-pointer inside x's own object, which cannot own x (the
-            # cycle would never be freed): borrowed, no hand-over (docs/semantics.md).
+        into = inside(self.b, target) if stored is not None else None
+        if into is not None and holds(self.b, stored, into):
+            # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
+            # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
+            # would never be freed): borrowed, no hand-over (docs/semantics.md).
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)
@@ -352,14 +383,29 @@ class ExpressionLowerer(CallLowering):
         if base is None or kind_of(base) != K.DECL_REF_EXPR:
             return None
         s = self.b.var(referenced(base))
-        if s is None or referenced(base).type.get_canonical().kind != ci.TypeKind.RECORD:
+        t = referenced(base).type.get_canonical()
+        # Not a union's: its members share one storage (`value.v_string`, `value.v_identifier`).
+        if s is None or t.kind != ci.TypeKind.RECORD or kind_of(t.get_declaration()) == K.UNION_DECL:
             return None
+        return self.member_var(s, target.spelling)
+
+    def member_var(self, s: str, field: str) -> str:
+        """The variable standing for member `field` of the local struct s."""
         members = self.b.members.setdefault(s, {})
-        name = members.get(target.spelling)
+        name = members.get(field)
         if name is None:
-            name = members[target.spelling] = f"{s}.{target.spelling}"
-            self.b.names[name] = f"{self.b.names.get(s, s)}.{target.spelling}"
+            name = members[field] = f"{s}.{field}"
+            self.b.names[name] = f"{self.b.names.get(s, s)}.{field}"
         return name
+
+    def member_read(self, c) -> str | None:
+        """Reading `s.f` of a local struct s whose member was written here: what it holds."""
+        base = next(iter(children_of(c)), None)
+        base = strip(base) if base is not None else None
+        if base is None or kind_of(base) != K.DECL_REF_EXPR or not self.b.members:
+            return None
+        s = self.b.var(referenced(base))
+        return self.b.members.get(s, {}).get(c.spelling) if s is not None else None
 
     def conditional(self, c):
         kids = list(children_of(c))

@@ -1,0 +1,82 @@
+"""Which local holds which in this function: the parent side of a parent/child back-pointer.
+
+libxmlb's `xb_builder_node_add_child (self, child)` stores `self` into `child`'s private memory
+(`priv_child->parent = self`) and keeps `g_object_ref (child)` in a container `self`'s private
+memory holds (`g_ptr_array_add (priv->children, ...)`): the child's pointer to its parent cannot
+own the parent (the cycle would never be freed), so storing `self` there is no hand-over
+(docs/semantics.md, "Hand-overs"). `holds (b, x, y)` says this function makes x keep y: a store
+of y (or of a retain of y) into x's own memory, or a call whose record keeps y (or a retain of y)
+while another of its arguments lies in x's memory (a container x's memory holds, or `&x->f`).
+"""
+
+from __future__ import annotations
+
+from refcheck.conventions.summary import Effect
+from refcheck.frontend.aliases import inside, interior_root, plain_local
+from refcheck.frontend.clangutil import K, binop, kind_of, strip
+from refcheck.frontend.clangutil import kids as children_of
+
+# The effects with which a callee keeps an argument: a hand-over, or its own reference (keep).
+_KEEPS = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING, Effect.KEEP)
+
+
+def holds(b, x: str, y: str) -> bool:
+    """This function makes local x keep local y (module docstring)."""
+    if x == y:
+        return True
+    key = len(b.interiors)  # interior aliases are learnt as their declarations are lowered
+    if b.held is None or b.held[0] != key:
+        b.held = (key, frozenset(_pairs(b)))
+    return (x, y) in b.held[1]
+
+
+def _pairs(b):
+    """Every (holder, held) pair of local variables in the function's body."""
+    for c in b.fn.walk_preorder():
+        k = kind_of(c)
+        if k == K.BINARY_OPERATOR and binop(c) == "=":
+            kids = list(children_of(c))
+            if len(kids) == 2:
+                x, y = inside(b, kids[0]), _kept_value(b, kids[1])
+                if x is not None and y is not None:
+                    yield x, y
+        elif k == K.CALL_EXPR:
+            yield from _call_pairs(b, c)
+
+
+def _call_pairs(b, c):
+    """(x, y) for a call keeping y (or a retain of y) beside an argument in x's memory."""
+    args = list(c.get_arguments())
+    if len(args) < 2:
+        return
+    decl, name = b.callee_of(c)
+    effects = b.summary_of(decl, name).effects(len(args))
+    roots = {i: r for i, a in enumerate(args) if (r := _in_memory_of(b, a)) is not None}
+    for i, x in roots.items():
+        replace = effects.get(i) is Effect.REPLACE  # g_set_object (&x->f, y) keeps y
+        for j, a in enumerate(args):
+            if j != i and (effects.get(j) in _KEEPS or (replace and j == i + 1)):
+                y = _kept_value(b, a)
+                if y is not None:
+                    yield x, y
+
+
+def _in_memory_of(b, a) -> str | None:
+    """The local x when argument `a` lies in x's memory: an address inside x (`&x->f`), or a
+    pointer loaded from it (`priv->children`, a container x's memory holds)."""
+    return interior_root(b, a) or inside(b, a)
+
+
+def _kept_value(b, e) -> str | None:
+    """The local y an expression gives to be kept: `y` itself, or a retain of it (`g_object_ref (y)`)."""
+    y = plain_local(b, e)
+    if y is not None:
+        return y
+    c = strip(e)
+    if kind_of(c) != K.CALL_EXPR:
+        return None
+    args = list(c.get_arguments())
+    decl, name = b.callee_of(c)
+    if len(args) != 1 or b.summary_of(decl, name).role != "retain":
+        return None
+    return plain_local(b, args[0])
