@@ -104,6 +104,10 @@ class CallLowering:
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
+        taken = self.taken_by_callback(decl, args, effects)
+        if taken:
+            effects = {**effects, **{i: Effect.SINK for i in taken}}
+            sinks = set(sinks) | taken
         kept = [v for i, (v, a) in enumerate(zip(values, args))
                 if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
@@ -213,6 +217,32 @@ class CallLowering:
                     or (n - 1) in record.conditional_effects(n)):
                 lent.add(i)
         return lent
+
+    def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
+        """Data positions a call with no record for them hands to its callback, where that
+        callback's body is in the unit and gives its last parameter up (releases, consumes,
+        keeps it): xb_silo's `g_main_context_invoke (ctx, silo_notify_cb, g_steal_pointer
+        (&data))`, whose callback frees the data. The twin of lent_to_callback, for callees no
+        table describes (GIR skips g_main_context_invoke, g_idle_add ...); a callee whose body is
+        in the unit has its own summary."""
+        if decl is not None and defined_here(decl):
+            return set()
+        types = parameter_types(decl, args)
+        pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
+        taken = set()
+        for i in range(1, len(args)):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or i - 1 not in pointers \
+                    or any(j > i for j in pointers) or not has_pointer_type(args[i]):
+                continue
+            fn = named_function(args[i - 1])
+            if fn is None or not defined_here(fn):
+                continue
+            n = len(list(fn.get_arguments()))
+            record = self.b.summary_of(fn, fn.spelling)
+            given = record.effects(n).get(n - 1) if n else None
+            if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+                taken.add(i)
+        return taken
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
