@@ -23,7 +23,7 @@ from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
@@ -383,8 +383,10 @@ class Builder(GraphBuilder):
         # `return f (...)` hands f's result to this function's caller, which tests it as this
         # function's own: f's conditional effects split here, each edge returning its constant
         # (`returned_constant`, called by steals.result_split; the join after it is unreachable).
+        # Not given a constant (`return f (o, 0)`): that may decide f's result, which then is
+        # no result of this function's caller's to test (f's other edge may never be taken).
         if returned is not None and kind_of(returned) == K.CALL_EXPR and not has_pointer_type(returned) \
-                and not self.in_child:
+                and not self.in_child and not any(converted_constant(a) is not None for a in arguments(returned)):
             self.tested.add(cursor_key(returned))
             self.returning = (cursor_key(returned), c)
         v = self.exprs.value(kids[0]) if kids else None
