@@ -238,15 +238,15 @@ class Pruner:
         if dead:
             objs = st.objs
             # A parameter released or stored keeps its object: the function's summary reads it
-            # at the path's end (`summarize`).
+            # at the path's end (`summarize`); so does one whose own reference was handed over
+            # (`shared`: kept, as `Py_INCREF (key)` then a call storing it on 0 keeps it).
             # (`state.param_fate`, inlined: this runs at every node for every dead binding.)
             candidates = []
             for v in dead:
                 oid = env[v]
                 o = objs[oid]
                 if not o.owned and not (oid.kind is _PARAM and oid.site in self.fated
-                                        and (o.gone or o.debt or o.null is _NULL
-                                             or (o.shared and o.origin is _RETAIN))):
+                                        and (o.gone or o.debt or o.shared or o.null is _NULL)):
                     candidates.append(v)
             if candidates:
                 names = self.names

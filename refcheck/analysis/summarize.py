@@ -203,7 +203,8 @@ class Summarizer:
         for _, d in cfg.graph.nodes(data="data"):
             for op in (*d.ops, *d.post):
                 if type(op) is ir.Store and op.var in self.index:
-                    out = op.target and not op.sink and any(v in self.index for v in op.deps - {op.var})
+                    out = op.target and not op.sink and any(v in self.index or v in cfg.reaching
+                                                            for v in op.deps - {op.var})
                     (plain if out else kept).add(op.var)
         return frozenset(plain - kept)
 
@@ -249,15 +250,22 @@ class Summarizer:
     def conditional(self, i: int) -> tuple[Effect, When] | None:
         """(effect, result) where parameter i is given up on every return of one constant class
         (0, or non-zero) and only there: every return returns a known constant, and on those of
-        the other class it is kept, as borrowed (or NULL)."""
+        the other class it is kept, as borrowed (or NULL). A setter's store on one result only
+        (multidict's `_md_add_with_hash_steal_refs` fills a table entry on 0, nothing on -1) is
+        a conditional STORE; a reference of its own kept on one result (`Py_INCREF (key)` before
+        that call) a conditional KEEP, whatever the other result does with its own count: a
+        reference still held there is the function's own leak, reported in its body."""
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO}:
             return None
+        sunk = Effect.STORE if self.params_by_index[i] in self.setter else Effect.SINK
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
+            if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
+                return Effect.KEEP, when
             if not kept <= {"borrowed"}:
                 continue
-            for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", Effect.SINK)):
+            for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk)):
                 if given == {fate}:
                     return effect, when
         return None

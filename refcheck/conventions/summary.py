@@ -56,7 +56,8 @@ class When(Enum):
 
 # The effects a call may have on one of its results only: it gives the reference up or not.
 # ACQUIRE_OUT: `*arg` receives a new reference on that result, NULL on the others.
-CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.ACQUIRE_OUT)
+# KEEP: the callee keeps a reference of its own on that result (the caller's stays its own).
+CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.ACQUIRE_OUT)
 # Readable names of conditional effects, read as (and written back for) the general form.
 _NAMED = {"consume-on-success": (Effect.CONSUME, When.ZERO)}
 

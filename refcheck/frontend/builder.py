@@ -13,23 +13,23 @@ from __future__ import annotations
 from refcheck.ir.digraph import descendants
 
 from refcheck import ir
-from refcheck.ir.cfg import FunctionCFG, FunctionRole, Node
+from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import is_expression, kind_of
+from refcheck.frontend.clangutil import enumerators, is_expression, kind_of
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
-from refcheck.frontend.graph import GraphBuilder, resolved_callee
+from refcheck.frontend.binding import arguments, cursor_key
+from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
-from refcheck.frontend.slots import role_of
-from refcheck.frontend.steals import stores_parameter
+from refcheck.frontend.relevance import can_find_anything
+from refcheck.frontend.setters import reaching_locals
 
 
 class Builder(GraphBuilder):
@@ -77,8 +77,10 @@ class Builder(GraphBuilder):
         if self.exit not in self.g:
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
+        reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
+                             if (v := self.var(d)) is not None) if self.conv.infer_setters else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
-                           self.names, lambdas=self.lambdas, role=self.role)
+                           self.names, lambdas=self.lambdas, role=self.role, reaching=reaching)
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -302,7 +304,10 @@ class Builder(GraphBuilder):
         self.breaks.pop()
         _, has_default = self.switches.pop()
         self.edge(self.cur, after)
-        if not has_default:
+        # A switch over an enum with a case for each of its enumerators (multidict's `switch
+        # (op)` over UpdateOp's three) matches one of them, as -Wswitch takes it to.
+        cases = {d.get("case") for d in self.g[dispatch].values()}
+        if not has_default and not (enumerators(inner) or {None}) <= cases:
             self.edge(dispatch, after, label="no case")
         self.cur = after
 
@@ -376,8 +381,18 @@ class Builder(GraphBuilder):
 
     def return_stmt(self, c) -> None:
         kids = [k for k in children_of(c) if is_expression(k)]
-        v = self.exprs.value(kids[0]) if kids else None
         returned = strip(kids[0]) if kids else None
+        # `return f (...)` hands f's result to this function's caller, which tests it as this
+        # function's own: f's conditional effects split here, each edge returning its constant
+        # (`returned_constant`, called by steals.result_split; the join after it is unreachable).
+        # Not given a constant (`return f (o, 0)`): that may decide f's result, which then is
+        # no result of this function's caller's to test (f's other edge may never be taken).
+        if returned is not None and kind_of(returned) == K.CALL_EXPR and not has_pointer_type(returned) \
+                and not self.in_child and not any(converted_constant(a) is not None for a in arguments(returned)):
+            self.tested.add(cursor_key(returned))
+            self.returning = (cursor_key(returned), c)
+        v = self.exprs.value(kids[0]) if kids else None
+        self.returning = None
         if returned is not None and kind_of(returned) == K.DECL_REF_EXPR:
             # A local struct returned by value: what its members hold goes to the caller.
             for member in self.members.get(self.var(referenced(returned)) or "", {}).values():
@@ -386,10 +401,12 @@ class Builder(GraphBuilder):
             self.goto(self.node("stop", location(c), text="end of the child process"))
             self.pending_temps = []
             return
-        if v == NULL:
-            v = None
         # An integer constant returned (`return FALSE;`): the summary's conditional effects read it.
         k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else None
+        self.returned_constant(c, None if v == NULL else v, k)
+
+    def returned_constant(self, c, v: str | None, k: int | None) -> None:
+        """The return statement `c` of value v (the integer constant k) from the current block."""
         n = self.node("return", location(c), value=v, const=k)
         if self.scopes.any():
             self.leave(self.scopes.leaving({}), location(c))
@@ -548,54 +565,3 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
             return _built(Builder(fn, conv))
         finally:
             reset_kids()
-
-
-# Call roles and expressions that create, hand over or end an owned reference. A body with none of
-# them holds no owned reference and releases nothing, so no rule can fire in it.
-OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
-OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
-
-
-def returns_parameter(ret) -> bool:
-    """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
-    whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
-    kids = list(children_of(ret))
-    if not kids:
-        return False
-    e = strip(kids[0])
-    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
-        return False
-    target = referenced(e)
-    return target is not None and kind_of(target) == K.PARM_DECL
-
-
-def can_find_anything(fn, conv: Conventions) -> bool:
-    """Whether a function's body could produce a finding, decided on its cursors before its graph
-    is built: it must call something the conventions give an ownership role, use new/delete, hold
-    a lambda (checked as a function of its own), or be a `new*` function itself (which must not
-    return a borrowed reference, RC005, even without a call). The children listed here are the
-    builder's too (`kids` keeps them for the build that follows)."""
-    name = fn.spelling
-    if conv.matches("acquire", name) or conv.matches("reallocate", name):
-        return True
-    if role_of(fn, conv) is FunctionRole.RETURNS_NEW:  # a slot's new reference, the same RC005
-        return True
-    stack = list(children_of(fn))
-    while stack:
-        c = stack.pop()
-        k = kind_of(c)
-        if k == K.CALL_EXPR:
-            summary = conv.summary(resolved_callee(c, conv)[1])
-            if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
-                    or any(e is not Effect.BORROW for _, e in summary.arguments) or summary.conditional):
-                return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
-        elif k in OWNERSHIP_KINDS:
-            return True
-        elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
-            return True
-        elif k == K.RETURN_STMT and returns_parameter(c):
-            return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
-        elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c):
-            return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
-        stack.extend(children_of(c))
-    return False

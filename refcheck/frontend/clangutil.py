@@ -366,3 +366,12 @@ def externally_visible(fn) -> bool:
         return fn.linkage == ci.LinkageKind.EXTERNAL
     except ValueError:  # a linkage kind this binding does not know
         return False
+
+
+def enumerators(c) -> frozenset:
+    """The values of the enumerators of `c`'s enum type (empty when it is not an enum)."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.ENUM:
+        return frozenset()
+    return frozenset(k.enum_value for k in t.get_declaration().get_children()
+                     if k.kind == ci.CursorKind.ENUM_CONSTANT_DECL)

@@ -67,6 +67,9 @@ class GraphBuilder:
         self.status_vars: dict[bytes, str] = {}
         # The calls a condition tests (`if (!f (x))`, `f (x) < 0`), by call.
         self.tested: set[bytes] = set()
+        # (call key, return statement) while lowering `return f (...)`: a split of f returns
+        # each of its results there (`Builder.returned_constant`).
+        self.returning: tuple | None = None
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:

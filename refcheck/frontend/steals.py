@@ -9,7 +9,7 @@ must not release it after (RC006), but may still use it while the container live
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip
+from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
@@ -167,6 +167,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
                 continue
             if effect is Effect.RELEASE:
                 b.emit(ir.Release(loc, (v,), name))
+            elif effect is Effect.KEEP:  # a reference of the callee's own: the caller's stays its own
+                b.emit(ir.Retain(loc, v, name, kept=True))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
                 b.emit(ir.Store(loc, v, "", frozenset()))
         for v, (w, scalars) in fills.items():
@@ -177,7 +179,10 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             else:
                 b.emit(ir.Assign(loc, v, None, null=True))
         b.emit(ir.Const(loc, r, k))
-        b.goto(join)
+        if b.returning is not None and b.returning[0] == cursor_key(call):
+            b.returned_constant(b.returning[1], None, k)  # `return f (...)`: this result is returned
+        else:
+            b.goto(join)
         if rest is not None:
             b.cur = rest
     b.cur = join
@@ -200,27 +205,3 @@ def status_condition(b: GraphBuilder, c, op_const) -> tuple[str, str, int] | Non
     call, op, k = found
     r = b.status_vars.get(cursor_key(call))
     return (r, op, k) if r is not None else None
-
-
-def stores_parameter(c) -> bool:
-    """`q->f = p;` (or `*q = p`) of a pointer parameter p into memory another parameter q reaches
-    (the out-object): a setter whose caller keeps, or settles, the count of what it stored (the
-    cpython preset). Not a local struct's field (`args.pattern = p`), which dies with the call."""
-    if binop(c) != "=":
-        return False
-    lhs, rhs = list(children_of(c))
-    e, target = strip(rhs), strip(lhs)
-    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e) or kind_of(target) == K.DECL_REF_EXPR:
-        return False
-    ref = referenced(e)
-    if ref is None or kind_of(ref) != K.PARM_DECL:
-        return False
-    stack = [target]
-    while stack:
-        x = stack.pop()
-        if kind_of(x) == K.DECL_REF_EXPR:
-            r = referenced(x)
-            if r is not None and kind_of(r) == K.PARM_DECL and r != ref and has_pointer_type(x):
-                return True
-        stack.extend(children_of(x))
-    return False

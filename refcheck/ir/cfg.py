@@ -50,3 +50,6 @@ class FunctionCFG:
     # Lambda expressions in the body, checked as functions of their own (frontend definitions).
     lambdas: list = field(default_factory=list)
     role: FunctionRole = FunctionRole.PLAIN
+    # Local pointers derived from the parameters (`entry = htkeys_entries (md->keys) + n`): a store
+    # through one is a store into memory the caller reaches (frontend.setters; cpython preset).
+    reaching: frozenset = frozenset()

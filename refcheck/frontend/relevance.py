@@ -1,0 +1,68 @@
+"""Whether a function's body could produce a finding, decided on its cursors before its graph
+is built (`can_find_anything`): a body with no ownership role in it is skipped, and gives no
+summary."""
+
+from __future__ import annotations
+
+import functools
+
+from refcheck.ir.cfg import FunctionRole
+from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Effect, Returns
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.graph import resolved_callee
+from refcheck.frontend.setters import reaching_locals, stores_parameter
+from refcheck.frontend.slots import role_of
+
+# Call roles and expressions that create, hand over or end an owned reference. A body with none of
+# them holds no owned reference and releases nothing, so no rule can fire in it.
+OWNERSHIP_ROLES = ("acquire", "reallocate", "retain", "release", "consume")
+OWNERSHIP_KINDS = {K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR, K.LAMBDA_EXPR}
+
+
+def returns_parameter(ret) -> bool:
+    """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
+    whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
+    kids = list(children_of(ret))
+    if not kids:
+        return False
+    e = strip(kids[0])
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
+        return False
+    target = referenced(e)
+    return target is not None and kind_of(target) == K.PARM_DECL
+
+
+def can_find_anything(fn, conv: Conventions) -> bool:
+    """Whether a function's body could produce a finding, decided on its cursors before its graph
+    is built: it must call something the conventions give an ownership role, use new/delete, hold
+    a lambda (checked as a function of its own), or be a `new*` function itself (which must not
+    return a borrowed reference, RC005, even without a call). The children listed here are the
+    builder's too (`kids` keeps them for the build that follows)."""
+    name = fn.spelling
+    if conv.matches("acquire", name) or conv.matches("reallocate", name):
+        return True
+    if role_of(fn, conv) is FunctionRole.RETURNS_NEW:  # a slot's new reference, the same RC005
+        return True
+    reach = functools.cache(lambda: reaching_locals(fn, conv))  # asked for a store through a local only
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        k = kind_of(c)
+        if k == K.CALL_EXPR:
+            summary = conv.summary(resolved_callee(c, conv)[1])
+            if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
+                    or any(e is not Effect.BORROW for _, e in summary.arguments) or summary.conditional):
+                return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
+        elif k in OWNERSHIP_KINDS:
+            return True
+        elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
+            return True
+        elif k == K.RETURN_STMT and returns_parameter(c):
+            return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
+        elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c, reach):
+            return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
+        stack.extend(children_of(c))
+    return False
+

@@ -1,0 +1,104 @@
+"""Stores of a parameter into memory another parameter reaches (the cpython preset's setters).
+
+`pc->dictObj = dictObj` stores into the out-object directly; multidict's `entry->identity =
+identity` stores into a table entry reached through locals derived from the parameter `md`
+(`keys = md->keys; entry = htkeys_entries (keys) + keys->nentries`). Both are stores into the
+caller's memory, which the caller keeps or settles, not into memory of this frame.
+"""
+
+from __future__ import annotations
+
+from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.graph import resolved_callee
+
+
+def fresh_memory(call, conv) -> bool:
+    """A call that returns memory of its own (an acquirer, a reallocation): a local holding its
+    result is this frame's object, not memory its parameters reach."""
+    return conv.summary(resolved_callee(call, conv)[1]).role in ("acquire", "reallocate")
+
+
+def reaching_locals(fn, conv) -> dict:
+    """`cursor_key` -> declaration of the local pointer variables whose every value (initializer,
+    each `v = e`) mentions a pointer parameter or another such local and calls nothing that
+    returns memory of its own (`fresh_memory`: `o = PyTuple_New (n)` is this frame's object). A
+    local whose address is taken (`&v`) may be written elsewhere: not one."""
+    values: dict = {}  # local key -> the expressions assigned to it
+    decls: dict = {}
+    escaped: set = set()
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        k = kind_of(c)
+        if k == K.VAR_DECL and has_pointer_type(c):
+            init = [x for x in children_of(c) if kind_of(x) != K.TYPE_REF]
+            values.setdefault(cursor_key(c), []).extend(init[-1:])
+            decls[cursor_key(c)] = c
+        elif k == K.BINARY_OPERATOR and binop(c) == "=":
+            lhs = strip(list(children_of(c))[0])
+            ref = referenced(lhs) if kind_of(lhs) == K.DECL_REF_EXPR else None
+            if ref is not None and kind_of(ref) == K.VAR_DECL:
+                values.setdefault(cursor_key(ref), []).append(list(children_of(c))[1])
+        elif k == K.UNARY_OPERATOR and unop(c) == "&" and children_of(c):
+            x = strip(children_of(c)[0])
+            if x is not None and kind_of(x) == K.DECL_REF_EXPR and referenced(x) is not None:
+                escaped.add(cursor_key(referenced(x)))
+        stack.extend(children_of(c))
+    reach: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for key, exprs in values.items():
+            if key in reach or key in escaped:
+                continue
+            if exprs and all(_mentions(e, reach, conv) for e in exprs):
+                reach.add(key)
+                changed = True
+    return {key: decls[key] for key in reach if key in decls}
+
+
+def _mentions(e, reach: set, conv) -> bool:
+    """Whether `e` reads a pointer parameter or a reaching local, and calls no acquirer."""
+    found = False
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        k = kind_of(x)
+        if k == K.CALL_EXPR and fresh_memory(x, conv):
+            return False
+        if k == K.DECL_REF_EXPR:
+            r = referenced(x)
+            if r is not None and has_pointer_type(x) and (
+                    kind_of(r) == K.PARM_DECL or cursor_key(r) in reach):
+                found = True
+        stack.extend(children_of(x))
+    return found
+
+
+def stores_parameter(c, reach=dict) -> bool:
+    """`q->f = p;` (or `*q = p`) of a pointer parameter p into memory another parameter q reaches
+    (the out-object), directly or through a local `reach()` names (`reaching_locals`, asked only
+    for a store of a parameter through a local): a setter whose
+    caller keeps, or settles, the count of what it stored (the cpython preset). Not a local
+    struct's field (`args.pattern = p`), which dies with the call."""
+    if binop(c) != "=":
+        return False
+    lhs, rhs = list(children_of(c))
+    e, target = strip(rhs), strip(lhs)
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e) or kind_of(target) == K.DECL_REF_EXPR:
+        return False
+    ref = referenced(e)
+    if ref is None or kind_of(ref) != K.PARM_DECL:
+        return False
+    stack = [target]
+    while stack:
+        x = stack.pop()
+        if kind_of(x) == K.DECL_REF_EXPR:
+            r = referenced(x)
+            if r is not None and r != ref and has_pointer_type(x) and (
+                    kind_of(r) == K.PARM_DECL or kind_of(r) == K.VAR_DECL and cursor_key(r) in reach()):
+                return True
+        stack.extend(children_of(x))
+    return False
