@@ -1,0 +1,99 @@
+"""How references end: a release, a return, an exit (a mixin of `transfer.Transfer`).
+
+Each appends typed events for what it observed (a release of something borrowed, a reference
+still owned at an exit) and updates the state; it never names a rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck import ir
+from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.findings import Location
+from refcheck.rules.events import EventKind, Gone, Nullness, Origin, Via
+
+NULL = Nullness.NULL
+# Origins whose release without an owned reference is a release of something borrowed.
+_COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
+# References this function owned (acquired or retained), whatever it did with them since.
+_OURS = (Origin.ACQUIRE, Origin.RETAIN)
+
+
+class Endings:
+    """Releases, returns and exits; `Transfer` supplies the state's tables and `event`."""
+
+    def release(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
+        o = st.objs[oid]
+        if o.null == NULL:
+            return
+        ended = Gone.CONSUMED if op.consume else Gone.RELEASED
+        if o.owned > 0:
+            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee):
+                via = Via.CONSUME if op.consume else Via.RELEASE
+                self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
+            owned = o.owned - 1
+            # A retained parameter or field is still alive afterwards: someone else holds it.
+            # So is a shared one (another holder kept its own reference).
+            gone = ended if owned == 0 and o.origin is Origin.ACQUIRE and not o.shared else Gone.NO
+            st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
+            return
+        via = Via.CONSUME if op.consume else Via.RELEASE
+        if o.gone is Gone.CONSUMED:
+            self.event(EventKind.RELEASED_AFTER_CONSUME, via, op.loc, st, oid, events)
+        elif o.gone:
+            self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
+            if op.consume:  # reported, but it still takes the object over
+                st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
+        elif o.origin in _OURS and o.shared and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
+            # Handed over by a store into a location that still holds it (`priv->scanner = s;
+            # ... destroy (s);`): the release takes the location's reference back. The location
+            # must be cleared before the function returns (`dangling` at the return).
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+        elif o.origin is Origin.RESULT and not self.primitive:
+            # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
+            self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+        elif o.origin in _COUNTED:
+            self.event(EventKind.RELEASED_BORROWED, via, op.loc, st, oid, events)
+            # Whoever did own it may now be holding freed memory: later uses are uses after release.
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+
+    def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
+        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
+        a, r = acquirer, self.conv.family(releaser)
+        return a is not None and r is not None and a != r
+
+    def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
+        oid = st.env.get(value) if value is not None else None
+        if oid is not None:
+            o = st.objs[oid]
+            if o.null != NULL:
+                if o.owned > 0:
+                    self.event(EventKind.RETURNED_OWNED, Via.RETURN, loc, st, oid, events)
+                    st.objs[oid] = replace(o, owned=o.owned - 1)
+                elif o.gone:
+                    self.event(EventKind.USED_AFTER_RELEASE, Via.RETURN, loc, st, oid, events)
+                else:
+                    self.event(EventKind.RETURNED_BORROWED, Via.RETURN, loc, st, oid, events)
+        self.dangling(st, events)
+        self.on_exit(st, loc, Via.RETURN, events)
+
+    def dangling(self, st: State, events: list) -> None:
+        """A location given a reference and still holding it after the release took it back:
+        the release was of a reference handed over (RC006 at the release)."""
+        for oid in dict.fromkeys(st.facts.stored.values()):
+            o = st.objs.get(oid)
+            # shared: it was handed over by a store (a released object stored later is RC003's).
+            if o is not None and o.origin in _OURS and o.shared and o.gone and o.owned == 0 \
+                    and o.released_at is not None:
+                via = Via.CONSUME if o.gone is Gone.CONSUMED else Via.RELEASE
+                self.event(EventKind.RELEASED_BORROWED, via, o.released_at, st, oid, events)
+
+    def on_exit(self, st: State, loc: Location, via: Via, events: list, text: str = "") -> None:
+        for oid, o in sorted(st.objs.items(), key=lambda kv: kv[0].text()):
+            # Still in a parameter's slot (`Py_INCREF(*op); return 0;`): one reference is the
+            # slot's, which the caller reads back (an in-out parameter filled with a new reference).
+            slot = oid.kind is Kind.FIELD and oid.site in self.slots and o.origin is Origin.RETAIN
+            if o.owned > slot and o.null != NULL:
+                self.event(EventKind.LOST, via, loc, st, oid, events, text=text)
