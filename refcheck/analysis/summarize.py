@@ -29,6 +29,17 @@ from refcheck.ir import SINGLETON_KEY
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
 
 
+def singleton_of(st: State, oid: ObjId) -> str | None:
+    """The singleton's name when oid is one: its load, or an object this path found equal to it
+    (`if (kstr == Py_None) { Py_DECREF (kstr); return Py_None; }` returns kstr's object)."""
+    if oid.kind is Kind.FIELD and str(oid.site).startswith(SINGLETON_KEY):
+        return oid.site[len(SINGLETON_KEY):]
+    for key, held in st.facts.stored.items() if st.facts.stored else ():
+        if held == oid and isinstance(key, str) and key.startswith(SINGLETON_KEY):
+            return key[len(SINGLETON_KEY):]
+    return None
+
+
 class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
@@ -102,9 +113,9 @@ class Summarizer:
             self.results.add(("owned", self.param_of(oid, o)))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
-        elif oid.kind is Kind.FIELD and str(oid.site).startswith(SINGLETON_KEY):
+        elif (name := singleton_of(st, oid)) is not None:
             # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
-            self.results.add(("singleton", oid.site[len(SINGLETON_KEY):]))
+            self.results.add(("singleton", name))
         else:
             self.results.add(("borrowed",))
 
@@ -306,9 +317,9 @@ class Summarizer:
 
     def unless_singleton(self) -> str | None:
         """The singleton an owning function returns bare on its other paths, where that is all
-        it returns besides its new references (and NULL): the caller owns the result unless it is
-        that object."""
-        others = {r for r in self.results if r[0] not in ("owned", "null", "none")}
+        it returns besides its new references (and NULL, and values nobody counts, which say
+        nothing of ownership): the caller owns the result unless it is that object."""
+        others = {r for r in self.results if r[0] not in ("owned", "null", "none", "unknown")}
         return next(iter(others))[1] if len(others) == 1 and next(iter(others))[0] == "singleton" else None
 
     def filled(self) -> list[int]:
