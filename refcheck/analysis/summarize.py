@@ -7,6 +7,8 @@ is explored, `summary()` folds them into a `refcheck.conventions.summary.Summary
 - returns: OWNED when some path returns a reference the function owns (`returned`: a parameter
   it may hand back +1: a retained one, newContiguous of one); ARGUMENT when every path that
   returns a non-NULL value returns one parameter itself, unowned; BORROWED otherwise.
+  unless_singleton: OWNED whose only other results are one singleton returned bare (Py_None).
+  members: of a local struct returned by value, those holding an owned reference at a return.
 - arguments: RELEASE (CONSUME) of a parameter released (consumed) on every returning path on
   which it is not NULL, and on one at least; SINK of one stored without a reference of its own
   (a hand-over into memory that outlives the call) on every such path; ACQUIRE_OUT of a
