@@ -139,7 +139,7 @@ class Assumptions:
             held = st.facts.stored.get(cond.key) if st.facts.stored else None
             st2 = self.assume_correlated(st, cond.key, taken)
             if st2 is not None and cond.same is not None and cond.same[2] == taken:
-                same_as_singleton(st2, cond.same)
+                same_as_singleton(st2, cond.same, self.data)
             if held is not None and st2 is not None and held in st2.objs:
                 return self.assume_null_object(st2, held, taken)
             return st2
@@ -223,14 +223,25 @@ def loop_tests(g, data: dict, relevant) -> set:
             out.add(cond.key)
     return out
 
-def same_as_singleton(st: State, same: tuple) -> None:
+def same_as_singleton(st: State, same: tuple, data: dict) -> None:
     """`v == Py_False` held: v's object is the singleton, so a later load of it (`Py_DECREF
     (Py_False)`) gives v's object back, with the references v's holder owns (no new debt). The
     interpreter holds the singleton too: it outlives our last release (shared), so `Py_DECREF
-    (kstr); return Py_None;` under `kstr == Py_None` returns a live object."""
+    (kstr); return Py_None;` under `kstr == Py_None` returns a live object. The result of an
+    acquirer returning that singleton bare (Summary.unless_singleton) owns nothing here."""
     var, key, _ = same
     oid = st.env.get(var)
     o = st.objs.get(oid) if oid is not None else None
     if o is not None and o.null != NULL:
         st.facts.stored[key] = oid
-        st.objs[oid] = replace(o, shared=True, null=NONNULL, link=None)
+        owned = 0 if returned_bare(oid, key, data) else o.owned
+        st.objs[oid] = replace(o, owned=owned, shared=True, null=NONNULL, link=None)
+
+
+def returned_bare(oid: ObjId, key: str, data: dict) -> bool:
+    """oid is the result of an acquire whose callee returns the singleton `key` borrowed."""
+    if oid.kind is not Kind.ACQUIRE or not isinstance(oid.site, tuple) or oid.site[1] < 0:
+        return False
+    ops = data[oid.site[0]].ops
+    op = ops[oid.site[1]] if oid.site[1] < len(ops) else None
+    return type(op) is ir.Acquire and op.unless == key

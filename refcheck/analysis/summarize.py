@@ -7,6 +7,8 @@ is explored, `summary()` folds them into a `refcheck.conventions.summary.Summary
 - returns: OWNED when some path returns a reference the function owns (`returned`: a parameter
   it may hand back +1: a retained one, newContiguous of one); ARGUMENT when every path that
   returns a non-NULL value returns one parameter itself, unowned; BORROWED otherwise.
+  unless_singleton: OWNED whose only other results are one singleton returned bare (Py_None).
+  members: of a local struct returned by value, those holding an owned reference at a return.
 - arguments: RELEASE (CONSUME) of a parameter released (consumed) on every returning path on
   which it is not NULL, and on one at least; SINK of one stored without a reference of its own
   (a hand-over into memory that outlives the call) on every such path; ACQUIRE_OUT of a
@@ -25,7 +27,19 @@ from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import Gone, Nullness, Origin
+from refcheck.ir import SINGLETON_KEY
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
+
+
+def singleton_of(st: State, oid: ObjId) -> str | None:
+    """The singleton's name when oid is one: its load, or an object this path found equal to it
+    (`if (kstr == Py_None) { Py_DECREF (kstr); return Py_None; }` returns kstr's object)."""
+    if oid.kind is Kind.FIELD and str(oid.site).startswith(SINGLETON_KEY):
+        return oid.site[len(SINGLETON_KEY):]
+    for key, held in st.facts.stored.items() if st.facts.stored else ():
+        if held == oid and isinstance(key, str) and key.startswith(SINGLETON_KEY):
+            return key[len(SINGLETON_KEY):]
+    return None
 
 
 class Summarizer:
@@ -51,7 +65,11 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
-        self.results: set = set()  # ("owned", index|None) ("argument", i) ("borrowed",) ("null",)
+        # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
+        self.results: set = set()
+        # Per member of a struct returned by value: what its stores at returns held ("owned",
+        # "borrowed"; NULL or never set: nothing).
+        self.members: dict[str, set] = {}
         self.returns: set[int] = set()  # return nodes reached
         self.errors = False
         self.stops = False
@@ -97,6 +115,9 @@ class Summarizer:
             self.results.add(("owned", self.param_of(oid, o)))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
+        elif (name := singleton_of(st, oid)) is not None:
+            # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
+            self.results.add(("singleton", name))
         else:
             self.results.add(("borrowed",))
 
@@ -106,8 +127,15 @@ class Summarizer:
     def at_stop(self) -> None:
         self.stops = True
 
-    def at_store(self, node: int, st: State, through: str, oid: ObjId | None, target: str = "") -> None:
-        """A store through `through` (`*through = v`, at location key `target`), before its transfer."""
+    def at_store(self, node: int, st: State, through: str | None, oid: ObjId | None, target: str = "",
+                 member: str = "") -> None:
+        """A store through `through` (`*through = v`, at location key `target`), or of a returned
+        local struct's `member`, before its transfer."""
+        if member:
+            o = st.objs.get(oid) if oid is not None else None
+            if o is not None and o.null != Nullness.NULL:
+                self.members.setdefault(member, set()).add("owned" if o.owned > 0 else "borrowed")
+            return
         i = self.index.get(through)
         if i is None or st.env.get(through) != ObjId(Kind.PARAM, through):
             return
@@ -177,12 +205,14 @@ class Summarizer:
                             if not any(a[0] == i for a in args) and (c := self.conditional(i)) is not None)
         conditional += tuple((i, Effect.ACQUIRE_OUT, w) for i, w in fills.items() if w is not None)
         returns, returned = self.returned()
+        unless = self.unless_singleton() if returns is Returns.OWNED else None
+        members = tuple(sorted((f, Returns.OWNED) for f, held in self.members.items() if held == {"owned"}))
         ends = Ends.RETURNS
         if not self.returns:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
-                    source=Source.INFERRED)
+                    unless_singleton=unless, members=members, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def stolen(self) -> frozenset:
@@ -286,6 +316,13 @@ class Summarizer:
             # NULL on every returning path: nothing to own, nor a borrowed object to misuse.
             return Returns.UNKNOWN, None
         return Returns.BORROWED, None
+
+    def unless_singleton(self) -> str | None:
+        """The singleton an owning function returns bare on its other paths, where that is all
+        it returns besides its new references (and NULL, and values nobody counts, which say
+        nothing of ownership): the caller owns the result unless it is that object."""
+        others = {r for r in self.results if r[0] not in ("owned", "null", "none", "unknown")}
+        return next(iter(others))[1] if len(others) == 1 and next(iter(others))[0] == "singleton" else None
 
     def filled(self) -> list[int]:
         """Parameters `p` whose `*p` gets an owned reference at a store every return passes."""

@@ -395,8 +395,8 @@ class Transfer(Assumptions, Endings):
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
-        if op.through is not None and self.summarizer is not None:
-            self.summarizer.at_store(node, st, op.through, oid, op.target)
+        if (op.through is not None or op.member) and self.summarizer is not None:
+            self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:

@@ -118,6 +118,13 @@ class Summary:
     # OWNED only when this argument is NULL at the call (libc's `realpath (p, NULL)`, `getcwd
     # (NULL, 0)` allocate the result); given a buffer, the call returns that buffer itself.
     owned_if_null: int | None = None
+    # OWNED except on the paths that return this singleton bare (simplejson's
+    # encoder_encode_dict_key: `return Py_None;` after a skip): where the caller's result equals
+    # it, the result is borrowed (the global's name, `_Py_NoneStruct`).
+    unless_singleton: str | None = None
+    # A struct returned by value: (field, Returns) of the members that hold a reference the
+    # caller now owns (python-zstandard's `result.chunk = chunk; return result;`).
+    members: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -241,6 +248,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             raise RecordError(f"{where}: key '{key}': {e}") from None
     if "owned_if_null" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
+    if "unless_singleton" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'unless-singleton' needs returns = \"owned\"")
     if "arguments" in values:
         read = values["arguments"]
         values["arguments"] = tuple((p, e) for p, e, w in read if w is None)
@@ -359,10 +368,18 @@ def _family(v) -> str:
     return v
 
 
+def _members(v) -> tuple:
+    """(field, Returns) pairs from `{ chunk = "owned" }`, sorted by field."""
+    if not isinstance(v, dict) or not all(isinstance(k, str) and k for k in v):
+        raise ValueError('expected a table of field = "owned"|"borrowed"')
+    return tuple(sorted((k, _enum(Returns)(r)) for k, r in v.items()))
+
+
 _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "family": _family, "owned_if_null": _index,
+    "unless_singleton": _family, "members": _members,
 }
 
 
@@ -375,4 +392,5 @@ def _plain(v):
 _WRITERS = {
     "arguments": lambda v: {str(_plain(a[0])): _write_effect(a[1], a[2] if len(a) > 2 else None) for a in v},
     "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
+    "members": lambda v: {f: r.value for f, r in v},
 }

@@ -395,8 +395,8 @@ class Builder(GraphBuilder):
         self.returning = None
         if returned is not None and kind_of(returned) == K.DECL_REF_EXPR:
             # A local struct returned by value: what its members hold goes to the caller.
-            for member in self.members.get(self.var(referenced(returned)) or "", {}).values():
-                self.emit(ir.Store(location(c), member))
+            for field, member in self.members.get(self.var(referenced(returned)) or "", {}).items():
+                self.emit(ir.Store(location(c), member, member=field))
         if self.in_child:
             self.goto(self.node("stop", location(c), text="end of the child process"))
             self.pending_temps = []

@@ -306,7 +306,7 @@ def _subkey_of(x, b: GraphBuilder):
         op = unop(x)
         if op == "&":
             name = singleton_address(x, b)
-            return (f"&global:{name}", _NO_VARS) if name else None
+            return (ir.SINGLETON_KEY + name, _NO_VARS) if name else None
         if op in ("++", "--", "post++", "post--"):
             return None
         head = f"({op}"
@@ -358,7 +358,7 @@ def singleton_identity(c, b: GraphBuilder) -> tuple | None:
         name = singleton_address(y, b)
         v = b.var(referenced(x)) if kind_of(x) == K.DECL_REF_EXPR and has_pointer_type(x) else None
         if name and v is not None:
-            return v, f"&global:{name}", binop(c) == "=="
+            return v, ir.SINGLETON_KEY + name, binop(c) == "=="
     return None
 
 

@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_effects, is_null_constant, key_of,
                                          singleton_address)
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.parents import holds
 
@@ -74,7 +75,7 @@ class ExpressionLowerer(CallLowering):
 
     def initialize(self, loc: Location, v: str, init) -> None:
         """`T v = init;` for a local v."""
-        if self.initialize_members(loc, v, init):
+        if self.initialize_members(loc, v, init) or self.struct_result(loc, v, init):
             return
         if not self.assign_flag(loc, v, init):
             src, done = self.value_into(v, init)
@@ -101,6 +102,28 @@ class ExpressionLowerer(CallLowering):
             if name and has_pointer_type(expr) and src not in (None, NULL):
                 self.b.emit(ir.Assign(loc, self.member_var(s, name), src))
         self.b.emit(ir.Assign(loc, s, None))
+        return True
+
+    def struct_result(self, loc: Location, s: str, rhs) -> bool:
+        """`s = f (...)` for a local struct s, f returning a struct by value whose record says
+        which members hold a reference the caller owns (Summary.members): each of those members
+        of s holds a new reference, as f's own `r.chunk = chunk; return r;` handed it over; the
+        others hold nothing tracked (the copy overwrote them)."""
+        c = strip(rhs)
+        if kind_of(c) != K.CALL_EXPR or c.type.get_canonical().kind != ci.TypeKind.RECORD or self.b.borrows:
+            return False
+        decl, name = self.b.callee_of(c)
+        owned = [f for f, r in self.b.summary_of(decl, name).members if r is Returns.OWNED]
+        if not owned:
+            return False
+        self.value(c)
+        for field, member in list(self.b.members.get(s, {}).items()):
+            if field not in owned:
+                self.b.emit(ir.Kill(loc, member))
+        for field in owned:
+            t = self.b.temp(f"{name}(...).{field}")
+            self.b.emit(ir.Acquire(loc, t, name))
+            self.b.emit(ir.Assign(loc, self.member_var(s, field), t))
         return True
 
     def assign_flag(self, loc: Location, v: str, rhs) -> bool:
@@ -306,7 +329,7 @@ class ExpressionLowerer(CallLowering):
         alias = aliased(self.b, target)
         if kind_of(target) == K.DECL_REF_EXPR or alias is not None:
             v = alias or self.b.var(referenced(target))
-            if v is not None and self.assign_flag(loc, v, rhs):
+            if v is not None and (self.assign_flag(loc, v, rhs) or self.struct_result(loc, v, rhs)):
                 return None
             src, done = self.value_into(v, rhs) if v is not None else (self.value(rhs), False)
             if v is not None:

@@ -17,6 +17,10 @@ class Op:
     loc: Location
 
 
+# The load key of a singleton's address (`&_Py_NoneStruct`, which Py_None is) is this and its name.
+SINGLETON_KEY = "&global:"
+
+
 @dataclass(frozen=True)
 class Acquire(Op):
     dst: str
@@ -32,6 +36,9 @@ class Acquire(Op):
     # `THFloatTensor_computesz(t, &long_sz, ...)`): no tensor, so the name's prefix says nothing
     # of its family.
     scalars: bool = False
+    # The singleton's load key (`&global:_Py_NoneStruct`) the acquirer may return bare, borrowed
+    # (Summary.unless_singleton): where the result equals it, nothing is owned.
+    unless: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ class Store(Op):
     sink: str = ""  # the sink call that keeps the reference (luaT_pushudata); empty: a store
     through: str | None = None  # `*p = v` or `p[0] = v`: the variable p (an out-parameter's fill)
     floating: bool = False  # takes over only a floating reference (Effect.SINK_FLOATING); reads any other
+    member: str = ""  # `return s;` of a local struct: the field of s whose value goes to the caller
 
 
 @dataclass(frozen=True)
