@@ -8,7 +8,8 @@ taken over by the callee (CONSUME); an out parameter with transfer full receives
 reference (ACQUIRE_OUT); the user data of a call that also takes a destroy notify is kept until
 the notify runs, or that an async callback receives (SINK: `g_signal_connect_data(o, s, cb,
 g_object_ref(x), unref, 0)`, `g_file_read_async(f, prio, NULL, cb, g_object_ref(self))`). Argument
-positions count the C arguments: the `instance-parameter` of a method is argument 0.
+positions count the C arguments: the `instance-parameter` of a method is argument 0. A function
+documented as "Like X()" sinks floating GVariants where X does, for the parameters of the same name.
 
 Records are plain tables in the shape of `[tool.refcheck.summaries.NAME]` (docs/semantics.md),
 so the committed JSON (refcheck/data/glib_gir.json, written by tools/glib_gir.py) and a
@@ -166,12 +167,17 @@ def _sinks_floating(callable_, params) -> list[str]:
     sentences = [m.group(0) for m in _SENTENCE.finditer(_doc(callable_)) if _SINKS.search(m.group(0))]
     if not sentences:
         return []
-    shift = 1 if params.find(CORE + "instance-parameter") is not None else 0
-    variants = [(str(i + shift), p.get("name")) for i, p in enumerate(params.findall(CORE + "parameter"))
-                if _c_type(p) == "GVariant*" and p.get("transfer-ownership", "none") == "none"
-                and p.get("direction") is None]
+    variants = _variant_parameters(params)
     named = [pos for pos, name in variants if any(f"@{name}" in s for s in sentences)]
     return named or [pos for pos, _ in variants]
+
+
+def _variant_parameters(params) -> list[tuple[str, str]]:
+    """(position, name) of the borrowed GVariant input parameters."""
+    shift = 1 if params.find(CORE + "instance-parameter") is not None else 0
+    return [(str(i + shift), p.get("name")) for i, p in enumerate(params.findall(CORE + "parameter"))
+            if _c_type(p) == "GVariant*" and p.get("transfer-ownership", "none") == "none"
+            and p.get("direction") is None]
 
 
 def _opaque(ret) -> bool:
@@ -207,15 +213,49 @@ def parse_gir(path: str) -> dict[str, Record]:
     except (OSError, ET.ParseError) as e:
         raise GirError(f"{path}: cannot read GObject-Introspection data: {e}") from None
     out: dict[str, Record] = {}
-    for tag in CALLABLES:
-        for c in root.iter(CORE + tag):
-            name = c.get(C_NS + "identifier")
-            if not name or c.get("introspectable") == "0" and c.get("shadowed-by"):
-                continue
-            record = _record(c)
-            if record is not None:
-                out[name] = record
+    callables = {c.get(C_NS + "identifier"): c for tag in CALLABLES for c in root.iter(CORE + tag)
+                 if c.get(C_NS + "identifier")}
+    for name, c in callables.items():
+        if c.get("introspectable") == "0" and c.get("shadowed-by"):
+            continue
+        record = _record(c)
+        inherited = _like_floating(c, callables)
+        if inherited:
+            record = record or {}
+            arguments = {**inherited, **record.get("arguments", {})}
+            record["arguments"] = dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))
+        if record:
+            out[name] = record
     return out
+
+
+# "Like g_dbus_connection_call() but also takes a #GUnixFDList object": the doc's first words.
+_LIKE = re.compile(r"^Like #?(\w+)\(\)")
+
+
+def _like_floating(callable_, callables) -> dict[str, str]:
+    """The GVariant parameters a function documented as "Like X()" sinks because X sinks the
+    parameter of the same name when floating, where its own doc says nothing of floating values
+    (g_dbus_connection_call_with_unix_fd_list's `parameters`, as g_dbus_connection_call's)."""
+    params = callable_.find(CORE + "parameters")
+    if params is None or "floating" in _doc(callable_).lower():
+        return {}
+    sunk = _sunk_names(callable_, callables, ())
+    return {pos: "sink-floating" for pos, name in _variant_parameters(params) if name in sunk}
+
+
+def _sunk_names(callable_, callables, seen) -> set[str]:
+    """Names of the parameters a function is documented to sink when floating, itself or through
+    the chain of functions it is documented to be like (a cycle ends the chain)."""
+    params = callable_.find(CORE + "parameters")
+    if params is None:
+        return set()
+    own = set(_sinks_floating(callable_, params))
+    names = {name for pos, name in _variant_parameters(params) if pos in own}
+    m = _LIKE.match(_doc(callable_))
+    if names or m is None or m.group(1) in seen or m.group(1) not in callables:
+        return names
+    return _sunk_names(callables[m.group(1)], callables, (*seen, m.group(1)))
 
 
 def floating_results(path: str) -> list[str]:

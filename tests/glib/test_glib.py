@@ -61,6 +61,29 @@ GIR = textwrap.dedent("""\
             <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
           </parameters>
         </function>
+        <function name="put_at" c:identifier="foo_put_at">
+          <doc>Like foo_put() but also takes a position.</doc>
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="at" transfer-ownership="none"><type name="gint" c:type="gint"/></parameter>
+            <parameter name="key" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+            <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+          </parameters>
+        </function>
+        <function name="put_twice" c:identifier="foo_put_twice">
+          <doc>Like foo_put_at() but twice.</doc>
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+          </parameters>
+        </function>
+        <function name="hold_like" c:identifier="foo_hold_like">
+          <doc>Like foo_put() but @value is never floating.</doc>
+          <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
+          <parameters>
+            <parameter name="value" transfer-ownership="none"><type name="GLib.Variant" c:type="GVariant*"/></parameter>
+          </parameters>
+        </function>
         <function name="hold" c:identifier="foo_hold">
           <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
           <parameters>
@@ -99,6 +122,11 @@ def test_gir_records(tmp_path: Path) -> None:
     # A floating GVariant is its creator's until a call documented to sink it takes it.
     assert records["foo_make"] == {"returns": "owned"}
     assert records["foo_put"] == {"arguments": {"1": "sink-floating"}}
+    # "Like foo_put()": the parameter of the same name is sunk as foo_put sinks it, at its own
+    # position, through a chain of such functions too; a doc speaking of floating values itself wins.
+    assert records["foo_put_at"] == {"arguments": {"2": "sink-floating"}}
+    assert records["foo_put_twice"] == {"arguments": {"0": "sink-floating"}}
+    assert "foo_hold_like" not in records
     assert records["foo_parse"] == {"returns": "owned"}  # transfer none, "newly created": floating
     assert floating_results(str(path)) == ["foo_make", "foo_parse"]
     # A throwing function fills its out parameters on success only, whatever its result's type
