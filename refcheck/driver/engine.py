@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
-from refcheck.driver import shards, splitting
+from refcheck.driver import cycles, shards, splitting
 from refcheck.driver.shards import How
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
@@ -321,6 +321,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     unit.second = True
     for index in unit.stale():
         unit.definition(index, plan, table)
+    cycles.settle(unit, plan, table)
     return {}
 
 
@@ -498,18 +499,36 @@ class _UnitCheck:
         """The definitions whose check used a summary the unit's final table contradicts, their
         findings, errors and counts taken back (they are checked again)."""
         stale = [i for i, used in self.used_at.items() if self.summaries.used(n for n, _ in used) != used]
+        self.take_back(stale)
+        return stale
+
+    def take_back(self, indices) -> None:
+        """Takes back what the checks of these definitions added (they are checked again)."""
         drop_f, drop_e = set(), set()
-        for i in stale:
+        for i in indices:
             got, errors, functions, by = self.spans.pop(i)
             drop_f.update(map(id, got))
             drop_e.update(map(id, errors))
             self.result.functions -= functions
             for k, n in by:
                 self.counts[k] -= n
-        if stale:
+        if drop_f or drop_e:
             self.findings[:] = [f for f in self.findings if id(f) not in drop_f]
             self.result.errors[:] = [e for e in self.result.errors if id(e) not in drop_e]
-        return stale
+
+    def snapshot(self) -> tuple:
+        """What the checks so far left, for `restore` (refcheck.driver.cycles)."""
+        return (list(self.findings), list(self.result.errors), self.result.functions, dict(self.counts),
+                dict(self.spans), dict(self.used_at), dict(self.own), dict(self.how),
+                dict(self.summaries.known))
+
+    def restore(self, saved: tuple) -> None:
+        findings, errors, self.result.functions, self.counts, self.spans, self.used_at, self.own, self.how, \
+            known = saved
+        self.findings[:] = findings
+        self.result.errors[:] = errors
+        self.summaries.known.clear()
+        self.summaries.known.update(known)
 
     def emit(self, res, fn, top) -> None:
         if res.incomplete:

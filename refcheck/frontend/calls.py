@@ -224,8 +224,9 @@ class CallLowering:
         keeps it): xb_silo's `g_main_context_invoke (ctx, silo_notify_cb, g_steal_pointer
         (&data))`, whose callback frees the data. The twin of lent_to_callback, for callees no
         table describes (GIR skips g_main_context_invoke, g_idle_add ...); a callee whose body is
-        in the unit has its own summary."""
-        if decl is not None and defined_here(decl):
+        in the unit has its own summary (a field's function pointer has none: its cursor is its
+        own definition, no body)."""
+        if decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl):
             return set()
         types = parameter_types(decl, args)
         pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
@@ -482,9 +483,13 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
 
 
 def parameter_types(decl, args: list) -> list:
-    """The callee's declared parameter types (the arguments' own where it has no prototype)."""
+    """The callee's declared parameter types (the arguments' own where it has no prototype). A
+    call through a function pointer (`call->parent->parent_export (p, cb, data)`, whose callee
+    is the field) has the pointee's prototype."""
     try:
         t = decl.type.get_canonical() if decl is not None else None
+        if t is not None and t.kind == ci.TypeKind.POINTER:
+            t = t.get_pointee().get_canonical()
         if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
             return argument_types(t)
     except Exception:  # a declaration libclang cannot type

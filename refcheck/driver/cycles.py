@@ -1,0 +1,81 @@
+"""Cycles of a unit's functions settled optimistically (issue 32).
+
+Source order with one re-check of the stale definitions finds the least record of a cycle of
+functions: libportal's `do_open (call)` hands `call` to `parent_export (..., parent_exported,
+call)` whose callback calls `do_open (data)` again; `parent_exported`, summarised first, borrows
+its data, so do_open's branch only lends `call`, so do_open takes nothing over, so every caller
+leaks `call`. Here every member of a cycle (definitions that used one another's records) starts
+from an optimistic record, each pointer parameter it does not already give up taken over
+(CONSUME), and the members and whatever used them are checked again until no record changes
+(at most ROUNDS rounds). A member that drops the parameter on one path infers no steal, its
+record falls back, and its users with it; where the rounds do not settle, the unit keeps the
+ordinary outcome (the snapshot taken before).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck.conventions.summary import Effect, Source, Summary
+
+ROUNDS = 4
+_GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING)
+
+
+def members(unit) -> list[int]:
+    """The definitions in a cycle of two or more that used one another's records."""
+    where = {}
+    for i, name in enumerate(unit.names):
+        where.setdefault(name, []).append(i)
+    edges = {i: {j for n, _ in used for j in where.get(n, ()) if j != i} for i, used in unit.used_at.items()}
+    reach = {i: _reached(edges, i) for i in edges}
+    return sorted(i for i in edges if any(i in reach.get(j, ()) for j in reach[i]))
+
+
+def _reached(edges: dict, start: int) -> set:
+    """The definitions reached from `start` (itself only through a cycle)."""
+    seen, todo = set(), list(edges[start])
+    while todo:
+        j = todo.pop()
+        if j not in seen:
+            seen.add(j)
+            todo.extend(edges.get(j, ()))
+    return seen - {start}
+
+
+def optimistic(record: Summary, fn) -> Summary:
+    """The record with each pointer parameter it neither gives up nor names conditionally taken
+    over: the assumption the rounds check."""
+    from refcheck.frontend.clangutil import has_pointer_type
+
+    params = list(fn.get_arguments())
+    told = {i for i, e in record.effects(len(params)).items() if e in _GIVEN}
+    told |= set(record.conditional_effects(len(params)))
+    extra = tuple((i, Effect.CONSUME) for i, p in enumerate(params) if i not in told and has_pointer_type(p))
+    if not extra:
+        return record
+    kept = tuple(a for a in record.arguments if a[0] not in {i for i, _ in extra})
+    return replace(record, arguments=tuple(sorted(kept + extra, key=lambda a: a[0])), source=Source.INFERRED)
+
+
+def settle(unit, plan, table) -> None:
+    """Checks the unit's cycles again from the optimistic records until they agree (see above)."""
+    cycle = members(unit)
+    if not cycle:
+        return
+    assumed = {i: optimistic(unit.own[i], unit.parsed.functions[i]) for i in cycle}
+    if all(assumed[i] == unit.own[i] for i in cycle):
+        return
+    saved = unit.snapshot()
+    for i in cycle:
+        unit.summaries.known[unit.names[i]] = assumed[i]
+    stale = unit.stale()
+    unit.take_back([i for i in cycle if i not in stale])
+    again = sorted(set(stale) | set(cycle))
+    for _ in range(ROUNDS):
+        for index in again:
+            unit.definition(index, plan, table)
+        again = unit.stale()
+        if not again:
+            return
+    unit.restore(saved)
