@@ -22,12 +22,13 @@ ROUNDS = 4
 _GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING)
 
 
-def members(unit) -> list[int]:
-    """The definitions in a cycle of two or more that used one another's records."""
-    where = {}
-    for i, name in enumerate(unit.names):
+def members(names: dict, used: dict) -> list[int]:
+    """The definitions (index -> name, index -> (name, digest) of the records its check used) in a
+    cycle of two or more that used one another's records."""
+    where: dict = {}
+    for i, name in names.items():
         where.setdefault(name, []).append(i)
-    edges = {i: {j for n, _ in used for j in where.get(n, ()) if j != i} for i, used in unit.used_at.items()}
+    edges = {i: {j for n, _ in u for j in where.get(n, ()) if j != i} for i, u in used.items()}
     reach = {i: _reached(edges, i) for i in edges}
     return sorted(i for i in edges if any(i in reach.get(j, ()) for j in reach[i]))
 
@@ -60,7 +61,7 @@ def optimistic(record: Summary, fn) -> Summary:
 
 def settle(unit, plan, table) -> None:
     """Checks the unit's cycles again from the optimistic records until they agree (see above)."""
-    cycle = members(unit)
+    cycle = members(dict(enumerate(unit.names)), unit.used_at)
     if not cycle:
         return
     assumed = {i: optimistic(unit.own[i], unit.parsed.functions[i]) for i in cycle}
@@ -79,3 +80,28 @@ def settle(unit, plan, table) -> None:
         if not again:
             return
     unit.restore(saved)
+
+
+def settle_records(unit, records: dict, recheck) -> None:
+    """`settle` for a split unit's fixup (refcheck.driver.splitting): over the shards' records,
+    `recheck(index)` checking one again; where the rounds do not settle, the records before."""
+    from refcheck.driver import shards
+
+    cycle = members({i: r.name for i, r in records.items()}, {i: r.used for i, r in records.items()})
+    assumed = {i: optimistic(records[i].summary, unit.parsed.functions[i]) for i in cycle}
+    if all(assumed[i] == records[i].summary for i in cycle):
+        return
+    known = unit.summaries.known
+    saved, saved_known = dict(records), dict(known)
+    for i in cycle:
+        known[records[i].name] = assumed[i]
+    again = sorted(set(shards.stale(records, known)) | set(cycle))
+    for _ in range(ROUNDS):
+        for index in again:
+            records[index] = recheck(index)
+        again = shards.stale(records, known)
+        if not again:
+            return
+    records.update(saved)
+    known.clear()
+    known.update(saved_known)

@@ -268,7 +268,12 @@ def needs_fixup(records: dict, start: dict) -> bool:
     replays it and checks those definitions again)."""
     table = dict(start)
     replayed = dict(records)
-    return replay(replayed, table) is not None or bool(stale(replayed, table))
+    from refcheck.driver.cycles import members
+
+    # A cycle of definitions is settled from optimistic records (refcheck.driver.cycles), in
+    # the fixup as in a whole unit's check.
+    return (replay(replayed, table) is not None or bool(stale(replayed, table))
+            or bool(members({i: r.name for i, r in replayed.items()}, {i: r.used for i, r in replayed.items()})))
 
 
 # --- the parent: which units to split, and the merge -----------------------------------------------

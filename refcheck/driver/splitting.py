@@ -4,7 +4,7 @@ engine._UnitCheck."""
 
 from __future__ import annotations
 
-from refcheck.driver import shards
+from refcheck.driver import cycles, shards
 from refcheck.driver.shards import How
 
 
@@ -70,5 +70,9 @@ def fixup(unit, plan, table, records: dict) -> dict:
     unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
                                for n, _ in r.used)
     for index in shards.stale(records, known):
-        recheck(index)
+        records[index] = recheck(index)
+    cycles.settle_records(unit, records, recheck)
+    # Where the cycles' rounds fell back, the records before them stand (`checked` holds the
+    # last round's otherwise).
+    checked.update({i: records[i] for i in checked})
     return checked
