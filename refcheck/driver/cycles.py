@@ -74,12 +74,24 @@ def settle(unit, plan, table) -> None:
     unit.take_back([i for i in cycle if i not in stale])
     again = sorted(set(stale) | set(cycle))
     for _ in range(ROUNDS):
-        for index in again:
-            unit.definition(index, plan, table)
-        again = unit.stale()
+        changed = [i for i in again if _changed(unit, i, lambda i: unit.definition(i, plan, table))]
+        stale = unit.stale()
+        extra = [i for i in changed if i not in stale]
+        unit.take_back(extra)
+        again = sorted(set(stale) | set(extra))
         if not again:
             return
     unit.restore(saved)
+
+
+def _changed(unit, index: int, check) -> bool:
+    """Checks definition `index` again; True where it called itself and its own record changed
+    under it (the self-call saw the record before: the unit's `stale` leaves a function's own
+    name out)."""
+    name = unit.names[index]
+    before = unit.summaries.known.get(name)
+    check(index)
+    return name in unit.summaries.asked and unit.summaries.known.get(name) != before
 
 
 def settle_records(unit, records: dict, recheck) -> None:
@@ -97,9 +109,8 @@ def settle_records(unit, records: dict, recheck) -> None:
         known[records[i].name] = assumed[i]
     again = sorted(set(shards.stale(records, known)) | set(cycle))
     for _ in range(ROUNDS):
-        for index in again:
-            records[index] = recheck(index)
-        again = shards.stale(records, known)
+        changed = [i for i in again if _changed(unit, i, lambda i: records.__setitem__(i, recheck(i)))]
+        again = sorted(set(shards.stale(records, known)) | set(changed))
         if not again:
             return
     records.update(saved)
