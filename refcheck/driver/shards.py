@@ -268,7 +268,7 @@ def needs_fixup(records: dict, start: dict) -> bool:
     replays it and checks those definitions again)."""
     table = dict(start)
     replayed = dict(records)
-    from refcheck.driver.cycles import members
+    from refcheck.driver.cyclic import members
 
     # A cycle of definitions is settled from optimistic records (refcheck.driver.cycles), in
     # the fixup as in a whole unit's check.
