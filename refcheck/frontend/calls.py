@@ -200,18 +200,15 @@ class CallLowering:
         user_data`); where the callback's body is in the unit and its record neither gives that
         parameter up nor keeps it, the call borrows the data. A callback that releases, consumes
         or stores it takes it over (the sink stands), and so does one whose body is not seen."""
-        types = parameter_types(decl, args)
-        pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
+        pointers = function_pointer_positions(decl, args)
         lent = set()
         for i in sinks:
-            # GLib's layout: the callback right before its data, a destroy notify after it.
-            if effects.get(i) is not Effect.SINK or i - 1 not in pointers or any(j > i for j in pointers):
+            if effects.get(i) is not Effect.SINK:
                 continue
-            fn = named_function(args[i - 1])
-            if fn is None or not defined_here(fn):
-                continue  # a callback whose body is not seen: it may keep the data (the sink)
-            n = len(list(fn.get_arguments()))
-            record = self.b.summary_of(fn, fn.spelling)
+            seen = self.callback_of(args, pointers, i)
+            if seen is None:
+                continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
+            record, n = seen
             given = record.effects(n).get(n - 1) if n else None
             if not (given in _KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
                     or (n - 1) in record.conditional_effects(n)):
@@ -228,22 +225,30 @@ class CallLowering:
         own definition, no body)."""
         if decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl):
             return set()
-        types = parameter_types(decl, args)
-        pointers = [i for i, t in enumerate(types) if is_function_pointer(t)]
+        pointers = function_pointer_positions(decl, args)
         taken = set()
         for i in range(1, len(args)):
-            if effects.get(i, Effect.BORROW) is not Effect.BORROW or i - 1 not in pointers \
-                    or any(j > i for j in pointers) or not has_pointer_type(args[i]):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
-            fn = named_function(args[i - 1])
-            if fn is None or not defined_here(fn):
+            seen = self.callback_of(args, pointers, i)
+            if seen is None:
                 continue
-            n = len(list(fn.get_arguments()))
-            record = self.b.summary_of(fn, fn.spelling)
+            record, n = seen
             given = record.effects(n).get(n - 1) if n else None
             if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
                 taken.add(i)
         return taken
+
+    def callback_of(self, args: list, pointers: list, i: int):
+        """(record, parameter count) of the function argument i - 1 names, where argument i is
+        its data in GLib's layout (the callback right before its data, no function pointer after
+        it) and its body is in the unit; else None."""
+        if i - 1 not in pointers or any(j > i for j in pointers):
+            return None
+        fn = named_function(args[i - 1])
+        if fn is None or not defined_here(fn):
+            return None
+        return self.b.summary_of(fn, fn.spelling), len(list(fn.get_arguments()))
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
@@ -495,6 +500,11 @@ def parameter_types(decl, args: list) -> list:
     except Exception:  # a declaration libclang cannot type
         pass
     return [a.type for a in args]
+
+
+def function_pointer_positions(decl, args: list) -> list[int]:
+    """The positions of the callee's function-pointer parameters."""
+    return [i for i, t in enumerate(parameter_types(decl, args)) if is_function_pointer(t)]
 
 
 def is_function_pointer(t) -> bool:
