@@ -313,25 +313,19 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     cfg = request.config
     root = cfg.root
     hasher = FileHasher(cfg.max_file_size << 20)
-    conv = cfg.conventions
     results, todo, keys, parts = _look_up(units, request, cache, hasher, report)
     report.result.timings.update({"parse": 0.0, "cfg": 0.0, "analysis": 0.0})
     # Units another unit includes are dropped from the results (see _units_not_included); once
     # a finished unit is known to include one, it need not be analyzed at all. Shallow paths go
     # first because includers (TH/THTensor.c) sit above what they include (TH/generic/*.c).
     included = _included_by((units[i], r) for i, r in results.items())
+    storing = _Storing(cache, keys, parts, hasher, request.verbose)
     todo.sort(key=lambda t: (t[1].count(os.sep), t[0]))
     if todo:
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck.driver import pool
 
-        # The workers keep per-function results under the same directory (refcheck/caches/fncache.py),
-        # while the unit cache is usable at all (not --no-cache, a key, no symlinked directory).
-        functions = cache.directory if cache.entries is not None else None
-        jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions), key=keys[t[0]])
-                for t in todo]
-        memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
-        options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions)
+        jobs, options, functions = _jobs(todo, request, cache, keys)
         progress = Progress(jobs, request.progress, workers=request.jobs,
                             finished=[(units[i], r.includes) for i, r in results.items()],
                             previous=cache.previous_seconds)
@@ -350,15 +344,15 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         exported = exported_table(results.values())
         outcomes = pool.run(queue, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
                             started=assembly.starter(progress))
-        _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
-                 progress, root, exported=exported, assembly=assembly)
+        _collect(outcomes, results, included, report, storing, progress, root, exported=exported,
+                 assembly=assembly)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
     # not have (or had another of) are checked again with the run's table. A unit checked again
     # may export a different summary that a third unit used (a chain across units: libxmlb's
     # xb_content_type_guess -> xb_builder_source_ctx_get_content_type -> its callers), so the
     # rounds go on until the table agrees with every unit's use of it, at most PHASE2_ROUNDS.
     for _ in range(PHASE2_ROUNDS):
-        if not _check_again(units, results, included, request, cache, keys, parts, hasher, report):
+        if not _check_again(units, results, included, request, cache, storing, report):
             break
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
@@ -370,13 +364,12 @@ def _analyze(units: list[str], request: Request, cache: Cache,
 PHASE2_ROUNDS = 4
 
 
-def _check_again(units, results, included, request: Request, cache: Cache, keys, parts, hasher,
+def _check_again(units, results, included, request: Request, cache: Cache, storing: _Storing,
                  report: Report) -> bool:
     """One round of phase 2: the units whose imports disagree with the run's table, checked
     again with it. False when there were none."""
     cfg = request.config
     root = cfg.root
-    conv = cfg.conventions
     table = exported_table(results.values())
     again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
              if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
@@ -384,18 +377,13 @@ def _check_again(units, results, included, request: Request, cache: Cache, keys,
         return False
     from refcheck.driver import pool
 
-    functions = cache.directory if cache.entries is not None else None
-    memory = (cfg.max_memory << 20) if cfg.max_memory else pool.default_memory(request.jobs)
-    options = pool.Options(conv, root, cfg.max_states, cfg.function_seconds, memory, functions, table)
-    jobs = [pool.Job(*t, options=_options_for(request, t[1], pool, functions, table), key=keys[t[0]])
-            for t in again]
+    jobs, options, functions = _jobs(again, request, cache, storing.keys, table)
     # A round over units already counted: its own display, no ETA from the first.
     progress = Progress(jobs, request.progress, workers=request.jobs)
     queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
     assembly = shards.Assembly(queue, options, functions)
     outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
-    _collect(outcomes, results, included, report, _Storing(cache, keys, parts, hasher, request.verbose),
-             progress, root, again=True, assembly=assembly)
+    _collect(outcomes, results, included, report, storing, progress, root, again=True, assembly=assembly)
     return True
 
 
@@ -543,15 +531,34 @@ def _select(findings: list[Finding], request: Request, run_selection) -> list[Fi
     return kept
 
 
-def _options_for(request: Request, path: str, pool, functions: str | None, summaries: dict | None = None):
-    """Worker options for a unit under a nested configuration; None for the run's own."""
-    own = request.config_for(path)
-    if own is request.config:
-        return None
+def _jobs(todo: list, request: Request, cache: Cache, keys: dict, summaries: dict | None = None):
+    """The pool's jobs for these units, the options they share and the per-function cache
+    directory (phase 2's rounds add the run's summary table)."""
+    from refcheck.driver import pool
+
+    # The workers keep per-function results under the same directory (refcheck/caches/fncache.py),
+    # while the unit cache is usable at all (not --no-cache, a key, no symlinked directory).
+    functions = cache.directory if cache.entries is not None else None
+    options = _worker_options(request, request.config, functions, summaries)
+    jobs = [pool.Job(*t, options=_options_for(request, t[1], functions, summaries), key=keys[t[0]])
+            for t in todo]
+    return jobs, options, functions
+
+
+def _worker_options(request: Request, config: Config, functions: str | None, summaries: dict | None):
+    """What the workers need under `config` (the run's or a nested one), the run's memory bound."""
+    from refcheck.driver import pool
+
     run = request.config
     memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
-    return pool.Options(own.conventions, run.root, own.max_states, own.function_seconds, memory,
+    return pool.Options(config.conventions, run.root, config.max_states, config.function_seconds, memory,
                         functions, summaries)
+
+
+def _options_for(request: Request, path: str, functions: str | None, summaries: dict | None = None):
+    """Worker options for a unit under a nested configuration; None for the run's own."""
+    own = request.config_for(path)
+    return None if own is request.config else _worker_options(request, own, functions, summaries)
 
 
 def _as_named(units: list[str], results: list[UnitResult], stdin: Stdin,
