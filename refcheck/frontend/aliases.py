@@ -36,21 +36,31 @@ def address_alias(b, decl, init, block) -> str | None:
 
 def _written(block, decl) -> bool:
     """`decl` is assigned, incremented or has its address taken somewhere in `block`."""
-    key = cursor_key(decl)
+    return _writes(block, decl)[0] > 0
+
+
+def _writes(block, decl) -> tuple[int, int]:
+    """How many times `decl` is written whole in `block` (assigned, incremented, its address
+    taken) and how many times one of its members is assigned (`u.m = ...`)."""
+    key, whole, members = cursor_key(decl), 0, 0
     for c in block.walk_preorder():
         k = kind_of(c)
         if k in ASSIGNING and binop(c).endswith("=") and binop(c) not in COMPARING:
-            lhs = next(iter(c.get_children()), None)
+            lhs = strip(next(iter(c.get_children()), c))
+            member = kind_of(lhs) == K.MEMBER_REF_EXPR
+            if member:
+                lhs = strip(next(iter(children_of(lhs)), lhs))
         elif k == K.UNARY_OPERATOR and unop(c) in ("&", "++", "--", "post++", "post--"):
-            lhs = next(iter(c.get_children()), None)
+            lhs, member = strip(next(iter(c.get_children()), c)), False
         else:
             continue
-        lhs = strip(lhs) if lhs is not None else None
-        if lhs is not None and kind_of(lhs) == K.DECL_REF_EXPR:
-            ref = referenced(lhs)
-            if ref is not None and cursor_key(ref) == key:
-                return True
-    return False
+        ref = referenced(lhs) if kind_of(lhs) == K.DECL_REF_EXPR else None
+        if ref is not None and cursor_key(ref) == key:
+            if member:
+                members += 1
+            else:
+                whole += 1
+    return whole, members
 
 
 def aliased(b, c) -> str | None:
@@ -100,22 +110,8 @@ def _is_union(decl) -> bool:
 def _union_writes(block, decl) -> int:
     """How many times the local union `decl` is written in `block` (its members assigned); 2 (too
     many) as soon as it is assigned whole, incremented or has its address taken."""
-    key, n = cursor_key(decl), 0
-    for c in block.walk_preorder():
-        k = kind_of(c)
-        if k in ASSIGNING and binop(c).endswith("=") and binop(c) not in COMPARING:
-            lhs = strip(next(iter(c.get_children()), c))
-            whole = kind_of(lhs) == K.DECL_REF_EXPR
-            if kind_of(lhs) == K.MEMBER_REF_EXPR:
-                lhs = strip(next(iter(children_of(lhs)), lhs))
-        elif k == K.UNARY_OPERATOR and unop(c) in ("&", "++", "--", "post++", "post--"):
-            lhs, whole = strip(next(iter(c.get_children()), c)), True
-        else:
-            continue
-        ref = referenced(lhs) if kind_of(lhs) == K.DECL_REF_EXPR else None
-        if ref is not None and cursor_key(ref) == key:
-            n += 2 if whole else 1
-    return n
+    whole, members = _writes(block, decl)
+    return 2 * whole + members
 
 
 def pointed_local(b, a) -> str | None:
