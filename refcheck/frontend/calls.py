@@ -200,12 +200,11 @@ class CallLowering:
         user_data`); where the callback's body is in the unit and its record neither gives that
         parameter up nor keeps it, the call borrows the data. A callback that releases, consumes
         or stores it takes it over (the sink stands), and so does one whose body is not seen."""
-        pointers = function_pointer_positions(decl, args)
         lent = set()
         for i in sinks:
             if effects.get(i) is not Effect.SINK:
                 continue
-            seen = self.callback_of(args, pointers, i)
+            seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
             record, n = seen
@@ -225,12 +224,11 @@ class CallLowering:
         own definition, no body)."""
         if decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl):
             return set()
-        pointers = function_pointer_positions(decl, args)
         taken = set()
         for i in range(1, len(args)):
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
-            seen = self.callback_of(args, pointers, i)
+            seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue
             record, n = seen
@@ -239,14 +237,16 @@ class CallLowering:
                 taken.add(i)
         return taken
 
-    def callback_of(self, args: list, pointers: list, i: int):
+    def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
         its data in GLib's layout (the callback right before its data, no function pointer after
-        it) and its body is in the unit; else None."""
-        if i - 1 not in pointers or any(j > i for j in pointers):
-            return None
-        fn = named_function(args[i - 1])
+        it) and its body is in the unit; else None. The callee's parameter types are asked only
+        once a function of the unit is passed (this runs for every call)."""
+        fn = named_function(args[i - 1]) if i >= 1 else None
         if fn is None or not defined_here(fn):
+            return None
+        pointers = function_pointer_positions(decl, args)
+        if i - 1 not in pointers or any(j > i for j in pointers):
             return None
         return self.b.summary_of(fn, fn.spelling), len(list(fn.get_arguments()))
 
