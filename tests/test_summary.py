@@ -58,6 +58,8 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(arguments=((0, Effect.BORROW),), conditional=((1, Effect.RELEASE, When.NONZERO),),
             source=Source.CONFIGURED),
     Summary(returns=Returns.OWNED, owned_if_null=1, family="malloc", source=Source.CONFIGURED),
+    Summary(returns=Returns.OWNED, unless_singleton="_Py_NoneStruct", source=Source.CONFIGURED),
+    Summary(members=(("chunk", Returns.OWNED), ("view", Returns.BORROWED)), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -103,6 +105,10 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     ({"arguments": {"every": {"effect": "release", "when": "zero"}}}, "position is an argument index"),
     ({"owned-if-null": 1}, 'needs returns = "owned"'),
     ({"returns": "owned", "owned-if-null": "first"}, "expected an argument index"),
+    ({"unless-singleton": "_Py_NoneStruct"}, 'needs returns = "owned"'),
+    ({"returns": "owned", "unless-singleton": ""}, "expected a non-empty string"),
+    ({"members": {"chunk": "mine"}}, "expected one of"),
+    ({"members": ["chunk"]}, "field = "),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):
