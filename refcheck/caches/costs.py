@@ -17,7 +17,7 @@ import math
 import os
 import re
 
-from refcheck.caches.cache import KeyProblem, _mac, load_secret, prune_directory, replace_atomically, seal, unseal
+from refcheck.caches.sealed import KeyProblem, _mac, load_secret, prune_directory, replace_atomically, seal, unseal
 from refcheck.support import safeio
 
 FORMAT = 1

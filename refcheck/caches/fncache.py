@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from refcheck.support import safeio
 from refcheck.caches.serial import MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result
-from refcheck.caches.cache import prune_directory, replace_atomically, seal, unseal
+from refcheck.caches.sealed import prune_directory, replace_atomically, seal, unseal
 from refcheck.findings import Finding, ToolError, UnitResult
 from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
 
@@ -244,7 +244,7 @@ class FunctionCache:
 def write_table(directory: str, unit_path: str, unit_key: str, entries: dict) -> str | None:
     """Writes a unit's whole table from its entries as FunctionCache gathers them (the parent's
     merge of a unit checked in shards); returns why it could not, or None."""
-    from refcheck.caches.cache import KeyProblem, load_secret
+    from refcheck.caches.sealed import KeyProblem, load_secret
 
     try:
         secret = load_secret()

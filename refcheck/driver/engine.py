@@ -582,7 +582,7 @@ def _function_table(path: str, parsed, places: list, settings: Settings, conv):
     """The unit's per-function cache, or None when it is off."""
     if not _function_cache_on(settings):
         return None
-    from refcheck.caches.cache import KeyProblem, load_secret
+    from refcheck.caches.sealed import KeyProblem, load_secret
     from refcheck.caches.fncache import FunctionCache
 
     try:

@@ -258,7 +258,7 @@ def test_a_bad_costs_file_is_ignored_without_a_traceback(project, sharding, dama
         else:
             doc["unit"] = "/elsewhere/one.c"
         # Sealed as refcheck seals it: only the validation can refuse it.
-        from refcheck.caches.cache import _mac, load_secret
+        from refcheck.caches.sealed import _mac, load_secret
 
         body = json.dumps(doc, separators=(",", ":")).encode()
         data = magic + b"\n" + _mac(load_secret(), path.name, body).encode() + b"\n" + body

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from robust_cli import Project  # noqa: E402
 
-from refcheck.caches import cache as cache_mod  # noqa: E402
+from refcheck.caches import sealed  # noqa: E402
 
 
 @pytest.fixture
@@ -24,5 +24,5 @@ def own_key_home(tmp_path: Path, monkeypatch) -> Path:
     """Each test its own user cache directory, hence its own cache key (none in the real home)."""
     home = tmp_path / "user-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.delenv(cache_mod.KEY_ENV, raising=False)
+    monkeypatch.delenv(sealed.KEY_ENV, raising=False)
     return home

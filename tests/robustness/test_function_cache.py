@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from refcheck.caches import cache as cache_mod
+from refcheck.caches import sealed
 from refcheck.caches import fncache
 PRELUDE = """\
 #include "api.h"
@@ -340,7 +340,7 @@ def test_the_table_is_pruned_by_the_cache_age_rule(project, unit):
     stale.write_bytes(table.read_bytes())
     foreign = table.parent / ("1" * 40 + ".json")
     foreign.write_bytes(b"not ours")
-    old = os.stat(table).st_mtime - cache_mod.PRUNE_AFTER_SECONDS - 10
+    old = os.stat(table).st_mtime - sealed.PRUNE_AFTER_SECONDS - 10
     os.utime(stale, (old, old))
     os.utime(foreign, (old, old))
     edit(unit, "return c + 1;", "return c + 2;")

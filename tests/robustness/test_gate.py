@@ -23,6 +23,7 @@ from pathological import GOOD_FINDING
 from robust_cli import assert_good_intact
 
 from refcheck.caches import cache as cache_mod
+from refcheck.caches import sealed  # noqa: E402
 from refcheck.caches.cache import Cache, FileHasher, Invalid, dump_result, load_result
 from refcheck.findings import Finding, Location, UnitResult
 
@@ -74,9 +75,9 @@ def test_a_forged_clean_entry_cannot_hide_a_leak(project):
 
 
 def test_an_entry_from_another_key_is_a_miss(project, monkeypatch):
-    monkeypatch.setenv(cache_mod.KEY_ENV, "ci-secret-for-trusted-branches-1")
+    monkeypatch.setenv(sealed.KEY_ENV, "ci-secret-for-trusted-branches-1")
     assert project.check("good.c").code == 1
-    monkeypatch.setenv(cache_mod.KEY_ENV, "another-machine-another-secret-2")
+    monkeypatch.setenv(sealed.KEY_ENV, "another-machine-another-secret-2")
     r = project.check("--statistics", "good.c")
     assert r.code == 1 and GOOD_FINDING in r.out
     assert "0 from cache" in r.err
