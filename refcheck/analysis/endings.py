@@ -36,28 +36,28 @@ class Endings:
             # A retained parameter or field is still alive afterwards: someone else holds it.
             # So is a shared one (another holder kept its own reference).
             gone = ended if owned == 0 and o.origin is Origin.ACQUIRE and not o.shared else Gone.NO
-            st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc)
+            st.objs[oid] = replace(o, owned=owned, gone=gone, released_at=op.loc, dropped_at=op.loc)
             return
         via = Via.CONSUME if op.consume else Via.RELEASE
         if o.gone is Gone.CONSUMED:
             self.event(EventKind.RELEASED_AFTER_CONSUME, via, op.loc, st, oid, events)
         elif o.gone:
             self.event(EventKind.RELEASED_TWICE, via, op.loc, st, oid, events)
-            if op.consume:  # reported, but it still takes the object over
+            if op.consume:  # reported, but it still takes the object over (dropped_at stays the first's)
                 st.objs[oid] = replace(o, gone=Gone.CONSUMED, released_at=op.loc)
         elif o.origin in _OURS and o.shared and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
             # Handed over by a store into a location that still holds it (`priv->scanner = s;
             # ... destroy (s);`): the release takes the location's reference back. The location
             # must be cleared before the function returns (`dangling` at the return).
-            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc)
         elif o.origin is Origin.RESULT and not self.primitive:
             # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
             self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)
-            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc)
         elif o.origin in _COUNTED:
             self.event(EventKind.RELEASED_BORROWED, via, op.loc, st, oid, events)
             # Whoever did own it may now be holding freed memory: later uses are uses after release.
-            st.objs[oid] = replace(o, gone=ended, released_at=op.loc)
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc)
 
     def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
         """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
@@ -86,9 +86,9 @@ class Endings:
             o = st.objs.get(oid)
             # shared: it was handed over by a store (a released object stored later is RC003's).
             if o is not None and o.origin in _OURS and o.shared and o.gone and o.owned == 0 \
-                    and o.released_at is not None:
+                    and o.dropped_at is not None:
                 via = Via.CONSUME if o.gone is Gone.CONSUMED else Via.RELEASE
-                self.event(EventKind.RELEASED_BORROWED, via, o.released_at, st, oid, events)
+                self.event(EventKind.RELEASED_BORROWED, via, o.dropped_at, st, oid, events)
 
     def on_exit(self, st: State, loc: Location, via: Via, events: list, text: str = "") -> None:
         for oid, o in sorted(st.objs.items(), key=lambda kv: kv[0].text()):

@@ -62,6 +62,9 @@ class Obj:
     # Where the last reference was released: for messages only, so not part of the state's
     # identity (else every arm of an else-if chain that frees would make a new state at each join).
     released_at: Location | None = field(default=None, compare=False)
+    # Where the reference a location may still hold was given up (`released_at`, but never a second
+    # release of a released object): where `dangling` reports a location left holding it.
+    dropped_at: Location | None = field(default=None, compare=False)
     deps: frozenset = frozenset()  # for loaded objects: the variables the loaded expression uses
     # For a realloc result that may fail: the old block, released once this is known non-NULL.
     link: ObjId | None = None

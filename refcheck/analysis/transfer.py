@@ -498,7 +498,7 @@ class Transfer(Assumptions, Endings):
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]
         st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone=Gone.RELEASED if o.owned <= 1 else Gone.NO,
-                               released_at=loc)
+                               released_at=loc, dropped_at=loc)
 
     def forget(self, st: State, oid: ObjId, moved: bool = False) -> None:
         """A loaded location changed (`moved`: a variable in its address did, `entry++`): later
