@@ -43,7 +43,17 @@ class Assumptions:
             if known is not None and known in cases:
                 return None
             if known is None:
-                st2.facts.excluded[var] = excluded | cases
+                excluded = excluded | cases
+                domain = edge.get("domain")  # an enum's enumerators: the value holds one of them
+                if domain is not None:
+                    left = domain - excluded
+                    if not left:
+                        return None
+                    if len(left) == 1:
+                        st2.facts.consts[var] = next(iter(left))
+                        st2.facts.excluded.pop(var, None)
+                        return st2
+                st2.facts.excluded[var] = excluded
         return st2
 
     def assume_simple(self, st: State, simple: tuple, taken: bool):

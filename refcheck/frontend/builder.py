@@ -307,8 +307,11 @@ class Builder(GraphBuilder):
         # A switch over an enum with a case for each of its enumerators (multidict's `switch
         # (op)` over UpdateOp's three) matches one of them, as -Wswitch takes it to.
         cases = {d.get("case") for d in self.g[dispatch].values()}
-        if not has_default and not (enumerators(inner) or {None}) <= cases:
+        domain = enumerators(inner)
+        if not has_default and not (domain or {None}) <= cases:
             self.edge(dispatch, after, label="no case")
+            if domain:  # the value is one of these: an earlier switch may have excluded the rest
+                self.g[dispatch][after]["domain"] = domain
         self.cur = after
 
     def case_stmt(self, c, default=False) -> None:
