@@ -18,9 +18,9 @@ import click
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from .compare import Disagreement, alone, check_batch, disagreement_class, shrink, unexpected_errors
-from .generate import BIG, CORE, FULL, LOOPS, SIZES, UNWIND, batches
+from .generate import BIG, CORE, FULL, LOOPS, SIZES, SWITCHES, UNWIND, batches
 
-PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, SIZES, BIG, LOOPS)}
+PROFILES = {p.name: p for p in (CORE, FULL, UNWIND, SIZES, BIG, LOOPS, SWITCHES)}
 
 
 @click.command()

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from .program import (
-    NCONDS, NVARS, Acquire, Assign, Break, Discard, Error, Flag, For, Function, Goto, If, Move,
-    NullCheck, Release, Resize, Retain, Return, SizeCheck, Store, Use, While, place_labels,
+    NCONDS, NKINDS, NVARS, Acquire, Assign, Break, Discard, Error, Flag, For, Function, Goto, If, Move,
+    NullCheck, Release, Resize, Retain, Return, SizeCheck, Store, Switch, Use, While, place_labels,
 )
 
 VARS = [f"t{k}" for k in range(NVARS)]
@@ -31,6 +31,7 @@ class Profile:
     null_checks: bool = True
     sizes: bool = False  # resizeAs(a, b) and APPLY's size check (issue 14's size facts)
     loops: bool = False  # while/for/break and backward gotos: compared only for termination
+    switches: bool = False  # switch (k) over the enum parameter, exhaustive or not
     max_top: int = 8
     max_block: int = 4
     max_depth: int = 2
@@ -43,6 +44,7 @@ SIZES = Profile(name="sizes", unwind=True, sizes=True)
 # Longer and deeper: more joins of differing states, for the stress run (slower oracle).
 BIG = Profile(name="big", max_top=14, max_block=5, max_depth=3)
 LOOPS = Profile(name="loops", loops=True, max_top=12, max_depth=3)
+SWITCHES = Profile(name="switches", unwind=True, switches=True)
 
 
 def returns_for(kind: str, pointers: list[str]) -> st.SearchStrategy[Return]:
@@ -74,8 +76,10 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         kinds += ["resize", "sizecheck"] * 4
     if profile.loops:
         kinds += ["while", "for"] + (["break"] if in_loop else [])
+    if profile.switches:
+        kinds += ["switch"] * 2
     if depth >= profile.max_depth:
-        kinds = [k for k in kinds if k not in ("if", "nullif", "ptrif", "while", "for")]
+        kinds = [k for k in kinds if k not in ("if", "nullif", "ptrif", "while", "for", "switch")]
     kind = draw(st.sampled_from(kinds))
 
     def block(loop: bool):
@@ -144,6 +148,11 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         return For(draw(st.integers(0, NCONDS - 1)), block(True))
     if kind == "break":
         return Break()
+    if kind == "switch":  # each enumerator at most once; all of them half the time
+        every = draw(st.booleans())
+        named = list(range(NKINDS)) if every else draw(
+            st.lists(st.integers(0, NKINDS - 1), min_size=1, max_size=NKINDS - 1, unique=True))
+        return Switch(tuple((n, block(in_loop)) for n in named))
     raise AssertionError(kind)
 
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .program import (
-    NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
-    Release, Resize, Retain, Return, SizeCheck, Store, Use,
+    NKINDS, NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
+    Release, Resize, Retain, Return, SizeCheck, Store, Switch, Use,
 )
 
 # A finding, as the comparison sees it: (rule, primary line). A leak (RC001) or overwrite
@@ -82,6 +82,9 @@ class Execution:
     # overwriting a location ends the debt of the copy it held (not of copies held elsewhere).
     debts: dict = field(default_factory=dict)
     held: dict = field(default_factory=dict)  # location (g_keep; not a sink's slot) -> its object
+    # Locations whose reference a retain gave them by paying their debt (decision 4): overwritten
+    # while a variable still holds that object, the reference comes back to this function.
+    paid: dict = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
     # acquisition that failed, the parameter); copies share it.
@@ -261,12 +264,19 @@ class Execution:
                 if old is not None and old is not obj:
                     del self.debts[s.via]  # the copy this location held is gone, not the others
                     old.debt = any(o is old for o in self.debts.values())
-                if obj is not None and obj.owned == 0:
+                if obj is not None and obj.owned == 0 and s.via != "sink" and self.held.get(s.via) is obj \
+                        and self.debts.get(s.via) is not obj:
+                    pass  # already there with its reference: storing it again owes nothing more
+                elif obj is not None and obj.owned == 0:
                     self.debts[s.via] = obj
                     obj.debt = True
                 else:
                     self.debts.pop(s.via, None)
                 if s.via != "sink":
+                    before = self.held.get(s.via)
+                    if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
+                            and self.holders(before) > 0:
+                        before.owned += 1  # the location's reference is ours again
                     self.held[s.via] = obj
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
@@ -278,7 +288,10 @@ class Execution:
                 self.use(obj, line)
                 if obj is not None and any(o is obj for o in self.debts.values()):
                     # pays for one stored copy (decision 4): each location holding it owes one
-                    del self.debts[next(k for k, o in self.debts.items() if o is obj)]
+                    where = next(k for k, o in self.debts.items() if o is obj)
+                    del self.debts[where]
+                    if where != "sink":
+                        self.paid[where] = obj
                     obj.debt = any(o is obj for o in self.debts.values())
                 elif obj is not None:
                     obj.owned += 1
@@ -330,6 +343,13 @@ class Execution:
                     jump = self.block(s.orelse or (), here + ("else",))
                 if jump is not None:
                     return jump
+            elif isinstance(s, Switch):
+                k = self.kind()
+                body = next((b for n, b in s.cases if n == k), None)
+                if body is not None:  # else k's enumerator has no case: past the switch
+                    jump = self.block(body, here + (f"case{k}",))
+                    if jump is not None:
+                        return jump
             elif isinstance(s, Flag):
                 self.conds[s.cond] = (self.value(s.target) is None) != s.positive
             elif isinstance(s, Goto):
@@ -368,6 +388,16 @@ class Execution:
                 seen.add(y)
                 todo.append(y)
         return False
+
+    def kind(self) -> int:
+        """The enumerator the parameter k holds on this path (it is never assigned): chosen at
+        the first switch, one of NKINDS (an enum-typed value holds one of its enumerators)."""
+        if "k" not in self.conds:
+            n = 0
+            while n < NKINDS - 1 and not self.choose():
+                n += 1
+            self.conds["k"] = n
+        return self.conds["k"]
 
     def opaque(self, key) -> bool:
         """An opaque condition, taken the same way again while its variables are unassigned."""
@@ -461,6 +491,9 @@ def untracked(body: tuple) -> frozenset:
                     tracked.update((s.cond,) if isinstance(s.cond, str) else s.cond)
                 then = visit(s.then)
                 live = visit(s.orelse or ()) or then
+            elif isinstance(s, Switch):
+                ends = [visit(body) for _, body in s.cases]
+                live = any(ends) or not s.exhaustive
             elif isinstance(s, Assign) and s.source != "NULL":
                 links.append((s.var, s.source))
             elif isinstance(s, Goto):

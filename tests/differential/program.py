@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 # Local pointers are "t0".."t3"; "p" is the borrowed THFloatTensor* parameter.
 NVARS = 4
 NCONDS = 3
+# The enumerators of `enum th_kind`, the type of the parameter `k` that switches read.
+NKINDS = 3
 ACQUIRE = "THFloatTensor_newClone"
 CONTIGUOUS = "THFloatTensor_newContiguous"
 HEADER = "th_mini.h"
@@ -121,6 +123,18 @@ class If:
 
 
 @dataclass(frozen=True)
+class Switch:
+    # switch (k) { case KN: ... break; ... }  over the enum parameter k, without a default: one
+    # (enumerator, body) pair per case. Cases naming every enumerator make it exhaustive, with
+    # no edge past it (semantics.md, precision 6); else the missing enumerators fall past it.
+    cases: tuple
+
+    @property
+    def exhaustive(self) -> bool:
+        return {n for n, _ in self.cases} == set(range(NKINDS))
+
+
+@dataclass(frozen=True)
 class Flag:
     # cN = !x;  (or cN = x != NULL;  when `positive`): an int flag recording a null test, which a
     # later if (cN) reads although x may have changed since (semantics.md, flags).
@@ -203,6 +217,8 @@ def children(stmt) -> list[tuple[str, tuple]]:
         return out
     if isinstance(stmt, (While, For)):
         return [("body", stmt.body)]
+    if isinstance(stmt, Switch):
+        return [(f"case{n}", body) for n, body in stmt.cases]
     return []
 
 
@@ -297,7 +313,7 @@ def emit_function(fn: Function, first_line: int) -> tuple[list[str], Layout]:
         out.append("  " * depth + text)
         return first_line + len(out) - 1
 
-    line(f"{RETURN_TYPE[fn.returns]}{fn.name}(THFloatTensor *p, int c0, int c1, int c2)", 0)
+    line(f"{RETURN_TYPE[fn.returns]}{fn.name}(THFloatTensor *p, int c0, int c1, int c2, enum th_kind k)", 0)
     line("{", 0)
     for v in sorted(variables(fn.body)):
         line(f"THFloatTensor *{v} = NULL;", 1)
@@ -321,6 +337,13 @@ def emit_function(fn: Function, first_line: int) -> tuple[list[str], Layout]:
             elif isinstance(s, For):
                 layout.lines[here] = line(f"for (i = 0; i < c{s.cond}; i++) {{", depth)
                 block(s.body, here + ("body",), depth + 1)
+                line("}", depth)
+            elif isinstance(s, Switch):
+                layout.lines[here] = line("switch (k) {", depth)
+                for n, body in s.cases:
+                    line(f"case K{n}:", depth)
+                    block(body, here + (f"case{n}",), depth + 1)
+                    line("break;", depth + 1)
                 line("}", depth)
             else:
                 layout.lines[here] = line(statement_text(s), depth)
@@ -348,6 +371,7 @@ HEADER_TEXT = """\
 #define TH_MINI_H
 #define NULL ((void *)0)
 typedef struct THFloatTensor { long nDimension; long *size; int refcount; } THFloatTensor;
+enum th_kind { K0, K1, K2 };
 THFloatTensor *THFloatTensor_newClone(THFloatTensor *self);
 THFloatTensor *THFloatTensor_newContiguous(THFloatTensor *self);
 void THFloatTensor_free(THFloatTensor *self);
@@ -392,6 +416,8 @@ def place_labels(body: tuple) -> tuple:
                 s = While(s.cond, fix(s.body, top))
             elif isinstance(s, For):
                 s = For(s.cond, fix(s.body, top))
+            elif isinstance(s, Switch):
+                s = Switch(tuple((n, fix(body, top)) for n, body in s.cases))
             out.append(s)
         return tuple(out)
 

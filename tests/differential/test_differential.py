@@ -20,12 +20,14 @@ import tempfile
 import clang.cindex as ci
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
 
 from .compare import alone, check_batch, disagreement_class, shrink, unexpected_errors, write_unit
-from .generate import CORE, FULL, LOOPS, SIZES, UNWIND, batches
+from .generate import CORE, FULL, LOOPS, SIZES, SWITCHES, UNWIND, batches
 from .oracle import verdicts
 from .program import (
-    Acquire, Assign, Discard, Error, Function, If, Release, Resize, Retain, Return, SizeCheck, Store, Use,
+    Acquire, Assign, Discard, Error, Function, If, Move, Release, Resize, Retain, Return, SizeCheck, Store, Switch,
+    Use,
     emit_function, place_labels,
 )
 
@@ -36,7 +38,7 @@ SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=N
                     phases=(Phase.explicit, Phase.generate), verbosity=Verbosity.quiet,
                     suppress_health_check=list(HealthCheck))
 
-PROFILES = [CORE, FULL, UNWIND, SIZES]
+PROFILES = [CORE, FULL, UNWIND, SIZES, SWITCHES]
 
 # Disagreements found by this test during the first session, each settled (refcheck fixed, or
 # semantics.md adopting refcheck's reading): their minimal examples stay as regressions that
@@ -83,6 +85,24 @@ REGRESSIONS = {
         "makeThing", [Discard(tested=Error(exit=True)), Discard(tested=Error())],
         "`if (newClone(p) != NULL) abort();` and the same with THError (errors=abort): each "
         "non-NULL edge can only abort, the NULL edge holds nothing: clean"),
+    "a paid location overwritten gives its reference back": (
+        "makeThing", [Store("p"), Retain(), Store("t2"), Release("p")],
+        "g_keep = p; retain(p) pays the stored copy; g_keep = t2 then drops the location's "
+        "reference while p still holds the object, so it is ours and the free is clean "
+        "(decision 4, Py_CLEAR's shape); the oracle once kept the reference in the location (RC006)"),
+    "storing again where it already is owes nothing": (
+        "makeThing", [Retain(), Store("p"), Store("p"), Retain(), Retain(), Release("p")],
+        "the second g_keep = p stores where p already is with its reference: no new debt, so the "
+        "two retains are ours and one is left at the return (RC001); the oracle once made a debt"),
+    "a consume after a double release keeps the take-back's line": (
+        "makeThing", [Acquire("t1"), Store("t1"), Release("t1"), Move("t1")],
+        "free(t1) takes g_keep's reference back and move(t1) releases it again (RC002); g_keep "
+        "still holds it at the return, so the RC006 is the free's, not the move's (refcheck once "
+        "moved it to the move's line)"),
+    "switches over one enum parameter agree": (
+        "makeThing", [Switch(((0, (Retain(),)), (1, ()))), Switch(((0, (Release("p"),)), (1, ()), (2, ())))],
+        "k is never assigned: the second switch takes k's case of the first (K0 retains and then "
+        "frees, K2 falls past the first and takes the second's empty case): clean"),
 }
 
 
@@ -173,7 +193,7 @@ def test_functions_with_loops_and_backward_gotos_are_checked_cleanly(functions):
 
 
 @SETTINGS
-@given(batches(LOOPS, 30, 30))
+@given(st.sampled_from([LOOPS, SWITCHES]).flatmap(lambda p: batches(p, 30, 30)))
 def test_generated_code_is_valid_c(functions):
     """Without this, a generator bug would show up as refcheck disagreements about nonsense."""
     with tempfile.TemporaryDirectory() as d:

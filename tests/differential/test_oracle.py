@@ -11,7 +11,7 @@ import pytest
 from .oracle import verdicts
 from .program import (
     Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Move, NullCheck, Release, Retain, Return,
-    Store, Use, emit_function, place_labels,
+    Store, Switch, Use, emit_function, place_labels,
 )
 
 NEW = Acquire
@@ -356,3 +356,22 @@ def test_a_release_takes_back_what_a_location_still_holds_until_the_return():
     assert run([NEW("t0"), Store("t0"), Release("t0"), Error()], returns="void") == set()
     assert run([NEW("t0"), Store("t0", via="sink"), Release("t0")], returns="void") == {
         ("RC006", "THFloatTensor_free(t0);")}
+
+
+def test_decision_4_a_paid_location_overwritten_gives_its_reference_back():
+    paid = [Store("p"), Retain(), Store("t1")]  # g_keep = p; retain(p); g_keep = t1;
+    assert run(paid + [Release("p")], returns="void") == set()
+    assert run(paid, returns="void") == {("RC001", "}")}
+    # Stored again where it already is, with its reference: no second debt, the retain is ours.
+    assert run([Retain(), Store("p"), Store("p"), Retain()], returns="void") == {("RC001", "}")}
+
+
+def test_an_enum_switch_takes_one_case_and_agrees_with_later_switches():
+    every = Switch(((0, ()), (1, ()), (2, (Release("t0"),))))
+    assert run([NEW("t0"), every, Release("t0")], returns="void") == {("RC002", "THFloatTensor_free(t0);")}
+    # Without K2's case its value falls past; K0 returned at the first switch, so the second
+    # needs no K0 case: nothing falls past it.
+    first = Switch(((0, (Release("t0"), Return(None))), (1, ())))
+    second = Switch(((1, (Release("t0"),)), (2, (Release("t0"),))))
+    assert run([NEW("t0"), first, second], returns="void") == set()
+    assert run([NEW("t0"), first, Switch(((1, (Release("t0"),)),))], returns="void") == {("RC001", "}")}
