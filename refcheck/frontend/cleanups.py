@@ -83,6 +83,10 @@ class Scopes:
     def mark(self) -> Mark:
         return {s.ident: len(s.cleanups) for s in self.stack}
 
+    def declared(self, var: str) -> bool:
+        """`var` is a cleanup variable of a scope enclosing the statement being built."""
+        return any(c.var == var for s in self.stack for c in s.cleanups)
+
     def any(self) -> bool:
         return any(s.cleanups for s in self.stack)
 
@@ -99,4 +103,4 @@ class Scopes:
 
 
 def releases(cleanups: list[Cleanup], loc: Location) -> list[ir.Release]:
-    return [ir.Release(loc, (c.var,), c.function) for c in cleanups]
+    return [ir.Release(loc, (c.var,), c.function, cleanup=True) for c in cleanups]
