@@ -65,6 +65,9 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
+        # The parameters the body hands to a call that keeps them (a sink's argument).
+        self.handed = frozenset(op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                                if type(op) is ir.Store and op.sink and op.var in self.index)
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -220,9 +223,16 @@ class Summarizer:
         some path and on every other returning path where they are not NULL given up or returned."""
         # One only ever stored into memory (`pc->dictObj = dictObj`) is no steal: a store the
         # caller settles (`effect`), which a borrowed argument followed by Py_INCREF pays.
+        # A function that tells its caller nothing (no result) and hands a parameter to a keeper
+        # on some paths: the caller cannot know which ran, so the parameter is the function's own
+        # and a path that keeps it nowhere is the function's leak (libportal's do_print: `call`
+        # handed to the async call's callback, forgotten where g_open fails), reported there.
+        # Not one only stored into memory (`d->data = data` on one path: a pointer lent).
+        silent = self.results <= {("none",)}
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
-                         and self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
+                         and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
+                              or (silent and var in self.handed and self.fates[i] <= {"sunk", "borrowed", "null"}))
                          and not (var in self.setter and self.fates[i] <= {"sunk", "null"}))
 
     def stored_only(self, cfg) -> frozenset:
