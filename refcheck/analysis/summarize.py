@@ -65,9 +65,9 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
-        # The parameters the body hands to a call that keeps them (a sink's argument).
-        self.handed = frozenset(op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
-                                if type(op) is ir.Store and op.sink and op.var in self.index)
+        # The parameters the body hands to a call that keeps them (a sink's argument), through
+        # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
+        self.handed: set[str] = set()
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",

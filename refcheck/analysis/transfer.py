@@ -400,6 +400,8 @@ class Transfer(Assumptions, Endings):
         oid = st.env.get(op.var) if op.var is not None else None
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
+            self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
