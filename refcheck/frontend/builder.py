@@ -21,6 +21,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import enumerators, is_expression, kind_of
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
+from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.binding import arguments, cursor_key
@@ -164,7 +165,7 @@ class Builder(GraphBuilder):
                 self.full_expression_end(loc)
             cleanup = cleanup_function(d)
             if cleanup is not None:
-                self.scopes.declare(v, cleanup)
+                self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None)
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))
