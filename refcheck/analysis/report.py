@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG
-from refcheck.rules.events import Event, Gone, Origin
+from refcheck.rules.events import Event, Gone, Origin, Via
 from refcheck.findings import Finding, Step
 
 MAX_PATH_STEPS = 40
@@ -39,6 +39,22 @@ class Reporter:
         self.rules = list(rules)
         self.findings: dict[tuple, Finding] = {}
         self.refs: dict[tuple, str] = {}  # finding key -> its reference and origin, for merging
+        self._cleanups: dict | None = None  # exit -> the variables a cleanup attribute releases there
+
+    def cleanup_key(self, rule, ev: Event) -> tuple | None:
+        """The key of a release event that is a cleanup attribute's release of its holder: one per
+        variable, not per exit (every exit of the scope runs the release, one defect)."""
+        if ev.via not in (Via.RELEASE, Via.CONSUME) or ev.holder is None:
+            return None
+        if self._cleanups is None:
+            self._cleanups = {}
+            for _, d in self.cfg.graph.nodes(data="data"):
+                for op in (*d.ops, *d.post):
+                    if type(op) is ir.Release and op.cleanup:
+                        self._cleanups.setdefault(op.loc, set()).update(op.vars)
+        if ev.holder not in self._cleanups.get(ev.loc, ()):
+            return None
+        return (rule.code, ev.holder, ev.obj.site)
 
     def add(self, event: Event, trace) -> None:
         for rule in self.rules:
@@ -47,8 +63,10 @@ class Reporter:
 
     def finding(self, rule, ev: Event, trace) -> None:
         o = ev.obj
-        key = (rule.code, ev.loc, o.site)
-        if key in self.findings:
+        key = self.cleanup_key(rule, ev) or (rule.code, ev.loc, o.site)
+        known = self.findings.get(key)
+        # Reported at the first exit in the source, whichever path the exploration took first.
+        if known is not None and known.location <= ev.loc:
             return
         names = self.cfg.names
         if ev.holder is not None:

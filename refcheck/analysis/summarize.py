@@ -46,7 +46,7 @@ class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
-                 setters: bool = False):
+                 setters: bool = False, lends: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -65,6 +65,14 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
+        # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
+        # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
+        # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
+        # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
+        self.lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
+        # The parameters the body hands to a call that keeps them (a sink's argument), through
+        # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
+        self.handed: set[str] = set()
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -220,10 +228,17 @@ class Summarizer:
         some path and on every other returning path where they are not NULL given up or returned."""
         # One only ever stored into memory (`pc->dictObj = dictObj`) is no steal: a store the
         # caller settles (`effect`), which a borrowed argument followed by Py_INCREF pays.
+        # A function that tells its caller nothing (no result) and hands a parameter to a keeper
+        # on some paths: the caller cannot know which ran, so the parameter is the function's own
+        # and a path that keeps it nowhere is the function's leak (libportal's do_print: `call`
+        # handed to the async call's callback, forgotten where g_open fails), reported there.
+        # Not one only stored into memory (`d->data = data` on one path: a pointer lent).
+        silent = self.results <= {("none",)}
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
-                         and self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
-                         and not (var in self.setter and self.fates[i] <= {"sunk", "null"}))
+                         and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
+                              or (silent and var in self.handed and self.fates[i] <= {"sunk", "borrowed", "null"}))
+                         and not (var in self.setter | self.lent and self.fates[i] <= {"sunk", "null"}))
 
     def stored_only(self, cfg) -> frozenset:
         """The pointer parameters written by plain stores into memory another pointer parameter
@@ -245,12 +260,17 @@ class Summarizer:
         # In CPython code (`counts`) a helper storing a parameter it holds no reference to is a
         # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
         # idiom, precision 4) or hands its own reference to: a plain store, no sink (no RC009).
-        sunk = Effect.STORE if self.params_by_index[i] in self.setter else Effect.SINK
-        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk),
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", self.sunk(i)),
                              ("kept", Effect.KEEP)):
             if fates == {fate}:
                 return effect
         return self.counted(i)
+
+    def sunk(self, i: int) -> Effect | None:
+        """The effect of parameter i handed over by stores: a setter's STORE (cpython), none
+        where it is lent (`lent`, GLib), else a SINK."""
+        var = self.params_by_index[i]
+        return Effect.STORE if var in self.setter else None if var in self.lent else Effect.SINK
 
     def counted(self, i: int) -> Effect | None:
         """RETAIN (RELEASE) of a parameter whose count the function only raises (lowers), on some
@@ -288,7 +308,7 @@ class Summarizer:
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO}:
             return None
-        sunk = Effect.STORE if self.params_by_index[i] in self.setter else Effect.SINK
+        sunk = self.sunk(i)
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
             if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:

@@ -76,6 +76,9 @@ class Transfer(Assumptions, Endings):
         # release of what they hold is never taken back from them.
         self.sink_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
                                     if type(op) is ir.Store and op.sink and op.target)
+        # The locations a cleanup variable's value was stored into (an alias while it holds it).
+        self.alias_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
+                                     if type(op) is ir.Store and op.alias and op.target)
         counts: dict = {}
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
@@ -397,6 +400,8 @@ class Transfer(Assumptions, Endings):
         oid = st.env.get(op.var) if op.var is not None else None
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
+            self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
@@ -407,8 +412,10 @@ class Transfer(Assumptions, Endings):
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
-            if o.kept and not op.sink and op.through is None:
-                pass  # a keeper holds its own reference: this copy is a borrowed alias, no hand-over
+            if (o.kept or (op.alias and o.owned)) and not op.sink and op.through is None:
+                # A keeper holds its own reference, or a cleanup variable keeps ours to its
+                # scope's end: this copy is a borrowed alias, no hand-over (`*out = x` still is).
+                pass
             # An owned reference stored: its new holder keeps the object alive past our releases.
             elif o.owned:
                 # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while
@@ -555,6 +562,11 @@ class Transfer(Assumptions, Endings):
         if oid.site in self.fated and param_fate(oid, o):
             return
         if self.in_slot(st, oid, o):
+            return
+        if o.owned == 1 and self.alias_slots and any(st.facts.stored.get(t) == oid for t in self.alias_slots):
+            # A cleanup variable cleared while a location it was stored into still holds its
+            # object (`h->kept = obj; obj = NULL;`): the location takes the reference over.
+            del st.objs[oid]
             return
         if o.owned > 0 and o.null != NULL:
             if overwritten is not None:

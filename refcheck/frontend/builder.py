@@ -21,6 +21,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import enumerators, is_expression, kind_of
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
+from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.binding import arguments, cursor_key
@@ -29,7 +30,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import reaching_locals
+from refcheck.frontend.setters import reaching_locals, takes_notify
 
 
 class Builder(GraphBuilder):
@@ -78,9 +79,10 @@ class Builder(GraphBuilder):
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
-                             if (v := self.var(d)) is not None) if self.conv.infer_setters else frozenset()
+                             if (v := self.var(d)) is not None) if self.conv.infer_steals else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
-                           self.names, lambdas=self.lambdas, role=self.role, reaching=reaching)
+                           self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
+                           takes_notify=self.conv.infer_steals and takes_notify(self.fn))
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -163,7 +165,7 @@ class Builder(GraphBuilder):
                 self.full_expression_end(loc)
             cleanup = cleanup_function(d)
             if cleanup is not None:
-                self.scopes.declare(v, cleanup)
+                self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None)
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))

@@ -46,6 +46,9 @@ def cleanup_function(decl) -> str | None:
 class Cleanup:
     var: str
     function: str
+    # The variable points to a record (an object, which others may hold a reference to too), not
+    # to plain memory (`g_autofree gchar *`), whose only owner this variable is.
+    shared: bool = False
 
 
 @dataclass
@@ -76,12 +79,16 @@ class Scopes:
     def pop(self) -> Scope:
         return self.stack.pop()
 
-    def declare(self, var: str, function: str) -> None:
+    def declare(self, var: str, function: str, shared: bool = False) -> None:
         if self.stack:
-            self.stack[-1].cleanups.append(Cleanup(var, function))
+            self.stack[-1].cleanups.append(Cleanup(var, function, shared))
 
     def mark(self) -> Mark:
         return {s.ident: len(s.cleanups) for s in self.stack}
+
+    def shared(self, var: str) -> bool:
+        """`var` is a cleanup variable pointing to an object (see Cleanup.shared)."""
+        return any(c.var == var and c.shared for s in self.stack for c in s.cleanups)
 
     def any(self) -> bool:
         return any(s.cleanups for s in self.stack)
@@ -99,4 +106,4 @@ class Scopes:
 
 
 def releases(cleanups: list[Cleanup], loc: Location) -> list[ir.Release]:
-    return [ir.Release(loc, (c.var,), c.function) for c in cleanups]
+    return [ir.Release(loc, (c.var,), c.function, cleanup=True) for c in cleanups]

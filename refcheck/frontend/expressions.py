@@ -366,7 +366,8 @@ class ExpressionLowerer(CallLowering):
             return src
         key = key_of(self.b, target)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target)))
+                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target),
+                           alias=stored is not None and self.b.scopes.shared(stored)))
         return src
 
     def pointee_of(self, target) -> str | None:

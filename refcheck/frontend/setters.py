@@ -8,6 +8,8 @@ caller's memory, which the caller keeps or settles, not into memory of this fram
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
@@ -101,4 +103,19 @@ def stores_parameter(c, reach=dict) -> bool:
                     kind_of(r) == K.PARM_DECL or kind_of(r) == K.VAR_DECL and cursor_key(r) in reach()):
                 return True
         stack.extend(children_of(x))
+    return False
+
+
+def takes_notify(fn) -> bool:
+    """`fn` has a parameter of GDestroyNotify's shape, `void (*) (T *)` (`xb_opcode_init (self,
+    kind, str, val, destroy_func)`): the data it stores beside it is handed over, not lent."""
+    for c in children_of(fn):
+        if kind_of(c) != K.PARM_DECL:
+            continue
+        t = c.type.get_canonical()
+        f = t.get_pointee() if t.kind == ci.TypeKind.POINTER else None
+        if f is not None and f.kind == ci.TypeKind.FUNCTIONPROTO and f.get_result().kind == ci.TypeKind.VOID:
+            params = list(f.argument_types())
+            if len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER:
+                return True
     return False

@@ -66,6 +66,7 @@ class Release(Op):
     vars: tuple[str, ...]
     callee: str
     consume: bool = False
+    cleanup: bool = False  # a cleanup attribute's release at an exit of its variable's scope
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,9 @@ class Store(Op):
     through: str | None = None  # `*p = v` or `p[0] = v`: the variable p (an out-parameter's fill)
     floating: bool = False  # takes over only a floating reference (Effect.SINK_FLOATING); reads any other
     member: str = ""  # `return s;` of a local struct: the field of s whose value goes to the caller
+    # var is a cleanup-attribute variable (`g_autoptr`): it keeps its reference until its scope
+    # ends (handing it over is spelled g_steal_pointer), so a plain store of it is an alias.
+    alias: bool = False
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,6 @@ class FunctionCFG:
     # Local pointers derived from the parameters (`entry = htkeys_entries (md->keys) + n`): a store
     # through one is a store into memory the caller reaches (frontend.setters; cpython preset).
     reaching: frozenset = frozenset()
+    # A parameter of GDestroyNotify's shape (`void (*) (T *)`): the data stored beside it is
+    # handed over (GLib's data/notify pair), not lent (analysis.summarize `lent`).
+    takes_notify: bool = False
