@@ -189,8 +189,8 @@ def _parsed(path: str, args: list[str], user_args: list[str], record: bool, syst
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
     top, expansions = _top_level(tu)
-    functions = list(_definitions(top, system_headers))
-    includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
+    functions = _definitions(top, system_headers, _user_language(args) or "c")
+    includes = sorted({path} | _included(tu))
     return Parsed(tu, functions, errors, includes, partial, fatal, top=top, detailed=record,
                   expansions=expansions)
 
@@ -222,6 +222,37 @@ def _top_level(tu) -> tuple[list, list]:
 
     ci.conf.lib.clang_visitChildren(tu.cursor, ci.callbacks["cursor_visit"](visit), None)
     return top, expansions
+
+
+def _included(tu) -> set[str]:
+    """The names of the files the unit's inclusions entered, the unit itself aside. One visit
+    whose callback keeps each CXFile once, then a name per file: `get_includes` makes a location,
+    two File objects and an inclusion object per #include entered (1435 on a psutil unit, 9 ms)."""
+    from refcheck.frontend.binding import file_named
+
+    files: dict[int, None] = {}
+
+    def visit(f, _stack, depth, _data):
+        if depth and f:  # depth 0: the unit itself
+            files[f] = None
+
+    own = _inclusions_function()
+    own(tu._as_parameter_, own.argtypes[1](visit), None)
+    return {file_named(f).name for f in files}
+
+
+@lru_cache(maxsize=1)
+def _inclusions_function():
+    """clang_getInclusions on a ctypes handle of our own, whose callback takes plain pointers."""
+    import ctypes
+
+    import clang.cindex as ci
+
+    f = ctypes.CDLL(ci.conf.lib._name).clang_getInclusions
+    visitor = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p)
+    f.argtypes = [ctypes.c_void_p, visitor, ctypes.c_void_p]
+    f.restype = None
+    return f
 
 
 def _record_pays(functions: list, parse_seconds: float) -> bool:
@@ -323,7 +354,7 @@ def _unknown_arguments(tu, user_args: list[str]) -> list[str]:
     return [a for a in named if a in user_args]
 
 
-_CONTAINERS = _FUNCTIONS = None  # libclang's kind ids (ints), set at the first walk
+_CONTAINERS = _FUNCTIONS = _RECORDS = None  # libclang's kind ids (ints), set at the first walk
 
 
 # Headers under these directories are the system's (GLib's, reached through pkg-config's plain
@@ -342,18 +373,22 @@ def in_system_header(loc) -> bool:
     return loc.is_in_system_header or in_system_dir(loc.file.name)
 
 
-def _definitions(top: list, system_headers: bool = False) -> list:
+def _definitions(top: list, system_headers: bool = False, language: str = "c++") -> list:
     """Every function (and method) definition outside system headers (`in_system_header`; all of
-    them with `system_headers`), in source order, from the unit's top-level cursors."""
+    them with `system_headers`), in source order, from the unit's top-level cursors. In C no
+    struct or union holds one: their fields are not walked (a location each, and a walk of
+    every record Python.h declares)."""
     import clang.cindex as ci
 
-    global _CONTAINERS, _FUNCTIONS
+    global _CONTAINERS, _FUNCTIONS, _RECORDS
     if _CONTAINERS is None:
         K = ci.CursorKind
+        _RECORDS = frozenset(k.value for k in (K.STRUCT_DECL, K.UNION_DECL, K.CLASS_DECL))
         _CONTAINERS = frozenset(k.value for k in (K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL,
                                                   K.UNEXPOSED_DECL, K.CLASS_TEMPLATE, K.UNION_DECL))
         _FUNCTIONS = frozenset(k.value for k in (K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR,
                                                  K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION))
+    containers = _CONTAINERS - _RECORDS if language == "c" else _CONTAINERS
     is_definition = ci.conf.lib.clang_isCursorDefinition
     prelude = _prelude_dir()
     out: list = []
@@ -378,7 +413,7 @@ def _definitions(top: list, system_headers: bool = False) -> list:
         if kind in _FUNCTIONS:
             if is_definition(c) and wanted(c):
                 out.append(c)
-        elif kind in _CONTAINERS and wanted(c):
+        elif kind in containers and wanted(c):
             stack.append(iter(c.get_children()))
     return out
 
