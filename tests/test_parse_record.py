@@ -161,3 +161,12 @@ def test_the_included_files_are_the_bindings_inclusions(c_unit):
     expected = {str(path)} | {i.include.name for i in parsed.tu.get_includes()}
     assert parsed.includes == sorted(expected)
     assert {p.rsplit("/", 1)[-1] for p in parsed.includes} >= {"i.c", "a.h", "b.h", "s.h", "stddef.h"}
+
+
+def test_functions_a_macro_defines_at_one_place_are_no_reason_to_parse_again(c_unit, monkeypatch):
+    # GLib's G_DEFINE_TYPE: several different functions at one call site, no instance to share.
+    monkeypatch.setattr(unit, "SHARED_FOR_RECORD", 2)
+    monkeypatch.setattr(unit, "SAVED_PER_SHARE", 1e6)
+    parsed = c_unit.parse("#define THREE(n) int n##_a(void) { return 1; } int n##_b(void) { return 2; } "
+                          "int n##_c(void) { return 3; }\nTHREE(x)\nTHREE(y)\n", name="m.c", clean=True)
+    assert len(parsed.functions) == 6 and not parsed.detailed

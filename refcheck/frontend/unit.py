@@ -259,10 +259,25 @@ def _record_pays(functions: list, parse_seconds: float) -> bool:
     """After a parse without the record that `repeats` did not expect a need for: whether enough
     definitions share a place for instance keys, and the builds they save outweigh a second
     parse. (Places are asked once: the engine's own `location` calls find them cached.)"""
+    from collections import Counter
+
     from refcheck.frontend.clangutil import location
 
-    shared = len(functions) - len({location(fn) for fn in functions})
-    return shared >= SHARED_FOR_RECORD and shared * SAVED_PER_SHARE > parse_seconds
+    places = [location(fn) for fn in functions]
+    at = Counter(places)
+    shared = Counter(place for fn, place in zip(functions, places) if at[place] > 1 and _body_in_file(fn))
+    count = sum(n - 1 for n in shared.values())
+    return count >= SHARED_FOR_RECORD and count * SAVED_PER_SHARE > parse_seconds
+
+
+def _body_in_file(fn) -> bool:
+    """Whether a definition's body opens in a file's text (a generic body entered once per type)
+    rather than in a macro's (GLib's G_DEFINE_TYPE defines five functions at its call site: one
+    place, five different functions, no instance to share)."""
+    from refcheck.frontend.binding import MACRO_ID_BIT, extent_raw, last_child
+
+    body = last_child(fn)
+    return body is not None and not extent_raw(body)[0] & MACRO_ID_BIT
 
 
 # `#include "name"`, `#include <name>` or `#include MACRO` (`_directive`: at the start of a line).
