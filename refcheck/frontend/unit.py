@@ -19,10 +19,11 @@ CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
 # The detailed preprocessing record (CXTranslationUnit_DetailedPreprocessingRecord): where each
 # macro expansion lies and which ranges #if skipped, which reuse/instances.py compares between
-# instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and the walk for
-# definitions steps over 41,922 top-level cursors instead of 5,253 (0.2 s): worth it when most
-# definitions are built, not for a re-check served by the per-function cache (engine.py
-# decides). benchmarks/floor.py parses without it: the floor stays the bare parse.
+# instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and 36,638 more top-level
+# cursors (which `_top_level` keeps apart from the declarations): worth it where instance keys
+# are made (below) and most definitions are built, not for a re-check served by the
+# per-function cache (engine.py decides). benchmarks/floor.py parses without it: the floor
+# stays the bare parse.
 DETAILED_RECORD = 1
 # Instance keys are made only where definitions share a place (a generic body entered once per
 # type), C only, from reuse/plan.INSTANCE_KEYS_FROM such definitions: every other unit parses
