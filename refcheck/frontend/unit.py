@@ -202,8 +202,8 @@ _MACRO_DEFINITION, _MACRO_EXPANSION, _INCLUSION_DIRECTIVE = 501, 502, 503
 
 def _top_level(tu) -> tuple[list, list]:
     """The unit's top-level cursors but the preprocessor's, and its macro expansions, in one
-    visit. Its callback keeps what it is given: `get_children`'s asks libclang twice per cursor
-    (an assert against the null cursor), and the detailed record's definitions and inclusions
+    visit. Its callback keeps what it is given (`get_children`'s asks libclang twice more per
+    cursor, for an assert against the null cursor), and the detailed record's definitions and inclusions
     (11,000 at a CPython module's top level, from Python.h) are of no use to any walk."""
     import clang.cindex as ci
 
