@@ -263,7 +263,9 @@ def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
     # binding's own SourceRange and what the source says.
     from refcheck.frontend import binding
 
-    parsed = CUnit(tmp_path).parse(
+    CUnit(tmp_path).write("once.h", "#pragma once\n")
+    parsed = CUnit(tmp_path).parse(  # a header named twice: the parse keeps the detailed record
+        "#include \"once.h\"\n#include \"once.h\"\n"
         "#define TWICE(x) ((x) + (x))\ntypedef struct S { int n; float *d; } S;\n"
         "enum { K = 7 };\nint f(S *s, int a) {\n  return TWICE(a) + s->n + K;\n}\n", name="p.c")
     [fn] = parsed.functions
@@ -283,9 +285,8 @@ def test_pretty_printing_and_raw_extents_agree_with_libclang(tmp_path):
     twice = [n for n in nodes if n.kind.name == "PAREN_EXPR"][0]
     assert binding.raw().clang_getCursorLocation(twice).int_data & binding.MACRO_ID_BIT
     # The detailed preprocessing record is on: the macro's expansion is a cursor of the unit.
-    expansions = [c for c in parsed.tu.cursor.get_children() if c.kind.name == "MACRO_INSTANTIATION"]
-    assert [c.spelling for c in expansions] == ["TWICE"]
-    (b, e) = binding.extent_raw(expansions[0])
+    assert parsed.detailed and [c.spelling for c in parsed.expansions] == ["TWICE"]
+    (b, e) = binding.extent_raw(parsed.expansions[0])
     assert begin <= b < e <= end
 
 

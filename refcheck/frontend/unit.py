@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -17,11 +19,19 @@ CUDA_ROOTS = ("/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda")
 MAX_ERRORS_PER_UNIT = 20
 # The detailed preprocessing record (CXTranslationUnit_DetailedPreprocessingRecord): where each
 # macro expansion lies and which ranges #if skipped, which reuse/instances.py compares between
-# instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and the walk for
-# definitions steps over 41,922 top-level cursors instead of 5,253 (0.2 s): worth it when most
-# definitions are built, not for a re-check served by the per-function cache (engine.py
-# decides). benchmarks/floor.py parses without it: the floor stays the bare parse.
+# instantiations. It costs about 0.1 s of parse on torch7's THTensor.c, and 36,638 more top-level
+# cursors (which `_top_level` keeps apart from the declarations): worth it where instance keys
+# are made (below) and most definitions are built, not for a re-check served by the
+# per-function cache (engine.py decides). benchmarks/floor.py parses without it: the floor
+# stays the bare parse.
 DETAILED_RECORD = 1
+# Instance keys are made only where definitions share a place (a generic body entered once per
+# type), C only, from reuse/plan.INSTANCE_KEYS_FROM such definitions: every other unit parses
+# without the record (Python.h alone puts 11,000 macro cursors at a CPython module's top level).
+# `repeats` guesses before the parse; a unit it misses is parsed again with the record when the
+# builds its keys save (SAVED_PER_SHARE each) outweigh that second parse.
+SHARED_FOR_RECORD = 16
+SAVED_PER_SHARE = 0.02  # seconds: about one graph build on torch7's generic bodies
 
 
 class FrontendError(Exception):
@@ -37,10 +47,13 @@ class Parsed:
     partial: bool = False  # the unit had errors: what parsed is checked, but may be incomplete
     fatal: bool = False  # clang stopped (a missing header, too many errors): the rest is not parsed
     language: str = "c"  # what -x parsed it as: c, c++, cuda, ...
-    # The unit's top-level cursors (macro expansions included), walked once for the definitions
-    # and kept for reuse/instances.py.
+    # The unit's top-level declarations (`_top_level`: no preprocessing cursors), walked once for
+    # the definitions and kept for the walks of the unit's fixed work (engine._prepare).
     top: list = field(default_factory=list)
     detailed: bool = False  # parsed with the detailed preprocessing record
+    # With it, every macro expansion of the unit (top-level cursors of their own), for
+    # reuse/instances.py; else empty.
+    expansions: list = field(default_factory=list)
 
 
 def _user_language(user_args: list[str]) -> str | None:
@@ -123,10 +136,9 @@ def looks_binary(path: str) -> bool:
 
 
 def parse(path: str, user_args: list[str], detailed: bool = True, system_headers: bool = False) -> Parsed:
-    """`detailed`: keep the detailed preprocessing record (see DETAILED_RECORD); `system_headers`:
-    also the functions defined in system headers (`in_system_header`)."""
-    import clang.cindex as ci
-
+    """`detailed`: keep the detailed preprocessing record (see DETAILED_RECORD) where instance
+    keys could use it (`repeats`, `_record_pays`); `system_headers`: also the functions defined
+    in system headers (`in_system_header`)."""
     if not os.path.exists(path):
         raise FrontendError("no such file")
     if os.path.isdir(path):
@@ -141,14 +153,30 @@ def parse(path: str, user_args: list[str], detailed: bool = True, system_headers
         # Never parse against no builtin headers: the AST would be silently wrong (see headers).
         raise FrontendError(builtin.problem)
     args = language_args(path, user_args) + list(builtin.args) + list(user_args)
-    tu = _parse(path, args, detailed)
+    language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
+    usable = detailed and language == "c"  # instance keys are made for C only
+    record = usable and repeats(path, user_args)
+    started = time.perf_counter()
+    parsed = _parsed(path, args, user_args, record, system_headers)
+    if usable and not record and _record_pays(parsed.functions, time.perf_counter() - started):
+        parsed = _parsed(path, args, user_args, True, system_headers)
+    parsed.language = language
+    return parsed
+
+
+def _parsed(path: str, args: list[str], user_args: list[str], record: bool, system_headers: bool) -> Parsed:
+    """One parse of the unit (two when clang rejects one of the user's options), its errors and
+    definitions; `record`: with the detailed preprocessing record."""
+    import clang.cindex as ci
+
+    tu = _parse(path, args, record)
     errors: list[ToolError] = []
     unknown = _unknown_arguments(tu, user_args)
     if unknown:
         # A gcc option clang rejects is an error on every line of the unit's output but changes
         # nothing clang would parse: drop it and parse again, saying so.
         args = [a for a in args if a not in unknown]
-        tu = _parse(path, args, detailed)
+        tu = _parse(path, args, record)
         errors += [ToolError(path, f"clang does not know the option {a} (a gcc option?): dropped for "
                                    f"this parse", severity="warning",
                              hint=f"remove {a} from the flags refcheck is given") for a in unknown]
@@ -161,11 +189,168 @@ def parse(path: str, user_args: list[str], detailed: bool = True, system_headers
         if len(errors) < MAX_ERRORS_PER_UNIT:
             loc = d.location
             errors.append(ToolError(loc.file.name if loc.file else path, d.spelling, loc.line, loc.column))
-    top = list(tu.cursor.get_children())
-    functions = list(_definitions(top, system_headers))
-    includes = sorted({path} | {inc.include.name for inc in tu.get_includes() if inc.include is not None})
-    language = _user_language(args) or "c"  # the last -x given: language_args' or the user's
-    return Parsed(tu, functions, errors, includes, partial, fatal, language, top, detailed)
+    top, expansions = _top_level(tu)
+    functions = _definitions(top, system_headers, _user_language(args) or "c")
+    includes = sorted({path} | _included(tu))
+    return Parsed(tu, functions, errors, includes, partial, fatal, top=top, detailed=record,
+                  expansions=expansions)
+
+
+# CXCursor_MacroDefinition, _MacroExpansion, _InclusionDirective: the detailed record's cursors.
+_MACRO_DEFINITION, _MACRO_EXPANSION, _INCLUSION_DIRECTIVE = 501, 502, 503
+
+
+def _top_level(tu) -> tuple[list, list]:
+    """The unit's top-level cursors but the preprocessor's, and its macro expansions, in one
+    visit. Its callback keeps what it is given (`get_children`'s asks libclang twice more per
+    cursor, for an assert against the null cursor), and the detailed record's definitions and inclusions
+    (11,000 at a CPython module's top level, from Python.h) are of no use to any walk."""
+    import clang.cindex as ci
+
+    top: list = []
+    expansions: list = []
+    owner = tu.cursor._tu
+
+    def visit(child, _parent, _data):
+        kind = child._kind_id
+        if _MACRO_DEFINITION <= kind <= _INCLUSION_DIRECTIVE:
+            if kind == _MACRO_EXPANSION:
+                expansions.append(child)
+            return 1  # CXChildVisit_Continue
+        child._tu = owner  # as get_children does: the cursor keeps its unit alive
+        top.append(child)
+        return 1
+
+    ci.conf.lib.clang_visitChildren(tu.cursor, ci.callbacks["cursor_visit"](visit), None)
+    return top, expansions
+
+
+def _included(tu) -> set[str]:
+    """The names of the files the unit's inclusions entered, the unit itself aside. One visit
+    whose callback keeps each CXFile once, then a name per file: `get_includes` makes a location,
+    two File objects and an inclusion object per #include entered (1435 on a psutil unit, 9 ms)."""
+    from refcheck.frontend.binding import file_named
+
+    files: dict[int, None] = {}
+
+    def visit(f, _stack, depth, _data):
+        if depth and f:  # depth 0: the unit itself
+            files[f] = None
+
+    own = _inclusions_function()
+    own(tu._as_parameter_, own.argtypes[1](visit), None)
+    return {file_named(f).name for f in files}
+
+
+@lru_cache(maxsize=1)
+def _inclusions_function():
+    """clang_getInclusions on a ctypes handle of our own, whose callback takes plain pointers."""
+    import ctypes
+
+    import clang.cindex as ci
+
+    f = ctypes.CDLL(ci.conf.lib._name).clang_getInclusions
+    visitor = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p)
+    f.argtypes = [ctypes.c_void_p, visitor, ctypes.c_void_p]
+    f.restype = None
+    return f
+
+
+def _record_pays(functions: list, parse_seconds: float) -> bool:
+    """After a parse without the record that `repeats` did not expect a need for: whether enough
+    definitions share a place for instance keys, and the builds they save outweigh a second
+    parse. (Places are asked once: the engine's own `location` calls find them cached.)"""
+    from collections import Counter
+
+    from refcheck.frontend.clangutil import location
+
+    places = [location(fn) for fn in functions]
+    at = Counter(places)
+    shared = Counter(place for fn, place in zip(functions, places) if at[place] > 1 and _body_in_file(fn))
+    count = sum(n - 1 for n in shared.values())
+    return count >= SHARED_FOR_RECORD and count * SAVED_PER_SHARE > parse_seconds
+
+
+def _body_in_file(fn) -> bool:
+    """Whether a definition's body opens in a file's text (a generic body entered once per type)
+    rather than in a macro's (GLib's G_DEFINE_TYPE defines five functions at its call site: one
+    place, five different functions, no instance to share)."""
+    from refcheck.frontend.binding import MACRO_ID_BIT, extent_raw, last_child
+
+    body = last_child(fn)
+    return body is not None and not extent_raw(body)[0] & MACRO_ID_BIT
+
+
+# `#include "name"`, `#include <name>` or `#include MACRO` (`_directive`: at the start of a line).
+# Not anchored at ^: a search that starts from a literal `#` is 30 times faster (826 KB of C).
+_INCLUDE = re.compile(rb'#[ \t]*include\b[ \t]*("([^"\n]*)"|<[^>\n]*>|([A-Za-z_]))')
+# A bound on the headers `repeats` reads: past it, it answers yes (the record, as before).
+MAX_SCANNED = 400
+
+
+def repeats(path: str, user_args: list[str]) -> bool:
+    """Whether a file of this unit may be entered more than once (TH's generic files, a body per
+    type), guessed from the text of the unit and of the project headers it names in quotes (those
+    found beside their includer or in an -I/-iquote directory outside SYSTEM_DIRS): a file that
+    names one header twice, or includes a macro's value (`#include TH_GENERIC_FILE`). Headers
+    named in <> are not read (Python.h and its 100 headers): a generic body is the project's
+    own. A guess either way costs time only: `_record_pays` catches a unit it misses, and
+    without the record the same definitions are checked alike (engine._recheck)."""
+    dirs = _quote_dirs(user_args)
+    todo = [os.path.abspath(path)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        if len(seen) >= MAX_SCANNED:
+            return True
+        seen.add(name)
+        try:
+            with open(name, "rb") as f:
+                text = f.read()
+        except OSError:
+            continue
+        here: set[bytes] = set()
+        for m in _INCLUDE.finditer(text):
+            if not _directive(text, m.start()):
+                continue
+            named, quoted = m.group(1), m.group(2)
+            if m.group(3) is not None or named in here:
+                return True
+            here.add(named)
+            if quoted is None:
+                continue
+            found = _find_quoted(quoted.decode("utf-8", "replace"), os.path.dirname(name), dirs)
+            if found is not None and not in_system_dir(found):
+                todo.append(found)
+    return False
+
+
+def _directive(text: bytes, at: int) -> bool:
+    """Whether only blanks come before `at` on its line."""
+    return not text[text.rfind(b"\n", 0, at) + 1:at].strip()
+
+
+def _quote_dirs(user_args: list[str]) -> list[str]:
+    """The directories a quoted #include searches after its includer's: -iquote's, then -I's."""
+    quote: list[str] = []
+    plain: list[str] = []
+    for i, a in enumerate(user_args):
+        for flag, into in (("-iquote", quote), ("-I", plain)):
+            if a == flag and i + 1 < len(user_args):
+                into.append(user_args[i + 1])
+            elif a.startswith(flag) and len(a) > len(flag):
+                into.append(a[len(flag):])
+    return quote + plain
+
+
+def _find_quoted(name: str, here: str, dirs: list[str]) -> str | None:
+    for d in (here, *dirs):
+        candidate = os.path.abspath(os.path.join(d, name))
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def _parse(path: str, args: list[str], detailed: bool):
@@ -185,7 +370,7 @@ def _unknown_arguments(tu, user_args: list[str]) -> list[str]:
     return [a for a in named if a in user_args]
 
 
-_CONTAINERS = None
+_CONTAINERS = _FUNCTIONS = _RECORDS = None  # libclang's kind ids (ints), set at the first walk
 
 
 # Headers under these directories are the system's (GLib's, reached through pkg-config's plain
@@ -204,34 +389,49 @@ def in_system_header(loc) -> bool:
     return loc.is_in_system_header or in_system_dir(loc.file.name)
 
 
-def _definitions(top: list, system_headers: bool = False):
+def _definitions(top: list, system_headers: bool = False, language: str = "c++") -> list:
     """Every function (and method) definition outside system headers (`in_system_header`; all of
-    them with `system_headers`), in source order, from the unit's top-level cursors."""
+    them with `system_headers`), in source order, from the unit's top-level cursors. In C no
+    struct or union holds one: their fields are not walked (a location each, and a walk of
+    every record Python.h declares)."""
     import clang.cindex as ci
 
-    global _CONTAINERS
+    global _CONTAINERS, _FUNCTIONS, _RECORDS
     if _CONTAINERS is None:
         K = ci.CursorKind
-        _CONTAINERS = {K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL, K.UNEXPOSED_DECL,
-                       K.CLASS_TEMPLATE, K.UNION_DECL}
-    K = ci.CursorKind
-    kinds = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
-             K.CONVERSION_FUNCTION}
-    from refcheck.frontend.clangutil import nested  # loads libclang: this module does only when parsing
+        _RECORDS = frozenset(k.value for k in (K.STRUCT_DECL, K.UNION_DECL, K.CLASS_DECL))
+        _CONTAINERS = frozenset(k.value for k in (K.NAMESPACE, K.LINKAGE_SPEC, K.CLASS_DECL, K.STRUCT_DECL,
+                                                  K.UNEXPOSED_DECL, K.CLASS_TEMPLATE, K.UNION_DECL))
+        _FUNCTIONS = frozenset(k.value for k in (K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR,
+                                                 K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION))
+    containers = _CONTAINERS - _RECORDS if language == "c" else _CONTAINERS
+    is_definition = ci.conf.lib.clang_isCursorDefinition
+    prelude = _prelude_dir()
+    out: list = []
 
     def wanted(c) -> bool:
         loc = c.location
-        return not (loc.file is None or loc.file.name.startswith(_prelude_dir())
+        return not (loc.file is None or loc.file.name.startswith(prelude)
                     or (not system_headers and in_system_header(loc)))
 
-    # The kind first: with the detailed processing record most top-level cursors are macro
-    # definitions and expansions (every expansion in every body), and three location queries
-    # each made this walk about a third of the parse (1.9 s of 5 s, THTensor.c). Likewise a
-    # definition before its location: headers declare far more functions (4970 declarations in
-    # THTensor.c against 1903 definitions).
-    for c in nested(top, lambda c: c.kind in _CONTAINERS and wanted(c)):
-        if c.kind in kinds and c.is_definition() and wanted(c):
-            yield c
+    # The kind first, as the id libclang gave (no CursorKind lookup): most top-level cursors are
+    # declarations from headers (2748 functions declared at a CPython module's top level, 18
+    # defined), and a location costs three queries. Likewise a definition before its location
+    # (4970 declarations in THTensor.c against 1903 definitions). A stack, not a recursive
+    # closure: that would be a cycle holding the cursors, and so the unit, past the check.
+    stack = [iter(top)]
+    while stack:
+        c = next(stack[-1], None)
+        if c is None:
+            stack.pop()
+            continue
+        kind = c._kind_id
+        if kind in _FUNCTIONS:
+            if is_definition(c) and wanted(c):
+                out.append(c)
+        elif kind in containers and wanted(c):
+            stack.append(iter(c.get_children()))
+    return out
 
 
 # --- what the per-function cache (refcheck/caches/fncache.py) needs from the parse ------------------------

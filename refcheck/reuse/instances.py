@@ -110,12 +110,9 @@ class Instances:
         self.unwind = conv.errors == "unwind"
         self.decls: dict[str, list] = {}
         self.type_names: set[str] = set()
-        macros: list[tuple[int, int]] = []
         for c in parsed.top:
             kind = kind_of(c)
-            if kind == K.MACRO_INSTANTIATION:
-                macros.append(binding.extent_raw(c))
-            elif kind in _DECL_KINDS:
+            if kind in _DECL_KINDS:
                 name = binding.spelling(c)
                 if name:
                     self.decls.setdefault(name, []).append(c)
@@ -125,7 +122,7 @@ class Instances:
                     for e in c.get_children():
                         if e.kind == K.ENUM_CONSTANT_DECL:
                             self.decls.setdefault(binding.spelling(e), []).append(e)
-        macros.sort()
+        macros = sorted(map(binding.extent_raw, parsed.expansions))
         self.macros = macros
         self.macro_starts = [b for b, _ in macros]
         self.skipped = sorted(binding.skipped_raw(tu))
