@@ -19,7 +19,9 @@ class Bits:
             if v is not None:
                 i = bit.get(v)
                 if i is None:
-                    i = bit[v] = 1 << len(bit)
+                    # int(): compiled by Cython (benchmarks/compiled.py), `1 << len(...)` is a shift
+                    # of C ints, wrong from bit 31 on
+                    i = bit[v] = 1 << int(len(bit))
                 b |= i
         return b
 

@@ -168,7 +168,9 @@ def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
         kb = 0
         for op in (*d.ops, *d.post):
             if type(op) is ir.Load and op.key:
-                kb |= key_bit.setdefault(op.key, 1 << len(key_bit))
+                # int(): compiled by Cython (benchmarks/compiled.py), `1 << len(...)` is a shift
+                # of C ints, wrong from bit 31 on
+                kb |= key_bit.setdefault(op.key, 1 << int(len(key_bit)))
         gen_k[n] = kb
     return key_bit, gen_k
 
