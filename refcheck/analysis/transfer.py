@@ -104,21 +104,7 @@ class Transfer(Assumptions, Endings):
                     kept.add(key)
             if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
-        # Variables whose nullness a later test can ask (directly, or by a comparison with a
-        # variable that may hold a NULL constant): the only ones an equality fact can help.
-        nulled = {op.dst for d in self.data.values() for op in d.ops if isinstance(op, ir.Assign) and op.null}
-        self.null_tested: set[str] = set()
-        # Variables whose nullness some branch reads at all (null tests, pointer comparisons):
-        # elsewhere what a dereference proves would only split states (see op_use).
-        self.null_read: set[str] = set()
-        for d in self.data.values():
-            cond = d.cond
-            if isinstance(cond, ir.NullTest):
-                self.null_tested.add(cond.var)
-                self.null_read.add(cond.var)
-            elif isinstance(cond, ir.SameObject):
-                self.null_tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
-                self.null_read.update((cond.a, cond.b))
+        self.null_tested, self.null_read = self.null_tables()
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
@@ -127,6 +113,24 @@ class Transfer(Assumptions, Endings):
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
+
+    def null_tables(self) -> tuple[set, set]:
+        """The variables whose nullness a later test can ask (directly, or by a comparison with a
+        variable that may hold a NULL constant): the only ones an equality fact can help; and
+        those whose nullness some branch reads at all (null tests, pointer comparisons):
+        elsewhere what a dereference proves would only split states (see op_use)."""
+        nulled = {op.dst for d in self.data.values() for op in d.ops if isinstance(op, ir.Assign) and op.null}
+        tested: set[str] = set()
+        read: set[str] = set()
+        for d in self.data.values():
+            cond = d.cond
+            if isinstance(cond, ir.NullTest):
+                tested.add(cond.var)
+                read.add(cond.var)
+            elif isinstance(cond, ir.SameObject):
+                tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
+                read.update((cond.a, cond.b))
+        return tested, read
 
     def find_identity_tests(self, kept: set) -> dict[str, list]:
         """var -> [(condition key, test name)] of the kept conditions that call a one-argument
