@@ -29,7 +29,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import reaching_locals
+from refcheck.frontend.setters import reaching_locals, stores_through_locals
 
 
 class Builder(GraphBuilder):
@@ -78,7 +78,8 @@ class Builder(GraphBuilder):
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
-                             if (v := self.var(d)) is not None) if self.conv.infer_setters else frozenset()
+                             if (v := self.var(d)) is not None) \
+            if self.conv.infer_setters and stores_through_locals(self.g, params) else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching)
 
