@@ -54,6 +54,7 @@ class Builder(GraphBuilder):
         self.interiors: dict[str, str] = {}
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
+        self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
