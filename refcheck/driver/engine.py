@@ -13,6 +13,7 @@ from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
 from refcheck.driver import cycles, shards, splitting
 from refcheck.driver.shards import How
+from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
 
 
@@ -375,6 +376,7 @@ class _UnitCheck:
         self.own: dict[int, object] = {}  # definition -> the summary it inferred
         self.how: dict[int, object] = {}  # definition -> shards.How (only a shard's records need it)
         self.seconds: dict[int, float] = {}  # definition -> CPU seconds its last check took
+        self.repeats = Repeats()  # the fresh checks, for the later rounds to repeat
         # The second round re-checks stale definitions: no cache hit or instance result (they
         # were made with the stale summaries too).
         self.second = False
@@ -383,14 +385,22 @@ class _UnitCheck:
         """Check definition `index` (and the lambdas inside it): from the per-function cache, an
         identical instance's outcome, or its own graph."""
         began = time.thread_time()  # this thread's CPU: the definition's cost, whatever the load
+        earlier = None
         try:
-            self._definition(index, plan, table)
+            earlier = self._definition(index, plan, table, began)
         finally:
-            self.seconds[index] = time.thread_time() - began
+            self.seconds[index] = earlier.seconds if earlier is not None else time.thread_time() - began
 
-    def _definition(self, index: int, plan, table) -> None:
+    def _definition(self, index: int, plan, table, began: float):
+        """Checks definition `index`; returns the earlier check it repeated, if one was taken."""
         top = self.parsed.functions[index]
         key = table.keys[index] if table is not None else None
+        earlier = self.repeats.find(index, self.summaries.known) if self.second else None
+        if earlier is not None:
+            repeat(self, index, earlier)
+            self.how[index] = How.CHECKED
+            self._put(table, key, index)
+            return earlier
         hit = table.get(key) if table is not None and not self.second else None
         if hit is not None:
             # Taken as it is: a summary it used that this unit's table contradicts at the end
@@ -405,7 +415,7 @@ class _UnitCheck:
             self.spans[index] = (hit.findings, hit.errors, hit.functions, (("cached", hit.functions),))
             self.how[index] = How.CACHED
             self._learn(index, hit.summary)
-            return
+            return None
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
         known = plan.known(index) if not self.second else None
         self.summaries.asked = set()
@@ -423,6 +433,9 @@ class _UnitCheck:
         else:
             with paused_collector():
                 own = self.build_and_analyse(index, top, plan)
+        # The records the check asked as it saw them (its own name's before `_learn`): only a
+        # check of its own, not an instance's outcome, is a function of them (`repeats`).
+        seen = tuple((n, self.summaries.known.get(n)) for n in self.summaries.asked) if known is None else None
         self._learn(index, own)
         self.used_at[index] = self.summaries.used(self.summaries.asked - {self.names[index]})
         counts = self.counts
@@ -430,10 +443,17 @@ class _UnitCheck:
                              self.result.functions - marks[2],
                              tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
                                    if counts[k] != marks[3][k]))
+        if seen is not None:
+            self.repeats.note(index, Check(seen, self.spans[index], own, self.used_at[index],
+                                           time.thread_time() - began))
+        self._put(table, key, index)
+        return None
+
+    def _put(self, table, key, index: int) -> None:
         if table is not None:
             from refcheck.caches.fncache import Outcome
 
-            table.put(key, Outcome(*self.spans[index], own, self.used_at[index]))
+            table.put(key, Outcome(*self.spans[index], self.own[index], self.used_at[index]))
 
     def build_and_analyse(self, index: int, top, plan):
         """Builds and analyses the definition and its lambdas; returns the definition's summary."""

@@ -30,7 +30,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import reaching_locals, takes_notify
+from refcheck.frontend.setters import reaching_locals, stores_through_locals, takes_notify
 
 
 class Builder(GraphBuilder):
@@ -55,6 +55,7 @@ class Builder(GraphBuilder):
         self.interiors: dict[str, str] = {}
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
+        self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -79,7 +80,8 @@ class Builder(GraphBuilder):
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
-                             if (v := self.var(d)) is not None) if self.conv.infer_steals else frozenset()
+                             if (v := self.var(d)) is not None) \
+            if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=self.conv.infer_steals and takes_notify(self.fn))

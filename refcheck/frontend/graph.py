@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 
 import clang.cindex as ci
 from refcheck.ir.digraph import DiGraph
@@ -48,7 +49,7 @@ class GraphBuilder:
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
-        self.noreturn_cache: dict[bytes, bool] = {}
+        self.noreturn_cache: dict[bytes, bool] = _unit_noreturns(getattr(fn, "_tu", None))
         self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
@@ -166,6 +167,22 @@ class GraphBuilder:
         if key not in self.noreturn_cache:
             self.noreturn_cache[key] = is_noreturn(decl)
         return self.noreturn_cache[key]
+
+
+# Whether each callee declaration of the unit parsed last is noreturn, shared by its functions'
+# builds: they ask of the same few hundred declarations (the six heavy CPython units' 7,000 asks
+# per check), and each answer reads the declaration's type and attributes through the binding.
+# Keyed by cursor_key, which holds the unit's pointer: valid while that unit lives (weakref).
+_NORETURNS: list = [None, {}]
+
+
+def _unit_noreturns(tu) -> dict:
+    if tu is None:
+        return {}
+    ref = _NORETURNS[0]
+    if ref is None or ref() is not tu:
+        _NORETURNS[:] = [weakref.ref(tu), {}]
+    return _NORETURNS[1]
 
 
 @functools.lru_cache(maxsize=4096)

@@ -32,16 +32,31 @@ def holds(b, x: str, y: str) -> bool:
 
 def _pairs(b):
     """Every (holder, held) pair of local variables in the function's body."""
-    for c in b.fn.walk_preorder():
-        k = kind_of(c)
-        if k == K.BINARY_OPERATOR and binop(c) == "=":
+    if b.holding_sites is None:
+        b.holding_sites = _sites(b.fn)
+    for c in b.holding_sites:
+        if kind_of(c) == K.BINARY_OPERATOR:
             kids = list(children_of(c))
             if len(kids) == 2:
                 x, y = inside(b, kids[0]), _kept_value(b, kids[1])
                 if x is not None and y is not None:
                     yield x, y
-        elif k == K.CALL_EXPR:
+        else:
             yield from _call_pairs(b, c)
+
+
+def _sites(fn) -> list:
+    """The assignments and calls under `fn`: the pairs are made again from these whenever an
+    interior alias is learnt (up to a few times per body), the body walked once, through the
+    build's listings of children (`clangutil.kids`) instead of the binding's walk_preorder."""
+    sites, stack = [], [fn]
+    while stack:
+        c = stack.pop()
+        k = kind_of(c)
+        if k == K.BINARY_OPERATOR and binop(c) == "=" or k == K.CALL_EXPR:
+            sites.append(c)
+        stack.extend(children_of(c))
+    return sites
 
 
 def _call_pairs(b, c):

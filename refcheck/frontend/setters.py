@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
+from refcheck import ir
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
@@ -59,6 +60,21 @@ def reaching_locals(fn, conv) -> dict:
                 reach.add(key)
                 changed = True
     return {key: decls[key] for key in reach if key in decls}
+
+
+def stores_through_locals(graph, params) -> bool:
+    """Whether the built graph holds a plain store of a pointer parameter whose address depends on
+    a local, the one store `analysis.summarize.stored_only` reads `FunctionCFG.reaching` for: the
+    only graphs worth `reaching_locals`' walk of the body (most have none)."""
+    pointers = {v for v, is_ptr in params if v is not None and is_ptr}
+    if not pointers:
+        return False
+    for _, d in graph.nodes(data="data"):
+        for op in (*d.ops, *d.post):
+            if type(op) is ir.Store and op.var in pointers and op.target and not op.sink \
+                    and op.deps - pointers - {op.var}:
+                return True
+    return False
 
 
 def _mentions(e, reach: set, conv) -> bool:
