@@ -1,5 +1,5 @@
 """What a worker imports before and after its first parse: the engine itself stays light, and the
-modules a check needs once its parse is done are imported beside the parse (engine.preload), not
+modules a check needs once its parse is done are imported beside the parse (preloading.preload), not
 after it. On a re-check served by the per-function cache those imports were a tenth of the unit's
 parse."""
 
@@ -10,11 +10,11 @@ import sys
 
 CHECK = """
 import sys
-from refcheck.driver import engine
-heavy = [m for m in ("networkx", "clang.cindex", *engine.AFTER_PARSE) if m in sys.modules]
+from refcheck.driver import engine, preloading
+heavy = [m for m in ("networkx", "clang.cindex", *preloading.AFTER_PARSE) if m in sys.modules]
 assert not heavy, f"importing the engine imported {heavy}"
-engine.preload()
-missing = [m for m in engine.AFTER_PARSE if m not in sys.modules]
+preloading.preload()
+missing = [m for m in preloading.AFTER_PARSE if m not in sys.modules]
 assert not missing, f"preload left {missing}"
 assert "networkx" not in sys.modules, "the check imports networkx (ir.digraph replaced it)"
 print("ok")
@@ -28,9 +28,9 @@ def test_the_engine_imports_light_and_preload_imports_the_rest():
 
 STOPPED = """
 import sys
-from refcheck.driver import engine
-engine._PARSED.set()  # a parse has ended: the check imports what it needs itself
-engine.preload()
+from refcheck.driver import engine, preloading
+preloading.PARSED.set()  # a parse has ended: the check imports what it needs itself
+preloading.preload()
 assert "networkx" not in sys.modules, "preload went on after the parse"
 print("ok")
 """
@@ -44,10 +44,10 @@ def test_preload_stops_once_a_parse_has_ended():
 def test_preload_never_raises(monkeypatch):
     import threading
 
-    from refcheck.driver import engine
-    monkeypatch.setattr(engine, "_PARSED", threading.Event())
-    monkeypatch.setattr(engine, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.reuse.renaming"))
-    engine.preload()  # the check itself reports a module that cannot be imported
+    from refcheck.driver import preloading
+    monkeypatch.setattr(preloading, "PARSED", threading.Event())
+    monkeypatch.setattr(preloading, "AFTER_PARSE", ("refcheck.no_such_module", "refcheck.reuse.renaming"))
+    preloading.preload()  # the check itself reports a module that cannot be imported
 
 
 LAZY_PRESETS = """

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT
-from refcheck.driver import cycles, shards, splitting
+from refcheck.driver import cycles, preloading, shards, splitting
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -93,48 +93,6 @@ def _relative(file: str, root: str) -> str:
     return absfile
 
 
-# What a unit's check imports once its parse is done: these took longer to import than
-# 10% of torch7's THTensor.c parse, which is the whole of a re-check served by the per-function
-# cache. A worker imports them in the background while its first parse runs (libclang's parse
-# releases the GIL), the ones every check needs first.
-AFTER_PARSE = ("refcheck.reuse.plan", "refcheck.analysis", "refcheck.frontend.builder", "refcheck.caches.fncache",
-               "refcheck.reuse.instances")
-# Set when a parse ends: from then on the check imports what it needs itself, and a background
-# import would only compete with it for the interpreter (a small unit's parse ends long before
-# the imports do).
-_PARSED = threading.Event()
-# The worker's preload thread (start_preload), joined before a fork: a child must not inherit a
-# module half imported by a thread it does not have.
-_preloader: threading.Thread | None = None
-
-
-def start_preload() -> None:
-    """Starts `preload` in a thread of its own (a worker, before its first job)."""
-    global _preloader
-    _preloader = threading.Thread(target=preload, name="refcheck-preload", daemon=True)
-    _preloader.start()
-
-
-def _preloaded() -> None:
-    """Waits for the preload thread (it stops at the next module once a parse has ended)."""
-    if _preloader is not None:
-        _preloader.join()
-
-
-def preload() -> None:
-    """Imports AFTER_PARSE until a parse ends (a worker's background thread). Never raises: a
-    module that fails to import here fails again, and is reported, where the check imports it."""
-    import importlib
-
-    for name in AFTER_PARSE:
-        if _PARSED.is_set():
-            return
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - see the docstring
-            return
-
-
 # The worker's CPU clock when its current job began (a shared parse's lead weighs its own share).
 _job_cpu = 0.0
 # (path, clang args, unit key) and the parse of this worker's last shard job.
@@ -190,7 +148,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, str(e)))
         return result
     t1 = time.perf_counter()
-    _PARSED.set()
+    preloading.parsed()
     import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
     # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
     # came before the parse: a small unit's analysis would otherwise show a worker's start-up.
@@ -286,7 +244,7 @@ def _lead(prep: _Prepared, shard, lender, began: float):
     # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
     shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
     others = [k for k in range(shard.count) if k != shard.number]
-    _preloaded()
+    preloading.join()
     if not forking.native_threads_only_python():
         mine = sorted(i for k in range(shard.count) for i in shares[k])
         part = _run(prep, mine, shard, began)

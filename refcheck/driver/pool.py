@@ -121,8 +121,8 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
         import faulthandler
 
         faulthandler.disable()
-    from refcheck.driver import engine
-    engine.start_preload()
+    from refcheck.driver import engine, preloading
+    preloading.start_preload()
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
