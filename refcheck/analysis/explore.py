@@ -113,7 +113,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
-                                               counts=conv.infer_steals, setters=conv.infer_setters)
+                                               counts=conv.infer_steals, setters=conv.infer_setters,
+                                               floating=tr.floating if conv.floating else None)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated) if prune else None
     init = tr.initial()
     if pruner is not None:

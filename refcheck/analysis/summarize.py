@@ -46,7 +46,7 @@ class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
-                 setters: bool = False):
+                 setters: bool = False, floating=None):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -54,6 +54,10 @@ class Summarizer:
         code a retained parameter never freed is a leak, whatever the function returns)."""
         self.cfg = cfg
         self.counts = counts
+        # Whether an owned object may be a floating reference (`Transfer.floating`); `floats`:
+        # one returned at some path's end was.
+        self.is_floating = floating
+        self.floats = False
         self.raises = raises
         self.stolen_vars = stolen
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
@@ -113,6 +117,7 @@ class Summarizer:
             self.results.add(("null",))
         elif o.owned > 0:
             self.results.add(("owned", self.param_of(oid, o)))
+            self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
         elif (name := singleton_of(st, oid)) is not None:
@@ -184,6 +189,8 @@ class Summarizer:
             return "borrowed"  # dropped: neither released, stored nor NULL (`state.param_fate`)
         if o.null == Nullness.NULL:
             return "null"
+        if o.floated:
+            return "floated"  # a floating sink took it: whatever followed was the sunk reference's
         if o.owned == 0 and o.gone is Gone.RELEASED:
             return "released"
         if o.owned == 0 and o.gone is Gone.CONSUMED:
@@ -212,7 +219,8 @@ class Summarizer:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
-                    unless_singleton=unless, members=members, source=Source.INFERRED)
+                    unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def stolen(self) -> frozenset:
@@ -247,7 +255,7 @@ class Summarizer:
         # idiom, precision 4) or hands its own reference to: a plain store, no sink (no RC009).
         sunk = Effect.STORE if self.params_by_index[i] in self.setter else Effect.SINK
         for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk),
-                             ("kept", Effect.KEEP)):
+                             ("kept", Effect.KEEP), ("floated", Effect.SINK_FLOATING)):
             if fates == {fate}:
                 return effect
         return self.counted(i)

@@ -361,6 +361,8 @@ class Transfer(Assumptions, Endings):
             # A floating reference sunk: still the one reference we owned, now a full one.
             st.objs[oid] = replace(o, name=op.callee)
             return
+        if oid.kind is Kind.PARAM and self.conv.matches("ref_sink", op.callee):
+            o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
             st.objs[oid] = replace(o, debt=o.debt - 1, paid=min(MAX_OWNED, o.paid + 1))
             return
@@ -398,6 +400,8 @@ class Transfer(Assumptions, Endings):
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
+            if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
+                st.objs[oid] = replace(st.objs[oid], floated=True)
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
             o = st.objs[oid]
@@ -488,12 +492,16 @@ class Transfer(Assumptions, Endings):
             self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
 
     def floating(self, o: Obj) -> bool:
-        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), or
-        one whose acquirer no table describes (a helper returning what g_variant_new gave it).
-        A table's owned result (g_variant_get_child_value) or a sunk one is a full reference."""
+        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), a
+        helper's whose body returns one unsunk (its record's `floating`), or one whose acquirer
+        neither a table nor a body describes. A table's owned result (g_variant_get_child_value),
+        a sunk one, or a body's that returns a full one (gvdb_table_get_value) is a full reference."""
         if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
             return False
-        return self.conv.matches("floating", o.name) or self.conv.summary(o.name).source is not Source.CONFIGURED
+        if self.conv.matches("floating", o.name):
+            return True
+        s = self.conv.summary(o.name)
+        return s.floating or s.source not in (Source.CONFIGURED, Source.INFERRED)
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]

@@ -423,6 +423,11 @@ class Conventions:
             return self.inferred.get(name) or s
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
             return _refined(s, self.inferred.get(name))
+        # A name the patterns make an acquirer (`dconf_changeset_new_write (path, value)`) says
+        # who owns the result, nothing of the arguments: the body may say it keeps one.
+        if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
+                and self.inferred is not None and name:
+            return _kept_arguments(s, self.inferred.get(name))
         return s
 
     def _named(self, name: str) -> Summary:
@@ -498,11 +503,24 @@ def _refined(record: Summary, inferred: Summary | None) -> Summary:
         return record
     if inferred.returns is Returns.ARGUMENT:
         record = replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)
-    # A borrowed (`transfer none`) argument the body refs and keeps (json_node_set_array): the
-    # caller's reference stays the caller's, as GIR says, and the object outlives its release.
+    return _kept_arguments(record, inferred)
+
+
+# What a body may add to a record that says an argument is only read: it keeps it with a
+# reference of its own, or sinks it where floating. Either leaves a full reference the caller's.
+_KEEPING = (Effect.KEEP, Effect.SINK_FLOATING)
+
+
+def _kept_arguments(record: Summary, inferred: Summary | None) -> Summary:
+    """The record, with the arguments it leaves borrowed that the body keeps: a borrowed
+    (`transfer none`) argument it refs and keeps (json_node_set_array: the caller's reference
+    stays the caller's, as GIR says, and the object outlives its release), or sinks if floating
+    (g_variant_ref_sink and a store: dconf_changeset_set)."""
+    if inferred is None:
+        return record
     said = {p for p, e in record.arguments if e is not Effect.BORROW}
-    kept = {p for p, e in inferred.arguments if e is Effect.KEEP and p not in said}
+    kept = {p: e for p, e in inferred.arguments if e in _KEEPING and p not in said}
     if not kept:
         return record
     rest = tuple(a for a in record.arguments if a[0] not in kept)
-    return replace(record, arguments=tuple(sorted(rest + tuple((p, Effect.KEEP) for p in kept), key=str)))
+    return replace(record, arguments=tuple(sorted(rest + tuple(kept.items()), key=str)))
