@@ -258,6 +258,12 @@ class Summarizer:
                              ("kept", Effect.KEEP), ("floated", Effect.SINK_FLOATING)):
             if fates == {fate}:
                 return effect
+        if "floated" in fates and fates <= {"floated", "borrowed"}:
+            # GLib's floating convention is the callee's promise to sink: one that sinks its
+            # GVariant on some paths takes a floating one there, and leaves it on the others only
+            # where its caller passes none (dconf_writer_complete_invocation's result, NULL with
+            # an error); else the floating reference leaks in the callee, which no caller avoids.
+            return Effect.SINK_FLOATING
         return self.counted(i)
 
     def counted(self, i: int) -> Effect | None:

@@ -427,7 +427,7 @@ class Conventions:
         # who owns the result, nothing of the arguments: the body may say it keeps one.
         if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
                 and self.inferred is not None and name:
-            return _kept_arguments(s, self.inferred.get(name))
+            return _kept_arguments(s, self.inferred.get(name), _GIVEN)
         return s
 
     def _named(self, name: str) -> Summary:
@@ -509,9 +509,13 @@ def _refined(record: Summary, inferred: Summary | None) -> Summary:
 # What a body may add to a record that says an argument is only read: it keeps it with a
 # reference of its own, or sinks it where floating. Either leaves a full reference the caller's.
 _KEEPING = (Effect.KEEP, Effect.SINK_FLOATING)
+# What a body may add to an acquirer's name, which says nothing of the arguments
+# (`dconf_engine_new (profile, user_data, free_func)` stores its user data): all it does to them.
+_GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING,
+          Effect.ACQUIRE_OUT)  # SINK and CONSUME read as STORE (`_kept_arguments`)
 
 
-def _kept_arguments(record: Summary, inferred: Summary | None) -> Summary:
+def _kept_arguments(record: Summary, inferred: Summary | None, effects: tuple = _KEEPING) -> Summary:
     """The record, with the arguments it leaves borrowed that the body keeps: a borrowed
     (`transfer none`) argument it refs and keeps (json_node_set_array: the caller's reference
     stays the caller's, as GIR says, and the object outlives its release), or sinks if floating
@@ -519,7 +523,13 @@ def _kept_arguments(record: Summary, inferred: Summary | None) -> Summary:
     if inferred is None:
         return record
     said = {p for p, e in record.arguments if e is not Effect.BORROW}
-    kept = {p: e for p, e in inferred.arguments if e in _KEEPING and p not in said}
+    kept = {p: e for p, e in inferred.arguments if e in effects and p not in said}
+    if Effect.SINK in effects:
+        # A constructor stores what it is given in the object it makes (a store its body infers
+        # as a sink, or, taken as its own, a consume), as a container keeps an element: an owned
+        # reference is handed over, a borrowed one (`G_VARIANT_TYPE ("(s)")` for
+        # dconf_engine_call_handle_new's expected type) only lent to it.
+        kept = {p: Effect.STORE if e in (Effect.SINK, Effect.CONSUME) else e for p, e in kept.items()}
     if not kept:
         return record
     rest = tuple(a for a in record.arguments if a[0] not in kept)

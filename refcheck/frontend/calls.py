@@ -108,8 +108,10 @@ class CallLowering:
         if taken:
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
+        # A pointer cast to an integer for a call that keeps it is handed over all the same
+        # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
         kept = [v for i, (v, a) in enumerate(zip(values, args))
-                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
+                if i in sinks and v not in (None, NULL) and (not has_scalar_type(a) or has_pointer_type(strip(a)))]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
                       if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
@@ -246,7 +248,9 @@ class CallLowering:
         if fn is None or not defined_here(fn):
             return None
         pointers = function_pointer_positions(decl, args)
-        if i - 1 not in pointers or any(j > i for j in pointers):
+        # A NULL destroy notify after the data leaves the callback the only one to free it
+        # (`g_source_set_callback (source, method_call, call, NULL)`, whose callback frees call).
+        if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
             return None
         return self.b.summary_of(fn, fn.spelling), len(list(fn.get_arguments()))
 
