@@ -248,9 +248,7 @@ class CallLowering:
         if fn is None or not defined_here(fn):
             return None
         pointers = function_pointer_positions(decl, args)
-        # A NULL destroy notify after the data leaves the callback the only one to free it
-        # (`g_source_set_callback (source, method_call, call, NULL)`, whose callback frees call).
-        if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
+        if i - 1 not in pointers or any(j > i for j in pointers):
             return None
         return self.b.summary_of(fn, fn.spelling), len(list(fn.get_arguments()))
 
