@@ -28,6 +28,7 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
 _BORROWED = (Origin.PARAM, Origin.RESULT)
 _SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
+_DESCRIBED = (Source.CONFIGURED, Source.INFERRED)  # records that say whether a result may be floating
 
 
 
@@ -492,16 +493,13 @@ class Transfer(Assumptions, Endings):
             self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
 
     def floating(self, o: Obj) -> bool:
-        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), a
-        helper's whose body returns one unsunk (its record's `floating`), or one whose acquirer
-        neither a table nor a body describes. A table's owned result (g_variant_get_child_value),
-        a sunk one, or a body's that returns a full one (gvdb_table_get_value) is a full reference."""
+        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), a body's
+        returning one unsunk (its record's `floating`), or one no table nor body describes. A table's
+        owned result (g_variant_get_child_value), a sunk one, or a body's full one is a full reference."""
         if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
             return False
-        if self.conv.matches("floating", o.name):
-            return True
         s = self.conv.summary(o.name)
-        return s.floating or s.source not in (Source.CONFIGURED, Source.INFERRED)
+        return self.conv.matches("floating", o.name) or s.floating or s.source not in _DESCRIBED
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]

@@ -202,9 +202,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
     default (may_raise where either may). Commutative and associative, so units fold in any order."""
     if a == b:
         return a
-    result = lambda s: (s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members,
-                        s.floating)
-    same = result(a) == result(b)
+    same = _result_of(a) == _result_of(b)
     return Summary(
         returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
         may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
@@ -216,6 +214,11 @@ def agreed(a: Summary, b: Summary) -> Summary:
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
         family=a.family if a.family == b.family else None, source=Source.INFERRED)
+
+
+def _result_of(s: Summary) -> tuple:
+    """The fields that say what a call returns."""
+    return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating
 
 
 DEFAULT = Summary()
