@@ -164,6 +164,9 @@ def base_glib() -> Conventions:
         # `if (g_test_subprocess ()) { ... }` is the run of the child g_test_trap_subprocess()
         # spawns (expected to abort at a critical, or watched for its output): it ends there.
         child_process=[r"^g_test_subprocess$"],
+        # A function that sets its GError returns no value: `r = f (..., &error)` is NULL where
+        # `error` is set (GLib's error reporting rules; frontend.gerrors).
+        error_out=[r"^struct _GError$"],
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
