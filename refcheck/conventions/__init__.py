@@ -110,6 +110,8 @@ class Conventions:
     # Types (canonical spelling) of a local whose address a call takes as its error out-parameter
     # (GLib's `GError *`: "struct _GError"): set, the call returned no value (frontend.gerrors).
     error_out: list[str] = field(default_factory=list)
+    # Predicates that are false where their first argument is NULL (GLib's g_error_matches).
+    false_if_null: list[str] = field(default_factory=list)
     # Pointer types that are handles passed along, not counted references (THC's state argument):
     # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
@@ -258,7 +260,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
-            "ref_sink", "child_process", "error_out", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

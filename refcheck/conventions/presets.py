@@ -167,6 +167,8 @@ def base_glib() -> Conventions:
         # A function that sets its GError returns no value: `r = f (..., &error)` is NULL where
         # `error` is set (GLib's error reporting rules; frontend.gerrors).
         error_out=[r"^struct _GError$"],
+        # "If error is NULL, FALSE will be returned" (g_error_matches' documentation).
+        false_if_null=[r"^g_error_matches$"],
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
