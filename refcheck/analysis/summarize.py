@@ -46,7 +46,7 @@ class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
-                 setters: bool = False, floating=None):
+                 setters: bool = False, floating=None, releaser: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -58,6 +58,9 @@ class Summarizer:
         # one returned at some path's end was.
         self.is_floating = floating
         self.floats = False
+        # A releaser by name: its body is a primitive (parameters untracked); the record says
+        # which parameters it hands to a release (`released_parameters`).
+        self.releaser = releaser
         self.raises = raises
         self.stolen_vars = stolen
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
@@ -205,6 +208,10 @@ class Summarizer:
 
     # -- the record -----------------------------------------------------------------------------
     def summary(self) -> Summary:
+        if self.releaser:
+            released = self.released_parameters()
+            return Summary(arguments=tuple((i, Effect.RELEASE) for i in released),
+                           source=Source.INFERRED) if released else DEFAULT
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
@@ -222,6 +229,13 @@ class Summarizer:
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def released_parameters(self) -> list[int]:
+        """The pointer parameters a releaser's body hands to a release call itself (`g_free
+        (sources)` in dconf's `verify_and_free (sources, n, expected_names, k)`), on any path."""
+        given = {v for _, d in self.cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                 if type(op) is ir.Release and not op.consume for v in op.vars}
+        return [i for i, var in self.params if var in given]
 
     def stolen(self) -> frozenset:
         """The parameters the function treats as its own: given up (released or handed over) on

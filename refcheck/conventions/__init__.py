@@ -433,6 +433,13 @@ class Conventions:
         if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
                 and self.inferred is not None and name:
             return _kept_arguments(s, self.inferred.get(name), _GIVEN)
+        # A name the patterns make a releaser of every argument whose body releases some of its
+        # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
+        if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
+                and self.inferred is not None and name:
+            body = self.inferred.get(name)
+            if body is not None and body.arguments and all(e is Effect.RELEASE for _, e in body.arguments):
+                return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s
 
     def _named(self, name: str) -> Summary:
