@@ -348,6 +348,7 @@ class Transfer(Assumptions, Endings):
         for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
             if oid is not None:
                 self.release(st, oid, op, events)
+        self.free_locations(st, op)
 
     def op_retain(self, st: State, op: ir.Retain, node: int, index: int, events: list) -> None:
         oid = st.env.get(op.var)
