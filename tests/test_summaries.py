@@ -28,7 +28,9 @@ def test_precedence_configured_then_names_then_inferred():
     assert conv.summary("helper").source is Source.INFERRED and conv.classify("helper") == "acquire"
     assert conv.summary("THFloatTensor_free").source is Source.CONVENTIONS  # the name wins
     assert conv.summary("other").source is Source.DEFAULT
-    assert inferred.asked == {"helper", "other"}  # only where the names say nothing
+    # Where the names say nothing, and for a releaser of every argument by name (its body may
+    # name the parameters it releases; this one names none, so the name stands).
+    assert inferred.asked == {"helper", "other", "THFloatTensor_free"}
     cfg = parse({"summaries": {"helper": {"returns": "borrowed"}}}, "t", ".")
     configured = Conventions(summaries=cfg.conventions.summaries, inferred=inferred)
     assert configured.summary("helper").source is Source.CONFIGURED
@@ -38,3 +40,14 @@ def test_precedence_configured_then_names_then_inferred():
 def test_bad_summaries_table_is_a_config_error():
     with pytest.raises(ConfigError, match="summaries': f: key 'ends'"):
         parse({"summaries": {"f": {"ends": "never"}}}, "t", ".")
+
+
+def test_a_releaser_by_name_releases_the_parameters_its_body_releases():
+    # verify_and_free (sources, n, expected_names, k) frees `sources` only: its record says so.
+    body = Summary(arguments=((0, Effect.RELEASE),), source=Source.INFERRED)
+    conv = Conventions(inferred=SummaryTable({"verify_and_free": body}))
+    s = conv.summary("verify_and_free")
+    assert s.effects(4) == {0: Effect.RELEASE} and conv.classify("verify_and_free") is None
+    # A body naming no parameter (it frees through locals): the name's record, every argument.
+    conv = Conventions(inferred=SummaryTable({"verify_and_free": Summary(source=Source.INFERRED)}))
+    assert conv.classify("verify_and_free") == "release"

@@ -59,6 +59,15 @@ class Endings:
             # Whoever did own it may now be holding freed memory: later uses are uses after release.
             st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc)
 
+    def free_locations(self, st: State, op: ir.Release) -> None:
+        """An object released for good takes the locations inside it along (`file->bytes` after
+        `g_slice_free (GvdbTable, file)`): what they held is no longer held anywhere (`dangling`)."""
+        for v in op.vars if st.facts.stored else ():
+            oid = st.env.get(v)
+            if oid is not None and st.objs[oid].gone:
+                for k in [k for k in st.facts.stored if v in self.stored_deps.get(k, ())]:
+                    del st.facts.stored[k]
+
     def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
         """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
         a, r = acquirer, self.conv.family(releaser)

@@ -114,7 +114,9 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
                                                counts=conv.infer_steals, setters=conv.infer_setters,
-                                               lends=conv.infer_steals)
+                                               lends=conv.infer_steals,
+                                               floating=tr.floating if conv.floating else None,
+                                               releaser=conv.matches("release", cfg.name))
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated) if prune else None
     init = tr.initial()
     if pruner is not None:

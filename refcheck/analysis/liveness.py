@@ -248,7 +248,7 @@ class Pruner:
                 oid = env[v]
                 o = objs[oid]
                 if not o.owned and not (oid.kind is _PARAM and oid.site in self.fated
-                                        and (o.gone or o.debt or o.shared or o.null is _NULL)):
+                                        and (o.gone or o.debt or o.shared or o.null is _NULL or o.floated)):
                     candidates.append(v)
             if candidates:
                 names = self.names

@@ -92,6 +92,10 @@ class Obj:
     # A callee kept its own reference (Effect.KEEP: `xb_builder_node_add_child (parent, bn)`):
     # the object lives on in its keeper, so a plain store of it afterwards is a borrowed alias.
     kept: bool = False
+    # A parameter a floating sink took (a `ref_sink` retainer, a call that sinks floating
+    # references): given a floating reference, the function took it over; given a full one, it
+    # read it or took its own. The summary reads it as Effect.SINK_FLOATING (dconf_changeset_set).
+    floated: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -103,7 +107,7 @@ class Obj:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
                                                 self.fresh, self.family, self.shared, self.by_location,
-                                                self.kept)))
+                                                self.kept, self.floated)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
@@ -201,5 +205,5 @@ def param_fate(oid: ObjId, o: Obj) -> bool:
     summary to read at the path's end (`g_clear_pointer (&param, unref); param = other;` gave the
     caller's reference up, and the summary must say so); or retained and that reference kept by
     another holder (`g_ptr_array_add (priv->children, g_object_ref (child))`: the `kept` fate)."""
-    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL
+    return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL or o.floated
                                            or (o.shared and o.owned == 0 and o.origin is Origin.RETAIN))

@@ -46,7 +46,7 @@ class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
-                 setters: bool = False, lends: bool = False):
+                 setters: bool = False, lends: bool = False, floating=None, releaser: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -54,6 +54,13 @@ class Summarizer:
         code a retained parameter never freed is a leak, whatever the function returns)."""
         self.cfg = cfg
         self.counts = counts
+        # Whether an owned object may be a floating reference (`Transfer.floating`); `floats`:
+        # one returned at some path's end was.
+        self.is_floating = floating
+        self.floats = False
+        # A releaser by name: its body is a primitive (parameters untracked); the record says
+        # which parameters it hands to a release (`released_parameters`).
+        self.releaser = releaser
         self.raises = raises
         self.stolen_vars = stolen
         self.params = [(i, var) for i, (var, is_ptr) in enumerate(cfg.params) if var is not None and is_ptr]
@@ -121,6 +128,7 @@ class Summarizer:
             self.results.add(("null",))
         elif o.owned > 0:
             self.results.add(("owned", self.param_of(oid, o)))
+            self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
         elif (name := singleton_of(st, oid)) is not None:
@@ -192,6 +200,8 @@ class Summarizer:
             return "borrowed"  # dropped: neither released, stored nor NULL (`state.param_fate`)
         if o.null == Nullness.NULL:
             return "null"
+        if o.floated:
+            return "floated"  # a floating sink took it: whatever followed was the sunk reference's
         if o.owned == 0 and o.gone is Gone.RELEASED:
             return "released"
         if o.owned == 0 and o.gone is Gone.CONSUMED:
@@ -206,6 +216,10 @@ class Summarizer:
 
     # -- the record -----------------------------------------------------------------------------
     def summary(self) -> Summary:
+        if self.releaser:
+            released = self.released_parameters()
+            return Summary(arguments=tuple((i, Effect.RELEASE) for i in released),
+                           source=Source.INFERRED) if released else DEFAULT
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
@@ -220,8 +234,16 @@ class Summarizer:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
-                    unless_singleton=unless, members=members, source=Source.INFERRED)
+                    unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def released_parameters(self) -> list[int]:
+        """The pointer parameters a releaser's body hands to a release call itself (`g_free
+        (sources)` in dconf's `verify_and_free (sources, n, expected_names, k)`), on any path."""
+        given = {v for _, d in self.cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                 if type(op) is ir.Release and not op.consume for v in op.vars}
+        return [i for i, var in self.params if var in given]
 
     def stolen(self) -> frozenset:
         """The parameters the function treats as its own: given up (released or handed over) on
@@ -261,9 +283,15 @@ class Summarizer:
         # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
         # idiom, precision 4) or hands its own reference to: a plain store, no sink (no RC009).
         for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", self.sunk(i)),
-                             ("kept", Effect.KEEP)):
+                             ("kept", Effect.KEEP), ("floated", Effect.SINK_FLOATING)):
             if fates == {fate}:
                 return effect
+        if "floated" in fates and fates <= {"floated", "borrowed"}:
+            # GLib's floating convention is the callee's promise to sink: one that sinks its
+            # GVariant on some paths takes a floating one there, and leaves it on the others only
+            # where its caller passes none (dconf_writer_complete_invocation's result, NULL with
+            # an error); else the floating reference leaks in the callee, which no caller avoids.
+            return Effect.SINK_FLOATING
         return self.counted(i)
 
     def sunk(self, i: int) -> Effect | None:

@@ -28,6 +28,7 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
 _BORROWED = (Origin.PARAM, Origin.RESULT)
 _SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
+_DESCRIBED = (Source.CONFIGURED, Source.INFERRED)  # records that say whether a result may be floating
 
 
 
@@ -354,6 +355,7 @@ class Transfer(Assumptions, Endings):
         for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
             if oid is not None:
                 self.release(st, oid, op, events)
+        self.free_locations(st, op)
 
     def op_retain(self, st: State, op: ir.Retain, node: int, index: int, events: list) -> None:
         oid = st.env.get(op.var)
@@ -368,6 +370,8 @@ class Transfer(Assumptions, Endings):
             # A floating reference sunk: still the one reference we owned, now a full one.
             st.objs[oid] = replace(o, name=op.callee)
             return
+        if oid.kind is Kind.PARAM and self.conv.matches("ref_sink", op.callee):
+            o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
             st.objs[oid] = replace(o, debt=o.debt - 1, paid=min(MAX_OWNED, o.paid + 1))
             return
@@ -407,6 +411,8 @@ class Transfer(Assumptions, Endings):
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
             self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
+            if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
+                st.objs[oid] = replace(st.objs[oid], floated=True)
             oid = None  # a sink of floating references takes its own reference of any other
         if oid is not None:
             o = st.objs[oid]
@@ -499,12 +505,13 @@ class Transfer(Assumptions, Endings):
             self.event(EventKind.USED_AFTER_RELEASE, via, loc, st, oid, events)
 
     def floating(self, o: Obj) -> bool:
-        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), or
-        one whose acquirer no table describes (a helper returning what g_variant_new gave it).
-        A table's owned result (g_variant_get_child_value) or a sunk one is a full reference."""
+        """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), a body's
+        returning one unsunk (its record's `floating`), or one no table nor body describes. A table's
+        owned result (g_variant_get_child_value), a sunk one, or a body's full one is a full reference."""
         if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
             return False
-        return self.conv.matches("floating", o.name) or self.conv.summary(o.name).source is not Source.CONFIGURED
+        s = self.conv.summary(o.name)
+        return self.conv.matches("floating", o.name) or s.floating or s.source not in _DESCRIBED
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]

@@ -107,6 +107,11 @@ class Conventions:
     # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
     # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
     child_process: list[str] = field(default_factory=list)
+    # Types (canonical spelling) of a local whose address a call takes as its error out-parameter
+    # (GLib's `GError *`: "struct _GError"): set, the call returned no value (frontend.gerrors).
+    error_out: list[str] = field(default_factory=list)
+    # Predicates that are false where their first argument is NULL (GLib's g_error_matches).
+    false_if_null: list[str] = field(default_factory=list)
     # Pointer types that are handles passed along, not counted references (THC's state argument):
     # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
@@ -255,7 +260,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
-            "ref_sink", "child_process", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -423,6 +428,18 @@ class Conventions:
             return self.inferred.get(name) or s
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
             return _refined(s, self.inferred.get(name))
+        # A name the patterns make an acquirer (`dconf_changeset_new_write (path, value)`) says
+        # who owns the result, nothing of the arguments: the body may say it keeps one.
+        if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
+                and self.inferred is not None and name:
+            return _kept_arguments(s, self.inferred.get(name), _GIVEN)
+        # A name the patterns make a releaser of every argument whose body releases some of its
+        # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
+        if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
+                and self.inferred is not None and name:
+            body = self.inferred.get(name)
+            if body is not None and body.arguments and all(e is Effect.RELEASE for _, e in body.arguments):
+                return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s
 
     def _named(self, name: str) -> Summary:
@@ -498,11 +515,34 @@ def _refined(record: Summary, inferred: Summary | None) -> Summary:
         return record
     if inferred.returns is Returns.ARGUMENT:
         record = replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)
-    # A borrowed (`transfer none`) argument the body refs and keeps (json_node_set_array): the
-    # caller's reference stays the caller's, as GIR says, and the object outlives its release.
+    return _kept_arguments(record, inferred)
+
+
+# What a body may add to a record that says an argument is only read: it keeps it with a
+# reference of its own, or sinks it where floating. Either leaves a full reference the caller's.
+_KEEPING = (Effect.KEEP, Effect.SINK_FLOATING)
+# What a body may add to an acquirer's name, which says nothing of the arguments
+# (`dconf_engine_new (profile, user_data, free_func)` stores its user data): all it does to them.
+_GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING,
+          Effect.ACQUIRE_OUT)  # SINK and CONSUME read as STORE (`_kept_arguments`)
+
+
+def _kept_arguments(record: Summary, inferred: Summary | None, effects: tuple = _KEEPING) -> Summary:
+    """The record, with the arguments it leaves borrowed that the body keeps: a borrowed
+    (`transfer none`) argument it refs and keeps (json_node_set_array: the caller's reference
+    stays the caller's, as GIR says, and the object outlives its release), or sinks if floating
+    (g_variant_ref_sink and a store: dconf_changeset_set)."""
+    if inferred is None:
+        return record
     said = {p for p, e in record.arguments if e is not Effect.BORROW}
-    kept = {p for p, e in inferred.arguments if e is Effect.KEEP and p not in said}
+    kept = {p: e for p, e in inferred.arguments if e in effects and p not in said}
+    if Effect.SINK in effects:
+        # A constructor stores what it is given in the object it makes (a store its body infers
+        # as a sink, or, taken as its own, a consume), as a container keeps an element: an owned
+        # reference is handed over, a borrowed one (`G_VARIANT_TYPE ("(s)")` for
+        # dconf_engine_call_handle_new's expected type) only lent to it.
+        kept = {p: Effect.STORE if e in (Effect.SINK, Effect.CONSUME) else e for p, e in kept.items()}
     if not kept:
         return record
     rest = tuple(a for a in record.arguments if a[0] not in kept)
-    return replace(record, arguments=tuple(sorted(rest + tuple((p, Effect.KEEP) for p in kept), key=str)))
+    return replace(record, arguments=tuple(sorted(rest + tuple(kept.items()), key=str)))

@@ -142,8 +142,11 @@ def base_glib() -> Conventions:
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
                  r"^g_slice_(?:alloc0?|copy)$",
-                 r"^g_strndup$", r"^g_strconcat$", r"^g_strjoin\w*$", r"^g_memdup2?$"],
-        reallocate=[r"^g_(?:try_)?realloc(?:_n)?$"],
+                 r"^g_strndup$", r"^g_strconcat$", r"^g_strjoin\w*$", r"^g_memdup2?$",
+                 # libc's allocators, which GLib code uses too (dconf: `filename = strndup (...)`
+                 # into a g_autofree variable; g_free and free are one family here).
+                 r"^(?:malloc|calloc|strdup|strndup)$"],
+        reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
         retain=[r"_ref(?:_sink)?$"],
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
@@ -161,6 +164,11 @@ def base_glib() -> Conventions:
         # `if (g_test_subprocess ()) { ... }` is the run of the child g_test_trap_subprocess()
         # spawns (expected to abort at a critical, or watched for its output): it ends there.
         child_process=[r"^g_test_subprocess$"],
+        # A function that sets its GError returns no value: `r = f (..., &error)` is NULL where
+        # `error` is set (GLib's error reporting rules; frontend.gerrors).
+        error_out=[r"^struct _GError$"],
+        # "If error is NULL, FALSE will be returned" (g_error_matches' documentation).
+        false_if_null=[r"^g_error_matches$"],
         conditional_error={},
         pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
         errors="abort",
@@ -219,6 +227,16 @@ GLIB_RULES: dict[str, dict] = {
     "g_type_check_class_cast": {"returns": "argument", "returned": 0},
     # Documented "(transfer full)" upstream; GLib 2.74's GIR lacks the annotation.
     "g_variant_new_take_string": {"returns": "owned", "arguments": {"0": "consume"}},
+    # "g_thread_join() consumes the reference to the passed-in thread" (GLib's documentation; GIR
+    # leaves the instance borrowed). Its result is whatever the thread's function returned: GIR
+    # says transfer full of a gpointer, which says nothing of who frees it.
+    "g_thread_join": {"returns": "unknown", "arguments": {"0": "release"}},
+    # GIR marks the data transfer full for bindings (it must outlive the GBytes); in C the
+    # GBytes never frees it: the caller's buffer stays the caller's (dconf's tests g_free it).
+    "g_bytes_new_static": {"returns": "owned"},
+    # Stores its value into the static location (gthread.h's macro casts it to gsize first):
+    # the lazily made singleton is kept for the process's life.
+    "g_once_init_leave": {"arguments": {"1": "store"}},
     # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",

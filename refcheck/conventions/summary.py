@@ -125,6 +125,10 @@ class Summary:
     # A struct returned by value: (field, Returns) of the members that hold a reference the
     # caller now owns (python-zstandard's `result.chunk = chunk; return result;`).
     members: tuple = ()
+    # OWNED: the reference it returns may be floating (a g_variant_new_* result handed back
+    # unsunk, GLib): a call that sinks floating references takes it over. An inferred record
+    # without it returns a full one (a g_variant_ref_sink'ed or g_variant_get_variant result).
+    floating: bool = False
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -188,6 +192,33 @@ class Summary:
         if self.returns is Returns.OWNED:
             return "acquire"
         return None
+
+
+def agreed(a: Summary, b: Summary) -> Summary:
+    """What two records of one name agree on (a function defined twice, in programs linked
+    apart: dconf's D-Bus calls, in its library and in its tests' mock): the argument effects
+    both name; the result where both say the same, else UNKNOWN (neither owned nor borrowed:
+    a caller neither leaks nor over-releases it); the other fields where equal, else their
+    default (may_raise where either may). Commutative and associative, so units fold in any order."""
+    if a == b:
+        return a
+    same = _result_of(a) == _result_of(b)
+    return Summary(
+        returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
+        may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
+        unless_singleton=a.unless_singleton if same else None, members=a.members if same else (),
+        floating=a.floating and same,
+        arguments=tuple(x for x in a.arguments if x in b.arguments),
+        conditional=tuple(x for x in a.conditional if x in b.conditional),
+        ends=a.ends if a.ends is b.ends else Ends.RETURNS,
+        error_condition=a.error_condition if a.error_condition == b.error_condition else None,
+        may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
+        family=a.family if a.family == b.family else None, source=Source.INFERRED)
+
+
+def _result_of(s: Summary) -> tuple:
+    """The fields that say what a call returns."""
+    return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating
 
 
 DEFAULT = Summary()
@@ -378,7 +409,7 @@ def _members(v) -> tuple:
 _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
-    "pure": _bool, "family": _family, "owned_if_null": _index,
+    "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members,
 }
 

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import presets
+from refcheck.conventions.summary import agreed
 from refcheck.filters import baseline as baselines
 from refcheck.caches.cache import Cache, FileHasher, unit_key
 from refcheck.caches.fncache import UNWRITABLE_TABLE
@@ -278,15 +279,14 @@ def _account(report: Report, result: UnitResult, again: bool = False) -> None:
 
 
 def exported_table(results) -> dict:
-    """The summaries the units export, by name; a name two units summarise differently is left
-    out (two programs linked apart, or a name defined twice: nothing sure to say)."""
+    """The summaries the units export, by name; a name two units summarise differently (two
+    programs linked apart, a mock beside the real function) gets what its records agree on
+    (`summary.agreed`), left out where that is nothing (nothing sure to say)."""
     table: dict = {}
-    clash: set = set()
     for r in results:
         for name, s in r.exports.items():
-            if table.setdefault(name, s) != s:
-                clash.add(name)
-    return {n: s for n, s in table.items() if n not in clash}
+            table[name] = agreed(table[name], s) if name in table else s
+    return {n: s for n, s in table.items() if s.says_something}
 
 
 def _agrees(imported: tuple, table: dict) -> bool:

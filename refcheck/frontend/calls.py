@@ -18,6 +18,7 @@ from refcheck.frontend.clangutil import (K, argument_types, expr_text, has_point
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
+from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.parents import holds
@@ -108,8 +109,10 @@ class CallLowering:
         if taken:
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
+        # A pointer cast to an integer for a call that keeps it is handed over all the same
+        # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
         kept = [v for i, (v, a) in enumerate(zip(values, args))
-                if i in sinks and v not in (None, NULL) and not has_scalar_type(a)]
+                if i in sinks and v not in (None, NULL) and (not has_scalar_type(a) or has_pointer_type(strip(a)))]
         candidates = [i for i, (v, a) in enumerate(zip(values, args))
                       if i not in sinks and v not in (None, NULL) and not has_scalar_type(a)]
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
@@ -154,7 +157,11 @@ class CallLowering:
         if role == "reallocate":
             return self.reallocation(loc, name, summary, tracked)
         if role == "acquire" and not self.b.borrows:
-            return self.acquisition(c, loc, name, summary, values, tracked)
+            t = self.acquisition(c, loc, name, summary, values, tracked)
+            error = error_out_local(self.b, args)
+            if error is not None:
+                error_split(self.b, loc, name, t, error)
+            return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.

@@ -95,6 +95,8 @@ class ConditionLowerer:
         if value is not None and not has_side_effects(c):
             self.b.goto(t if value else f)
             return
+        if k == K.CALL_EXPR:
+            self.null_guard(c, f)
         key = key_of(self.b, c)
         mark = len(self.b.pending_temps)
         tested = c if k == K.CALL_EXPR else (call_comparison(c) or (None,))[0]
@@ -112,6 +114,21 @@ class ConditionLowerer:
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
+
+    def null_guard(self, c, f: int) -> None:
+        """A predicate false where its first argument, a local, is NULL (the conventions'
+        `false_if_null`: GLib's `g_error_matches (error, domain, code)`, documented so): that
+        local's NULL edge goes to f, and the call is tested on its other edge only."""
+        args = arguments(c)
+        if not args or not self.b.conv.matches("false_if_null", self.b.callee_of(c)[1] or ""):
+            return
+        first = strip(args[0])
+        v = self.b.var(referenced(first)) if kind_of(first) == K.DECL_REF_EXPR else None
+        if v is None or not has_pointer_type(first):
+            return
+        rest = self.b.node("block")
+        self.test(first, v, rest, f, pointer=True, mark=len(self.b.pending_temps))
+        self.b.cur = rest
 
     def statement_prefix(self, c) -> bool:
         """Lower a statement expression's statements but its last expression; False (nothing

@@ -418,6 +418,8 @@ def test_a_cycle_across_shards_is_settled_in_the_fixup(project, sharding, monkey
     _jobs(sharding)
     assert _check(project, "-j", "2", "--no-cache", "one.c")[:2] == (code, found)
     assert "fixup" in [str(j["shard"]) for j in _jobs(sharding)]
-    # Without the cycles' rounds (none: the ordinary outcome stands) the release is reported.
+    # Without the cycles' rounds (none: the ordinary outcome stands) the release is reported, and
+    # `start`'s malloc'd node (libc's allocators allocate under the glib preset too) leaks into
+    # pass_a, which then borrows it.
     monkeypatch.setattr("refcheck.driver.cycles.ROUNDS", 0)
-    assert [f[1] for f in _check(project, "-j", "1", "--no-cache", "one.c")[1]] == ["RC006"]
+    assert [f[1] for f in _check(project, "-j", "1", "--no-cache", "one.c")[1]] == ["RC001", "RC006"]

@@ -76,3 +76,26 @@ def test_a_chain_of_helpers_across_units_settles(project):
     r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "a_mid.c", "b_user.c", "c_lib.c")
     found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"])
     assert found == [("a_mid.c", "RC004", 5), ("b_user.c", "RC001", 7), ("c_lib.c", "RC004", 5)], r.out + r.err
+
+
+TWICE_LIB = "#include <stdlib.h>\nchar *pkg_take(char *p)\n{\n  free(p);\n  return malloc(4);\n}\n"
+# The same name defined again, as a test's mock is (linked into another program): it gives its
+# argument up too, but returns what a bodiless getter lends.
+TWICE_MOCK = ("#include <stdlib.h>\nextern char *pool(void);\nchar *pkg_take(char *p)\n{\n  free(p);\n"
+              "  return pool();\n}\n")
+TWICE_USER = ("#include <stdlib.h>\nextern char *pkg_take(char *p);\nint user(void)\n{\n  char *b = malloc(4);\n"
+              "  char *r = pkg_take(b);\n  %s\n  free(r);\n  return 0;\n}\n")
+
+
+def test_a_name_defined_twice_gives_what_its_bodies_agree_on(project):
+    # Both bodies release the argument: the caller's block is given up (no leak), and freeing it
+    # again is a double release. They differ on the result: neither owned nor borrowed, so
+    # freeing it is no RC010 (a name summarised two ways used to fall back to the default).
+    project.write("lib.c", TWICE_LIB)
+    project.write("mock.c", TWICE_MOCK)
+    for extra, expected in (("", []), ("free(b);", [("user.c", "RC002", 7)])):
+        project.write("user.c", TWICE_USER % extra)
+        r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "mock.c", "user.c")
+        found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"]
+                       if f["file"] == "user.c")
+        assert found == expected, r.out + r.err
