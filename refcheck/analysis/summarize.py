@@ -217,9 +217,11 @@ class Summarizer:
     # -- the record -----------------------------------------------------------------------------
     def summary(self) -> Summary:
         if self.releaser:
+            # All of them is what the name already says (THFree (ptr)): a record would only make
+            # callers checked before it ask again (phase 2), for the same answer.
             released = self.released_parameters()
             return Summary(arguments=tuple((i, Effect.RELEASE) for i in released),
-                           source=Source.INFERRED) if released else DEFAULT
+                           source=Source.INFERRED) if released and len(released) < len(self.params) else DEFAULT
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]

@@ -251,6 +251,12 @@ class Conventions:
     # code such a pointer (user data, a back-pointer) is lent, and wrappers of such setters made
     # their callers' parameters sinks (json-glib's json_scanner_create, a false RC009).
     infer_setters: bool = False
+    # A name the patterns make an acquirer or a releaser takes what its body says of its
+    # arguments (dconf's `dconf_engine_new` keeps its user data, `verify_and_free` frees one of
+    # four). The glib preset's: TH's and CPython's names say all there is, and asking every such
+    # callee's body made the asks part of TH's instance keys, which a sharded run (-j2) then
+    # disagreed on between shards: 586 definitions analysed instead of 358.
+    refine_patterns: bool = False
 
     @cached_property
     def _compiled(self) -> dict[str, re.Pattern]:
@@ -419,25 +425,37 @@ class Conventions:
         preset's; skipped with library=False, for a callee declared outside the library's
         headers), else the names' record, else (where the names say nothing) the summary
         inferred from its body, else the default."""
+        return self._answer(name, library, self.inferred.get if self.inferred is not None else None)
+
+    def refines(self, name: str, record: Summary) -> bool:
+        """Whether `record`, inferred for `name`, changes what a call to it does (a pattern's
+        acquirer whose body keeps nothing of its arguments does not): phase 2 checks a unit
+        again only where a record new to the run's table changes an answer it used."""
+        given = lambda n: record  # noqa: E731
+        return any(self._answer(name, lib, given) != self._answer(name, lib, lambda n: None)
+                   for lib in (True, False))
+
+    def _answer(self, name: str, library: bool, inferred) -> Summary:
+        """`summary`, reading inferred records through `inferred(name)` (None: there are none)."""
         if not library:
             s = self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
         else:
             s = self._named(name)
         # Where the names and tables say nothing, or say borrowed, the body may say more.
-        if s.source is Source.DEFAULT and self.inferred is not None and name:
-            return self.inferred.get(name) or s
-        if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and self.inferred is not None and name:
-            return _refined(s, self.inferred.get(name))
+        if s.source is Source.DEFAULT and inferred is not None and name:
+            return inferred(name) or s
+        if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
+            return _refined(s, inferred(name))
         # A name the patterns make an acquirer (`dconf_changeset_new_write (path, value)`) says
         # who owns the result, nothing of the arguments: the body may say it keeps one.
         if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
-                and self.inferred is not None and name:
-            return _kept_arguments(s, self.inferred.get(name), _GIVEN)
+                and self.refine_patterns and inferred is not None and name:
+            return _kept_arguments(s, inferred(name), _GIVEN)
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
         if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
-                and self.inferred is not None and name:
-            body = self.inferred.get(name)
+                and self.refine_patterns and inferred is not None and name:
+            body = inferred(name)
             if body is not None and body.arguments and all(e is Effect.RELEASE for _, e in body.arguments):
                 return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s

@@ -176,6 +176,8 @@ def base_glib() -> Conventions:
         # A helper that frees its parameter on every path, or frees it on one and returns it on
         # the others (libnotify's destroy_action_info, get_parsed_variant), takes it over.
         infer_steals=True,
+        # Constructors keep what they are given, releasers free what their bodies free (dconf).
+        refine_patterns=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over.
         **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},

@@ -201,7 +201,8 @@ def _check_again(units, results, included, request: Request, cache: Cache, stori
     root = cfg.root
     table = exported_table(results.values())
     again = [t for t in ((i, units[i], relative(units[i], root), args_for(units[i], request)) for i in sorted(results))
-             if units[t[0]] not in included and results[t[0]].imported and not _agrees(results[t[0]].imported, table)]
+             if units[t[0]] not in included and results[t[0]].imported
+             and not _agrees(results[t[0]].imported, table, request.config_for(units[t[0]]).conventions)]
     if not again:
         return False
     from refcheck.driver import pool
@@ -289,8 +290,15 @@ def exported_table(results) -> dict:
     return {n: s for n, s in table.items() if s.says_something}
 
 
-def _agrees(imported: tuple, table: dict) -> bool:
-    return all((table[n].digest() if n in table else "-") == h for n, h in imported)
+def _agrees(imported: tuple, table: dict, conv) -> bool:
+    """Whether every name a unit's check asked is answered alike by the run's table: the record
+    it saw, or, where it saw none, a record that changes nothing the conventions answer for the
+    name (a pattern's acquirer whose body keeps none of its arguments)."""
+    for n, h in imported:
+        now = table[n].digest() if n in table else "-"
+        if now != h and not (h == "-" and not conv.refines(n, table[n])):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
