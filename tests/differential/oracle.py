@@ -85,6 +85,7 @@ class Execution:
     # Locations whose reference a retain gave them by paying their debt (decision 4): overwritten
     # while a variable still holds that object, the reference comes back to this function.
     paid: dict = field(default_factory=dict)
+    contents: dict = field(default_factory=dict)  # location or sink slot -> the object last stored
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
     # Where the NULL in each variable holding one came from (a declaration, an assignment, an
     # acquisition that failed, the parameter); copies share it.
@@ -272,11 +273,12 @@ class Execution:
                     obj.debt = True
                 else:
                     self.debts.pop(s.via, None)
+                before = self.contents.get(s.via)
+                if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
+                        and self.holders(before) > 0:
+                    before.owned += 1  # the location's (or sink slot's) reference is ours again
+                self.contents[s.via] = obj
                 if s.via != "sink":
-                    before = self.held.get(s.via)
-                    if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
-                            and self.holders(before) > 0:
-                        before.owned += 1  # the location's reference is ours again
                     self.held[s.via] = obj
                 if obj is not None and obj.owned > 0:
                     obj.owned -= 1  # memory holds it now
@@ -290,8 +292,7 @@ class Execution:
                     # pays for one stored copy (decision 4): each location holding it owes one
                     where = next(k for k, o in self.debts.items() if o is obj)
                     del self.debts[where]
-                    if where != "sink":
-                        self.paid[where] = obj
+                    self.paid[where] = obj
                     obj.debt = any(o is obj for o in self.debts.values())
                 elif obj is not None:
                     obj.owned += 1

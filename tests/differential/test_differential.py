@@ -90,6 +90,11 @@ REGRESSIONS = {
         "g_keep = p; retain(p) pays the stored copy; g_keep = t2 then drops the location's "
         "reference while p still holds the object, so it is ours and the free is clean "
         "(decision 4, Py_CLEAR's shape); the oracle once kept the reference in the location (RC006)"),
+    "a paid sink slot overwritten gives its reference back": (
+        "makeThing", [Store("p", "sink"), Retain(), Store("t3", "sink")],
+        "THCThreadLocal_set(g_local, p) owes a reference (RC009), retain(p) pays it, and the "
+        "setter called again with t3 replaces p in the slot while p still holds it: the "
+        "reference is ours, RC001 at the return (the oracle once kept it in the slot)"),
     "storing again where it already is owes nothing": (
         "makeThing", [Retain(), Store("p"), Store("p"), Retain(), Retain(), Release("p")],
         "the second g_keep = p stores where p already is with its reference: no new debt, so the "
