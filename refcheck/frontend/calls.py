@@ -13,8 +13,10 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
+from refcheck.frontend.argtypes import (fills_scalars, function_pointer_positions, named_function, points_to_scalar,
+                                        unnotified, untyped_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
-from refcheck.frontend.clangutil import (K, argument_types, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
+from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
@@ -438,46 +440,6 @@ def replaced_local(b, args: list, effects: dict) -> tuple[int, str] | None:
     return None
 
 
-def unnotified(args, i: int) -> bool:
-    """User data `args[i]` paired with a NULL destroy notify: nothing will free it, so the callee
-    only borrows it for as long as its caller keeps it alive, whatever its record says it keeps
-    (a GIR sink, an inferred steal or store of a project function's `gpointer user_data`).
-    GLib's convention, by the call's parameter types: the notify follows its data
-    (`g_source_set_callback (src, cb, side, NULL)`, `xb_machine_add_method (m, "a", 1, cb,
-    self, NULL)`), or comes right before it (`g_variant_new_from_data (..., notify, user_data)`,
-    a `void (*) (gpointer)` there), or follows it past scalars only (`xb_opcode_init (op, kind,
-    str, 0, NULL)`: data, its number, the notify), a NULL `void (*) (T *)` there."""
-    if i + 1 < len(args) and _null_function(args[i + 1]) is not None:
-        return True
-    j = i + 1
-    while j < len(args) and has_scalar_type(args[j]):
-        j += 1
-    after = _null_function(args[j]) if i + 1 < j < len(args) else None
-    if after is not None and _destroy_notify(after):
-        return True
-    before = _null_function(args[i - 1]) if i > 0 else None
-    return before is not None and _destroy_notify(before)
-
-
-def _null_function(arg):
-    """The function type of a NULL constant passed for a function pointer, else None."""
-    if not is_null_constant(arg):
-        return None
-    t = arg.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return None
-    f = t.get_pointee()
-    return f if f.kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO) else None
-
-
-def _destroy_notify(f) -> bool:
-    """A `void (*) (T *)` function type: GDestroyNotify's shape (a callback taking more is not)."""
-    if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
-        return False
-    params = argument_types(f)
-    return len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER
-
-
 def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     """Kept positions whose value is a local x that another argument points inside of
     (`init_side (client, &client->client_side)`), or inside an object x holds (frontend.parents):
@@ -494,76 +456,6 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     return out
 
 
-def parameter_types(decl, args: list) -> list:
-    """The callee's declared parameter types (the arguments' own where it has no prototype). A
-    call through a function pointer (`call->parent->parent_export (p, cb, data)`, whose callee
-    is the field) has the pointee's prototype."""
-    try:
-        t = decl.type.get_canonical() if decl is not None else None
-        if t is not None and t.kind == ci.TypeKind.POINTER:
-            t = t.get_pointee().get_canonical()
-        if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
-            return argument_types(t)
-    except Exception:  # a declaration libclang cannot type
-        pass
-    return [a.type for a in args]
-
-
-def function_pointer_positions(decl, args: list) -> list[int]:
-    """The positions of the callee's function-pointer parameters."""
-    return [i for i, t in enumerate(parameter_types(decl, args)) if is_function_pointer(t)]
-
-
-def is_function_pointer(t) -> bool:
-    t = t.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind in (
-        ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
-
-
-def named_function(a):
-    """The function an argument names (`on_done`, `G_CALLBACK (on_done)`, `&on_done`), or None."""
-    x = strip(a)
-    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
-        x = strip(next(iter(children_of(x)), x))
-    if kind_of(x) != K.DECL_REF_EXPR:
-        return None
-    ref = referenced(x)
-    return ref if ref is not None and kind_of(ref) == K.FUNCTION_DECL else None
-
-
-def fills_scalars(arg) -> bool:
-    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
-    t = arg.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return False
-    inner = t.get_pointee().get_canonical()
-    if inner.kind != ci.TypeKind.POINTER:
-        return False
-    return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
-
-
-def untyped_unknown(c, summary) -> bool:
-    """A `void *` result of a callee nothing describes (no record, no pattern, no body here:
-    ultrajson's `JSOBJ JSON_DecodeObject(...)`, defined in another unit): an untyped pointer whose
-    ownership is unknown, not an object the callee lends; it is not tracked (no RC010 when the
-    caller releases it). A record or a pattern saying `borrowed` (luaT_toudata) still lends it."""
-    if summary.source is not Source.DEFAULT:
-        return False
-    t = c.type.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
-
-
-def points_to_scalar(c) -> bool:
-    """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
-    t = c.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return False
-    return ci.TypeKind.BOOL.value <= t.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
-
-
-# Calls that put what they are given into a container: on a member (`args.push_back(a)`,
-# `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
-# Argument effects that keep the reference passed: a hand-over (a store into memory).
 _KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
 # `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
