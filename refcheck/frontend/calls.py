@@ -53,9 +53,9 @@ def record_pointee(c) -> str:
 class CallLowering:
     """The call half of `ExpressionLowerer` (`self.b` is its GraphBuilder)."""
 
-    # About 85 lines: one call lowered from its summary record in the order its effects happen
+    # About 90 lines: one call lowered from its summary record in the order its effects happen
     # (conditional errors, steals, positions, hand-overs, ends, results); the parts that stand
-    # alone are methods below.
+    # alone are methods below (call_effects, outputs, plain_call, ...).
     def call(self, c):
         decl, name = self.b.callee_of(c)
         loc = location(c)
@@ -72,31 +72,8 @@ class CallLowering:
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        effects = summary.effects(len(args))
-        # A floating sink's variadic positions (g_variant_new's format arguments) keep only
-        # objects (GVariant *); a string or a number there is read.
-        effects = {i: e for i, e in effects.items()
-                   if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
-        # Data given with a NULL destroy notify is only lent, whatever the record keeps.
-        effects = {i: Effect.BORROW if e in _KEPT and isinstance(i, int) and unnotified(args, i) else e
-                   for i, e in effects.items()}
-        # An inferred setter handed the address of a struct of this frame (multidict's
-        # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
-        # function: an alias, as a local struct's member holds one (frontend.expressions), not a
-        # hand-over. Records from tables and patterns keep their stores (a container's element).
-        if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
-            effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
-        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
-        filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
-        conditional = summary.conditional_effects(len(args))  # on one result only: split below
-        # `*out` of these receives a new reference on one result only, NULL on the others.
-        fills = {v: (w, fills_scalars(args[i])) for i, (e, w) in conditional.items()
-                 if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None}
-        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
-        lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
-        # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
-        replaced = replaced_local(self.b, args, effects)
+        effects = self.call_effects(summary, args)
+        filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
@@ -172,6 +149,45 @@ class CallLowering:
         if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
             return self.borrowed_result(loc, name, args)
+        return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills)
+
+    def outputs(self, name: str, args: list, effects: dict, summary) -> tuple:
+        """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
+        replaced), as `call` reads them."""
+        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
+        filled = {i: v for i, a in enumerate(args)
+                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
+        conditional = summary.conditional_effects(len(args))  # on one result only: split below
+        # `*out` of these receives a new reference on one result only, NULL on the others.
+        fills = {v: (w, fills_scalars(args[i])) for i, (e, w) in conditional.items()
+                 if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None}
+        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
+        lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
+        # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
+        return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
+
+    def call_effects(self, summary, args: list) -> dict:
+        """The record's effects at this call, less what its arguments show is only read or lent."""
+        effects = summary.effects(len(args))
+        # A floating sink's variadic positions (g_variant_new's format arguments) keep only
+        # objects (GVariant *); a string or a number there is read.
+        effects = {i: e for i, e in effects.items()
+                   if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
+        # Data given with a NULL destroy notify is only lent, whatever the record keeps.
+        effects = {i: Effect.BORROW if e in _KEPT and isinstance(i, int) and unnotified(args, i) else e
+                   for i, e in effects.items()}
+        # An inferred setter handed the address of a struct of this frame (multidict's
+        # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
+        # function: an alias, as a local struct's member holds one (frontend.expressions), not a
+        # hand-over. Records from tables and patterns keep their stores (a container's element).
+        if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+            effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
+        return effects
+
+    def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills):
+        """The rest of a call that neither acquires, releases nor ends the path: its Call op, a
+        result it returns or splits on, and a borrowed pointer result."""
+        conditional = summary.conditional_effects(len(args))
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
