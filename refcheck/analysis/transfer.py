@@ -53,9 +53,11 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.slots = frozenset(op.key for d in self.data.values() for op in (*d.ops, *d.post)
                                if type(op) is ir.Load and op.key and op.through in params)
         # Keys of the slots stored through (`*result = PyObject_GetItem(...)`): what one holds
-        # is kept while it does, so that its tests and a summary read the stored object.
-        self.out_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
-                                   if type(op) is ir.Store and op.target and op.through in params)
+        # is kept while it does, so that its tests and a summary read the stored object. The
+        # slots a sink call keeps a reference in (not memory the function can clear): a release
+        # of what they hold is never taken back from them. The locations a cleanup variable's
+        # value was stored into (an alias while it holds it).
+        self.out_slots, self.sink_slots, self.alias_slots = self.store_targets(params)
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -74,13 +76,6 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.cond_vars: dict = {}
         pair_keys: set = set()
         self.stored_deps: dict[str, frozenset] = {}
-        # The slots a sink call keeps a reference in (not memory the function can clear): a
-        # release of what they hold is never taken back from them.
-        self.sink_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
-                                    if type(op) is ir.Store and op.sink and op.target)
-        # The locations a cleanup variable's value was stored into (an alias while it holds it).
-        self.alias_slots = frozenset(op.target for d in self.data.values() for op in (*d.ops, *d.post)
-                                     if type(op) is ir.Store and op.alias and op.target)
         counts: dict = {}
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
@@ -115,6 +110,21 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
+
+    def store_targets(self, params: set) -> tuple[frozenset, frozenset, frozenset]:
+        """The targets of the graph's stores through a parameter, by a sink call, and of a cleanup
+        variable's value (one pass over the ops)."""
+        through, sink, alias = set(), set(), set()
+        for d in self.data.values():
+            for op in (*d.ops, *d.post):
+                if type(op) is ir.Store and op.target:
+                    if op.through in params:
+                        through.add(op.target)
+                    if op.sink:
+                        sink.add(op.target)
+                    if op.alias:
+                        alias.add(op.target)
+        return frozenset(through), frozenset(sink), frozenset(alias)
 
     def null_tables(self) -> tuple[set, set]:
         """The variables whose nullness a later test can ask (directly, or by a comparison with a

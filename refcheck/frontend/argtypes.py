@@ -27,10 +27,10 @@ def unnotified(args, i: int) -> bool:
     while j < len(args) and has_scalar_type(args[j]):
         j += 1
     after = _null_function(args[j]) if i + 1 < j < len(args) else None
-    if after is not None and _destroy_notify(after):
+    if after is not None and destroy_notify(after):
         return True
     before = _null_function(args[i - 1]) if i > 0 else None
-    return before is not None and _destroy_notify(before)
+    return before is not None and destroy_notify(before)
 
 
 def _null_function(arg):
@@ -44,7 +44,7 @@ def _null_function(arg):
     return f if f.kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO) else None
 
 
-def _destroy_notify(f) -> bool:
+def destroy_notify(f) -> bool:
     """A `void (*) (T *)` function type: GDestroyNotify's shape (a callback taking more is not)."""
     if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
         return False

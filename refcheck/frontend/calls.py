@@ -149,7 +149,8 @@ class CallLowering:
         if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
             return self.borrowed_result(loc, name, args)
-        return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills)
+        return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
+                               conditional)
 
     def outputs(self, name: str, args: list, effects: dict, summary) -> tuple:
         """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
@@ -184,10 +185,10 @@ class CallLowering:
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         return effects
 
-    def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills):
+    def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
+                   conditional):
         """The rest of a call that neither acquires, releases nor ends the path: its Call op, a
         result it returns or splits on, and a borrowed pointer result."""
-        conditional = summary.conditional_effects(len(args))
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))

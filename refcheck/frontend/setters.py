@@ -11,6 +11,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck import ir
+from refcheck.frontend.argtypes import destroy_notify
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
@@ -129,9 +130,6 @@ def takes_notify(fn) -> bool:
         if kind_of(c) != K.PARM_DECL:
             continue
         t = c.type.get_canonical()
-        f = t.get_pointee() if t.kind == ci.TypeKind.POINTER else None
-        if f is not None and f.kind == ci.TypeKind.FUNCTIONPROTO and f.get_result().kind == ci.TypeKind.VOID:
-            params = list(f.argument_types())
-            if len(params) == 1 and params[0].get_canonical().kind == ci.TypeKind.POINTER:
-                return True
+        if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee()):
+            return True
     return False
