@@ -1,6 +1,8 @@
 #include "THCGeneral.h"
 
 #include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
 
 static long liveDeviceBlocks = 0;
 
@@ -11,15 +13,48 @@ static cudaError_t THCDefaultDeviceAllocator_malloc(void *ctx, void **ptr, size_
   return cudaMalloc(ptr, size);
 }
 
-static cudaError_t THCDefaultDeviceAllocator_free(void *ctx, void *ptr)
+static cudaError_t THCDefaultDeviceAllocator_free(void *ctx, void *ptr, cudaStream_t stream)
 {
   (void)ctx;
+  (void)stream;
   return cudaFree(ptr);
 }
 
 THCDeviceAllocator THCDefaultDeviceAllocator = {
   THCDefaultDeviceAllocator_malloc, THCDefaultDeviceAllocator_free
 };
+
+static cudaError_t THCPoolDeviceAllocator_malloc(void *ctx, void **ptr, size_t size, cudaStream_t stream)
+{
+  return cudaMallocFromPoolAsync(ptr, size, (cudaMemPool_t)ctx, stream);
+}
+
+static cudaError_t THCPoolDeviceAllocator_free(void *ctx, void *ptr, cudaStream_t stream)
+{
+  (void)ctx;
+  return cudaFreeAsync(ptr, stream);
+}
+
+THCDeviceAllocator THCPoolDeviceAllocator = {
+  THCPoolDeviceAllocator_malloc, THCPoolDeviceAllocator_free
+};
+
+/* A pool on `device` that keeps what is freed (no release threshold): the reductions' partials
+ * block, every storage, come back from it without a cudaMalloc. */
+static cudaMemPool_t THCState_newPool(int device)
+{
+  cudaMemPoolProps props;
+  memset(&props, 0, sizeof(props));
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool;
+  THCudaCheck(cudaMemPoolCreate(&pool, &props));
+  uint64_t keep = UINT64_MAX;
+  THCudaCheck(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return pool;
+}
 
 void THCudaCheckFail(cudaError_t err, const char *file, int line)
 {
@@ -33,11 +68,13 @@ THCState *THCState_new(int device)
   THCudaCheck(cudaSetDevice(device));
   cudaStream_t stream;
   THCudaCheck(cudaStreamCreate(&stream));
+  cudaMemPool_t pool = THCState_newPool(device);
   THCState *state = (THCState *)THAlloc(sizeof(THCState));
   state->device = device;
   state->stream = stream;
-  state->allocator = &THCDefaultDeviceAllocator;
-  state->allocatorContext = NULL;
+  state->pool = pool;
+  state->allocator = &THCPoolDeviceAllocator;
+  state->allocatorContext = (void *)pool;
   return state;
 }
 
@@ -46,6 +83,8 @@ void THCState_free(THCState *state)
   if (!state)
     return;
   THCudaCheck(cudaStreamSynchronize(state->stream));
+  /* Blocks still out (a leak the live count reports) keep the pool until they are freed. */
+  THCudaCheck(cudaMemPoolDestroy(state->pool));
   THCudaCheck(cudaStreamDestroy(state->stream));
   THFree(state);
 }
@@ -69,9 +108,9 @@ void THCudaBlock_free(THCState *state, void *ptr)
 {
   if (!ptr)
     return;
-  /* Kernels queued on the stream may still read the block. */
-  THCudaCheck(cudaStreamSynchronize(state->stream));
-  THCudaCheck(state->allocator->free(state->allocatorContext, ptr));
+  /* Kernels queued on the stream may still read the block: the allocator's free is ordered
+   * after them (see THCDeviceAllocator). */
+  THCudaCheck(state->allocator->free(state->allocatorContext, ptr, state->stream));
   __atomic_sub_fetch(&liveDeviceBlocks, 1, __ATOMIC_RELAXED);
 }
 

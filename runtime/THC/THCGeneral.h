@@ -9,10 +9,13 @@
 #include <cuda_runtime_api.h>
 
 /* Device memory comes from an allocator in the state, so that a caching allocator can be put in
- * without touching storages (THC's THCDeviceAllocator). */
+ * without touching storages (THC's THCDeviceAllocator). Both calls get the state's stream: a
+ * block is freed while kernels queued on that stream may still use it, so `free` must not let
+ * the memory be reused before they finish (cudaFree waits for the device; a stream-ordered
+ * free is ordered after them). */
 typedef struct THCDeviceAllocator {
   cudaError_t (*malloc)(void *ctx, void **ptr, size_t size, cudaStream_t stream);
-  cudaError_t (*free)(void *ctx, void *ptr);
+  cudaError_t (*free)(void *ctx, void *ptr, cudaStream_t stream);
 } THCDeviceAllocator;
 
 typedef struct THCState {
@@ -20,12 +23,17 @@ typedef struct THCState {
   cudaStream_t stream;
   THCDeviceAllocator *allocator;
   void *allocatorContext;
+  cudaMemPool_t pool; /* the state's own memory pool, behind THCPoolDeviceAllocator */
 } THCState;
 
-/* cudaMalloc/cudaFree behind the allocator interface. */
+/* cudaMalloc/cudaFree behind the allocator interface (context unused). */
 TH_API THCDeviceAllocator THCDefaultDeviceAllocator;
+/* Stream-ordered allocation from the cudaMemPool_t given as context (cudaMallocFromPoolAsync,
+ * cudaFreeAsync): no device-wide synchronisation per block, and freed memory is kept for reuse. */
+TH_API THCDeviceAllocator THCPoolDeviceAllocator;
 
-/* A state on `device` with a stream of its own; THError when the device cannot be used. */
+/* A state on `device` with a stream and a memory pool of its own (THCPoolDeviceAllocator);
+ * THError when the device cannot be used. */
 TH_API THCState *THCState_new(int device);
 TH_API void THCState_free(THCState *state);
 TH_API cudaStream_t THCState_getStream(THCState *state);
