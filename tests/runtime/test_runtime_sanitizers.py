@@ -13,6 +13,7 @@ show that TSan is really watching.
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,19 +65,47 @@ def asan_env():
         # signal 11" at a small address) while walking the dynamic TLS blocks it tracks through
         # __tls_get_addr for the interpreter's dlopen'ed modules; with verbosity on, it did not.
         # Not tracking them only takes roots away, so it can add leak reports, never hide one.
-        "LSAN_OPTIONS": f"suppressions={HERE / 'lsan-python.supp'}:print_suppressions=0:intercept_tls_get_addr=0",
+        # exitcode=0: what CPython itself never frees at exit depends on the interpreter's build
+        # (the GPU machine's Ubuntu Python 3.12 left 19,770 unsymbolised blocks no suppression
+        # names), so the verdict is libth_leaks() over the report, not LSan's exit status.
+        "LSAN_OPTIONS": f"suppressions={HERE / 'lsan-python.supp'}:print_suppressions=0:intercept_tls_get_addr=0"
+                        ":exitcode=0",
         "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
         "PYTHONDONTWRITEBYTECODE": "1",
     })
     return env
 
 
-def assert_clean(done: subprocess.CompletedProcess, what: str):
+def assert_clean(done: subprocess.CompletedProcess, what: str, leaks_judged: bool = False):
     output = done.stdout + done.stderr
-    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                   "WARNING: ThreadSanitizer"):
+    markers = ["ERROR: AddressSanitizer", "runtime error:", "WARNING: ThreadSanitizer"]
+    if not leaks_judged:
+        markers.append("ERROR: LeakSanitizer")
+    for marker in markers:
         assert marker not in output, f"{what}: {marker}\n{output[-6000:]}"
     assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{output[-6000:]}"
+
+
+# A frame of libTH: its module (unsymbolised) or one of its sources (symbolised).
+LIBTH_FRAME = re.compile(r"libTH\.so|/runtime/TH/")
+
+
+def libth_leaks(report: str) -> list[str]:
+    """LSan's leak blocks with a libTH frame in the allocation's stack.
+
+    Every allocation libTH makes has THAlloc (or malloc called from libTH) at the top of its
+    stack, so a leaked libTH object always names libTH; blocks without it are the interpreter's.
+    """
+    blocks, current = [], None
+    for line in report.splitlines():
+        if line.startswith(("Direct leak of", "Indirect leak of")):
+            current = [line]
+            blocks.append(current)
+        elif current is not None and line.strip():
+            current.append(line)
+        else:
+            current = None
+    return ["\n".join(b) for b in blocks if any(LIBTH_FRAME.search(f) for f in b[1:])]
 
 
 # LSan's stop-the-world tracer can also segfault at exit intermittently, after the program has
@@ -100,7 +129,9 @@ def test_suite_passes_under_asan_ubsan_and_lsan(asan_env):
     done = run_under_lsan(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(HERE),
          "--ignore", str(HERE / "test_runtime_sanitizers.py")], asan_env, timeout=500)
-    assert_clean(done, "the runtime suite under ASan")
+    assert_clean(done, "the runtime suite under ASan", leaks_judged=True)
+    leaks = libth_leaks(done.stderr)
+    assert not leaks, "libTH leaked under the suite:\n" + "\n\n".join(leaks)[:6000]
     assert " passed" in done.stdout
 
 
@@ -108,9 +139,30 @@ def test_lsan_still_reports_a_leak_from_libth(asan_env):
     leak = (f"import sys; sys.path.insert(0, {str(HERE)!r}); from th_ctypes import TH; "
             f"th = TH({asan_env[BUILD_ENV]!r}); th.tensor('Float').newWithSize1d(4)")
     done = run_under_lsan([sys.executable, "-c", leak], asan_env, timeout=120)
-    assert done.returncode != 0
     assert "ERROR: LeakSanitizer" in done.stderr
-    assert "THFloatTensor_newWithSize1d" in done.stderr
+    leaks = libth_leaks(done.stderr)
+    assert leaks, done.stderr[-6000:]
+    assert any("THFloatTensor_newWithSize1d" in b for b in leaks)
+
+
+def test_libth_leaks_reads_symbolised_and_bare_frames():
+    report = """
+Direct leak of 56 byte(s) in 1 object(s) allocated from:
+    #0 0x7f in malloc (/usr/lib/libasan.so.8+0xdb)
+    #1 0x7f in PyUnicode_New (/usr/bin/python3.12+0x1a2b)
+
+Direct leak of 48 byte(s) in 1 object(s) allocated from:
+    #0 0x7f in malloc (/usr/lib/libasan.so.8+0xdb)
+    #1 0x7f  (/work/build/runtime-asan/libTH.so+0x2c1f)
+    #2 0x7f  (/usr/bin/python3.12+0x1a2b)
+
+Indirect leak of 16 byte(s) in 1 object(s) allocated from:
+    #0 0x7f in malloc (/usr/lib/libasan.so.8+0xdb)
+    #1 0x7f in THAlloc /work/runtime/TH/THGeneral.c:88
+"""
+    leaks = libth_leaks(report)
+    assert len(leaks) == 2
+    assert "libTH.so+0x2c1f" in leaks[0] and "THGeneral.c:88" in leaks[1]
 
 
 @pytest.fixture(scope="module")
