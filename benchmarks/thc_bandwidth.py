@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from thc_build import BUILD, EXIT_NO_DEVICE, REPO, BuildError, architectures, build_benchmark  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
-# Share of the memcpy ceiling each operation must reach.
-TARGETS = {"fill": 0.80, "copy": 0.80, "mul": 0.80, "cadd": 0.80, "sum": 0.80, "copy_transposed": 0.50}
+# Share of the memcpy ceiling each operation must reach: issue 29's "fill/copy/elementwise kernels
+# at least 80% of the device-to-device copy bandwidth and reductions at least 50%". `sum` pays its
+# read-back and synchronisation as a caller does, so a small tensor's share is below its kernel's.
+TARGETS = {"fill": 0.80, "copy": 0.80, "mul": 0.80, "cadd": 0.80, "sum": 0.50, "copy_transposed": 0.50}
 
 
 def verdicts(report: dict) -> list[dict]:
