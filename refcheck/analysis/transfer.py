@@ -12,7 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.assume import Assumptions, loop_tests, same_key
-from refcheck.analysis.doomed import doomed_edges
+from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
@@ -110,6 +110,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
+        # Equal edges of asserted pointer comparisons: the two sides are one object there.
+        self.asserted = asserted_edges(cfg, conv.errors, self.const_vars)
 
     def store_targets(self, params: set) -> tuple[frozenset, frozenset, frozenset]:
         """The targets of the graph's stores through a parameter, by a sink call, and of a cleanup
@@ -223,6 +225,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
+                if (node, succ) in self.asserted:
+                    self.equate(st2, data.cond)
                 # On an edge that can only abort, the temporaries die unreported: the path ends
                 # before anything is checked (what another holder keeps stays, and is checked).
                 told = [] if (node, succ) in self.doomed else events
