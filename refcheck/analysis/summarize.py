@@ -318,12 +318,18 @@ class Summarizer:
 
     def settles(self, finding) -> bool:
         """A finding of a count helper's own body on the count it hands its caller: the retain
-        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there)."""
+        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there). Where
+        steals are inferred (`counts`), also the release of a parameter its record gives up on
+        one result only (`conditional`: xdg-dbus-proxy's update_socket_messages frees `buffer`
+        and returns FALSE): its callers are told by that result, as they are told of a steal on
+        every path, whose body owns the parameter from entry (RC006 there)."""
         for i, _ in self.params:
             e = self.counted(i) if self.effect(i) is not Effect.KEEP else None
             if e is Effect.RETAIN and finding.rule == "RC001" and finding.origin in self.where[i]:
                 return True
-            if e is Effect.RELEASE and finding.rule == "RC006" and finding.location in self.where[i]:
+            if finding.rule != "RC006" or finding.location not in self.where[i]:
+                continue
+            if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):
                 return True
         return False
 
