@@ -218,11 +218,15 @@ class Assumptions:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
         (live since entry), another fresh acquisition, or the result of an acquirer that may
         return its argument (newContiguous) whose argument is distinct from it. A loaded value
-        may be the fresh object stored somewhere we do not track: undecided."""
+        may be the fresh object stored somewhere we do not track: undecided, unless the fresh
+        object never left this frame (`Obj.escaped`: never stored, its address never taken, passed
+        only to calls that keep it nowhere), so no memory can hold it."""
         for x, y in ((a, b), (b, a)):
             if not self.fresh_object(st, x):
                 continue
             if y.kind is Kind.PARAM or self.fresh_object(st, y):
+                return True
+            if y.kind in _VIEWS and not st.objs[x].escaped:
                 return True
             chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()
             if chain and x not in chain:

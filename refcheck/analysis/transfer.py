@@ -311,6 +311,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
             return None
         self.check_alive(st, oid, op.loc, Via.USE, events)
         if not op.deref:
+            if not op.unkept:
+                self.escape(st, oid)  # passed to a call that may keep it
             return None
         null = st.objs[oid].null
         if null == NULL:
@@ -380,6 +382,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
+        if oid is not None:
+            self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
@@ -434,6 +438,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
                 self.collect(st, before)
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
+        if op.var in st.env:
+            self.escape(st, st.env[op.var])  # `&v` handed on: whoever got it may keep v's value
         oid = st.env.pop(op.var, None)
         self.invalidate(st, op.var)
         # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
@@ -486,6 +492,17 @@ class Transfer(Assumptions, Endings, IdentityTests):
             return False
         s = self.conv.summary(o.name)
         return self.conv.matches("floating", o.name) or s.floating or s.source not in _DESCRIBED
+
+    def escape(self, st: State, oid: ObjId) -> None:
+        """oid's pointer may now be kept outside this frame: a fresh acquisition's may be what
+        memory holds from here on (`distinct`); a parameter is one the function's record cannot
+        call unkept (`Summarizer.escaped`)."""
+        if oid.kind is Kind.ACQUIRE:
+            o = st.objs[oid]
+            if not o.escaped:
+                st.objs[oid] = replace(o, escaped=True)
+        elif oid.kind is Kind.PARAM and self.summarizer is not None:
+            self.summarizer.escaped.add(oid.site)
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]
