@@ -493,17 +493,6 @@ class Transfer(Assumptions, Endings, IdentityTests):
         s = self.conv.summary(o.name)
         return self.conv.matches("floating", o.name) or s.floating or s.source not in _DESCRIBED
 
-    def escape(self, st: State, oid: ObjId) -> None:
-        """oid's pointer may now be kept outside this frame: a fresh acquisition's may be what
-        memory holds from here on (`distinct`); a parameter is one the function's record cannot
-        call unkept (`Summarizer.escaped`)."""
-        if oid.kind is Kind.ACQUIRE:
-            o = st.objs[oid]
-            if not o.escaped:
-                st.objs[oid] = replace(o, escaped=True)
-        elif oid.kind is Kind.PARAM and self.summarizer is not None:
-            self.summarizer.escaped.add(oid.site)
-
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]
         st.objs[oid] = replace(o, owned=max(0, o.owned - 1), gone=Gone.RELEASED if o.owned <= 1 else Gone.NO,
