@@ -192,6 +192,10 @@ class Assumptions:
         stored = st.facts.stored
         for k in [k for k, x in stored.items() if x == view]:
             stored[k] = other
+        for k, x in list(st.objs.items()):  # what other objects say they may be, or were linked to
+            if x.link == view or view in x.may_be:
+                st.objs[k] = replace(x, link=other if x.link == view else x.link,
+                                     may_be=tuple(other if y == view else y for y in x.may_be))
         if view.kind is Kind.FIELD:  # loading the location again finds the other object
             stored[view.site] = other
             self.stored_deps[view.site] = o.deps
