@@ -203,6 +203,14 @@ class Summary:
         return None
 
 
+def exported(s: Summary) -> Summary:
+    """The record another unit gets: `unkept` stays in its own unit. Most bodies keep some
+    parameter nowhere, so exported it would make nearly every record say something, and every
+    unit that used one before it was known be checked again in phase 2 (gcab's units parsed
+    twice); another unit's call then counts as one that may keep the pointer, as before."""
+    return replace(s, unkept=()) if s.unkept else s
+
+
 def agreed(a: Summary, b: Summary) -> Summary:
     """What two records of one name agree on (a function defined twice, in programs linked
     apart: dconf's D-Bus calls, in its library and in its tests' mock): the argument effects
