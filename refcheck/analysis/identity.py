@@ -2,7 +2,7 @@
 (`newContiguous (x)` after `isContiguous (x)`): which tests to remember, and what a path's
 remembered answers say; and pointers that may have left the frame (`escape`), which a fresh
 object's identity depends on too (a mixin of `transfer.Transfer`, which holds `data`, `conv`,
-`cond_vars`, `identity_tests` and `summarizer`)."""
+`cond_vars`, `identity_tests`, `pair_keys` and `summarizer`)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from refcheck.analysis.state import Kind, ObjId, State
 class IdentityTests:
     def escape(self, st: State, oid: ObjId) -> None:
         """oid's pointer may now be kept outside this frame: a fresh acquisition's may be what
-        memory holds from here on (`Assumptions.distinct`); a parameter is one the function's
-        record cannot call unkept (`Summarizer.escaped`)."""
-        if oid.kind is Kind.ACQUIRE:
+        memory holds from here on (`Assumptions.distinct`, asked of pointer comparisons only: in
+        a function without one the flag would only split states); a parameter is one the
+        function's record cannot call unkept (`Summarizer.escaped`)."""
+        if oid.kind is Kind.ACQUIRE and self.pair_keys:  # only a pointer comparison reads it
             o = st.objs[oid]
             if not o.escaped:
                 st.objs[oid] = replace(o, escaped=True)
