@@ -7,7 +7,7 @@ import pytest
 from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked, When,
-                              parse_record, record_table)
+                              agreed, exported, parse_record, record_table)
 
 TH = Conventions()
 
@@ -60,6 +60,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(returns=Returns.OWNED, owned_if_null=1, family="malloc", source=Source.CONFIGURED),
     Summary(returns=Returns.OWNED, unless_singleton="_Py_NoneStruct", source=Source.CONFIGURED),
     Summary(members=(("chunk", Returns.OWNED), ("view", Returns.BORROWED)), source=Source.CONFIGURED),
+    Summary(arguments=((0, Effect.RELEASE),), unkept=(1, 2), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -74,6 +75,16 @@ def test_conditional_effects_read_in_either_spelling():
     rel = parse_record({"arguments": {"0": "borrow", "-1": {"effect": "release", "when": "nonzero"}}}, "t")
     assert rel.conditional_effects(3) == {2: (Effect.RELEASE, When.NONZERO)} and rel.effects(3) == {0: Effect.BORROW}
     assert rel.digest() != parse_record({"arguments": {"0": "borrow", "-1": "release"}}, "t").digest()
+
+
+def test_unkept_arguments_agree_by_index_and_stay_in_their_unit():
+    a = Summary(arguments=((5, Effect.SINK_FLOATING),), unkept=(1, 2, 7), source=Source.INFERRED)
+    b = Summary(arguments=((5, Effect.SINK_FLOATING),), unkept=(2, 7), source=Source.INFERRED)
+    assert agreed(a, b).unkept == (2, 7) and agreed(b, a).unkept == (2, 7)
+    assert a.unkept_positions(8) == frozenset({1, 2, 7}) and a.unkept_positions(3) == frozenset({1, 2})
+    assert exported(a) == replace(a, unkept=()) and exported(a).says_something
+    only = Summary(unkept=(0,), source=Source.INFERRED)
+    assert only.says_something and not exported(only).says_something  # nothing else to hand on
 
 
 def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
@@ -109,6 +120,8 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     ({"returns": "owned", "unless-singleton": ""}, "expected a non-empty string"),
     ({"members": {"chunk": "mine"}}, "expected one of"),
     ({"members": ["chunk"]}, "field = "),
+    ({"unkept": 1}, "a list of argument indices"),
+    ({"unkept": [True]}, "a list of argument indices"),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):

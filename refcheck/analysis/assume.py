@@ -18,6 +18,15 @@ from refcheck.rules.events import Gone, Nullness
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 
 
+# Objects that are only what a load of memory found: nothing of theirs is owned or owed here.
+_VIEWS = (Kind.FIELD, Kind.STALE, Kind.LOAD)
+
+
+def is_view(oid: ObjId, o) -> bool:
+    """Only what a load of memory found: nothing of it owned, released or owed here."""
+    return o is not None and oid.kind in _VIEWS and not (o.owned or o.gone or o.debt or o.paid)
+
+
 def same_key(cond: ir.SameObject) -> tuple:
     return tuple(sorted((cond.a, cond.b)))
 
@@ -157,6 +166,42 @@ class Assumptions:
             return sizes.assume(self, st, cond, taken)
         return st.copy()
 
+    def equate(self, st: State, cond: ir.SameObject) -> None:
+        """The equal edge of an asserted pointer comparison (`g_assert (oc->change == expected)`:
+        the unequal edge only aborts, `doomed.asserted_edges`): the two pointers are one object
+        on every run that goes on. A side that is only a view of memory (a loaded location this
+        function owns nothing of, has released nothing of and owes nothing for) becomes the
+        other side's object when that one holds a reference of ours (or is a view too): its
+        holders hold that one, and a later load of its location gives it back (as a store there
+        would, with no hand-over), so a release through either pointer is ours. Not a borrowed
+        parameter's: a release through the location is still the location's reference, not the
+        caller's. Two objects with histories of their own (an acquisition and a parameter) stay
+        apart: the comparison's equality is still remembered for null tests (`assume_other`)."""
+        a, b = st.env.get(cond.a), st.env.get(cond.b)
+        if a is None or b is None or a == b:
+            return
+        for view, other in ((b, a), (a, b)):
+            o = st.objs.get(view)
+            if is_view(view, o) and (st.objs[other].owned or is_view(other, st.objs[other])):
+                break
+        else:
+            return
+        for v in st.holders(view):
+            st.env[v] = other
+        del st.objs[view]
+        stored = st.facts.stored
+        for k in [k for k, x in stored.items() if x == view]:
+            stored[k] = other
+        for k, x in list(st.objs.items()):  # what other objects say they may be, or were linked to
+            if x.link == view or view in x.may_be:
+                st.objs[k] = replace(x, link=other if x.link == view else x.link,
+                                     may_be=tuple(other if y == view else y for y in x.may_be))
+        if view.kind is Kind.FIELD:  # loading the location again finds the other object
+            stored[view.site] = other
+            self.stored_deps[view.site] = o.deps
+        if o.null is not MAYBE and st.objs[other].null is MAYBE:
+            st.objs[other] = replace(st.objs[other], null=o.null)
+
     def both_null(self, st: State, cond: ir.SameObject, nonnull: bool) -> State | None:
         """Both sides of a pointer comparison NULL (nonnull=False) or both not."""
         st2 = self.assume(st, ir.NullTest(cond.a), nonnull)
@@ -177,11 +222,15 @@ class Assumptions:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter
         (live since entry), another fresh acquisition, or the result of an acquirer that may
         return its argument (newContiguous) whose argument is distinct from it. A loaded value
-        may be the fresh object stored somewhere we do not track: undecided."""
+        may be the fresh object stored somewhere we do not track: undecided, unless the fresh
+        object never left this frame (`Obj.escaped`: never stored, its address never taken, passed
+        only to calls that keep it nowhere), so no memory can hold it."""
         for x, y in ((a, b), (b, a)):
             if not self.fresh_object(st, x):
                 continue
             if y.kind is Kind.PARAM or self.fresh_object(st, y):
+                return True
+            if y.kind in _VIEWS and not st.objs[x].escaped:
                 return True
             chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()
             if chain and x not in chain:

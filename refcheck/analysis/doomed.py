@@ -1,4 +1,5 @@
-"""Branch edges on which a path can only abort: where a condition's temporaries die unreported.
+"""Branch edges on which a path can only abort: where a condition's temporaries die unreported,
+and where the other edge of a pointer comparison is what an assertion lets through.
 
 A condition's temporaries die on the branch's edges, after the edge's assumption (so a result
 known NULL there leaks nothing). On an edge from which every run ends at an abort, the path ends
@@ -35,6 +36,24 @@ def doomed_edges(cfg: FunctionCFG, errors: str, const_vars: set) -> frozenset:
         for succ in cfg.graph.successors(n):
             if _ends_in(succ, cfg, data, ends, const_vars):
                 out.add((n, succ))
+    return frozenset(out)
+
+
+def asserted_edges(cfg: FunctionCFG, errors: str, const_vars: set) -> frozenset:
+    """(branch node, successor) of the equal edges of pointer comparisons whose unequal edge can
+    only abort (`g_assert (p == q)`, `assert (p == q)`): every run that goes on has p and q
+    pointing to one object, which `Assumptions.equate` makes them."""
+    ends = {"stop", "error"} if errors == "abort" else {"stop"}
+    data = dict(cfg.graph.nodes(data="data"))
+    out = set()
+    for n, d in data.items():
+        if d.kind != "branch" or type(d.cond) is not ir.SameObject:
+            continue
+        edges = list(cfg.graph[n].items())
+        equal = [s for s, e in edges if e.get("branch") is True]
+        unequal = [s for s, e in edges if e.get("branch") is False]
+        if len(equal) == 1 and len(unequal) == 1 and _ends_in(unequal[0], cfg, data, ends, const_vars):
+            out.add((n, equal[0]))
     return frozenset(out)
 
 

@@ -116,7 +116,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                                                counts=conv.infer_steals, setters=conv.infer_setters,
                                                lends=conv.infer_steals,
                                                floating=tr.floating if conv.floating else None,
-                                               releaser=conv.matches("release", cfg.name))
+                                               releaser=conv.matches("release", cfg.name),
+                                               unkept=conv.infer_steals and not tr.primitive)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated) if prune else None
     init = tr.initial()
     if pruner is not None:

@@ -1,15 +1,30 @@
 """Acquirers whose result is a new object only where a test of their argument failed
 (`newContiguous (x)` after `isContiguous (x)`): which tests to remember, and what a path's
-remembered answers say (a mixin of `transfer.Transfer`, which holds `data`, `conv`,
-`cond_vars` and `identity_tests`)."""
+remembered answers say; and pointers that may have left the frame (`escape`), which a fresh
+object's identity depends on too (a mixin of `transfer.Transfer`, which holds `data`, `conv`,
+`cond_vars`, `identity_tests`, `pair_keys` and `summarizer`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from refcheck import ir
-from refcheck.analysis.state import State
+from refcheck.analysis.state import Kind, ObjId, State
 
 
 class IdentityTests:
+    def escape(self, st: State, oid: ObjId) -> None:
+        """oid's pointer may now be kept outside this frame: a fresh acquisition's may be what
+        memory holds from here on (`Assumptions.distinct`, asked of pointer comparisons only: in
+        a function without one the flag would only split states); a parameter is one the
+        function's record cannot call unkept (`Summarizer.escaped`)."""
+        if oid.kind is Kind.ACQUIRE and self.pair_keys:  # only a pointer comparison reads it
+            o = st.objs[oid]
+            if not o.escaped:
+                st.objs[oid] = replace(o, escaped=True)
+        elif oid.kind is Kind.PARAM and self.summarizer is not None:
+            self.summarizer.escaped.add(oid.site)
+
     def find_identity_tests(self, kept: set) -> dict[str, list]:
         """var -> [(condition key, test name)] of the kept conditions that call a one-argument
         test of var which an acquirer of var in this function depends on (`isContiguous(x)`

@@ -96,6 +96,9 @@ class Obj:
     # references): given a floating reference, the function took it over; given a full one, it
     # read it or took its own. The summary reads it as Effect.SINK_FLOATING (dconf_changeset_set).
     floated: bool = False
+    # A fresh acquisition whose pointer left this frame (stored, its address taken, passed to a
+    # call that may keep it): only then may a value loaded from memory be this object.
+    escaped: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -107,7 +110,7 @@ class Obj:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
                                                 self.fresh, self.family, self.shared, self.by_location,
-                                                self.kept, self.floated)))
+                                                self.kept, self.floated, self.escaped)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))

@@ -46,7 +46,8 @@ class Summarizer:
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
-                 setters: bool = False, lends: bool = False, floating=None, releaser: bool = False):
+                 setters: bool = False, lends: bool = False, floating=None, releaser: bool = False,
+                 unkept: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -97,11 +98,18 @@ class Summarizer:
         # Per parameter index: where it was retained (a retained fate) or released (released),
         # for the count helpers' own findings (`settles`).
         self.where: dict[int, set] = {i: set() for i, _ in self.params}
+        # `unkept`: whether to say which parameters the body keeps nowhere (Summary.unkept; the
+        # parameters are tracked). `escaped`: those it stored, returned, took the address of or
+        # passed to a call that may keep them, on any path (`Transfer.escape`).
+        self.infer_unkept = unkept
+        self.escaped: set[str] = set()
 
     def at_return(self, node: int, st: State, value: str | None) -> None:
         """A returning end, before the return's own transfer (which gives the reference up)."""
         self.returns.add(node)
         oid = st.env.get(value) if value is not None else None
+        if oid is not None and oid in st.objs:  # handed back: the caller's result may be it
+            self.escaped.update(x.site for x in (oid, *st.objs[oid].may_be) if x.kind is Kind.PARAM)
         k = self.consts.get(node)
         if k is None and value is not None:
             k = st.facts.consts.get(value)  # `return ok;` where the path set ok = FALSE
@@ -234,10 +242,13 @@ class Summarizer:
         ends = Ends.RETURNS
         if not self.returns:
             ends = Ends.ERROR if self.errors else Ends.EXIT if self.stops else Ends.RETURNS
+        named = {a[0] for a in args} | {c[0] for c in conditional}
+        unkept = tuple(i for i, var in self.params if i not in named and var not in self.escaped) \
+            if self.infer_unkept and self.returns else ()
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
-                    source=Source.INFERRED)
+                    unkept=unkept, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def released_parameters(self) -> list[int]:
@@ -318,12 +329,18 @@ class Summarizer:
 
     def settles(self, finding) -> bool:
         """A finding of a count helper's own body on the count it hands its caller: the retain
-        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there)."""
+        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there). Where
+        steals are inferred (`counts`), also the release of a parameter its record gives up on
+        one result only (`conditional`: xdg-dbus-proxy's update_socket_messages frees `buffer`
+        and returns FALSE): its callers are told by that result, as they are told of a steal on
+        every path, whose body owns the parameter from entry (RC006 there)."""
         for i, _ in self.params:
             e = self.counted(i) if self.effect(i) is not Effect.KEEP else None
             if e is Effect.RETAIN and finding.rule == "RC001" and finding.origin in self.where[i]:
                 return True
-            if e is Effect.RELEASE and finding.rule == "RC006" and finding.location in self.where[i]:
+            if finding.rule != "RC006" or finding.location not in self.where[i]:
+                continue
+            if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):
                 return True
         return False
 

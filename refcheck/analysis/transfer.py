@@ -12,7 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.assume import Assumptions, loop_tests, same_key
-from refcheck.analysis.doomed import doomed_edges
+from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
@@ -110,6 +110,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
+        # Equal edges of asserted pointer comparisons: the two sides are one object there.
+        self.asserted = asserted_edges(cfg, conv.errors, self.const_vars)
 
     def store_targets(self, params: set) -> tuple[frozenset, frozenset, frozenset]:
         """The targets of the graph's stores through a parameter, by a sink call, and of a cleanup
@@ -223,6 +225,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
                 st2 = self.assume(st, data.cond, b)
                 if st2 is None:
                     continue
+                if (node, succ) in self.asserted:
+                    self.equate(st2, data.cond)
                 # On an edge that can only abort, the temporaries die unreported: the path ends
                 # before anything is checked (what another holder keeps stays, and is checked).
                 told = [] if (node, succ) in self.doomed else events
@@ -307,6 +311,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
             return None
         self.check_alive(st, oid, op.loc, Via.USE, events)
         if not op.deref:
+            if not op.unkept:
+                self.escape(st, oid)  # passed to a call that may keep it
             return None
         null = st.objs[oid].null
         if null == NULL:
@@ -376,6 +382,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
         oid = st.env.get(op.var) if op.var is not None else None
+        if oid is not None:
+            self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
@@ -430,6 +438,8 @@ class Transfer(Assumptions, Endings, IdentityTests):
                 self.collect(st, before)
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
+        if op.var in st.env:
+            self.escape(st, st.env[op.var])  # `&v` handed on: whoever got it may keep v's value
         oid = st.env.pop(op.var, None)
         self.invalidate(st, op.var)
         # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays

@@ -129,6 +129,11 @@ class Summary:
     # unsunk, GLib): a call that sinks floating references takes it over. An inferred record
     # without it returns a full one (a g_variant_ref_sink'ed or g_variant_get_variant result).
     floating: bool = False
+    # The argument indices the call keeps nowhere (inferred from a body that neither stores,
+    # returns, takes the address of, nor passes on to a call that may keep the parameter): the
+    # pointer does not outlive the call anywhere, so a fresh object the caller passed only there
+    # is still no value memory holds (xdg-dbus-proxy's `buffer_read (side, buffer, socket)`).
+    unkept: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -142,6 +147,10 @@ class Summary:
         if i is None:  # a call with fewer arguments than the record's: nothing to say of it
             return replace(self, returns=Returns.BORROWED, returned=None, owned_if_null=None)
         return replace(self, returns=Returns.ARGUMENT, returned=i, owned_if_null=None)
+
+    def unkept_positions(self, nargs: int) -> frozenset[int]:
+        """The indices (resolved against nargs) the call keeps nowhere."""
+        return frozenset(i for p in self.unkept for i in [resolve(p, nargs)] if i is not None)
 
     def effect_of(self, position: int | Tracked) -> Effect | None:
         for p, e in self.arguments:
@@ -194,6 +203,14 @@ class Summary:
         return None
 
 
+def exported(s: Summary) -> Summary:
+    """The record another unit gets: `unkept` stays in its own unit. Most bodies keep some
+    parameter nowhere, so exported it would make nearly every record say something, and every
+    unit that used one before it was known be checked again in phase 2 (gcab's units parsed
+    twice); another unit's call then counts as one that may keep the pointer, as before."""
+    return replace(s, unkept=()) if s.unkept else s
+
+
 def agreed(a: Summary, b: Summary) -> Summary:
     """What two records of one name agree on (a function defined twice, in programs linked
     apart: dconf's D-Bus calls, in its library and in its tests' mock): the argument effects
@@ -213,7 +230,8 @@ def agreed(a: Summary, b: Summary) -> Summary:
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
-        family=a.family if a.family == b.family else None, source=Source.INFERRED)
+        family=a.family if a.family == b.family else None,
+        unkept=tuple(i for i in a.unkept if i in b.unkept), source=Source.INFERRED)
 
 
 def _result_of(s: Summary) -> tuple:
@@ -399,6 +417,13 @@ def _family(v) -> str:
     return v
 
 
+def _indices(v) -> tuple:
+    """Sorted argument indices from a list of them (`unkept = [1, 2]`)."""
+    if not isinstance(v, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
+        raise ValueError(f"expected a list of argument indices, got {v!r}")
+    return tuple(sorted(set(v)))
+
+
 def _members(v) -> tuple:
     """(field, Returns) pairs from `{ chunk = "owned" }`, sorted by field."""
     if not isinstance(v, dict) or not all(isinstance(k, str) and k for k in v):
@@ -410,7 +435,7 @@ _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
-    "unless_singleton": _family, "members": _members,
+    "unless_singleton": _family, "members": _members, "unkept": _indices,
 }
 
 
@@ -424,4 +449,5 @@ _WRITERS = {
     "arguments": lambda v: {str(_plain(a[0])): _write_effect(a[1], a[2] if len(a) > 2 else None) for a in v},
     "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
     "members": lambda v: {f: r.value for f, r in v},
+    "unkept": list,
 }

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
-from refcheck.conventions.summary import DEFAULT
+from refcheck.conventions.summary import DEFAULT, exported
 from refcheck.driver import cycles, preloading, shards, splitting
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
@@ -218,8 +218,9 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
         return _part(result, unit_errors, table, records, parsed.partial, planned)
     from refcheck.frontend.clangutil import externally_visible
 
-    result.exports = {n: summaries.known[n] for fn, n in zip(parsed.functions, prep.names)
-                      if n in summaries.known and externally_visible(fn)}
+    result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
+                      if n in summaries.known and externally_visible(fn)
+                      and (s := exported(summaries.known[n])).says_something}
     if table is not None:
         _save_table(table, result)
     result.findings = merge_findings(unit.findings)

@@ -22,6 +22,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
+from refcheck.conventions.summary import exported
 from refcheck.findings import ToolError, UnitResult, merge_findings
 
 # REFCHECK_SHARDS=0 turns sharding off (to compare, or to rule it out); =parse gives each shard
@@ -414,7 +415,7 @@ def merged(parts: list[Part], records: dict, fixed: bool = False) -> UnitResult:
             visible.add(r.name)
     result.findings = merge_findings(findings)
     result.counts = {k: n for k, n in counts.items() if n or k != "cached"}
-    result.exports = {n: s for n, s in exports.items() if n in visible}
+    result.exports = {n: e for n, s in exports.items() if n in visible and (e := exported(s)).says_something}
     # A fixup job (the last part) knows which of the shards' checks the whole-unit order keeps.
     result.imported = (parts[-1].result.imported if fixed
                        else tuple(sorted({u for p in parts for u in p.result.imported})))

@@ -186,6 +186,26 @@ def interior_root(b, c) -> str | None:
     return None
 
 
+def first_member_base(c):
+    """The base `p` of `p->m` when m is a struct (or union) member at offset 0 of p's own record
+    (not of an anonymous one inside it): `&p->m` is p's address, as C11 6.7.2.1p15 says of a
+    pointer to a structure and its initial member (dconf's `&oc->handle`, GObject's
+    `&self->parent_instance`). A pointer member (`&p->first`, a `T **` to fill) is no such thing:
+    its address is a location, not the object. None otherwise."""
+    x = strip(c)
+    if kind_of(x) != K.MEMBER_REF_EXPR or x.type.get_canonical().kind != ci.TypeKind.RECORD:
+        return None
+    base = next(iter(children_of(x)), None)
+    field = referenced(x)
+    if base is None or field is None or kind_of(field) != K.FIELD_DECL:
+        return None
+    t = strip(base).type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER or field.get_field_offsetof() != 0:
+        return None
+    record = t.get_pointee().get_canonical().get_declaration()
+    return base if field.semantic_parent == record else None
+
+
 def instance_private(b, c) -> str | None:
     """The local x of `foo_get_instance_private (x)`: G_DEFINE_TYPE_WITH_PRIVATE's static inline
     returns `G_STRUCT_MEMBER_P (x, Foo_private_offset)`, an address inside x's own object."""

@@ -115,8 +115,10 @@ class CallLowering:
                 self.b.emit(ir.Retain(loc, values[i], name))
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked)
-        for v in tracked if role != "reallocate" else tracked[1:]:
-            self.b.emit(ir.Use(loc, v))
+        unkept = summary.unkept_positions(len(args))
+        read = [i for i in positions if i not in ended]
+        for i in read[1:] if role == "reallocate" else read:
+            self.b.emit(ir.Use(loc, values[i], unkept=i in unkept))
         if kept:
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}

@@ -12,7 +12,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.aliases import aliased, inside, plain_local, union_alias, union_member
+from refcheck.frontend.aliases import aliased, first_member_base, inside, plain_local, union_alias, union_member
 from refcheck.frontend.calls import CallLowering, placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, is_expression, kind_of, location, referenced, strip, unop)
@@ -237,6 +237,12 @@ class ExpressionLowerer(CallLowering):
                     # load key for all its mentions (Py_INCREF(Py_None); return Py_None;).
                     return self.load(c, location(c))
                 return None
+            first = first_member_base(inner)
+            if first is not None:  # `&p->parent`, the initial member: p itself
+                v = self.value(first)
+                if v not in (None, NULL):
+                    self.b.emit(ir.Use(location(c), v, deref=True))
+                return v
             self.lvalue_base(inner)
             return None
         if op == "*":
@@ -475,8 +481,9 @@ class ExpressionLowerer(CallLowering):
     def argument(self, a, role):
         inner = strip(a)
         if kind_of(inner) == K.UNARY_OPERATOR and unop(inner) == "&":
-            v = self.value(inner)
-            return v if singleton_address(inner, self.b) else None  # Py_INCREF(Py_None)
+            # An address has a value only as a singleton's (Py_INCREF(Py_None)) or as an initial
+            # member's, which is its object's own (`&oc->handle`); `&v` escapes (None).
+            return self.value(inner)
         return self.value(a)
 
     def is_handle(self, c) -> bool:

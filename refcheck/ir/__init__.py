@@ -85,6 +85,9 @@ class Use(Op):
 
     var: str
     deref: bool = False
+    # Passed to a call whose record says it keeps that argument nowhere (Summary.unkept): the
+    # pointer does not leave the caller's frame (analysis: Obj.escaped).
+    unkept: bool = False
 
 
 @dataclass(frozen=True)
