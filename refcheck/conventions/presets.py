@@ -203,6 +203,10 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_push_head": {"arguments": {"1": "store"}},
     "g_queue_push_tail": {"arguments": {"1": "store"}},
     "g_queue_push_nth": {"arguments": {"1": "store"}},
+    # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
+    # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
+    **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
+       for how in ("", "_front", "_sorted") for locked in ("", "_unlocked")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_add": {"arguments": {"1": "store"}},

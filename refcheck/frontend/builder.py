@@ -400,6 +400,11 @@ class Builder(GraphBuilder):
             self.returning = (cursor_key(returned), c)
         v = self.exprs.value(kids[0]) if kids else None
         self.returning = None
+        if v is None and returned is not None and kind_of(returned) == K.CALL_EXPR and has_pointer_type(returned):
+            # `return f (...);` of a result nobody counts (f's record says it is unknown): an
+            # unbound temporary, so that the summary says "unknown", not the borrowed of a bare
+            # `return;` (gom's `find_sync` forwards `find_sorted_sync`'s).
+            v = self.temp(f"{returned.spelling}(...)")
         if returned is not None and kind_of(returned) == K.DECL_REF_EXPR:
             # A local struct returned by value: what its members hold goes to the caller.
             for field, member in self.members.get(self.var(referenced(returned)) or "", {}).items():
