@@ -33,6 +33,20 @@ def unnotified(args, i: int) -> bool:
     return before is not None and destroy_notify(before)
 
 
+def notify_after(decl, args, i: int):
+    """The function named as the destroy notify of data `args[i]`: the next argument past scalars
+    only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor),
+    a callee parameter of a `void (*) (T *)` type; else None."""
+    j = i + 1
+    while j < len(args) and has_scalar_type(args[j]):
+        j += 1
+    fn = named_function(args[j]) if j < len(args) else None
+    if fn is None:
+        return None
+    t = parameter_types(decl, args)[j].get_canonical()
+    return fn if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee().get_canonical()) else None
+
+
 def _null_function(arg):
     """The function type of a NULL constant passed for a function pointer, else None."""
     if not is_null_constant(arg):

@@ -13,8 +13,8 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (fills_scalars, function_pointer_positions, named_function, points_to_scalar,
-                                        unnotified, untyped_unknown)
+from refcheck.frontend.argtypes import (fills_scalars, function_pointer_positions, named_function, notify_after,
+                                        points_to_scalar, unnotified, untyped_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -84,7 +84,7 @@ class CallLowering:
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
-        taken = self.taken_by_callback(decl, args, effects)
+        taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
         if taken:
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
@@ -260,6 +260,28 @@ class CallLowering:
             record, n = seen
             given = record.effects(n).get(n - 1) if n else None
             if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+                taken.add(i)
+        return taken
+
+    def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callee nothing describes (no record, no body here) takes with a
+        destroy notify that releases it: the data/destructor pair hands the data over, as GLib's
+        data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
+        -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
+        one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
+        leaves the data the caller's."""
+        if summary.source is not Source.DEFAULT or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        taken = set()
+        for i in range(len(args) - 1):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
+                continue
+            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
+            if fn is None:
+                continue
+            record = self.b.summary_of(fn, fn.spelling)
+            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
                 taken.add(i)
         return taken
 
