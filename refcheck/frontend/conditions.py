@@ -8,6 +8,8 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, compared_as_held, constant,
                                          converted_constant, expr_text, has_pointer_type, is_expression,
@@ -84,10 +86,12 @@ class ConditionLowerer:
                 singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
                 if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
                     mark = len(self.b.pending_temps)
-                    a, b = self.value(lhs), self.value(rhs)
+                    a, b = (self.value(x) or (self.b.temp(expr_text(x)) if variable_address(x) else None)
+                            for x in (lhs, rhs))
                     if a not in (None, NULL) and b not in (None, NULL):
                         yes, no = (t, f) if op == "==" else (f, t)
-                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark,
+                        storage = frozenset(v for v, x in ((a, lhs), (b, rhs)) if variable_address(x))
+                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,
                                   shown_inverted=op == "!=")
                         return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
@@ -189,6 +193,27 @@ def child_arm(b, cond) -> bool | None:
 def last_statement(c):
     """A statement expression's last statement (its value)."""
     return list(children_of(next(iter(children_of(c)))))[-1]
+
+
+def variable_address(c) -> bool:
+    """The address of a named variable: an array variable (`mappings_stack`, decayed) or `&x`.
+    A variable's storage is no heap block: a fresh allocation never compares equal to it (gom's
+    `if (mappings != mappings_stack) g_free (mappings);`)."""
+    x = strip(c)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
+        x = strip(next(iter(children_of(x)), x))
+        array = False
+    else:
+        array = True
+    if kind_of(x) != K.DECL_REF_EXPR:
+        return False
+    ref = referenced(x)
+    if ref is None or kind_of(ref) != K.VAR_DECL:
+        return False
+    return not array or ref.type.get_canonical().kind in _ARRAYS
+
+
+_ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
 
 def is_null_constant(c) -> bool:
