@@ -136,3 +136,26 @@ def points_to_scalar(c) -> bool:
 # Calls that put what they are given into a container: on a member (`args.push_back(a)`,
 # `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
 # Argument effects that keep the reference passed: a hand-over (a store into memory).
+
+
+def contents_taken(fn, call, container) -> bool:
+    """Whether `fn` reads a member of `container`'s variable through `->` before `call` in the
+    source (`g_value_take_boxed (v, ar->pdata); g_ptr_array_free (ar, FALSE);`, `... s->str;
+    g_string_free (s, FALSE);`): the contents a destructor told to keep them hands over were
+    taken through the field, so its discarded result is no second copy to free."""
+    x = strip(container)
+    target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+    if target is None:
+        return False
+    at = call.extent.start.offset
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        if kind_of(c) == K.MEMBER_REF_EXPR and c.extent.start.offset < at:
+            base = next(iter(children_of(c)), None)
+            base = strip(base) if base is not None else None
+            if base is not None and kind_of(base) == K.DECL_REF_EXPR and base.type.get_canonical().kind == \
+                    ci.TypeKind.POINTER and referenced(base) == target:
+                return True
+        stack.extend(children_of(c))
+    return False

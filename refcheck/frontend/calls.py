@@ -6,6 +6,7 @@ success splits; a mixin of `expressions.ExpressionLowerer`, whose value lowering
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import clang.cindex as ci
 
@@ -13,7 +14,7 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (fills_scalars, function_pointer_positions, named_function, notify_after,
+from refcheck.frontend.argtypes import (contents_taken, fills_scalars, function_pointer_positions, named_function, notify_after,
                                         points_to_scalar, unnotified, untyped_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
@@ -61,7 +62,10 @@ class CallLowering:
         loc = location(c)
         args, kids = self.callee_first(c)
         # realpath (p, NULL) allocates; realpath (p, buf) returns buf.
-        summary = self.b.summary_of(decl, name).at_call(len(args), lambda i: is_null_constant(args[i]))
+        record = self.b.summary_of(decl, name)
+        summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
+        if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
+            summary = replace(summary, returns=Returns.UNKNOWN)
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
@@ -262,6 +266,14 @@ class CallLowering:
             if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
                 taken.add(i)
         return taken
+
+    def contents_taken(self, c, record, args: list) -> bool:
+        """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it
+        releases argument 0 and hands over what it held, `owned_if_null`), its result discarded,
+        after this function read the contents through the container (`ar->pdata`): they are
+        already someone's (issue 32, gom's `g_value_take_boxed (value, ar->pdata)`)."""
+        return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
+                and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
 
     def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
         """Data positions a callee nothing describes (no record, no body here) takes with a
