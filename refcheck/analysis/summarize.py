@@ -256,7 +256,9 @@ class Summarizer:
         # on some paths: the caller cannot know which ran, so the parameter is the function's own
         # and a path that keeps it nowhere is the function's leak (libportal's do_print: `call`
         # handed to the async call's callback, forgotten where g_open fails), reported there.
-        # Not one only stored into memory (`d->data = data` on one path: a pointer lent).
+        # Not one only stored into memory (`d->data = data` on one path: a pointer lent). The
+        # user data of the caller's own callback is taken over so too, but a path that hands it
+        # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
         silent = self.results <= {("none",)}
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}

@@ -30,7 +30,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import reaching_locals, stores_through_locals, takes_notify
+from refcheck.frontend.setters import closure_data, reaching_locals, stores_through_locals, takes_notify
 
 
 class Builder(GraphBuilder):
@@ -84,7 +84,9 @@ class Builder(GraphBuilder):
             if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
-                           takes_notify=self.conv.infer_steals and takes_notify(self.fn))
+                           takes_notify=self.conv.infer_steals and takes_notify(self.fn),
+                           closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals else frozenset())
 
     def stmt(self, c) -> None:
         k = kind_of(c)
