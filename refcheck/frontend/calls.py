@@ -286,7 +286,9 @@ class CallLowering:
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
         taken = set()
-        for i in range(len(args) - 1):
+        # Not the first argument: the object the call works on, whose elements the notify frees
+        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
+        for i in range(1, len(args) - 1):
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
             fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
