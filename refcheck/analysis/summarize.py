@@ -348,7 +348,10 @@ class Summarizer:
             if not kept <= {"borrowed"}:
                 continue
             for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk)):
-                if given == {fate}:
+                # A parameter stored on one result only into memory another parameter reaches is
+                # lent (`sunk` None: totem-pl-parser's `iter->data1 = playlist; return TRUE;`):
+                # no effect on that result, no conditional record.
+                if given == {fate} and effect is not None:
                     return effect, when
         return None
 

@@ -153,3 +153,42 @@ def test_a_forwarded_unknown_result_stays_unknown_in_another_unit(project):
     r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
     found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"])
     assert found == [("user.c", "RC010", 14)], r.out + r.err
+
+
+LENDER = """typedef struct { void *data1; void *data2; } Iter;
+typedef struct { void *items; } Playlist;
+void *g_malloc(unsigned long n);
+void g_free(void *p);
+int iter_first(Playlist *playlist, Iter *iter)
+{
+  void *scratch = g_malloc(4);
+  g_free(scratch);
+  if (!playlist->items)
+    return 0;
+  iter->data1 = playlist;
+  iter->data2 = playlist->items;
+  return 1;
+}
+"""
+LENT_TO = """typedef struct { void *data1; void *data2; } Iter;
+typedef struct Playlist Playlist;
+int iter_first(Playlist *playlist, Iter *iter);
+int has_items(Playlist *p)
+{
+  Iter it;
+  return iter_first(p, &it);
+}
+"""
+
+
+def test_a_parameter_lent_on_one_result_only_makes_no_conditional_record(project):
+    # totem-pl-parser's `totem_pl_playlist_iter_first (playlist, iter)` stores `playlist` into
+    # `*iter` on its TRUE result only: GLib lends such a store (no effect), and the conditional
+    # record once came out with no effect on that result (`(0, None, NONZERO)`), an internal
+    # error when another unit's check compared the record's digest.
+    project.write("refcheck.toml", "preset = 'glib'\n")
+    project.write("lib.c", LENDER)
+    project.write("user.c", LENT_TO)
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    data = json.loads(r.out)
+    assert r.code == 0 and data["findings"] == [] and not data["errors"], r.out + r.err
