@@ -170,7 +170,11 @@ def base_glib() -> Conventions:
         # "If error is NULL, FALSE will be returned" (g_error_matches' documentation).
         false_if_null=[r"^g_error_matches$"],
         conditional_error={},
-        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
+        # String comparisons read their arguments only: tested again with the same text and
+        # nothing assigned, they give the same answer (totem-pl-parser's `g_str_equal (field,
+        # GENRE)` in an if/else-if chain ending in `g_str_equal (field, GENRE) == FALSE`).
+        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$",
+              r"^(?:g_str_equal|g_strcmp0|g_str_has_prefix|g_str_has_suffix|g_ascii_strn?casecmp|strn?cmp|strn?casecmp)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
         # A helper that frees its parameter on every path, or frees it on one and returns it on

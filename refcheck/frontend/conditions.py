@@ -74,6 +74,12 @@ class ConditionLowerer:
                 self.branch(rhs, t, f)
                 return
             if op in ("==", "!="):
+                zeroed = pure_call_against_zero(lhs, rhs, self.b)
+                if zeroed is not None:
+                    # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
+                    # pure call, which its other tests of the same text correlate with.
+                    self.branch(zeroed, f, t) if op == "==" else self.branch(zeroed, t, f)
+                    return
                 for a, b in ((lhs, rhs), (rhs, lhs)):
                     if is_null_constant(b) and has_pointer_type(a):
                         mark = len(self.b.pending_temps)
@@ -193,6 +199,24 @@ def child_arm(b, cond) -> bool | None:
 def last_statement(c):
     """A statement expression's last statement (its value)."""
     return list(children_of(next(iter(children_of(c)))))[-1]
+
+
+def pure_call_against_zero(lhs, rhs, b: GraphBuilder):
+    """The call of `call == 0` / `0 != call` (FALSE, 0) where the callee is pure by the
+    conventions (a string comparison, G_IS_*), or the comparison of `(a == b) == 0` (GLib 2.74's
+    g_str_equal macro is `strcmp (a, b) == 0`): tested as that expression itself. Else None."""
+    for x, y in ((lhs, rhs), (rhs, lhs)):
+        e = strip(x)
+        if converted_constant(y) != 0:
+            continue
+        if kind_of(e) == K.BINARY_OPERATOR and binop(e) in _TRUTH_VALUED:
+            return e  # a comparison is 0 or 1: `(strcmp (a, b) == 0) == FALSE` is its negation
+        if kind_of(e) == K.CALL_EXPR and not has_pointer_type(e) and b.conv.matches("pure", b.callee_of(e)[1] or ""):
+            return e
+    return None
+
+
+_TRUTH_VALUED = frozenset(("==", "!=", "<", ">", "<=", ">=", "&&", "||"))
 
 
 def variable_address(c) -> bool:
@@ -360,7 +384,10 @@ def _subkey_of(x, b: GraphBuilder):
         return f"#{constant(x)}", _NO_VARS
     elif k in NULL_KINDS:
         return "#0", _NO_VARS
-    elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+    elif k == K.STRING_LITERAL:
+        # A constant like a number (`g_str_equal (field, "genre")` tested twice is one fact).
+        return f"str:{spelling(x)}", _NO_VARS
+    elif k == K.FLOATING_LITERAL:
         return None
     elif k == K.CONDITIONAL_OPERATOR:
         head = "(?"
