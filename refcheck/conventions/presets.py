@@ -251,13 +251,18 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
         "g_rand_copy")},
-    # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
-    # their argument.
+    # Unannotated `gchar *` results default to transfer full in GIR; these point into their
+    # argument.
     **{name: {"returns": "borrowed"} for name in (
-        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_ascii_dtostr", "g_ascii_formatd", "g_stpcpy",
-        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_mapped_file_get_contents",
-        "g_utf8_strncpy", "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
+        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_stpcpy", "g_mapped_file_get_contents",
+        "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
         "g_utf8_prev_char", "g_utf8_strchr", "g_utf8_strrchr")},
+    # These modify their first argument in place (or fill it) and return it, the same pointer
+    # ("Returns: the same pointer passed in as string"): `s = g_strchomp (g_strdup (v))` holds
+    # the copy (totem-pl-parser's totem_pl_parser_fix_string).
+    **{name: {"returns": "argument", "returned": 0} for name in (
+        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_ascii_dtostr",
+        "g_ascii_formatd", "g_utf8_strncpy")},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.
