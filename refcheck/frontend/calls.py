@@ -61,11 +61,7 @@ class CallLowering:
         decl, name = self.b.callee_of(c)
         loc = location(c)
         args, kids = self.callee_first(c)
-        # realpath (p, NULL) allocates; realpath (p, buf) returns buf.
-        record = self.b.summary_of(decl, name)
-        summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
-        if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
-            summary = replace(summary, returns=Returns.UNKNOWN)
+        summary = self.summary_at(c, decl, name, args)
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
@@ -266,6 +262,16 @@ class CallLowering:
             if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
                 taken.add(i)
         return taken
+
+    def summary_at(self, c, decl, name: str, args: list):
+        """The callee's record at this call: `owned_if_null` resolved by its arguments (realpath
+        (p, NULL) allocates; realpath (p, buf) returns buf), a destructor's contents already
+        taken through its container's field left untracked (`contents_taken`)."""
+        record = self.b.summary_of(decl, name)
+        summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
+        if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
+            summary = replace(summary, returns=Returns.UNKNOWN)
+        return summary
 
     def contents_taken(self, c, record, args: list) -> bool:
         """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it

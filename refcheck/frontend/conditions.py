@@ -73,33 +73,8 @@ class ConditionLowerer:
                 self.value(lhs)
                 self.branch(rhs, t, f)
                 return
-            if op in ("==", "!="):
-                zeroed = pure_call_against_zero(lhs, rhs, self.b)
-                if zeroed is not None:
-                    # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
-                    # pure call, which its other tests of the same text correlate with.
-                    self.branch(zeroed, f, t) if op == "==" else self.branch(zeroed, t, f)
-                    return
-                for a, b in ((lhs, rhs), (rhs, lhs)):
-                    if is_null_constant(b) and has_pointer_type(a):
-                        mark = len(self.b.pending_temps)
-                        v = self.value(a)
-                        yes, no = (f, t) if op == "==" else (t, f)
-                        self.test(c, v, yes, no, pointer=True, mark=mark)
-                        return
-                # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
-                # which a retest of the same x correlates), not a comparison of two references.
-                singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
-                if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
-                    mark = len(self.b.pending_temps)
-                    a, b = (self.value(x) or (self.b.temp(expr_text(x)) if variable_address(x) else None)
-                            for x in (lhs, rhs))
-                    if a not in (None, NULL) and b not in (None, NULL):
-                        yes, no = (t, f) if op == "==" else (f, t)
-                        storage = frozenset(v for v, x in ((a, lhs), (b, rhs)) if variable_address(x))
-                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,
-                                  shown_inverted=op == "!=")
-                        return
+            if op in ("==", "!=") and self.equality(c, op, lhs, rhs, t, f):
+                return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
         if value is not None and not has_side_effects(c):
@@ -124,6 +99,37 @@ class ConditionLowerer:
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
+
+    def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:
+        """`a == b` / `a != b` lowered as a null test, a negated test or a comparison of two
+        pointers, where it is one (True); else False (the caller tests it as a fact)."""
+        zeroed = pure_call_against_zero(lhs, rhs, self.b)
+        if zeroed is not None:
+            # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
+            # pure call, which its other tests of the same text correlate with.
+            self.branch(zeroed, f, t) if op == "==" else self.branch(zeroed, t, f)
+            return True
+        for a, b in ((lhs, rhs), (rhs, lhs)):
+            if is_null_constant(b) and has_pointer_type(a):
+                mark = len(self.b.pending_temps)
+                v = self.value(a)
+                yes, no = (f, t) if op == "==" else (t, f)
+                self.test(c, v, yes, no, pointer=True, mark=mark)
+                return True
+        # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
+        # which a retest of the same x correlates), not a comparison of two references.
+        singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
+        if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
+            mark = len(self.b.pending_temps)
+            a, b = (self.value(x) or (self.b.temp(expr_text(x)) if variable_address(x) else None)
+                    for x in (lhs, rhs))
+            if a not in (None, NULL) and b not in (None, NULL):
+                yes, no = (t, f) if op == "==" else (f, t)
+                storage = frozenset(v for v, x in ((a, lhs), (b, rhs)) if variable_address(x))
+                self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,
+                          shown_inverted=op == "!=")
+                return True
+        return False
 
     def null_guard(self, c, f: int) -> None:
         """A predicate false where its first argument, a local, is NULL (the conventions'
