@@ -13,7 +13,7 @@ from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.ir.digraph import components
-from refcheck.rules.events import Gone, Nullness
+from refcheck.rules.events import Gone, Nullness, Origin
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 
@@ -121,6 +121,10 @@ class Assumptions:
             a, b = st.env.get(cond.a), st.env.get(cond.b)
             if a is not None and a == b:  # one object: equal, whatever else we do not know
                 return st.copy() if taken else None
+            for side, held in ((cond.a, b), (cond.b, a)):
+                # A variable's address (`stack_buf`, `&x`) is no block an allocation returned.
+                if side in cond.storage and held is not None and st.objs[held].origin is Origin.ACQUIRE:
+                    return None if taken else st.copy()
             for this, other in ((a, cond.b), (b, cond.a)):
                 if this is not None and st.objs[this].null == NULL:  # `t != n` with n NULL
                     return self.assume(st, ir.NullTest(other), not taken)

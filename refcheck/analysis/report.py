@@ -63,7 +63,8 @@ class Reporter:
 
     def finding(self, rule, ev: Event, trace) -> None:
         o = ev.obj
-        key = self.cleanup_key(rule, ev) or (rule.code, ev.loc, o.site)
+        place = (ev.loc.file, ev.loc.line) if rule.per_line else ev.loc
+        key = self.cleanup_key(rule, ev) or (rule.code, place, o.site)
         known = self.findings.get(key)
         # Reported at the first exit in the source, whichever path the exploration took first.
         if known is not None and known.location <= ev.loc:

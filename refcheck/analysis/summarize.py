@@ -267,7 +267,9 @@ class Summarizer:
         # on some paths: the caller cannot know which ran, so the parameter is the function's own
         # and a path that keeps it nowhere is the function's leak (libportal's do_print: `call`
         # handed to the async call's callback, forgotten where g_open fails), reported there.
-        # Not one only stored into memory (`d->data = data` on one path: a pointer lent).
+        # Not one only stored into memory (`d->data = data` on one path: a pointer lent). The
+        # user data of the caller's own callback is taken over so too, but a path that hands it
+        # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
         silent = self.results <= {("none",)}
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
@@ -363,7 +365,10 @@ class Summarizer:
             if not kept <= {"borrowed"}:
                 continue
             for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk)):
-                if given == {fate}:
+                # A parameter stored on one result only into memory another parameter reaches is
+                # lent (`sunk` None: totem-pl-parser's `iter->data1 = playlist; return TRUE;`):
+                # no effect on that result, no conditional record.
+                if given == {fate} and effect is not None:
                     return effect, when
         return None
 

@@ -472,6 +472,11 @@ class Transfer(Assumptions, Endings, IdentityTests):
     # -- helpers --------------------------------------------------------------------------------
     def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,
               holder: str | None = None, text: str = "") -> None:
+        if kind is EventKind.LOST and oid.kind is Kind.PARAM and oid.site in self.cfg.closures:
+            # The user data of the caller's own callback (GLib's closure data, no destroy notify:
+            # `gom_adapter_open_async (..., callback, user_data)`), taken over where it is handed
+            # on with that callback: a path that hands it nowhere leaves it the caller's.
+            return
         if holder is None:
             # A macro's hidden temporary (`__p` inside g_new) only when no variable of the user's
             # holds it: reserved names start with two underscores.

@@ -170,7 +170,11 @@ def base_glib() -> Conventions:
         # "If error is NULL, FALSE will be returned" (g_error_matches' documentation).
         false_if_null=[r"^g_error_matches$"],
         conditional_error={},
-        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$"],
+        # String comparisons read their arguments only: tested again with the same text and
+        # nothing assigned, they give the same answer (totem-pl-parser's `g_str_equal (field,
+        # GENRE)` in an if/else-if chain ending in `g_str_equal (field, GENRE) == FALSE`).
+        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$",
+              r"^(?:g_str_equal|g_strcmp0|g_str_has_prefix|g_str_has_suffix|g_ascii_strn?casecmp|strn?cmp|strn?casecmp)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],
         # A helper that frees its parameter on every path, or frees it on one and returns it on
@@ -203,6 +207,10 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_push_head": {"arguments": {"1": "store"}},
     "g_queue_push_tail": {"arguments": {"1": "store"}},
     "g_queue_push_nth": {"arguments": {"1": "store"}},
+    # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
+    # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
+    **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
+       for how in ("", "_front", "_sorted") for locked in ("", "_unlocked")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_add": {"arguments": {"1": "store"}},
@@ -243,13 +251,18 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
         "g_rand_copy")},
-    # Unannotated `gchar *` results default to transfer full in GIR; these point into (or are)
-    # their argument.
+    # Unannotated `gchar *` results default to transfer full in GIR; these point into their
+    # argument.
     **{name: {"returns": "borrowed"} for name in (
-        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_ascii_dtostr", "g_ascii_formatd", "g_stpcpy",
-        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_mapped_file_get_contents",
-        "g_utf8_strncpy", "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
+        "g_strstr_len", "g_strrstr", "g_strrstr_len", "g_stpcpy", "g_mapped_file_get_contents",
+        "g_utf8_offset_to_pointer", "g_utf8_find_next_char", "g_utf8_find_prev_char",
         "g_utf8_prev_char", "g_utf8_strchr", "g_utf8_strrchr")},
+    # These modify their first argument in place (or fill it) and return it, the same pointer
+    # ("Returns: the same pointer passed in as string"): `s = g_strchomp (g_strdup (v))` holds
+    # the copy (totem-pl-parser's totem_pl_parser_fix_string).
+    **{name: {"returns": "argument", "returned": 0} for name in (
+        "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_ascii_dtostr",
+        "g_ascii_formatd", "g_utf8_strncpy")},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.

@@ -33,6 +33,20 @@ def unnotified(args, i: int) -> bool:
     return before is not None and destroy_notify(before)
 
 
+def notify_after(decl, args, i: int):
+    """The function named as the destroy notify of data `args[i]`: the next argument past scalars
+    only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor),
+    a callee parameter of a `void (*) (T *)` type; else None."""
+    j = i + 1
+    while j < len(args) and has_scalar_type(args[j]):
+        j += 1
+    fn = named_function(args[j]) if j < len(args) else None
+    if fn is None:
+        return None
+    t = parameter_types(decl, args)[j].get_canonical()
+    return fn if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee().get_canonical()) else None
+
+
 def _null_function(arg):
     """The function type of a NULL constant passed for a function pointer, else None."""
     if not is_null_constant(arg):
@@ -122,3 +136,26 @@ def points_to_scalar(c) -> bool:
 # Calls that put what they are given into a container: on a member (`args.push_back(a)`,
 # `this->items.emplace_back(a)`) or a global, the container keeps it, a hand-over like a store.
 # Argument effects that keep the reference passed: a hand-over (a store into memory).
+
+
+def contents_taken(fn, call, container) -> bool:
+    """Whether `fn` reads a member of `container`'s variable through `->` before `call` in the
+    source (`g_value_take_boxed (v, ar->pdata); g_ptr_array_free (ar, FALSE);`, `... s->str;
+    g_string_free (s, FALSE);`): the contents a destructor told to keep them hands over were
+    taken through the field, so its discarded result is no second copy to free."""
+    x = strip(container)
+    target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+    if target is None:
+        return False
+    at = call.extent.start.offset
+    stack = list(children_of(fn))
+    while stack:
+        c = stack.pop()
+        if kind_of(c) == K.MEMBER_REF_EXPR and c.extent.start.offset < at:
+            base = next(iter(children_of(c)), None)
+            base = strip(base) if base is not None else None
+            if base is not None and kind_of(base) == K.DECL_REF_EXPR and base.type.get_canonical().kind == \
+                    ci.TypeKind.POINTER and referenced(base) == target:
+                return True
+        stack.extend(children_of(c))
+    return False

@@ -30,7 +30,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import reaching_locals, stores_through_locals, takes_notify
+from refcheck.frontend.setters import closure_data, reaching_locals, stores_through_locals, takes_notify
 
 
 class Builder(GraphBuilder):
@@ -84,7 +84,9 @@ class Builder(GraphBuilder):
             if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
-                           takes_notify=self.conv.infer_steals and takes_notify(self.fn))
+                           takes_notify=self.conv.infer_steals and takes_notify(self.fn),
+                           closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals else frozenset())
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -92,6 +94,7 @@ class Builder(GraphBuilder):
         if handler is not None:
             handler(self, c)
         elif is_expression(c):
+            self.discarded = cursor_key(strip(c))  # a call whose result nobody reads (calls.py)
             self.exprs.value(c)
             self.expression_end(c)
         elif k in (K.NULL_STMT, K.DECL_STMT) or k.is_declaration():
@@ -400,6 +403,11 @@ class Builder(GraphBuilder):
             self.returning = (cursor_key(returned), c)
         v = self.exprs.value(kids[0]) if kids else None
         self.returning = None
+        if v is None and returned is not None and kind_of(returned) == K.CALL_EXPR and has_pointer_type(returned):
+            # `return f (...);` of a result nobody counts (f's record says it is unknown): an
+            # unbound temporary, so that the summary says "unknown", not the borrowed of a bare
+            # `return;` (gom's `find_sync` forwards `find_sorted_sync`'s).
+            v = self.temp(f"{returned.spelling}(...)")
         if returned is not None and kind_of(returned) == K.DECL_REF_EXPR:
             # A local struct returned by value: what its members hold goes to the caller.
             for field, member in self.members.get(self.var(referenced(returned)) or "", {}).items():

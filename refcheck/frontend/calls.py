@@ -6,6 +6,7 @@ success splits; a mixin of `expressions.ExpressionLowerer`, whose value lowering
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import clang.cindex as ci
 
@@ -13,8 +14,8 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (fills_scalars, function_pointer_positions, named_function, points_to_scalar,
-                                        unnotified, untyped_unknown)
+from refcheck.frontend.argtypes import (contents_taken, fills_scalars, function_pointer_positions, named_function, notify_after,
+                                        points_to_scalar, unnotified, untyped_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -60,8 +61,7 @@ class CallLowering:
         decl, name = self.b.callee_of(c)
         loc = location(c)
         args, kids = self.callee_first(c)
-        # realpath (p, NULL) allocates; realpath (p, buf) returns buf.
-        summary = self.b.summary_of(decl, name).at_call(len(args), lambda i: is_null_constant(args[i]))
+        summary = self.summary_at(c, decl, name, args)
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
@@ -84,7 +84,7 @@ class CallLowering:
         sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
-        taken = self.taken_by_callback(decl, args, effects)
+        taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
         if taken:
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
@@ -262,6 +262,48 @@ class CallLowering:
             record, n = seen
             given = record.effects(n).get(n - 1) if n else None
             if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+                taken.add(i)
+        return taken
+
+    def summary_at(self, c, decl, name: str, args: list):
+        """The callee's record at this call: `owned_if_null` resolved by its arguments (realpath
+        (p, NULL) allocates; realpath (p, buf) returns buf), a destructor's contents already
+        taken through its container's field left untracked (`contents_taken`)."""
+        record = self.b.summary_of(decl, name)
+        summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
+        if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
+            summary = replace(summary, returns=Returns.UNKNOWN)
+        return summary
+
+    def contents_taken(self, c, record, args: list) -> bool:
+        """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it
+        releases argument 0 and hands over what it held, `owned_if_null`), its result discarded,
+        after this function read the contents through the container (`ar->pdata`): they are
+        already someone's (issue 32, gom's `g_value_take_boxed (value, ar->pdata)`)."""
+        return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
+                and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
+
+    def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callee nothing describes (no record, no body here) takes with a
+        destroy notify that releases it: the data/destructor pair hands the data over, as GLib's
+        data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
+        -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
+        one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
+        leaves the data the caller's."""
+        if summary.source is not Source.DEFAULT or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        taken = set()
+        # Not the first argument: the object the call works on, whose elements the notify frees
+        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
+        for i in range(1, len(args) - 1):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
+                continue
+            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
+            if fn is None:
+                continue
+            record = self.b.summary_of(fn, fn.spelling)
+            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
                 taken.add(i)
         return taken
 

@@ -8,6 +8,8 @@ side-effect-free expression identified by its structure (`fact_key`), so that a 
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, compared_as_held, constant,
                                          converted_constant, expr_text, has_pointer_type, is_expression,
@@ -71,25 +73,8 @@ class ConditionLowerer:
                 self.value(lhs)
                 self.branch(rhs, t, f)
                 return
-            if op in ("==", "!="):
-                for a, b in ((lhs, rhs), (rhs, lhs)):
-                    if is_null_constant(b) and has_pointer_type(a):
-                        mark = len(self.b.pending_temps)
-                        v = self.value(a)
-                        yes, no = (f, t) if op == "==" else (t, f)
-                        self.test(c, v, yes, no, pointer=True, mark=mark)
-                        return
-                # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
-                # which a retest of the same x correlates), not a comparison of two references.
-                singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
-                if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
-                    mark = len(self.b.pending_temps)
-                    a, b = self.value(lhs), self.value(rhs)
-                    if a not in (None, NULL) and b not in (None, NULL):
-                        yes, no = (t, f) if op == "==" else (f, t)
-                        self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b), mark=mark,
-                                  shown_inverted=op == "!=")
-                        return
+            if op in ("==", "!=") and self.equality(c, op, lhs, rhs, t, f):
+                return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
         if value is not None and not has_side_effects(c):
@@ -114,6 +99,37 @@ class ConditionLowerer:
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
+
+    def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:
+        """`a == b` / `a != b` lowered as a null test, a negated test or a comparison of two
+        pointers, where it is one (True); else False (the caller tests it as a fact)."""
+        zeroed = pure_call_against_zero(lhs, rhs, self.b)
+        if zeroed is not None:
+            # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
+            # pure call, which its other tests of the same text correlate with.
+            self.branch(zeroed, f, t) if op == "==" else self.branch(zeroed, t, f)
+            return True
+        for a, b in ((lhs, rhs), (rhs, lhs)):
+            if is_null_constant(b) and has_pointer_type(a):
+                mark = len(self.b.pending_temps)
+                v = self.value(a)
+                yes, no = (f, t) if op == "==" else (t, f)
+                self.test(c, v, yes, no, pointer=True, mark=mark)
+                return True
+        # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
+        # which a retest of the same x correlates), not a comparison of two references.
+        singleton = singleton_address(lhs, self.b) or singleton_address(rhs, self.b)
+        if has_pointer_type(lhs) and has_pointer_type(rhs) and not singleton:
+            mark = len(self.b.pending_temps)
+            a, b = (self.value(x) or (self.b.temp(expr_text(x)) if variable_address(x) else None)
+                    for x in (lhs, rhs))
+            if a not in (None, NULL) and b not in (None, NULL):
+                yes, no = (t, f) if op == "==" else (f, t)
+                storage = frozenset(v for v, x in ((a, lhs), (b, rhs)) if variable_address(x))
+                self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,
+                          shown_inverted=op == "!=")
+                return True
+        return False
 
     def null_guard(self, c, f: int) -> None:
         """A predicate false where its first argument, a local, is NULL (the conventions'
@@ -189,6 +205,45 @@ def child_arm(b, cond) -> bool | None:
 def last_statement(c):
     """A statement expression's last statement (its value)."""
     return list(children_of(next(iter(children_of(c)))))[-1]
+
+
+def pure_call_against_zero(lhs, rhs, b: GraphBuilder):
+    """The call of `call == 0` / `0 != call` (FALSE, 0) where the callee is pure by the
+    conventions (a string comparison, G_IS_*), or the comparison of `(a == b) == 0` (GLib 2.74's
+    g_str_equal macro is `strcmp (a, b) == 0`): tested as that expression itself. Else None."""
+    for x, y in ((lhs, rhs), (rhs, lhs)):
+        e = strip(x)
+        if converted_constant(y) != 0:
+            continue
+        if kind_of(e) == K.BINARY_OPERATOR and binop(e) in _TRUTH_VALUED:
+            return e  # a comparison is 0 or 1: `(strcmp (a, b) == 0) == FALSE` is its negation
+        if kind_of(e) == K.CALL_EXPR and not has_pointer_type(e) and b.conv.matches("pure", b.callee_of(e)[1] or ""):
+            return e
+    return None
+
+
+_TRUTH_VALUED = frozenset(("==", "!=", "<", ">", "<=", ">=", "&&", "||"))
+
+
+def variable_address(c) -> bool:
+    """The address of a named variable: an array variable (`mappings_stack`, decayed) or `&x`.
+    A variable's storage is no heap block: a fresh allocation never compares equal to it (gom's
+    `if (mappings != mappings_stack) g_free (mappings);`)."""
+    x = strip(c)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
+        x = strip(next(iter(children_of(x)), x))
+        array = False
+    else:
+        array = True
+    if kind_of(x) != K.DECL_REF_EXPR:
+        return False
+    ref = referenced(x)
+    if ref is None or kind_of(ref) != K.VAR_DECL:
+        return False
+    return not array or ref.type.get_canonical().kind in _ARRAYS
+
+
+_ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
 
 def is_null_constant(c) -> bool:
@@ -335,7 +390,10 @@ def _subkey_of(x, b: GraphBuilder):
         return f"#{constant(x)}", _NO_VARS
     elif k in NULL_KINDS:
         return "#0", _NO_VARS
-    elif k in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+    elif k == K.STRING_LITERAL:
+        # A constant like a number (`g_str_equal (field, "genre")` tested twice is one fact).
+        return f"str:{spelling(x)}", _NO_VARS
+    elif k == K.FLOATING_LITERAL:
         return None
     elif k == K.CONDITIONAL_OPERATOR:
         head = "(?"

@@ -71,6 +71,8 @@ class GraphBuilder:
         # (call key, return statement) while lowering `return f (...)`: a split of f returns
         # each of its results there (`Builder.returned_constant`).
         self.returning: tuple | None = None
+        # The expression statement being lowered (by cursor_key): its value is discarded.
+        self.discarded: bytes | None = None
 
     # -- graph plumbing -------------------------------------------------------------------------
     def node(self, kind: str, loc: Location | None = None, **kw) -> int:

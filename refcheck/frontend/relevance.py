@@ -8,7 +8,7 @@ import functools
 
 from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import Effect, Returns
+from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import resolved_callee
@@ -32,6 +32,19 @@ def returns_parameter(ret) -> bool:
         return False
     target = referenced(e)
     return target is not None and kind_of(target) == K.PARM_DECL
+
+
+def returns_unknown_result(ret, conv: Conventions) -> bool:
+    """`return f (...);` of a project function whose body was seen to return what nobody counts
+    (an inferred `unknown` result: a `gpointer` taken from a container, then referenced). The
+    forwarder's record says so too; without one its callers in other units would take the result
+    as borrowed (the bodiless default) and report its release (RC010)."""
+    kids = list(children_of(ret))
+    e = strip(kids[0]) if kids else None
+    if e is None or kind_of(e) != K.CALL_EXPR or not has_pointer_type(e):
+        return False
+    summary = conv.summary(resolved_callee(e, conv)[1])
+    return summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED
 
 
 def can_find_anything(fn, conv: Conventions) -> bool:
@@ -61,6 +74,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True
         elif k == K.RETURN_STMT and returns_parameter(c):
             return True  # its summary: returns that argument (json_node_init_int(node, v) gives node)
+        elif k == K.RETURN_STMT and returns_unknown_result(c, conv):
+            return True  # its summary: an unknown result, not the default's borrowed one
         elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c, reach):
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         stack.extend(children_of(c))

@@ -133,3 +133,21 @@ def takes_notify(fn) -> bool:
         if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee()):
             return True
     return False
+
+
+def closure_data(fn) -> list:
+    """The `gpointer` parameters of `fn` that come right after a function-pointer parameter,
+    where `fn` takes no destroy notify: the user data of its caller's callback (`gom_adapter_
+    open_async (adapter, uri, callback, user_data)`), which GLib's (closure) convention leaves
+    the caller's (none where `fn` takes a notify: its data is handed over with it)."""
+    params = [c for c in children_of(fn) if kind_of(c) == K.PARM_DECL]
+    if takes_notify(fn):
+        return []
+    out = []
+    for before, c in zip(params, params[1:]):
+        t, b = c.type.get_canonical(), before.type.get_canonical()
+        if (t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
+                and b.kind == ci.TypeKind.POINTER
+                and b.get_pointee().get_canonical().kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)):
+            out.append(c)
+    return out

@@ -194,6 +194,9 @@ class SameObject:
 
     a: str
     b: str
+    # The sides (of a, b) that are the address of a named variable (a local array, `&x`): no
+    # fresh allocation is ever one of them.
+    storage: frozenset = frozenset()
 
 
 @dataclass(frozen=True)

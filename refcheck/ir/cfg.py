@@ -56,3 +56,6 @@ class FunctionCFG:
     # A parameter of GDestroyNotify's shape (`void (*) (T *)`): the data stored beside it is
     # handed over (GLib's data/notify pair), not lent (analysis.summarize `lent`).
     takes_notify: bool = False
+    # The `gpointer` parameters right after a function-pointer parameter, in a function taking no
+    # destroy notify: GLib's (closure) user data of the caller's own callback (analysis.summarize).
+    closures: frozenset = frozenset()

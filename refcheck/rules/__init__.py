@@ -36,6 +36,9 @@ class Rule:
     # this message (field: refs, each reference with its origin) — a `return` of one of several
     # owned references is one defect at that return, not one per reference.
     merged: str | None = None
+    # One finding per object per source line: the events of one statement are one defect (a use
+    # of a released object inside `return CAST (ret);` and the return itself).
+    per_line: bool = False
     home: Path = field(default=HERE, compare=False)  # the directory of the rule's file and page
 
     @property

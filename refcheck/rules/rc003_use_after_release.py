@@ -10,4 +10,5 @@ RULE = Rule(
     reports=lambda ev: ev.kind is EventKind.USED_AFTER_RELEASE,
     note=lambda ev: _NOTES[ev.via],
     shows_release=True,
+    per_line=True,
 )
