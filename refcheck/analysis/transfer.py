@@ -101,6 +101,11 @@ class Transfer(Assumptions, Endings, IdentityTests):
                     kept.add(key)
             if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
+        for d in self.data.values():
+            for op in d.ops:
+                # A flag field's store with its truth decides a later test of the field alone.
+                if type(op) is ir.Store and op.truth is not None and op.target in self.cond_vars:
+                    counts[op.target] = counts.get(op.target, 0) + 1
         self.null_tested, self.null_read = self.null_tables()
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
@@ -381,6 +386,12 @@ class Transfer(Assumptions, Endings, IdentityTests):
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
+        if op.target in self.correlated:
+            # The location's own truth, tested elsewhere: what this store wrote, or unknown.
+            if op.truth is None:
+                st.facts.conds.pop(op.target, None)
+            else:
+                st.facts.conds[op.target] = op.truth
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             self.escape(st, oid)
