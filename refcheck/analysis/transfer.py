@@ -80,6 +80,9 @@ class Transfer(Assumptions, Endings, IdentityTests):
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
         for n, d in self.data.items():
+            for op in d.ops:  # a flag field's store with its truth decides a later test of the field
+                if type(op) is ir.Store and op.truth is not None:
+                    counts[op.target] = counts.get(op.target, 0) + 1
             cond = d.cond
             if isinstance(cond, ir.SizeTest):  # decided by size facts, else by its plain Fact
                 cond = cond.fallback
@@ -101,11 +104,6 @@ class Transfer(Assumptions, Endings, IdentityTests):
                     kept.add(key)
             if keep and d.kind == "switch" and d.value:
                 self.const_vars.add(d.value)
-        for d in self.data.values():
-            for op in d.ops:
-                # A flag field's store with its truth decides a later test of the field alone.
-                if type(op) is ir.Store and op.truth is not None and op.target in self.cond_vars:
-                    counts[op.target] = counts.get(op.target, 0) + 1
         self.null_tested, self.null_read = self.null_tables()
         self.pair_keys = frozenset(pair_keys)
         # Only conditions tested at two places can correlate; remembering others only splits states.
@@ -386,8 +384,7 @@ class Transfer(Assumptions, Endings, IdentityTests):
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
-        if op.target in self.correlated:
-            # The location's own truth, tested elsewhere: what this store wrote, or unknown.
+        if op.target in self.correlated:  # the location's own truth, tested: what this store wrote
             if op.truth is None:
                 st.facts.conds.pop(op.target, None)
             else:
