@@ -153,6 +153,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             here = (node, None, trace)
             for ev in events:
                 reporter.add(ev, here)
+                summarizer.at_event(ev)
             events.clear()
         if succs is None:
             break

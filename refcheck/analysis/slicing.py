@@ -180,6 +180,8 @@ def relevant_branches(cfg) -> set[int]:
     node_ops = _node_ops(cfg)
     ptrs = pointer_values(cfg, node_ops)
     keys = {op.key for _, d, _ in node_ops for op in d.ops if isinstance(op, ir.Load) and op.key}
+    # A store to a location whose truth a branch tests (a flag field, `transfer.op_store`) decides it.
+    keys |= {d.cond.key for _, d, _ in node_ops if isinstance(d.cond, ir.Fact)}
     # A use can report a use after release only where a release of its value may have happened
     # before: after one of the nodes releasing it (a release before or in an enclosing loop).
     released = released_values(cfg, node_ops)

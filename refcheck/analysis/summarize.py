@@ -16,6 +16,9 @@ is explored, `summary()` folds them into a `refcheck.conventions.summary.Summary
   reached return passes (dominance).
 - ends ERROR/EXIT: no path returns, some raise (ERROR) or all stop (EXIT); may_raise: some
   path reaches an error call (unwind mode reads it).
+- a parameter whose handling the body's own findings report (`faulty`: released twice, used
+  after its release) gets no partial effect (count helper, conditional): the defect is the
+  body's, reported there once, not echoed into correct callers.
 
 A function not fully checked gets no summary (its states are not all known).
 """
@@ -26,9 +29,13 @@ from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.state import Kind, ObjId, State
-from refcheck.rules.events import Gone, Nullness, Origin
+from refcheck.rules.events import EventKind, Gone, Nullness, Origin
 from refcheck.ir import SINGLETON_KEY
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
+
+# What the body's own findings say of a parameter's handling: released twice, used or released
+# after its release (`faulty`).
+_FAULTS = frozenset({EventKind.RELEASED_TWICE, EventKind.USED_AFTER_RELEASE, EventKind.RELEASED_AFTER_CONSUME})
 
 
 def singleton_of(st: State, oid: ObjId) -> str | None:
@@ -103,6 +110,9 @@ class Summarizer:
         # passed to a call that may keep them, on any path (`Transfer.escape`).
         self.infer_unkept = unkept
         self.escaped: set[str] = set()
+        # The parameters (indices) whose handling the body's own findings report (`at_event`).
+        self.faulty: set[int] = set()
+        self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
 
     def at_return(self, node: int, st: State, value: str | None) -> None:
         """A returning end, before the return's own transfer (which gives the reference up)."""
@@ -144,6 +154,13 @@ class Summarizer:
             self.results.add(("singleton", name))
         else:
             self.results.add(("borrowed",))
+
+    def at_event(self, ev) -> None:
+        """An event the body's exploration reported: one that says the body mishandles a
+        parameter's own reference (released twice, used after its release) marks it `faulty`."""
+        o = ev.obj
+        if ev.kind in _FAULTS and o.origin is Origin.PARAM and o.name in self.param_names:
+            self.faulty.add(self.param_names[o.name])
 
     def at_error(self) -> None:
         self.errors = True
@@ -322,7 +339,7 @@ class Summarizer:
         Only a function returning nothing: a result tells its caller what happened (`return -1`
         after a release is a conditional release), and a method's count is its own to balance."""
         told = self.results - {("none",)} or any(k is not None for k in self.by_result[i])
-        if not self.counts or told:
+        if not self.counts or told or i in self.faulty:
             return None  # it returns something: a method, a status; its count is its own
         fates = self.fates[i] - {"null"}
         if "retained" in fates and fates <= {"retained", "borrowed"}:
@@ -355,7 +372,7 @@ class Summarizer:
         that call) a conditional KEEP, whatever the other result does with its own count: a
         reference still held there is the function's own leak, reported in its body."""
         by = self.by_result[i]
-        if None in by or set(by) != {When.ZERO, When.NONZERO}:
+        if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
         sunk = self.sunk(i)
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):

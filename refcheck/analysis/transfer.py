@@ -80,6 +80,9 @@ class Transfer(Assumptions, Endings, IdentityTests):
         kept: set = set()  # condition keys tested at a branch that is not contracted
         self.const_vars: set[str] = set()
         for n, d in self.data.items():
+            for op in d.ops:  # a flag field's store with its truth decides a later test of the field
+                if type(op) is ir.Store and op.truth is not None:
+                    counts[op.target] = counts.get(op.target, 0) + 1
             cond = d.cond
             if isinstance(cond, ir.SizeTest):  # decided by size facts, else by its plain Fact
                 cond = cond.fallback
@@ -381,6 +384,11 @@ class Transfer(Assumptions, Endings, IdentityTests):
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
+        if op.target in self.correlated:  # the location's own truth, tested: what this store wrote
+            if op.truth is None:
+                st.facts.conds.pop(op.target, None)
+            else:
+                st.facts.conds[op.target] = op.truth
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             self.escape(st, oid)

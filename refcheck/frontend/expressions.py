@@ -148,6 +148,32 @@ class ExpressionLowerer(CallLowering):
         self.b.cur = join
         return True
 
+    def store_flag(self, loc: Location, target, rhs) -> bool:
+        """`c->f = (p == NULL);` (an integer field with a fact key set from a null test of a local
+        pointer or a constant comparison, as `assign_flag`) lowered as `if (p == NULL) c->f = 1;
+        else c->f = 0;` whose stores carry their truth: a later `if (c->f)` (c unchanged, the
+        field not written since) takes the edge the test took, where p's nullness is known
+        (totem-pl-parser's `cache->self_mounted = (mount == NULL); if (cache->self_mounted) ...`)."""
+        c = strip(rhs)
+        top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
+            (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
+        if kind_of(target) != K.MEMBER_REF_EXPR or has_pointer_type(target) or not top \
+                or not (self.null_test_of_local(c) or self.constant_comparison(c)):
+            return False
+        key = key_of(self.b, target)
+        if key is None:
+            return False
+        self.lvalue_base(target)
+        one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+        self.branch(rhs, one, zero)
+        deps = frozenset(expr_vars(target, self.b))
+        for n, truth in ((one, True), (zero, False)):
+            self.b.cur = n
+            self.b.emit(ir.Store(loc, None, key[0], deps, truth=truth))
+            self.b.goto(join)
+        self.b.cur = join
+        return True
+
     def constant_comparison(self, c) -> bool:
         """`x == k` / `x != k` (any nesting of `!`) for x a side-effect-free expression with a
         fact key (a local, a field, `s->a->b`) and k an integer constant, NULL or a singleton."""
@@ -342,6 +368,8 @@ class ExpressionLowerer(CallLowering):
                 if not done:
                     self.assign_local(loc, v, src, rhs)
                 return v
+        elif self.store_flag(loc, target, rhs):
+            return None
         else:
             src = self.value(rhs)
         # A store to memory: a field, *p, an array element or a global hands the reference over.

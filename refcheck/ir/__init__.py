@@ -131,6 +131,9 @@ class Store(Op):
     # var is a cleanup-attribute variable (`g_autoptr`): it keeps its reference until its scope
     # ends (handing it over is spelled g_steal_pointer), so a plain store of it is an alias.
     alias: bool = False
+    # The truth of the integer written, where the lowering knows it on this path (a flag field set
+    # from a null test: `c->f = (p == NULL)`); None: unknown, a later test of the location opaque.
+    truth: bool | None = None
 
 
 @dataclass(frozen=True)
