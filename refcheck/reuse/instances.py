@@ -56,10 +56,12 @@ import re
 
 from refcheck.conventions import Conventions
 from refcheck.frontend import binding
-from refcheck.reuse import converted, unevaluated
+from refcheck.reuse import converted, shapes, unevaluated
+from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS
-from refcheck.reuse.renaming import verdict
+from refcheck.reuse.renaming import family_pattern, verdict
+from refcheck.reuse.shapes import result_position as _shapes_result
 
 # C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
 # `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
@@ -145,6 +147,8 @@ class Instances:
         self._type_like = type_like
         self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
+        self._shapes = shapes.Shapes(type_names, self._only_types, self._signature, self._type_predicates,
+                                     _TYPE_QUERIES)
         self._scalar: dict[str, bool] = {}
         self._sources: dict[str, bytes | None] = {}
         self.tu = tu
@@ -194,7 +198,10 @@ class Instances:
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
         runs: list | None = [] if erase else None  # [token index, words] of each erased run
-        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs)
+        # Type names by their shapes (shapes.py) only where every arithmetic type is erased: a body
+        # that keeps them may ask clang to compare types.
+        shaped = self._shapes if erase else None
+        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs, shapes=shaped)
         done = set()
         while queue:
             item = queue.pop(0)
@@ -204,7 +211,11 @@ class Instances:
             name, keep = item
             sig_tokens = self._signature(name)
             out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
-            out += self._write(sig_tokens, not keep, (), numbers, queue, keep)
+            # A numbered type's declarations number the types they name outside braces: the
+            # record a numbered typedef or result names is what the graph may hold (its fields'
+            # types are shaped like any other).
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=shaped,
+                               braced=name in self.type_names)
         names = list(numbers)
         # The graph also holds the definition's own source text (expressions as messages show
         # them), where a name stays as written: a renamed name spelled there could only be
@@ -212,7 +223,8 @@ class Instances:
         written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
         spelled = tuple(n if n.encode() in written else "" for n in names)
         verdicts = tuple(self._verdict(n) for n in names)
-        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled)
+        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled,
+               family_pattern(self.conv, self.which, names))
         if runs:
             # The erased types a constant of the build is converted to (converted.py) are kept.
             # Definitions with one key so far differ only in their erased runs, and their
@@ -320,14 +332,20 @@ class Instances:
         return got
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
-               keep_all: bool = False, runs: list | None = None) -> list[str]:
+               keep_all: bool = False, runs: list | None = None, shapes=None, braced: bool = False) -> list[str]:
         """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
-        given, receives [token index, words] of each run of erased words."""
+        given, receives [token index, words] of each run of erased words; with `shapes`, a type
+        name outside a result position (and, if `braced`, inside braces) is written as its
+        shape where it has one."""
         out: list[str] = []
         inside = _inside(literal, len(tokens)) if literal else None
         decls = self.decls
+        type_names = self.type_names
         previous_erased = False
+        depth = 0 if braced else 1
         for i, t in enumerate(tokens):
+            if braced and t in ("{", "}"):
+                depth += 1 if t == "{" else -1
             keep = keep_all or (inside is not None and inside[i])
             if erase and not keep and t in _ERASED:
                 if not previous_erased:
@@ -340,16 +358,31 @@ class Instances:
                 continue
             previous_erased = False
             if t in decls:
+                # A pointer's layout does not depend on what it points to: `THStorage *storage`
+                # in a struct whose size is taken needs THStorage's declaration, not its layout.
+                literal_type = keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")
+                if shapes is not None and depth > 0 and t in type_names and not _shapes_result(tokens, i):
+                    shape = shapes.of(t, literal_type)
+                    if shape is not None:
+                        out.append(f"\x03{shape}")
+                        continue
                 n = numbers.get(t)
                 if n is None:
                     n = numbers[t] = len(numbers)
                 out.append(f"\x02{n}")
-                # A pointer's layout does not depend on what it points to: `THStorage *storage`
-                # in a struct whose size is taken needs THStorage's declaration, not its layout.
-                queue.append((t, keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")))
+                queue.append((t, literal_type))
             else:
                 out.append(t)
         return out
+
+    def _only_types(self, name: str) -> bool:
+        return all(kind_of(d) in _TYPE_DECL_KINDS for d in self.decls[name])
+
+    def _type_predicates(self, name: str) -> str:
+        """What the graph build asks of a type by its name (shapes.py), and the name's verdict."""
+        conv = self.conv
+        return (f"\x08{self._verdict(name)}{name in conv.unit_counted:d}{conv.matches('error_out', name):d}"
+                f"{name in conv.object_records:d}{name in BOOLEANS:d}")
 
     def _source(self, name: str) -> bytes | None:
         if name not in self._sources:
