@@ -520,3 +520,23 @@ def test_result_positions(text, at, result):
     from refcheck.reuse.shapes import result_position
 
     assert result_position(text.split(), at) is result
+
+
+def test_the_invariant_holds_on_every_fixture_where_keys_are_made():
+    # reuse.plan.verify over the fixtures whose parse keeps the record the keys need (those with
+    # definitions that could share), each with its own preset and mode.
+    from dataclasses import replace
+
+    from cunit import fixture_parses
+    from refcheck.conventions.presets import PRESETS
+    from refcheck.reuse.plan import verify
+
+    keyed = grouped = 0
+    for unit, options, parsed in fixture_parses():
+        if parsed.language != "c" or not parsed.detailed:
+            continue
+        conv = replace(PRESETS[options.preset].conventions, errors=options.errors)
+        k, g, wrong = verify(parsed, conv)
+        assert not wrong, (unit, wrong)
+        keyed, grouped = keyed + k, grouped + g
+    assert keyed and grouped  # the generic fixtures are keyed and share
