@@ -540,3 +540,19 @@ def test_the_invariant_holds_on_every_fixture_where_keys_are_made():
         assert not wrong, (unit, wrong)
         keyed, grouped = keyed + k, grouped + g
     assert keyed and grouped  # the generic fixtures are keyed and share
+
+
+def test_definitions_checked_again_share_at_a_place_with_one_instance_key(tmp_path, monkeypatch):
+    # TN(user) is checked before TN(drop), whose summary (a release) its body gives: checked
+    # again at the end, each instance built on its own. Its place had one instance key (no class
+    # key made there in the first round); the second round class-keys it, so D_user shares F_user's.
+    body = ("void TN(drop)(T *t);\nvoid TN(user)(T *x) { T *t = TN(new)(); TN(fill)(t, 1); TN(drop)(t); }\n"
+            "void TN(drop)(T *t) { TN(free)(t); }\n")
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_user"][0] == keys["D_user"][0]
+    r = check(path, CONV)
+    # (A definition checked again counts once, as its last check: F_user and F_drop analysed.)
+    assert r.counts["analysed"] == 2 and r.counts["shared"] == 2, r.counts
+    monkeypatch.setattr(plan.Plan, "rechecking", lambda self: None)
+    assert check(path, CONV).counts["analysed"] == 3
+    _engine_agrees(path)
