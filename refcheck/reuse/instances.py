@@ -147,8 +147,19 @@ class Instances:
         self._type_like = type_like
         self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
-        self._shapes = shapes.Shapes(type_names, self._only_types, self._signature, self._type_predicates,
-                                     _TYPE_QUERIES)
+        signatures = self._signatures
+        which, unwind = self.which, self.unwind
+
+        def only_types(name: str) -> bool:
+            return all(kind_of(d) in _TYPE_DECL_KINDS for d in decls[name])
+
+        def predicates(name: str) -> str:
+            """What the graph build asks of a type by its name, and the name's verdict."""
+            return (f"\x08{_verdict(conv, which, unwind, name)}{name in conv.unit_counted:d}"
+                    f"{conv.matches('error_out', name):d}{name in conv.object_records:d}{name in BOOLEANS:d}")
+
+        self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
+                                     predicates, _TYPE_QUERIES)
         self._scalar: dict[str, bool] = {}
         self._sources: dict[str, bytes | None] = {}
         self.tu = tu
@@ -239,8 +250,7 @@ class Instances:
         return key, names
 
     def _verdict(self, name: str) -> tuple:
-        v = verdict(self.conv, self.which, name)
-        return (v, self.conv.may_raise_call(name)) if self.unwind else v
+        return _verdict(self.conv, self.which, self.unwind, name)
 
     def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
         """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
@@ -375,15 +385,6 @@ class Instances:
                 out.append(t)
         return out
 
-    def _only_types(self, name: str) -> bool:
-        return all(kind_of(d) in _TYPE_DECL_KINDS for d in self.decls[name])
-
-    def _type_predicates(self, name: str) -> str:
-        """What the graph build asks of a type by its name (shapes.py), and the name's verdict."""
-        conv = self.conv
-        return (f"\x08{self._verdict(name)}{name in conv.unit_counted:d}{conv.matches('error_out', name):d}"
-                f"{name in conv.object_records:d}{name in BOOLEANS:d}")
-
     def _source(self, name: str) -> bytes | None:
         if name not in self._sources:
             from refcheck.frontend.unit import parsed_contents
@@ -393,23 +394,32 @@ class Instances:
         return self._sources[name]
 
     def _signature(self, name: str) -> list[str]:
-        """The tokens of every file-scope declaration of `name`, in the unit's order."""
-        got = self._signatures.get(name)
-        if got is None:
-            parts: list[str] = []
-            for d in self.decls[name]:
-                kind = kind_of(d)
-                parts.append(kind.name)
-                if kind == K.FUNCTION_DECL:
-                    # Not printed: a definition prints with its body.
-                    parts += _TOKEN.findall(d.type.spelling)
-                    parts.append("noreturn" if is_noreturn(d) else "returns")
-                elif kind == K.ENUM_CONSTANT_DECL:
-                    parts.append(str(d.enum_value))
-                else:
-                    parts += _TOKEN.findall(binding.pretty_printed(d))
-            got = self._signatures[name] = parts
-        return got
+        return _signature(self.decls, self._signatures, name)
+
+
+def _verdict(conv: Conventions, which: str, unwind: bool, name: str):
+    v = verdict(conv, which, name)
+    return (v, conv.may_raise_call(name)) if unwind else v
+
+
+def _signature(decls: dict, cache: dict, name: str) -> list[str]:
+    """The tokens of every file-scope declaration of `name`, in the unit's order."""
+    got = cache.get(name)
+    if got is None:
+        parts: list[str] = []
+        for d in decls[name]:
+            kind = kind_of(d)
+            parts.append(kind.name)
+            if kind == K.FUNCTION_DECL:
+                # Not printed: a definition prints with its body.
+                parts += _TOKEN.findall(d.type.spelling)
+                parts.append("noreturn" if is_noreturn(d) else "returns")
+            elif kind == K.ENUM_CONSTANT_DECL:
+                parts.append(str(d.enum_value))
+            else:
+                parts += _TOKEN.findall(binding.pretty_printed(d))
+        got = cache[name] = parts
+    return got
 
 
 def _inside(ranges, n: int) -> list[bool]:
