@@ -30,12 +30,18 @@ a one-to-one renaming of names:
   keeps every type, and so does one where a constant may be folded through a declared type: a
   const local that is no pointer (`const real c = 3; if (n < c)`), or a `?:` whose condition
   names no variable (the arms' common type, `1 ? -1 : m`, is `m`'s declared type);
+- *shapes*: a type name outside a result position (not `T *(` or `T *f(`) is not numbered but
+  written as its shape (shapes.py: its declarations, the types in them by shape, what the
+  conventions say of it), so that THFloatTensor and THLongTensor are one token where a body names
+  one where another instantiation names two; a type a call returns keeps its number (the graph
+  holds the record an acquirer returns);
 - *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
   (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
   returns; a typedef by its type; a struct or union with its fields; an enum with its values; a
   variable with its initializer), the names in it renamed in the same numbering, in turn;
 - *conventions*: what they say of each renamed name (the verdict of `refcheck.reuse.renaming`, and in
-  unwind mode whether the name may raise);
+  unwind mode whether the name may raise), and which names' families equal which names
+  (`renaming.family_pattern`);
 - *locations*: the ranges the preprocessor skipped inside the definition are the same (the two
   sides of an `#if` could give equal texts from different lines), and so are the ranges of the
   macro expansions inside it (a token that came from a macro is located at the macro's call

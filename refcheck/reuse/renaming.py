@@ -3,13 +3,15 @@
 TH compiles each generic function once per type: `THTensor_(add)` becomes THFloatTensor_add,
 THDoubleTensor_add, ... from the same source text. Their graphs differ only in the names the
 macros pasted (callees, condition keys, the function's own name) and in the declaration hashes
-inside value names. The analysis depends on names only through equality and the conventions, so
+inside value names. The analysis depends on names only through equality, the conventions and
+the families (an acquirer's record or name prefix against a releaser's, `family_pattern`), so
 it runs once per class and each member's findings are the representative's with its names put
 back (token for token), byte for byte what analysing the member alone gives.
 
 A class key is the graph serialized with every name token replaced by its order of first
-appearance, plus what the conventions say of each token; two graphs with the same key are the
-same graph up to a one-to-one renaming of tokens, which pairs their tokens position by position.
+appearance, plus what the conventions say of each token and which tokens' families equal which
+tokens; two graphs with the same key are the same graph up to a one-to-one renaming of tokens,
+which pairs their tokens position by position.
 Locations are kept literally, so only graphs from the same source text (the instantiations of one
 generic body) ever share a class, and the renaming never touches a file or line.
 """
