@@ -556,3 +556,19 @@ def test_definitions_checked_again_share_at_a_place_with_one_instance_key(tmp_pa
     monkeypatch.setattr(plan.Plan, "rechecking", lambda self: None)
     assert check(path, CONV).counts["analysed"] == 3
     _engine_agrees(path)
+
+
+def test_a_shape_holds_whether_the_unit_counts_its_record(tmp_path):
+    # handles.record_name asks whether a pointer's record is counted (an acquirer of the unit
+    # returns one): F's is (F_new), D's and E's are not, though all three print alike.
+    from refcheck.frontend.handles import counted_types
+
+    unit = CUnit(tmp_path)
+    unit.write("g.c", "typedef struct { int n; } F; typedef struct { int n; } D; typedef struct { int n; } E;\n"
+               "F *F_new(void); void F_free(F *); void D_fill(D *); void E_fill(E *);\n")
+    parsed = unit.parse("g.c", clean=True)
+    conv = CONV.for_unit(unit_counted=counted_types(parsed.top, CONV))
+    shapes = Instances(parsed, conv)._shapes
+    assert shapes.of("D", False) == shapes.of("E", False) != shapes.of("F", False)
+    shapes = Instances(parsed, CONV)._shapes  # no counted types: one shape
+    assert shapes.of("D", False) == shapes.of("E", False) == shapes.of("F", False)

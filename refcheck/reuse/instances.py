@@ -160,9 +160,11 @@ class Instances:
             return all(kind_of(d) in _TYPE_DECL_KINDS for d in decls[name])
 
         def predicates(name: str) -> str:
-            """What the graph build asks of a type by its name, and the name's verdict."""
-            return (f"\x08{_verdict(conv, which, unwind, name)}{name in conv.unit_counted:d}"
-                    f"{conv.matches('error_out', name):d}{name in conv.object_records:d}{name in BOOLEANS:d}")
+            """What the graph build asks of a type by its name (and by the name of the record a
+            typedef stands for or points to, as handles and slots spell it), and its verdict."""
+            asked = "".join(f"{n in conv.unit_counted:d}{conv.matches('error_out', n):d}{conv.matches('context', n):d}"
+                            f"{n in conv.object_records:d}{n in BOOLEANS:d}" for n in _spellings(decls, name))
+            return f"\x08{_verdict(conv, which, unwind, name)}{asked}"
 
         self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
                                      predicates, _TYPE_QUERIES)
@@ -406,6 +408,22 @@ class Instances:
 def _verdict(conv: Conventions, which: str, unwind: bool, name: str):
     v = verdict(conv, which, name)
     return (v, conv.may_raise_call(name)) if unwind else v
+
+
+def _spellings(decls: dict, name: str) -> list[str]:
+    """`name`, and for a typedef the record its canonical type is or points to, spelled as
+    `handles.record_name` and `slots._records` spell it (`(unnamed struct at ...)` included)."""
+    out = [name]
+    for d in decls[name]:
+        if kind_of(d) == K.TYPEDEF_DECL:
+            t = d.underlying_typedef_type.get_canonical()
+            if t.kind == T.POINTER:
+                t = t.get_pointee().get_canonical()
+            spelled = t.spelling
+            for word in ("const ", "volatile ", "struct ", "union "):
+                spelled = spelled.replace(word, "")
+            out.append(spelled.strip())
+    return out
 
 
 def _signature(decls: dict, cache: dict, name: str) -> list[str]:
