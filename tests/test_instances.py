@@ -572,3 +572,13 @@ def test_a_shape_holds_whether_the_unit_counts_its_record(tmp_path):
     assert shapes.of("D", False) == shapes.of("E", False) != shapes.of("F", False)
     shapes = Instances(parsed, CONV)._shapes  # no counted types: one shape
     assert shapes.of("D", False) == shapes.of("E", False) == shapes.of("F", False)
+
+
+def test_a_declaration_that_compares_types_names_them(tmp_path):
+    # `same` is 1 where T is L and 0 where it is F, though F and L are of one shape: the global's
+    # initializer asks clang to compare the two types, so their names stay in the key.
+    body = "int TN(s)(T *x) { T *t = TN(new)(); int k = CAT(T, same); TN(free)(t); return k + x->n; }\n"
+    header = SHAPES_HEADER + ("static const int F_same = __builtin_types_compatible_p(F, L);\n"
+                              "static const int L_same = __builtin_types_compatible_p(L, L);\n")
+    _, path = _apart(tmp_path, body, "F_s", "L_s", header=header, instantiate=SHAPES_INSTANTIATE)
+    _engine_agrees(path)

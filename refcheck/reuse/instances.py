@@ -233,7 +233,9 @@ class Instances:
             # A numbered type's declarations number the types they name outside braces: the
             # record a numbered typedef or result names is what the graph may hold (its fields'
             # types are shaped like any other).
-            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=shaped,
+            # A declaration that measures or compares types (a global's initializer) names them.
+            asks = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=None if asks else shaped,
                                braced=name in self.type_names)
         names = list(numbers)
         # The graph also holds the definition's own source text (expressions as messages show
