@@ -169,6 +169,7 @@ class Instances:
         self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
                                      predicates, _TYPE_QUERIES)
         self._scalar: dict[str, bool] = {}
+        self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
         self.tu = tu
 
@@ -234,7 +235,9 @@ class Instances:
             # record a numbered typedef or result names is what the graph may hold (its fields'
             # types are shaped like any other).
             # A declaration that measures or compares types (a global's initializer) names them.
-            asks = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
+            asks = self._measures.get(name)
+            if asks is None:
+                asks = self._measures[name] = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
             out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=None if asks else shaped,
                                braced=name in self.type_names)
         names = list(numbers)
