@@ -582,3 +582,32 @@ def test_a_declaration_that_compares_types_names_them(tmp_path):
                               "static const int L_same = __builtin_types_compatible_p(L, L);\n")
     _, path = _apart(tmp_path, body, "F_s", "L_s", header=header, instantiate=SHAPES_INSTANTIATE)
     _engine_agrees(path)
+
+
+def test_a_conditional_whose_arms_are_typed_by_name_keeps_the_names(tmp_path, monkeypatch):
+    # `c ? a : b` points to FS or LS in F_q, which clang types `void *` (a pointer type mismatch),
+    # and to LS in L_q, typed `LS *`: the build reads call arguments' types (handles, argtypes),
+    # and FS and LS are of one shape, so the key keeps the names of a body with such a conditional.
+    from refcheck.reuse import instances
+
+    header = SHAPES_HEADER + ("void F_pass(F *, void *); void L_pass(L *, void *);\n"
+                              "#define STORAGE_(t) t##S\n#define STORAGE(t) STORAGE_(t)\n")
+    body = ("void TN(q)(T *x, STORAGE(T) *a, LS *b, int c) { T *t = TN(new)(); TN(pass)(t, c ? a : b);"
+            " TN(free)(t); }\n")
+    parsed, path = _apart(tmp_path, body, "F_q", "L_q", header=header, instantiate=SHAPES_INSTANTIATE)
+    _engine_agrees(path)
+    monkeypatch.setattr(instances.shapes, "named_conditional", lambda tokens, type_names, names: False)
+    keys = {fn.spelling: Instances(parsed, CONV).key(fn, location(fn)) for fn in parsed.functions}
+    assert keys["F_q"][0] == keys["L_q"][0]  # what the rule keeps apart
+
+
+@pytest.mark.parametrize("body, named", [
+    ("int f ( F * x , int c ) { long i , * p = & i ; long * q = c ? & i : p ; return 0 ; }", False),
+    ("int f ( F * x , int c ) { F * a , * b ; void * q = c ? a : b ; return 0 ; }", True),
+    ("int f ( F * x , int c ) { long * q = c ? x -> p : 0 ; return 0 ; }", True),
+    ("int f ( F * x , int c ) { return c ? 1 : 0 ; }", False),
+    ("int f ( F * x , int c ) { void * q = c ? ( void * ) x : 0 ; return 0 ; }", True)])
+def test_which_conditionals_are_typed_by_name(body, named):
+    from refcheck.reuse.shapes import named_conditional
+
+    assert named_conditional(body.split(), {"F"}, {"f"}) is named

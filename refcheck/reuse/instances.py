@@ -218,9 +218,10 @@ class Instances:
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
         runs: list | None = [] if erase else None  # [token index, words] of each erased run
-        # Type names by their shapes (shapes.py) only where every arithmetic type is erased: a body
-        # that keeps them may ask clang to compare types.
-        shaped = self._shapes if erase else None
+        # Type names by their shapes (shapes.py) only where every arithmetic type is erased (a body
+        # that keeps them may ask clang to compare types) and no conditional's type may differ.
+        shaped = self._shapes if erase and not shapes.named_conditional(tokens, self.type_names, self.decls) \
+            else None
         out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs, shapes=shaped)
         done = set()
         while queue:

@@ -18,6 +18,8 @@ conventions say of the name. Two types of one shape are the same type to the gra
   differ, none where they are one) are looked through (`clangutil.strip`), and bodies that ask
   clang to compare or measure types through expressions (`_Generic`, typeof,
   `__builtin_types_compatible_p`, `sizeof` of an expression, ...) keep every name (instances.py).
+- A conditional's type is computed from its arms' (`void *` where they point to two types):
+  a body with a `?:` whose arms may be typed by name keeps every name (`named_conditional`).
 - The one type name the graph holds is an acquirer's record (`ir.Acquire.family`, the pointee of a
   call's result, which the analysis compares with releasers' families): it comes from a function
   type's result. A type name in a result position (followed, past `*` and qualifiers, by `(` or
@@ -46,6 +48,99 @@ def result_position(tokens: list[str], i: int) -> bool:
     if j < n and tokens[j] == "(":
         return True
     return j + 1 < n and (tokens[j][:1].isalpha() or tokens[j][:1] == "_") and tokens[j + 1] == "("
+
+
+_OPEN_BRACKETS = frozenset({"(", "[", "{"})
+_CLOSE_BRACKETS = frozenset({")", "]", "}"})
+
+
+def named_conditional(tokens: list[str], type_names, names) -> bool:
+    """Whether some `?:` of the printed definition has an arm whose type may be written with a
+    type name: an arm holding a member access, a call or a cast, a file-scope name (`names`), a
+    type name, or a variable declared in a statement or parameter list that writes a type name.
+    The type of such a conditional is `void *` where its arms point to two types and one of them
+    where they point to one (clang's pointer type mismatch), a difference a shape does not show;
+    a body with one keeps its types' names."""
+    if "?" not in tokens:
+        return False
+    words: set[str] = set()  # the arms' variables
+    at = -1
+    while True:
+        try:
+            at = tokens.index("?", at + 1)
+        except ValueError:
+            break
+        for arm in _arms(tokens, at):
+            for u in arm:
+                if u in ("->", ".", "(") or u in type_names or u in names:
+                    return True
+                if u[:1].isalpha() or u[:1] == "_":
+                    words.add(u)
+    return bool(words) and not words.isdisjoint(_declared_with_type_names(tokens, type_names))
+
+
+def _arms(tokens: list[str], q: int) -> tuple[list[str], list[str]]:
+    """The two arms of the `?` at tokens[q] (the second up to where its expression must end; a
+    conditional nested there is read at its own `?`)."""
+    n = len(tokens)
+    depth = pending = 0
+    j = q + 1
+    while j < n:
+        t = tokens[j]
+        if t in _OPEN_BRACKETS:
+            depth += 1
+        elif t in _CLOSE_BRACKETS:
+            if depth == 0:
+                return tokens[q + 1:j], []
+            depth -= 1
+        elif depth == 0 and t == "?":
+            pending += 1
+        elif depth == 0 and t == ":":
+            if not pending:
+                break
+            pending -= 1
+        j += 1
+    k = j + 1
+    depth = 0
+    while k < n:
+        t = tokens[k]
+        if t in _OPEN_BRACKETS:
+            depth += 1
+        elif t in _CLOSE_BRACKETS:
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and t in (";", ",", ":"):
+            break
+        k += 1
+    return tokens[q + 1:j], tokens[j + 1:k]
+
+
+def _declared_with_type_names(tokens: list[str], type_names) -> set[str]:
+    """The words of every statement or parameter list from a type name that starts a declaration
+    (`F *t = ...;`, `(F *a, long b)`) to its end: more than the declared names, never fewer."""
+    out: set[str] = set()
+    n = len(tokens)
+    for i in [i for i, t in enumerate(tokens) if t in type_names]:
+        j = i + 1
+        while j < n and (tokens[j] == "*" or tokens[j] in QUALIFIERS):
+            j += 1
+        if j >= n or not (tokens[j][:1].isalpha() or tokens[j][:1] == "_") or tokens[j] in type_names:
+            continue  # a cast or a sizeof, not a declaration
+        depth = 0
+        while j < n:
+            u = tokens[j]
+            if u in _OPEN_BRACKETS:
+                depth += 1
+            elif u in _CLOSE_BRACKETS:
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and u in (";", "{"):
+                break
+            out.add(u)
+            j += 1
+    return out
 
 
 class Shapes:
