@@ -223,24 +223,7 @@ class Instances:
         shaped = self._shapes if erase and not shapes.named_conditional(tokens, self.type_names, self.decls) \
             else None
         out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs, shapes=shaped)
-        done = set()
-        while queue:
-            item = queue.pop(0)
-            if item in done:
-                continue
-            done.add(item)
-            name, keep = item
-            sig_tokens = self._signature(name)
-            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
-            # A numbered type's declarations number the types they name outside braces: the
-            # record a numbered typedef or result names is what the graph may hold (its fields'
-            # types are shaped like any other).
-            # A declaration that measures or compares types (a global's initializer) names them.
-            asks = self._measures.get(name)
-            if asks is None:
-                asks = self._measures[name] = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
-            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=None if asks else shaped,
-                               braced=name in self.type_names)
+        out += self._declarations(queue, numbers, shaped)
         names = list(numbers)
         # The graph also holds the definition's own source text (expressions as messages show
         # them), where a name stays as written: a renamed name spelled there could only be
@@ -262,6 +245,29 @@ class Instances:
             if ordinals:
                 key += (tuple(runs[k][1] for k in ordinals),)
         return key, names
+
+    def _declarations(self, queue: list, numbers: dict, shaped) -> list[str]:
+        """The declarations of the renamed names `queue` holds (and of those they name in turn)."""
+        out: list[str] = []
+        done = set()
+        while queue:
+            item = queue.pop(0)
+            if item in done:
+                continue
+            done.add(item)
+            name, keep = item
+            sig_tokens = self._signature(name)
+            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
+            # A numbered type's declarations number the types they name outside braces: the
+            # record a numbered typedef or result names is what the graph may hold (its fields'
+            # types are shaped like any other). A declaration that measures or compares types (a
+            # global's initializer) names them.
+            asks = self._measures.get(name)
+            if asks is None:
+                asks = self._measures[name] = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=None if asks else shaped,
+                               braced=name in self.type_names)
+        return out
 
     def _verdict(self, name: str) -> tuple:
         return _verdict(self.conv, self.which, self.unwind, name)

@@ -23,8 +23,9 @@ conventions say of the name. Two types of one shape are the same type to the gra
 - The one type name the graph holds is an acquirer's record (`ir.Acquire.family`, the pointee of a
   call's result, which the analysis compares with releasers' families): it comes from a function
   type's result. A type name in a result position (followed, past `*` and qualifiers, by `(` or
-  by a declarator and `(`) keeps its name and number, and so does every type name in its
-  declarations; a shape that holds one is no shape (the name keeps its number). So the names the
+  by a declarator and `(`) keeps its name and number, and so do the type names its declarations
+  write outside braces (what a typedef aliases); a shape that holds one is no shape (the name
+  keeps its number). So the names the
   graph holds are the numbered ones, which the renaming pairs one-to-one.
 """
 
