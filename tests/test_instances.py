@@ -444,3 +444,170 @@ def test_tokens_skip_whitespace_as_the_plain_pattern_did():
             '    return a - -a >>= 1e-3 + .5 ... ## p->x &&b||c;\n}\n   ')
     assert _TOKEN.findall(text) == plain.findall(text)
     assert '"a  b\\t\\" c"' in _TOKEN.findall(text) and "' '" in _TOKEN.findall(text)
+
+
+# Two tensor types of one shape (reuse/shapes.py): L is F with `long` for `float`, and each
+# storage points to one of its own kind, as TH's `struct THFloatStorage *view`.
+SHAPES_HEADER = """
+typedef struct FS { float *d; struct FS *view; } FS; typedef struct LS { long *d; struct LS *view; } LS;
+typedef struct F { FS *s; int n; } F; typedef struct L { LS *s; int n; } L;
+F *F_new(void); void F_free(F *); void F_copyL(F *, L *);
+L *L_new(void); void L_free(L *); void L_copyL(L *, L *);
+#define CAT_(a, b) a##_##b
+#define CAT(a, b) CAT_(a, b)
+#define TN(x) CAT(T, x)
+#define LONG_T L
+"""
+SHAPES_INSTANTIATE = INSTANTIATE.replace("#define T D", "#define T L").replace("double", "long")
+
+
+def test_a_body_naming_one_type_where_another_names_two_shares_a_key(tmp_path):
+    # As THTensor_(newSizeOf) for Float and Long: F_c holds an F and an L, L_c two Ls. Numbered by
+    # name the keys differed (one name where the other has two); by shape they are one.
+    from refcheck.reuse.plan import verify
+
+    # (L is spelled through a macro: a numbered name the source spells is never renamed.)
+    body = ("int TN(c)(T *x, LONG_T *y) { T *t = TN(new)(); TN(copyL)(t, y); if (x->n > 0) { TN(free)(t); "
+            "return 1; } TN(free)(t); return 0; }\n")
+    parsed, keys, path = _unit(tmp_path, body, header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE)
+    assert keys["F_c"][0] == keys["L_c"][0] and _same_graph(parsed, "F_c", "L_c")
+    # The names the graph may hold still pair one-to-one: F_new's result F with L_new's L.
+    pairs = dict(zip(keys["F_c"][1], keys["L_c"][1]))
+    assert pairs["F"] == "L" and pairs["F_new"] == "L_new" and "LS" not in pairs and "FS" not in pairs
+    keyed, grouped, wrong = verify(parsed, CONV)
+    assert (keyed, grouped, wrong) == (2, 1, [])
+    _engine_agrees(path)
+
+
+def test_types_of_another_shape_or_another_verdict_keep_keys_apart(tmp_path):
+    # LS points to itself through another field: another shape, another key.
+    header = SHAPES_HEADER.replace("struct LS *view; } LS;", "struct LS *other; } LS;")
+    body = "int TN(c)(T *x, LONG_T *y) { T *t = TN(new)(); TN(copyL)(t, y); TN(free)(t); return x->n; }\n"
+    _apart(tmp_path, body, "F_c", "L_c", header=header, instantiate=SHAPES_INSTANTIATE)
+    # A shape holds what the conventions say of its name (here FS is a `context` handle).
+    _apart(tmp_path, body, "F_c", "L_c", header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE,
+           conv=Conventions(acquire=[r"_new$"], release=[r"_free$"], context=[r"^FS$"]))
+
+
+def test_a_type_a_call_returns_keeps_its_name_and_families_are_keyed(tmp_path, monkeypatch):
+    # The graph holds the record an acquirer's result points to (its family), which the analysis
+    # compares with a releaser's: F_g releases the FS that F_make gave through FS_free, D_g the
+    # FT that D_make gave through FS_free too (RC011). FS and FT are of one shape, and the bodies
+    # are the same up to renaming FS to FT: only the family relation of FS_free tells them apart.
+    from refcheck.reuse import instances, shapes
+
+    header = HEADER + ("typedef struct FS { float *d; } FS; typedef struct FT { double *d; } FT;\n"
+                       "FS *F_make(void *); FT *D_make(void *); void FS_free(void *);\n")
+    body = "void TN(g)(void *p) { void *s = TN(make)(p); FS_free(s); }\n"
+    conv = Conventions(acquire=[r"_make$"], release=[r"_free$"])
+    parsed, keys, path = _unit(tmp_path, body, header=header, conv=conv)
+    assert keys["F_g"][0] != keys["D_g"][0]
+    assert "FS" in keys["F_g"][1] and "FT" in keys["D_g"][1]  # results are numbered
+    _engine_agrees(path, conv)
+    assert [(f.rule, f.function) for f in check(path, conv).findings] == [("RC011", "D_g")]
+    # Shaped, the results' records would leave the key, and the family relation with them.
+    monkeypatch.setattr(instances, "_shapes_result", lambda tokens, i: False)
+    monkeypatch.setattr(shapes, "result_position", lambda tokens, i: False)
+    keys = {fn.spelling: Instances(parsed, conv).key(fn, location(fn)) for fn in parsed.functions}
+    assert keys["F_g"][0] == keys["D_g"][0]
+
+
+@pytest.mark.parametrize("text, at, result", [
+    ("F * ( void )", 0, True), ("F * ( * f ) ( void )", 0, True), ("extern F * g ( int )", 1, True),
+    ("F * const * h ( void )", 0, True), ("F * t = g ( )", 0, False), ("( F * ) ( x )", 1, False),
+    ("sizeof ( F )", 2, False), ("void ( F * , int )", 2, False)])
+def test_result_positions(text, at, result):
+    from refcheck.reuse.shapes import result_position
+
+    assert result_position(text.split(), at) is result
+
+
+def test_the_invariant_holds_on_every_fixture_where_keys_are_made():
+    # reuse.plan.verify over the fixtures whose parse keeps the record the keys need (those with
+    # definitions that could share), each with its own preset and mode.
+    from dataclasses import replace
+
+    from cunit import fixture_parses
+    from refcheck.conventions.presets import PRESETS
+    from refcheck.reuse.plan import verify
+
+    keyed = grouped = 0
+    for unit, options, parsed in fixture_parses():
+        if parsed.language != "c" or not parsed.detailed:
+            continue
+        conv = replace(PRESETS[options.preset].conventions, errors=options.errors)
+        k, g, wrong = verify(parsed, conv)
+        assert not wrong, (unit, wrong)
+        keyed, grouped = keyed + k, grouped + g
+    assert keyed and grouped  # the generic fixtures are keyed and share
+
+
+def test_definitions_checked_again_share_at_a_place_with_one_instance_key(tmp_path, monkeypatch):
+    # TN(user) is checked before TN(drop), whose summary (a release) its body gives: checked
+    # again at the end, each instance built on its own. Its place had one instance key (no class
+    # key made there in the first round); the second round class-keys it, so D_user shares F_user's.
+    body = ("void TN(drop)(T *t);\nvoid TN(user)(T *x) { T *t = TN(new)(); TN(fill)(t, 1); TN(drop)(t); }\n"
+            "void TN(drop)(T *t) { TN(free)(t); }\n")
+    parsed, keys, path = _unit(tmp_path, body)
+    assert keys["F_user"][0] == keys["D_user"][0]
+    r = check(path, CONV)
+    # (A definition checked again counts once, as its last check: F_user and F_drop analysed.)
+    assert r.counts["analysed"] == 2 and r.counts["shared"] == 2, r.counts
+    monkeypatch.setattr(plan.Plan, "rechecking", lambda self: None)
+    assert check(path, CONV).counts["analysed"] == 3
+    _engine_agrees(path)
+
+
+def test_a_shape_holds_whether_the_unit_counts_its_record(tmp_path):
+    # handles.record_name asks whether a pointer's record is counted (an acquirer of the unit
+    # returns one): F's is (F_new), D's and E's are not, though all three print alike.
+    from refcheck.frontend.handles import counted_types
+
+    unit = CUnit(tmp_path)
+    unit.write("g.c", "typedef struct { int n; } F; typedef struct { int n; } D; typedef struct { int n; } E;\n"
+               "F *F_new(void); void F_free(F *); void D_fill(D *); void E_fill(E *);\n")
+    parsed = unit.parse("g.c", clean=True)
+    conv = CONV.for_unit(unit_counted=counted_types(parsed.top, CONV))
+    shapes = Instances(parsed, conv)._shapes
+    assert shapes.of("D", False) == shapes.of("E", False) != shapes.of("F", False)
+    shapes = Instances(parsed, CONV)._shapes  # no counted types: one shape
+    assert shapes.of("D", False) == shapes.of("E", False) == shapes.of("F", False)
+
+
+def test_a_declaration_that_compares_types_names_them(tmp_path):
+    # `same` is 1 where T is L and 0 where it is F, though F and L are of one shape: the global's
+    # initializer asks clang to compare the two types, so their names stay in the key.
+    body = "int TN(s)(T *x) { T *t = TN(new)(); int k = CAT(T, same); TN(free)(t); return k + x->n; }\n"
+    header = SHAPES_HEADER + ("static const int F_same = __builtin_types_compatible_p(F, L);\n"
+                              "static const int L_same = __builtin_types_compatible_p(L, L);\n")
+    _, path = _apart(tmp_path, body, "F_s", "L_s", header=header, instantiate=SHAPES_INSTANTIATE)
+    _engine_agrees(path)
+
+
+def test_a_conditional_whose_arms_are_typed_by_name_keeps_the_names(tmp_path, monkeypatch):
+    # `c ? a : b` points to FS or LS in F_q, which clang types `void *` (a pointer type mismatch),
+    # and to LS in L_q, typed `LS *`: the build reads call arguments' types (handles, argtypes),
+    # and FS and LS are of one shape, so the key keeps the names of a body with such a conditional.
+    from refcheck.reuse import instances
+
+    header = SHAPES_HEADER + ("void F_pass(F *, void *); void L_pass(L *, void *);\n"
+                              "#define STORAGE_(t) t##S\n#define STORAGE(t) STORAGE_(t)\n")
+    body = ("void TN(q)(T *x, STORAGE(T) *a, LS *b, int c) { T *t = TN(new)(); TN(pass)(t, c ? a : b);"
+            " TN(free)(t); }\n")
+    parsed, path = _apart(tmp_path, body, "F_q", "L_q", header=header, instantiate=SHAPES_INSTANTIATE)
+    _engine_agrees(path)
+    monkeypatch.setattr(instances.shapes, "named_conditional", lambda tokens, type_names, names: False)
+    keys = {fn.spelling: Instances(parsed, CONV).key(fn, location(fn)) for fn in parsed.functions}
+    assert keys["F_q"][0] == keys["L_q"][0]  # what the rule keeps apart
+
+
+@pytest.mark.parametrize("body, named", [
+    ("int f ( F * x , int c ) { long i , * p = & i ; long * q = c ? & i : p ; return 0 ; }", False),
+    ("int f ( F * x , int c ) { F * a , * b ; void * q = c ? a : b ; return 0 ; }", True),
+    ("int f ( F * x , int c ) { long * q = c ? x -> p : 0 ; return 0 ; }", True),
+    ("int f ( F * x , int c ) { return c ? 1 : 0 ; }", False),
+    ("int f ( F * x , int c ) { void * q = c ? ( void * ) x : 0 ; return 0 ; }", True)])
+def test_which_conditionals_are_typed_by_name(body, named):
+    from refcheck.reuse.shapes import named_conditional
+
+    assert named_conditional(body.split(), {"F"}, {"f"}) is named

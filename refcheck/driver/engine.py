@@ -279,6 +279,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     if shard is not None:
         return {i: unit.record(i) for i in selected}
     unit.second = True
+    plan.rechecking()
     for index in unit.stale():
         unit.definition(index, plan, table)
     cycles.settle(unit, plan, table)

@@ -55,6 +55,7 @@ def fixup(unit, plan, table, records: dict) -> dict:
     records = dict(records)
     checked: dict = {}
     unit.second = True  # no cache hit, no instance result: they were made with other summaries
+    plan.rechecking()
 
     def recheck(index: int):
         unit.definition(index, plan, table)

@@ -525,13 +525,14 @@ _NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificat
 
 
 # Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-_BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
+# Typedef names of truth values; read by name, so instance keys hold it (reuse/shapes.py).
+BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
 
 
 def is_boolean(c) -> bool:
     """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
     t = c.type
-    return t.spelling in _BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL
+    return t.spelling in BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL
 
 
 def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:

@@ -30,12 +30,18 @@ a one-to-one renaming of names:
   keeps every type, and so does one where a constant may be folded through a declared type: a
   const local that is no pointer (`const real c = 3; if (n < c)`), or a `?:` whose condition
   names no variable (the arms' common type, `1 ? -1 : m`, is `m`'s declared type);
+- *shapes*: a type name outside a result position (not `T *(` or `T *f(`) is not numbered but
+  written as its shape (shapes.py: its declarations, the types in them by shape, what the
+  conventions say of it), so that THFloatTensor and THLongTensor are one token where a body names
+  one where another instantiation names two; a type a call returns keeps its number (the graph
+  holds the record an acquirer returns);
 - *declarations*: for each renamed name, every file-scope declaration of it as clang prints it
   (a function by its type, which shows its parameters, result and `noreturn`, and by whether it
   returns; a typedef by its type; a struct or union with its fields; an enum with its values; a
   variable with its initializer), the names in it renamed in the same numbering, in turn;
 - *conventions*: what they say of each renamed name (the verdict of `refcheck.reuse.renaming`, and in
-  unwind mode whether the name may raise);
+  unwind mode whether the name may raise), and which names' families equal which names
+  (`renaming.family_pattern`);
 - *locations*: the ranges the preprocessor skipped inside the definition are the same (the two
   sides of an `#if` could give equal texts from different lines), and so are the ranges of the
   macro expansions inside it (a token that came from a macro is located at the macro's call
@@ -56,10 +62,12 @@ import re
 
 from refcheck.conventions import Conventions
 from refcheck.frontend import binding
-from refcheck.reuse import converted, unevaluated
+from refcheck.reuse import converted, shapes, unevaluated
+from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS
-from refcheck.reuse.renaming import verdict
+from refcheck.reuse.renaming import family_pattern, verdict
+from refcheck.reuse.shapes import result_position as _shapes_result
 
 # C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
 # `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
@@ -145,7 +153,23 @@ class Instances:
         self._type_like = type_like
         self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
+        signatures = self._signatures
+        which, unwind = self.which, self.unwind
+
+        def only_types(name: str) -> bool:
+            return all(kind_of(d) in _TYPE_DECL_KINDS for d in decls[name])
+
+        def predicates(name: str) -> str:
+            """What the graph build asks of a type by its name (and by the name of the record a
+            typedef stands for or points to, as handles and slots spell it), and its verdict."""
+            asked = "".join(f"{n in conv.unit_counted:d}{conv.matches('error_out', n):d}{conv.matches('context', n):d}"
+                            f"{n in conv.object_records:d}{n in BOOLEANS:d}" for n in _spellings(decls, name))
+            return f"\x08{_verdict(conv, which, unwind, name)}{asked}"
+
+        self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
+                                     predicates, _TYPE_QUERIES)
         self._scalar: dict[str, bool] = {}
+        self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
         self.tu = tu
 
@@ -194,17 +218,12 @@ class Instances:
         numbers: dict[str, int] = {}
         queue: list[tuple[str, bool]] = []  # (name, literal types) whose declarations go in
         runs: list | None = [] if erase else None  # [token index, words] of each erased run
-        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs)
-        done = set()
-        while queue:
-            item = queue.pop(0)
-            if item in done:
-                continue
-            done.add(item)
-            name, keep = item
-            sig_tokens = self._signature(name)
-            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
-            out += self._write(sig_tokens, not keep, (), numbers, queue, keep)
+        # Type names by their shapes (shapes.py) only where every arithmetic type is erased (a body
+        # that keeps them may ask clang to compare types) and no conditional's type may differ.
+        shaped = self._shapes if erase and not shapes.named_conditional(tokens, self.type_names, self.decls) \
+            else None
+        out = self._write(tokens, erase, literal or (), numbers, queue, runs=runs, shapes=shaped)
+        out += self._declarations(queue, numbers, shaped)
         names = list(numbers)
         # The graph also holds the definition's own source text (expressions as messages show
         # them), where a name stays as written: a renamed name spelled there could only be
@@ -212,7 +231,8 @@ class Instances:
         written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
         spelled = tuple(n if n.encode() in written else "" for n in names)
         verdicts = tuple(self._verdict(n) for n in names)
-        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled)
+        key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled,
+               family_pattern(self.conv, self.which, names))
         if runs:
             # The erased types a constant of the build is converted to (converted.py) are kept.
             # Definitions with one key so far differ only in their erased runs, and their
@@ -226,9 +246,31 @@ class Instances:
                 key += (tuple(runs[k][1] for k in ordinals),)
         return key, names
 
+    def _declarations(self, queue: list, numbers: dict, shaped) -> list[str]:
+        """The declarations of the renamed names `queue` holds (and of those they name in turn)."""
+        out: list[str] = []
+        done = set()
+        while queue:
+            item = queue.pop(0)
+            if item in done:
+                continue
+            done.add(item)
+            name, keep = item
+            sig_tokens = self._signature(name)
+            out.append(f"\x00{numbers[name]}{'L' if keep else 'E'}")
+            # A numbered type's declarations number the types they name outside braces: the
+            # record a numbered typedef or result names is what the graph may hold (its fields'
+            # types are shaped like any other). A declaration that measures or compares types (a
+            # global's initializer) names them.
+            asks = self._measures.get(name)
+            if asks is None:
+                asks = self._measures[name] = "sizeof" in sig_tokens or not _TYPE_QUERIES.isdisjoint(sig_tokens)
+            out += self._write(sig_tokens, not keep, (), numbers, queue, keep, shapes=None if asks else shaped,
+                               braced=name in self.type_names)
+        return out
+
     def _verdict(self, name: str) -> tuple:
-        v = verdict(self.conv, self.which, name)
-        return (v, self.conv.may_raise_call(name)) if self.unwind else v
+        return _verdict(self.conv, self.which, self.unwind, name)
 
     def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
         """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
@@ -320,14 +362,20 @@ class Instances:
         return got
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
-               keep_all: bool = False, runs: list | None = None) -> list[str]:
+               keep_all: bool = False, runs: list | None = None, shapes=None, braced: bool = False) -> list[str]:
         """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
-        given, receives [token index, words] of each run of erased words."""
+        given, receives [token index, words] of each run of erased words; with `shapes`, a type
+        name outside a result position (and, if `braced`, inside braces) is written as its
+        shape where it has one."""
         out: list[str] = []
         inside = _inside(literal, len(tokens)) if literal else None
         decls = self.decls
+        type_names = self.type_names
         previous_erased = False
+        depth = 0 if braced else 1
         for i, t in enumerate(tokens):
+            if braced and t in ("{", "}"):
+                depth += 1 if t == "{" else -1
             keep = keep_all or (inside is not None and inside[i])
             if erase and not keep and t in _ERASED:
                 if not previous_erased:
@@ -340,13 +388,19 @@ class Instances:
                 continue
             previous_erased = False
             if t in decls:
+                # A pointer's layout does not depend on what it points to: `THStorage *storage`
+                # in a struct whose size is taken needs THStorage's declaration, not its layout.
+                literal_type = keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")
+                if shapes is not None and depth > 0 and t in type_names and not _shapes_result(tokens, i):
+                    shape = shapes.of(t, literal_type)
+                    if shape is not None:
+                        out.append(f"\x03{shape}")
+                        continue
                 n = numbers.get(t)
                 if n is None:
                     n = numbers[t] = len(numbers)
                 out.append(f"\x02{n}")
-                # A pointer's layout does not depend on what it points to: `THStorage *storage`
-                # in a struct whose size is taken needs THStorage's declaration, not its layout.
-                queue.append((t, keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")))
+                queue.append((t, literal_type))
             else:
                 out.append(t)
         return out
@@ -360,23 +414,48 @@ class Instances:
         return self._sources[name]
 
     def _signature(self, name: str) -> list[str]:
-        """The tokens of every file-scope declaration of `name`, in the unit's order."""
-        got = self._signatures.get(name)
-        if got is None:
-            parts: list[str] = []
-            for d in self.decls[name]:
-                kind = kind_of(d)
-                parts.append(kind.name)
-                if kind == K.FUNCTION_DECL:
-                    # Not printed: a definition prints with its body.
-                    parts += _TOKEN.findall(d.type.spelling)
-                    parts.append("noreturn" if is_noreturn(d) else "returns")
-                elif kind == K.ENUM_CONSTANT_DECL:
-                    parts.append(str(d.enum_value))
-                else:
-                    parts += _TOKEN.findall(binding.pretty_printed(d))
-            got = self._signatures[name] = parts
-        return got
+        return _signature(self.decls, self._signatures, name)
+
+
+def _verdict(conv: Conventions, which: str, unwind: bool, name: str):
+    v = verdict(conv, which, name)
+    return (v, conv.may_raise_call(name)) if unwind else v
+
+
+def _spellings(decls: dict, name: str) -> list[str]:
+    """`name`, and for a typedef the record its canonical type is or points to, spelled as
+    `handles.record_name` and `slots._records` spell it (`(unnamed struct at ...)` included)."""
+    out = [name]
+    for d in decls[name]:
+        if kind_of(d) == K.TYPEDEF_DECL:
+            t = d.underlying_typedef_type.get_canonical()
+            if t.kind == T.POINTER:
+                t = t.get_pointee().get_canonical()
+            spelled = t.spelling
+            for word in ("const ", "volatile ", "struct ", "union "):
+                spelled = spelled.replace(word, "")
+            out.append(spelled.strip())
+    return out
+
+
+def _signature(decls: dict, cache: dict, name: str) -> list[str]:
+    """The tokens of every file-scope declaration of `name`, in the unit's order."""
+    got = cache.get(name)
+    if got is None:
+        parts: list[str] = []
+        for d in decls[name]:
+            kind = kind_of(d)
+            parts.append(kind.name)
+            if kind == K.FUNCTION_DECL:
+                # Not printed: a definition prints with its body.
+                parts += _TOKEN.findall(d.type.spelling)
+                parts.append("noreturn" if is_noreturn(d) else "returns")
+            elif kind == K.ENUM_CONSTANT_DECL:
+                parts.append(str(d.enum_value))
+            else:
+                parts += _TOKEN.findall(binding.pretty_printed(d))
+        got = cache[name] = parts
+    return got
 
 
 def _inside(ranges, n: int) -> list[bool]:

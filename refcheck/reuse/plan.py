@@ -74,6 +74,12 @@ class Plan:
         self.alone = {place for place, keys in groups.items() if len(keys) == 1}
         self.key_seconds = time.perf_counter() - a
 
+    def rechecking(self) -> None:
+        """The definitions from here on are checked again (a summary they used changed), each
+        built on its own, none taking an instance's outcome: several graphs may now be built at
+        one place, so every place is class-keyed."""
+        self.alone = set()
+
     def known(self, index: int) -> Known | None:
         """The outcome an earlier definition with the same instance key had, renamed for this one
         (the summaries it used too)."""

@@ -3,13 +3,15 @@
 TH compiles each generic function once per type: `THTensor_(add)` becomes THFloatTensor_add,
 THDoubleTensor_add, ... from the same source text. Their graphs differ only in the names the
 macros pasted (callees, condition keys, the function's own name) and in the declaration hashes
-inside value names. The analysis depends on names only through equality and the conventions, so
+inside value names. The analysis depends on names only through equality, the conventions and
+the families (an acquirer's record or name prefix against a releaser's, `family_pattern`), so
 it runs once per class and each member's findings are the representative's with its names put
 back (token for token), byte for byte what analysing the member alone gives.
 
 A class key is the graph serialized with every name token replaced by its order of first
-appearance, plus what the conventions say of each token; two graphs with the same key are the
-same graph up to a one-to-one renaming of tokens, which pairs their tokens position by position.
+appearance, plus what the conventions say of each token and which tokens' families equal which
+tokens; two graphs with the same key are the same graph up to a one-to-one renaming of tokens,
+which pairs their tokens position by position.
 Locations are kept literally, so only graphs from the same source text (the instantiations of one
 generic body) ever share a class, and the renaming never touches a file or line.
 """
@@ -23,6 +25,7 @@ from dataclasses import fields, is_dataclass, replace
 
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Returns
 from refcheck.findings import Finding, Location
 
 # A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
@@ -184,7 +187,7 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
     tokens = list(index)
     which = _fingerprint(conv)
     verdicts = tuple(verdict(conv, which, t) for t in tokens)
-    return ("\x00".join(literal), numbers, tuple(sets), verdicts), tokens
+    return ("\x00".join(literal), numbers, tuple(sets), verdicts, family_pattern(conv, which, tokens)), tokens
 
 
 _VERDICTS: dict = {}
@@ -225,6 +228,45 @@ def verdict(conv: Conventions, which: str, token: str) -> int:
         got = _VERDICTS[key] = (inferred, _VERDICT_NUMBERS.setdefault(full, len(_VERDICT_NUMBERS)))
         if len(_VERDICTS) > 200_000:
             _VERDICTS.clear()
+    return got[1]
+
+
+# conv.family's answer where the record type an acquirer's result points to decides.
+_RECORD = "\x00record"
+_FAMILIES: dict = {}
+
+
+def family_pattern(conv: Conventions, which: str, names: list[str]) -> tuple:
+    """Which of `names` (those an acquirer's or releaser's summary may give an op) have families
+    equal to which names and to each other. The analysis compares an acquirer's family (a
+    table's, the record its result points to, or its name's type prefix) with a releaser's
+    (RC011), a relation between names that numbering them apart does not show: `FS_free` is of
+    FS's family, so releasing through it what `F_make` (an FS) gave is right where releasing what
+    `D_make` (an FT) gave is not, though the two bodies are the same up to renaming FS to FT."""
+    index = {n: k for k, n in enumerate(names)}
+    out = []
+    for k, n in enumerate(names):
+        got = _families(conv, which, n)
+        if got is not None:
+            out.append((k, *(-1 if f is None else index.setdefault(f, len(index)) for f in got)))
+    return tuple(out)
+
+
+def _families(conv: Conventions, which: str, token: str) -> tuple | None:
+    name = token.split("#", 1)[0]
+    table = conv.inferred
+    inferred = table.known.get(name) if table is not None else None
+    key = (which, name, id(inferred))
+    got = _FAMILIES.get(key)
+    if got is None:
+        s = conv.summary(name)
+        # Only a call that returns something of its own or does something to an argument is
+        # lowered to an op whose family is read (an acquire, a release, a realloc).
+        families = (conv.family(name, _RECORD), conv.family(name)) \
+            if s.returns is not Returns.BORROWED or s.arguments else None
+        got = _FAMILIES[key] = (inferred, families)  # the entry holds `inferred`, as _VERDICTS
+        if len(_FAMILIES) > 200_000:
+            _FAMILIES.clear()
     return got[1]
 
 
