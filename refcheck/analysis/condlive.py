@@ -69,6 +69,11 @@ class CondLiveness:
             return []
         return [k for k in conds if bit.get(k, 0) & ~alive]
 
+    def drop(self, pred: int | None, node: int, conds: dict) -> None:
+        """Forget in `conds` (a state's, entering `node` from `pred`) the answers dead there."""
+        for k in self.died(pred, node, conds):
+            del conds[k]
+
 
 def _kills(ops, by_var: dict, effect) -> int:
     out = 0

@@ -296,9 +296,8 @@ class Pruner:
         facts = st.facts
         if not facts:
             return
-        if facts.conds and self.conds is not None:
-            for k in self.conds.died(pred, node, facts.conds):
-                del facts.conds[k]
+        if facts.conds and self.conds is not None:  # answers no later branch reads (`condlive`)
+            self.conds.drop(pred, node, facts.conds)
         if not died_f:
             return
         if facts.consts:
