@@ -15,6 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from refcheck.analysis.condlive import droppable_keys
 from refcheck.analysis.liveness import Pruner, PruneTables
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
@@ -96,7 +97,8 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
                 continue
             if live is not None and (live.env.bits[node] != live.env.bits[succ]
                                      or live.facts.bits[node] != live.facts.bits[succ] or live.died(node, succ)
-                                     or (pruner.null is not None and pruner.null.bits[node] != pruner.null.bits[succ])):
+                                     or (pruner.null is not None and pruner.null.bits[node] != pruner.null.bits[succ])
+                                     or (pruner.conds is not None and pruner.conds.live[node] != pruner.conds.live[succ])):
                 continue
             out[succ] = node
     return out
@@ -118,7 +120,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                                                floating=tr.floating if conv.floating else None,
                                                releaser=conv.matches("release", cfg.name),
                                                unkept=conv.infer_steals and not tr.primitive)
-    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated) if prune else None
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)

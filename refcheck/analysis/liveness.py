@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from refcheck import ir
 from refcheck.analysis import nullness
 from refcheck.analysis.bitsets import Bits, LazySets, backward
+from refcheck.analysis.condlive import CondLiveness
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness, Origin
@@ -186,25 +187,32 @@ class PruneTables:
     null: LazySets | None
     # The edges where forgetting has nothing to do (half of the calls on THTensor.c).
     quiet: frozenset
+    # Remembered branch answers no later branch reads (`condlive`); None: none can be dropped.
+    conds: CondLiveness | None = None
 
     @classmethod
-    def of(cls, cfg, relevant: set[int] | None = None, skip_quiet: bool = True) -> PruneTables:
-        """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all."""
+    def of(cls, cfg, relevant: set[int] | None = None, skip_quiet: bool = True,
+           cond_vars: dict | None = None, droppable: frozenset = frozenset()) -> PruneTables:
+        """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all;
+        `droppable`: the remembered condition keys only branches read (`condlive.droppable_keys`)."""
         null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
         quiet = nullness.quiet_edges(cfg, null) if null is not None and skip_quiet else frozenset()
-        return cls(Liveness(cfg), null, quiet)
+        conds = CondLiveness(cfg, cond_vars or {}, droppable, _op_effect) if droppable else None
+        return cls(Liveness(cfg), null, quiet, conds)
 
 
 class Pruner:
     def __init__(self, cfg, cond_vars: dict, pairs: frozenset = frozenset(), relevant: set[int] | None = None,
-                 skip_quiet: bool = True, tables: PruneTables | None = None, fated: frozenset | None = None):
-        """`tables`: made by an earlier pruner of the same graph with the same `relevant` and
-        `skip_quiet`, else made here; `fated`: `nullness.fated_parameters` of the graph, when the
-        caller has it (the transfer does)."""
+                 skip_quiet: bool = True, tables: PruneTables | None = None, fated: frozenset | None = None,
+                 droppable: frozenset = frozenset()):
+        """`tables`: made by an earlier pruner of the same graph with the same `relevant`,
+        `skip_quiet` and `droppable`, else made here; `fated`: `nullness.fated_parameters` of the
+        graph, when the caller has it (the transfer does); `droppable`: `condlive.droppable_keys`."""
         if tables is None:
-            tables = PruneTables.of(cfg, relevant, skip_quiet)
+            tables = PruneTables.of(cfg, relevant, skip_quiet, cond_vars, droppable)
         self.tables = tables
         self.live, self.null, self.quiet = tables.live, tables.null, tables.quiet
+        self.conds = tables.conds
         # The nodes where a join dropped a stored fact (`explore`), after which forgetting may
         # have something to do on a quiet edge.
         self.rejoined: set[int] = set()
@@ -288,6 +296,8 @@ class Pruner:
         facts = st.facts
         if not facts:
             return
+        if facts.conds and self.conds is not None:  # answers no later branch reads (`condlive`)
+            self.conds.drop(pred, node, facts.conds)
         if not died_f:
             return
         if facts.consts:

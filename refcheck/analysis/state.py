@@ -105,6 +105,10 @@ class Obj:
     # Whether `nullness.forget` may set this object's nullness to MAYBE (what it knows is all it
     # could take): asked of every object of a state at most nodes, so answered once here.
     forgettable: bool = field(default=False, init=False, repr=False, compare=False)
+    # What the visited map keys this object on (`State.core`): None for the object itself, or for
+    # a view of memory (loaded, nothing of it owned, released or owed) everything but where it was
+    # first loaded (`site`, `node`), which only a report's path and message read.
+    ident: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
@@ -114,9 +118,43 @@ class Obj:
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
+        view = self.origin in _VIEW_ORIGINS and not (self.owned or self.gone or self.debt or self.paid)
+        if view:
+            object.__setattr__(self, "ident", _ViewIdent(self))
 
     def __hash__(self) -> int:
         return self._hash
+
+
+_VIEW_ORIGINS = (Origin.FIELD, Origin.RESULT)
+
+
+class _ViewIdent:
+    """A view's identity in the visited map: equal for views that differ only in where they were
+    first loaded. Two paths that load the same location first at different lines (`uri =
+    get_prop (node, "href")` in one arm, `moreinfo = get_prop (node, "href")` in another) reach
+    the same state for every transfer: a view is reported only once released or consumed, when
+    it is no view any more; the state explored first stands for both, its own path intact (a
+    finding on the one left out would differ only in the load its path starts at)."""
+
+    __slots__ = ("fields", "_hash")
+
+    def __init__(self, o: "Obj") -> None:
+        # The fields, not the object: holding it would make every view a reference cycle, and
+        # states are freed by reference counting alone (support.gcpause).
+        self.fields = _view_fields(o)
+        self._hash = hash(self.fields)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        return type(other) is _ViewIdent and self._hash == other._hash and self.fields == other.fields
+
+
+def _view_fields(o: "Obj") -> tuple:
+    return (o.null, o.origin, o.name, o.deps, o.link, o.may_be, o.fresh, o.family, o.shared, o.by_location,
+            o.kept, o.floated, o.escaped)
 
 
 # A condition's identity: a Fact's structural key, or the sorted pair of a pointer comparison.
@@ -196,7 +234,8 @@ class State:
 
     def core(self) -> tuple:
         """What ownership depends on: states equal here are explored once, their facts joined."""
-        return (frozenset(self.env.items()), frozenset(self.objs.items()))
+        return (frozenset(self.env.items()),
+                frozenset((k, o) if o.ident is None else (k, o.ident) for k, o in self.objs.items()))
 
     def holders(self, oid: ObjId) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]
