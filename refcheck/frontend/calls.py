@@ -15,7 +15,8 @@ from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, fills_scalars, function_pointer_positions, named_function, notify_after,
-                                        points_to_scalar, unnotified, untyped_unknown)
+                                        points_to_scalar, unnotified, untyped_unknown,
+                                        indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -211,7 +212,8 @@ class CallLowering:
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
-                and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)):
+                and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
+                and not indirect_unknown(c, summary)):
             return self.borrowed_result(loc, name, args)
         return None
 

@@ -192,3 +192,40 @@ def test_a_parameter_lent_on_one_result_only_makes_no_conditional_record(project
     r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
     data = json.loads(r.out)
     assert r.code == 0 and data["findings"] == [] and not data["errors"], r.out + r.err
+
+
+WRAPPER = """#include <stddef.h>
+typedef struct Variant Variant;
+typedef struct { Variant *(*finish)(void *self, void *result); } ServiceClass;
+Variant *service_finish(void *self, ServiceClass *klass, void *result)
+{
+  if (klass->finish == NULL)
+    return NULL;
+  return (klass->finish)(self, result);
+}
+"""
+WRAPPED = """#include <stddef.h>
+typedef struct Variant Variant;
+typedef struct ServiceClass ServiceClass;
+Variant *service_finish(void *self, ServiceClass *klass, void *result);
+void g_variant_unref(Variant *v);
+void on_done(void *self, ServiceClass *klass, void *result)
+{
+  Variant *v = service_finish(self, klass, result);
+  if (v != NULL)
+    g_variant_unref(v);
+}
+"""
+
+
+def test_a_virtual_method_wrapper_forwards_an_unknown_result_to_another_unit(project):
+    # libsecret's `secret_service_prompt_finish` returns `(klass->prompt_finish) (self, result,
+    # error)`: a call through a function pointer, whose result no record describes. Its record
+    # says "unknown", so the caller in another unit does not take the result as borrowed (no
+    # RC010 at its unref).
+    project.write("refcheck.toml", "preset = 'glib'\n")
+    project.write("lib.c", WRAPPER)
+    project.write("user.c", WRAPPED)
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    data = json.loads(r.out)
+    assert data["findings"] == [] and not data["errors"], r.out + r.err
