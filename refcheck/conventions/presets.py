@@ -263,6 +263,11 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"returns": "argument", "returned": 0} for name in (
         "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_ascii_dtostr",
         "g_ascii_formatd", "g_utf8_strncpy")},
+    # "Returns: A pointer to tmpl, which has been modified to hold the directory name", or NULL on
+    # error while tmpl stays the caller's (GIR says transfer full): no object of its own; not
+    # `argument`, whose NULL would make the template NULL too (libsecret's `if (!g_mkdtemp (dir))`).
+    "g_mkdtemp": {"returns": "unknown"},
+    "g_mkdtemp_full": {"returns": "unknown"},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.
