@@ -200,8 +200,10 @@ GLIB_RULES: dict[str, dict] = {
        for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
                        ("insert_sorted_with_data", 1), ("insert_before", 2))},
     **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
-       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link",
-                  "concat")},
+       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link")},
+    # "The elements of the second GList are not copied. They are used directly": list2 becomes
+    # the tail of the result, taken over (libsecret's `g_list_concat (items, g_list_copy (l))`).
+    **{f"g_{kind}_concat": {"returns": "reallocated", "arguments": {"1": "consume"}} for kind in ("list", "slist")},
     "g_ptr_array_add": {"arguments": {"1": "store"}},
     "g_ptr_array_insert": {"arguments": {"2": "store"}},
     "g_queue_push_head": {"arguments": {"1": "store"}},
