@@ -151,7 +151,11 @@ def base_glib() -> Conventions:
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
-        consume=[r"_take$"],
+        # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
+        # secret_value_unref_to_password): drops the reference it is given, returns a new owned
+        # result made from the object (its contents stolen when that was the last reference).
+        consume=[r"_take$", r"_unref_to_[a-z]\w*$"],
+        consume_owned=[r"_unref_to_[a-z]\w*$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error

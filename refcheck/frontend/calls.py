@@ -115,7 +115,7 @@ class CallLowering:
             elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
                 self.b.emit(ir.Retain(loc, values[i], name))
         if role in ("release", "consume", "retain"):
-            return self.reference_call(c, loc, name, role, tracked)
+            return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
         read = [i for i in positions if i not in ended]
         for i in read[1:] if role == "reallocate" else read:
@@ -382,9 +382,10 @@ class CallLowering:
         self.b.cur = ok
         return None
 
-    def reference_call(self, c, loc, name, role, tracked):
+    def reference_call(self, c, loc, name, role, tracked, summary):
         """A release (every tracked argument), a consume (the first: freeCopyTo(src, dst),
-        move(src); the others are used) or a retain (each; the first is the result)."""
+        move(src); the others are used; an owned result where the record says so:
+        g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -392,6 +393,8 @@ class CallLowering:
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
             for v in tracked[1:]:
                 self.b.emit(ir.Use(loc, v))
+            if summary.returns is Returns.OWNED and has_pointer_type(c):
+                return self.acquisition(c, loc, name, replace(summary, returned=None), [], [])
             return None
         for v in tracked:
             self.b.emit(ir.Retain(loc, v, name))
