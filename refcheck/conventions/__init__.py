@@ -72,6 +72,9 @@ class Conventions:
     # Consumers whose result is a new owned object made from what they consumed (GLib's
     # `g_bytes_unref_to_data`: "Unreferences the bytes, and returns a pointer the same byte data").
     consume_owned: list[str] = field(default_factory=list)
+    # String comparisons equal to 0 for (x, NULL) exactly where x is NULL (GLib's g_strcmp0:
+    # "Handles NULL gracefully by sorting it before non-NULL strings"; frontend.nullcmp).
+    null_sorted: list[str] = field(default_factory=list)
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
@@ -267,7 +270,8 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "error", "exit", "pure",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "error",
+            "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 

@@ -156,6 +156,7 @@ def base_glib() -> Conventions:
         # result made from the object (its contents stolen when that was the last reference).
         consume=[r"_take$", r"_unref_to_[a-z]\w*$"],
         consume_owned=[r"_unref_to_[a-z]\w*$"],
+        null_sorted=[r"^g_strcmp0$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error
