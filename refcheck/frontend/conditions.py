@@ -17,6 +17,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, co
 from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.steals import status_condition
 
@@ -103,10 +104,8 @@ class ConditionLowerer:
     def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:
         """`a == b` / `a != b` lowered as a null test, a negated test or a comparison of two
         pointers, where it is one (True); else False (the caller tests it as a fact)."""
-        from refcheck.frontend.nullcmp import null_compared  # it reads is_null_constant, below
-
         zeroed = pure_call_against_zero(lhs, rhs, self.b)
-        other = null_compared(self.b, zeroed) if zeroed is not None and kind_of(zeroed) == K.CALL_EXPR else None
+        other = null_compared(self.b, zeroed, is_null_constant) if zeroed is not None and kind_of(zeroed) == K.CALL_EXPR else None
         if other is not None and has_pointer_type(other):
             # `g_strcmp0 (x, NULL) == 0` is `x == NULL` (frontend.nullcmp).
             mark = len(self.b.pending_temps)

@@ -10,27 +10,26 @@ from __future__ import annotations
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import is_null_constant
 
 
-def null_compared(b, call):
+def null_compared(b, call, is_null):
     """The argument of `call` (a `null_sorted` comparison of two strings) compared with NULL:
-    the other one is a NULL constant, or a local initialised with one and never assigned again
-    (the assertion macro's `__s2`). None otherwise."""
+    the other one is a NULL constant (`is_null`), or a local initialised with one and never
+    assigned again (the assertion macro's `__s2`). None otherwise."""
     if not b.conv.null_sorted or not b.conv.matches("null_sorted", b.callee_of(call)[1] or ""):
         return None
     args = arguments(call)
     if len(args) != 2:
         return None
     for x, other in ((args[0], args[1]), (args[1], args[0])):
-        if _null_value(b, other) and not _null_value(b, x):
+        if _null_value(b, other, is_null) and not _null_value(b, x, is_null):
             return x
     return None
 
 
-def _null_value(b, c) -> bool:
+def _null_value(b, c, is_null) -> bool:
     c = strip(c)
-    if is_null_constant(c):
+    if is_null(c):
         return True
     if kind_of(c) != K.DECL_REF_EXPR:
         return False
@@ -38,7 +37,7 @@ def _null_value(b, c) -> bool:
     if d is None or kind_of(d) != K.VAR_DECL:
         return False
     init = [k for k in children_of(d) if kind_of(k) not in (K.TYPE_REF, K.UNEXPOSED_ATTR)]
-    return bool(init) and is_null_constant(init[-1]) and not _assigned(b, d)
+    return bool(init) and is_null(init[-1]) and not _assigned(b, d)
 
 
 def _assigned(b, d) -> bool:
