@@ -14,6 +14,7 @@ from refcheck.analysis import sizes
 from refcheck.analysis.assume import Assumptions, loop_tests, same_key
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
+from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
@@ -29,7 +30,6 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
 _BORROWED = (Origin.PARAM, Origin.RESULT)
 _SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
-_DESCRIBED = (Source.CONFIGURED, Source.INFERRED)  # records that say whether a result may be floating
 
 
 
@@ -345,10 +345,13 @@ class Transfer(Assumptions, Endings, IdentityTests):
         if op.kept:  # the callee's own reference, kept by it: ours is unchanged
             st.objs[oid] = replace(o, shared=True, kept=True)
             return
-        if self.floating(o) and self.conv.matches("ref_sink", op.callee):
-            # A floating reference sunk: still the one reference we owned, now a full one.
-            st.objs[oid] = replace(o, name=op.callee)
-            return
+        if self.conv.matches("ref_sink", op.callee):
+            if self.floating(o):
+                # A floating reference sunk: still the one reference we owned, now a full one.
+                st.objs[oid] = replace(o, name=op.callee)
+                return
+            if sunk_in_place(self.conv, self.data, st, oid):
+                return  # the location's floating reference, now its full one (analysis.floating)
         if oid.kind is Kind.PARAM and self.conv.matches("ref_sink", op.callee):
             o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
@@ -501,10 +504,7 @@ class Transfer(Assumptions, Endings, IdentityTests):
         """An owned reference that may be floating: a floating acquirer's (g_variant_new_*), a body's
         returning one unsunk (its record's `floating`), or one no table nor body describes. A table's
         owned result (g_variant_get_child_value), a sunk one, or a body's full one is a full reference."""
-        if o.owned == 0 or o.origin is not Origin.ACQUIRE or self.conv.matches("ref_sink", o.name):
-            return False
-        s = self.conv.summary(o.name)
-        return self.conv.matches("floating", o.name) or s.floating or s.source not in _DESCRIBED
+        return o.owned != 0 and o.origin is Origin.ACQUIRE and floating_callee(self.conv, o.name)
 
     def drop_ref(self, st: State, oid: ObjId, loc: Location) -> None:
         o = st.objs[oid]

@@ -69,6 +69,12 @@ class Conventions:
     ])
     # Calls that take the reference over (after which it must not be released).
     consume: list[str] = field(default_factory=lambda: [r"(?:^|_)freeCopyTo$", r"(?:^|_)move$"])
+    # Consumers whose result is a new owned object made from what they consumed (GLib's
+    # `g_bytes_unref_to_data`: "Unreferences the bytes, and returns a pointer the same byte data").
+    consume_owned: list[str] = field(default_factory=list)
+    # String comparisons equal to 0 for (x, NULL) exactly where x is NULL (GLib's g_strcmp0:
+    # "Handles NULL gracefully by sorting it before non-NULL strings"; frontend.nullcmp).
+    null_sorted: list[str] = field(default_factory=list)
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
@@ -264,7 +270,8 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "error", "exit", "pure",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "error",
+            "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
@@ -486,6 +493,8 @@ class Conventions:
             arguments.append((Tracked.EVERY, Effect.RELEASE))
         elif role == "consume":
             arguments.append((Tracked.FIRST, Effect.CONSUME))
+            if self.matches("consume_owned", name):
+                returns = Returns.OWNED
         elif role == "retain":
             arguments.append((Tracked.EVERY, Effect.RETAIN))
             returns, returned = Returns.ARGUMENT, Tracked.FIRST

@@ -151,7 +151,12 @@ def base_glib() -> Conventions:
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
-        consume=[r"_take$"],
+        # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
+        # secret_value_unref_to_password): drops the reference it is given, returns a new owned
+        # result made from the object (its contents stolen when that was the last reference).
+        consume=[r"_take$", r"_unref_to_[a-z]\w*$"],
+        consume_owned=[r"_unref_to_[a-z]\w*$"],
+        null_sorted=[r"^g_strcmp0$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error
@@ -200,8 +205,10 @@ GLIB_RULES: dict[str, dict] = {
        for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
                        ("insert_sorted_with_data", 1), ("insert_before", 2))},
     **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
-       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link",
-                  "concat")},
+       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link")},
+    # "The elements of the second GList are not copied. They are used directly": list2 becomes
+    # the tail of the result, taken over (libsecret's `g_list_concat (items, g_list_copy (l))`).
+    **{f"g_{kind}_concat": {"returns": "reallocated", "arguments": {"1": "consume"}} for kind in ("list", "slist")},
     "g_ptr_array_add": {"arguments": {"1": "store"}},
     "g_ptr_array_insert": {"arguments": {"2": "store"}},
     "g_queue_push_head": {"arguments": {"1": "store"}},
@@ -263,6 +270,11 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"returns": "argument", "returned": 0} for name in (
         "g_strchug", "g_strchomp", "g_strdelimit", "g_strcanon", "g_strreverse", "g_ascii_dtostr",
         "g_ascii_formatd", "g_utf8_strncpy")},
+    # "Returns: A pointer to tmpl, which has been modified to hold the directory name", or NULL on
+    # error while tmpl stays the caller's (GIR says transfer full): no object of its own; not
+    # `argument`, whose NULL would make the template NULL too (libsecret's `if (!g_mkdtemp (dir))`).
+    "g_mkdtemp": {"returns": "unknown"},
+    "g_mkdtemp_full": {"returns": "unknown"},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.

@@ -125,6 +125,35 @@ def untyped_unknown(c, summary) -> bool:
     return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
 
 
+# What a call through a function pointer names: a struct member (`klass->finish (...)`, a
+# GObject class's or interface's virtual method), a variable or a parameter (`(*to_bytes) (v)`).
+_POINTER_CALLEES = (K.FIELD_DECL, K.VAR_DECL, K.PARM_DECL)
+
+
+def indirect_unknown(call, summary) -> bool:
+    """A call through a function pointer nothing describes (no record, no pattern): which
+    function runs, and so who owns its pointer result, is the pointer's to say (every
+    implementation of a GObject virtual method returns what the method's documentation says:
+    `(transfer full)` for GIO's `*_finish`). The result is unknown, not borrowed: not tracked (no
+    RC010 or RC009 for its release or hand-over), and a function returning it forwards an
+    unknown result (`relevance.returns_unknown_result`)."""
+    return summary.source is Source.DEFAULT and through_pointer(call)
+
+
+def through_pointer(call) -> bool:
+    """Whether a call's callee is a function pointer: `klass->finish (...)`, `(*to_bytes) (v)`,
+    `cb (data)` of a variable or parameter (not a function, a method or an unknown name)."""
+    kids = children_of(call)
+    x = strip(kids[0]) if kids else None
+    while x is not None and kind_of(x) == K.UNARY_OPERATOR and unop(x) == "*":
+        inner = children_of(x)
+        x = strip(inner[0]) if inner else None
+    if x is None or kind_of(x) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
+        return False
+    ref = referenced(x)
+    return ref is not None and kind_of(ref) in _POINTER_CALLEES
+
+
 def points_to_scalar(c) -> bool:
     """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
     t = c.type.get_canonical()

@@ -20,7 +20,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, converted_constant,
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import enumerators, is_expression, kind_of
 from refcheck.frontend.aliases import address_alias, interior_alias
-from refcheck.frontend.cleanups import Scopes, cleanup_function, releases
+from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
@@ -123,12 +123,12 @@ class Builder(GraphBuilder):
         self.blocks.pop()
         scope = self.scopes.pop()
         if scope.cleanups and self.cur is not None:  # falling off the end runs them
-            for op in releases(list(reversed(scope.cleanups)), end_location(c)):
+            for op in releases(list(reversed(scope.cleanups)), end_location(c), self.members):
                 self.emit(op)
 
     def leave(self, cleanups, loc) -> None:
         """Run the cleanups of the scopes a jump or return leaves, before it."""
-        for op in releases(cleanups, loc):
+        for op in releases(cleanups, loc, self.members):
             self.emit(op)
 
     def jump(self, target: int, loc_of) -> None:
@@ -142,7 +142,7 @@ class Builder(GraphBuilder):
         """Fill each goto's cleanup block, now that every label's scopes are known."""
         for n, snapshot, counts, name, loc in self.scopes.pending:
             target = self.scopes.labels.get(name, {})
-            self.data[n].ops.extend(releases(self.scopes.leaving(target, snapshot, counts), loc))
+            self.data[n].ops.extend(releases(self.scopes.leaving(target, snapshot, counts), loc, self.members))
 
     def decl_stmt(self, c) -> None:
         for d in children_of(c):
@@ -170,7 +170,7 @@ class Builder(GraphBuilder):
                 self.full_expression_end(loc)
             cleanup = cleanup_function(d)
             if cleanup is not None:
-                self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None)
+                self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None, whole=is_struct(d))
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))

@@ -15,7 +15,8 @@ from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, fills_scalars, function_pointer_positions, named_function, notify_after,
-                                        points_to_scalar, unnotified, untyped_unknown)
+                                        points_to_scalar, unnotified, untyped_unknown,
+                                        indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -114,7 +115,7 @@ class CallLowering:
             elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
                 self.b.emit(ir.Retain(loc, values[i], name))
         if role in ("release", "consume", "retain"):
-            return self.reference_call(c, loc, name, role, tracked)
+            return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
         read = [i for i in positions if i not in ended]
         for i in read[1:] if role == "reallocate" else read:
@@ -211,7 +212,8 @@ class CallLowering:
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
-                and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)):
+                and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
+                and not indirect_unknown(c, summary)):
             return self.borrowed_result(loc, name, args)
         return None
 
@@ -225,12 +227,17 @@ class CallLowering:
         """The user data positions an async call only lends (issue 32): data handed to the one
         callback the call takes (no destroy notify beside it: `json_parser_load_from_stream_async
         (p, s, NULL, on_done, loop)`) goes to that callback's last parameter (GLib's `gpointer
-        user_data`); where the callback's body is in the unit and its record neither gives that
-        parameter up nor keeps it, the call borrows the data. A callback that releases, consumes
-        or stores it takes it over (the sink stands), and so does one whose body is not seen."""
+        user_data`); where the callback's body is known (`callback_of`) and its record neither gives
+        that parameter up nor keeps it, the call borrows the data. So where the callee's record takes
+        the data over (a consume: an async function of the project hands it to g_task_new with
+        its caller's callback; libsecret's `secret_collection_delete (self, NULL,
+        _secret_sync_on_result, sync)`). A callback that releases, consumes or stores it takes it
+        over (the effect stands), and so does one whose body is not seen."""
         lent = set()
-        for i in sinks:
-            if effects.get(i) is not Effect.SINK:
+        # Kept (a sink) or taken over (a consume: its closure data, `Summarizer.stolen`).
+        taken = set(sinks) | {i for i, e in effects.items() if e is Effect.CONSUME and isinstance(i, int)}
+        for i in taken:
+            if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
                 continue
             seen = self.callback_of(decl, args, i)
             if seen is None:
@@ -310,15 +317,20 @@ class CallLowering:
     def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
         its data in GLib's layout (the callback right before its data, no function pointer after
-        it) and its body is in the unit; else None. The callee's parameter types are asked only
-        once a function of the unit is passed (this runs for every call)."""
+        it) and its body is known: in the unit, or in another unit of the run, whose record the
+        run's table imports (libsecret's `secret_collection_delete (self, NULL,
+        _secret_sync_on_result, sync)`); else None (no record from a body: unknown). The callee's
+        parameter types are asked only once a function is passed (this runs for every call)."""
         fn = named_function(args[i - 1]) if i >= 1 else None
-        if fn is None or not defined_here(fn):
+        if fn is None:
             return None
         pointers = function_pointer_positions(decl, args)
         if i - 1 not in pointers or any(j > i for j in pointers):
             return None
-        return self.b.summary_of(fn, fn.spelling), len(list(fn.get_arguments()))
+        record = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and record.source is not Source.INFERRED:
+            return None
+        return record, len(list(fn.get_arguments()))
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
@@ -380,9 +392,10 @@ class CallLowering:
         self.b.cur = ok
         return None
 
-    def reference_call(self, c, loc, name, role, tracked):
+    def reference_call(self, c, loc, name, role, tracked, summary):
         """A release (every tracked argument), a consume (the first: freeCopyTo(src, dst),
-        move(src); the others are used) or a retain (each; the first is the result)."""
+        move(src); the others are used; an owned result where the record says so:
+        g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
             return None
@@ -390,6 +403,8 @@ class CallLowering:
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
             for v in tracked[1:]:
                 self.b.emit(ir.Use(loc, v))
+            if summary.returns is Returns.OWNED and has_pointer_type(c):
+                return self.acquisition(c, loc, name, replace(summary, returned=None), [], [])
             return None
         for v in tracked:
             self.b.emit(ir.Retain(loc, v, name))

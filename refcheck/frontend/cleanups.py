@@ -11,13 +11,19 @@ The cleanup function receives `T **` for a pointer variable x and, as every clea
 pointer does in practice (glib_autoptr_cleanup_*, g_autoptr_cleanup_generic_gfree, a
 hand-written `freep(char **p) { free(*p); }`), releases `*p`: it is lowered as a release of x's
 value, which is a no-op on NULL (so after `g_steal_pointer(&x)` it releases nothing). A cleanup
-of a non-pointer variable (`g_auto(GValue)`, a lock guard struct) touches no counted reference.
+of a struct variable (`g_auto(T)` with G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC: `T_clear (&x)`, which
+GLib documents as freeing the struct's contents; `g_auto(GValue)`, a lock guard) receives the
+whole struct: what its members hold when the scope ends is handed to it (a store of each member
+written here, as `*out = s` hands them over), so none of it is reported as leaked; an unwritten
+member or a scalar variable (`g_auto(GMutexLocker)`) touches no counted reference.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.frontend.binding import pretty_printed
@@ -31,15 +37,21 @@ _CLEANUP = re.compile(r"__attribute__\(\(cleanup\((?P<name>[A-Za-z_]\w*)\)\)\)")
 
 
 def cleanup_function(decl) -> str | None:
-    """The cleanup function of a pointer local `decl`, or None (no cleanup attribute)."""
+    """The cleanup function of a pointer or struct local `decl`, or None (no cleanup attribute)."""
     if not any(kind_of(c) == K.UNEXPOSED_ATTR for c in children_of(decl)):
         return None  # no attribute at all: the common case, without printing anything
-    if not has_pointer_type(decl):
+    if not has_pointer_type(decl) and not is_struct(decl):
         return None
     text = pretty_printed(decl)
     head = text.split(" = ", 1)[0]  # not a match inside the initializer
     m = _CLEANUP.search(head)
     return m["name"] if m else None
+
+
+def is_struct(decl) -> bool:
+    """A local of struct type (not a pointer, not a union): its cleanup gets the whole struct."""
+    t = decl.type.get_canonical()
+    return t.kind == ci.TypeKind.RECORD and kind_of(t.get_declaration()) == K.STRUCT_DECL
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,8 @@ class Cleanup:
     # The variable points to a record (an object, which others may hold a reference to too), not
     # to plain memory (`g_autofree gchar *`), whose only owner this variable is.
     shared: bool = False
+    # The variable is a struct (`g_auto(T)`): its cleanup takes what its members hold.
+    whole: bool = False
 
 
 @dataclass
@@ -79,9 +93,9 @@ class Scopes:
     def pop(self) -> Scope:
         return self.stack.pop()
 
-    def declare(self, var: str, function: str, shared: bool = False) -> None:
+    def declare(self, var: str, function: str, shared: bool = False, whole: bool = False) -> None:
         if self.stack:
-            self.stack[-1].cleanups.append(Cleanup(var, function, shared))
+            self.stack[-1].cleanups.append(Cleanup(var, function, shared, whole))
 
     def mark(self) -> Mark:
         return {s.ident: len(s.cleanups) for s in self.stack}
@@ -105,5 +119,13 @@ class Scopes:
         return out
 
 
-def releases(cleanups: list[Cleanup], loc: Location) -> list[ir.Release]:
-    return [ir.Release(loc, (c.var,), c.function, cleanup=True) for c in cleanups]
+def releases(cleanups: list[Cleanup], loc: Location, members: dict[str, dict[str, str]]) -> list:
+    """The ops running `cleanups` at `loc`: a pointer's release; for a struct, a hand-over of
+    each member `members` (local struct -> field -> its variable) knows it to have been written."""
+    ops: list = []
+    for c in cleanups:
+        if c.whole:
+            ops.extend(ir.Store(loc, held) for held in members.get(c.var, {}).values())
+        else:
+            ops.append(ir.Release(loc, (c.var,), c.function, cleanup=True))
+    return ops

@@ -17,6 +17,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, co
 from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.steals import status_condition
 
@@ -104,6 +105,15 @@ class ConditionLowerer:
         """`a == b` / `a != b` lowered as a null test, a negated test or a comparison of two
         pointers, where it is one (True); else False (the caller tests it as a fact)."""
         zeroed = pure_call_against_zero(lhs, rhs, self.b)
+        other = null_compared(self.b, zeroed, is_null_constant) if zeroed is not None and kind_of(zeroed) == K.CALL_EXPR else None
+        if other is not None and has_pointer_type(other):
+            # `g_strcmp0 (x, NULL) == 0` is `x == NULL` (frontend.nullcmp).
+            mark = len(self.b.pending_temps)
+            v = self.value(other)
+            if v not in (None, NULL):
+                yes, no = (f, t) if op == "==" else (t, f)
+                self.test(c, v, yes, no, pointer=True, mark=mark)
+                return True
         if zeroed is not None:
             # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
             # pure call, which its other tests of the same text correlate with.

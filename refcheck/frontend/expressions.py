@@ -23,6 +23,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.parents import holds
+from refcheck.frontend.weak import weak_store
 
 
 class ExpressionLowerer(CallLowering):
@@ -399,9 +400,10 @@ class ExpressionLowerer(CallLowering):
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)
+        # A cleanup variable's copy, or a weak pointer (`frontend.weak`): an alias, no hand-over.
+        alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else ""))
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target),
-                           alias=stored is not None and self.b.scopes.shared(stored)))
+                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target), alias=alias))
         return src
 
     def pointee_of(self, target) -> str | None:

@@ -10,6 +10,7 @@ from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip
+from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import resolved_callee
 from refcheck.frontend.setters import reaching_locals, stores_parameter
@@ -36,7 +37,8 @@ def returns_parameter(ret) -> bool:
 
 def returns_unknown_result(ret, conv: Conventions) -> bool:
     """`return f (...);` of a project function whose body was seen to return what nobody counts
-    (an inferred `unknown` result: a `gpointer` taken from a container, then referenced). The
+    (an inferred `unknown` result: a `gpointer` taken from a container, then referenced), or of a
+    call through a function pointer (`argtypes.indirect_unknown`). The
     forwarder's record says so too; without one its callers in other units would take the result
     as borrowed (the bodiless default) and report its release (RC010)."""
     kids = list(children_of(ret))
@@ -44,7 +46,9 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
     if e is None or kind_of(e) != K.CALL_EXPR or not has_pointer_type(e):
         return False
     summary = conv.summary(resolved_callee(e, conv)[1])
-    return summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED
+    # A virtual method's wrapper (`return klass->finish (self, result, error);`) forwards what
+    # the implementations return: unknown too.
+    return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(e, summary)
 
 
 def can_find_anything(fn, conv: Conventions) -> bool:

@@ -192,3 +192,87 @@ def test_a_parameter_lent_on_one_result_only_makes_no_conditional_record(project
     r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
     data = json.loads(r.out)
     assert r.code == 0 and data["findings"] == [] and not data["errors"], r.out + r.err
+
+
+WRAPPER = """#include <stddef.h>
+typedef struct Variant Variant;
+typedef struct { Variant *(*finish)(void *self, void *result); } ServiceClass;
+Variant *service_finish(void *self, ServiceClass *klass, void *result)
+{
+  if (klass->finish == NULL)
+    return NULL;
+  return (klass->finish)(self, result);
+}
+"""
+WRAPPED = """#include <stddef.h>
+typedef struct Variant Variant;
+typedef struct ServiceClass ServiceClass;
+Variant *service_finish(void *self, ServiceClass *klass, void *result);
+void g_variant_unref(Variant *v);
+void on_done(void *self, ServiceClass *klass, void *result)
+{
+  Variant *v = service_finish(self, klass, result);
+  if (v != NULL)
+    g_variant_unref(v);
+}
+"""
+
+
+def test_a_virtual_method_wrapper_forwards_an_unknown_result_to_another_unit(project):
+    # libsecret's `secret_service_prompt_finish` returns `(klass->prompt_finish) (self, result,
+    # error)`: a call through a function pointer, whose result no record describes. Its record
+    # says "unknown", so the caller in another unit does not take the result as borrowed (no
+    # RC010 at its unref).
+    project.write("refcheck.toml", "preset = 'glib'\n")
+    project.write("lib.c", WRAPPER)
+    project.write("user.c", WRAPPED)
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    data = json.loads(r.out)
+    assert data["findings"] == [] and not data["errors"], r.out + r.err
+
+
+SYNC_LIB = """#include <stddef.h>
+typedef struct { void *result; int done; } Sync;
+void *g_object_ref(void *o);
+void sync_on_result(void *source, void *result, void *user_data)
+{
+  Sync *s = user_data;
+  s->result = g_object_ref(result);
+  s->done = 1;
+}
+"""
+SYNC_USER = """#include <stdlib.h>
+typedef struct { void *result; int done; } Sync;
+typedef void (*ReadyCallback)(void *source, void *result, void *user_data);
+void sync_on_result(void *source, void *result, void *user_data);
+void g_object_unref(void *o);
+void queue_keep(ReadyCallback callback, void *data);
+void thing_delete(void *self, ReadyCallback callback, void *user_data)
+{
+  if (self == NULL)
+    return;
+  queue_keep(callback, user_data);
+}
+int thing_delete_sync(void *self)
+{
+  Sync *sync = calloc(1, sizeof *sync);
+  int done;
+  thing_delete(self, sync_on_result, sync);
+  done = sync->done;
+  free(sync);
+  return done;
+}
+"""
+
+
+def test_a_callback_in_another_unit_lends_the_closure_it_only_reads(project):
+    # libsecret's `*_sync` functions: `secret_collection_delete (self, NULL,
+    # _secret_sync_on_result, sync)`, the callback in secret-util.c; its record (from that unit)
+    # neither frees nor keeps its user data, so the closure is only lent: freeing it after is
+    # clean (no RC006). `queue_keep` keeps its data, as g_task_new does (GIR).
+    project.write("refcheck.toml", "preset = 'glib'\n[summaries.queue_keep]\narguments = { 1 = 'sink' }\n")
+    project.write("lib.c", SYNC_LIB)
+    project.write("user.c", SYNC_USER)
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    data = json.loads(r.out)
+    assert data["findings"] == [] and not data["errors"], r.out + r.err

@@ -1,0 +1,47 @@
+"""Weak pointer locations: GObject's `g_object_add_weak_pointer (obj, (gpointer *) &loc)`.
+
+GObject documents a weak pointer as one that "does not hold a reference": `loc` is set to NULL when
+`obj` is finalized, and nothing else about the object changes. A store into such a location
+(`self->pv->service = service; g_object_add_weak_pointer (service, &self->pv->service);`,
+libsecret's `collection_take_service`) is then no hand-over: the reference stays with the
+variable that had it, so its release is the function's own and a return with it unreleased is
+the leak it is (issue 32). Found per function, by the location's structural key (`key_of`).
+"""
+
+from __future__ import annotations
+
+from refcheck.frontend.clangutil import K, kind_of, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import key_of
+
+# The calls that make their second argument's location weak (GObject's documented API; the
+# name only occurs in GObject code).
+WEAK_POINTER_CALLS = frozenset({"g_object_add_weak_pointer"})
+
+
+def weak_locations(b) -> frozenset[str]:
+    """The keys of the locations the function being built passes to a weak-pointer call (`&loc`,
+    through casts), computed once per function."""
+    found = getattr(b, "_weak_locations", None)
+    if found is not None:
+        return found
+    keys = set()
+    stack = list(children_of(b.fn))
+    while stack:
+        c = stack.pop()
+        if kind_of(c) == K.CALL_EXPR and c.spelling in WEAK_POINTER_CALLS:
+            args = [a for a in children_of(c)][1:]
+            where = strip(args[1]) if len(args) == 2 else None
+            if where is not None and kind_of(where) == K.UNARY_OPERATOR and unop(where) == "&":
+                inner = children_of(where)
+                key = key_of(b, inner[0]) if inner else None
+                if key is not None:
+                    keys.add(key[0])
+        stack.extend(children_of(c))
+    b._weak_locations = frozenset(keys)
+    return b._weak_locations
+
+
+def weak_store(b, key: str) -> bool:
+    """Whether a store into the location of `key` writes a weak pointer."""
+    return bool(key) and key in weak_locations(b)
