@@ -15,6 +15,7 @@ from refcheck.analysis.assume import Assumptions, loop_tests, same_key
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
+from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
@@ -34,7 +35,7 @@ _SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
 
 
 
-class Transfer(Assumptions, Endings, IdentityTests):
+class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
     def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None,
                  untracked: frozenset = frozenset(), stolen: frozenset = frozenset()):
         """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all.
@@ -115,57 +116,6 @@ class Transfer(Assumptions, Endings, IdentityTests):
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
         # Equal edges of asserted pointer comparisons: the two sides are one object there.
         self.asserted = asserted_edges(cfg, conv.errors, self.const_vars)
-
-    def store_targets(self, params: set) -> tuple[frozenset, frozenset, frozenset]:
-        """The targets of the graph's stores through a parameter, by a sink call, and of a cleanup
-        variable's value (one pass over the ops)."""
-        through, sink, alias = set(), set(), set()
-        for d in self.data.values():
-            for op in (*d.ops, *d.post):
-                if type(op) is ir.Store and op.target:
-                    if op.through in params:
-                        through.add(op.target)
-                    if op.sink:
-                        sink.add(op.target)
-                    if op.alias:
-                        alias.add(op.target)
-        return frozenset(through), frozenset(sink), frozenset(alias)
-
-    def null_tables(self) -> tuple[set, set]:
-        """The variables whose nullness a later test can ask (directly, or by a comparison with a
-        variable that may hold a NULL constant): the only ones an equality fact can help; and
-        those whose nullness some branch reads at all (null tests, pointer comparisons):
-        elsewhere what a dereference proves would only split states (see op_use)."""
-        nulled = {op.dst for d in self.data.values() for op in d.ops if isinstance(op, ir.Assign) and op.null}
-        tested: set[str] = set()
-        read: set[str] = set()
-        for d in self.data.values():
-            cond = d.cond
-            if isinstance(cond, ir.NullTest):
-                tested.add(cond.var)
-                read.add(cond.var)
-            elif isinstance(cond, ir.SameObject):
-                tested.update(x for x, y in ((cond.a, cond.b), (cond.b, cond.a)) if y in nulled)
-                read.update((cond.a, cond.b))
-        return tested, read
-
-    def passes_unchanged(self, node: int) -> bool:
-        """Every successor of `node` gets the state it entered with, unchanged: no ops, and no
-        condition that the state can decide or that is remembered (a contracted or uncorrelated
-        condition, a switch over a variable whose value is not tracked)."""
-        d = self.data[node]
-        if d.ops or d.post:
-            return False
-        kind = d.kind
-        if kind == "branch":
-            cond = d.cond
-            if isinstance(cond, ir.Opaque):
-                return True
-            return (type(cond) is ir.Fact and cond.key not in self.correlated and cond.same is None
-                    and not (cond.simple and cond.simple[0] in self.const_vars))
-        if kind == "switch":
-            return d.value is None or d.value not in self.const_vars
-        return kind not in ("return", "exit", "error", "stop") and d.cond is None and d.value is None
 
     def initial(self) -> State:
         st = State({}, {}, Facts())
