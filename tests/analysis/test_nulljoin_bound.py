@@ -33,6 +33,13 @@ def test_null_or_owned_key_merges_states_whose_facts_agree_only():
     assert joined == exact
 
 
+def test_apply_counter_states_differ_in_the_deciding_constant():
+    # TH_TENSOR_APPLY's shape: the counter's NULL and owned states differ in `contiguous` too,
+    # so the key with exact facts merges none of them; only forgetting that constant would.
+    states, exact, joined, forgotten = count(_cfgs()["fixture_counter_null_or_owned"], CONV, "contiguous")
+    assert joined == exact and forgotten < joined
+
+
 def test_null_or_owned_fixture_findings():
     cfgs = _cfgs()
     found = {name: [(f.rule, f.location.line) for f in explore(cfg, CONV, RULES.values()).findings]
