@@ -67,18 +67,20 @@ def destroy_notify(f) -> bool:
 
 
 def parameter_types(decl, args: list) -> list:
-    """The callee's declared parameter types (the arguments' own where it has no prototype). A
-    call through a function pointer (`call->parent->parent_export (p, cb, data)`, whose callee
-    is the field) has the pointee's prototype."""
+    """The callee's parameter types, one per argument: the declared ones, then the arguments'
+    own past them (a variadic callee's: `PyArg_ParseTuple (args, "O&", converter, &x)`) or
+    where it has no prototype. A call through a function pointer (`call->parent->parent_export
+    (p, cb, data)`, whose callee is the field) has the pointee's prototype."""
+    declared: list = []
     try:
         t = decl.type.get_canonical() if decl is not None else None
         if t is not None and t.kind == ci.TypeKind.POINTER:
             t = t.get_pointee().get_canonical()
         if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
-            return argument_types(t)
+            declared = list(argument_types(t))
     except Exception:  # a declaration libclang cannot type
-        pass
-    return [a.type for a in args]
+        declared = []
+    return declared[:len(args)] + [a.type for a in args[len(declared):]]
 
 
 def function_pointer_positions(decl, args: list) -> list[int]:
