@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import traceback
 import time
 from dataclasses import dataclass, field, replace
 
@@ -78,6 +79,9 @@ def check_unit(path: str, settings: Settings):
     if isinstance(result, KeyboardInterrupt):
         raise result
     if isinstance(result, BaseException):
+        if os.environ.get("REFCHECK_DEBUG"):
+            # The one-line tool error names no frame; a developer reproducing it wants them.
+            traceback.print_exception(result, file=sys.stderr)
         rel = _relative(os.path.abspath(path), settings.root)
         return UnitResult(rel, errors=[ToolError(rel, f"internal error: {type(result).__name__}: {result}")])
     return result
