@@ -190,3 +190,12 @@ def contents_taken(fn, call, container) -> bool:
                 return True
         stack.extend(children_of(c))
     return False
+
+
+def defined_here(decl) -> bool:
+    """The callee's body is in this unit: what it returns is for its inferred summary to say
+    (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
+    try:
+        return decl is not None and decl.get_definition() is not None
+    except Exception:  # a cursor libclang cannot resolve: no body known
+        return False

@@ -14,9 +14,8 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, fills_scalars, function_pointer_positions, named_function, notify_after,
-                                        points_to_scalar, unnotified, untyped_unknown,
-                                        indirect_unknown)
+from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, points_to_scalar, unnotified,
+                                        untyped_unknown, indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -30,15 +29,7 @@ from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
-
-
-def defined_here(decl) -> bool:
-    """The callee's body is in this unit: what it returns is for its inferred summary to say
-    (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
-    try:
-        return decl is not None and decl.get_definition() is not None
-    except Exception:  # a cursor libclang cannot resolve: no body known
-        return False
+from refcheck.frontend.userdata import KEPT, UserData
 
 
 def record_pointee(c) -> str:
@@ -52,7 +43,7 @@ def record_pointee(c) -> str:
     return p.spelling.replace("const ", "").replace("struct ", "").strip()
 
 
-class CallLowering:
+class CallLowering(UserData):
     """The call half of `ExpressionLowerer` (`self.b` is its GraphBuilder)."""
 
     # About 90 lines: one call lowered from its summary record in the order its effects happen
@@ -82,7 +73,7 @@ class CallLowering:
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in _KEPT and isinstance(i, int)}
+        sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
         taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
@@ -98,22 +89,9 @@ class CallLowering:
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
-        if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
-            raise_split(self.b, loc, name)  # the callee may raise before it returns
-        if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
-            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
-        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
-            longjmp_split(self.b, loc, name)  # back to the setjmp, with what it was given still owned
-        # A record naming positions (inferred, configured): those are given up, the others borrowed.
-        ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
-        for i, e in ended.items():
-            self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        self.exceptional_exits(loc, name, role, decl, summary)
+        ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
-        for i in positions:
-            if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
-                self.b.emit(ir.Retain(loc, values[i], name, kept=True))
-            elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
-                self.b.emit(ir.Retain(loc, values[i], name))
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
@@ -128,10 +106,7 @@ class CallLowering:
         self.fill(loc, name, args, filled)
         if replaced is not None:
             self.replace(loc, name, replaced[1], values[replaced[0] + 1])
-        for i, v in lent.items():
-            t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
-            self.b.emit(ir.Assign(loc, v, t))
+        self.lend(loc, name, lent)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
@@ -154,6 +129,36 @@ class CallLowering:
             return self.borrowed_result(loc, name, args)
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional)
+
+    def exceptional_exits(self, loc, name: str, role, decl, summary) -> None:
+        """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
+        `try`, a longjmp back to a setjmp, each with what the call was given still owned."""
+        if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
+            raise_split(self.b, loc, name)
+        if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
+            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
+        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
+            longjmp_split(self.b, loc, name)
+
+    def position_effects(self, loc, name: str, effects: dict, positions: list, values: list) -> dict:
+        """A record naming positions (inferred, configured): those it gives up are released or
+        consumed here, those it keeps or retains get a reference; returns the given-up ones."""
+        ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
+        for i, e in ended.items():
+            self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        for i in positions:
+            if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
+                self.b.emit(ir.Retain(loc, values[i], name, kept=True))
+            elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
+                self.b.emit(ir.Retain(loc, values[i], name))
+        return ended
+
+    def lend(self, loc, name: str, lent: dict) -> None:
+        """Each lent local (`&local` a borrowed view is written into) gets the call's view."""
+        for v in lent.values():
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
+            self.b.emit(ir.Assign(loc, v, t))
 
     def outputs(self, name: str, args: list, effects: dict, summary) -> tuple:
         """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
@@ -178,7 +183,7 @@ class CallLowering:
         effects = {i: e for i, e in effects.items()
                    if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
         # Data given with a NULL destroy notify is only lent, whatever the record keeps.
-        effects = {i: Effect.BORROW if e in _KEPT and isinstance(i, int) and unnotified(args, i) else e
+        effects = {i: Effect.BORROW if e in KEPT and isinstance(i, int) and unnotified(args, i) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
@@ -223,55 +228,6 @@ class CallLowering:
         lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
         return {i: e for i, e in effects.items() if i not in lent}, set(sinks) - lent
 
-    def lent_to_callback(self, decl, args: list, effects: dict, sinks: set) -> set[int]:
-        """The user data positions an async call only lends (issue 32): data handed to the one
-        callback the call takes (no destroy notify beside it: `json_parser_load_from_stream_async
-        (p, s, NULL, on_done, loop)`) goes to that callback's last parameter (GLib's `gpointer
-        user_data`); where the callback's body is known (`callback_of`) and its record neither gives
-        that parameter up nor keeps it, the call borrows the data. So where the callee's record takes
-        the data over (a consume: an async function of the project hands it to g_task_new with
-        its caller's callback; libsecret's `secret_collection_delete (self, NULL,
-        _secret_sync_on_result, sync)`). A callback that releases, consumes or stores it takes it
-        over (the effect stands), and so does one whose body is not seen."""
-        lent = set()
-        # Kept (a sink) or taken over (a consume: its closure data, `Summarizer.stolen`).
-        taken = set(sinks) | {i for i, e in effects.items() if e is Effect.CONSUME and isinstance(i, int)}
-        for i in taken:
-            if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
-                continue
-            seen = self.callback_of(decl, args, i)
-            if seen is None:
-                continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if not (given in _KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
-                    or (n - 1) in record.conditional_effects(n)):
-                lent.add(i)
-        return lent
-
-    def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
-        """Data positions a call with no record for them hands to its callback, where that
-        callback's body is in the unit and gives its last parameter up (releases, consumes,
-        keeps it): xb_silo's `g_main_context_invoke (ctx, silo_notify_cb, g_steal_pointer
-        (&data))`, whose callback frees the data. The twin of lent_to_callback, for callees no
-        table describes (GIR skips g_main_context_invoke, g_idle_add ...); a callee whose body is
-        in the unit has its own summary (a field's function pointer has none: its cursor is its
-        own definition, no body)."""
-        if decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl):
-            return set()
-        taken = set()
-        for i in range(1, len(args)):
-            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
-                continue
-            seen = self.callback_of(decl, args, i)
-            if seen is None:
-                continue
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if given in _KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
-                taken.add(i)
-        return taken
-
     def summary_at(self, c, decl, name: str, args: list):
         """The callee's record at this call: `owned_if_null` resolved by its arguments (realpath
         (p, NULL) allocates; realpath (p, buf) returns buf), a destructor's contents already
@@ -289,48 +245,6 @@ class CallLowering:
         already someone's (issue 32, gom's `g_value_take_boxed (value, ar->pdata)`)."""
         return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
                 and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
-
-    def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
-        """Data positions a callee nothing describes (no record, no body here) takes with a
-        destroy notify that releases it: the data/destructor pair hands the data over, as GLib's
-        data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
-        -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
-        one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
-        leaves the data the caller's."""
-        if summary.source is not Source.DEFAULT or (
-                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
-            return set()
-        taken = set()
-        # Not the first argument: the object the call works on, whose elements the notify frees
-        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
-        for i in range(1, len(args) - 1):
-            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
-                continue
-            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
-            if fn is None:
-                continue
-            record = self.b.summary_of(fn, fn.spelling)
-            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
-                taken.add(i)
-        return taken
-
-    def callback_of(self, decl, args: list, i: int):
-        """(record, parameter count) of the function argument i - 1 names, where argument i is
-        its data in GLib's layout (the callback right before its data, no function pointer after
-        it) and its body is known: in the unit, or in another unit of the run, whose record the
-        run's table imports (libsecret's `secret_collection_delete (self, NULL,
-        _secret_sync_on_result, sync)`); else None (no record from a body: unknown). The callee's
-        parameter types are asked only once a function is passed (this runs for every call)."""
-        fn = named_function(args[i - 1]) if i >= 1 else None
-        if fn is None:
-            return None
-        pointers = function_pointer_positions(decl, args)
-        if i - 1 not in pointers or any(j > i for j in pointers):
-            return None
-        record = self.b.summary_of(fn, fn.spelling)
-        if not defined_here(fn) and record.source is not Source.INFERRED:
-            return None
-        return record, len(list(fn.get_arguments()))
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
@@ -523,7 +437,7 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     so the call borrows x."""
     out = set()
     for i, e in effects.items():
-        if e not in _KEPT or not isinstance(i, int):
+        if e not in KEPT or not isinstance(i, int):
             continue
         x = plain_local(b, args[i]) if i < len(args) else None
         if x is not None and any(j != i and (r := interior_root(b, a)) is not None and holds(b, x, r)
@@ -532,7 +446,6 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     return out
 
 
-_KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
 # `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
 _NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,

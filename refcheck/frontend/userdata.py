@@ -1,0 +1,107 @@
+"""User data handed with a callback or a destroy notify (GLib's layout): which calls lend it,
+which hand it over, judged by the callback's or the notify's own record; a mixin of
+`calls.CallLowering`."""
+
+from __future__ import annotations
+
+from refcheck.conventions.summary import Effect, Source
+from refcheck.frontend.argtypes import defined_here, function_pointer_positions, named_function, notify_after
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+
+# Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
+KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
+
+
+class UserData:
+    """Reads `self.b` (the graph builder: `summary_of`), which `ExpressionLowerer` sets."""
+
+    def lent_to_callback(self, decl, args: list, effects: dict, sinks: set) -> set[int]:
+        """The user data positions an async call only lends (issue 32): data handed to the one
+        callback the call takes (no destroy notify beside it: `json_parser_load_from_stream_async
+        (p, s, NULL, on_done, loop)`) goes to that callback's last parameter (GLib's `gpointer
+        user_data`); where the callback's body is known (`callback_of`) and its record neither gives
+        that parameter up nor keeps it, the call borrows the data. So where the callee's record takes
+        the data over (a consume: an async function of the project hands it to g_task_new with
+        its caller's callback; libsecret's `secret_collection_delete (self, NULL,
+        _secret_sync_on_result, sync)`). A callback that releases, consumes or stores it takes it
+        over (the effect stands), and so does one whose body is not seen."""
+        lent = set()
+        # Kept (a sink) or taken over (a consume: its closure data, `Summarizer.stolen`).
+        taken = set(sinks) | {i for i, e in effects.items() if e is Effect.CONSUME and isinstance(i, int)}
+        for i in taken:
+            if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
+                continue
+            seen = self.callback_of(decl, args, i)
+            if seen is None:
+                continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
+            record, n = seen
+            given = record.effects(n).get(n - 1) if n else None
+            if not (given in KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
+                    or (n - 1) in record.conditional_effects(n)):
+                lent.add(i)
+        return lent
+
+    def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
+        """Data positions a call with no record for them hands to its callback, where that
+        callback's body is in the unit and gives its last parameter up (releases, consumes,
+        keeps it): xb_silo's `g_main_context_invoke (ctx, silo_notify_cb, g_steal_pointer
+        (&data))`, whose callback frees the data. The twin of lent_to_callback, for callees no
+        table describes (GIR skips g_main_context_invoke, g_idle_add ...); a callee whose body is
+        in the unit has its own summary (a field's function pointer has none: its cursor is its
+        own definition, no body)."""
+        if decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl):
+            return set()
+        taken = set()
+        for i in range(1, len(args)):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
+                continue
+            seen = self.callback_of(decl, args, i)
+            if seen is None:
+                continue
+            record, n = seen
+            given = record.effects(n).get(n - 1) if n else None
+            if given in KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+                taken.add(i)
+        return taken
+
+    def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callee nothing describes (no record, no body here) takes with a
+        destroy notify that releases it: the data/destructor pair hands the data over, as GLib's
+        data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
+        -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
+        one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
+        leaves the data the caller's."""
+        if summary.source is not Source.DEFAULT or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        taken = set()
+        # Not the first argument: the object the call works on, whose elements the notify frees
+        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
+        for i in range(1, len(args) - 1):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
+                continue
+            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
+            if fn is None:
+                continue
+            record = self.b.summary_of(fn, fn.spelling)
+            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
+                taken.add(i)
+        return taken
+
+    def callback_of(self, decl, args: list, i: int):
+        """(record, parameter count) of the function argument i - 1 names, where argument i is
+        its data in GLib's layout (the callback right before its data, no function pointer after
+        it) and its body is known: in the unit, or in another unit of the run, whose record the
+        run's table imports (libsecret's `secret_collection_delete (self, NULL,
+        _secret_sync_on_result, sync)`); else None (no record from a body: unknown). The callee's
+        parameter types are asked only once a function is passed (this runs for every call)."""
+        fn = named_function(args[i - 1]) if i >= 1 else None
+        if fn is None:
+            return None
+        pointers = function_pointer_positions(decl, args)
+        if i - 1 not in pointers or any(j > i for j in pointers):
+            return None
+        record = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and record.source is not Source.INFERRED:
+            return None
+        return record, len(list(fn.get_arguments()))
