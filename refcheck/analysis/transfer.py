@@ -377,7 +377,9 @@ class Transfer(Assumptions, Endings, IdentityTests):
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
         if oid not in st.objs:
             if op.call:
-                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node)
+                # Its arguments' variables as deps: one assigned, the next call of the same text
+                # asks about another value and gives another object (`invalidate`).
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, deps=op.deps)
             else:
                 st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
