@@ -525,10 +525,27 @@ class Transfer(Assumptions, Endings, IdentityTests):
         if not holders and (o.owned == 0 or (moved and o.by_location)):
             del st.objs[oid]
             return
-        new = self.fresh(st, Kind.STALE, oid.site)
-        st.objs[new] = st.objs.pop(oid)
+        new = self.stale_view(st, oid, o) if moved and o.ident is not None else None
+        if new is not None:  # an earlier one alike: one object from here on
+            del st.objs[oid]
+        else:
+            new = self.fresh(st, Kind.STALE, oid.site)
+            st.objs[new] = st.objs.pop(oid)
         for v in holders:
             st.env[v] = new
+
+    @staticmethod
+    def stale_view(st: State, oid: ObjId, o) -> ObjId | None:
+        """An earlier view of the same text moved on that nothing was done to either (equal but
+        for where each was loaded): the one a view of it now moving on joins. Each iteration of
+        `for (n = first; n; n = n->next) if (...) uri = get (n, "href");` would otherwise keep its
+        own, and the holders' aliasings multiply the states (totem-pl-parser's parse_asx_entry).
+        Joined, a release of one of them is taken for both, as every call of the text was before."""
+        for k in range(MAX_GENERATIONS):
+            old = st.objs.get(ObjId(Kind.STALE, oid.site, k))
+            if old is not None and old.ident == o.ident:
+                return ObjId(Kind.STALE, oid.site, k)
+        return None
 
     def fresh(self, st: State, kind: Kind, site) -> ObjId:
         for k in range(MAX_GENERATIONS):
@@ -563,7 +580,7 @@ class Transfer(Assumptions, Endings, IdentityTests):
         o = st.objs[oid]
         if oid.kind is Kind.FIELD and o.owned > 0:
             return  # retained, and still reachable by loading the same expression again
-        if o.owned == 0 and o.debt:
+        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
             return  # stored, unpaid: a load of the location gives it back for the retain
         if oid.site in self.fated and param_fate(oid, o):
             return
@@ -601,6 +618,11 @@ class Transfer(Assumptions, Endings, IdentityTests):
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
+# Objects a later op can find with no holder: a location's own load text, a parameter (its
+# fate is the summary's). Any other one stored unpaid is found again only through a stored fact;
+# with that gone too (`a[j] = p; j++`), no retain can pay its debt: kept, each loop iteration's
+# would pile up (one per call of `find (klass, name)` with name reassigned, gom's loop).
+_RELOADABLE = (Kind.FIELD, Kind.PARAM)
 
 
 # One transfer function per IR op, as plain functions: a table of bound methods on each Transfer
