@@ -16,7 +16,8 @@ from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
-from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
+from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
+                                     stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -525,7 +526,7 @@ class Transfer(Assumptions, Endings, IdentityTests):
         if not holders and (o.owned == 0 or (moved and o.by_location)):
             del st.objs[oid]
             return
-        new = self.stale_view(st, oid, o) if moved and o.ident is not None else None
+        new = stale_view(st, oid, o) if moved and o.ident is not None else None
         if new is not None:  # an earlier one alike: one object from here on
             del st.objs[oid]
         else:
@@ -533,19 +534,6 @@ class Transfer(Assumptions, Endings, IdentityTests):
             st.objs[new] = st.objs.pop(oid)
         for v in holders:
             st.env[v] = new
-
-    @staticmethod
-    def stale_view(st: State, oid: ObjId, o) -> ObjId | None:
-        """An earlier view of the same text moved on that nothing was done to either (equal but
-        for where each was loaded): the one a view of it now moving on joins. Each iteration of
-        `for (n = first; n; n = n->next) if (...) uri = get (n, "href");` would otherwise keep its
-        own, and the holders' aliasings multiply the states (totem-pl-parser's parse_asx_entry).
-        Joined, a release of one of them is taken for both, as every call of the text was before."""
-        for k in range(MAX_GENERATIONS):
-            old = st.objs.get(ObjId(Kind.STALE, oid.site, k))
-            if old is not None and old.ident == o.ident:
-                return ObjId(Kind.STALE, oid.site, k)
-        return None
 
     def fresh(self, st: State, kind: Kind, site) -> ObjId:
         for k in range(MAX_GENERATIONS):
@@ -618,10 +606,9 @@ class Transfer(Assumptions, Endings, IdentityTests):
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
-# Objects a later op can find with no holder: a location's own load text, a parameter (its
-# fate is the summary's). Any other one stored unpaid is found again only through a stored fact;
-# with that gone too (`a[j] = p; j++`), no retain can pay its debt: kept, each loop iteration's
-# would pile up (one per call of `find (klass, name)` with name reassigned, gom's loop).
+# Found with no holder: by a location's own load text, or (a parameter) by the summary. Any other
+# object stored unpaid only through a stored fact: that gone too (`a[j] = p; j++`), no retain can
+# pay its debt, and kept each loop iteration's would pile up (gom's discover_cursor_mapping).
 _RELOADABLE = (Kind.FIELD, Kind.PARAM)
 
 
