@@ -254,10 +254,9 @@ def param_fate(oid: ObjId, o: Obj) -> bool:
 def stale_view(st: State, oid: ObjId, o: Obj) -> ObjId | None:
     """An earlier view of the same text moved on that nothing was done to either (equal but for
     where each was loaded): the one the view `oid` now moving on joins (`Transfer.forget`). Each
-    iteration of `for (n = first; n; n = n->next) if (...) uri = get (n, "href");` would otherwise
-    keep its own, and the holders' aliasings multiply the states (totem-pl-parser's
-    parse_asx_entry). Joined, a release of one of them is taken for both, as every call of the
-    text was before."""
+    iteration of `for (i = 0; p[i]; i++) if (...) title = p[i] + 6;` would otherwise keep its own,
+    past the bound of live objects from one site (totem-pl-parser's parse_ram_uri). Joined, a
+    release of one of them is taken for both."""
     for k in range(MAX_GENERATIONS):
         old = st.objs.get(ObjId(Kind.STALE, oid.site, k))
         if old is not None and old.ident == o.ident:
