@@ -249,3 +249,16 @@ def param_fate(oid: ObjId, o: Obj) -> bool:
     another holder (`g_ptr_array_add (priv->children, g_object_ref (child))`: the `kept` fate)."""
     return oid.kind is Kind.PARAM and bool(o.gone or o.debt or o.null == Nullness.NULL or o.floated
                                            or (o.shared and o.owned == 0 and o.origin is Origin.RETAIN))
+
+
+def stale_view(st: State, oid: ObjId, o: Obj) -> ObjId | None:
+    """An earlier view of the same text moved on that nothing was done to either (equal but for
+    where each was loaded): the one the view `oid` now moving on joins (`Transfer.forget`). Each
+    iteration of `for (i = 0; p[i]; i++) if (...) title = p[i] + 6;` would otherwise keep its own,
+    past the bound of live objects from one site (totem-pl-parser's parse_ram_uri). Joined, a
+    release of one of them is taken for both."""
+    for k in range(MAX_GENERATIONS):
+        old = st.objs.get(ObjId(Kind.STALE, oid.site, k))
+        if old is not None and old.ident == o.ident:
+            return ObjId(Kind.STALE, oid.site, k)
+    return None

@@ -18,7 +18,8 @@ from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
-from refcheck.analysis.state import MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate
+from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
+                                     stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -330,7 +331,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
         if oid not in st.objs:
             if op.call:
-                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node)
+                # Its arguments' variables as deps: one assigned once something was done to it,
+                # the next call of the same text gives another object (`invalidate`).
+                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, deps=op.deps)
             else:
                 st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
@@ -473,8 +476,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         if not holders and (o.owned == 0 or (moved and o.by_location)):
             del st.objs[oid]
             return
-        new = self.fresh(st, Kind.STALE, oid.site)
-        st.objs[new] = st.objs.pop(oid)
+        new = stale_view(st, oid, o) if moved and o.ident is not None else None
+        if new is not None:  # an earlier one alike: one object from here on
+            del st.objs[oid]
+        else:
+            new = self.fresh(st, Kind.STALE, oid.site)
+            st.objs[new] = st.objs.pop(oid)
         for v in holders:
             st.env[v] = new
 
@@ -511,7 +518,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         o = st.objs[oid]
         if oid.kind is Kind.FIELD and o.owned > 0:
             return  # retained, and still reachable by loading the same expression again
-        if o.owned == 0 and o.debt:
+        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
             return  # stored, unpaid: a load of the location gives it back for the retain
         if oid.site in self.fated and param_fate(oid, o):
             return
@@ -543,12 +550,19 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             and any(st.facts.stored.get(k) == oid for k in self.out_slots)
 
     def invalidate(self, st: State, var: str) -> None:
-        for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD]:
+        # A call's result nothing was done to (a view) keeps its identity: kept apart per value
+        # of its arguments, the loop of fixtures/state_bound_names.c took 5.5 times the states.
+        for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD
+                    and not (o.origin is Origin.RESULT and o.ident is not None)]:
             self.forget(st, oid, moved=True)
         st.facts.invalidate(var, self.cond_vars, self.stored_deps)
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
+# Found with no holder: by a location's own load text, or (a parameter) by the summary. Any other
+# object stored unpaid only through a stored fact: that gone too (`a[j] = p; j++`), no retain can
+# pay its debt, and kept each loop iteration's would pile up (gom's discover_cursor_mapping).
+_RELOADABLE = (Kind.FIELD, Kind.PARAM)
 
 
 # One transfer function per IR op, as plain functions: a table of bound methods on each Transfer
