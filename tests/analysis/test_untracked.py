@@ -18,6 +18,9 @@ from refcheck.rules import RULES
 from tests.analysis.test_states import L, make
 
 # The one fixture function whose findings leaving a pointer untracked changes (on purpose).
+# Complete only with untracking: parse_asx_entry's shape (glib_borrowed_result_args.c) takes
+# 24,010 states with it and over 1,000,000 without, so there is nothing to compare.
+ONLY_UNTRACKED = {"fixture_parse_entry"}
 CHANGED = {"fixture_untracked_null_deref_goes_on"}
 
 
@@ -92,8 +95,11 @@ def test_untracking_changes_only_paths_through_a_null_dereference(errors):
     checked = untracked = 0
     for name, cfg in _fixture_functions(errors):
         on = explore(cfg, conv, RULES.values())
+        assert not on.incomplete, name
+        if name in ONLY_UNTRACKED:
+            continue
         off = explore(cfg, conv, RULES.values(), untrack=False)
-        assert not on.incomplete and not off.incomplete, name
+        assert not off.incomplete, name
         if name in CHANGED:
             assert _findings(off) == [] and [r for r, _, _ in _findings(on)] == ["RC001"], name
         else:  # the paths cut at a NULL dereference are all that untracking adds
