@@ -101,8 +101,15 @@ def _arms(tokens: list[str], q: int) -> tuple[list[str], list[str]]:
                 break
             pending -= 1
         j += 1
-    k = j + 1
+    k = _stop(tokens, j + 1, (";", ",", ":"))
+    return tokens[q + 1:j], tokens[j + 1:k]
+
+
+def _stop(tokens: list[str], k: int, stops: tuple) -> int:
+    """The index of the first token from `k` on that is one of `stops` outside the brackets opened
+    after `k`, or that closes a bracket opened before it; len(tokens) if none."""
     depth = 0
+    n = len(tokens)
     while k < n:
         t = tokens[k]
         if t in _OPEN_BRACKETS:
@@ -111,10 +118,10 @@ def _arms(tokens: list[str], q: int) -> tuple[list[str], list[str]]:
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and t in (";", ",", ":"):
+        elif depth == 0 and t in stops:
             break
         k += 1
-    return tokens[q + 1:j], tokens[j + 1:k]
+    return k
 
 
 def _declared_with_type_names(tokens: list[str], type_names) -> set[str]:
@@ -128,19 +135,7 @@ def _declared_with_type_names(tokens: list[str], type_names) -> set[str]:
             j += 1
         if j >= n or not (tokens[j][:1].isalpha() or tokens[j][:1] == "_") or tokens[j] in type_names:
             continue  # a cast or a sizeof, not a declaration
-        depth = 0
-        while j < n:
-            u = tokens[j]
-            if u in _OPEN_BRACKETS:
-                depth += 1
-            elif u in _CLOSE_BRACKETS:
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and u in (";", "{"):
-                break
-            out.add(u)
-            j += 1
+        out.update(tokens[j:_stop(tokens, j, (";", "{"))])
     return out
 
 
