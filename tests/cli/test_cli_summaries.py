@@ -20,6 +20,16 @@ def _leaks(project, *args) -> tuple[list, str]:
     return sorted((f["file"], f["rule"]) for f in data["findings"]), r.err
 
 
+def _check_pair(project, lib: str, user: str, config: str | None = None):
+    """lib.c and user.c (and refcheck.toml where given) checked in one run: (JSON output, run)."""
+    if config is not None:
+        project.write("refcheck.toml", config)
+    project.write("lib.c", lib)
+    project.write("user.c", user)
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    return json.loads(r.out), r
+
+
 def test_a_callee_in_another_unit_gives_its_summary_in_either_order(project):
     project.write("lib.c", LIB % OWNED)
     project.write("user.c", USER)
@@ -148,10 +158,8 @@ def test_a_forwarded_unknown_result_stays_unknown_in_another_unit(project):
     # counts (taken from a container, then referenced): the forwarder's record says "unknown"
     # too, so the caller in another unit does not take it as borrowed (no RC010). A forwarder of
     # a borrowed getter stays borrowed: releasing its result is RC010.
-    project.write("lib.c", FORWARDERS)
-    project.write("user.c", FORWARDED)
-    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
-    found = sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"])
+    data, r = _check_pair(project, FORWARDERS, FORWARDED)
+    found = sorted((f["file"], f["rule"], f["line"]) for f in data["findings"])
     assert found == [("user.c", "RC010", 14)], r.out + r.err
 
 
@@ -186,11 +194,7 @@ def test_a_parameter_lent_on_one_result_only_makes_no_conditional_record(project
     # `*iter` on its TRUE result only: GLib lends such a store (no effect), and the conditional
     # record once came out with no effect on that result (`(0, None, NONZERO)`), an internal
     # error when another unit's check compared the record's digest.
-    project.write("refcheck.toml", "preset = 'glib'\n")
-    project.write("lib.c", LENDER)
-    project.write("user.c", LENT_TO)
-    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
-    data = json.loads(r.out)
+    data, r = _check_pair(project, LENDER, LENT_TO, "preset = 'glib'\n")
     assert r.code == 0 and data["findings"] == [] and not data["errors"], r.out + r.err
 
 
@@ -223,11 +227,7 @@ def test_a_virtual_method_wrapper_forwards_an_unknown_result_to_another_unit(pro
     # error)`: a call through a function pointer, whose result no record describes. Its record
     # says "unknown", so the caller in another unit does not take the result as borrowed (no
     # RC010 at its unref).
-    project.write("refcheck.toml", "preset = 'glib'\n")
-    project.write("lib.c", WRAPPER)
-    project.write("user.c", WRAPPED)
-    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
-    data = json.loads(r.out)
+    data, r = _check_pair(project, WRAPPER, WRAPPED, "preset = 'glib'\n")
     assert data["findings"] == [] and not data["errors"], r.out + r.err
 
 
@@ -270,9 +270,6 @@ def test_a_callback_in_another_unit_lends_the_closure_it_only_reads(project):
     # _secret_sync_on_result, sync)`, the callback in secret-util.c; its record (from that unit)
     # neither frees nor keeps its user data, so the closure is only lent: freeing it after is
     # clean (no RC006). `queue_keep` keeps its data, as g_task_new does (GIR).
-    project.write("refcheck.toml", "preset = 'glib'\n[summaries.queue_keep]\narguments = { 1 = 'sink' }\n")
-    project.write("lib.c", SYNC_LIB)
-    project.write("user.c", SYNC_USER)
-    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
-    data = json.loads(r.out)
+    data, r = _check_pair(project, SYNC_LIB, SYNC_USER,
+                          "preset = 'glib'\n[summaries.queue_keep]\narguments = { 1 = 'sink' }\n")
     assert data["findings"] == [] and not data["errors"], r.out + r.err
