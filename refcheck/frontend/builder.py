@@ -56,6 +56,7 @@ class Builder(GraphBuilder):
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
+        self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:

@@ -30,11 +30,16 @@ def holds(b, x: str, y: str) -> bool:
     return (x, y) in b.held[1]
 
 
-def _pairs(b):
-    """Every (holder, held) pair of local variables in the function's body."""
+def body_sites(b) -> list:
+    """The assignments and calls of the function being built, listed once per build."""
     if b.holding_sites is None:
         b.holding_sites = _sites(b.fn)
-    for c in b.holding_sites:
+    return b.holding_sites
+
+
+def _pairs(b):
+    """Every (holder, held) pair of local variables in the function's body."""
+    for c in body_sites(b):
         if kind_of(c) == K.BINARY_OPERATOR:
             kids = list(children_of(c))
             if len(kids) == 2:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from refcheck.frontend.clangutil import K, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import key_of
+from refcheck.frontend.parents import body_sites
 
 # The calls that make their second argument's location weak (GObject's documented API; the
 # name only occurs in GObject code).
@@ -21,25 +22,20 @@ WEAK_POINTER_CALLS = frozenset({"g_object_add_weak_pointer"})
 
 def weak_locations(b) -> frozenset[str]:
     """The keys of the locations the function being built passes to a weak-pointer call (`&loc`,
-    through casts), computed once per function."""
-    found = getattr(b, "_weak_locations", None)
-    if found is not None:
-        return found
-    keys = set()
-    stack = list(children_of(b.fn))
-    while stack:
-        c = stack.pop()
-        if kind_of(c) == K.CALL_EXPR and c.spelling in WEAK_POINTER_CALLS:
-            args = [a for a in children_of(c)][1:]
-            where = strip(args[1]) if len(args) == 2 else None
-            if where is not None and kind_of(where) == K.UNARY_OPERATOR and unop(where) == "&":
-                inner = children_of(where)
-                key = key_of(b, inner[0]) if inner else None
-                if key is not None:
-                    keys.add(key[0])
-        stack.extend(children_of(c))
-    b._weak_locations = frozenset(keys)
-    return b._weak_locations
+    through casts), from the body's calls as `parents.body_sites` lists them once per build."""
+    if b.weak_locations is None:
+        keys = set()
+        for c in body_sites(b):
+            if kind_of(c) == K.CALL_EXPR and c.spelling in WEAK_POINTER_CALLS:
+                args = children_of(c)[1:]
+                where = strip(args[1]) if len(args) == 2 else None
+                if where is not None and kind_of(where) == K.UNARY_OPERATOR and unop(where) == "&":
+                    inner = children_of(where)
+                    key = key_of(b, inner[0]) if inner else None
+                    if key is not None:
+                        keys.add(key[0])
+        b.weak_locations = frozenset(keys)
+    return b.weak_locations
 
 
 def weak_store(b, key: str) -> bool:
