@@ -134,19 +134,13 @@ class ExpressionLowerer(CallLowering):
         (s->hook != Py_None);` (a comparison of a side-effect-free value with a constant or a
         singleton): the branch records the comparison's fact, so a later `if (has)` and a later
         retest of `s->hook != Py_None` (s and the field unchanged) agree on each path."""
-        c = strip(rhs)
-        top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
-            (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
-        if not top or not (self.null_test_of_local(c) or self.constant_comparison(c)):
+        if not self.flag_test(rhs):
             return False
-        one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
-        self.branch(rhs, one, zero)
-        for n, k in ((one, 1), (zero, 0)):
-            self.b.cur = n
+
+        def arm(truth: bool) -> None:
             self.b.emit(ir.Assign(loc, v, None))
-            self.b.emit(ir.Const(loc, v, k))
-            self.b.goto(join)
-        self.b.cur = join
+            self.b.emit(ir.Const(loc, v, int(truth)))
+        self.split_on(rhs, arm)
         return True
 
     def store_flag(self, loc: Location, target, rhs) -> bool:
@@ -155,25 +149,34 @@ class ExpressionLowerer(CallLowering):
         else c->f = 0;` whose stores carry their truth: a later `if (c->f)` (c unchanged, the
         field not written since) takes the edge the test took, where p's nullness is known
         (totem-pl-parser's `cache->self_mounted = (mount == NULL); if (cache->self_mounted) ...`)."""
-        c = strip(rhs)
-        top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
-            (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
-        if kind_of(target) != K.MEMBER_REF_EXPR or has_pointer_type(target) or not top \
-                or not (self.null_test_of_local(c) or self.constant_comparison(c)):
+        if kind_of(target) != K.MEMBER_REF_EXPR or has_pointer_type(target) or not self.flag_test(rhs):
             return False
         key = key_of(self.b, target)
         if key is None:
             return False
         self.lvalue_base(target)
+        deps = frozenset(expr_vars(target, self.b))
+        self.split_on(rhs, lambda truth: self.b.emit(ir.Store(loc, None, key[0], deps, truth=truth)))
+        return True
+
+    def flag_test(self, rhs) -> bool:
+        """`!x` or `x == k` / `x != k` at the top of `rhs`, a null test of a local pointer or a
+        comparison with a constant: what `assign_flag` and `store_flag` lower as a branch."""
+        c = strip(rhs)
+        top = (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "!") or \
+            (kind_of(c) == K.BINARY_OPERATOR and binop(c) in ("==", "!="))
+        return top and (self.null_test_of_local(c) or self.constant_comparison(c))
+
+    def split_on(self, rhs, arm) -> None:
+        """`rhs` lowered as a branch into two blocks that join again; `arm(truth)` emits each
+        block's ops (True where `rhs` holds)."""
         one, zero, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
         self.branch(rhs, one, zero)
-        deps = frozenset(expr_vars(target, self.b))
         for n, truth in ((one, True), (zero, False)):
             self.b.cur = n
-            self.b.emit(ir.Store(loc, None, key[0], deps, truth=truth))
+            arm(truth)
             self.b.goto(join)
         self.b.cur = join
-        return True
 
     def constant_comparison(self, c) -> bool:
         """`x == k` / `x != k` (any nesting of `!`) for x a side-effect-free expression with a
