@@ -296,15 +296,16 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         if op.kept:  # the callee's own reference, kept by it: ours is unchanged
             st.objs[oid] = replace(o, shared=True, kept=True)
             return
-        if self.conv.matches("ref_sink", op.callee):
+        sinks = self.conv.matches("ref_sink", op.callee)
+        if sinks:
             if self.floating(o):
                 # A floating reference sunk: still the one reference we owned, now a full one.
                 st.objs[oid] = replace(o, name=op.callee)
                 return
             if sunk_in_place(self.conv, self.data, st, oid):
                 return  # the location's floating reference, now its full one (analysis.floating)
-        if oid.kind is Kind.PARAM and self.conv.matches("ref_sink", op.callee):
-            o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
+            if oid.kind is Kind.PARAM:
+                o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)
             st.objs[oid] = replace(o, debt=o.debt - 1, paid=min(MAX_OWNED, o.paid + 1))
             return
