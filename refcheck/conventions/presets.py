@@ -136,6 +136,10 @@ def _cpython() -> Conventions:
     )
 
 
+# GLib's `*_unref_to_*`: a consumer (the reference it is given) whose result is owned.
+_UNREF_TO = r"_unref_to_[a-z]\w*$"
+
+
 def base_glib() -> Conventions:
     """The glib preset's name patterns alone, before the GObject-Introspection table."""
     return Conventions(
@@ -154,8 +158,8 @@ def base_glib() -> Conventions:
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
         # secret_value_unref_to_password): drops the reference it is given, returns a new owned
         # result made from the object (its contents stolen when that was the last reference).
-        consume=[r"_take$", r"_unref_to_[a-z]\w*$"],
-        consume_owned=[r"_unref_to_[a-z]\w*$"],
+        consume=[r"_take$", _UNREF_TO],
+        consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
