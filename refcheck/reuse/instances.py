@@ -65,7 +65,7 @@ from refcheck.frontend import binding
 from refcheck.reuse import converted, shapes, unevaluated
 from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
-from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS
+from refcheck.reuse.ctokens import ARITHMETIC, ERASED, ERASED_TOKEN, QUALIFIERS
 from refcheck.reuse.renaming import family_pattern, verdict
 from refcheck.reuse.shapes import result_position as _shapes_result
 
@@ -87,9 +87,7 @@ _KNOWN_DIRECTIVES = frozenset({b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", 
                                b"define", b"undef", b"pragma"})
 # Every C arithmetic type is a scalar to the graph build (clangutil.SCALAR_KINDS).
 _ARITHMETIC = ARITHMETIC
-# What the key erases: `_Bool` is kept, the one arithmetic type that holds neither 2 nor -1
-# (converted.py).
-_ERASED = _ARITHMETIC - {"_Bool"}
+_ERASED = ERASED  # what the key erases (ctokens)
 _QUALIFIERS = QUALIFIERS | {"*", "struct", "union", "enum"}  # words of a type's spelling
 # Whose value depends on more than a type's spelling: such a body keeps all its types.
 _TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "offsetof", "__builtin_offsetof",
@@ -103,7 +101,7 @@ _FUNCTION_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
 _CONDITION_STARTS = frozenset({";", "{", "}", ",", "?", ":", "return", "case"})
 _DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
 _TYPE_DECL_KINDS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
-ARITHMETIC = "\x01"  # the erased type's token: no identifier or punctuator spells it
+ARITHMETIC = ERASED_TOKEN  # the erased type's token (ctokens)
 
 
 class Instances:

@@ -31,10 +31,8 @@ conventions say of the name. Two types of one shape are the same type to the gra
 
 from __future__ import annotations
 
-from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS
-
-_ERASED = ARITHMETIC - {"_Bool"}  # as instances.py: `_Bool` holds neither 2 nor -1
-ERASED_TOKEN = "\x01"  # instances.ARITHMETIC: no identifier or punctuator spells it
+from refcheck.reuse.ctokens import ERASED as _ERASED
+from refcheck.reuse.ctokens import ERASED_TOKEN, QUALIFIERS
 _BACK, _OPEN, _CLOSE = "\x05", "\x06", "\x07"
 
 
