@@ -287,7 +287,10 @@ class Summarizer:
         # Not one only stored into memory (`d->data = data` on one path: a pointer lent). The
         # user data of the caller's own callback is taken over so too, but a path that hands it
         # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
-        silent = self.results <= {("none",)}
+        # Silent: void. An int result (`return -1;`, an enum) tells the caller which path ran
+        # (immutables' map_node_find: `val`, a `PyObject **`, handed to the cycle's optimistic
+        # record on one path only, is no steal).
+        silent = self.results <= {("none",)} and not self.cfg.returns_value
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
