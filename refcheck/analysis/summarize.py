@@ -128,6 +128,10 @@ class Summarizer:
         if k is None and value is not None:
             k = st.facts.consts.get(value)  # `return ok;` where the path set ok = FALSE
         result = None if k is None else When.ZERO if k == 0 else When.NONZERO
+        if result is None and value is not None and 0 in st.facts.excluded.get(value, ()):
+            # `if (ret == 0) Py_DECREF(value); return ret;`: the other edge returns non-zero
+            # (brotli's RegisterObject, emulating PyModule_AddObject over PyModule_AddObjectRef).
+            result = When.NONZERO
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
