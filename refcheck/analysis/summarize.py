@@ -54,7 +54,7 @@ class Summarizer:
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
                  setters: bool = False, lends: bool = False, floating=None, releaser: bool = False,
-                 unkept: bool = False):
+                 unkept: bool = False, assumed: frozenset = frozenset()):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -88,6 +88,10 @@ class Summarizer:
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
+        # Those handed to a keeper whose record no cycle assumes (`partly_handed`), and the names
+        # whose records the cycle being settled assumes (`SummaryTable.assumed`).
+        self.confirmed: set[str] = set()
+        self.assumed = assumed
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -124,6 +128,10 @@ class Summarizer:
         if k is None and value is not None:
             k = st.facts.consts.get(value)  # `return ok;` where the path set ok = FALSE
         result = None if k is None else When.ZERO if k == 0 else When.NONZERO
+        if result is None and value is not None and 0 in st.facts.excluded.get(value, ()):
+            # `if (ret == 0) Py_DECREF(value); return ret;`: the other edge returns non-zero
+            # (brotli's RegisterObject, emulating PyModule_AddObject over PyModule_AddObjectRef).
+            result = When.NONZERO
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
@@ -291,8 +299,17 @@ class Summarizer:
         return frozenset(var for i, var in self.params
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
-                              or (silent and var in self.handed and self.fates[i] <= {"sunk", "borrowed", "null"}))
+                              or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
                          and not (var in self.setter | self.lent and self.fates[i] <= {"sunk", "null"}))
+
+    def partly_handed(self) -> set[str]:
+        """The parameters whose hand-over on some paths makes them the function's own: any keeper
+        where it returns nothing (libportal's do_print), else one whose record is not a cycle's
+        assumption. An int or enum result with the parameter handed to the cycle's optimistic
+        record (`SummaryTable.assumed`) on some paths only would confirm that assumption by
+        itself: immutables' `map_node_find (node, shift, hash, key, val)` returns F_NOT_FOUND
+        before its recursive call, and its `PyObject **val` is a slot, no reference."""
+        return self.handed if not self.cfg.returns_value else self.confirmed
 
     def stored_only(self, cfg) -> frozenset:
         """The pointer parameters written by plain stores into memory another pointer parameter

@@ -269,6 +269,9 @@ class SummaryTable:
         self.known: dict[str, Summary] = dict(known or {})
         self.asked: set[str] = set()
         self.ever: set[str] = set()  # every name asked for during the unit's check
+        # The names whose records a cycle's rounds assume (refcheck.driver.cycles) while they run:
+        # a hand-over to one of them is the assumption, not evidence of a steal (`Summarizer`).
+        self.assumed: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Summary | None:
         self.asked.add(name)

@@ -49,6 +49,17 @@ def settle(unit, plan, table) -> None:
     saved = unit.snapshot()
     for i in cycle:
         unit.summaries.known[unit.names[i]] = assumed[i]
+    unit.summaries.assumed = frozenset(unit.names[i] for i in cycle)
+    try:
+        if _rounds(unit, plan, table, cycle):
+            return
+    finally:
+        unit.summaries.assumed = frozenset()
+    unit.restore(saved)
+
+
+def _rounds(unit, plan, table, cycle: list) -> bool:
+    """Checks the cycle's members and their users again until no record changes (True)."""
     stale = unit.stale()
     unit.take_back([i for i in cycle if i not in stale])
     again = sorted(set(stale) | set(cycle))
@@ -59,8 +70,8 @@ def settle(unit, plan, table) -> None:
         unit.take_back(extra)
         again = sorted(set(stale) | set(extra))
         if not again:
-            return
-    unit.restore(saved)
+            return True
+    return False
 
 
 def _changed(unit, index: int, check) -> bool:
@@ -86,12 +97,16 @@ def settle_records(unit, records: dict, recheck) -> None:
     saved, saved_known = dict(records), dict(known)
     for i in cycle:
         known[records[i].name] = assumed[i]
-    again = sorted(set(shards.stale(records, known)) | set(cycle))
-    for _ in range(ROUNDS):
-        changed = [i for i in again if _changed(unit, i, lambda i: records.__setitem__(i, recheck(i)))]
-        again = sorted(set(shards.stale(records, known)) | set(changed))
-        if not again:
-            return
+    unit.summaries.assumed = frozenset(records[i].name for i in cycle)
+    try:
+        again = sorted(set(shards.stale(records, known)) | set(cycle))
+        for _ in range(ROUNDS):
+            changed = [i for i in again if _changed(unit, i, lambda i: records.__setitem__(i, recheck(i)))]
+            again = sorted(set(shards.stale(records, known)) | set(changed))
+            if not again:
+                return
+    finally:
+        unit.summaries.assumed = frozenset()
     records.update(saved)
     known.clear()
     known.update(saved_known)

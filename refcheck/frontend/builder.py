@@ -18,7 +18,7 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import enumerators, is_expression, kind_of
+from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, returns_value
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -87,7 +87,8 @@ class Builder(GraphBuilder):
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=self.conv.infer_steals and takes_notify(self.fn),
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
-                           if self.conv.infer_steals else frozenset())
+                           if self.conv.infer_steals else frozenset(),
+                           returns_value=returns_value(self.fn))
 
     def stmt(self, c) -> None:
         k = kind_of(c)

@@ -278,6 +278,11 @@ def has_pointer_type(c) -> bool:
     return canonical_kind(c) in POINTER_IDS
 
 
+def returns_value(fn) -> bool:
+    """The function's result type is known and not void (a lambda's is not known here)."""
+    return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)
+
+
 FUNCTION_KINDS = {K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.FUNCTION_TEMPLATE,
                   K.CONVERSION_FUNCTION, K.LAMBDA_EXPR}
 
