@@ -30,6 +30,7 @@ from refcheck.frontend.raises import raise_split
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.userdata import KEPT, UserData
+from refcheck.frontend.weak import forget_released, weak_address
 
 
 def record_pointee(c) -> str:
@@ -70,6 +71,8 @@ class CallLowering(UserData):
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT})
+        # `&local` registered as a weak pointer is not evaluated: it does not escape (frontend.weak).
+        filled_or_lent |= {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)}
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
@@ -146,6 +149,7 @@ class CallLowering(UserData):
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
         for i, e in ended.items():
             self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        forget_released(self.b, loc, [values[i] for i in ended])
         for i in positions:
             if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
                 self.b.emit(ir.Retain(loc, values[i], name, kept=True))
@@ -312,6 +316,7 @@ class CallLowering(UserData):
         g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
+            forget_released(self.b, loc, tracked)
             return None
         if role == "consume":
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
