@@ -75,6 +75,10 @@ class Conventions:
     # String comparisons equal to 0 for (x, NULL) exactly where x is NULL (GLib's g_strcmp0:
     # "Handles NULL gracefully by sorting it before non-NULL strings"; frontend.nullcmp).
     null_sorted: list[str] = field(default_factory=list)
+    # Frees of a container's cells only, not of what they hold (GLib's g_list_free: "If list
+    # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
+    # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
+    shallow_free: list[str] = field(default_factory=list)
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
@@ -270,7 +274,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}

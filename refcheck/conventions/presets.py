@@ -161,6 +161,7 @@ def base_glib() -> Conventions:
         consume=[r"_take$", _UNREF_TO],
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
+        shallow_free=[r"^g_(?:s?list|queue)_free$"],
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error

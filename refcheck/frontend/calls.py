@@ -27,6 +27,7 @@ from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
+from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.userdata import KEPT, UserData
@@ -65,7 +66,7 @@ class CallLowering(UserData):
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        effects = self.call_effects(summary, args)
+        effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
@@ -115,7 +116,11 @@ class CallLowering(UserData):
             self.b.goto(n)
             return None
         if role == "reallocate":
-            return self.reallocation(loc, name, summary, tracked)
+            # The block given back is the first pointer argument (past handles): where that is
+            # NULL (`g_list_append (NULL, x)`) there is none, whatever follows it.
+            first = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
+            return self.reallocation(loc, name, summary, [values[first]] if first in positions
+                                     and first not in ended else [])
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -179,7 +184,7 @@ class CallLowering(UserData):
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 
-    def call_effects(self, summary, args: list) -> dict:
+    def call_effects(self, c, summary, args: list) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
         effects = summary.effects(len(args))
         # A floating sink's variadic positions (g_variant_new's format arguments) keep only
@@ -194,6 +199,9 @@ class CallLowering(UserData):
         # function: an alias, as a local struct's member holds one (frontend.expressions), not a
         # hand-over. Records from tables and patterns keep their stores (a container's element).
         if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+            effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
+        # An element put into a local list the function frees shallowly is lent (frontend.shallow).
+        elif Effect.STORE in effects.values() and cursor_key(c) in lending_calls(self.b):
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         return effects
 
