@@ -13,7 +13,8 @@ item); ...; g_list_free (l); g_object_unref (item);`). The callees are the conve
 
 from __future__ import annotations
 
-from refcheck.frontend.argtypes import is_function_pointer, named_function
+from refcheck.conventions.summary import Effect, Source
+from refcheck.frontend.argtypes import defined_here, is_function_pointer, named_function
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import K, STRIPPED, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -54,6 +55,21 @@ def _lending_calls(b):
     return (cursor_key(call) for v, call in calls if v in lists)
 
 
+def _may_free(b, a) -> bool:
+    """Whether argument `a` is a function that may free what it is given first: a releaser
+    (`(GFunc) g_object_unref`), a function whose body releases its first parameter, one whose body
+    is not seen, or a function pointer variable. An async call's completion callback, defined
+    here and not releasing its source object, is none (`secret_item_load_secrets (items, NULL,
+    on_async_result, &result)`)."""
+    fn = named_function(a)
+    if fn is None:
+        return is_function_pointer(a.type)
+    record = b.summary_of(fn, fn.spelling)
+    if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
+        return True
+    return not defined_here(fn) and record.source is Source.DEFAULT
+
+
 def _classify(b, v: str, parent, wrapper, freed: set, walked: set, calls: list) -> None:
     """Note what one mention of local v does: freed shallowly, a list operation on it, a test of
     it, or anything else (walked: v is no shallowly freed list)."""
@@ -61,7 +77,7 @@ def _classify(b, v: str, parent, wrapper, freed: set, walked: set, calls: list) 
     kids = children_of(parent)
     if k == K.CALL_EXPR and kids and wrapper is not kids[0]:
         args = kids[1:]
-        if any(named_function(a) is not None or is_function_pointer(a.type) for a in args):
+        if any(_may_free(b, a) for a in args):
             walked.add(v)  # g_list_foreach (l, (GFunc) g_object_unref, NULL) frees the elements
         elif b.conv.matches("shallow_free", b.callee_of(parent)[1] or ""):
             freed.add(v)
