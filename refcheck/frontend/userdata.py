@@ -7,6 +7,7 @@ from __future__ import annotations
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import defined_here, function_pointer_positions, named_function, notify_after
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+from refcheck.frontend.conditions import is_null_constant
 
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
 KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
@@ -90,8 +91,8 @@ class UserData:
 
     def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
-        its data in GLib's layout (the callback right before its data, no function pointer after
-        it) and its body is known: in the unit, or in another unit of the run, whose record the
+        its data in GLib's layout (the callback right before its data, no function pointer but a
+        NULL one after it) and its body is known: in the unit, or in another unit of the run, whose record the
         run's table imports (libsecret's `secret_collection_delete (self, NULL,
         _secret_sync_on_result, sync)`); else None (no record from a body: unknown). The callee's
         parameter types are asked only once a function is passed (this runs for every call)."""
@@ -99,7 +100,9 @@ class UserData:
         if fn is None:
             return None
         pointers = function_pointer_positions(decl, args)
-        if i - 1 not in pointers or any(j > i for j in pointers):
+        # A destroy notify after the data frees it instead, unless it is NULL (`g_idle_add_full
+        # (prio, cb, data, NULL)`): then the callback alone has the data (issue 32).
+        if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
             return None
         record = self.b.summary_of(fn, fn.spelling)
         if not defined_here(fn) and record.source is not Source.INFERRED:
