@@ -4,8 +4,11 @@ which hand it over, judged by the callback's or the notify's own record; a mixin
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck.conventions.summary import Effect, Source
-from refcheck.frontend.argtypes import defined_here, function_pointer_positions, named_function, notify_after
+from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
+                                        parameter_types)
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
 from refcheck.frontend.conditions import is_null_constant
 
@@ -89,6 +92,19 @@ class UserData:
                 taken.add(i)
         return taken
 
+    @staticmethod
+    def once_with(decl, args: list, i: int, pointers: list) -> bool:
+        """Whether the callback before data `args[i]` has it alone though a destroy notify follows:
+        the notify is NULL (`g_idle_add_full (prio, cb, data, NULL)`, `g_source_set_callback (src,
+        cb, data, NULL)`; issue 32) and the callback's parameter type takes arguments (a
+        GSourceFunc's `gpointer user_data`). A bare `GCallback` (`void (*) (void)`) is a signal
+        handler's, run any number of times, maybe never (`g_signal_connect_data (obj, "sig",
+        cb, data, NULL, 0)`, `g_cancellable_connect`): its data stays the caller's."""
+        if any(j > i and not is_null_constant(args[j]) for j in pointers):
+            return False
+        t = parameter_types(decl, args)[i - 1].get_canonical().get_pointee().get_canonical()
+        return t.kind == ci.TypeKind.FUNCTIONPROTO and len(list(t.argument_types())) > 0
+
     def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
         its data in GLib's layout (the callback right before its data, no function pointer but a
@@ -100,9 +116,7 @@ class UserData:
         if fn is None:
             return None
         pointers = function_pointer_positions(decl, args)
-        # A destroy notify after the data frees it instead, unless it is NULL (`g_idle_add_full
-        # (prio, cb, data, NULL)`): then the callback alone has the data (issue 32).
-        if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
+        if i - 1 not in pointers or any(j > i for j in pointers) and not self.once_with(decl, args, i, pointers):
             return None
         record = self.b.summary_of(fn, fn.spelling)
         if not defined_here(fn) and record.source is not Source.INFERRED:
