@@ -245,6 +245,12 @@ class Conventions:
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
+    # Calls that end the path when a macro of these names wrote them (callee pattern -> pattern of
+    # the macro's name at the call's expansion): GLib's g_return_val_if_reached (val) is `g_log
+    # (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "... should not be reached", ...); return (val);`, a
+    # programmer error by its documentation, as g_return_if_fail's g_return_if_fail_warning is
+    # (`exit`); a plain g_log or g_critical is no such thing (frontend.exitmacros).
+    exit_macros: dict[str, str] = field(default_factory=dict)
     # Calls that fill `&v` outputs with borrowed objects (pattern -> [index of a PyArg_ParseTuple
     # format or -1 for none, index of the first output]): the objects its `O`, `O!`, `S`, `U`, `Y`
     # units store (`PyArg_UnpackTuple`'s every output) are the caller's argument tuple's, and
@@ -287,7 +293,8 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if", "families", "format_arguments", "parse_formats")}
+                             "argument_returned_only_if", "families", "format_arguments", "parse_formats",
+                             "exit_macros")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -295,6 +302,10 @@ class Conventions:
                 if pattern.search(name):
                     return value
         return None
+
+    def exit_macro(self, callee: str) -> str | None:
+        """The pattern of the macro names whose expansion makes a call to `callee` an exit."""
+        return self._lookup("exit_macros", callee) if self.exit_macros else None
 
     def matches(self, kind: str, name: str) -> bool:
         return bool(name) and self._compiled[kind].search(name) is not None

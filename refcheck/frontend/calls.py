@@ -21,6 +21,7 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
+from refcheck.frontend.exitmacros import macro_exit
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
@@ -66,6 +67,8 @@ class CallLowering(UserData):
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
+        if role is None and macro_exit(self.b, c, name):
+            role = "exit"  # g_return_val_if_reached's g_log (frontend.exitmacros)
         effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
