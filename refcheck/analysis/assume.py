@@ -37,6 +37,13 @@ class Assumptions:
     def case_values(self, node: int) -> frozenset:
         return frozenset(e["case"] for _, e in self.out[node] if e.get("case") is not None)
 
+    def machine_vars(self) -> tuple:
+        """The variables a switch reads that a `Shift` steps from a state's value: a state machine's
+        state (`explore.machine_state`). Sorted, for a stable key."""
+        switched = {d.value for d in self.data.values() if d.kind == "switch" and d.value}
+        stepped = {op.dst for d in self.data.values() for op in d.ops if type(op) is ir.Shift}
+        return tuple(sorted(switched & stepped & self.const_vars))
+
     def compared_values(self, var: str) -> frozenset:
         """The constants var is compared with (its switches' cases, `var OP k` tests) or assigned:
         the values a `Shift` of it may keep known (`Transfer.op_shift`)."""
