@@ -21,7 +21,7 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
-from refcheck.frontend.exitmacros import macro_exit
+from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
@@ -63,20 +63,18 @@ class CallLowering(UserData):
         stolen = self.steal(loc, name, args)
         if stolen is not None:
             return stolen
-        role = summary.role
+        role = summary.role or macro_role(self.b, c, name)  # g_return_val_if_reached's g_log: an exit
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        if role is None and macro_exit(self.b, c, name):
-            role = "exit"  # g_return_val_if_reached's g_log (frontend.exitmacros)
         effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
+        # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
-                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT})
-        # `&local` registered as a weak pointer is not evaluated: it does not escape (frontend.weak).
-        filled_or_lent |= {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)}
+                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
+                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
@@ -119,11 +117,8 @@ class CallLowering(UserData):
             self.b.goto(n)
             return None
         if role == "reallocate":
-            # The block given back is the first pointer argument (past handles): where that is
-            # NULL (`g_list_append (NULL, x)`) there is none, whatever follows it.
-            first = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
-            return self.reallocation(loc, name, summary, [values[first]] if first in positions
-                                     and first not in ended else [])
+            given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
+            return self.reallocation(loc, name, summary, values[given] if given in read else None)
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -395,11 +390,13 @@ class CallLowering(UserData):
         self.b.emit(ir.Assign(loc, v, new if new != NULL else None, null=new == NULL))
         self.b.emit(ir.Release(loc, (old,), name))
 
-    def reallocation(self, loc, name, summary, tracked):
-        """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into
-        success and failure (NULL, the old block still ours)."""
+    def reallocation(self, loc, name, summary, old):
+        """realloc(p, n): a fresh owned block in place of p (`old`, the value of the first pointer
+        argument past handles: none where that is NULL, `g_list_append (NULL, x)`, whatever follows
+        it); one that may fail splits at once into success and failure (NULL, the old block still
+        ours)."""
         t = self.b.temp(f"{name}(...)")
-        self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, summary.may_fail))
+        self.b.emit(ir.Realloc(loc, t, old, name, summary.may_fail))
         if summary.may_fail:
             n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
             yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")

@@ -20,14 +20,12 @@ from refcheck.frontend.clangutil import name_of_file, read_source
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
-def macro_exit(b, c, name: str) -> bool:
-    """Whether call `c` to `name` is written by a macro that makes it an exit."""
+def macro_role(b, c, name: str) -> str | None:
+    """"exit" where call `c` to `name` is written by a macro that makes it one, else None."""
     pattern = b.conv.exit_macro(name)
     if pattern is None:
-        return False
+        return None
     start, _ = extent_places(c)
     path = name_of_file(start[0]) if start[0] else ""
-    if not path:
-        return False
-    m = _NAME.match(read_source(path), start[3])
-    return m is not None and re.search(pattern, m.group().decode()) is not None
+    m = _NAME.match(read_source(path), start[3]) if path else None
+    return "exit" if m is not None and re.search(pattern, m.group().decode()) is not None else None
