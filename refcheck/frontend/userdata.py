@@ -96,14 +96,17 @@ class UserData:
     def once_with(decl, args: list, i: int, pointers: list) -> bool:
         """Whether the callback before data `args[i]` has it alone though a destroy notify follows:
         the notify is NULL (`g_idle_add_full (prio, cb, data, NULL)`, `g_source_set_callback (src,
-        cb, data, NULL)`; issue 32) and the callback's parameter type takes arguments (a
-        GSourceFunc's `gpointer user_data`). A bare `GCallback` (`void (*) (void)`) is a signal
-        handler's, run any number of times, maybe never (`g_signal_connect_data (obj, "sig",
-        cb, data, NULL, 0)`, `g_cancellable_connect`): its data stays the caller's."""
+        cb, data, NULL)`; issue 32) and the callback is a source's, whose truth-valued result says
+        whether it is called again (GSourceFunc: "it should return FALSE if the source should be
+        removed"): one that frees its data removes its source, so the data is its alone. A void
+        callback (a signal handler: `GCallback`, `GDBusSignalCallback` of
+        `g_dbus_connection_signal_subscribe (..., cb, data, NULL)`) runs any number of times,
+        maybe never: its data stays the caller's."""
         if any(j > i and not is_null_constant(args[j]) for j in pointers):
             return False
         t = parameter_types(decl, args)[i - 1].get_canonical().get_pointee().get_canonical()
-        return t.kind == ci.TypeKind.FUNCTIONPROTO and len(list(t.argument_types())) > 0
+        return (t.kind == ci.TypeKind.FUNCTIONPROTO and t.get_result().get_canonical().kind == ci.TypeKind.INT
+                and len(list(t.argument_types())) > 0)
 
     def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
