@@ -32,8 +32,34 @@ def same_key(cond: ir.SameObject) -> tuple:
 
 
 class Assumptions:
+    _compared: dict | None = None
+
     def case_values(self, node: int) -> frozenset:
         return frozenset(e["case"] for _, e in self.out[node] if e.get("case") is not None)
+
+    def machine_vars(self) -> tuple:
+        """The variables a switch reads that a `Shift` steps from a state's value: a state machine's
+        state (`explore.machine_state`). Sorted, for a stable key."""
+        switched = {d.value for d in self.data.values() if d.kind == "switch" and d.value}
+        stepped = {op.dst for d in self.data.values() for op in d.ops if type(op) is ir.Shift}
+        return tuple(sorted(switched & stepped & self.const_vars))
+
+    def compared_values(self, var: str) -> frozenset:
+        """The constants var is compared with (its switches' cases, `var OP k` tests) or assigned:
+        the values a `Shift` of it may keep known (`Transfer.op_shift`)."""
+        if self._compared is None:
+            found: dict[str, set] = {}
+            for n, d in self.data.items():
+                if d.kind == "switch" and d.value:
+                    found.setdefault(d.value, set()).update(self.case_values(n))
+                cond = d.cond.fallback if isinstance(d.cond, ir.SizeTest) else d.cond
+                if isinstance(cond, ir.Fact) and cond.simple:
+                    found.setdefault(cond.simple[0], set()).add(cond.simple[2])
+                for op in d.ops:
+                    if type(op) is ir.Const:
+                        found.setdefault(op.var, set()).add(op.value)
+            self._compared = {v: frozenset(ks) for v, ks in found.items()}
+        return self._compared.get(var, frozenset())
 
     def assume_case(self, st: State, var: str | None, edge: dict, cases: frozenset) -> State | None:
         """The edge of a switch over `var`: a case fixes its value, default excludes all cases."""

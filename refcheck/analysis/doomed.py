@@ -17,7 +17,7 @@ from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG
 
 _STEPS = 32  # a doomed arm is a call or two and a flag test; longer walks decide nothing more
-_WRITES = (ir.Assign, ir.Load, ir.Kill, ir.Acquire, ir.Realloc, ir.Escape)
+_WRITES = (ir.Assign, ir.Load, ir.Kill, ir.Acquire, ir.Realloc, ir.Escape, ir.Shift)
 _DECIDE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
            ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
 

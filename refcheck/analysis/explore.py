@@ -104,6 +104,16 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
     return out
 
 
+def machine_state(st, machines: tuple) -> tuple:
+    """The known values of a state machine's state variables, kept apart as ownership is: ESP's
+    property state. Joined into the facts they share, a machine stepping its state by arithmetic
+    (`ir.Shift`) lost it once 16 fact sets met at its loop's head, and every case was open again
+    (totem-pl-parser's xml_parser_get_node_internal). Finite: a stepped value is kept only where
+    the variable is compared with it (`Transfer.op_shift`)."""
+    consts = st.facts.consts
+    return tuple(consts.get(v) for v in machines)
+
+
 def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
              stolen: frozenset = frozenset(), pruned: PruneTables | None = None
              ) -> tuple[Result, frozenset, PruneTables | None]:
@@ -126,6 +136,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     if pruner is not None:
         pruner(cfg.entry, init)
     mirrors = _mirrors(cfg, tr, pruner) if mirror else {}
+    machines = tr.machine_vars()  # a state machine's state is never joined away (`machine_state`)
     # Per node: ownership core -> the fact sets explored with it.
     visited: dict[int, dict] = {cfg.entry: {init.core(): [init.facts.copy()]}}
     work = deque([(cfg.entry, init, None)])
@@ -171,7 +182,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
-            variants = seen.setdefault(st2.core(), [])
+            variants = seen.setdefault(st2.core() if not machines else (st2.core(), machine_state(st2, machines)), [])
             facts = st2.facts
             if any(v.within(facts) for v in variants):
                 continue

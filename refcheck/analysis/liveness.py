@@ -62,6 +62,8 @@ def _op_effect(op) -> tuple[tuple, tuple, tuple]:
         return (op.var,), (op.var,), ()
     if t is ir.Touch:
         return (), (op.var,), (op.var,)
+    if t is ir.Shift:
+        return (op.dst,), (op.dst,), (op.src,)
     if t is ir.Release:
         return (), (), tuple(op.vars)
     if t is ir.Call:

@@ -38,7 +38,7 @@ from refcheck.analysis.state import Kind, State
 from refcheck.rules.events import Nullness
 
 _KEEP = (Kind.FIELD, Kind.STALE, Kind.NULL)
-_KILLS = (ir.Assign, ir.Load, ir.Acquire, ir.Realloc)
+_KILLS = (ir.Assign, ir.Load, ir.Acquire, ir.Realloc, ir.Shift)
 
 
 def _read_by(op) -> tuple:
@@ -89,7 +89,7 @@ _QUIET_OPS = (ir.Const, ir.SameSize, ir.Count, ir.Call)
 # Ops that only bind their destination: to a fresh object with no known nullness, to one some
 # variable already holds, or to none. They are quiet where the destination's nullness is not read
 # at the node's entry and no stored fact depends on it (`quiet_edges`).
-_BINDS = (ir.Assign, ir.Load, ir.Kill, ir.Acquire)
+_BINDS = (ir.Assign, ir.Load, ir.Kill, ir.Acquire, ir.Shift)
 
 
 def _rebound(op) -> str | None:

@@ -436,6 +436,14 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         if op.var in self.const_vars:
             st.facts.consts[op.var] = op.value
 
+    def op_shift(self, st: State, op: ir.Shift, node: int, index: int, events: list) -> None:
+        known = st.facts.consts.get(op.src)
+        self.bind(st, op.dst, None, op.loc, False, events)
+        # Only to a value the variable is compared with: a loop's `i = i + 1` would otherwise
+        # make a state per trip (the values compared with are finite, so the states are).
+        if known is not None and op.dst in self.const_vars and known + op.delta in self.compared_values(op.dst):
+            st.facts.consts[op.dst] = known + op.delta
+
     # -- helpers --------------------------------------------------------------------------------
     def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,
               holder: str | None = None, text: str = "") -> None:
@@ -576,5 +584,6 @@ _OPS = {
     ir.Use: Transfer.op_use, ir.Release: Transfer.op_release, ir.Retain: Transfer.op_retain,
     ir.Load: Transfer.op_load, ir.Store: Transfer.op_store, ir.Escape: Transfer.op_escape,
     ir.Realloc: Transfer.op_realloc, ir.Touch: Transfer.op_touch, ir.Const: Transfer.op_const,
+    ir.Shift: Transfer.op_shift,
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }

@@ -75,6 +75,10 @@ class Conventions:
     # String comparisons equal to 0 for (x, NULL) exactly where x is NULL (GLib's g_strcmp0:
     # "Handles NULL gracefully by sorting it before non-NULL strings"; frontend.nullcmp).
     null_sorted: list[str] = field(default_factory=list)
+    # Frees of a container's cells only, not of what they hold (GLib's g_list_free: "If list
+    # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
+    # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
+    shallow_free: list[str] = field(default_factory=list)
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
@@ -241,6 +245,12 @@ class Conventions:
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
+    # Calls that end the path when a macro of these names wrote them (callee pattern -> pattern of
+    # the macro's name at the call's expansion): GLib's g_return_val_if_reached (val) is `g_log
+    # (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "... should not be reached", ...); return (val);`, a
+    # programmer error by its documentation, as g_return_if_fail's g_return_if_fail_warning is
+    # (`exit`); a plain g_log or g_critical is no such thing (frontend.exitmacros).
+    exit_macros: dict[str, str] = field(default_factory=dict)
     # Calls that fill `&v` outputs with borrowed objects (pattern -> [index of a PyArg_ParseTuple
     # format or -1 for none, index of the first output]): the objects its `O`, `O!`, `S`, `U`, `Y`
     # units store (`PyArg_UnpackTuple`'s every output) are the caller's argument tuple's, and
@@ -270,7 +280,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
@@ -283,7 +293,8 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if", "families", "format_arguments", "parse_formats")}
+                             "argument_returned_only_if", "families", "format_arguments", "parse_formats",
+                             "exit_macros")}
 
     def _lookup(self, table: str, name: str):
         if name:
@@ -291,6 +302,10 @@ class Conventions:
                 if pattern.search(name):
                     return value
         return None
+
+    def exit_macro(self, callee: str) -> str | None:
+        """The pattern of the macro names whose expansion makes a call to `callee` an exit."""
+        return self._lookup("exit_macros", callee) if self.exit_macros else None
 
     def matches(self, kind: str, name: str) -> bool:
         return bool(name) and self._compiled[kind].search(name) is not None

@@ -164,6 +164,10 @@ def base_glib() -> Conventions:
         consume=[r"_take$", _UNREF_TO],
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
+        shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # g_return_if_reached () and g_return_val_if_reached (val): "Logs a critical message and
+        # returns", a programmer error as for g_return_if_fail (see `exit`), through a bare g_log.
+        exit_macros={r"^g_log$": r"^g_return_(?:val_)?if_reached\b"},
         error=[],
         # g_error() logs at G_LOG_LEVEL_ERROR, which always aborts.
         # A failed g_return_if_fail()/g_return_val_if_fail() precondition is a programmer error

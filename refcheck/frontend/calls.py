@@ -21,15 +21,18 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
+from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
+from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.userdata import KEPT, UserData
+from refcheck.frontend.weak import forget_released, weak_address
 
 
 def record_pointee(c) -> str:
@@ -60,16 +63,18 @@ class CallLowering(UserData):
         stolen = self.steal(loc, name, args)
         if stolen is not None:
             return stolen
-        role = summary.role
+        role = summary.role or macro_role(self.b, c, name)  # g_return_val_if_reached's g_log: an exit
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
-        effects = self.call_effects(summary, args)
+        effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
             effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
+        # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
-                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT})
+                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
+                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
@@ -112,7 +117,8 @@ class CallLowering(UserData):
             self.b.goto(n)
             return None
         if role == "reallocate":
-            return self.reallocation(loc, name, summary, tracked)
+            given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
+            return self.reallocation(loc, name, summary, values[given] if given in read else None)
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -146,6 +152,7 @@ class CallLowering(UserData):
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
         for i, e in ended.items():
             self.b.emit(ir.Release(loc, (values[i],), name, consume=e is Effect.CONSUME))
+        forget_released(self.b, loc, [values[i] for i in ended])
         for i in positions:
             if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
                 self.b.emit(ir.Retain(loc, values[i], name, kept=True))
@@ -175,7 +182,7 @@ class CallLowering(UserData):
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 
-    def call_effects(self, summary, args: list) -> dict:
+    def call_effects(self, c, summary, args: list) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
         effects = summary.effects(len(args))
         # A floating sink's variadic positions (g_variant_new's format arguments) keep only
@@ -190,6 +197,9 @@ class CallLowering(UserData):
         # function: an alias, as a local struct's member holds one (frontend.expressions), not a
         # hand-over. Records from tables and patterns keep their stores (a container's element).
         if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+            effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
+        # An element put into a local list the function frees shallowly is lent (frontend.shallow).
+        elif Effect.STORE in effects.values() and cursor_key(c) in lending_calls(self.b):
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         return effects
 
@@ -312,6 +322,7 @@ class CallLowering(UserData):
         g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
             self.b.emit(ir.Release(loc, tuple(tracked), name))
+            forget_released(self.b, loc, tracked)
             return None
         if role == "consume":
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
@@ -379,11 +390,13 @@ class CallLowering(UserData):
         self.b.emit(ir.Assign(loc, v, new if new != NULL else None, null=new == NULL))
         self.b.emit(ir.Release(loc, (old,), name))
 
-    def reallocation(self, loc, name, summary, tracked):
-        """realloc(p, n): a fresh owned block in place of p; one that may fail splits at once into
-        success and failure (NULL, the old block still ours)."""
+    def reallocation(self, loc, name, summary, old):
+        """realloc(p, n): a fresh owned block in place of p (`old`, the value of the first pointer
+        argument past handles: none where that is NULL, `g_list_append (NULL, x)`, whatever follows
+        it); one that may fail splits at once into success and failure (NULL, the old block still
+        ours)."""
         t = self.b.temp(f"{name}(...)")
-        self.b.emit(ir.Realloc(loc, t, tracked[0] if tracked else None, name, summary.may_fail))
+        self.b.emit(ir.Realloc(loc, t, old, name, summary.may_fail))
         if summary.may_fail:
             n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
             yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")

@@ -23,6 +23,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.parents import holds
+from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
 
 
@@ -369,7 +370,10 @@ class ExpressionLowerer(CallLowering):
                 return None
             src, done = self.value_into(v, rhs) if v is not None else (self.value(rhs), False)
             if v is not None:
-                if not done:
+                shift = shift_of(self.b, rhs) if src is None and not done else None
+                if shift is not None:  # `state = STATE_NEW + state - STATE_CURRENT` (frontend.shifts)
+                    self.b.emit(ir.Shift(loc, v, shift[0], shift[1]))
+                elif not done:
                     self.assign_local(loc, v, src, rhs)
                 return v
         elif self.store_flag(loc, target, rhs):

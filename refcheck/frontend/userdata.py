@@ -4,9 +4,13 @@ which hand it over, judged by the callback's or the notify's own record; a mixin
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck.conventions.summary import Effect, Source
-from refcheck.frontend.argtypes import defined_here, function_pointer_positions, named_function, notify_after
+from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
+                                        parameter_types)
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+from refcheck.frontend.conditions import is_null_constant
 
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
 KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
@@ -88,10 +92,26 @@ class UserData:
                 taken.add(i)
         return taken
 
+    @staticmethod
+    def once_with(decl, args: list, i: int, pointers: list) -> bool:
+        """Whether the callback before data `args[i]` has it alone though a destroy notify follows:
+        the notify is NULL (`g_idle_add_full (prio, cb, data, NULL)`, `g_source_set_callback (src,
+        cb, data, NULL)`; issue 32) and the callback is a source's, whose truth-valued result says
+        whether it is called again (GSourceFunc: "it should return FALSE if the source should be
+        removed"): one that frees its data removes its source, so the data is its alone. A void
+        callback (a signal handler: `GCallback`, `GDBusSignalCallback` of
+        `g_dbus_connection_signal_subscribe (..., cb, data, NULL)`) runs any number of times,
+        maybe never: its data stays the caller's."""
+        if any(j > i and not is_null_constant(args[j]) for j in pointers):
+            return False
+        t = parameter_types(decl, args)[i - 1].get_canonical().get_pointee().get_canonical()
+        return (t.kind == ci.TypeKind.FUNCTIONPROTO and t.get_result().get_canonical().kind == ci.TypeKind.INT
+                and len(list(t.argument_types())) > 0)
+
     def callback_of(self, decl, args: list, i: int):
         """(record, parameter count) of the function argument i - 1 names, where argument i is
-        its data in GLib's layout (the callback right before its data, no function pointer after
-        it) and its body is known: in the unit, or in another unit of the run, whose record the
+        its data in GLib's layout (the callback right before its data, no function pointer but a
+        NULL one after it) and its body is known: in the unit, or in another unit of the run, whose record the
         run's table imports (libsecret's `secret_collection_delete (self, NULL,
         _secret_sync_on_result, sync)`); else None (no record from a body: unknown). The callee's
         parameter types are asked only once a function is passed (this runs for every call)."""
@@ -99,7 +119,7 @@ class UserData:
         if fn is None:
             return None
         pointers = function_pointer_positions(decl, args)
-        if i - 1 not in pointers or any(j > i for j in pointers):
+        if i - 1 not in pointers or any(j > i for j in pointers) and not self.once_with(decl, args, i, pointers):
             return None
         record = self.b.summary_of(fn, fn.spelling)
         if not defined_here(fn) and record.source is not Source.INFERRED:

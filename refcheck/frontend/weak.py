@@ -6,10 +6,18 @@ GObject documents a weak pointer as one that "does not hold a reference": `loc` 
 libsecret's `collection_take_service`) is then no hand-over: the reference stays with the
 variable that had it, so its release is the function's own and a return with it unreleased is
 the leak it is (issue 32). Found per function, by the location's structural key (`key_of`).
+
+A weak local (`g_object_add_weak_pointer (G_OBJECT (service), (gpointer *) &service)`, then
+`g_object_unref (service); g_assert_null (service);`, libsecret's tests) no longer holds the
+released object after its release: finalization NULLs it, or another owner keeps it alive; either
+way what it holds is no longer this function's to track, as after `&local` escapes
+(`forget_released`; an assignment would read as the overwrite of a reference still owned where the
+function held two).
 """
 
 from __future__ import annotations
 
+from refcheck import ir
 from refcheck.frontend.clangutil import K, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import key_of
@@ -18,6 +26,9 @@ from refcheck.frontend.parents import body_sites
 # The calls that make their second argument's location weak (GObject's documented API; the
 # name only occurs in GObject code).
 WEAK_POINTER_CALLS = frozenset({"g_object_add_weak_pointer"})
+# The calls given `&loc` only to register or unregister it as a weak pointer: the address does not
+# escape (nothing but finalization writes through it, which `forget_released` stands for).
+WEAK_REGISTRATIONS = WEAK_POINTER_CALLS | {"g_object_remove_weak_pointer"}
 
 
 def weak_locations(b) -> frozenset[str]:
@@ -41,3 +52,17 @@ def weak_locations(b) -> frozenset[str]:
 def weak_store(b, key: str) -> bool:
     """Whether a store into the location of `key` writes a weak pointer."""
     return bool(key) and key in weak_locations(b)
+
+
+def weak_address(name: str, i: int) -> bool:
+    """Whether argument i of a call to `name` is a weak pointer's address, registered only."""
+    return i == 1 and name in WEAK_REGISTRATIONS
+
+
+def forget_released(b, loc, released) -> None:
+    """After a release of these values: what each weak local holds is no longer tracked (GObject NULLs
+    it when the object is finalized, and nothing says whether this was the last reference)."""
+    weak = weak_locations(b) if released else frozenset()
+    for v in released:
+        if v in weak:
+            b.emit(ir.Escape(loc, v))

@@ -159,6 +159,18 @@ class Const(Op):
 
 
 @dataclass(frozen=True)
+class Shift(Op):
+    """dst = src + delta, integers (`state = STATE_NEW + state - STATE_CURRENT`, a state machine's
+    step computed from its current state): where src's constant is known, dst holds that plus
+    delta, if that is a value dst is compared with; otherwise dst is unknown, as after any
+    assignment."""
+
+    dst: str
+    src: str
+    delta: int
+
+
+@dataclass(frozen=True)
 class Touch(Op):
     """var changed in place (++, +=): conditions over it no longer hold."""
 
@@ -264,6 +276,8 @@ def describe(op: Op, names: dict[str, str]) -> str:
         return f"modify {n(op.var)}"
     if isinstance(op, Const):
         return f"{n(op.var)} = {op.value}"
+    if isinstance(op, Shift):
+        return f"{n(op.dst)} = {n(op.src)} {'-' if op.delta < 0 else '+'} {abs(op.delta)}"
     if isinstance(op, SameSize):
         return f"same size: {n(op.a)} {n(op.b)}"
     if isinstance(op, Count):

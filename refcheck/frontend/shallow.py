@@ -1,0 +1,97 @@
+"""Lists freed shallowly: the elements of a local list the function frees with `g_list_free`.
+
+GLib's containers keep the data they are given (the glib preset's `store` of `g_list_append`'s
+data): the caller hands an element over and frees it through the list (`g_list_free_full (l,
+g_object_unref)`). `g_list_free` frees the list's cells only ("If list elements contain
+dynamically-allocated memory, you should either use g_list_free_full() or free them manually
+first", GLib's documentation): a local list the function frees so, and never walks (its cells
+read, another variable made to point into it, a callback handed it), held its elements borrowed,
+and their references stay with whoever had them (libsecret's tests: `l = g_list_append (l,
+item); ...; g_list_free (l); g_object_unref (item);`). The callees are the conventions'
+`shallow_free` (issue 32); found per function, by syntax, once per build.
+"""
+
+from __future__ import annotations
+
+from refcheck.conventions.summary import Effect, Source
+from refcheck.frontend.argtypes import defined_here, is_function_pointer, named_function
+from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.clangutil import K, STRIPPED, binop, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import is_null_constant
+
+
+# Where a list's mention is only a test of it.
+_TESTS = frozenset({"==", "!="})
+
+
+def lending_calls(b) -> frozenset:
+    """The cursor keys of the calls that put elements into a shallowly freed local list: those
+    given it first, and those whose result it is assigned or initialised from."""
+    if b.shallow_calls is None:
+        b.shallow_calls = frozenset(_lending_calls(b)) if b.conv.shallow_free else frozenset()
+    return b.shallow_calls
+
+
+def _lending_calls(b):
+    freed, walked, calls = set(), set(), []
+    stack = [(b.fn, None, None)]
+    while stack:
+        c, parent, wrapper = stack.pop()
+        k = kind_of(c)
+        if k == K.DECL_REF_EXPR and parent is not None:
+            v = b.var(referenced(c))
+            if v is not None:
+                _classify(b, v, parent, wrapper, freed, walked, calls)
+        elif k == K.VAR_DECL:
+            init = [x for x in children_of(c) if kind_of(strip(x)) == K.CALL_EXPR]
+            v = b.var(c)
+            if v is not None and init:
+                calls.append((v, strip(init[-1])))
+        stripped = c._kind_id in STRIPPED
+        for x in children_of(c):
+            stack.append((x, parent, wrapper) if stripped else (x, c, x))
+    lists = freed - walked
+    return (cursor_key(call) for v, call in calls if v in lists)
+
+
+def _may_free(b, a) -> bool:
+    """Whether argument `a` is a function that may free what it is given first: a releaser
+    (`(GFunc) g_object_unref`), a function whose body releases its first parameter, one whose body
+    is not seen, or a function pointer variable. An async call's completion callback, defined
+    here and not releasing its source object, is none (`secret_item_load_secrets (items, NULL,
+    on_async_result, &result)`)."""
+    fn = named_function(a)
+    if fn is None:
+        return is_function_pointer(a.type)
+    record = b.summary_of(fn, fn.spelling)
+    if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
+        return True
+    return not defined_here(fn) and record.source is Source.DEFAULT
+
+
+def _classify(b, v: str, parent, wrapper, freed: set, walked: set, calls: list) -> None:
+    """Note what one mention of local v does: freed shallowly, a list operation on it, a test of
+    it, or anything else (walked: v is no shallowly freed list)."""
+    k = kind_of(parent)
+    kids = children_of(parent)
+    if k == K.CALL_EXPR and kids and wrapper is not kids[0]:
+        args = kids[1:]
+        if any(_may_free(b, a) for a in args):
+            walked.add(v)  # g_list_foreach (l, (GFunc) g_object_unref, NULL) frees the elements
+        elif b.conv.matches("shallow_free", b.callee_of(parent)[1] or ""):
+            freed.add(v)
+        elif wrapper is args[0]:
+            calls.append((v, parent))
+        return
+    if k == K.BINARY_OPERATOR and binop(parent) == "=" and len(kids) == 2 and wrapper is kids[0]:
+        rhs = strip(kids[1])
+        if kind_of(rhs) == K.CALL_EXPR:
+            calls.append((v, rhs))
+        elif not is_null_constant(rhs):
+            walked.add(v)
+        return
+    if (k == K.BINARY_OPERATOR and binop(parent) in _TESTS) or (k == K.UNARY_OPERATOR and unop(parent) == "!") \
+            or k in (K.IF_STMT, K.WHILE_STMT):
+        return
+    walked.add(v)
