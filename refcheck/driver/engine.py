@@ -152,6 +152,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, str(e)))
         return result
     t1 = time.perf_counter()
+    if settings.lender is not None and settings.lender.early:
+        settings = _with_table(settings)
     preloading.parsed()
     import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
     # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
@@ -165,6 +167,16 @@ def _check(path: str, settings: Settings) -> UnitResult:
         return _lead(prep, shard, settings.lender, began)
     return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
                 began)
+
+
+def _with_table(settings: Settings) -> Settings:
+    """An early lead (shards.Shard.early), parsed while the units ahead of it were checked: the
+    settings with their summaries, once the parent has them all. Its head (`split`) is its CPU
+    from here: the parse overlapped the other workers' units."""
+    global _job_cpu
+    table = settings.lender.table()
+    _job_cpu = time.process_time()
+    return settings if table is None else replace(settings, summaries=table)
 
 
 def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult, parse_seconds: float):
