@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT, exported
-from refcheck.driver import cycles, preloading, shards, splitting
+from refcheck.driver import cycles, preloading, shards, splitting, stealing
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -209,14 +209,26 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     return _Prepared(settings, rel, parsed, result, conv, summaries, places, names, table, selected, parse_seconds)
 
 
-def _run(prep: _Prepared, selected: list[int], shard, began: float):
-    """Checks `selected` of the prepared unit: the whole unit's UnitResult (shard None), else a
-    shards.Part. `began`: when this process's work after the parse began (the analysis time)."""
+def _plan(prep: _Prepared, selected: list[int]):
+    """The reuse plan of `selected`, and the names its instance keys asked for."""
     from refcheck.reuse.plan import Plan
 
+    table, summaries = prep.table, prep.summaries
+    ever, summaries.ever = summaries.ever, set()
+    try:
+        plan = Plan(prep.parsed, prep.places, prep.conv, selected,
+                    lambda i: table is not None and table.has(table.keys[i]), prep.settings.share, prep.instances)
+        return plan, frozenset(summaries.ever)
+    finally:
+        summaries.ever |= ever
+
+
+def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None):
+    """Checks `selected` of the prepared unit: the whole unit's UnitResult (shard None), else a
+    shards.Part. `began`: when this process's work after the parse began (the analysis time).
+    `claims`: a shared parse's shard takes the others' groups when done with its own (stealing)."""
     settings, parsed, result, summaries, table = prep.settings, prep.parsed, prep.result, prep.summaries, prep.table
-    plan = Plan(parsed, prep.places, prep.conv, selected, lambda i: table is not None and table.has(table.keys[i]),
-                settings.share, prep.instances)
+    plan = _plan(prep, selected)[0]
     planned = frozenset(summaries.ever)  # the instance keys' asks
     unit = _UnitCheck(settings, prep.conv, parsed, result, plan.key_seconds, summaries, prep.names)
     unit.places = prep.places
@@ -224,7 +236,13 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
-        records = _definitions(unit, plan, table, selected, shard)
+        if claims is None:
+            records = _definitions(unit, plan, table, selected, shard)
+        else:
+            asked: set = set()
+            done = stealing.check(unit, plan, table, claims, shard.number,
+                                  lambda group: _stolen(prep, unit, group, asked))
+            records, planned = {i: unit.record(i) for i in done}, planned | asked
     defined = set(prep.names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
@@ -249,6 +267,15 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
     return result
 
 
+def _stolen(prep: _Prepared, unit, group: list[int], asked: set):
+    """The reuse plan of a group taken from another shard (its instance keys' time is the
+    frontend's, as the first plan's)."""
+    plan, names = _plan(prep, group)
+    unit.cfg_time += plan.key_seconds
+    asked |= names
+    return plan
+
+
 def _lead(prep: _Prepared, shard, lender, began: float):
     """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
     for its slot and checks its share in this parse; checks its own; returns its Part with the
@@ -259,22 +286,25 @@ def _lead(prep: _Prepared, shard, lender, began: float):
 
     prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
     # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
-    shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
+    split = splitting.layout(prep, shard, time.process_time() - _job_cpu)
     others = [k for k in range(shard.count) if k != shard.number]
     preloading.join()
     if not forking.native_threads_only_python():
-        mine = sorted(i for k in range(shard.count) for i in shares[k])
-        part = _run(prep, mine, shard, began)
+        part = _run(prep, sorted(prep.selected), shard, began)
         return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
+    claims = stealing.Claims.make(split)
+
+    def share(number: int) -> list[int]:  # group after group where the shards take each other's
+        return split.share(number) if claims is not None else sorted(split.share(number))
 
     def work(number: int):
         # The parse and the fixed work are the lead's (the merge sums the parts' stage times).
-        return _run(replace(prep, parse_seconds=0.0), shares[number], replace(shard, number=number),
-                    time.perf_counter())
+        return _run(replace(prep, parse_seconds=0.0), share(number), replace(shard, number=number),
+                    time.perf_counter(), claims)
 
     running = forking.start(others, work, lender)
     try:
-        part = _run(prep, shares[shard.number], shard, began)
+        part = _run(prep, share(shard.number), shard, began, claims)
     except BaseException:
         forking.collect(running, kill=True)
         raise
