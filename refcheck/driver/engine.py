@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT, exported
-from refcheck.driver import cycles, preloading, shards, splitting, stealing
+from refcheck.driver import cycles, leading, preloading, shards, splitting, stealing
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -141,6 +141,7 @@ class _Prepared:
 
 
 def _check(path: str, settings: Settings) -> UnitResult:
+    global _job_cpu
     from refcheck.frontend.unit import FrontendError
 
     rel = _relative(path, settings.root)
@@ -153,7 +154,10 @@ def _check(path: str, settings: Settings) -> UnitResult:
         return result
     t1 = time.perf_counter()
     if settings.lender is not None and settings.lender.early:
-        settings = _with_table(settings)
+        # Parsed while the units ahead of it were checked: their summaries, once all are in. Its
+        # head (`split`) is its CPU from here: the parse overlapped the other workers' units.
+        settings = leading.with_table(settings)
+        _job_cpu = time.process_time()
     preloading.parsed()
     import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
     # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
@@ -164,19 +168,9 @@ def _check(path: str, settings: Settings) -> UnitResult:
     if shard is None:
         return _run(prep, prep.selected, None, began)
     if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
-        return _lead(prep, shard, settings.lender, began)
+        return leading.lead(prep, shard, settings.lender, began, _job_cpu, _run)
     return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
                 began)
-
-
-def _with_table(settings: Settings) -> Settings:
-    """An early lead (shards.Shard.early), parsed while the units ahead of it were checked: the
-    settings with their summaries, once the parent has them all. Its head (`split`) is its CPU
-    from here: the parse overlapped the other workers' units."""
-    global _job_cpu
-    table = settings.lender.table()
-    _job_cpu = time.process_time()
-    return settings if table is None else replace(settings, summaries=table)
 
 
 def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult, parse_seconds: float):
@@ -240,8 +234,14 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
             records = _definitions(unit, plan, table, selected, shard)
         else:
             asked: set = set()
-            done = stealing.check(unit, plan, table, claims, shard.number,
-                                  lambda group: _stolen(prep, unit, group, asked))
+
+            def plan_for(group: list[int]):  # a stolen group's; its keys' time is the frontend's
+                extra, names = _plan(prep, group)
+                unit.cfg_time += extra.key_seconds
+                asked.update(names)
+                return extra
+
+            done, stolen = stealing.check(unit, plan, table, claims, shard.number, plan_for)
             records, planned = {i: unit.record(i) for i in done}, planned | asked
     defined = set(prep.names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
@@ -249,7 +249,8 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
     result.timings = {"parse": prep.parse_seconds, "cfg": unit.cfg_time,
                       "analysis": (time.perf_counter() - began) - unit.cfg_time}
     if shard is not None:
-        return _part(result, unit_errors, table, records, parsed.partial, planned)
+        return replace(_part(result, unit_errors, table, records, parsed.partial, planned),
+                       stolen=stolen if claims is not None else 0)
     from refcheck.frontend.clangutil import externally_visible
 
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
@@ -265,50 +266,6 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
         result.errors.append(ToolError(prep.rel, f"{result.functions} function(s) checked on a partial parse; "
                                                  "findings may be incomplete", severity="warning", hint=hint))
     return result
-
-
-def _stolen(prep: _Prepared, unit, group: list[int], asked: set):
-    """The reuse plan of a group taken from another shard (its instance keys' time is the
-    frontend's, as the first plan's)."""
-    plan, names = _plan(prep, group)
-    unit.cfg_time += plan.key_seconds
-    asked |= names
-    return plan
-
-
-def _lead(prep: _Prepared, shard, lender, began: float):
-    """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
-    for its slot and checks its share in this parse; checks its own; returns its Part with the
-    children's. Where a thread other than Python's is alive (a fork could inherit a held lock)
-    it checks every share itself instead, in one round in source order."""
-    from refcheck.driver import forking
-    from refcheck.reuse.plan import shared_instances
-
-    prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
-    # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
-    split = splitting.layout(prep, shard, time.process_time() - _job_cpu)
-    others = [k for k in range(shard.count) if k != shard.number]
-    preloading.join()
-    if not forking.native_threads_only_python():
-        part = _run(prep, sorted(prep.selected), shard, began)
-        return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
-    claims = stealing.Claims.make(split)
-
-    def share(number: int) -> list[int]:  # group after group where the shards take each other's
-        return split.share(number) if claims is not None else sorted(split.share(number))
-
-    def work(number: int):
-        # The parse and the fixed work are the lead's (the merge sums the parts' stage times).
-        return _run(replace(prep, parse_seconds=0.0), share(number), replace(shard, number=number),
-                    time.perf_counter(), claims)
-
-    running = forking.start(others, work, lender)
-    try:
-        part = _run(prep, share(shard.number), shard, began, claims)
-    except BaseException:
-        forking.collect(running, kill=True)
-        raise
-    return replace(part, children=forking.collect(running))
 
 
 def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) -> dict:

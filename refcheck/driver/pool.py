@@ -558,7 +558,8 @@ def _log(outcome: Outcome) -> None:
             f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
                                 "cpu": round(outcome.cpu, 4), "start": round(outcome.began, 4),
                                 "end": round(outcome.ended, 4), "waited": [round(t, 4) for t in outcome.waited],
-                                "definitions": len(getattr(outcome.part, "records", ()))})
+                                "definitions": len(getattr(outcome.part, "records", ())),
+                                "stolen": getattr(outcome.part, "stolen", 0)})
                     + "\n")
     except OSError:
         pass

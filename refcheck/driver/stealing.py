@@ -78,11 +78,12 @@ class Claims:
         return None
 
 
-def check(unit, plan, table, claims: Claims, number: int, plan_for) -> list[int]:
+def check(unit, plan, table, claims: Claims, number: int, plan_for) -> tuple[list[int], int]:
     """Shard `number`'s definitions checked (`unit.definition`): its own groups while unclaimed,
     then others' (each with `plan_for(indices)`, a reuse plan for the stolen group). Returns
-    the indices checked, in the order checked."""
+    the indices checked, in the order checked, and how many groups it took from others."""
     done: list[int] = []
+    stolen = 0
     for g, owner in enumerate(claims.layout.owner):
         if owner == number and claims.claim(g, number):
             for i in claims.layout.groups[g]:
@@ -91,7 +92,8 @@ def check(unit, plan, table, claims: Claims, number: int, plan_for) -> list[int]
     while (g := claims.steal(number)) is not None:
         group = list(claims.layout.groups[g])
         extra = plan_for(group)
+        stolen += 1
         for i in group:
             unit.definition(i, extra, table)
             done.append(i)
-    return done
+    return done, stolen
