@@ -341,6 +341,8 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     snapshots: dict[int, dict] = {}  # unit index -> the table its shards took
     pool: list[_Worker] = []
     limit = max(1, min(workers, len(jobs)))
+    # An early lead (at most one per queue) goes to the first worker that can fork it.
+    early = [j for j in pending if getattr(j.shard, "early", False) and _leads(j)][:1]
     try:
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
@@ -353,7 +355,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 while pending and skip(pending[0]):
                     pending.popleft()
                 if w.idle and pending:
-                    job = _next(pending, w, pool, summaries is not None)
+                    job = _next(pending, early, w, pool, summaries is not None)
                     if job is None:
                         continue
                     if summaries and job.summaries is None:
@@ -417,12 +419,14 @@ def _start(w: _Worker, job: Job, pending: deque) -> bool:
     return True
 
 
-def _next(pending: deque, w: _Worker, pool: list, live: bool) -> "Job | None":
-    """The job idle `w` takes out of the queue: an early lead first (where `w` can fork), which
+def _next(pending: deque, early: list, w: _Worker, pool: list, live: bool) -> "Job | None":
+    """The job idle `w` takes out of the queue: the early lead first (where `w` can fork), which
     waits for every job ahead of it and running (`live`: their summaries go to later units);
     else the head of the queue, unless it waits for another idle worker it prefers."""
-    lead = next((j for j in pending if getattr(j.shard, "early", False) and _leads(j)), None)
-    if lead is not None and w.gate is not None:
+    if early and not any(j is early[0] for j in pending):  # skipped (included by another unit)
+        early.clear()
+    lead = early.pop() if early and w.gate is not None else None
+    if lead is not None:
         ahead = []
         for j in pending:
             if j is lead:
