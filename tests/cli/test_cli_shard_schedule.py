@@ -84,6 +84,27 @@ def test_an_early_lead_waits_for_the_summaries_of_the_units_ahead(project, shard
     assert child["start"] >= lead["waited"][1] and child["worker"] != lead["worker"]
 
 
+def test_an_early_leads_wait_is_not_its_units_time(project, sharding, monkeypatch):
+    """The unit ahead runs past --timeout (and is killed for it); the lead waited for it all that
+    time, which is not big.c's time: big.c is checked, not timed out."""
+    project.write("alib.c", CALLEE)
+    project.write("big.c", PADDING + CALLER + MORE)
+    real = engine.check_unit
+
+    def hangs(path, settings):
+        if path.endswith("alib.c"):
+            time.sleep(60)
+        return real(path, settings)
+
+    monkeypatch.setattr(engine, "check_unit", hangs)
+    code, found, errors = _findings(project, "-j", "2", "--timeout", "2", "alib.c", "big.c")
+    assert [(e["file"], "took longer than 2 s" in e["message"]) for e in errors] == [("alib.c", True)], errors
+    assert ("big.c", "RC001") in [f[:2] for f in found]  # its own leaks (`leaky`), checked in shards
+    jobs = _jobs(sharding)
+    (lead,) = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
+    assert lead["waited"][1] - lead["waited"][0] >= 1.5, lead
+
+
 def test_a_lead_does_not_start_early_behind_much_work():
     def job(i):
         return SimpleNamespace(index=i)
