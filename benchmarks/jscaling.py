@@ -63,13 +63,17 @@ def one(corpus: str, mode: str, jobs: int, sharded: bool) -> dict:
         per_worker[e["worker"]] += e["cpu"]
         waited = e.get("waited") or (0.0, 0.0)  # an early lead waiting for the units ahead of it
         busy[e["worker"]] += e["end"] - e["start"] - (waited[1] - waited[0])
-    span = max(e["end"] for e in entries) - min(e["start"] for e in entries)
+    first = min(e["start"] for e in entries)
+    span = max(e["end"] for e in entries) - first
     return {"mode": mode, "jobs": jobs, "sharded": sharded, "exit": r.returncode, "wall": round(r.seconds, 2),
             "load_before": [round(x, 2) for x in before], "load_after": [round(x, 2) for x in after],
             "cpu_total": round(sum(per_worker.values()), 2), "makespan": round(max(per_worker.values()), 2),
             "workers": sorted(round(v, 2) for v in per_worker.values()),
             "span": round(span, 2), "idle": sorted(round(span - v, 2) for v in busy.values()),
             "jobs_run": [e for e in entries if e["shard"] is not None],
+            # Every job, its times from the run's first start: the schedule, waits included.
+            "trace": [dict(e, start=round(e["start"] - first, 3), end=round(e["end"] - first, 3),
+                           waited=[round(t - first, 3) for t in e.get("waited") or ()]) for e in entries],
             "findings": len(doc["findings"]), "errors": len(doc["errors"]), "digest": digest(doc["findings"])}
 
 
