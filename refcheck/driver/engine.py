@@ -234,26 +234,17 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
     # work: the collections after each function need not scan it again.
     with frozen_heap():
         if claims is None:
-            records = _definitions(unit, plan, table, selected, shard)
+            records, taken = _definitions(unit, plan, table, selected, shard), (0, 0.0)
         else:
-            asked: set = set()
-
-            def plan_for(group: list[int]):  # a stolen group's; its keys' time is the frontend's
-                extra, names = _plan(prep, group, stolen=True)
-                unit.cfg_time += extra.key_seconds
-                asked.update(names)
-                return extra
-
-            done, stolen = stealing.check(unit, plan, table, claims, shard.number, plan_for)
-            records, planned = {i: unit.record(i) for i in done}, planned | asked
+            records, asked, taken = stealing.shard(prep, unit, plan, claims, shard.number, _plan)
+            planned |= asked
     defined = set(prep.names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
     result.timings = {"parse": prep.parse_seconds, "cfg": unit.cfg_time,
                       "analysis": (time.perf_counter() - began) - unit.cfg_time}
     if shard is not None:
-        return replace(_part(result, unit_errors, table, records, parsed.partial, planned),
-                       stolen=stolen if claims is not None else 0)
+        return replace(_part(result, unit_errors, table, records, parsed.partial, planned), stolen=taken)
     from refcheck.frontend.clangutil import externally_visible
 
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)

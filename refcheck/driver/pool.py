@@ -563,7 +563,7 @@ def _log(outcome: Outcome) -> None:
                                 "cpu": round(outcome.cpu, 4), "start": round(outcome.began, 4),
                                 "end": round(outcome.ended, 4), "waited": [round(t, 4) for t in outcome.waited],
                                 "definitions": len(getattr(outcome.part, "records", ())),
-                                "stolen": getattr(outcome.part, "stolen", 0)})
+                                "stolen": list(getattr(outcome.part, "stolen", (0, 0.0)))})
                     + "\n")
     except OSError:
         pass

@@ -132,8 +132,9 @@ class Part:
     planned: frozenset = frozenset()
     # A shared parse's lead: its children's forking.Child (the pool makes each an Outcome).
     children: tuple = ()
-    # Groups this shard took from others at the end (driver/stealing.py), for the job log.
-    stolen: int = 0
+    # The groups this shard took from others at the end (driver/stealing.py) and their
+    # definitions' CPU seconds, for the job log.
+    stolen: tuple = (0, 0.0)
 
 
 def estimate(places: list, sizes: list[int]) -> list[float]:

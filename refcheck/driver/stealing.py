@@ -78,12 +78,12 @@ class Claims:
         return None
 
 
-def check(unit, plan, table, claims: Claims, number: int, plan_for) -> tuple[list[int], int]:
+def check(unit, plan, table, claims: Claims, number: int, plan_for) -> tuple[list[int], list[int]]:
     """Shard `number`'s definitions checked (`unit.definition`): its own groups while unclaimed,
     then others' (each with `plan_for(indices)`, a reuse plan for the stolen group). Returns
-    the indices checked, in the order checked, and how many groups it took from others."""
+    the indices checked, in the order checked, and those of them taken from others."""
     done: list[int] = []
-    stolen = 0
+    stolen: list[int] = []
     for g, owner in enumerate(claims.layout.owner):
         if owner == number and claims.claim(g, number):
             for i in claims.layout.groups[g]:
@@ -92,8 +92,27 @@ def check(unit, plan, table, claims: Claims, number: int, plan_for) -> tuple[lis
     while (g := claims.steal(number)) is not None:
         group = list(claims.layout.groups[g])
         extra = plan_for(group)
-        stolen += 1
+        stolen.extend(group)
         for i in group:
             unit.definition(i, extra, table)
             done.append(i)
     return done, stolen
+
+
+def shard(prep, unit, plan, claims: Claims, number: int, plan_of):
+    """A shared parse's shard `number` checked (`check`): its records, the names the stolen
+    groups' instance keys asked for, and (groups taken, their definitions' CPU seconds).
+    `prep`, `unit`: engine._Prepared, engine._UnitCheck; `plan_of(prep, indices, stolen)`: a
+    reuse plan and its keys' asks (engine._plan)."""
+    asked: set = set()
+    groups: list = []
+
+    def plan_for(group: list[int]):  # a stolen group's; its keys' time is the frontend's
+        extra, names = plan_of(prep, group, True)
+        groups.append(group)
+        unit.cfg_time += extra.key_seconds
+        asked.update(names)
+        return extra
+
+    done, stolen = check(unit, plan, prep.table, claims, number, plan_for)
+    return {i: unit.record(i) for i in done}, asked, (len(groups), round(sum(unit.seconds[i] for i in stolen), 3))
