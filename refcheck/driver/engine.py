@@ -204,17 +204,23 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
 
 
 def _plan(prep: _Prepared, selected: list[int], stolen: bool = False):
-    """The reuse plan of `selected`, and the names its instance keys asked for. A group taken
-    from another shard (`stolen`) is keyed wherever two of its definitions could share: the walk
-    the keys need is made (`instances`), and each build a key saves is ~20 ms."""
+    """The reuse plan of `selected`, and (for a group taken from another shard, `stolen`) the
+    names its instance keys asked for. A stolen group is keyed wherever two of its definitions
+    could share: the walk the keys need is made (`instances`), a build a key saves is ~20 ms."""
     from refcheck.reuse.plan import INSTANCE_KEYS_FROM, Plan
 
     table, summaries = prep.table, prep.summaries
-    ever, summaries.ever = summaries.ever, set()
-    try:
-        plan = Plan(prep.parsed, prep.places, prep.conv, selected,
+
+    def made():
+        return Plan(prep.parsed, prep.places, prep.conv, selected,
                     lambda i: table is not None and table.has(table.keys[i]), prep.settings.share, prep.instances,
                     1 if stolen and prep.instances is not None else INSTANCE_KEYS_FROM)
+
+    if not stolen:
+        return made(), frozenset()
+    ever, summaries.ever = summaries.ever, set()
+    try:
+        plan = made()
         return plan, frozenset(summaries.ever)
     finally:
         summaries.ever |= ever
