@@ -341,8 +341,9 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     snapshots: dict[int, dict] = {}  # unit index -> the table its shards took
     pool: list[_Worker] = []
     limit = max(1, min(workers, len(jobs)))
-    # An early lead (at most one per queue) goes to the first worker that can fork it.
-    early = [j for j in pending if getattr(j.shard, "early", False) and _leads(j)][:1]
+    # An early lead (at most one per queue) goes to the first worker that can fork it, with the
+    # jobs ahead of it in the queue, whose summaries it waits for.
+    early = _early(pending)
     try:
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
@@ -364,6 +365,8 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     if not _start(w, job, pending):
                         # Died while idle (the OOM killer, say): replace it, keep the job.
                         pending.appendleft(job)
+                        if _leads(job) and job.shard.early:  # the next worker takes it first again
+                            early.append((job, w.awaits))
                         w.kill()
                         pool.remove(w)
                         continue
@@ -419,19 +422,24 @@ def _start(w: _Worker, job: Job, pending: deque) -> bool:
     return True
 
 
+def _early(pending: deque) -> list:
+    """[(the queue's early lead, the indices of the jobs ahead of it)], or []."""
+    ahead = set()
+    for j in pending:
+        if getattr(j.shard, "early", False) and _leads(j):
+            return [(j, ahead)]
+        ahead.add(j.index)
+    return []
+
+
 def _next(pending: deque, early: list, w: _Worker, pool: list, live: bool) -> "Job | None":
     """The job idle `w` takes out of the queue: the early lead first (where `w` can fork), which
     waits for every job ahead of it and running (`live`: their summaries go to later units);
     else the head of the queue, unless it waits for another idle worker it prefers."""
-    if early and not any(j is early[0] for j in pending):  # skipped (included by another unit)
+    if early and not any(j is early[0][0] for j in pending):  # skipped (included by another unit)
         early.clear()
-    lead = early.pop() if early and w.gate is not None else None
-    if lead is not None:
-        ahead = []
-        for j in pending:
-            if j is lead:
-                break
-            ahead.append(j.index)
+    if early and w.gate is not None:
+        lead, ahead = early.pop()
         pending.remove(lead)
         w.awaits = set(ahead) | {x.job.index for x in pool if x.job} if live else set()
         return lead

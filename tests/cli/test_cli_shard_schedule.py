@@ -84,6 +84,39 @@ def test_an_early_lead_waits_for_the_summaries_of_the_units_ahead(project, shard
     assert child["start"] >= lead["waited"][1] and child["worker"] != lead["worker"]
 
 
+def test_an_early_lead_whose_worker_died_idle_still_waits(project, sharding, monkeypatch):
+    """The worker given the early lead turns out dead (its pipe refuses the job): the next worker
+    takes the lead first, and it still waits for alib.c's summary."""
+    from refcheck.driver import pool
+
+    project.write("alib.c", CALLEE)
+    project.write("big.c", PADDING + CALLER + MORE)
+    whole = _findings(project, "-j", "1", "alib.c", "big.c")
+    _jobs(sharding)
+    real_start, real_check = pool._start, engine.check_unit
+    refused = []
+
+    def start(w, job, pending):
+        if pool._leads(job) and not refused:
+            refused.append(job)
+            return False
+        return real_start(w, job, pending)
+
+    def slow_lib(path, settings):
+        if path.endswith("alib.c"):
+            time.sleep(1.5)
+        return real_check(path, settings)
+
+    monkeypatch.setattr(pool, "_start", start)
+    monkeypatch.setattr(engine, "check_unit", slow_lib)
+    assert _findings(project, "-j", "2", "alib.c", "big.c") == whole
+    jobs = _jobs(sharding)
+    lib = next(j for j in jobs if j["unit"] == "alib.c")
+    (lead,) = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
+    assert refused and lead["start"] < lib["start"] + 0.5
+    assert lead["waited"][1] >= lib["end"] - 0.05, (lead, lib)
+
+
 def test_an_early_leads_wait_is_not_its_units_time(project, sharding, monkeypatch):
     """The unit ahead runs past --timeout (and is killed for it); the lead waited for it all that
     time, which is not big.c's time: big.c is checked, not timed out."""
