@@ -363,22 +363,13 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                         job.summaries = (dict(summaries) if job.shard is None
                                          else snapshots.setdefault(job.index, dict(summaries)))
                     if not _start(w, job, pending):
-                        # Died while idle (the OOM killer, say): replace it, keep the job.
-                        pending.appendleft(job)
-                        if _leads(job) and job.shard.early:  # the next worker takes it first again
-                            early.append((job, w.awaits))
-                        w.kill()
-                        pool.remove(w)
+                        _died_idle(w, job, pending, early, pool)
                         continue
                     started(job)
             busy = [w for w in pool if w.job]
             if not busy:
                 continue
-            now = time.monotonic()
-            # An early lead's wait for the units ahead of it is not its unit's time.
-            deadlines = [w.started + timeout - now for w in busy if not w.ready_at]
-            wait_for = max(0.0, min(deadlines)) if deadlines else None
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], wait_for)
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], _wait_for(busy, timeout))
             for w in busy:
                 outcome = None
                 if w.conn in ready or w.process.sentinel in ready:
@@ -403,6 +394,24 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
             else:
                 w.process.join(timeout=1)
                 w.kill()
+
+
+def _wait_for(busy: list, timeout: float) -> float | None:
+    """Seconds until the first busy worker's time limit (an early lead's wait for the units
+    ahead of it is not its unit's time); None: no limit runs."""
+    now = time.monotonic()
+    deadlines = [w.started + timeout - now for w in busy if not w.ready_at]
+    return max(0.0, min(deadlines)) if deadlines else None
+
+
+def _died_idle(w: _Worker, job: Job, pending: deque, early: list, pool: list) -> None:
+    """`w` died while idle (the OOM killer, say): replaced, its job kept (the early lead first
+    again, waiting for the same jobs)."""
+    pending.appendleft(job)
+    if _leads(job) and job.shard.early:
+        early.append((job, w.awaits))
+    w.kill()
+    pool.remove(w)
 
 
 def _start(w: _Worker, job: Job, pending: deque) -> bool:
