@@ -8,8 +8,11 @@ benchmarks/results/jscaling.json and prints a table.
 
 Wall times on a shared machine are noisy, so each run records the load average around it and
 the makespan its schedule implies: every job's CPU seconds in its worker (REFCHECK_JOB_LOG),
-summed per worker, the largest sum against the -j1 run's total. Each -jN run's findings digest
-must equal the -j1 one's (the table flags a difference).
+summed per worker, the largest sum against the -j1 run's total. The log also says when each job
+started and ended (a forked shard: when its slot was granted), so each run records every worker's
+idle time between the run's first start and last end (`idle`): the waits the schedule makes, which
+the makespan does not show. Each -jN run's findings digest must equal the -j1 one's (the table
+flags a difference).
 """
 
 from __future__ import annotations
@@ -55,13 +58,22 @@ def one(corpus: str, mode: str, jobs: int, sharded: bool) -> dict:
         with open(log, encoding="utf-8") as f:
             entries = [json.loads(line) for line in f]
     per_worker = collections.Counter()
+    busy = collections.Counter()
     for e in entries:
         per_worker[e["worker"]] += e["cpu"]
+        waited = e.get("waited") or (0.0, 0.0)  # an early lead waiting for the units ahead of it
+        busy[e["worker"]] += e["end"] - e["start"] - (waited[1] - waited[0])
+    first = min(e["start"] for e in entries)
+    span = max(e["end"] for e in entries) - first
     return {"mode": mode, "jobs": jobs, "sharded": sharded, "exit": r.returncode, "wall": round(r.seconds, 2),
             "load_before": [round(x, 2) for x in before], "load_after": [round(x, 2) for x in after],
             "cpu_total": round(sum(per_worker.values()), 2), "makespan": round(max(per_worker.values()), 2),
             "workers": sorted(round(v, 2) for v in per_worker.values()),
+            "span": round(span, 2), "idle": sorted(round(span - v, 2) for v in busy.values()),
             "jobs_run": [e for e in entries if e["shard"] is not None],
+            # Every job, its times from the run's first start: the schedule, waits included.
+            "trace": [dict(e, start=round(e["start"] - first, 3), end=round(e["end"] - first, 3),
+                           waited=[round(t - first, 3) for t in e.get("waited") or ()]) for e in entries],
             "findings": len(doc["findings"]), "errors": len(doc["errors"]), "digest": digest(doc["findings"])}
 
 
@@ -95,7 +107,8 @@ def main() -> None:
                 print(f"{mode:6} -j{jobs} {'sharded  ' if sharded else 'unsharded'} wall {row['wall']:6.2f} s "
                       f"(load {row['load_before'][0]:.2f}->{row['load_after'][0]:.2f}) "
                       f"makespan {row['makespan']:6.2f} s of cpu {row['cpu_total']:6.2f} s  "
-                      f"x{row.get('makespan_speedup', 1.0)} (wall x{row.get('wall_speedup', 1.0)})  "
+                      f"x{row.get('makespan_speedup', 1.0)} (wall x{row.get('wall_speedup', 1.0)}) "
+                      f"idle {'+'.join(f'{x:.2f}' for x in row['idle'])} s  "
                       f"{row['findings']} findings {row['digest']}"
                       f"{'' if row.get('same_findings_as_j1', True) else '  DIFFERS FROM -j1'}", flush=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT, exported
-from refcheck.driver import cycles, preloading, shards, splitting
+from refcheck.driver import cycles, leading, preloading, shards, splitting, stealing
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -141,6 +141,7 @@ class _Prepared:
 
 
 def _check(path: str, settings: Settings) -> UnitResult:
+    global _job_cpu
     from refcheck.frontend.unit import FrontendError
 
     rel = _relative(path, settings.root)
@@ -152,6 +153,11 @@ def _check(path: str, settings: Settings) -> UnitResult:
         result.errors.append(ToolError(rel, str(e)))
         return result
     t1 = time.perf_counter()
+    if settings.lender is not None and settings.lender.early:
+        # Parsed while the units ahead of it were checked: their summaries, once all are in. Its
+        # head (`split`) is its CPU from here: the parse overlapped the other workers' units.
+        settings = leading.with_table(settings)
+        _job_cpu = time.process_time()
     preloading.parsed()
     import refcheck.reuse.plan  # noqa: F401 - the wait for the preload's imports, below
     # The wait for those imports (once per worker, AFTER_PARSE) is no stage's, as it was when they
@@ -162,7 +168,7 @@ def _check(path: str, settings: Settings) -> UnitResult:
     if shard is None:
         return _run(prep, prep.selected, None, began)
     if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
-        return _lead(prep, shard, settings.lender, began)
+        return leading.lead(prep, shard, settings.lender, began, _job_cpu, _run)
     return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
                 began)
 
@@ -197,14 +203,35 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     return _Prepared(settings, rel, parsed, result, conv, summaries, places, names, table, selected, parse_seconds)
 
 
-def _run(prep: _Prepared, selected: list[int], shard, began: float):
-    """Checks `selected` of the prepared unit: the whole unit's UnitResult (shard None), else a
-    shards.Part. `began`: when this process's work after the parse began (the analysis time)."""
-    from refcheck.reuse.plan import Plan
+def _plan(prep: _Prepared, selected: list[int], stolen: bool = False):
+    """The reuse plan of `selected`, and (for a group taken from another shard, `stolen`) the
+    names its instance keys asked for. A stolen group is keyed wherever two of its definitions
+    could share: the walk the keys need is made (`instances`), a build a key saves is ~20 ms."""
+    from refcheck.reuse.plan import INSTANCE_KEYS_FROM, Plan
 
+    table, summaries = prep.table, prep.summaries
+
+    def made():
+        return Plan(prep.parsed, prep.places, prep.conv, selected,
+                    lambda i: table is not None and table.has(table.keys[i]), prep.settings.share, prep.instances,
+                    1 if stolen and prep.instances is not None else INSTANCE_KEYS_FROM)
+
+    if not stolen:
+        return made(), frozenset()
+    ever, summaries.ever = summaries.ever, set()
+    try:
+        plan = made()
+        return plan, frozenset(summaries.ever)
+    finally:
+        summaries.ever |= ever
+
+
+def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None):
+    """Checks `selected` of the prepared unit: the whole unit's UnitResult (shard None), else a
+    shards.Part. `began`: when this process's work after the parse began (the analysis time).
+    `claims`: a shared parse's shard takes the others' groups when done with its own (stealing)."""
     settings, parsed, result, summaries, table = prep.settings, prep.parsed, prep.result, prep.summaries, prep.table
-    plan = Plan(parsed, prep.places, prep.conv, selected, lambda i: table is not None and table.has(table.keys[i]),
-                settings.share, prep.instances)
+    plan = _plan(prep, selected)[0]
     planned = frozenset(summaries.ever)  # the instance keys' asks
     unit = _UnitCheck(settings, prep.conv, parsed, result, plan.key_seconds, summaries, prep.names)
     unit.places = prep.places
@@ -212,14 +239,18 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
     # What the unit holds from here on (its parse, the instance keys) outlives every function's
     # work: the collections after each function need not scan it again.
     with frozen_heap():
-        records = _definitions(unit, plan, table, selected, shard)
+        if claims is None:
+            records, taken = _definitions(unit, plan, table, selected, shard), (0, 0.0)
+        else:
+            records, asked, taken = stealing.shard(prep, unit, plan, claims, shard.number, _plan)
+            planned |= asked
     defined = set(prep.names)
     asked_by_hits = table.asked_by_hits if table is not None else set()
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
     result.timings = {"parse": prep.parse_seconds, "cfg": unit.cfg_time,
                       "analysis": (time.perf_counter() - began) - unit.cfg_time}
     if shard is not None:
-        return _part(result, unit_errors, table, records, parsed.partial, planned)
+        return replace(_part(result, unit_errors, table, records, parsed.partial, planned), stolen=taken)
     from refcheck.frontend.clangutil import externally_visible
 
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
@@ -235,38 +266,6 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float):
         result.errors.append(ToolError(prep.rel, f"{result.functions} function(s) checked on a partial parse; "
                                                  "findings may be incomplete", severity="warning", hint=hint))
     return result
-
-
-def _lead(prep: _Prepared, shard, lender, began: float):
-    """Shard 1 of a shared parse (driver/forking.py): forks a child per other shard, which waits
-    for its slot and checks its share in this parse; checks its own; returns its Part with the
-    children's. Where a thread other than Python's is alive (a fork could inherit a held lock)
-    it checks every share itself instead, in one round in source order."""
-    from refcheck.driver import forking
-    from refcheck.reuse.plan import shared_instances
-
-    prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
-    # Shard 0 gets that much less to check: its parse and fixed work were everyone's.
-    shares = splitting.share(prep, shard, time.process_time() - _job_cpu)
-    others = [k for k in range(shard.count) if k != shard.number]
-    preloading.join()
-    if not forking.native_threads_only_python():
-        mine = sorted(i for k in range(shard.count) for i in shares[k])
-        part = _run(prep, mine, shard, began)
-        return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
-
-    def work(number: int):
-        # The parse and the fixed work are the lead's (the merge sums the parts' stage times).
-        return _run(replace(prep, parse_seconds=0.0), shares[number], replace(shard, number=number),
-                    time.perf_counter())
-
-    running = forking.start(others, work, lender)
-    try:
-        part = _run(prep, shares[shard.number], shard, began)
-    except BaseException:
-        forking.collect(running, kill=True)
-        raise
-    return replace(part, children=forking.collect(running))
 
 
 def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) -> dict:

@@ -24,6 +24,10 @@ from dataclasses import dataclass
 
 # The pool's message for "this job forked N children that wait for a slot": (LEND, index, N).
 LEND = "lend"
+# A lead started before the units ahead of it (pool.run: Job.early): (READY, index) from the
+# worker once it has parsed, (TABLE, index, summaries) from the parent once those units are done.
+READY = "ready"
+TABLE = "table"
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,10 @@ class Child:
     cpu: float = 0.0
     error: str = ""
     died: int | None = None
+    # When its slot was granted and when it sent its Part (time.monotonic: one clock for every
+    # process on the machine), for the job log's trace.
+    began: float = 0.0
+    ended: float = 0.0
 
 
 @dataclass
@@ -49,8 +57,17 @@ class Lender:
     """The worker's side of the slot accounting for one lead job: its pipe to the parent and
     the read end of its gate pipe."""
 
-    def __init__(self, conn, gate: int, index: int) -> None:
-        self.conn, self.gate, self.index = conn, gate, index
+    def __init__(self, conn, gate: int, index: int, early: bool = False) -> None:
+        self.conn, self.gate, self.index, self.early = conn, gate, index, early
+
+    def table(self):
+        """An early lead, parsed: asks the parent for the summaries of the units ahead of it in
+        the run's order and blocks until they are all checked (None: the job's own table)."""
+        self.conn.send((READY, self.index))
+        while True:
+            message = self.conn.recv()
+            if isinstance(message, tuple) and message[:2] == (TABLE, self.index):
+                return message[2]
 
     def drain(self) -> None:
         """Drops tokens a previous job's children left unread: all were written before this job
@@ -159,10 +176,11 @@ def _child(number: int, work, lender: Lender, fd: int, lead: int) -> None:
     try:
         die_with_parent(lead)
         lender.wait()
-        cpu = time.process_time()
+        cpu, began = time.process_time(), time.monotonic()
         try:
             part = work(number)
-            data = pickle.dumps(Child(number, part, time.process_time() - cpu), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(Child(number, part, time.process_time() - cpu, began=began, ended=time.monotonic()),
+                                protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as e:  # a bug in refcheck: reported for this shard, as a worker reports it
             data = pickle.dumps(Child(number, error=f"internal error: {type(e).__name__}: {e}"))
         _write_all(fd, data)

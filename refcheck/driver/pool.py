@@ -76,10 +76,16 @@ class Outcome:
     # The worker's CPU seconds for the job (benchmarks/jscaling.py adds them up per worker).
     cpu: float = 0.0
     worker: int = 0
+    # When the job started and ended (time.monotonic), for the job log's trace; 0: not known.
+    began: float = 0.0
+    ended: float = 0.0
+    # An early lead's wait for the units ahead of it: (from, to) by time.monotonic; else ().
+    waited: tuple = ()
 
 
 # A file to which the parent appends one JSON line per job (worker pid, unit, shard, CPU
-# seconds): what benchmarks/jscaling.py computes a schedule's makespan from, free of the load.
+# seconds, and when it started and ended by time.monotonic): what benchmarks/jscaling.py computes
+# a schedule's makespan from, free of the load, and each worker's idle time.
 JOB_LOG = "REFCHECK_JOB_LOG"
 
 
@@ -137,11 +143,14 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
             return
         if job is None:
             return
+        if not isinstance(job, Job):  # a table for an early lead that ended before asking
+            continue
         settings = run_settings if job.options is None else settings_for(job.options)
         settings.clang_args = job.args
         settings.unit_key = job.key
         settings.shard = job.shard
-        settings.lender = (forking.Lender(conn, gate[0], job.index) if gate is not None and _leads(job) else None)
+        settings.lender = (forking.Lender(conn, gate[0], job.index, job.shard.early)
+                           if gate is not None and _leads(job) else None)
         if job.summaries is not None:
             settings.summaries = job.summaries
         cpu = time.process_time()
@@ -203,13 +212,19 @@ class _Worker:
         if gate:
             os.close(gate[0])
         self.job: Job | None = None
-        self.started = 0.0
+        self.started = 0.0  # for the time limit (an early lead's wait added)
+        self.began = 0.0  # for the job log
         # A lead (a shared parse's shard 0): the shard jobs its children check, the slots they
         # still wait for, and the idle workers whose slots it holds.
         self.followers: list[Job] = []
         self.wants = 0
         self.lent: list[_Worker] = []
         self.lent_to: _Worker | None = None
+        # An early lead (Shard.early): the units it waits for, when it said it had parsed, and
+        # its wait once over (from, to).
+        self.awaits: set = set()
+        self.ready_at = 0.0
+        self.waited: tuple = ()
 
     @property
     def idle(self) -> bool:
@@ -326,6 +341,9 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     snapshots: dict[int, dict] = {}  # unit index -> the table its shards took
     pool: list[_Worker] = []
     limit = max(1, min(workers, len(jobs)))
+    # An early lead (at most one per queue) goes to the first worker that can fork it, with the
+    # jobs ahead of it in the queue, whose summaries it waits for.
+    early = _early(pending)
     try:
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
@@ -333,34 +351,30 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
             while (pending or any(w.wants for w in pool)) and len(pool) < limit:
                 pool.append(_Worker(ctx, options))
             _grant(pool)
+            _resume(pool, pending, summaries, snapshots)
             for w in list(pool):
                 while pending and skip(pending[0]):
                     pending.popleft()
                 if w.idle and pending:
-                    if _elsewhere(pending[0], w, pool):
+                    job = _next(pending, early, w, pool, summaries is not None)
+                    if job is None:
                         continue
-                    job = pending.popleft()
                     if summaries and job.summaries is None:
                         job.summaries = (dict(summaries) if job.shard is None
                                          else snapshots.setdefault(job.index, dict(summaries)))
                     if not _start(w, job, pending):
-                        # Died while idle (the OOM killer, say): replace it, keep the job.
-                        pending.appendleft(job)
-                        w.kill()
-                        pool.remove(w)
+                        _died_idle(w, job, pending, early, pool)
                         continue
                     started(job)
             busy = [w for w in pool if w.job]
             if not busy:
                 continue
-            now = time.monotonic()
-            wait_for = max(0.0, min(w.started + timeout - now for w in busy))
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], wait_for)
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], _wait_for(busy, timeout))
             for w in busy:
                 outcome = None
                 if w.conn in ready or w.process.sentinel in ready:
                     outcome = _collect(w)
-                elif time.monotonic() - w.started >= timeout:
+                elif not w.ready_at and time.monotonic() - w.started >= timeout:
                     outcome = _failed(w.job, f"not checked: took longer than {timeout:g} s "
                                              f"(the per-unit limit, --timeout)")
                     w.kill()
@@ -382,6 +396,24 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                 w.kill()
 
 
+def _wait_for(busy: list, timeout: float) -> float | None:
+    """Seconds until the first busy worker's time limit (an early lead's wait for the units
+    ahead of it is not its unit's time); None: no limit runs."""
+    now = time.monotonic()
+    deadlines = [w.started + timeout - now for w in busy if not w.ready_at]
+    return max(0.0, min(deadlines)) if deadlines else None
+
+
+def _died_idle(w: _Worker, job: Job, pending: deque, early: list, pool: list) -> None:
+    """`w` died while idle (the OOM killer, say): replaced, its job kept (the early lead first
+    again, waiting for the same jobs)."""
+    pending.appendleft(job)
+    if _leads(job) and job.shard.early:
+        early.append((job, w.awaits))
+    w.kill()
+    pool.remove(w)
+
+
 def _start(w: _Worker, job: Job, pending: deque) -> bool:
     """Sends `job` to idle `w`; a shared parse's lead takes its unit's other shard jobs out of
     the queue (its children check them, in slots lent as workers go idle: `_grant`)."""
@@ -390,13 +422,64 @@ def _start(w: _Worker, job: Job, pending: deque) -> bool:
     except OSError:
         return False
     w.job = job
-    w.started = time.monotonic()
+    w.started = w.began = time.monotonic()
     if _leads(job) and w.gate is not None:  # else each shard job parses in a worker of its own
         w.followers = [j for j in pending if _follows(j, job)]
         for j in w.followers:
             pending.remove(j)
             j.summaries = job.summaries
     return True
+
+
+def _early(pending: deque) -> list:
+    """[(the queue's early lead, the indices of the jobs ahead of it)], or []."""
+    ahead = set()
+    for j in pending:
+        if getattr(j.shard, "early", False) and _leads(j):
+            return [(j, ahead)]
+        ahead.add(j.index)
+    return []
+
+
+def _next(pending: deque, early: list, w: _Worker, pool: list, live: bool) -> "Job | None":
+    """The job idle `w` takes out of the queue: the early lead first (where `w` can fork), which
+    waits for every job ahead of it and running (`live`: their summaries go to later units);
+    else the head of the queue, unless it waits for another idle worker it prefers."""
+    if early and not any(j is early[0][0] for j in pending):  # skipped (included by another unit)
+        early.clear()
+    if early and w.gate is not None:
+        lead, ahead = early.pop()
+        pending.remove(lead)
+        w.awaits = set(ahead) | {x.job.index for x in pool if x.job} if live else set()
+        return lead
+    if _elsewhere(pending[0], w, pool):
+        return None
+    return pending.popleft()
+
+
+def _resume(pool: list, pending: deque, summaries: dict | None, snapshots: dict) -> None:
+    """Sends each early lead that has parsed the run's summaries, once every job it waits for is
+    done (their outcomes taken in by the caller, which fills `summaries`); its shards' jobs take
+    the same table, for the merge's replay."""
+    live = {j.index for j in pending} | {w.job.index for w in pool if w.job}
+    for w in pool:
+        if not w.ready_at or w.job is None:
+            continue
+        w.awaits &= live - {w.job.index}
+        if w.awaits:
+            continue
+        table = dict(summaries) if summaries is not None else None
+        if table is not None:
+            w.job.summaries = snapshots[w.job.index] = table
+            for f in w.followers:
+                f.summaries = table
+        try:
+            w.conn.send((forking.TABLE, w.job.index, table))
+        except OSError:  # the lead died: its sentinel says so next
+            pass
+        now = time.monotonic()
+        w.started += now - w.ready_at  # the wait is not its unit's time (--timeout)
+        w.waited, w.ready_at = (w.ready_at, now), 0.0
 
 
 def _grant(pool: list) -> None:
@@ -415,6 +498,7 @@ def _finish(w: _Worker, outcome: "Outcome | None", pool: list) -> Iterator[Outco
     goes where the parse is), the worker replaced where it died or ran out of memory."""
     children = _children(w, outcome)
     w.job, w.followers = None, []
+    w.awaits, w.ready_at, w.waited = set(), 0.0, ()
     w.release()
     if (_out_of_memory(outcome.result) or not w.process.is_alive()) and w in pool:
         w.kill()
@@ -436,7 +520,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
             if outcome.part is not None:
                 o = _failed(job, "not checked: its forked child sent nothing")
         elif c.part is not None:
-            o = Outcome(job, c.part.result, outcome.cacheable, outcome.hashes, c.part, c.cpu, slot)
+            o = Outcome(job, c.part.result, outcome.cacheable, outcome.hashes, c.part, c.cpu, slot, c.began, c.ended)
         elif c.error:
             o = Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, c.error)]), False)
         else:
@@ -460,9 +544,13 @@ def _collect(w: _Worker) -> Outcome | None:
             if message[0] == forking.LEND and message[1] == job.index:
                 w.wants += message[2]
                 return None
+            if message[0] == forking.READY and message[1] == job.index:
+                w.ready_at = time.monotonic()
+                return None
             index, result, cacheable, hashes, part, cpu = message
             if index == job.index:
-                outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid)
+                outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid, w.began, time.monotonic(),
+                                  w.waited)
                 _log(outcome)
                 return outcome
     except (EOFError, OSError):
@@ -489,7 +577,11 @@ def _log(outcome: Outcome) -> None:
     try:
         with open(path, "a") as f:
             f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
-                                "cpu": round(outcome.cpu, 4)}) + "\n")
+                                "cpu": round(outcome.cpu, 4), "start": round(outcome.began, 4),
+                                "end": round(outcome.ended, 4), "waited": [round(t, 4) for t in outcome.waited],
+                                "definitions": len(getattr(outcome.part, "records", ())),
+                                "stolen": list(getattr(outcome.part, "stolen", (0, 0.0)))})
+                    + "\n")
     except OSError:
         pass
 

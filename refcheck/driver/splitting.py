@@ -4,26 +4,29 @@ engine._UnitCheck."""
 
 from __future__ import annotations
 
-from refcheck.driver import cycles, shards
+from refcheck.driver import cycles, shards, stealing
 from refcheck.driver.shards import How
 
 
 def share(prep, shard, head: float = 0.0) -> dict:
-    """Each shard's definitions (number -> indices): its share of `split` (by the costs the
-    parent sent, the same to every shard, else estimated); none in round 1 for a fixup (it
-    re-checks single definitions with the final summaries: nothing to reuse). `head`: CPU
-    seconds shard 0 spent for all (a shared parse's lead; 0 where each shard splits alone)."""
+    """Each shard's definitions (number -> indices, in source order): its share of `split` (by
+    the costs the parent sent, the same to every shard, else estimated); none in round 1 for a
+    fixup (it re-checks single definitions with the final summaries: nothing to reuse). `head`:
+    CPU seconds shard 0 spent for all (a shared parse's lead; 0 where each shard splits alone)."""
     if not isinstance(shard, shards.Shard):
         return {}
+    plan = layout(prep, shard, head)
+    return {k: sorted(plan.share(k)) for k in range(shard.count)}
+
+
+def layout(prep, shard, head: float = 0.0) -> stealing.Layout:
+    """The split as groups and their shards (`share`), for shards that take each other's groups."""
     measured = dict(shard.measured)
     cost = shards.costs(prep.places, prep.names, [size(fn) for fn in prep.parsed.functions], measured)
     unit = 1.0 if measured else shards.ESTIMATE_SECONDS
     groups = shards.together(prep.places, prep.names, words(prep), cost, shard.count)
     assigned = shards.split(groups, cost, shard.count, head / unit)
-    out: dict = {k: [] for k in range(shard.count)}
-    for i in prep.selected:
-        out[assigned[i]].append(i)
-    return out
+    return stealing.layout(groups, assigned, prep.selected)
 
 
 def words(prep) -> dict:

@@ -38,10 +38,12 @@ class Plan:
     """Reuse decisions for the definitions of one parsed unit (`frontend.unit.Parsed`)."""
 
     def __init__(self, parsed, places: list, conv, selected: list[int], cached, share: bool,
-                 instances=None) -> None:
+                 instances=None, keys_from: int = INSTANCE_KEYS_FROM) -> None:
         """`places`: each definition's location; `selected`: the indices this run checks;
         `cached(i)`: whether the per-function cache serves definition i; `share`: off only to
-        compare; `instances`: the unit's `Instances` when already made (`shared_instances`)."""
+        compare; `instances`: the unit's `Instances` when already made (`shared_instances`);
+        `keys_from`: the definitions that could share from which instance keys pay (a group
+        of a few taken from another shard pays with the walk already made)."""
         self.instances = instances
         self.conv = conv
         self.share = share
@@ -54,7 +56,7 @@ class Plan:
         self.alone: set = set()
         self.key_seconds = 0.0
         left = [i for i in selected if self.sites[places[i]] > 1 and not cached(i)] if share else []
-        if _instances_pay(parsed, places, left):
+        if _instances_pay(parsed, places, left, keys_from):
             self._key_instances(parsed, places, left)
 
     def _key_instances(self, parsed, places: list, left: list[int]) -> None:
@@ -127,13 +129,13 @@ def shared_instances(parsed, conv):
     return Instances(parsed, conv)
 
 
-def _instances_pay(parsed, places: list, left: list[int]) -> bool:
+def _instances_pay(parsed, places: list, left: list[int], keys_from: int = INSTANCE_KEYS_FROM) -> bool:
     """Whether enough of the definitions `left` to build could share an earlier one's key. C
     only: the keys are made for C (see instances.py)."""
     if parsed.language != "c" or not parsed.detailed:
         return False
     at = Counter(places[i] for i in left)
-    return sum(n - 1 for n in at.values()) >= INSTANCE_KEYS_FROM
+    return sum(n - 1 for n in at.values()) >= keys_from
 
 
 @dataclass(frozen=True)

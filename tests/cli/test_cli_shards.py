@@ -173,10 +173,10 @@ def test_a_failing_shard_is_a_tool_error_for_its_unit_only(project, sharding, mo
     else:
         real_run = engine._run
 
-        def dies_in_shard_two(prep, selected, shard, began):
+        def dies_in_shard_two(prep, selected, shard, began, *rest):
             if isinstance(shard, shards.Shard) and shard.number == 1:
                 os._exit(3)
-            return real_run(prep, selected, shard, began)
+            return real_run(prep, selected, shard, began, *rest)
 
         monkeypatch.setattr(engine, "_run", dies_in_shard_two)
     r = project.run("check", "-j", "2", "--no-cache", "--format", "json", "big.c", "small.c")
@@ -358,11 +358,11 @@ def test_a_lead_over_the_time_limit_takes_its_child_with_it(project, sharding, m
     pids = tmp_path / "child"
     real_run = engine._run
 
-    def slow_child(prep, selected, shard, began):
+    def slow_child(prep, selected, shard, began, *rest):
         if isinstance(shard, shards.Shard) and shard.number == 1:
             pids.write_text(str(os.getpid()))
             time.sleep(60)
-        return real_run(prep, selected, shard, began)
+        return real_run(prep, selected, shard, began, *rest)
 
     monkeypatch.setattr(engine, "_run", slow_child)
     r = project.run("check", "-j", "2", "--no-cache", "--timeout", "3", "--format", "json", "big.c", "small.c")

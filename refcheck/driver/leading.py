@@ -1,0 +1,55 @@
+"""A shared parse's lead (shards.Shard with `shared`, number 0; driver/forking.py): the worker that
+parses a split unit once, forks a child per other shard and checks its own share beside them. An
+early lead (Shard.early) parsed while the units ahead of it in the run's order were checked, and
+takes their summaries from the parent before anything else (pool.run)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from refcheck.driver import preloading, shards, splitting, stealing
+from refcheck.findings import UnitResult
+
+
+def with_table(settings):
+    """An early lead's settings with the summaries of the units ahead of it, once the parent has
+    them all (the job's own where it sends none: a phase 2 round's fixed table)."""
+    table = settings.lender.table()
+    return settings if table is None else replace(settings, summaries=table)
+
+
+def lead(prep, shard, lender, began: float, job_cpu: float, run):
+    """Forks a child per other shard, which waits for its slot and checks its share in this
+    parse; checks its own; returns its Part with the children's. The shards take each other's
+    groups at the end (stealing.py). `job_cpu`: the CPU clock when the lead's work for all began
+    (shard 0 gets that much less to check); `run`: engine._run. Where a thread other than
+    Python's is alive (a fork could inherit a held lock) it checks every share itself instead,
+    in one round in source order."""
+    from refcheck.driver import forking
+    from refcheck.reuse.plan import shared_instances
+
+    prep.instances = shared_instances(prep.parsed, prep.conv)  # the keys' walk of the top level, once
+    split = splitting.layout(prep, shard, time.process_time() - job_cpu)
+    others = [k for k in range(shard.count) if k != shard.number]
+    preloading.join()
+    if not forking.native_threads_only_python():
+        part = run(prep, sorted(prep.selected), shard, began)
+        return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
+    claims = stealing.Claims.make(split)
+
+    def share(number: int) -> list[int]:  # group after group where the shards take each other's
+        return split.share(number) if claims is not None else sorted(split.share(number))
+
+    def work(number: int):
+        # The parse and the fixed work are the lead's (the merge sums the parts' stage times).
+        return run(replace(prep, parse_seconds=0.0), share(number), replace(shard, number=number),
+                   time.perf_counter(), claims)
+
+    running = forking.start(others, work, lender)
+    try:
+        part = run(prep, share(shard.number), shard, began, claims)
+    except BaseException:
+        forking.collect(running, kill=True)
+        raise
+    return replace(part, children=forking.collect(running))
