@@ -152,8 +152,12 @@ def base_glib() -> Conventions:
                  r"^(?:malloc|calloc|strdup|strndup)$"],
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
         retain=[r"_ref(?:_sink)?$"],
+        # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
+        # the context's reference; "This does not unref the GSource: if you still hold a
+        # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
+        # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
         release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
+                 r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
         # secret_value_unref_to_password): drops the reference it is given, returns a new owned
@@ -218,6 +222,10 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_push_head": {"arguments": {"1": "store"}},
     "g_queue_push_tail": {"arguments": {"1": "store"}},
     "g_queue_push_nth": {"arguments": {"1": "store"}},
+    # The GList-taking inserts keep their data as the pushes do (libpeas's plugin list).
+    "g_queue_insert_before": {"arguments": {"2": "store"}},
+    "g_queue_insert_after": {"arguments": {"2": "store"}},
+    "g_queue_insert_sorted": {"arguments": {"1": "store"}},
     # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
     # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
     **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
@@ -233,6 +241,16 @@ GLIB_RULES: dict[str, dict] = {
         # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
         # header bodies are not analysed, so their records are needed here.
         "append_c_inline", "append_len_inline", "truncate_inline")},
+    # GArray's and GByteArray's in-place operations return the array they are given ("Returns:
+    # the GByteArray"): `data = g_byte_array_append (data, buf, n)` keeps data's block (GIR's
+    # `transfer none` result made it a borrowed result overwriting the owner; gdk-pixbuf's
+    # io-icns.c). The copies they make of what they are given are not the caller's concern.
+    **{f"g_{kind}_{op}": {"returns": "argument", "returned": 0}
+       for kind, ops in (("array", ("append_vals", "prepend_vals", "insert_vals", "set_size", "remove_index",
+                                    "remove_index_fast", "remove_range")),
+                         ("byte_array", ("append", "prepend", "set_size", "remove_index",
+                                         "remove_index_fast", "remove_range")))
+       for op in ops},
     # GVariant format strings: a GVariant passed for `v`, `@...`, `*`, `?` or `r` is consumed if
     # floating (GLib's "GVariant Format Strings"); GIR cannot describe the variadic arguments.
     **{name: {**extra, "arguments": {str(i): "sink-floating" for i in range(first, first + 24)}}
