@@ -137,7 +137,7 @@ class CallLowering(UserData):
             raise_split(self.b, loc, name)
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
-        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
+        if self.b.longjmp_target is not None and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
 
     def position_effects(self, loc, name: str, effects: dict, positions: list, values: list) -> dict:
