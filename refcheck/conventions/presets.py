@@ -151,12 +151,14 @@ def base_glib() -> Conventions:
                  # into a g_autofree variable; g_free and free are one family here).
                  r"^(?:malloc|calloc|strdup|strndup)$"],
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
-        retain=[r"_ref(?:_sink)?$"],
+        # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
+        # function-pointer members): a release, not the retain `_ref` would make it.
+        retain=[r"(?<!dec)_ref(?:_sink)?$"],
         # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
         # the context's reference; "This does not unref the GSource: if you still hold a
         # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
         # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
-        release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+        release=[r"_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
@@ -276,6 +278,12 @@ GLIB_RULES: dict[str, dict] = {
     # Stores its value into the static location (gthread.h's macro casts it to gsize first):
     # the lazily made singleton is kept for the process's life.
     "g_once_init_leave": {"arguments": {"1": "store"}},
+    # A pointer GValue holds what it is set to as a container holds an item, with no free
+    # function of its own: a get_property's `g_value_set_pointer (value, list)` hands the list to
+    # whoever reads the property (glib-networking's "accepted-cas", which
+    # g_tls_client_connection_get_accepted_cas returns `(transfer full)`). GIR's `transfer none`
+    # made a list built for it a leak.
+    "g_value_set_pointer": {"arguments": {"1": "store"}},
     # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",
