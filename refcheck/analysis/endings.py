@@ -29,7 +29,7 @@ class Endings:
             return
         ended = Gone.CONSUMED if op.consume else Gone.RELEASED
         if o.owned > 0:
-            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee):
+            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee, op.record):
                 via = Via.CONSUME if op.consume else Via.RELEASE
                 self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
             owned = o.owned - 1
@@ -68,9 +68,11 @@ class Endings:
                 for k in [k for k in st.facts.stored if v in self.stored_deps.get(k, ())]:
                     del st.facts.stored[k]
 
-    def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
-        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
-        a, r = acquirer, self.conv.family(releaser)
+    def wrong_family(self, acquirer: str | None, releaser: str, record: str = "") -> bool:
+        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`).
+        The releaser's family is the struct its parameter points to where it has one (`record`),
+        as an acquirer's is the struct its result points to, before its name's prefix."""
+        a, r = acquirer, self.conv.family(releaser, record)
         return a is not None and r is not None and a != r
 
     def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:

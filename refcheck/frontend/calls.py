@@ -34,13 +34,28 @@ from refcheck.frontend.userdata import KEPT, UserData
 
 def record_pointee(c) -> str:
     """The name of the struct a pointer-typed expression points to, or ""."""
-    t = c.type.get_canonical()
+    return _record_of(c.type)
+
+
+def _record_of(t) -> str:
+    t = t.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return ""
     p = t.get_pointee()
     if p.kind != ci.TypeKind.RECORD:
         return ""
     return p.spelling.replace("const ", "").replace("struct ", "").strip()
+
+
+def released_record(c) -> str:
+    """The one struct the called releaser's pointer parameters point to (`BIO_free (BIO *)`:
+    bio_st), the family of what it releases; "" for none or several (`THCudaTensor_free (state,
+    t)`: the name's prefix says it) or a callee not known (a function pointer)."""
+    decl = c.referenced
+    if decl is None or kind_of(decl) != K.FUNCTION_DECL:
+        return ""
+    records = {_record_of(a.type) for a in decl.get_arguments()} - {""}
+    return next(iter(records)) if len(records) == 1 else ""
 
 
 class CallLowering(UserData):
@@ -311,7 +326,7 @@ class CallLowering(UserData):
         move(src); the others are used; an owned result where the record says so:
         g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
-            self.b.emit(ir.Release(loc, tuple(tracked), name))
+            self.b.emit(ir.Release(loc, tuple(tracked), name, record=released_record(c)))
             return None
         if role == "consume":
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
