@@ -48,13 +48,15 @@ def _record_of(t) -> str:
 
 
 def released_record(c) -> str:
-    """The one struct the called releaser's pointer parameters point to (`BIO_free (BIO *)`:
-    bio_st), the family of what it releases; "" for none or several (`THCudaTensor_free (state,
-    t)`: the name's prefix says it) or a callee not known (a function pointer)."""
+    """The one struct every pointer parameter of the called releaser points to (`BIO_free (BIO
+    *)`: bio_st), the family of what it releases; "" where they point to several or to
+    something else too (`THCudaTensor_free (state, t)`, `luaT_free (L, void *)`: the name's
+    prefix says it) or the callee is not known (a function pointer)."""
     decl = c.referenced
     if decl is None or kind_of(decl) != K.FUNCTION_DECL:
         return ""
-    records = {_record_of(a.type) for a in decl.get_arguments()} - {""}
+    records = {_record_of(a.type) for a in decl.get_arguments()
+               if a.type.get_canonical().kind == ci.TypeKind.POINTER}
     return next(iter(records)) if len(records) == 1 else ""
 
 
@@ -326,7 +328,11 @@ class CallLowering(UserData):
         move(src); the others are used; an owned result where the record says so:
         g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
-            self.b.emit(ir.Release(loc, tuple(tracked), name, record=released_record(c)))
+            # Only where it says something the name does not: TH's `THFloatTensor_free
+            # (THFloatTensor *)` keeps the graph a generic body's instances share.
+            record = released_record(c)
+            record = record if record != self.b.conv.family(name) else ""
+            self.b.emit(ir.Release(loc, tuple(tracked), name, record=record))
             return None
         if role == "consume":
             self.b.emit(ir.Release(loc, tuple(tracked[:1]), name, consume=True))
