@@ -33,10 +33,12 @@ def unnotified(args, i: int) -> bool:
     return before is not None and destroy_notify(before)
 
 
-def notify_after(decl, args, i: int):
+def notify_after(decl, args, i: int, closure: bool = False):
     """The function named as the destroy notify of data `args[i]`: the next argument past scalars
     only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor),
-    a callee parameter of a `void (*) (T *)` type; else None."""
+    a callee parameter of a `void (*) (T *)` type; with `closure`, of a `void (*) (T *,
+    gpointer)` type only (`gdk_pixbuf_new_from_data (pixels, ..., destroy_fn, destroy_fn_data)`:
+    the notify is handed the data itself, then its closure); else None."""
     j = i + 1
     while j < len(args) and has_scalar_type(args[j]):
         j += 1
@@ -44,7 +46,20 @@ def notify_after(decl, args, i: int):
     if fn is None:
         return None
     t = parameter_types(decl, args)[j].get_canonical()
-    return fn if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee().get_canonical()) else None
+    if t.kind != ci.TypeKind.POINTER:
+        return None
+    f = t.get_pointee().get_canonical()
+    return fn if (closure_notify(f) if closure else destroy_notify(f)) else None
+
+
+def closure_notify(f) -> bool:
+    """A `void (*) (T *, gpointer)` function type: a notify handed its data, then a closure
+    (GdkPixbufDestroyNotify's shape)."""
+    if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
+        return False
+    params = [p.get_canonical() for p in argument_types(f)]
+    return (len(params) == 2 and params[0].kind == ci.TypeKind.POINTER and params[1].kind == ci.TypeKind.POINTER
+            and params[1].get_pointee().get_canonical().kind == ci.TypeKind.VOID)
 
 
 def _null_function(arg):

@@ -70,17 +70,22 @@ class UserData:
         data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
         -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
         one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
-        leaves the data the caller's."""
-        if summary.source is not Source.DEFAULT or (
+        leaves the data the caller's. The first argument is data only for a notify handed its
+        data then a closure (`gdk_pixbuf_new_from_data (buf, ..., free_buffer, NULL)`, whose
+        body, in another unit, passes `buf` on as a property where no record follows it)."""
+        if summary.source is Source.CONFIGURED or (
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
         taken = set()
-        # Not the first argument: the object the call works on, whose elements the notify frees
-        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
-        for i in range(1, len(args) - 1):
+        # The first argument only with a closure notify: otherwise the object the call works on,
+        # whose elements the notify frees (`my_array_set_free_func (array, g_free)`). A
+        # constructor's record from its name or its body elsewhere may say nothing of it.
+        for i in range(0, len(args) - 1):
+            if i and summary.source is not Source.DEFAULT:
+                break
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
-            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
+            fn = notify_after(decl, args, i, closure=i == 0) if named_function(args[i]) is None else None
             if fn is None:
                 continue
             record = self.b.summary_of(fn, fn.spelling)
