@@ -45,21 +45,31 @@ def notify_after(decl, args, i: int, closure: bool = False):
     fn = named_function(args[j]) if j < len(args) else None
     if fn is None:
         return None
-    t = parameter_types(decl, args)[j].get_canonical()
+    types = parameter_types(decl, args)
+    t = types[j].get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return None
     f = t.get_pointee().get_canonical()
-    return fn if (closure_notify(f) if closure else destroy_notify(f)) else None
+    return fn if (closure_notify(f, types[i]) if closure else destroy_notify(f)) else None
 
 
-def closure_notify(f) -> bool:
-    """A `void (*) (T *, gpointer)` function type: a notify handed its data, then a closure
-    (GdkPixbufDestroyNotify's shape)."""
+def closure_notify(f, data) -> bool:
+    """A `void (*) (T *, gpointer)` function type whose T is the data parameter's own pointee
+    (`data`'s type), not void: a notify handed that data, then a closure (GdkPixbufDestroyNotify's
+    `guchar *pixels`; not GFunc's `gpointer`, which g_slist_foreach hands each element)."""
     if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
         return False
     params = [p.get_canonical() for p in argument_types(f)]
-    return (len(params) == 2 and params[0].kind == ci.TypeKind.POINTER and params[1].kind == ci.TypeKind.POINTER
+    if len(params) != 2 or any(p.kind != ci.TypeKind.POINTER for p in params):
+        return False
+    first, data = params[0].get_pointee().get_canonical(), data.get_canonical()
+    return (first.kind != ci.TypeKind.VOID and data.kind == ci.TypeKind.POINTER
+            and _unqualified(first) == _unqualified(data.get_pointee().get_canonical())
             and params[1].get_pointee().get_canonical().kind == ci.TypeKind.VOID)
+
+
+def _unqualified(t) -> str:
+    return t.spelling.replace("const ", "").replace("volatile ", "").strip()
 
 
 def _null_function(arg):
