@@ -247,9 +247,13 @@ GLIB_RULES: dict[str, dict] = {
     # the GByteArray"): `data = g_byte_array_append (data, buf, n)` keeps data's block (GIR's
     # `transfer none` result made it a borrowed result overwriting the owner; gdk-pixbuf's
     # io-icns.c). The copies they make of what they are given are not the caller's concern.
+    # The vals functions copy the elements they are given into the array: `g_array_append_val
+    # (texts, text)` (`&text`, a struct) hands what the struct's members hold to the array
+    # (gdk-pixbuf's io-png.c, whose cleanup frees each element's `text`).
+    **{f"g_array_{op}": {"returns": "argument", "returned": 0, "arguments": {str(pos): "store"}}
+       for op, pos in (("append_vals", 1), ("prepend_vals", 1), ("insert_vals", 2))},
     **{f"g_{kind}_{op}": {"returns": "argument", "returned": 0}
-       for kind, ops in (("array", ("append_vals", "prepend_vals", "insert_vals", "set_size", "remove_index",
-                                    "remove_index_fast", "remove_range")),
+       for kind, ops in (("array", ("set_size", "remove_index", "remove_index_fast", "remove_range")),
                          ("byte_array", ("append", "prepend", "set_size", "remove_index",
                                          "remove_index_fast", "remove_range")))
        for op in ops},

@@ -115,6 +115,7 @@ class CallLowering(UserData):
         read = [i for i in positions if i not in ended]
         for i in read[1:] if role == "reallocate" else read:
             self.b.emit(ir.Use(loc, values[i], unkept=i in unkept))
+        self.copy_members(loc, args, effects)
         if kept:
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
@@ -156,6 +157,18 @@ class CallLowering(UserData):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         if self.b.longjmp_target is not None and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
+
+    def copy_members(self, loc, args: list, effects: dict) -> None:
+        """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
+        `g_array_append_val (texts, text)`, which is `g_array_append_vals (texts, &text, 1)`,
+        copies the struct into the array): what its members hold goes with the copy, as with
+        `*out = s;` (issue 32, gdk-pixbuf's io-png.c)."""
+        for i, e in effects.items():
+            if e is not Effect.STORE or not isinstance(i, int) or i >= len(args):
+                continue
+            s = pointed_local(self.b, args[i]) if self.b.members else None
+            for held in self.b.members.get(s, {}).values() if s is not None else ():
+                self.b.emit(ir.Store(loc, held))
 
     def position_effects(self, loc, name: str, effects: dict, positions: list, values: list) -> dict:
         """A record naming positions (inferred, configured): those it gives up are released or
