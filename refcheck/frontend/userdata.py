@@ -86,10 +86,7 @@ class UserData:
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
             fn = notify_after(decl, args, i, closure=i == 0) if named_function(args[i]) is None else None
-            if fn is None:
-                continue
-            record = self.b.summary_of(fn, fn.spelling)
-            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
+            if fn is not None and _frees_first(self.b.summary_of(fn, fn.spelling), fn):
                 taken.add(i)
         return taken
 
@@ -110,3 +107,12 @@ class UserData:
         if not defined_here(fn) and record.source is not Source.INFERRED:
             return None
         return record, len(list(fn.get_arguments()))
+
+
+def _frees_first(record, fn) -> bool:
+    """The notify gives up its first parameter: its record says so, or a releaser's name does
+    for a notify of one parameter (`g_free`); a two-parameter one named like a releaser may
+    free its closure instead (gom's `bytes_unref (pixels, data)` unrefs `data`)."""
+    n = len(list(fn.get_arguments()))
+    return (record.effects(max(n, 1)).get(0) in (Effect.RELEASE, Effect.CONSUME)
+            or (n <= 1 and record.role in ("release", "consume")))
