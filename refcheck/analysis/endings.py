@@ -70,10 +70,14 @@ class Endings:
 
     def wrong_family(self, acquirer: str | None, releaser: str, record: str = "") -> bool:
         """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`).
-        The releaser's family is the struct its parameter points to where it has one (`record`),
-        as an acquirer's is the struct its result points to, before its name's prefix."""
-        a, r = acquirer, self.conv.family(releaser, record)
-        return a is not None and r is not None and a != r
+        The struct the releaser's parameters point to (`record`) clears a mismatch its name's
+        prefix makes, never makes one: `BIO_free (BIO *)` releases what `BIO_new_mem_buf` gave
+        (both `struct bio_st`), where a base type's releaser (CPython's `Py_DECREF (PyObject *)`
+        of a `bitarrayobject`) releases what a derived struct's acquirer gave."""
+        a, r = acquirer, self.conv.family(releaser)
+        if a is None or r is None or a == r:
+            return False
+        return not record or self.conv.family(releaser, record) != a
 
     def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
         oid = st.env.get(value) if value is not None else None
