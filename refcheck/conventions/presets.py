@@ -151,6 +151,11 @@ def base_glib() -> Conventions:
                  # into a g_autofree variable; g_free and free are one family here).
                  r"^(?:malloc|calloc|strdup|strndup)$"],
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
+        # "Contrary to g_realloc(), this function returns NULL on failure" (g_try_realloc), the
+        # old block left valid as realloc leaves it: on NULL it is still where it was
+        # (gdk-pixbuf's io-ico.c: `tmp = g_try_realloc (State->HeaderBuf, n); if (!tmp) return;`
+        # with the block still in the field). g_realloc aborts instead.
+        may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$"],
         # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
         # function-pointer members): a release, not the retain `_ref` would make it.
         retain=[r"(?<!dec)_ref(?:_sink)?$"],
