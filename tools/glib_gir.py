@@ -2,8 +2,8 @@
 
     python tools/glib_gir.py [--gir-dir /usr/share/gir-1.0] [-o refcheck/data/glib_gir.json]
 
-Reads GLib-2.0.gir, GObject-2.0.gir and Gio-2.0.gir (Debian: gir1.2-glib-2.0 /
-libgirepository1.0-dev) and records, per C function, what refcheck.conventions.gir reads from them.
+Reads GLib-2.0.gir, GModule-2.0.gir (gmodule.h, beside glib.h), GObject-2.0.gir and Gio-2.0.gir
+(Debian: gir1.2-glib-2.0 / libgirepository1.0-dev) and records, per C function, what refcheck.conventions.gir reads from them.
 Functions whose names the preset's own patterns make a retain, release or consume
 (g_object_ref, g_object_unref, g_free, ...) keep that role and are left out: GIR says
 g_object_ref returns a full reference, which is its argument retained, not a fresh object.
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from refcheck.conventions.gir import GirError, floating_results, gir_version, parse_gir  # noqa: E402
 from refcheck.conventions.presets import base_glib  # noqa: E402
 
-FILES = ("GLib-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir")
+FILES = ("GLib-2.0.gir", "GModule-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir")
 KEEP_PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")
 
 

@@ -29,7 +29,7 @@ class Endings:
             return
         ended = Gone.CONSUMED if op.consume else Gone.RELEASED
         if o.owned > 0:
-            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee):
+            if o.origin is Origin.ACQUIRE and self.wrong_family(o.family, op.callee, op.record):
                 via = Via.CONSUME if op.consume else Via.RELEASE
                 self.event(EventKind.RELEASED_WRONG_FAMILY, via, op.loc, st, oid, events, text=op.callee)
             owned = o.owned - 1
@@ -68,10 +68,16 @@ class Endings:
                 for k in [k for k in st.facts.stored if v in self.stored_deps.get(k, ())]:
                     del st.facts.stored[k]
 
-    def wrong_family(self, acquirer: str | None, releaser: str) -> bool:
-        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`)."""
+    def wrong_family(self, acquirer: str | None, releaser: str, record: str = "") -> bool:
+        """Both families known and different (`THFloatTensor_new` freed by `THCudaTensor_free`).
+        The struct the releaser's parameters point to (`record`) clears a mismatch its name's
+        prefix makes, never makes one: `BIO_free (BIO *)` releases what `BIO_new_mem_buf` gave
+        (both `struct bio_st`), where a base type's releaser (CPython's `Py_DECREF (PyObject *)`
+        of a `bitarrayobject`) releases what a derived struct's acquirer gave."""
         a, r = acquirer, self.conv.family(releaser)
-        return a is not None and r is not None and a != r
+        if a is None or r is None or a == r:
+            return False
+        return not record or self.conv.family(releaser, record) != a
 
     def on_return(self, st: State, value: str | None, loc: Location, events: list) -> None:
         oid = st.env.get(value) if value is not None else None

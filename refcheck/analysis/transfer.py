@@ -367,9 +367,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
-            if (o.kept or (op.alias and o.owned)) and not op.sink and op.through is None:
+            if ((o.kept and o.owned <= 1) or (op.alias and o.owned)) and not op.sink and op.through is None:
                 # A keeper holds its own reference, or a cleanup variable keeps ours to its
                 # scope's end: this copy is a borrowed alias, no hand-over (`*out = x` still is).
+                # Not a reference retained beyond our one (glib-networking's `g_hash_table_insert
+                # (complete, g_bytes_ref (der), g_bytes_ref (der))` after a helper kept `der`):
+                # that one is for the location.
                 pass
             # An owned reference stored: its new holder keeps the object alive past our releases.
             elif o.owned:

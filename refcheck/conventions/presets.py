@@ -154,9 +154,20 @@ def base_glib() -> Conventions:
                  # into a g_autofree variable; g_free and free are one family here).
                  r"^(?:malloc|calloc|strdup|strndup)$"],
         reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
-        retain=[r"_ref(?:_sink)?$"],
-        release=[r"_unref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
+        # "Contrary to g_realloc(), this function returns NULL on failure" (g_try_realloc), the
+        # old block left valid as realloc leaves it: on NULL it is still where it was
+        # (gdk-pixbuf's io-ico.c: `tmp = g_try_realloc (State->HeaderBuf, n); if (!tmp) return;`
+        # with the block still in the field). g_realloc aborts instead.
+        may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$"],
+        # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
+        # function-pointer members): a release, not the retain `_ref` would make it.
+        retain=[r"(?<!dec)_ref(?:_sink)?$"],
+        # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
+        # the context's reference; "This does not unref the GSource: if you still hold a
+        # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
+        # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
+        release=[r"_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+                 r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
         # secret_value_unref_to_password): drops the reference it is given, returns a new owned
@@ -225,6 +236,10 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_push_head": {"arguments": {"1": "store"}},
     "g_queue_push_tail": {"arguments": {"1": "store"}},
     "g_queue_push_nth": {"arguments": {"1": "store"}},
+    # The GList-taking inserts keep their data as the pushes do (libpeas's plugin list).
+    "g_queue_insert_before": {"arguments": {"2": "store"}},
+    "g_queue_insert_after": {"arguments": {"2": "store"}},
+    "g_queue_insert_sorted": {"arguments": {"1": "store"}},
     # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
     # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
     **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
@@ -240,6 +255,20 @@ GLIB_RULES: dict[str, dict] = {
         # What the header's macros expand to (gstring.h: g_string_append_c under G_CAN_INLINE);
         # header bodies are not analysed, so their records are needed here.
         "append_c_inline", "append_len_inline", "truncate_inline")},
+    # GArray's and GByteArray's in-place operations return the array they are given ("Returns:
+    # the GByteArray"): `data = g_byte_array_append (data, buf, n)` keeps data's block (GIR's
+    # `transfer none` result made it a borrowed result overwriting the owner; gdk-pixbuf's
+    # io-icns.c). The copies they make of what they are given are not the caller's concern.
+    # The vals functions copy the elements they are given into the array: `g_array_append_val
+    # (texts, text)` (`&text`, a struct) hands what the struct's members hold to the array
+    # (gdk-pixbuf's io-png.c, whose cleanup frees each element's `text`).
+    **{f"g_array_{op}": {"returns": "argument", "returned": 0, "arguments": {str(pos): "store"}}
+       for op, pos in (("append_vals", 1), ("prepend_vals", 1), ("insert_vals", 2))},
+    **{f"g_{kind}_{op}": {"returns": "argument", "returned": 0}
+       for kind, ops in (("array", ("set_size", "remove_index", "remove_index_fast", "remove_range")),
+                         ("byte_array", ("append", "prepend", "set_size", "remove_index",
+                                         "remove_index_fast", "remove_range")))
+       for op in ops},
     # GVariant format strings: a GVariant passed for `v`, `@...`, `*`, `?` or `r` is consumed if
     # floating (GLib's "GVariant Format Strings"); GIR cannot describe the variadic arguments.
     **{name: {**extra, "arguments": {str(i): "sink-floating" for i in range(first, first + 24)}}
@@ -265,6 +294,12 @@ GLIB_RULES: dict[str, dict] = {
     # Stores its value into the static location (gthread.h's macro casts it to gsize first):
     # the lazily made singleton is kept for the process's life.
     "g_once_init_leave": {"arguments": {"1": "store"}},
+    # A pointer GValue holds what it is set to as a container holds an item, with no free
+    # function of its own: a get_property's `g_value_set_pointer (value, list)` hands the list to
+    # whoever reads the property (glib-networking's "accepted-cas", which
+    # g_tls_client_connection_get_accepted_cas returns `(transfer full)`). GIR's `transfer none`
+    # made a list built for it a leak.
+    "g_value_set_pointer": {"arguments": {"1": "store"}},
     # Copies GIR cannot introspect (no transfer annotation): new lists and nodes.
     **{name: {"returns": "owned"} for name in (
         "g_list_copy", "g_slist_copy", "g_queue_copy", "g_node_copy", "g_node_copy_deep", "g_hmac_copy",

@@ -33,18 +33,43 @@ def unnotified(args, i: int) -> bool:
     return before is not None and destroy_notify(before)
 
 
-def notify_after(decl, args, i: int):
+def notify_after(decl, args, i: int, closure: bool = False):
     """The function named as the destroy notify of data `args[i]`: the next argument past scalars
     only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor),
-    a callee parameter of a `void (*) (T *)` type; else None."""
+    a callee parameter of a `void (*) (T *)` type; with `closure`, of a `void (*) (T *,
+    gpointer)` type only (`gdk_pixbuf_new_from_data (pixels, ..., destroy_fn, destroy_fn_data)`:
+    the notify is handed the data itself, then its closure); else None."""
     j = i + 1
     while j < len(args) and has_scalar_type(args[j]):
         j += 1
     fn = named_function(args[j]) if j < len(args) else None
     if fn is None:
         return None
-    t = parameter_types(decl, args)[j].get_canonical()
-    return fn if t.kind == ci.TypeKind.POINTER and destroy_notify(t.get_pointee().get_canonical()) else None
+    types = parameter_types(decl, args)
+    t = types[j].get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return None
+    f = t.get_pointee().get_canonical()
+    return fn if (closure_notify(f, types[i]) if closure else destroy_notify(f)) else None
+
+
+def closure_notify(f, data) -> bool:
+    """A `void (*) (T *, gpointer)` function type whose T is the data parameter's own pointee
+    (`data`'s type), not void: a notify handed that data, then a closure (GdkPixbufDestroyNotify's
+    `guchar *pixels`; not GFunc's `gpointer`, which g_slist_foreach hands each element)."""
+    if f.kind != ci.TypeKind.FUNCTIONPROTO or f.get_result().kind != ci.TypeKind.VOID:
+        return False
+    params = [p.get_canonical() for p in argument_types(f)]
+    if len(params) != 2 or any(p.kind != ci.TypeKind.POINTER for p in params):
+        return False
+    first, data = params[0].get_pointee().get_canonical(), data.get_canonical()
+    return (first.kind != ci.TypeKind.VOID and data.kind == ci.TypeKind.POINTER
+            and _unqualified(first) == _unqualified(data.get_pointee().get_canonical())
+            and params[1].get_pointee().get_canonical().kind == ci.TypeKind.VOID)
+
+
+def _unqualified(t) -> str:
+    return t.spelling.replace("const ", "").replace("volatile ", "").strip()
 
 
 def _null_function(arg):

@@ -37,13 +37,30 @@ from refcheck.frontend.weak import forget_released, weak_address
 
 def record_pointee(c) -> str:
     """The name of the struct a pointer-typed expression points to, or ""."""
-    t = c.type.get_canonical()
+    return _record_of(c.type)
+
+
+def _record_of(t) -> str:
+    t = t.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return ""
     p = t.get_pointee()
     if p.kind != ci.TypeKind.RECORD:
         return ""
     return p.spelling.replace("const ", "").replace("struct ", "").strip()
+
+
+def released_record(c) -> str:
+    """The one struct every pointer parameter of the called releaser points to (`BIO_free (BIO
+    *)`: bio_st), the family of what it releases; "" where they point to several or to
+    something else too (`THCudaTensor_free (state, t)`, `luaT_free (L, void *)`: the name's
+    prefix says it) or the callee is not known (a function pointer)."""
+    decl = c.referenced
+    if decl is None or kind_of(decl) != K.FUNCTION_DECL:
+        return ""
+    records = {_record_of(a.type) for a in decl.get_arguments()
+               if a.type.get_canonical().kind == ci.TypeKind.POINTER}
+    return next(iter(records)) if len(records) == 1 else ""
 
 
 class CallLowering(UserData):
@@ -103,6 +120,7 @@ class CallLowering(UserData):
         read = [i for i in positions if i not in ended]
         for i in read[1:] if role == "reallocate" else read:
             self.b.emit(ir.Use(loc, values[i], unkept=i in unkept))
+        self.copy_members(loc, args, effects)
         if kept:
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
@@ -143,8 +161,20 @@ class CallLowering(UserData):
             raise_split(self.b, loc, name)
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
-        if self.b.longjmp_target is not None and may_longjmp(defined_here(decl), summary, name):
+        if self.b.longjmp_target is not None and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
+
+    def copy_members(self, loc, args: list, effects: dict) -> None:
+        """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
+        `g_array_append_val (texts, text)`, which is `g_array_append_vals (texts, &text, 1)`,
+        copies the struct into the array): what its members hold goes with the copy, as with
+        `*out = s;` (issue 32, gdk-pixbuf's io-png.c)."""
+        for i, e in effects.items():
+            if e is not Effect.STORE or not isinstance(i, int) or i >= len(args):
+                continue
+            s = pointed_local(self.b, args[i]) if self.b.members else None
+            for held in self.b.members.get(s, {}).values() if s is not None else ():
+                self.b.emit(ir.Store(loc, held))
 
     def position_effects(self, loc, name: str, effects: dict, positions: list, values: list) -> dict:
         """A record naming positions (inferred, configured): those it gives up are released or
@@ -321,7 +351,11 @@ class CallLowering(UserData):
         move(src); the others are used; an owned result where the record says so:
         g_bytes_unref_to_data) or a retain (each; the first is the result)."""
         if role == "release":
-            self.b.emit(ir.Release(loc, tuple(tracked), name))
+            # Only where it says something the name does not: TH's `THFloatTensor_free
+            # (THFloatTensor *)` keeps the graph a generic body's instances share.
+            record = released_record(c)
+            record = record if record != self.b.conv.family(name) else ""
+            self.b.emit(ir.Release(loc, tuple(tracked), name, record=record))
             forget_released(self.b, loc, tracked)
             return None
         if role == "consume":

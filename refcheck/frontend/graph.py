@@ -11,16 +11,20 @@ import functools
 import os
 import weakref
 
+from dataclasses import replace
+
 import clang.cindex as ci
 from refcheck.ir.digraph import DiGraph
 
 from refcheck import ir
 from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
+from refcheck.conventions.summary import Returns, Source
 from refcheck.frontend.binding import semantic_parent, spelling, type_of
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
+from refcheck.frontend.inlines import identity_position
 from refcheck.frontend.slots import role_of
 from refcheck.frontend.api_tables import api_call_name
 
@@ -155,12 +159,20 @@ class GraphBuilder:
 
     def summary_of(self, decl, name: str):
         """The callee's record; a library table (the cpython preset's) only for a callee declared
-        in the library's own headers, not for a project function that shares a name with it."""
+        in the library's own headers, not for a project function that shares a name with it.
+        With nothing known of it, a function whose body returns a parameter returns that argument
+        (`inlines`: a system header's inline cast, which the analysis does not read)."""
         conv = self.conv
         if not conv.library_header or decl is None or name not in conv.library_summaries:
-            return conv.summary(name)
-        f = decl.location.file
-        return conv.summary(name, library=f is None or _in_library(f.name, conv.library_header))
+            s = conv.summary(name)
+        else:
+            f = decl.location.file
+            s = conv.summary(name, library=f is None or _in_library(f.name, conv.library_header))
+        if decl is not None and not s.says_something and s.role is None:
+            i = identity_position(decl)
+            if i is not None:
+                return replace(s, returns=Returns.ARGUMENT, returned=i, pure=True, source=Source.CONVENTIONS)
+        return s
 
     def noreturn(self, decl) -> bool:
         if decl is None:

@@ -6,7 +6,9 @@ from each call in a try (expressions.throw_split), and the branch is the error p
 
 Which calls may longjmp: those with no body in the unit and no record at all (the library's own
 calls, `png_read_image(png, rows)`); not an acquirer, a release, a Lua call with a record, a
-function of the unit. A later setjmp takes over as the target.
+function of the unit, nor one of the project's other units (declared in a header of its own, not
+a system header: gdk-pixbuf's `gdk_pixbuf_set_option` between libjpeg's calls) or of the preset's
+library, which never longjmps (GLib). A later setjmp takes over as the target.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.frontend.clangutil import K, binop, constant, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.graph import GraphBuilder, callee_of
+from refcheck.frontend.graph import GraphBuilder, _in_library, callee_of
+from refcheck.frontend.unit import in_system_header
 from refcheck.findings import Location
 
 # glibc spells setjmp as a macro over _setjmp; sigsetjmp over __sigsetjmp.
@@ -46,9 +49,25 @@ def _is_zero(c) -> bool:
     return kind_of(c) == K.INTEGER_LITERAL and constant(c) == 0
 
 
-def may_longjmp(defined: bool, summary, name: str) -> bool:
+def may_longjmp(b: GraphBuilder, decl, defined: bool, summary, name: str) -> bool:
     """A call that may longjmp to the function's setjmp: a library call refcheck knows nothing of."""
-    return bool(name) and not defined and not summary.says_something and summary.role is None
+    if not name or defined or summary.says_something or summary.role is not None:
+        return False
+    return not _never_jumps(b, decl)
+
+
+def _never_jumps(b: GraphBuilder, decl) -> bool:
+    """Declared by the project in a header of its own (its body in another unit: the project's,
+    as the unit's own functions are), or in the preset's library headers (GLib never longjmps).
+    A prototype in the unit's own file (an extern of a library) and a system header's
+    declaration (libpng, libjpeg) stay library calls."""
+    f = decl.location.file if decl is not None else None
+    if f is None:
+        return False
+    if in_system_header(decl.location):
+        return bool(b.conv.library_header) and _in_library(f.name, b.conv.library_header)
+    own = b.fn.location.file
+    return own is not None and f.name != own.name
 
 
 def longjmp_split(b: GraphBuilder, loc: Location, name: str) -> None:

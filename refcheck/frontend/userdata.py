@@ -74,21 +74,23 @@ class UserData:
         data/GDestroyNotify pairs do (gom's `sqlite3_bind_text (stmt, n, g_value_dup_string (v),
         -1, g_free)`: SQLite calls the destructor when done with the text). A NULL notify, or
         one that does not release its parameter (SQLITE_TRANSIENT, a callback that only reads),
-        leaves the data the caller's."""
-        if summary.source is not Source.DEFAULT or (
+        leaves the data the caller's. The first argument is data only for a notify handed its
+        data then a closure (`gdk_pixbuf_new_from_data (buf, ..., free_buffer, NULL)`, whose
+        body, in another unit, passes `buf` on as a property where no record follows it)."""
+        if summary.source is Source.CONFIGURED or (
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
         taken = set()
-        # Not the first argument: the object the call works on, whose elements the notify frees
-        # (`my_array_set_free_func (array, g_free)`), not data handed to it.
-        for i in range(1, len(args) - 1):
+        # The first argument only with a closure notify: otherwise the object the call works on,
+        # whose elements the notify frees (`my_array_set_free_func (array, g_free)`). A
+        # constructor's record from its name or its body elsewhere may say nothing of it.
+        for i in range(0, len(args) - 1):
+            if i and summary.source is not Source.DEFAULT:
+                break
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
-            fn = notify_after(decl, args, i) if named_function(args[i]) is None else None
-            if fn is None:
-                continue
-            record = self.b.summary_of(fn, fn.spelling)
-            if record.role in ("release", "consume") or record.effects(1).get(0) in (Effect.RELEASE, Effect.CONSUME):
+            fn = notify_after(decl, args, i, closure=i == 0) if named_function(args[i]) is None else None
+            if fn is not None and _frees_first(self.b.summary_of(fn, fn.spelling), fn):
                 taken.add(i)
         return taken
 
@@ -125,3 +127,12 @@ class UserData:
         if not defined_here(fn) and record.source is not Source.INFERRED:
             return None
         return record, len(list(fn.get_arguments()))
+
+
+def _frees_first(record, fn) -> bool:
+    """The notify gives up its first parameter: its record says so, or a releaser's name does
+    for a notify of one parameter (`g_free`); a two-parameter one named like a releaser may
+    free its closure instead (gom's `bytes_unref (pixels, data)` unrefs `data`)."""
+    n = len(list(fn.get_arguments()))
+    return (record.effects(max(n, 1)).get(0) in (Effect.RELEASE, Effect.CONSUME)
+            or (n <= 1 and record.role in ("release", "consume")))

@@ -67,6 +67,9 @@ class Release(Op):
     callee: str
     consume: bool = False
     cleanup: bool = False  # a cleanup attribute's release at an exit of its variable's scope
+    # The one struct the releaser's pointer parameters point to (`OPENSSL_sk_free (OPENSSL_STACK
+    # *)`: stack_st), its family where the name's prefix would say another; "" when not one.
+    record: str = ""
 
 
 @dataclass(frozen=True)
