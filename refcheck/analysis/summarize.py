@@ -54,7 +54,7 @@ class Summarizer:
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
                  setters: bool = False, lends: bool = False, floating=None, releaser: bool = False,
-                 unkept: bool = False, assumed: frozenset = frozenset()):
+                 unkept: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -88,10 +88,8 @@ class Summarizer:
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
-        # Those handed to a keeper whose record no cycle assumes (`partly_handed`), and the names
-        # whose records the cycle being settled assumes (`SummaryTable.assumed`).
+        # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
-        self.assumed = assumed
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -306,7 +304,7 @@ class Summarizer:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
         where it returns nothing (libportal's do_print), else one whose record is not a cycle's
         assumption. An int or enum result with the parameter handed to the cycle's optimistic
-        record (`SummaryTable.assumed`) on some paths only would confirm that assumption by
+        record (`Summary.assumed`) on some paths only would confirm that assumption by
         itself: immutables' `map_node_find (node, shift, hash, key, val)` returns F_NOT_FOUND
         before its recursive call, and its `PyObject **val` is a slot, no reference."""
         return self.handed if not self.cfg.returns_value else self.confirmed

@@ -353,7 +353,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
             self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
-            if op.sink not in self.summarizer.assumed:
+            if not op.assumed:
                 self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here

@@ -134,6 +134,12 @@ class Summary:
     # pointer does not outlive the call anywhere, so a fresh object the caller passed only there
     # is still no value memory holds (xdg-dbus-proxy's `buffer_read (side, buffer, socket)`).
     unkept: tuple = ()
+    # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
+    # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
+    # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
+    # function of the records it asked (the cache, replayed checks, shared instances); no table
+    # key, and left out of the record another unit gets (`exported`).
+    assumed: bool = False
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -174,11 +180,12 @@ class Summary:
     @property
     def says_something(self) -> bool:
         """Anything but the default record (a borrowing call that returns): worth handing on."""
-        return replace(self, source=Source.DEFAULT) != DEFAULT
+        return replace(self, source=Source.DEFAULT, assumed=False) != DEFAULT
 
     def digest(self) -> str:
         """Stable text of the record, for cache keys."""
-        return hashlib.sha256(repr(record_table(self)).encode()).hexdigest()[:16]
+        text = repr(record_table(self)) + ("|assumed" if self.assumed else "")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
         """The argument indices (resolved against nargs) given `effect` by index."""
@@ -208,7 +215,7 @@ def exported(s: Summary) -> Summary:
     parameter nowhere, so exported it would make nearly every record say something, and every
     unit that used one before it was known be checked again in phase 2 (gcab's units parsed
     twice); another unit's call then counts as one that may keep the pointer, as before."""
-    return replace(s, unkept=()) if s.unkept else s
+    return replace(s, unkept=(), assumed=False) if s.unkept or s.assumed else s
 
 
 def agreed(a: Summary, b: Summary) -> Summary:
@@ -252,7 +259,7 @@ def resolve(index: int, nargs: int) -> int | None:
 
 # The record's fields a table may set, and the key spelling of each.
 # Conditional effects are written in `arguments` (`2 = { effect = "release", when = "zero" }`).
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional")}
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional", "assumed")}
 
 
 class RecordError(ValueError):
@@ -269,9 +276,6 @@ class SummaryTable:
         self.known: dict[str, Summary] = dict(known or {})
         self.asked: set[str] = set()
         self.ever: set[str] = set()  # every name asked for during the unit's check
-        # The names whose records a cycle's rounds assume (refcheck.driver.cycles) while they run:
-        # a hand-over to one of them is the assumption, not evidence of a steal (`Summarizer`).
-        self.assumed: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Summary | None:
         self.asked.add(name)

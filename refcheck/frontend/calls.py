@@ -107,7 +107,7 @@ class CallLowering(UserData):
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
         self.fill(loc, name, args, filled)
         if replaced is not None:
             self.replace(loc, name, replaced[1], values[replaced[0] + 1])
@@ -335,7 +335,7 @@ class CallLowering(UserData):
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset()):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -352,7 +352,7 @@ class CallLowering(UserData):
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
                 self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
             else:
-                self.b.emit(ir.Store(loc, v, target, deps, sink=name))
+                self.b.emit(ir.Store(loc, v, target, deps, sink=name, assumed=assumed))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
