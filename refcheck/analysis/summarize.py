@@ -130,6 +130,11 @@ class Summarizer:
             # `if (ret == 0) Py_DECREF(value); return ret;`: the other edge returns non-zero
             # (brotli's RegisterObject, emulating PyModule_AddObject over PyModule_AddObjectRef).
             result = When.NONZERO
+        if result is None and oid is not None and oid.kind is Kind.PARAM and oid.site in self.index:
+            # A parameter handed back where the other returns are NULL: the caller's own non-NULL
+            # argument, so the non-NULL result (pyahocorasick's `trienode_set_next (node, letter,
+            # child)` stores `child` and returns it, or NULL where its realloc fails).
+            result = When.NONZERO
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)

@@ -419,8 +419,9 @@ class Builder(GraphBuilder):
             self.goto(self.node("stop", location(c), text="end of the child process"))
             self.pending_temps = []
             return
-        # An integer constant returned (`return FALSE;`): the summary's conditional effects read it.
-        k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else None
+        # An integer constant returned (`return FALSE;`): the summary's conditional effects read
+        # it; `return NULL;` is the zero result of a pointer (`Summarizer.at_return`).
+        k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else 0 if kids and v == NULL else None
         self.returned_constant(c, None if v == NULL else v, k)
 
     def returned_constant(self, c, v: str | None, k: int | None) -> None:

@@ -214,10 +214,15 @@ class CallLowering(UserData):
         if same is not None:
             self.b.emit(same)
         got = self.returned_value(c, summary, values, positions)
-        if got is not None:
-            return got
         target = self.status_target
         status = target[1] if target is not None and target[0] == cursor_key(c) else None
+        if got is not None and pending and status is None and cursor_key(c) in self.b.tested:
+            # A setter returning its argument or NULL, tested (`if (set_next (node, child) ==
+            # NULL)`): its conditional effects split on the pointer as on a status.
+            result_split(self.b, loc, name, c, pending, None, 1)
+            return None
+        if got is not None:
+            return got
         # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
         # is split only where the caller tests the result; a configured one wherever it is called.
         if (pending or fills) and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
