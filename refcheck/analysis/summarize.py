@@ -80,6 +80,7 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
+        self.setters = setters
         # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
         # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
@@ -90,6 +91,10 @@ class Summarizer:
         self.handed: set[str] = set()
         # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
+        # The parameters through which the body released (or handed over) an object it loaded (`list_delete
+        # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
+        # inferred (the records whose stores into a caller's struct that record settles).
+        self.contents: set[int] = set()
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -276,8 +281,16 @@ class Summarizer:
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
-                    unkept=unkept, source=Source.INFERRED)
+                    unkept=unkept, frees_contents=tuple(sorted(self.contents)),
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def at_given(self, st: State, oid: ObjId) -> None:
+        """An object released, or handed to a call that takes it (`memory_free (tmp)`): one loaded
+        through a pointer parameter is that parameter's contents (`frees_contents`)."""
+        o = st.objs.get(oid) if self.setters else None
+        if o is not None and oid.kind is not Kind.PARAM and o.origin is Origin.FIELD:
+            self.contents.update(self.index[v] for v in o.deps if v in self.index)
 
     def released_parameters(self) -> list[int]:
         """The pointer parameters a releaser's body hands to a release call itself (`g_free

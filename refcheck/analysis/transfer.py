@@ -284,6 +284,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
     def op_release(self, st: State, op: ir.Release, node: int, index: int, events: list) -> None:
         for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
             if oid is not None:
+                if self.summarizer is not None:
+                    self.summarizer.at_given(st, oid)
                 self.release(st, oid, op, events)
         self.free_locations(st, op)
 
@@ -351,6 +353,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.sink and oid is not None and self.summarizer is not None:
+            self.summarizer.at_given(st, oid)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
             self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
             if not op.assumed:

@@ -134,6 +134,11 @@ class Summary:
     # pointer does not outlive the call anywhere, so a fresh object the caller passed only there
     # is still no value memory holds (xdg-dbus-proxy's `buffer_read (side, buffer, socket)`).
     unkept: tuple = ()
+    # The argument indices whose pointees' objects the call releases (pyahocorasick's
+    # `list_delete (&queue)` frees every item `list_append (&queue, item)` put in): a struct of
+    # the caller's frame passed there owns what a setter stores into it (`frontend.owning`).
+    # Stays in its own unit, as `unkept` does (`exported`).
+    frees_contents: tuple = ()
     # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
     # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
     # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
@@ -211,11 +216,12 @@ class Summary:
 
 
 def exported(s: Summary) -> Summary:
-    """The record another unit gets: `unkept` stays in its own unit. Most bodies keep some
+    """The record another unit gets: `unkept` (and `frees_contents`, `assumed`) stays in its own
+    unit. Most bodies keep some
     parameter nowhere, so exported it would make nearly every record say something, and every
     unit that used one before it was known be checked again in phase 2 (gcab's units parsed
     twice); another unit's call then counts as one that may keep the pointer, as before."""
-    return replace(s, unkept=(), assumed=False) if s.unkept or s.assumed else s
+    return replace(s, unkept=(), frees_contents=(), assumed=False) if s.unkept or s.frees_contents or s.assumed else s
 
 
 def agreed(a: Summary, b: Summary) -> Summary:
@@ -443,6 +449,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
+    "frees_contents": _indices,
 }
 
 
@@ -457,4 +464,5 @@ _WRITERS = {
     "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
     "members": lambda v: {f: r.value for f, r in v},
     "unkept": list,
+    "frees_contents": list,
 }

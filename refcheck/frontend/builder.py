@@ -58,6 +58,7 @@ class Builder(GraphBuilder):
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
+        self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:

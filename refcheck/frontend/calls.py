@@ -25,6 +25,7 @@ from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.owning import address_of_local, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
@@ -196,7 +197,9 @@ class CallLowering(UserData):
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
         # function: an alias, as a local struct's member holds one (frontend.expressions), not a
         # hand-over. Records from tables and patterns keep their stores (a container's element).
-        if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+        # Not a struct whose contents a later call frees (frontend.owning: a list on the stack).
+        if summary.source is Source.INFERRED and any(self.local_record_address(a) and self.address_of_local(a)
+                                                     not in owning_locals(self.b) for a in args):
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         # An element put into a local list the function frees shallowly is lent (frontend.shallow).
         elif Effect.STORE in effects.values() and cursor_key(c) in lending_calls(self.b):
@@ -367,11 +370,7 @@ class CallLowering(UserData):
 
     def address_of_local(self, a) -> str | None:
         """The local variable v of an argument `&v`, else None."""
-        inner = strip(a)
-        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
-            return None
-        target = strip(next(iter(children_of(inner)), None) or inner)
-        return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+        return address_of_local(self.b, a)
 
     def local_record_address(self, a) -> bool:
         """`&s` for s a struct (or union) variable of this function."""
