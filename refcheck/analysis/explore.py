@@ -130,6 +130,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                                                floating=tr.floating if conv.floating else None,
                                                releaser=conv.matches("release", cfg.name),
                                                unkept=conv.infer_steals and not tr.primitive)
+    summarizer.flag_targets = tr.flag_targets
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
     init = tr.initial()
     if pruner is not None:

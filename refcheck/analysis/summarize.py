@@ -95,6 +95,11 @@ class Summarizer:
         # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
         # inferred (the records whose stores into a caller's struct that record settles).
         self.contents: set[int] = set()
+        # Location key -> parameter index of `*p = k` integer stores (set by the exploration:
+        # `transfer.flag_targets`), and per index the (result owned or borrowed, value written)
+        # pairs seen at returns: `owned_by_flag`.
+        self.flag_targets: dict = {}
+        self.flags: dict[int, set] = {}
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -140,6 +145,8 @@ class Summarizer:
             # argument, so the non-NULL result (pyahocorasick's `trienode_set_next (node, letter,
             # child)` stores `child` and returns it, or NULL where its realloc fails).
             result = When.NONZERO
+        if self.flag_targets:
+            self.at_flags(st, oid)
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
@@ -282,8 +289,28 @@ class Summarizer:
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
+                    owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def at_flags(self, st: State, oid: ObjId | None) -> None:
+        """A return of an object: whether it is owned, beside the integer each flag output holds."""
+        o = st.objs.get(oid) if oid is not None else None
+        if o is None or o.null == Nullness.NULL:
+            return
+        kind = "owned" if o.owned > 0 else "borrowed"
+        for target, i in self.flag_targets.items():
+            self.flags.setdefault(i, set()).add((kind, st.facts.conds.get(target)))
+
+    def owned_by_flag(self) -> tuple:
+        """(index, value): the flag output whose value tells an owned result from a borrowed one,
+        the one value at every owned return and the other at every borrowed one."""
+        for i, seen in sorted(self.flags.items()):
+            owned = {t for k, t in seen if k == "owned"}
+            borrowed = {t for k, t in seen if k == "borrowed"}
+            if len(owned) == 1 and len(borrowed) == 1 and None not in owned | borrowed and owned != borrowed:
+                return (i, next(iter(owned)))
+        return ()
 
     def at_given(self, st: State, oid: ObjId) -> None:
         """An object released, or handed to a call that takes it (`memory_free (tmp)`): one loaded

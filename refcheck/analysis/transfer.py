@@ -111,6 +111,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
+        # The integer an out-parameter receives (`*is_copy = true;`), remembered to the return
+        # that tells the caller with it whether the result is owned (`Summarizer.flags`).
+        self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
+        self.correlated.update(self.flag_targets)
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
@@ -591,3 +595,11 @@ _OPS = {
     ir.Shift: Transfer.op_shift,
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
+
+
+def flag_targets(cfg, data: dict) -> dict:
+    """Location key -> parameter index of the integer constants stored through a pointer
+    parameter (`*is_copy = false;`)."""
+    index = {v: i for i, (v, is_ptr) in enumerate(cfg.params) if v is not None and is_ptr}
+    return {op.target: index[op.through] for d in data.values() for op in d.ops
+            if type(op) is ir.Store and op.truth is not None and op.through in index and op.target}

@@ -139,6 +139,11 @@ class Summary:
     # the caller's frame passed there owns what a setter stores into it (`frontend.owning`).
     # Stays in its own unit, as `unkept` does (`exported`).
     frees_contents: tuple = ()
+    # OWNED only where the call writes this integer value through the argument at this index,
+    # borrowed (the argument it may hand back, or a borrowed object) where it writes the other:
+    # (index, value as a bool). pyahocorasick's `pymod_get_string (obj, &word, &len, &is_copy)`
+    # returns `obj` with a reference of its own and `*is_copy = false`, or bare with `true`.
+    owned_by_flag: tuple = ()
     # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
     # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
     # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
@@ -310,6 +315,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             raise RecordError(f"{where}: key '{key}': {e}") from None
     if "owned_if_null" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
+    if "owned_by_flag" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'owned-by-flag' needs returns = \"owned\"")
     if "unless_singleton" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'unless-singleton' needs returns = \"owned\"")
     if "arguments" in values:
@@ -430,6 +437,13 @@ def _family(v) -> str:
     return v
 
 
+def _flag(v) -> tuple:
+    if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[0], int) or isinstance(v[0], bool) \
+            or v[0] < 0 or not isinstance(v[1], bool):
+        raise ValueError("expected [argument index, true|false]")
+    return (v[0], v[1])
+
+
 def _indices(v) -> tuple:
     """Sorted argument indices from a list of them (`unkept = [1, 2]`)."""
     if not isinstance(v, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
@@ -449,7 +463,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
-    "frees_contents": _indices,
+    "frees_contents": _indices, "owned_by_flag": _flag,
 }
 
 
@@ -465,4 +479,5 @@ _WRITERS = {
     "members": lambda v: {f: r.value for f, r in v},
     "unkept": list,
     "frees_contents": list,
+    "owned_by_flag": list,
 }

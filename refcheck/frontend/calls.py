@@ -25,6 +25,7 @@ from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import address_of_local, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -120,6 +121,12 @@ class CallLowering(UserData):
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
             return self.reallocation(loc, name, summary, values[given] if given in read else None)
+        flag = self.flag_local(summary, args) if role == "acquire" and not self.b.borrows else None
+        if flag is not None:
+            return flag_split(self.b, loc, name, flag, summary.owned_by_flag[1],
+                              lambda t: self.acquisition(c, loc, name, summary, values, tracked, t),
+                              lambda: self.returned_value(c, replace(summary, returns=Returns.ARGUMENT), values,
+                                                          positions) or self.borrowed_result(loc, name, args))
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -264,9 +271,16 @@ class CallLowering(UserData):
         return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
                 and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
 
-    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
+    def flag_local(self, summary, args: list) -> str | None:
+        """The local `v` of the `&v` where the record's flag output says whether the result is
+        owned (`frontend.flags`), else None."""
+        if not summary.owned_by_flag or summary.owned_by_flag[0] >= len(args):
+            return None
+        return self.address_of_local(args[summary.owned_by_flag[0]])
+
+    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list, t: str | None = None) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
-        t = self.b.temp(f"{name}(...)")
+        t = t or self.b.temp(f"{name}(...)")
         index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
         source = values[index] if index is not None and values[index] in tracked else None
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
