@@ -489,3 +489,10 @@ class Summarizer:
                     return False
                 b = up
         return sorted({i for n, i in good if all(dominates(n, r) for r in self.returns)})
+
+def flag_targets(cfg, data: dict) -> dict:
+    """Location key -> parameter index of the integer constants stored through a pointer
+    parameter (`*is_copy = false;`)."""
+    index = {v: i for i, (v, is_ptr) in enumerate(cfg.params) if v is not None and is_ptr}
+    return {op.target: index[op.through] for d in data.values() for op in d.ops
+            if type(op) is ir.Store and op.truth is not None and op.through in index and op.target}

@@ -18,6 +18,7 @@ from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
+from refcheck.analysis.summarize import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
                                      stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -111,8 +112,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
-        # The integer an out-parameter receives (`*is_copy = true;`), remembered to the return
-        # that tells the caller with it whether the result is owned (`Summarizer.flags`).
+        # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
         self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
         self.correlated.update(self.flag_targets)
         self.identity_tests = self.find_identity_tests(kept)
@@ -596,10 +596,3 @@ _OPS = {
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
 
-
-def flag_targets(cfg, data: dict) -> dict:
-    """Location key -> parameter index of the integer constants stored through a pointer
-    parameter (`*is_copy = false;`)."""
-    index = {v: i for i, (v, is_ptr) in enumerate(cfg.params) if v is not None and is_ptr}
-    return {op.target: index[op.through] for d in data.values() for op in d.ops
-            if type(op) is ir.Store and op.truth is not None and op.through in index and op.target}

@@ -121,12 +121,8 @@ class CallLowering(UserData):
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
             return self.reallocation(loc, name, summary, values[given] if given in read else None)
-        flag = self.flag_local(summary, args) if role == "acquire" and not self.b.borrows else None
-        if flag is not None:
-            return flag_split(self.b, loc, name, flag, summary.owned_by_flag[1],
-                              lambda t: self.acquisition(c, loc, name, summary, values, tracked, t),
-                              lambda: self.returned_value(c, replace(summary, returns=Returns.ARGUMENT), values,
-                                                          positions) or self.borrowed_result(loc, name, args))
+        if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
+            return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -277,6 +273,14 @@ class CallLowering(UserData):
         if not summary.owned_by_flag or summary.owned_by_flag[0] >= len(args):
             return None
         return self.address_of_local(args[summary.owned_by_flag[0]])
+
+    def flagged(self, c, loc, name: str, args: list, summary, values: list, positions: list, tracked: list) -> str:
+        """An owned result as the flag output at `&v` says (`frontend.flags`): owned on one edge,
+        on the other the argument it hands back, else a borrowed object."""
+        return flag_split(self.b, loc, name, self.flag_local(summary, args), summary.owned_by_flag[1],
+                          lambda t: self.acquisition(c, loc, name, summary, values, tracked, t),
+                          lambda: self.returned_value(c, replace(summary, returns=Returns.ARGUMENT), values,
+                                                      positions) or self.borrowed_result(loc, name, args))
 
     def acquisition(self, c, loc, name: str, summary, values: list, tracked: list, t: str | None = None) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
