@@ -129,8 +129,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                                                lends=conv.infer_steals,
                                                floating=tr.floating if conv.floating else None,
                                                releaser=conv.matches("release", cfg.name),
-                                               unkept=conv.infer_steals and not tr.primitive,
-                                               assumed=getattr(conv.inferred, "assumed", frozenset()))
+                                               unkept=conv.infer_steals and not tr.primitive)
+    summarizer.flag_targets = tr.flag_targets
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
     init = tr.initial()
     if pruner is not None:

@@ -54,7 +54,7 @@ class Summarizer:
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
                  setters: bool = False, lends: bool = False, floating=None, releaser: bool = False,
-                 unkept: bool = False, assumed: frozenset = frozenset()):
+                 unkept: bool = False):
         """`raises`: record may_raise (errors="unwind" with may-raise summaries, where callers
         read it); elsewhere it would only make records differ that no caller reads. `stolen`: the
         parameters the function was explored as owning (`stolen()` of a first exploration).
@@ -80,6 +80,7 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setter = self.stored_only(cfg) if setters else frozenset()
+        self.setters = setters
         # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
         # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
@@ -88,10 +89,17 @@ class Summarizer:
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
-        # Those handed to a keeper whose record no cycle assumes (`partly_handed`), and the names
-        # whose records the cycle being settled assumes (`SummaryTable.assumed`).
+        # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
-        self.assumed = assumed
+        # The parameters through which the body released (or handed over) an object it loaded (`list_delete
+        # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
+        # inferred (the records whose stores into a caller's struct that record settles).
+        self.contents: set[int] = set()
+        # Location key -> parameter index of `*p = k` integer stores (set by the exploration:
+        # `transfer.flag_targets`), and per index the (result owned or borrowed, value written)
+        # pairs seen at returns: `owned_by_flag`.
+        self.flag_targets: dict = {}
+        self.flags: dict[int, set] = {}
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -132,6 +140,13 @@ class Summarizer:
             # `if (ret == 0) Py_DECREF(value); return ret;`: the other edge returns non-zero
             # (brotli's RegisterObject, emulating PyModule_AddObject over PyModule_AddObjectRef).
             result = When.NONZERO
+        if result is None and oid is not None and oid.kind is Kind.PARAM and oid.site in self.index:
+            # A parameter handed back where the other returns are NULL: the caller's own non-NULL
+            # argument, so the non-NULL result (pyahocorasick's `trienode_set_next (node, letter,
+            # child)` stores `child` and returns it, or NULL where its realloc fails).
+            result = When.NONZERO
+        if self.flag_targets:
+            self.at_flags(st, oid)
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
@@ -273,8 +288,36 @@ class Summarizer:
         s = Summary(returns=returns, arguments=tuple(sorted(args, key=lambda a: a[0])), returned=returned,
                     ends=ends, may_raise=self.errors and self.raises, conditional=conditional,
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
-                    unkept=unkept, source=Source.INFERRED)
+                    unkept=unkept, frees_contents=tuple(sorted(self.contents)),
+                    owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def at_flags(self, st: State, oid: ObjId | None) -> None:
+        """A return of an object: whether it is owned, beside the integer each flag output holds."""
+        o = st.objs.get(oid) if oid is not None else None
+        if o is None or o.null == Nullness.NULL:
+            return
+        kind = "owned" if o.owned > 0 else "borrowed"
+        for target, i in self.flag_targets.items():
+            self.flags.setdefault(i, set()).add((kind, st.facts.conds.get(target)))
+
+    def owned_by_flag(self) -> tuple:
+        """(index, value): the flag output whose value tells an owned result from a borrowed one,
+        the one value at every owned return and the other at every borrowed one."""
+        for i, seen in sorted(self.flags.items()):
+            owned = {t for k, t in seen if k == "owned"}
+            borrowed = {t for k, t in seen if k == "borrowed"}
+            if len(owned) == 1 and len(borrowed) == 1 and None not in owned | borrowed and owned != borrowed:
+                return (i, next(iter(owned)))
+        return ()
+
+    def at_given(self, st: State, oid: ObjId) -> None:
+        """An object released, or handed to a call that takes it (`memory_free (tmp)`): one loaded
+        through a pointer parameter is that parameter's contents (`frees_contents`)."""
+        o = st.objs.get(oid) if self.setters else None
+        if o is not None and oid.kind is not Kind.PARAM and o.origin is Origin.FIELD:
+            self.contents.update(self.index[v] for v in o.deps if v in self.index)
 
     def released_parameters(self) -> list[int]:
         """The pointer parameters a releaser's body hands to a release call itself (`g_free
@@ -306,7 +349,7 @@ class Summarizer:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
         where it returns nothing (libportal's do_print), else one whose record is not a cycle's
         assumption. An int or enum result with the parameter handed to the cycle's optimistic
-        record (`SummaryTable.assumed`) on some paths only would confirm that assumption by
+        record (`Summary.assumed`) on some paths only would confirm that assumption by
         itself: immutables' `map_node_find (node, shift, hash, key, val)` returns F_NOT_FOUND
         before its recursive call, and its `PyObject **val` is a slot, no reference."""
         return self.handed if not self.cfg.returns_value else self.confirmed
@@ -446,3 +489,10 @@ class Summarizer:
                     return False
                 b = up
         return sorted({i for n, i in good if all(dominates(n, r) for r in self.returns)})
+
+def flag_targets(cfg, data: dict) -> dict:
+    """Location key -> parameter index of the integer constants stored through a pointer
+    parameter (`*is_copy = false;`)."""
+    index = {v: i for i, (v, is_ptr) in enumerate(cfg.params) if v is not None and is_ptr}
+    return {op.target: index[op.through] for d in data.values() for op in d.ops
+            if type(op) is ir.Store and op.truth is not None and op.through in index and op.target}

@@ -18,6 +18,7 @@ from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
+from refcheck.analysis.summarize import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
                                      stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
@@ -111,6 +112,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         # Only conditions tested at two places can correlate; remembering others only splits states.
         self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
+        # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
+        self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
+        self.correlated.update(self.flag_targets)
         self.identity_tests = self.find_identity_tests(kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
@@ -284,6 +288,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
     def op_release(self, st: State, op: ir.Release, node: int, index: int, events: list) -> None:
         for oid in dict.fromkeys(st.env.get(v) for v in op.vars):
             if oid is not None:
+                if self.summarizer is not None:
+                    self.summarizer.at_given(st, oid)
                 self.release(st, oid, op, events)
         self.free_locations(st, op)
 
@@ -351,9 +357,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.sink and oid is not None and self.summarizer is not None:
+            self.summarizer.at_given(st, oid)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
             self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
-            if op.sink not in self.summarizer.assumed:
+            if not op.assumed:
                 self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
@@ -590,3 +598,4 @@ _OPS = {
     ir.Shift: Transfer.op_shift,
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
+

@@ -134,6 +134,22 @@ class Summary:
     # pointer does not outlive the call anywhere, so a fresh object the caller passed only there
     # is still no value memory holds (xdg-dbus-proxy's `buffer_read (side, buffer, socket)`).
     unkept: tuple = ()
+    # The argument indices whose pointees' objects the call releases (pyahocorasick's
+    # `list_delete (&queue)` frees every item `list_append (&queue, item)` put in): a struct of
+    # the caller's frame passed there owns what a setter stores into it (`frontend.owning`).
+    # Stays in its own unit, as `unkept` does (`exported`).
+    frees_contents: tuple = ()
+    # OWNED only where the call writes this integer value through the argument at this index,
+    # borrowed (the argument it may hand back, or a borrowed object) where it writes the other:
+    # (index, value as a bool). pyahocorasick's `pymod_get_string (obj, &word, &len, &is_copy)`
+    # returns `obj` with a reference of its own and `*is_copy = false`, or bare with `true`.
+    owned_by_flag: tuple = ()
+    # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
+    # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
+    # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
+    # function of the records it asked (the cache, replayed checks, shared instances); no table
+    # key, and left out of the record another unit gets (`exported`).
+    assumed: bool = False
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -174,11 +190,12 @@ class Summary:
     @property
     def says_something(self) -> bool:
         """Anything but the default record (a borrowing call that returns): worth handing on."""
-        return replace(self, source=Source.DEFAULT) != DEFAULT
+        return replace(self, source=Source.DEFAULT, assumed=False) != DEFAULT
 
     def digest(self) -> str:
         """Stable text of the record, for cache keys."""
-        return hashlib.sha256(repr(record_table(self)).encode()).hexdigest()[:16]
+        text = repr(record_table(self)) + ("|assumed" if self.assumed else "")
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
         """The argument indices (resolved against nargs) given `effect` by index."""
@@ -204,11 +221,12 @@ class Summary:
 
 
 def exported(s: Summary) -> Summary:
-    """The record another unit gets: `unkept` stays in its own unit. Most bodies keep some
+    """The record another unit gets: `unkept` (and `frees_contents`, `assumed`) stays in its own
+    unit. Most bodies keep some
     parameter nowhere, so exported it would make nearly every record say something, and every
     unit that used one before it was known be checked again in phase 2 (gcab's units parsed
     twice); another unit's call then counts as one that may keep the pointer, as before."""
-    return replace(s, unkept=()) if s.unkept else s
+    return replace(s, unkept=(), frees_contents=(), assumed=False) if s.unkept or s.frees_contents or s.assumed else s
 
 
 def agreed(a: Summary, b: Summary) -> Summary:
@@ -252,7 +270,7 @@ def resolve(index: int, nargs: int) -> int | None:
 
 # The record's fields a table may set, and the key spelling of each.
 # Conditional effects are written in `arguments` (`2 = { effect = "release", when = "zero" }`).
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional")}
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional", "assumed")}
 
 
 class RecordError(ValueError):
@@ -269,9 +287,6 @@ class SummaryTable:
         self.known: dict[str, Summary] = dict(known or {})
         self.asked: set[str] = set()
         self.ever: set[str] = set()  # every name asked for during the unit's check
-        # The names whose records a cycle's rounds assume (refcheck.driver.cycles) while they run:
-        # a hand-over to one of them is the assumption, not evidence of a steal (`Summarizer`).
-        self.assumed: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Summary | None:
         self.asked.add(name)
@@ -300,6 +315,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             raise RecordError(f"{where}: key '{key}': {e}") from None
     if "owned_if_null" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
+    if "owned_by_flag" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'owned-by-flag' needs returns = \"owned\"")
     if "unless_singleton" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'unless-singleton' needs returns = \"owned\"")
     if "arguments" in values:
@@ -420,6 +437,13 @@ def _family(v) -> str:
     return v
 
 
+def _flag(v) -> tuple:
+    if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[0], int) or isinstance(v[0], bool) \
+            or v[0] < 0 or not isinstance(v[1], bool):
+        raise ValueError("expected [argument index, true|false]")
+    return (v[0], v[1])
+
+
 def _indices(v) -> tuple:
     """Sorted argument indices from a list of them (`unkept = [1, 2]`)."""
     if not isinstance(v, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
@@ -439,6 +463,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
+    "frees_contents": _indices, "owned_by_flag": _flag,
 }
 
 
@@ -453,4 +478,6 @@ _WRITERS = {
     "error_condition": lambda c: {"index": c.index, "raises-when": c.raises_when},
     "members": lambda v: {f: r.value for f, r in v},
     "unkept": list,
+    "frees_contents": list,
+    "owned_by_flag": list,
 }

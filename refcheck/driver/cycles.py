@@ -10,6 +10,13 @@ from an optimistic record, each pointer parameter it does not already give up ta
 (at most ROUNDS rounds). A member that drops the parameter on one path infers no steal, its
 record falls back, and its users with it; where the rounds do not settle, the unit keeps the
 ordinary outcome (the snapshot taken before).
+
+Every member's record is marked `Summary.assumed` while the rounds run and where they settle:
+the optimistic one placed, and each a member's check infers under it. A hand-over to such a
+record is no evidence of a steal, and the mark is part of the record's equality and digest, so
+what a check concludes stays a function of the definition and the records it asked: the
+per-function cache, a replayed check or a shared instance never gives a check made under a
+cycle's assumption to one made without it, nor the reverse.
 """
 
 from __future__ import annotations
@@ -38,6 +45,13 @@ def optimistic(record: Summary, fn) -> Summary:
     return replace(record, arguments=tuple(sorted(kept + extra, key=lambda a: a[0])), source=Source.INFERRED)
 
 
+def marked(known: dict, name: str) -> None:
+    """Marks the member's record in `known` as the cycle's (`Summary.assumed`)."""
+    record = known.get(name)
+    if record is not None and not record.assumed:
+        known[name] = replace(record, assumed=True)
+
+
 def settle(unit, plan, table) -> None:
     """Checks the unit's cycles again from the optimistic records until they agree (see above)."""
     cycle = members(dict(enumerate(unit.names)), unit.used_at)
@@ -48,14 +62,9 @@ def settle(unit, plan, table) -> None:
         return
     saved = unit.snapshot()
     for i in cycle:
-        unit.summaries.known[unit.names[i]] = assumed[i]
-    unit.summaries.assumed = frozenset(unit.names[i] for i in cycle)
-    try:
-        if _rounds(unit, plan, table, cycle):
-            return
-    finally:
-        unit.summaries.assumed = frozenset()
-    unit.restore(saved)
+        unit.summaries.known[unit.names[i]] = replace(assumed[i], assumed=True)
+    if not _rounds(unit, plan, table, cycle):
+        unit.restore(saved)
 
 
 def _rounds(unit, plan, table, cycle: list) -> bool:
@@ -63,8 +72,15 @@ def _rounds(unit, plan, table, cycle: list) -> bool:
     stale = unit.stale()
     unit.take_back([i for i in cycle if i not in stale])
     again = sorted(set(stale) | set(cycle))
+    known, inside = unit.summaries.known, set(cycle)
+
+    def check(i: int) -> None:
+        unit.definition(i, plan, table)
+        if i in inside:
+            marked(known, unit.names[i])
+
     for _ in range(ROUNDS):
-        changed = [i for i in again if _changed(unit, i, lambda i: unit.definition(i, plan, table))]
+        changed = [i for i in again if _changed(unit, i, check)]
         stale = unit.stale()
         extra = [i for i in changed if i not in stale]
         unit.take_back(extra)
@@ -96,17 +112,20 @@ def settle_records(unit, records: dict, recheck) -> None:
     known = unit.summaries.known
     saved, saved_known = dict(records), dict(known)
     for i in cycle:
-        known[records[i].name] = assumed[i]
-    unit.summaries.assumed = frozenset(records[i].name for i in cycle)
-    try:
-        again = sorted(set(shards.stale(records, known)) | set(cycle))
-        for _ in range(ROUNDS):
-            changed = [i for i in again if _changed(unit, i, lambda i: records.__setitem__(i, recheck(i)))]
-            again = sorted(set(shards.stale(records, known)) | set(changed))
-            if not again:
-                return
-    finally:
-        unit.summaries.assumed = frozenset()
+        known[records[i].name] = replace(assumed[i], assumed=True)
+    inside = set(cycle)
+
+    def check(i: int) -> None:
+        records[i] = recheck(i)
+        if i in inside:
+            marked(known, records[i].name)
+
+    again = sorted(set(shards.stale(records, known)) | set(cycle))
+    for _ in range(ROUNDS):
+        changed = [i for i in again if _changed(unit, i, check)]
+        again = sorted(set(shards.stale(records, known)) | set(changed))
+        if not again:
+            return
     records.update(saved)
     known.clear()
     known.update(saved_known)

@@ -58,6 +58,7 @@ class Builder(GraphBuilder):
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
+        self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
@@ -419,8 +420,9 @@ class Builder(GraphBuilder):
             self.goto(self.node("stop", location(c), text="end of the child process"))
             self.pending_temps = []
             return
-        # An integer constant returned (`return FALSE;`): the summary's conditional effects read it.
-        k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else None
+        # An integer constant returned (`return FALSE;`): the summary's conditional effects read
+        # it; `return NULL;` is the zero result of a pointer (`Summarizer.at_return`).
+        k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else 0 if kids and v == NULL else None
         self.returned_constant(c, None if v == NULL else v, k)
 
     def returned_constant(self, c, v: str | None, k: int | None) -> None:

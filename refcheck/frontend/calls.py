@@ -25,6 +25,8 @@ from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.flags import flag_split
+from refcheck.frontend.owning import address_of_local, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
@@ -125,7 +127,7 @@ class CallLowering(UserData):
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating)
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
         self.fill(loc, name, args, filled)
         if replaced is not None:
             self.replace(loc, name, replaced[1], values[replaced[0] + 1])
@@ -137,6 +139,8 @@ class CallLowering(UserData):
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
             return self.reallocation(loc, name, summary, values[given] if given in read else None)
+        if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
+            return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
             t = self.acquisition(c, loc, name, summary, values, tracked)
             error = error_out_local(self.b, args)
@@ -226,7 +230,9 @@ class CallLowering(UserData):
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
         # function: an alias, as a local struct's member holds one (frontend.expressions), not a
         # hand-over. Records from tables and patterns keep their stores (a container's element).
-        if summary.source is Source.INFERRED and any(self.local_record_address(a) for a in args):
+        # Not a struct whose contents a later call frees (frontend.owning: a list on the stack).
+        if summary.source is Source.INFERRED and any(self.local_record_address(a) and self.address_of_local(a)
+                                                     not in owning_locals(self.b) for a in args):
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
         # An element put into a local list the function frees shallowly is lent (frontend.shallow).
         elif Effect.STORE in effects.values() and cursor_key(c) in lending_calls(self.b):
@@ -244,10 +250,15 @@ class CallLowering(UserData):
         if same is not None:
             self.b.emit(same)
         got = self.returned_value(c, summary, values, positions)
-        if got is not None:
-            return got
         target = self.status_target
         status = target[1] if target is not None and target[0] == cursor_key(c) else None
+        if got is not None and pending and status is None and cursor_key(c) in self.b.tested:
+            # A setter returning its argument or NULL, tested (`if (set_next (node, child) ==
+            # NULL)`): its conditional effects split on the pointer as on a status.
+            result_split(self.b, loc, name, c, pending, None, 1)
+            return None
+        if got is not None:
+            return got
         # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
         # is split only where the caller tests the result; a configured one wherever it is called.
         if (pending or fills) and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
@@ -286,9 +297,24 @@ class CallLowering(UserData):
         return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
                 and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
 
-    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list) -> str:
+    def flag_local(self, summary, args: list) -> str | None:
+        """The local `v` of the `&v` where the record's flag output says whether the result is
+        owned (`frontend.flags`), else None."""
+        if not summary.owned_by_flag or summary.owned_by_flag[0] >= len(args):
+            return None
+        return self.address_of_local(args[summary.owned_by_flag[0]])
+
+    def flagged(self, c, loc, name: str, args: list, summary, values: list, positions: list, tracked: list) -> str:
+        """An owned result as the flag output at `&v` says (`frontend.flags`): owned on one edge,
+        on the other the argument it hands back, else a borrowed object."""
+        return flag_split(self.b, loc, name, self.flag_local(summary, args), summary.owned_by_flag[1],
+                          lambda t: self.acquisition(c, loc, name, summary, values, tracked, t),
+                          lambda: self.returned_value(c, replace(summary, returns=Returns.ARGUMENT), values,
+                                                      positions) or self.borrowed_result(loc, name, args))
+
+    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list, t: str | None = None) -> str:
         """An owned result: fresh, or possibly the argument the record says it may hand back."""
-        t = self.b.temp(f"{name}(...)")
+        t = t or self.b.temp(f"{name}(...)")
         index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
         source = values[index] if index is not None and values[index] in tracked else None
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
@@ -369,7 +395,7 @@ class CallLowering(UserData):
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset()):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -386,7 +412,7 @@ class CallLowering(UserData):
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
                 self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
             else:
-                self.b.emit(ir.Store(loc, v, target, deps, sink=name))
+                self.b.emit(ir.Store(loc, v, target, deps, sink=name, assumed=assumed))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
@@ -396,11 +422,7 @@ class CallLowering(UserData):
 
     def address_of_local(self, a) -> str | None:
         """The local variable v of an argument `&v`, else None."""
-        inner = strip(a)
-        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
-            return None
-        target = strip(next(iter(children_of(inner)), None) or inner)
-        return self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+        return address_of_local(self.b, a)
 
     def local_record_address(self, a) -> bool:
         """`&s` for s a struct (or union) variable of this function."""

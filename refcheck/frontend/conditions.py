@@ -122,7 +122,16 @@ class ConditionLowerer:
         for a, b in ((lhs, rhs), (rhs, lhs)):
             if is_null_constant(b) and has_pointer_type(a):
                 mark = len(self.b.pending_temps)
+                call = strip(a) if kind_of(strip(a)) == K.CALL_EXPR else None
+                if call is not None:  # its conditional effects split on NULL here (`plain_call`)
+                    self.b.tested.add(cursor_key(call))
                 v = self.value(a)
+                r = self.b.status_vars.get(cursor_key(call)) if call is not None and v is None else None
+                if r is not None:  # split: r holds 0 where it returned NULL, 1 elsewhere
+                    status = (r, op, 0)
+                    self.test(c, None, t, f, pointer=False, mark=mark,
+                              fact=ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status))
+                    return True
                 yes, no = (f, t) if op == "==" else (t, f)
                 self.test(c, v, yes, no, pointer=True, mark=mark)
                 return True

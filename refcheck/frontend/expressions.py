@@ -15,7 +15,8 @@ from refcheck.findings import Location
 from refcheck.frontend.aliases import aliased, first_member_base, inside, plain_local, union_alias, union_member
 from refcheck.frontend.calls import CallLowering, placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
-                                         has_pointer_type, is_expression, kind_of, location, referenced, strip, unop)
+                                         has_pointer_type, has_scalar_type, is_expression, kind_of, location,
+                                         referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_effects, is_null_constant, key_of,
                                          singleton_address)
@@ -409,8 +410,12 @@ class ExpressionLowerer(CallLowering):
         key = key_of(self.b, target)
         # A cleanup variable's copy, or a weak pointer (`frontend.weak`): an alias, no hand-over.
         alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else ""))
+        through = self.pointee_of(target)
+        # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
+        k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
-                           frozenset(expr_vars(target, self.b)), through=self.pointee_of(target), alias=alias))
+                           frozenset(expr_vars(target, self.b)), through=through, alias=alias,
+                           truth=None if k is None else bool(k)))
         return src
 
     def pointee_of(self, target) -> str | None:

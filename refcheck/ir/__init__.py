@@ -137,6 +137,8 @@ class Store(Op):
     # The truth of the integer written, where the lowering knows it on this path (a flag field set
     # from a null test: `c->f = (p == NULL)`); None: unknown, a later test of the location opaque.
     truth: bool | None = None
+    # The sink's record is a cycle's assumption (`Summary.assumed`): no evidence of a steal.
+    assumed: bool = False
 
 
 @dataclass(frozen=True)
