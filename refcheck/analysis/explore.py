@@ -21,6 +21,7 @@ from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
 from refcheck.analysis.summarize import Summarizer
+from refcheck.analysis.symmetry import PILE, renumbered_core
 from refcheck.analysis.transfer import Transfer
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
@@ -59,8 +60,8 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
         rules = tuple(rules)
-        tables = _Tables(relevant_branches(cfg) if contract else None,
-                         untracked_values(cfg) if untrack else frozenset())
+        relevant = relevant_branches(cfg) if contract else None
+        tables = _Tables(relevant, untracked_values(cfg, relevant) if untrack else frozenset())
         args = (max_states, seconds, observe, tables, prune, mirror, quiet)
         result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:
@@ -112,6 +113,13 @@ def machine_state(st, machines: tuple) -> tuple:
     the variable is compared with it (`Transfer.op_shift`)."""
     consts = st.facts.consts
     return tuple(consts.get(v) for v in machines)
+
+
+def _key(st, machines: tuple, piled: bool):
+    """The visited map's key: the ownership core (up to the numbering of stale views where the
+    node's cores pile up, `symmetry`), with a state machine's state."""
+    core = (renumbered_core(st) if piled else None) or st.core()
+    return core if not machines else (core, machine_state(st, machines))
 
 
 def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
@@ -182,7 +190,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
-            variants = seen.setdefault(st2.core() if not machines else (st2.core(), machine_state(st2, machines)), [])
+            variants = seen.setdefault(_key(st2, machines, len(seen) > PILE), [])
             facts = st2.facts
             if any(v.within(facts) for v in variants):
                 continue

@@ -95,7 +95,7 @@ def released_values(cfg, node_ops: list | None = None) -> dict[str, set[int]]:
     return {v: out[find(v)] for v in {*parent, *(x for _, vs in releases for x in vs)} if find(v) in out}
 
 
-def untracked_values(cfg) -> frozenset[str]:
+def untracked_values(cfg, relevant: set | None = None) -> frozenset[str]:
     """Local pointers that take no part in ownership, which the analysis does not track.
 
     A variable qualifies when everything it ever holds is NULL, a value loaded from memory (a
@@ -114,8 +114,10 @@ def untracked_values(cfg) -> frozenset[str]:
     g = cfg.graph
     ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
     stored = {op.target for op in ops if type(op) is ir.Store and op.target}
+    idle = idle_null_tests(cfg, relevant) if relevant is not None else set()
     tracked = {v for v, _ in cfg.params if v is not None}
     candidates = set()
+    tested = set()
     for op in ops:
         t = type(op)
         if t is ir.Assign or t is ir.Load:
@@ -146,14 +148,54 @@ def untracked_values(cfg) -> frozenset[str]:
             tracked.add(d.value)
         cond = d.cond
         if isinstance(cond, ir.NullTest):
-            tracked.add(cond.var)
+            if n not in idle:
+                tested.add(cond.var)
         elif isinstance(cond, (ir.SameObject, ir.SizeTest)):
             tracked.update((cond.a, cond.b))
     # One alias class, one object: any tracked member tracks the class (a store's value is
     # tracked, so joining it with the loads of its location adds nothing to what is tracked).
     find, _ = _aliases(ops)
     tracked_classes = {find(v) for v in tracked if v is not None}
-    return frozenset(v for v in candidates if find(v) not in tracked_classes and not v.startswith("$"))
+    assigned, _ = _aliases(op for op in ops if type(op) is ir.Assign)
+    tested_classes = {assigned(v) for v in tested if v is not None}
+    return frozenset(v for v in candidates if find(v) not in tracked_classes and assigned(v) not in tested_classes
+                     and not v.startswith("$"))
+
+
+def idle_null_tests(cfg, relevant: set) -> set[int]:
+    """Null tests that decide nothing: branches no node that matters depends on (`relevant`)
+    whose arms, up to where they meet, only read (uses and calls, no test, no assignment, no
+    constant): `if (x != NULL) xmlFree (x);` with a borrowing xmlFree. Whatever the test's
+    outcome, the same state reaches the meeting point, but for x's own nullness."""
+    g = cfg.graph
+    data = dict(g.nodes(data="data"))
+    tests = [n for n, d in data.items()
+             if isinstance(d.cond, ir.NullTest) and n not in relevant and g.out_degree(n) > 1]
+    if not tests:
+        return set()
+    succs = {n: list(nbrs) for n, nbrs in g.adjacency()}
+    sink = ("sink",)
+    ipdom = _postdominators(succs, sink)
+
+    def reads_only(n) -> bool:
+        d = data[n]
+        return (d.cond is None and len(succs[n]) == 1 and d.kind not in _ENDS
+                and all(type(op) in (ir.Use, ir.Call) for op in (*d.ops, *d.post)))
+
+    out = set()
+    for a in tests:
+        stop = ipdom.get(a)
+        if stop is None or stop == sink:
+            continue
+        ok = True
+        for b in succs[a]:
+            n = b
+            while ok and n != stop:
+                ok = n in ipdom and reads_only(n)
+                n = ipdom.get(n)
+        if ok:
+            out.add(a)
+    return out
 
 
 def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = frozenset()) -> bool:

@@ -450,6 +450,20 @@ class Execution:
             obj.released = True
 
 
+def _walk(stmts):
+    """Every statement, arms and loop bodies included."""
+    for s in stmts:
+        yield s
+        if isinstance(s, If):
+            yield from _walk(s.then)
+            yield from _walk(s.orelse or ())
+        elif isinstance(s, Switch):
+            for _, arm in s.cases:
+                yield from _walk(arm)
+        elif hasattr(s, "body"):
+            yield from _walk(s.body)
+
+
 def untracked(body: tuple) -> frozenset:
     """The local pointers that take no part in ownership (semantics.md, decision 15): in the
     statements refcheck's graph holds (those reachable from the entry by its edges), never
@@ -488,7 +502,7 @@ def untracked(body: tuple) -> frozenset:
                 tracked.add(s.target)
                 returned(s.ret)
             elif isinstance(s, If):
-                if not isinstance(s.cond, int):
+                if isinstance(s.cond, tuple) or (isinstance(s.cond, str) and decides(s)):
                     tracked.update((s.cond,) if isinstance(s.cond, str) else s.cond)
                 then = visit(s.then)
                 live = visit(s.orelse or ()) or then
@@ -503,6 +517,16 @@ def untracked(body: tuple) -> frozenset:
             elif isinstance(s, Error) and s.status is None:
                 live = False
         return live
+
+    given_up = {s.target for s in _walk(body) if isinstance(s, (Release, Move, Store))}
+
+    def idle(stmts) -> bool:
+        """Only reads of values never released or handed over (slicing.idle_null_tests)."""
+        return all(isinstance(s, Use) and s.target not in given_up for s in stmts)
+
+    def decides(s: If) -> bool:
+        """A null test tracks its pointer only where the branch decides something (decision 15)."""
+        return not (idle(s.then) and idle(s.orelse or ()))
 
     while True:  # until every reachable goto's label is known reachable
         known = set(targets)
