@@ -464,6 +464,22 @@ def _walk(stmts):
             yield from _walk(s.body)
 
 
+def _assigned_classes(stmts: list):
+    """find(v): v's class of pointers joined by assignments (both ways)."""
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+    for s in stmts:
+        if isinstance(s, Assign) and s.source != "NULL":
+            a, b = find(s.var), find(s.source)
+            if a != b:
+                parent[a] = b
+    return find
+
+
 def untracked(body: tuple) -> frozenset:
     """The local pointers that take no part in ownership (semantics.md, decision 15): in the
     statements refcheck's graph holds (those reachable from the entry by its edges), never
@@ -518,15 +534,16 @@ def untracked(body: tuple) -> frozenset:
                 live = False
         return live
 
-    given_up = {s.target for s in _walk(body) if isinstance(s, (Release, Move, Store))}
-
-    def idle(stmts) -> bool:
-        """Only reads of values never released or handed over (slicing.idle_null_tests)."""
-        return all(isinstance(s, Use) and s.target not in given_up for s in stmts)
+    every = list(_walk(body))
+    same = _assigned_classes(every)
+    derefed = {same(s.target) for s in every if isinstance(s, Use) and s.deref}
 
     def decides(s: If) -> bool:
-        """A null test tracks its pointer only where the branch decides something (decision 15)."""
-        return not (idle(s.then) and idle(s.orelse or ()))
+        """A null test tracks its pointer unless the pointer (with those assigned to and from it)
+        is never dereferenced and the arms only pass it to calls (slicing.idle_null_tests)."""
+        x = same(s.cond)
+        arms = (*s.then, *(s.orelse or ()))
+        return x in derefed or not all(isinstance(a, Use) and not a.deref and same(a.target) == x for a in arms)
 
     while True:  # until every reachable goto's label is known reachable
         known = set(targets)
