@@ -60,8 +60,9 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
         rules = tuple(rules)
-        relevant = relevant_branches(cfg) if contract else None
-        tables = _Tables(relevant, untracked_values(cfg, relevant) if untrack else frozenset())
+        regions: dict = {}
+        relevant = relevant_branches(cfg, regions) if contract else None
+        tables = _Tables(relevant, untracked_values(cfg, relevant, regions) if untrack else frozenset())
         args = (max_states, seconds, observe, tables, prune, mirror, quiet)
         result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:

@@ -121,7 +121,8 @@ def test_the_apply_shape_is_explored_once_per_counter_state():
 
 def _untracked_names(name: str) -> set[str]:
     (cfg,) = [c for n, c in _fixture_functions("abort") if n == name]
-    untracked = untracked_values(cfg, relevant_branches(cfg))
+    regions: dict = {}
+    untracked = untracked_values(cfg, relevant_branches(cfg, regions), regions)
     return {cfg.names.get(v, v) for v in untracked if not v.startswith("$")}
 
 
