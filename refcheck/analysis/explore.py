@@ -116,13 +116,6 @@ def machine_state(st, machines: tuple) -> tuple:
     return tuple(consts.get(v) for v in machines)
 
 
-def _key(st, machines: tuple, piled: bool):
-    """The visited map's key: the ownership core (up to the numbering of stale views where the
-    node's cores pile up, `symmetry`), with a state machine's state."""
-    core = (renumbered_core(st) if piled else None) or st.core()
-    return core if not machines else (core, machine_state(st, machines))
-
-
 def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
              stolen: frozenset = frozenset(), pruned: PruneTables | None = None
              ) -> tuple[Result, frozenset, PruneTables | None]:
@@ -191,7 +184,9 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
-            variants = seen.setdefault(_key(st2, machines, len(seen) > PILE), [])
+            # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
+            key = st2.core() if len(seen) <= PILE else (renumbered_core(st2) or st2.core())
+            variants = seen.setdefault(key if not machines else (key, machine_state(st2, machines)), [])
             facts = st2.facts
             if any(v.within(facts) for v in variants):
                 continue
