@@ -185,7 +185,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
             # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
-            key = st2.core() if len(seen) <= PILE else (renumbered_core(st2) or st2.core())
+            key = st2.core() if len(seen) <= PILE or not tr.stale_made else (renumbered_core(st2) or st2.core())
             variants = seen.setdefault(key if not machines else (key, machine_state(st2, machines)), [])
             facts = st2.facts
             if any(v.within(facts) for v in variants):
