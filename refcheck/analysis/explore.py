@@ -21,6 +21,7 @@ from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
 from refcheck.analysis.summarize import Summarizer
+from refcheck.analysis.symmetry import PILE, renumbered_core
 from refcheck.analysis.transfer import Transfer
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
@@ -59,8 +60,9 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
         rules = tuple(rules)
-        tables = _Tables(relevant_branches(cfg) if contract else None,
-                         untracked_values(cfg) if untrack else frozenset())
+        regions: dict = {}
+        relevant = relevant_branches(cfg, regions) if contract else None
+        tables = _Tables(relevant, untracked_values(cfg, relevant, regions) if untrack else frozenset())
         args = (max_states, seconds, observe, tables, prune, mirror, quiet)
         result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:
@@ -182,7 +184,9 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
-            variants = seen.setdefault(st2.core() if not machines else (st2.core(), machine_state(st2, machines)), [])
+            # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
+            key = st2.core() if len(seen) <= PILE or not tr.stale_made else (renumbered_core(st2) or st2.core())
+            variants = seen.setdefault(key if not machines else (key, machine_state(st2, machines)), [])
             facts = st2.facts
             if any(v.within(facts) for v in variants):
                 continue

@@ -95,7 +95,7 @@ def released_values(cfg, node_ops: list | None = None) -> dict[str, set[int]]:
     return {v: out[find(v)] for v in {*parent, *(x for _, vs in releases for x in vs)} if find(v) in out}
 
 
-def untracked_values(cfg) -> frozenset[str]:
+def untracked_values(cfg, relevant: set | None = None, regions: dict | None = None) -> frozenset[str]:
     """Local pointers that take no part in ownership, which the analysis does not track.
 
     A variable qualifies when everything it ever holds is NULL, a value loaded from memory (a
@@ -114,8 +114,11 @@ def untracked_values(cfg) -> frozenset[str]:
     g = cfg.graph
     ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
     stored = {op.target for op in ops if type(op) is ir.Store and op.target}
+    assigned, _ = _aliases(op for op in ops if type(op) is ir.Assign)
+    idle = idle_null_tests(cfg, relevant, regions, assigned) if relevant is not None and regions else set()
     tracked = {v for v, _ in cfg.params if v is not None}
     candidates = set()
+    tested = set()
     for op in ops:
         t = type(op)
         if t is ir.Assign or t is ir.Load:
@@ -146,14 +149,45 @@ def untracked_values(cfg) -> frozenset[str]:
             tracked.add(d.value)
         cond = d.cond
         if isinstance(cond, ir.NullTest):
-            tracked.add(cond.var)
+            if n not in idle:
+                tested.add(cond.var)
         elif isinstance(cond, (ir.SameObject, ir.SizeTest)):
             tracked.update((cond.a, cond.b))
     # One alias class, one object: any tracked member tracks the class (a store's value is
     # tracked, so joining it with the loads of its location adds nothing to what is tracked).
     find, _ = _aliases(ops)
     tracked_classes = {find(v) for v in tracked if v is not None}
-    return frozenset(v for v in candidates if find(v) not in tracked_classes and not v.startswith("$"))
+    tested_classes = {assigned(v) for v in tested if v is not None}
+    return frozenset(v for v in candidates if find(v) not in tracked_classes and assigned(v) not in tested_classes
+                     and not v.startswith("$"))
+
+
+def idle_null_tests(cfg, relevant: set, regions: dict, cls) -> set[int]:
+    """Null tests that decide nothing, of pointers never dereferenced (`cls`: a value's class of
+    assignments): branches no node that matters depends on (`relevant`), whose arms up to where
+    they meet (`regions`, from `relevant_branches`) only pass the tested value to calls (no other
+    use, no test, no assignment, no constant): `if (x != NULL) xmlFree (x);` with a borrowing
+    xmlFree. Whatever the outcome, the same state reaches the meeting point but for the tested
+    value's nullness, which no dereference reads (precision 14) and no later decision asks."""
+    g = cfg.graph
+    data = dict(g.nodes(data="data"))
+    tests = [a for a in regions if a not in relevant and isinstance(data[a].cond, ir.NullTest)]
+    if not tests:
+        return set()
+    derefs = {cls(op.var) for d in data.values() for op in (*d.ops, *d.post) if type(op) is ir.Use and op.deref}
+
+    def passes_only(n, tested) -> bool:
+        d = data[n]
+        return (d.cond is None and g.out_degree(n) == 1 and d.kind not in _ENDS
+                and all(type(op) is ir.Call or (type(op) is ir.Use and cls(op.var) == tested)
+                        for op in (*d.ops, *d.post)))
+
+    out = set()
+    for a in tests:
+        tested = cls(data[a].cond.var)
+        if tested not in derefs and all(passes_only(n, tested) for n in regions[a]):
+            out.add(a)
+    return out
 
 
 def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = frozenset()) -> bool:
@@ -171,8 +205,9 @@ def _op_matters(op, ptrs: set[str], keys: set[str], used_after: set[str] = froze
     return False  # Call, Const, Touch, and uses of values never released before: no ownership changes
 
 
-def relevant_branches(cfg) -> set[int]:
-    """Branch and switch nodes on which a node that matters is (transitively) control dependent."""
+def relevant_branches(cfg, regions: dict | None = None) -> set[int]:
+    """Branch and switch nodes on which a node that matters is (transitively) control dependent.
+    `regions`, when given, gets each branch whose arms meet: the nodes up to where they do."""
     g = cfg.graph
     deciders = [n for n in g.nodes if g.out_degree(n) > 1]
     if not deciders:
@@ -216,6 +251,8 @@ def relevant_branches(cfg) -> set[int]:
                 dep.add(n)
                 n = ipdom[n]
         region[a] = dep
+        if regions is not None:
+            regions[a] = dep
         if dep & matters:
             out.add(a)
     changed = True

@@ -46,6 +46,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.stolen = stolen
         self.cfg = cfg
         self.untracked = untracked
+        self.stale_made = False  # a view went stale on some path: keys may be renumbered (`symmetry`)
         self.conv = conv
         # Read at every step: the graph's views cost a Python call per lookup.
         self.data = dict(cfg.graph.nodes(data="data"))
@@ -504,6 +505,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         else:
             new = self.fresh(st, Kind.STALE, oid.site)
             st.objs[new] = st.objs.pop(oid)
+            self.stale_made = True
         for v in holders:
             st.env[v] = new
 

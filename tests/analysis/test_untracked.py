@@ -10,7 +10,7 @@ import pytest
 from cunit import fixture_parses
 from refcheck import ir
 from refcheck.analysis.explore import explore
-from refcheck.analysis.slicing import untracked_values
+from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.ir.cfg import Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.builder import build_cfg
@@ -20,7 +20,7 @@ from tests.analysis.test_states import L, make
 # The one fixture function whose findings leaving a pointer untracked changes (on purpose).
 # Complete only with untracking: parse_asx_entry's shape (glib_borrowed_result_args.c) takes
 # 24,010 states with it and over 1,000,000 without, so there is nothing to compare.
-ONLY_UNTRACKED = {"fixture_parse_entry"}
+ONLY_UNTRACKED = {"fixture_parse_entry", "fixture_views_leak", "fixture_views_clean"}
 CHANGED = {"fixture_untracked_null_deref_goes_on"}
 
 
@@ -117,3 +117,34 @@ def test_the_apply_shape_is_explored_once_per_counter_state():
     off = explore(cfg, conv, RULES.values(), untrack=False)
     assert on.findings == off.findings == []
     assert on.states < off.states
+
+
+def _untracked_names(name: str) -> set[str]:
+    (cfg,) = [c for n, c in _fixture_functions("abort") if n == name]
+    regions: dict = {}
+    untracked = untracked_values(cfg, relevant_branches(cfg, regions), regions)
+    return {cfg.names.get(v, v) for v in untracked if not v.startswith("$")}
+
+
+def test_a_null_test_that_decides_nothing_tracks_nothing():
+    """xspf's shape (fixtures/state_bound_views.c): `if (x != NULL) fixture_read (x);` decides
+    nothing, and a null test of `uri` (it decides the clone) does not track the other pointers
+    loading the same getter's result."""
+    assert _untracked_names("fixture_views_leak") >= {"title", "image", "artist", "album", "mime"}
+    assert "uri" not in _untracked_names("fixture_views_leak")
+
+
+@pytest.mark.parametrize("name, var", [
+    ("fixture_views_flag", "t"),  # the arm sets a flag a later test reads
+    ("fixture_tracked_null_deref_ends_the_path", "d"),  # dereferenced: precision 14 reads it
+])
+def test_a_null_test_that_decides_or_a_dereference_reads_still_tracks(name, var):
+    assert var not in _untracked_names(name)
+
+
+def test_the_views_shape_finishes_only_with_idle_tests_untracked():
+    (cfg,) = [c for n, c in _fixture_functions("abort") if n == "fixture_views_leak"]
+    conv = Conventions()
+    on = explore(cfg, conv, RULES.values())
+    assert not on.incomplete and [f.rule for f in on.findings] == ["RC001"]
+    assert on.states < 20_000

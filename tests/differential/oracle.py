@@ -450,6 +450,36 @@ class Execution:
             obj.released = True
 
 
+def _walk(stmts):
+    """Every statement, arms and loop bodies included."""
+    for s in stmts:
+        yield s
+        if isinstance(s, If):
+            yield from _walk(s.then)
+            yield from _walk(s.orelse or ())
+        elif isinstance(s, Switch):
+            for _, arm in s.cases:
+                yield from _walk(arm)
+        elif hasattr(s, "body"):
+            yield from _walk(s.body)
+
+
+def _assigned_classes(stmts: list):
+    """find(v): v's class of pointers joined by assignments (both ways)."""
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        while parent.get(v, v) != v:
+            v = parent[v]
+        return v
+    for s in stmts:
+        if isinstance(s, Assign) and s.source != "NULL":
+            a, b = find(s.var), find(s.source)
+            if a != b:
+                parent[a] = b
+    return find
+
+
 def untracked(body: tuple) -> frozenset:
     """The local pointers that take no part in ownership (semantics.md, decision 15): in the
     statements refcheck's graph holds (those reachable from the entry by its edges), never
@@ -488,7 +518,7 @@ def untracked(body: tuple) -> frozenset:
                 tracked.add(s.target)
                 returned(s.ret)
             elif isinstance(s, If):
-                if not isinstance(s.cond, int):
+                if isinstance(s.cond, tuple) or (isinstance(s.cond, str) and decides(s)):
                     tracked.update((s.cond,) if isinstance(s.cond, str) else s.cond)
                 then = visit(s.then)
                 live = visit(s.orelse or ()) or then
@@ -503,6 +533,17 @@ def untracked(body: tuple) -> frozenset:
             elif isinstance(s, Error) and s.status is None:
                 live = False
         return live
+
+    every = list(_walk(body))
+    same = _assigned_classes(every)
+    derefed = {same(s.target) for s in every if isinstance(s, Use) and s.deref}
+
+    def decides(s: If) -> bool:
+        """A null test tracks its pointer unless the pointer (with those assigned to and from it)
+        is never dereferenced and the arms only pass it to calls (slicing.idle_null_tests)."""
+        x = same(s.cond)
+        arms = (*s.then, *(s.orelse or ()))
+        return x in derefed or not all(isinstance(a, Use) and not a.deref and same(a.target) == x for a in arms)
 
     while True:  # until every reachable goto's label is known reachable
         known = set(targets)
