@@ -113,6 +113,12 @@ class Summarizer:
         # Per parameter index: the keys of `*p` stored to; per (index, constant returned or
         # None): whether `*p` held NULL ("null"), an object ("set") or unknown at those returns.
         self.slots: dict[int, set] = {}
+        # Known before the exploration: a return reached before the first store explored has its
+        # slot's state too (fixtures/forwarded_fills.c's early `return -1`).
+        for _, d in cfg.graph.nodes(data="data"):
+            for op in d.ops if d is not None else ():
+                if type(op) is ir.Store and op.target and op.through in self.index:
+                    self.slots.setdefault(self.index[op.through], set()).add(op.target)
         # The parameters `*p` of which some store gave a non-NULL object the body did not own.
         self.lent_into: set[int] = set()
         self.slot_states: dict[tuple, set] = {}
