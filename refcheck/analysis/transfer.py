@@ -446,8 +446,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.invalidate(st, op.var)
 
     def op_const(self, st: State, op: ir.Const, node: int, index: int, events: list) -> None:
-        if op.var in self.const_vars:
+        if op.var in self.const_vars and op.nonzero:
+            st.facts.consts.pop(op.var, None)
+            st.facts.excluded[op.var] = frozenset((0,))
+        elif op.var in self.const_vars:
             st.facts.consts[op.var] = op.value
+            st.facts.excluded.pop(op.var, None)  # exactly this value now
 
     def op_shift(self, st: State, op: ir.Shift, node: int, index: int, events: list) -> None:
         known = st.facts.consts.get(op.src)

@@ -180,7 +180,7 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
                 b.emit(ir.Assign(loc, v, None, null=True))
             elif not kept:
                 b.emit(ir.Store(loc, None, v.key, frozenset((v.var,)), through=v.var, null=True))
-        b.emit(ir.Const(loc, r, k))
+        b.emit(ir.Const(loc, r, k, nonzero=k != 0 and cursor_key(call) in b.switched))
         if b.returning is not None and b.returning[0] == cursor_key(call):
             b.returned_constant(b.returning[1], None, k)  # `return f (...)`: this result is returned
         else:

@@ -164,6 +164,9 @@ class Const(Op):
 
     var: str
     value: int
+    # Some non-zero value, not `value` itself: a split call's other edge where a switch reads
+    # the result (`switch (f (self, &out))`: its cases 1, 2... all stay possible there).
+    nonzero: bool = False
 
 
 @dataclass(frozen=True)
