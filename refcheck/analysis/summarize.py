@@ -121,6 +121,9 @@ class Summarizer:
                     self.slots.setdefault(self.index[op.through], set()).add(op.target)
         # The parameters `*p` of which some store gave a non-NULL object the body did not own.
         self.lent_into: set[int] = set()
+        # The parameters `*p` whose value on entry the body releases or hands over: a replace, no
+        # fill of a slot the caller left empty (`stored_owned`).
+        self.replaced: set[int] = set()
         self.slot_states: dict[tuple, set] = {}
         # Per parameter index: where it was retained (a retained fate) or released (released),
         # for the count helpers' own findings (`settles`).
@@ -255,8 +258,9 @@ class Summarizer:
         return None
 
     def stored_owned(self) -> list[int]:
-        """Parameters `p` whose `*p` got an owned reference at some store, never a lent object."""
-        return sorted({i for (_, i), ok in self.stores.items() if ok} - self.lent_into)
+        """Parameters `p` whose `*p` got an owned reference at some store, never a lent object,
+        and whose value on entry the body leaves alone."""
+        return sorted({i for (_, i), ok in self.stores.items() if ok} - self.lent_into - self.replaced)
 
     def kept_condition(self, i: int) -> When | None:
         """The result class on which `*p` holds a new reference or NULL at every return (a new
@@ -315,8 +319,11 @@ class Summarizer:
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
-        kept = {i: w for i in self.stored_owned() if i not in fills and (w := self.kept_condition(i)) is not None}
-        fills.update(kept)
+        # A store on some paths only: NULL on the other results (PyDict_GetItemRef's compat body:
+        # its 1 stores the item, its 0 and -1 NULL), else left as it was there (`fills_kept`).
+        partial = {i: (self.fill_condition(i), self.kept_condition(i)) for i in self.stored_owned() if i not in fills}
+        kept = {i: w for i, (null, w) in partial.items() if null is None and w is not None}
+        fills.update({i: null or w for i, (null, w) in partial.items() if (null or w) is not None})
         conditional = tuple((i, *c) for i, _ in self.params
                             if not any(a[0] == i for a in args) and (c := self.conditional(i)) is not None)
         conditional += tuple((i, Effect.ACQUIRE_OUT, w) for i, w in fills.items() if w is not None)
@@ -360,6 +367,10 @@ class Summarizer:
     def at_given(self, st: State, oid: ObjId) -> None:
         """An object released, or handed to a call that takes it (`memory_free (tmp)`): one loaded
         through a pointer parameter is that parameter's contents (`frees_contents`)."""
+        if oid.kind is Kind.FIELD and st.facts.stored.get(oid.site) is None:
+            # The caller's own `*p`, given up before this path stored into it (simplejson's
+            # `json_memo_intern_key (memo, &key)` drops the old key for the canonical one).
+            self.replaced.update(i for i, keys in self.slots.items() if oid.site in keys)
         o = st.objs.get(oid) if self.setters else None
         if o is not None and oid.kind is not Kind.PARAM and o.origin is Origin.FIELD:
             self.contents.update(self.index[v] for v in o.deps if v in self.index)
