@@ -247,13 +247,16 @@ def agreed(a: Summary, b: Summary) -> Summary:
     if a == b:
         return a
     same = _result_of(a) == _result_of(b)
+    # A fill both name, with NULL elsewhere in both or left as it was in both.
+    kept = tuple(i for i in a.fills_kept if i in b.fills_kept)
+    differ = set(a.fills_kept) ^ set(b.fills_kept)
     return Summary(
         returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
         may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
         unless_singleton=a.unless_singleton if same else None, members=a.members if same else (),
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
-        conditional=tuple(x for x in a.conditional if x in b.conditional),
+        conditional=tuple(x for x in a.conditional if x in b.conditional and x[0] not in differ), fills_kept=kept,
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
