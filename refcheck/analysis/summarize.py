@@ -112,13 +112,7 @@ class Summarizer:
         self.stores: dict[tuple[int, int], bool] = {}
         # Per parameter index: the keys of `*p` stored to; per (index, constant returned or
         # None): whether `*p` held NULL ("null"), an object ("set") or unknown at those returns.
-        self.slots: dict[int, set] = {}
-        # Known before the exploration: a return reached before the first store explored has its
-        # slot's state too (fixtures/forwarded_fills.c's early `return -1`).
-        for _, d in cfg.graph.nodes(data="data"):
-            for op in d.ops if d is not None else ():
-                if type(op) is ir.Store and op.target and op.through in self.index:
-                    self.slots.setdefault(self.index[op.through], set()).add(op.target)
+        self.slots: dict[int, set] = slot_keys(cfg, self.index)
         # The parameters `*p` of which some store gave a non-NULL object the body did not own.
         self.lent_into: set[int] = set()
         # The parameters `*p` whose value on entry the body releases or hands over: a replace, no
@@ -545,6 +539,18 @@ class Summarizer:
                     return False
                 b = up
         return sorted({i for n, i in good if all(dominates(n, r) for r in self.returns)})
+
+def slot_keys(cfg, index: dict) -> dict[int, set]:
+    """Per pointer parameter's index, the location keys of the stores through it: known before
+    the exploration, so that a return reached before the first store explored has its slot's
+    state too (fixtures/forwarded_fills.c's early `return -1`)."""
+    slots: dict[int, set] = {}
+    for _, d in cfg.graph.nodes(data="data"):
+        for op in d.ops if d is not None else ():
+            if type(op) is ir.Store and op.target and op.through in index:
+                slots.setdefault(index[op.through], set()).add(op.target)
+    return slots
+
 
 def flag_targets(cfg, data: dict) -> dict:
     """Location key -> parameter index of the integer constants stored through a pointer
