@@ -61,6 +61,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(returns=Returns.OWNED, unless_singleton="_Py_NoneStruct", source=Source.CONFIGURED),
     Summary(members=(("chunk", Returns.OWNED), ("view", Returns.BORROWED)), source=Source.CONFIGURED),
     Summary(arguments=((0, Effect.RELEASE),), unkept=(1, 2), source=Source.CONFIGURED),
+    Summary(conditional=((2, Effect.ACQUIRE_OUT, When.ZERO),), fills_kept=(2,), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -75,6 +76,14 @@ def test_conditional_effects_read_in_either_spelling():
     rel = parse_record({"arguments": {"0": "borrow", "-1": {"effect": "release", "when": "nonzero"}}}, "t")
     assert rel.conditional_effects(3) == {2: (Effect.RELEASE, When.NONZERO)} and rel.effects(3) == {0: Effect.BORROW}
     assert rel.digest() != parse_record({"arguments": {"0": "borrow", "-1": "release"}}, "t").digest()
+
+
+def test_a_kept_fill_differs_from_a_fill_with_null_elsewhere():
+    table = {"arguments": {"2": {"effect": "acquire-out", "when": "zero"}}}
+    null, kept = parse_record(table, "t"), parse_record({**table, "fills-kept": [2]}, "t")
+    assert null != kept and null.digest() != kept.digest()
+    assert kept.kept_fills(3) == frozenset({2}) and null.kept_fills(3) == frozenset()
+    assert agreed(kept, kept) == kept and agreed(kept, null).conditional == () == agreed(null, kept).conditional
 
 
 def test_unkept_arguments_agree_by_index_and_stay_in_their_unit():
@@ -122,6 +131,8 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     ({"members": ["chunk"]}, "field = "),
     ({"unkept": 1}, "a list of argument indices"),
     ({"unkept": [True]}, "a list of argument indices"),
+    ({"fills-kept": [2]}, 'without a conditional "acquire-out"'),
+    ({"arguments": {"2": "acquire-out"}, "fills-kept": [2]}, 'without a conditional "acquire-out"'),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):

@@ -112,7 +112,12 @@ class Summarizer:
         self.stores: dict[tuple[int, int], bool] = {}
         # Per parameter index: the keys of `*p` stored to; per (index, constant returned or
         # None): whether `*p` held NULL ("null"), an object ("set") or unknown at those returns.
-        self.slots: dict[int, set] = {}
+        self.slots: dict[int, set] = slot_keys(cfg, self.index)
+        # The parameters `*p` of which some store gave a non-NULL object the body did not own.
+        self.lent_into: set[int] = set()
+        # The parameters `*p` whose value on entry the body releases or hands over: a replace, no
+        # fill of a slot the caller left empty (`stored_owned`).
+        self.replaced: set[int] = set()
         self.slot_states: dict[tuple, set] = {}
         # Per parameter index: where it was retained (a retained fate) or released (released),
         # for the count helpers' own findings (`settles`).
@@ -206,20 +211,32 @@ class Summarizer:
         if target:
             self.slots.setdefault(i, set()).add(target)
         owned = oid is not None and st.objs[oid].owned > 0 and st.objs[oid].null != Nullness.NULL
+        if oid is not None and not owned and st.objs[oid].null != Nullness.NULL:
+            self.lent_into.add(i)  # an object without a reference of its own: no kept fill
         key = (node, i)
         self.stores[key] = self.stores.get(key, True) and owned
 
     @staticmethod
     def slot_state(st: State, keys: set) -> str:
         """What `*p` (stored at one of `keys`) holds at a return: "null", "set" or "unknown"."""
+        # The slot's own value as loaded back since (`op_load` of a location only a slot keeps):
+        # tested NULL (`if (*owner == NULL) return -1;`) or released (`Py_DECREF (*owner)`).
+        seen = [st.objs[f] for k in keys if (f := ObjId(Kind.FIELD, k)) in st.objs]
+        if seen and all(o.null == Nullness.NULL for o in seen):
+            return "null"
+        if seen and all(o.gone is not Gone.NO for o in seen):
+            return "gone"
         held = {st.facts.stored.get(k) for k in keys} - {None}
+        if not held and any(st.facts.conds.get(k) is False for k in keys):
+            return "null"  # `*p = NULL;` (ir.Store.null) on this path
         if len(held) != 1:
             return "unknown"
         o = st.objs.get(next(iter(held)))
         # `if (*result)` is a test of the location's text: its false edge says NULL too.
         if o is None or o.null == Nullness.NULL or any(st.facts.conds.get(k) is False for k in keys):
             return "unknown" if o is None else "null"
-        return "set"
+        # Released again before the return (`Py_DECREF (*owner); return -1;`): nothing held.
+        return "gone" if o.owned == 0 and o.gone is not Gone.NO else "set"
 
     def fill_condition(self, i: int) -> When | None:
         """The result class on which `*p` holds the new reference, where it holds NULL at every
@@ -231,6 +248,29 @@ class Summarizer:
             inside = [k for k in by if when.holds(k)]
             if inside and all(by[k] == {"null"} for k in by if k not in inside) \
                     and len(inside) < len(by) and any("set" in by[k] for k in inside):
+                return when
+        return None
+
+    def stored_owned(self) -> list[int]:
+        """Parameters `p` whose `*p` got an owned reference at some store, never a lent object,
+        and whose value on entry the body leaves alone."""
+        return sorted({i for (_, i), ok in self.stores.items() if ok} - self.lent_into - self.replaced)
+
+    def kept_condition(self, i: int) -> When | None:
+        """The result class on which `*p` holds a new reference or NULL at every return (a new
+        one at some), where the other results leave it as it was, NULL or released again at one
+        return at least: a fill on some paths of that result only (`Summary.fills_kept`). A slot
+        whose object was tested NULL or released through `*p` after its store still reads "set"
+        (`op_load` loads such a slot as a location): the record then says the caller's variable
+        is left as it was on that result, no fill, as callers read every such call before."""
+        by = {k: v for (j, k), v in self.slot_states.items() if j == i}
+        if not by or None in by or i in self.faulty:
+            return None
+        for when in (When.POSITIVE, When.ZERO, When.NONZERO):
+            inside = [k for k in by if when.holds(k)]
+            if inside and len(inside) < len(by) and all(by[k] <= {"set", "null"} for k in inside) \
+                    and any("set" in by[k] for k in inside) \
+                    and any(by[k] - {"set"} for k in by if k not in inside):
                 return when
         return None
 
@@ -273,6 +313,11 @@ class Summarizer:
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
+        # A store on some paths only: NULL on the other results (PyDict_GetItemRef's compat body:
+        # its 1 stores the item, its 0 and -1 NULL), else left as it was there (`fills_kept`).
+        partial = {i: (self.fill_condition(i), self.kept_condition(i)) for i in self.stored_owned() if i not in fills}
+        kept = {i: w for i, (null, w) in partial.items() if null is None and w is not None}
+        fills.update({i: null or w for i, (null, w) in partial.items() if (null or w) is not None})
         conditional = tuple((i, *c) for i, _ in self.params
                             if not any(a[0] == i for a in args) and (c := self.conditional(i)) is not None)
         conditional += tuple((i, Effect.ACQUIRE_OUT, w) for i, w in fills.items() if w is not None)
@@ -290,6 +335,7 @@ class Summarizer:
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
+                    fills_kept=tuple(sorted(kept)),
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
@@ -315,6 +361,10 @@ class Summarizer:
     def at_given(self, st: State, oid: ObjId) -> None:
         """An object released, or handed to a call that takes it (`memory_free (tmp)`): one loaded
         through a pointer parameter is that parameter's contents (`frees_contents`)."""
+        if oid.kind is Kind.FIELD and st.facts.stored.get(oid.site) is None:
+            # The caller's own `*p`, given up before this path stored into it (simplejson's
+            # `json_memo_intern_key (memo, &key)` drops the old key for the canonical one).
+            self.replaced.update(i for i, keys in self.slots.items() if oid.site in keys)
         o = st.objs.get(oid) if self.setters else None
         if o is not None and oid.kind is not Kind.PARAM and o.origin is Origin.FIELD:
             self.contents.update(self.index[v] for v in o.deps if v in self.index)
@@ -489,6 +539,18 @@ class Summarizer:
                     return False
                 b = up
         return sorted({i for n, i in good if all(dominates(n, r) for r in self.returns)})
+
+def slot_keys(cfg, index: dict) -> dict[int, set]:
+    """Per pointer parameter's index, the location keys of the stores through it: known before
+    the exploration, so that a return reached before the first store explored has its slot's
+    state too (fixtures/forwarded_fills.c's early `return -1`)."""
+    slots: dict[int, set] = {}
+    for _, d in cfg.graph.nodes(data="data"):
+        for op in d.ops if d is not None else ():
+            if type(op) is ir.Store and op.target and op.through in index:
+                slots.setdefault(index[op.through], set()).add(op.target)
+    return slots
+
 
 def flag_targets(cfg, data: dict) -> dict:
     """Location key -> parameter index of the integer constants stored through a pointer

@@ -348,11 +348,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
         sizes.on_store(st, op)
-        if op.target in self.correlated:  # the location's own truth, tested: what this store wrote
-            if op.truth is None:
+        if op.target in self.correlated or (op.through is not None and op.target):
+            # The location's own truth, tested (or an out-parameter's slot): what this store wrote.
+            if op.truth is None and not op.null:
                 st.facts.conds.pop(op.target, None)
             else:
-                st.facts.conds[op.target] = op.truth
+                st.facts.conds[op.target] = bool(op.truth)
         oid = st.env.get(op.var) if op.var is not None else None
         if oid is not None:
             self.escape(st, oid)
@@ -445,8 +446,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.invalidate(st, op.var)
 
     def op_const(self, st: State, op: ir.Const, node: int, index: int, events: list) -> None:
-        if op.var in self.const_vars:
+        if op.var in self.const_vars and op.nonzero:
+            st.facts.consts.pop(op.var, None)
+            st.facts.excluded[op.var] = frozenset((0,))
+        elif op.var in self.const_vars:
             st.facts.consts[op.var] = op.value
+            st.facts.excluded.pop(op.var, None)  # exactly this value now
 
     def op_shift(self, st: State, op: ir.Shift, node: int, index: int, events: list) -> None:
         known = st.facts.consts.get(op.src)

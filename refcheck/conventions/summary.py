@@ -144,6 +144,11 @@ class Summary:
     # (index, value as a bool). pyahocorasick's `pymod_get_string (obj, &word, &len, &is_copy)`
     # returns `obj` with a reference of its own and `*is_copy = false`, or bare with `true`.
     owned_by_flag: tuple = ()
+    # The argument indices of a conditional ACQUIRE_OUT whose `*p` holds a new reference or NULL
+    # on its result and is left as it was (or released again) on the others: python-xxhash's
+    # `_get_buffer_or_str (obj, buf, owner)` fills `*owner` on its unicode path, NULL on its other
+    # success path, and returns -1 with `*owner` untouched or released.
+    fills_kept: tuple = ()
     # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
     # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
     # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
@@ -182,6 +187,10 @@ class Summary:
             if i is not None:
                 out[i] = e
         return out
+
+    def kept_fills(self, nargs: int) -> frozenset[int]:
+        """The indices (resolved against nargs) of `fills_kept`."""
+        return frozenset(i for p in self.fills_kept for i in [resolve(p, nargs)] if i is not None)
 
     def conditional_effects(self, nargs: int) -> dict[int, tuple[Effect, When]]:
         """Index -> (effect, the result it happens on), resolved against nargs."""
@@ -238,13 +247,16 @@ def agreed(a: Summary, b: Summary) -> Summary:
     if a == b:
         return a
     same = _result_of(a) == _result_of(b)
+    # A fill both name, with NULL elsewhere in both or left as it was in both.
+    kept = tuple(i for i in a.fills_kept if i in b.fills_kept)
+    differ = set(a.fills_kept) ^ set(b.fills_kept)
     return Summary(
         returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
         may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
         unless_singleton=a.unless_singleton if same else None, members=a.members if same else (),
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
-        conditional=tuple(x for x in a.conditional if x in b.conditional),
+        conditional=tuple(x for x in a.conditional if x in b.conditional and x[0] not in differ), fills_kept=kept,
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
@@ -325,6 +337,9 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
         values["conditional"] = tuple((p, e, w) for p, e, w in read if w is not None)
         if any(not isinstance(p, int) for p, _, _ in values["conditional"]):
             raise RecordError(f"{where}: key 'arguments': a conditional effect's position is an argument index")
+    outs = {p for p, e, _ in values.get("conditional", ()) if e is Effect.ACQUIRE_OUT}
+    if not set(values.get("fills_kept", ())) <= outs:
+        raise RecordError(f"{where}: key 'fills-kept' names an argument without a conditional \"acquire-out\"")
     return Summary(**values)
 
 
@@ -463,7 +478,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
-    "frees_contents": _indices, "owned_by_flag": _flag,
+    "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices,
 }
 
 
@@ -480,4 +495,5 @@ _WRITERS = {
     "unkept": list,
     "frees_contents": list,
     "owned_by_flag": list,
+    "fills_kept": list,
 }

@@ -300,10 +300,20 @@ class Builder(GraphBuilder):
         cond, body = kids[-2], kids[-1]
         for extra in kids[:-2]:
             self.stmt(extra)
-        self.exprs.value(cond)
-        self.expression_end(cond)
         inner = strip(cond)
+        if kind_of(inner) == K.CALL_EXPR:
+            self.tested.add(cursor_key(inner))  # its conditional effects split here, as an `if`'s
+            self.switched.add(cursor_key(inner))
+        self.exprs.value(cond)
         svar = self.var(referenced(inner)) if kind_of(inner) == K.DECL_REF_EXPR else None
+        if svar is None and kind_of(inner) == K.CALL_EXPR:
+            # `switch (f (self, &out))` on a call split by its result (`result_split`): a case
+            # takes the edge whose constant it matches (pyahocorasick's `automaton_build_output`);
+            # its result variable outlives the expression (it holds a constant, no object).
+            svar = self.status_vars.get(cursor_key(inner))
+            if svar in self.pending_temps:
+                self.pending_temps.remove(svar)
+        self.expression_end(cond)
         dispatch = self.node("switch", location(c), value=svar)
         self.start(dispatch)
         after = self.node("block")

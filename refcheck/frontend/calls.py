@@ -26,7 +26,7 @@ from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
-from refcheck.frontend.owning import address_of_local, owning_locals
+from refcheck.frontend.owning import address_of_local, emit_fill, forwarded_parameter, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
@@ -205,12 +205,15 @@ class CallLowering(UserData):
         """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
         replaced), as `call` reads them."""
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
+        # A parameter `p` handed on there is filled too: a store through p (`owning.Forwarded`).
         filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.address_of_local(a)) is not None}
+                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.out_target(a)) is not None}
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
-        # `*out` of these receives a new reference on one result only, NULL on the others.
-        fills = {v: (w, fills_scalars(args[i])) for i, (e, w) in conditional.items()
-                 if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None}
+        # `*out` of these receives a new reference on one result only, NULL on the others (or,
+        # `fills_kept`, maybe NULL there and left as it was on the others).
+        kept = summary.kept_fills(len(args))
+        fills = {v: (w, fills_scalars(args[i]), i in kept) for i, (e, w) in conditional.items()
+                 if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None}
         # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
         lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
@@ -266,7 +269,7 @@ class CallLowering(UserData):
             result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1, fills)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
-                                    if e is Effect.ACQUIRE_OUT and (v := self.address_of_local(args[i])) is not None})
+                                    if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
                 and not indirect_unknown(c, summary)):
@@ -430,11 +433,15 @@ class CallLowering(UserData):
         return v is not None and strip(a).type.get_pointee().get_canonical().kind == ci.TypeKind.RECORD
 
     def fill(self, loc, name: str, args: list, filled: dict) -> None:
-        """After a call that stores a fresh owned reference through `&v`: v holds it."""
+        """After a call that stores a fresh owned reference through `&v` (or a forwarded `p`):
+        v (`*p`) holds it."""
         for i, v in filled.items():
-            t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Acquire(loc, t, name, scalars=fills_scalars(args[i])))
-            self.b.emit(ir.Assign(loc, v, t))
+            emit_fill(self.b, loc, name, v, fills_scalars(args[i]))
+
+    def out_target(self, a):
+        """What a call's fill of argument `a` writes: the local v of `&v`, a forwarded parameter."""
+        v = self.address_of_local(a)
+        return v if v is not None else forwarded_parameter(self.b, a)
 
     def replace(self, loc, name: str, v: str, new) -> None:
         """`g_set_object (&v, new)`: ref new, `v = new`, unref v's old value (in that order, as

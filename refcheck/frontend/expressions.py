@@ -415,7 +415,7 @@ class ExpressionLowerer(CallLowering):
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
-                           truth=None if k is None else bool(k)))
+                           truth=None if k is None else bool(k), null=through is not None and src == NULL))
         return src
 
     def pointee_of(self, target) -> str | None:

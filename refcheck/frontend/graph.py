@@ -72,6 +72,7 @@ class GraphBuilder:
         self.status_vars: dict[bytes, str] = {}
         # The calls a condition tests (`if (!f (x))`, `f (x) < 0`), by call.
         self.tested: set[bytes] = set()
+        self.switched: set[bytes] = set()  # calls a switch reads the result of (`Const.nonzero`)
         # (call key, return statement) while lowering `return f (...)`: a split of f returns
         # each of its results there (`Builder.returned_constant`).
         self.returning: tuple | None = None

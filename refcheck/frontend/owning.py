@@ -11,6 +11,11 @@ leaks, as before. Found per function, by syntax, once per build.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from refcheck import ir
 from refcheck.frontend.binding import arguments, kind_of, referenced
 from refcheck.frontend.clangutil import K, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -49,3 +54,39 @@ def _owning(b):
             continue
         freed = b.summary_of(decl, name).frees_contents
         yield from (v for i, v in locals_.items() if i in freed)
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A parameter `p` (`PyObject **p`) handed on to a call that fills `*p`: the fill is a store
+    through p, as `*p = v;` is, so this function's own record says it fills `*p` too
+    (python-xxhash's `_parse_fastcall_args (..., buf_owner, ...)` handing its `buf_owner` to
+    `_get_buffer_or_str (obj, buf, buf_owner)`). `key`: the location `*p`'s key (fact_key)."""
+
+    var: str
+    key: str
+
+
+def forwarded_parameter(b, a) -> Forwarded | None:
+    """The parameter p of an argument `p` whose type is a pointer to a pointer, else None."""
+    inner = strip(a)
+    if kind_of(inner) != K.DECL_REF_EXPR:
+        return None
+    ref = referenced(inner)
+    t = inner.type.get_canonical()
+    if ref is None or kind_of(ref) != K.PARM_DECL or t.kind != ci.TypeKind.POINTER \
+            or t.get_pointee().get_canonical().kind != ci.TypeKind.POINTER:
+        return None
+    v = b.var(ref)
+    return None if v is None else Forwarded(v, f"(* 1 {v}")
+
+
+def emit_fill(b, loc, name: str, target, scalars: bool) -> None:
+    """The call stores a new reference into `target`'s variable (`&v`) or through a forwarded
+    parameter (`*p`)."""
+    t = b.temp(f"{name}(...)")
+    b.emit(ir.Acquire(loc, t, name, scalars=scalars))
+    if isinstance(target, Forwarded):
+        b.emit(ir.Store(loc, t, target.key, frozenset((target.var,)), through=target.var))
+    else:
+        b.emit(ir.Assign(loc, target, t))

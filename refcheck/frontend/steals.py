@@ -13,6 +13,7 @@ from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.owning import emit_fill
 from refcheck.conventions.summary import Effect, When
 
 # Format units of Py_BuildValue (Python/modsupport.c) and the C arguments each takes; `#` after a
@@ -142,14 +143,15 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     """A call whose record gives arguments up on one result only (`effects`: variable ->
     (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
     the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
-    it on 0 only. `fills` (variable v of `&v` -> (When, points to scalars)): v receives a new
-    reference on that result and NULL on the others (PyMapping_GetOptionalItem's 1; its 0 and -1
+    it on 0 only. `fills` (variable v of `&v`, or a forwarded parameter -> (When, points to
+    scalars, kept)): v receives a new reference on that result and NULL on the others (kept:
+    maybe NULL there, left as it was on the others) (PyMapping_GetOptionalItem's 1; its 0 and -1
     are then two edges). The result is an integer variable holding 0, `nonzero` (or 1) on each
     edge, so that `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its
     split did. `status`: the local the call's result is assigned to, if any."""
     fills = fills or {}
     r = status or b.temp(f"{name}(...)")
-    results = [0, nonzero] + ([1] if nonzero != 1 and any(w is When.POSITIVE for w, _ in fills.values()) else [])
+    results = [0, nonzero] + ([1] if nonzero != 1 and any(f[0] is When.POSITIVE for f in fills.values()) else [])
     join = b.node("block")
     for pos, k in enumerate(results):
         if pos < len(results) - 1:  # a branch to this result's edge, the rest on its other edge
@@ -171,14 +173,14 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
                 b.emit(ir.Retain(loc, v, name, kept=True))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
                 b.emit(ir.Store(loc, v, "", frozenset()))
-        for v, (w, scalars) in fills.items():
+        for v, (w, scalars, kept) in fills.items():
             if w.holds(k):
-                t = b.temp(f"{name}(...)")
-                b.emit(ir.Acquire(loc, t, name, scalars=scalars))
-                b.emit(ir.Assign(loc, v, t))
-            else:
+                emit_fill(b, loc, name, v, scalars)
+            elif not kept and isinstance(v, str):  # `fills_kept`: left as it was
                 b.emit(ir.Assign(loc, v, None, null=True))
-        b.emit(ir.Const(loc, r, k))
+            elif not kept:
+                b.emit(ir.Store(loc, None, v.key, frozenset((v.var,)), through=v.var, null=True))
+        b.emit(ir.Const(loc, r, k, nonzero=k != 0 and cursor_key(call) in b.switched))
         if b.returning is not None and b.returning[0] == cursor_key(call):
             b.returned_constant(b.returning[1], None, k)  # `return f (...)`: this result is returned
         else:

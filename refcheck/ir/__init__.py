@@ -139,6 +139,9 @@ class Store(Op):
     truth: bool | None = None
     # The sink's record is a cycle's assumption (`Summary.assumed`): no evidence of a steal.
     assumed: bool = False
+    # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
+    # path, `Summarizer.slot_state`), not an untracked value.
+    null: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,9 @@ class Const(Op):
 
     var: str
     value: int
+    # Some non-zero value, not `value` itself: a split call's other edge where a switch reads
+    # the result (`switch (f (self, &out))`: its cases 1, 2... all stay possible there).
+    nonzero: bool = False
 
 
 @dataclass(frozen=True)
