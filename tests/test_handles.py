@@ -55,3 +55,15 @@ def test_counted_types_read_as_the_set_and_pickle_as_one():
     got = handles.CountedTypes(Top(), Conventions())
     assert not got and got == frozenset() and "T" not in got and len(got) == 0
     assert pickle.loads(pickle.dumps(got)) == frozenset()
+
+
+def test_what_a_declaration_counts_is_remembered_per_name_and_kept_by_unit_copies():
+    from refcheck.conventions import Counts
+    conv = Conventions()
+    assert conv.counts("THClTensor_newv2") is Counts.RESULT
+    assert conv.counts("THClTensor_free") is Counts.ARGUMENT
+    assert conv.counts("THClTensor_retain") is Counts.ARGUMENT
+    assert conv.counts("THClTensor_nDimension") is Counts.NOTHING
+    assert conv.counts("") is Counts.NOTHING
+    unit = conv.for_unit(unit_counted=frozenset({"THClTensor"}))
+    assert unit._counts is conv._counts  # the walk of every unit fills one table

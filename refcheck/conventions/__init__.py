@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
-from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked,
-                                          parse_record, record_table)
+from refcheck.conventions.summary import (DEFAULT, Counts, Effect, Ends, ErrorCondition, Returns, Source, Summary,
+                                          Tracked, parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,
@@ -417,6 +417,21 @@ class Conventions:
                 return kind
         return None
 
+    def counts(self, name: str) -> Counts:
+        """What a declaration named `name` says of the unit's counted types (`handles.counted_types`):
+        remembered per name, as every unit of a code base walks the same headers' declarations
+        (libmbim: 345,000 declarations over 60 units, four pattern searches each)."""
+        cache = self._counts
+        if name not in cache:
+            cache[name] = (Counts.RESULT if self.matches("acquire", name) or self.matches("reallocate", name) else
+                           Counts.ARGUMENT if self.matches("release", name) or self.matches("retain", name) else
+                           Counts.NOTHING)
+        return cache[name]
+
+    @cached_property
+    def _counts(self) -> dict[str, Counts]:
+        return {}
+
     def for_unit(self, **derived) -> "Conventions":
         """A copy with derived fields set (the engine's per-unit ones), keeping what this instance
         has cached: none of it reads a derived field, and a fresh copy would compile the
@@ -529,7 +544,7 @@ class Conventions:
 
 
 # The cached properties that read no derived field (`Conventions.for_unit`).
-_CACHES = ("_compiled", "_conditional", "_tables", "_summaries", "_fingerprint")
+_CACHES = ("_compiled", "_conditional", "_tables", "_summaries", "_fingerprint", "_counts")
 
 
 def _stable(value) -> object:

@@ -90,6 +90,13 @@ class Source(Enum):
     DEFAULT = "default"  # nothing known: borrows everything, returns borrowed
 
 
+class Counts(Enum):
+    """What a declaration's name tells of the types a unit counts (`Conventions.counts`)."""
+    NOTHING = 0
+    RESULT = 1  # an acquirer or reallocation: its result's pointee
+    ARGUMENT = 2  # a releaser or retainer: its last pointer parameter's pointee
+
+
 
 @dataclass(frozen=True)
 class ErrorCondition:

@@ -376,6 +376,11 @@ class ExpressionLowerer(CallLowering):
                     self.b.emit(ir.Shift(loc, v, shift[0], shift[1]))
                 elif not done:
                     self.assign_local(loc, v, src, rhs)
+                    if src == NULL and has_pointer_type(target):
+                        # `a = (b = NULL)`: the inner assignment's value is the null pointer, not
+                        # b; lowering it as `a = b` joined a and b into one alias class, so a
+                        # null test of b tracked a as well (totem's `title = ... = author = NULL`).
+                        return NULL
                 return v
         elif self.store_flag(loc, target, rhs):
             return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions import Conventions
+from refcheck.conventions import Conventions, Counts
 from refcheck.frontend.clangutil import K, kind_of, nested, record_cache
 
 _DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
@@ -55,10 +55,10 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
     for c in nested(top, lambda c: kind_of(c) in _SCOPES):
         if kind_of(c) not in _DECLS:
             continue
-        name = c.spelling
-        if conv.matches("acquire", name) or conv.matches("reallocate", name):
+        counts = conv.counts(c.spelling)
+        if counts is Counts.RESULT:
             out.add(record_name(c.result_type))
-        elif conv.matches("release", name) or conv.matches("retain", name):
+        elif counts is Counts.ARGUMENT:
             # The last pointer parameter: THC's `THCudaTensor_free(THCState *state, THCudaTensor *self)`.
             records = [record_name(a.type) for a in c.get_arguments()]
             out.add(next((r for r in reversed(records) if r is not None), None))

@@ -148,3 +148,22 @@ def test_the_views_shape_finishes_only_with_idle_tests_untracked():
     on = explore(cfg, conv, RULES.values())
     assert not on.incomplete and [f.rule for f in on.findings] == ["RC001"]
     assert on.states < 20_000
+
+
+def test_a_chained_null_initialisation_joins_nothing():
+    """`title = language = author = NULL;` (fixtures/state_bound_chained_null.c): the chain's
+    value is the null pointer, so a null test of `author` tracks neither `title` nor `language`;
+    lowered as `language = author` it joined them into `author`'s class."""
+    (cfg,) = [c for n, c in _fixture_functions("abort") if n == "fixture_chained_null_leak"]
+    nulls = {cfg.names.get(op.dst, op.dst) for _, d in cfg.graph.nodes(data="data")
+             for op in d.ops if type(op) is ir.Assign and op.null}
+    assert {"title", "language", "author"} <= nulls
+    untracked = _untracked_names("fixture_chained_null_leak")
+    assert {"title", "language"} <= untracked and "author" not in untracked
+
+
+def test_a_chain_that_copies_an_object_still_aliases_it():
+    (cfg,) = [c for n, c in _fixture_functions("abort") if n == "fixture_chained_owned_clean"]
+    copies = {(cfg.names.get(op.dst), cfg.names.get(op.src)) for _, d in cfg.graph.nodes(data="data")
+              for op in d.ops if type(op) is ir.Assign and op.src is not None}
+    assert ("a", "b") in copies
