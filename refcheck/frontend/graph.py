@@ -163,7 +163,10 @@ class GraphBuilder:
         With nothing known of it, a function whose body returns a parameter returns that argument
         (`inlines`: a system header's inline cast, which the analysis does not read)."""
         conv = self.conv
-        if not conv.library_header or decl is None or name not in conv.library_summaries:
+        lib = _library_record(conv, decl, name) if conv.libraries and decl is not None else None
+        if lib is not None:
+            s = lib
+        elif not conv.library_header or decl is None or name not in conv.library_summaries:
             s = conv.summary(name)
         else:
             f = decl.location.file
@@ -197,6 +200,25 @@ def _unit_noreturns(tu) -> dict:
     if ref is None or ref() is not tu:
         _NORETURNS[:] = [weakref.ref(tu), {}]
     return _NORETURNS[1]
+
+
+def _library_record(conv, decl, name: str):
+    """The record of a library (conventions/libraries.py) whose headers declare the callee and
+    whose naming says what it does; a configured record wins."""
+    if not name or name in conv.summaries:
+        return None
+    f = None
+    for lib in conv.libraries:
+        s = lib.record(name)
+        if s is None:
+            continue
+        if f is None:
+            f = decl.location.file
+            if f is None:
+                return None
+        if _in_library(f.name, lib.header):
+            return s
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
