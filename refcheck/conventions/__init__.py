@@ -385,7 +385,7 @@ class Conventions:
         if found is not None:
             return found
         if record:
-            return record
+            return next((f for lib in self.libraries for f in [lib.record_family(record)] if f), record)
         if not by_prefix:  # a block of scalars: no type of the name's
             return None
         m = _PREFIX.match(name or "")

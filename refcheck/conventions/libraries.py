@@ -24,6 +24,9 @@ class Library:
     header: str
     # (pattern, record) pairs, first match wins, records written as `[tool.refcheck.summaries]`.
     rules: tuple[tuple[str, Summary], ...]
+    # (pattern, family) pairs: structs of the library that are one family (what one releaser
+    # frees whatever the pointer's declared type).
+    records: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
@@ -37,9 +40,18 @@ class Library:
         return None
 
 
-def library(name: str, header: str, rules: list[tuple[str, dict]]) -> Library:
+    def record_family(self, record: str) -> str | None:
+        """The family of a struct the library names so; None: the library says nothing."""
+        for pattern, family in self.records:
+            if re.search(pattern, record):
+                return family
+        return None
+
+
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = ()) -> Library:
     where = f"libraries.{name}"
-    return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules))
+    return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
+                   records)
 
 
 _OWNED = {"returns": "owned"}
@@ -74,6 +86,10 @@ OPENSSL = library("openssl", "opensslv.h", [
     (r"^\w+_(?:new|dup)(?:_ex|_null|_reserve)?$|^BIO_new_\w+$|^EVP_PKEY2PKCS8$|^EVP_PKCS82PKEY(?:_ex)?$",
      _OWNED),
     (r"^CRYPTO_(?:malloc|zalloc|strdup|strndup|memdup)$", _OWNED),
-])
+],
+    # "STACK_OF(TYPE)" is `struct stack_st_TYPE`, which the sk_TYPE_* inlines cast to
+    # OPENSSL_STACK (`struct stack_st`) for OPENSSL_sk_free and the rest (DEFINE_STACK_OF(3)):
+    # a project's `STACK_OF(X509) *chain (void)` gives what sk_X509_free releases.
+    records=((r"^stack_st(?:_\w+)?$", "stack_st"),))
 
 LIBRARIES: tuple[Library, ...] = (OPENSSL,)

@@ -21,7 +21,8 @@ from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns, Source
 from refcheck.frontend.binding import semantic_parent, spelling, type_of
-from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced,
+                                        strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.frontend.inlines import identity_position
@@ -246,6 +247,8 @@ def resolved_callee(call, conv: Conventions):
 def callee_of(call):
     """(declaration or None, the name the conventions classify) of a call expression."""
     ref = referenced(call)
+    if ref is None:
+        ref = _parenthesized_function(call)
     if ref is not None and kind_of(ref) in FUNCTION_KINDS | {K.FUNCTION_DECL}:
         return ref, qualified_name(ref)
     if spelling(call):
@@ -264,6 +267,18 @@ def callee_of(call):
             return ref, x.spelling
         stack.extend(children_of(x))
     return ref, ""
+
+
+def _parenthesized_function(call):
+    """The function a parenthesized callee names, `(destroy) (_ptr)` in GLib's g_clear_pointer
+    with `destroy` a function's name (`g_clear_pointer (&bio, BIO_free_all)`), where libclang
+    gives the call no referenced declaration; None otherwise (a pointer variable, `(*fp)`)."""
+    kids = list(children_of(call))
+    e = strip(kids[0]) if kids else None
+    if e is None or kind_of(e) != K.DECL_REF_EXPR:
+        return None
+    target = referenced(e)
+    return target if target is not None and kind_of(target) == K.FUNCTION_DECL else None
 
 
 def _member_token(member) -> str:
