@@ -32,12 +32,19 @@ class Library:
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
         return tuple((re.compile(p), s) for p, s in self.rules)
 
+    @cached_property
+    def _answers(self) -> dict[str, Summary | None]:
+        return {}
+
     def record(self, name: str) -> Summary | None:
         """The record of the first pattern `name` matches; None: the library says nothing."""
-        for pattern, s in self._compiled:
-            if pattern.search(name):
-                return s
-        return None
+        # Asked for every call of every unit (the build, `relevance`): by name, once.
+        answers = self._answers
+        if name not in answers:
+            if len(answers) > 100_000:
+                answers.clear()
+            answers[name] = next((s for pattern, s in self._compiled if pattern.search(name)), None)
+        return answers[name]
 
 
     def record_family(self, record: str) -> str | None:
