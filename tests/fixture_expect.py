@@ -8,6 +8,7 @@
     // fixture-options: preset=cpython python-headers   (a preset's conventions; Python.h's folder)
     // fixture-options: preset=glib glib-headers   (the installed GLib/GIO headers, from pkg-config)
     // fixture-options: preset=cpython python-headers numpy-headers   (the installed numpy's headers)
+    // fixture-options: preset=glib openssl-headers   (the installed OpenSSL headers, from pkg-config)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -72,6 +73,7 @@ class Options:
     python_headers: bool = False  # `python-headers`: compiled against the running Python's headers
     glib_headers: bool = False  # `glib-headers`: compiled against the installed GLib (pkg-config gio-2.0)
     numpy_headers: bool = False  # `numpy-headers`: compiled against the installed numpy's C API headers
+    openssl_headers: bool = False  # `openssl-headers`: compiled against the installed OpenSSL (pkg-config openssl)
 
 
 @dataclass
@@ -105,6 +107,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "glib-headers":
             options.glib_headers = True
             options.clang_args.extend(glib_cflags())
+        elif token == "openssl-headers":
+            options.openssl_headers = True
+            options.clang_args.extend(openssl_cflags() or [])
         elif token == "numpy-headers":
             options.numpy_headers = True
             include = numpy_include()
@@ -115,6 +120,17 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         else:
             raise FixtureSyntaxError(path, line, f"unknown fixture option {token!r}")
     return options
+
+
+def openssl_cflags() -> list[str] | None:
+    """The installed OpenSSL's compiler flags (often none: /usr/include), None where pkg-config does
+    not know OpenSSL (no development headers)."""
+    try:
+        out = subprocess.run(["pkg-config", "--cflags", "openssl"], capture_output=True, text=True,
+                             check=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return shlex.split(out)
 
 
 def numpy_include() -> str | None:

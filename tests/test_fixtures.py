@@ -22,6 +22,7 @@ from fixture_expect import (
     Expectation,
     glib_cflags,
     numpy_include,
+    openssl_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -67,6 +68,8 @@ def _skip_without_headers(unit: Path) -> None:
         pytest.skip(f"no Python.h in {sysconfig.get_paths()['include']} (install the Python development headers)")
     if _sources(unit)[0].options.glib_headers and not glib_cflags():
         pytest.skip("no GLib development headers (pkg-config gio-2.0)")
+    if _sources(unit)[0].options.openssl_headers and openssl_cflags() is None:
+        pytest.skip("no OpenSSL development headers (pkg-config openssl)")
     if _sources(unit)[0].options.numpy_headers and not numpy_include():
         pytest.skip("numpy is not installed (its C API headers come with it)")
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
+from refcheck.conventions.libraries import LIBRARIES, Library
 from refcheck.conventions.summary import (DEFAULT, Counts, Effect, Ends, ErrorCondition, Returns, Source, Summary,
                                           Tracked, parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
@@ -239,6 +240,10 @@ class Conventions:
     # name) does not take it: the headers are those in the folder of `library_header`, or below it.
     library_summaries: dict[str, Summary] = field(default_factory=dict)
     library_header: str = ""
+    # Libraries whose documented naming says who owns what (OpenSSL's get0/get1, d2i_*), for a
+    # callee their own headers declare, under every preset: below `summaries`, above the rest
+    # (conventions/libraries.py).
+    libraries: tuple[Library, ...] = LIBRARIES
     # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
     # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
     scalar_results: bool = True
@@ -380,7 +385,7 @@ class Conventions:
         if found is not None:
             return found
         if record:
-            return record
+            return next((f for lib in self.libraries for f in [lib.record_family(record)] if f), record)
         if not by_prefix:  # a block of scalars: no type of the name's
             return None
         m = _PREFIX.match(name or "")
@@ -431,6 +436,10 @@ class Conventions:
     @cached_property
     def _counts(self) -> dict[str, Counts]:
         return {}
+
+    def library_records(self, name: str) -> tuple[Summary, ...]:
+        """The records `libraries` give `name` were its library's headers to declare it."""
+        return tuple(s for lib in self.libraries for s in [lib.record(name)] if s is not None) if name else ()
 
     def for_unit(self, **derived) -> "Conventions":
         """A copy with derived fields set (the engine's per-unit ones), keeping what this instance

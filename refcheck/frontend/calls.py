@@ -52,12 +52,11 @@ def _record_of(t) -> str:
     return p.spelling.replace("const ", "").replace("struct ", "").strip()
 
 
-def released_record(c) -> str:
+def released_record(decl) -> str:
     """The one struct every pointer parameter of the called releaser points to (`BIO_free (BIO
     *)`: bio_st), the family of what it releases; "" where they point to several or to
     something else too (`THCudaTensor_free (state, t)`, `luaT_free (L, void *)`: the name's
     prefix says it) or the callee is not known (a function pointer)."""
-    decl = c.referenced
     if decl is None or kind_of(decl) != K.FUNCTION_DECL:
         return ""
     records = {_record_of(a.type) for a in decl.get_arguments()
@@ -382,7 +381,7 @@ class CallLowering(UserData):
         if role == "release":
             # Only where it says something the name does not: TH's `THFloatTensor_free
             # (THFloatTensor *)` keeps the graph a generic body's instances share.
-            record = released_record(c)
+            record = released_record(self.b.callee_of(c)[0])
             record = record if record != self.b.conv.family(name) else ""
             self.b.emit(ir.Release(loc, tuple(tracked), name, record=record))
             forget_released(self.b, loc, tracked)

@@ -21,7 +21,8 @@ from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns, Source
 from refcheck.frontend.binding import semantic_parent, spelling, type_of
-from refcheck.frontend.clangutil import FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced,
+                                        strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.frontend.inlines import identity_position
@@ -164,7 +165,10 @@ class GraphBuilder:
         With nothing known of it, a function whose body returns a parameter returns that argument
         (`inlines`: a system header's inline cast, which the analysis does not read)."""
         conv = self.conv
-        if not conv.library_header or decl is None or name not in conv.library_summaries:
+        lib = _library_record(conv, decl, name) if conv.libraries and decl is not None else None
+        if lib is not None:
+            s = lib
+        elif not conv.library_header or decl is None or name not in conv.library_summaries:
             s = conv.summary(name)
         else:
             f = decl.location.file
@@ -200,6 +204,25 @@ def _unit_noreturns(tu) -> dict:
     return _NORETURNS[1]
 
 
+def _library_record(conv, decl, name: str):
+    """The record of a library (conventions/libraries.py) whose headers declare the callee and
+    whose naming says what it does; a configured record wins."""
+    if not name or name in conv.summaries:
+        return None
+    f = None
+    for lib in conv.libraries:
+        s = lib.record(name)
+        if s is None:
+            continue
+        if f is None:
+            f = decl.location.file
+            if f is None:
+                return None
+        if _in_library(f.name, lib.header):
+            return s
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def _in_library(path: str, header: str) -> bool:
     """A header in the folder of the library's main header (Python.h) or in a folder below it."""
@@ -225,6 +248,8 @@ def resolved_callee(call, conv: Conventions):
 def callee_of(call):
     """(declaration or None, the name the conventions classify) of a call expression."""
     ref = referenced(call)
+    if ref is None:
+        ref = _parenthesized_function(call)
     if ref is not None and kind_of(ref) in FUNCTION_KINDS | {K.FUNCTION_DECL}:
         return ref, qualified_name(ref)
     if spelling(call):
@@ -243,6 +268,18 @@ def callee_of(call):
             return ref, x.spelling
         stack.extend(children_of(x))
     return ref, ""
+
+
+def _parenthesized_function(call):
+    """The function a parenthesized callee names, `(destroy) (_ptr)` in GLib's g_clear_pointer
+    with `destroy` a function's name (`g_clear_pointer (&bio, BIO_free_all)`), where libclang
+    gives the call no referenced declaration; None otherwise (a pointer variable, `(*fp)`)."""
+    kids = list(children_of(call))
+    e = strip(kids[0]) if kids else None
+    if e is None or kind_of(e) != K.DECL_REF_EXPR:
+        return None
+    target = referenced(e)
+    return target if target is not None and kind_of(target) == K.FUNCTION_DECL else None
 
 
 def _member_token(member) -> str:

@@ -51,6 +51,11 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
     return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(e, summary)
 
 
+def _says_something(summary) -> bool:
+    return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
+            or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional))
+
+
 def can_find_anything(fn, conv: Conventions) -> bool:
     """Whether a function's body could produce a finding, decided on its cursors before its graph
     is built: it must call something the conventions give an ownership role, use new/delete, hold
@@ -68,9 +73,10 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         c = stack.pop()
         k = kind_of(c)
         if k == K.CALL_EXPR:
-            summary = conv.summary(resolved_callee(c, conv)[1])
-            if (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
-                    or any(e is not Effect.BORROW for _, e in summary.arguments) or summary.conditional):
+            name = resolved_callee(c, conv)[1]
+            # A library's record (OpenSSL's get1) counts wherever its headers may declare the
+            # callee: which ones do is the build's to say; answering yes only costs a build.
+            if any(_says_something(s) for s in (conv.summary(name), *conv.library_records(name))):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
             return True

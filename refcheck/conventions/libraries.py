@@ -1,0 +1,102 @@
+"""Libraries whose names say who owns what, by documented convention, whatever the preset.
+
+A library here is a header (the folder it is in, and those below, are the library's headers)
+and name patterns, each with the summary record its documentation gives every function so
+named. A callee takes a library's record only where the library's own headers declare it: a
+project's `foo_get1_bar` keeps the preset's reading. Code that calls such a library is found
+beside any of GLib, CPython or TH, so every preset has them (`Conventions.libraries`); a record
+in `[tool.refcheck.summaries]` still wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from refcheck.conventions.summary import Source, Summary, parse_record
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    # A header in the library's include folder (`opensslv.h`, in /usr/include/openssl/).
+    header: str
+    # (pattern, record) pairs, first match wins, records written as `[tool.refcheck.summaries]`.
+    rules: tuple[tuple[str, Summary], ...]
+    # (pattern, family) pairs: structs of the library that are one family (what one releaser
+    # frees whatever the pointer's declared type).
+    records: tuple[tuple[str, str], ...] = ()
+
+    @cached_property
+    def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
+        return tuple((re.compile(p), s) for p, s in self.rules)
+
+    @cached_property
+    def _answers(self) -> dict[str, Summary | None]:
+        return {}
+
+    def record(self, name: str) -> Summary | None:
+        """The record of the first pattern `name` matches; None: the library says nothing."""
+        # Asked for every call of every unit (the build, `relevance`): by name, once.
+        answers = self._answers
+        if name not in answers:
+            if len(answers) > 100_000:
+                answers.clear()
+            answers[name] = next((s for pattern, s in self._compiled if pattern.search(name)), None)
+        return answers[name]
+
+
+    def record_family(self, record: str) -> str | None:
+        """The family of a struct the library names so; None: the library says nothing."""
+        for pattern, family in self.records:
+            if re.search(pattern, record):
+                return family
+        return None
+
+
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = ()) -> Library:
+    where = f"libraries.{name}"
+    return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
+                   records)
+
+
+_OWNED = {"returns": "owned"}
+# Every tracked argument, as the name patterns' releasers: the call is lowered as one release
+# whose family the parameter's struct says (`BIO_free_all (BIO *)`: bio_st, what BIO_new made).
+_RELEASE = {"arguments": {"every": "release"}}
+
+# OpenSSL's ownership names (its man pages: "get0" and "get1" in X509_get0_notBefore(3),
+# SSL_get1_peer_certificate(3); d2i_X509(3); PEM_read_bio_PrivateKey(3); X509_new(3)'s
+# X509_up_ref/X509_free; OPENSSL_malloc(3); DEFINE_STACK_OF(3)). The typed-stack and memory
+# macros expand to the OPENSSL_sk_* and CRYPTO_* functions named here.
+OPENSSL = library("openssl", "opensslv.h", [
+    # "X509_up_ref() increments the reference count of a": returns 1 on success (an int).
+    (r"_up_ref$", {"arguments": {"0": "retain"}}),
+    # "sk_TYPE_pop_free() frees up all elements of sk and sk itself"; "BIO_free_all() frees up an
+    # entire BIO chain"; X509_free, EVP_PKEY_free, CRYPTO_free (OPENSSL_free), CRYPTO_clear_free.
+    (r"^BIO_free_all$|_pop_free$|^\w+_free$|^BIO_vfree$", _RELEASE),
+    # "get0": an internal pointer, not to be freed; "get1": a new reference the caller frees
+    # (SSL_get1_peer_certificate, OCSP_response_get1_basic, X509_get1_email).
+    (r"_get0_", {"returns": "borrowed"}),
+    (r"_get1_", _OWNED),
+    # "d2i_TYPE() ... If *a is NULL a new TYPE structure is allocated": d2i_X509, d2i_PKCS12_bio,
+    # d2i_OCSP_RESPONSE. (The reuse of *a is not modelled: it is rare and deprecated in style.)
+    (r"^d2i_\w+$", _OWNED),
+    # PEM_read_bio_X509, PEM_read_bio_PrivateKey, PEM_read_X509 ...: "return a pointer to the
+    # structure read" (allocated when *x is NULL); PEM_read_bio/PEM_read/_ex fill out-parameters
+    # and return an int.
+    (r"^PEM_read_(?!bio$|bio_ex$|ex$)(?:bio_)?\w+$", _OWNED),
+    # Constructors and copies: X509_new, BIO_new_mem_buf, OPENSSL_sk_new_null, X509_dup,
+    # EVP_PKEY2PKCS8 ("converts a private key into a PKCS8_PRIV_KEY_INFO", allocated), and the
+    # allocator behind OPENSSL_malloc/zalloc/strdup/strndup/memdup.
+    (r"^\w+_(?:new|dup)(?:_ex|_null|_reserve)?$|^BIO_new_\w+$|^EVP_PKEY2PKCS8$|^EVP_PKCS82PKEY(?:_ex)?$",
+     _OWNED),
+    (r"^CRYPTO_(?:malloc|zalloc|strdup|strndup|memdup)$", _OWNED),
+],
+    # "STACK_OF(TYPE)" is `struct stack_st_TYPE`, which the sk_TYPE_* inlines cast to
+    # OPENSSL_STACK (`struct stack_st`) for OPENSSL_sk_free and the rest (DEFINE_STACK_OF(3)):
+    # a project's `STACK_OF(X509) *chain (void)` gives what sk_X509_free releases.
+    records=((r"^stack_st(?:_\w+)?$", "stack_st"),))
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL,)
