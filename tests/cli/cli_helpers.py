@@ -6,6 +6,7 @@ directories put their conftest on sys.path in one pytest session.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -75,3 +76,10 @@ def analyzed(log: Path) -> list[str]:
     if not log.exists():
         return []
     return sorted(os.path.basename(line) for line in log.read_text().splitlines())
+
+
+def jobs(log: Path) -> list[dict]:
+    """The job log's lines so far (the `sharding` fixture's file), emptied for the next run."""
+    out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    log.unlink(missing_ok=True)
+    return out

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from refcheck.driver import shards
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 import fake_engine  # noqa: E402
@@ -24,4 +26,17 @@ def fake(monkeypatch, tmp_path: Path) -> Path:
     monkeypatch.setattr("refcheck.driver.engine.check_unit", fake_engine.check_unit)
     log = tmp_path / "engine.log"
     monkeypatch.setenv("REFCHECK_FAKE_LOG", str(log))
+    return log
+
+
+@pytest.fixture
+def sharding(monkeypatch, tmp_path: Path) -> Path:
+    """Sharding from any size (the test units are small), a shared parse's lead given its share
+    whatever its parse cost (a test unit's parse outweighs its definitions); returns the pool's
+    job log (`cli_helpers.jobs` reads it)."""
+    monkeypatch.setattr(shards, "MIN_BYTES", 0)
+    monkeypatch.setattr(shards, "ESTIMATE_SECONDS", 1e9)
+    monkeypatch.setenv(shards.SWITCH, "1")
+    log = tmp_path / "jobs.jsonl"
+    monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
     return log

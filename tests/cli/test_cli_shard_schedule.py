@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from cli_helpers import jobs as read_jobs
 from refcheck.driver import engine, forking, shards, stealing
 
 pytestmark = pytest.mark.skipif(not forking.available(), reason="no os.fork")
@@ -31,20 +32,8 @@ MORE = ("static int twice(int x)\n{\n  return 2 * x;\n}\n"
 PADDING = "/* " + "x" * 4000 + " */\n"
 
 
-@pytest.fixture
-def sharding(monkeypatch, tmp_path):
-    monkeypatch.setattr(shards, "MIN_BYTES", 0)
-    monkeypatch.setattr(shards, "ESTIMATE_SECONDS", 1e9)
-    monkeypatch.setenv(shards.SWITCH, "1")
-    log = tmp_path / "jobs.jsonl"
-    monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
-    return log
 
 
-def _jobs(log) -> list[dict]:
-    out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    log.unlink(missing_ok=True)
-    return out
 
 
 def _findings(project, *args):
@@ -62,7 +51,7 @@ def test_an_early_lead_waits_for_the_summaries_of_the_units_ahead(project, shard
     project.write("big.c", PADDING + CALLER + MORE)
     whole = _findings(project, "-j", "1", "alib.c", "big.c")
     assert ("big.c", "RC001") in [f[:2] for f in whole[1]], whole
-    _jobs(sharding)
+    read_jobs(sharding)
     real = engine.check_unit
 
     def slow_lib(path, settings):
@@ -72,7 +61,7 @@ def test_an_early_lead_waits_for_the_summaries_of_the_units_ahead(project, shard
 
     monkeypatch.setattr(engine, "check_unit", slow_lib)
     assert _findings(project, "-j", "2", "alib.c", "big.c") == whole
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     lib = next(j for j in jobs if j["unit"] == "alib.c")
     leads = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
     assert len(leads) == 1, jobs  # checked once: its first check had alib.c's summary
@@ -92,7 +81,7 @@ def test_an_early_lead_whose_worker_died_idle_still_waits(project, sharding, mon
     project.write("alib.c", CALLEE)
     project.write("big.c", PADDING + CALLER + MORE)
     whole = _findings(project, "-j", "1", "alib.c", "big.c")
-    _jobs(sharding)
+    read_jobs(sharding)
     real_start, real_check = pool._start, engine.check_unit
     refused = []
 
@@ -110,7 +99,7 @@ def test_an_early_lead_whose_worker_died_idle_still_waits(project, sharding, mon
     monkeypatch.setattr(pool, "_start", start)
     monkeypatch.setattr(engine, "check_unit", slow_lib)
     assert _findings(project, "-j", "2", "alib.c", "big.c") == whole
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     lib = next(j for j in jobs if j["unit"] == "alib.c")
     (lead,) = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
     assert refused and lead["start"] < lib["start"] + 0.5
@@ -133,7 +122,7 @@ def test_an_early_leads_wait_is_not_its_units_time(project, sharding, monkeypatc
     code, found, errors = _findings(project, "-j", "2", "--timeout", "2", "alib.c", "big.c")
     assert [(e["file"], "took longer than 2 s" in e["message"]) for e in errors] == [("alib.c", True)], errors
     assert ("big.c", "RC001") in [f[:2] for f in found]  # its own leaks (`leaky`), checked in shards
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     (lead,) = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
     assert lead["waited"][1] - lead["waited"][0] >= 1.5, lead
 
@@ -156,7 +145,7 @@ def test_a_late_childs_groups_are_taken_by_the_lead(project, sharding, monkeypat
     the whole unit's."""
     project.write("big.c", CALLEE + PADDING + CALLER + MORE)
     whole = _findings(project, "-j", "1", "big.c")
-    _jobs(sharding)
+    read_jobs(sharding)
     real_wait = forking.Lender.wait
 
     def late(self):
@@ -165,7 +154,7 @@ def test_a_late_childs_groups_are_taken_by_the_lead(project, sharding, monkeypat
 
     monkeypatch.setattr(forking.Lender, "wait", late)
     assert _findings(project, "-j", "2", "big.c") == whole
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     lead = next(j for j in jobs if j["shard"] == 0)
     child = next(j for j in jobs if j["shard"] == 1)
     assert child["definitions"] == 0 and lead["definitions"] == 6, jobs

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from refcheck.caches import costs
+from cli_helpers import jobs as read_jobs
 from refcheck.driver import engine, shards
 from refcheck.findings import Location
 
@@ -28,23 +29,8 @@ MORE = ("static int twice(int x)\n{\n  return 2 * x;\n}\n"
 SMALL = "#include <stdlib.h>\nvoid small(void)\n{\n  char *q = malloc(1);\n}\n"
 
 
-@pytest.fixture
-def sharding(monkeypatch, tmp_path):
-    """Sharding from any size (the test units are small), a shared parse's lead given its share
-    whatever its parse cost (a test unit's parse outweighs its definitions); returns the pool's
-    job log."""
-    monkeypatch.setattr(shards, "MIN_BYTES", 0)
-    monkeypatch.setattr(shards, "ESTIMATE_SECONDS", 1e9)
-    monkeypatch.setenv(shards.SWITCH, "1")
-    log = tmp_path / "jobs.jsonl"
-    monkeypatch.setenv("REFCHECK_JOB_LOG", str(log))
-    return log
 
 
-def _jobs(log) -> list[dict]:
-    out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    log.unlink(missing_ok=True)
-    return out
 
 
 def _check(project, *args):
@@ -128,9 +114,9 @@ def test_a_callers_summary_comes_from_the_other_shard(project, sharding):
     project.write("one.c", CALLEE + CALLER)
     code, found, _ = _check(project, "-j", "1", "--no-cache", "one.c")
     assert sorted((f[1], f[2]) for f in found) == [("RC001", 14), ("RC004", 8)]
-    assert not any(j["shard"] is not None for j in _jobs(sharding))
+    assert not any(j["shard"] is not None for j in read_jobs(sharding))
     code2, found2, _ = _check(project, "-j", "2", "--no-cache", "one.c")
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     assert sorted(str(j["shard"]) for j in jobs) == ["0", "1", "fixup"], jobs
     assert (code2, found2) == (code, found)
 
@@ -139,19 +125,19 @@ def test_merged_result_equals_the_whole_units(project, sharding):
     project.write("one.c", CALLEE + CALLER + MORE)
     whole = _check(project, "-j", "1", "one.c")
     table = _table(project)
-    assert not any(j["shard"] is not None for j in _jobs(sharding))
+    assert not any(j["shard"] is not None for j in read_jobs(sharding))
     for entry in (project.root / ".refcheck_cache").iterdir():
         if entry.is_dir():
             for f in entry.iterdir():
                 f.unlink()
     parts = _check(project, "-j", "2", "one.c")
-    assert any(j["shard"] == 1 for j in _jobs(sharding))
+    assert any(j["shard"] == 1 for j in read_jobs(sharding))
     assert parts == whole
     assert _table(project) == table
     # The unit cache entry the merge wrote serves the next run, with the same result.
     r = project.run("check", "--format", "json", "--statistics", "-j", "2", "one.c")
     assert "(0 analyzed, 1 from cache)" in r.err, r.err
-    assert not _jobs(sharding)
+    assert not read_jobs(sharding)
 
 
 @pytest.mark.parametrize("parse", ["separate", "shared"])
@@ -219,7 +205,7 @@ def _costs_file(project):
 def test_measured_costs_are_kept_read_back_and_sent_to_every_shard(project, sharding, monkeypatch):
     project.write("one.c", CALLEE + CALLER + MORE)
     first = _check(project, "-j", "2", "one.c")
-    assert any(j["shard"] == 1 for j in _jobs(sharding))
+    assert any(j["shard"] == 1 for j in read_jobs(sharding))
     measured = costs.read_costs(str(project.root / ".refcheck_cache"), str(project.root / "one.c"))
     names = sorted(k.split("@")[0] for k in measured)
     assert names == ["clean", "leaky", "pkg_buffer", "twice", "user"], measured
@@ -296,11 +282,11 @@ def test_a_shared_parse_gives_the_unsharded_result_in_one_parse(project, shardin
     separate = _check(project, "-j", "2", "--no-cache", "one.c")
     assert len(parses.read_text().split()) == 2
     parses.unlink()
-    _jobs(sharding)
+    read_jobs(sharding)
     monkeypatch.setenv(shards.SWITCH, "1")
     shared = _check(project, "-j", "2", "--no-cache", "one.c")
     assert len(parses.read_text().split()) == 1
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     assert sorted(str(j["shard"]) for j in jobs if j["shard"] is not None)[:2] == ["0", "1"], jobs
     # Shard 2 ran in the slot of the other worker, not the lead's.
     lead = next(j["worker"] for j in jobs if j["shard"] == 0)
@@ -340,9 +326,9 @@ def test_a_foreign_thread_at_the_fork_makes_the_lead_check_every_share(project, 
     monkeypatch.setattr(forking, "native_threads_only_python", lambda: False)
     forked = []
     monkeypatch.setattr(forking, "start", lambda *a, **kw: forked.append(a) or [])
-    _jobs(sharding)
+    read_jobs(sharding)
     alone = _check(project, "-j", "2", "--no-cache", "one.c")
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     assert alone[:2] == whole[:2] and not forked
     assert {j["worker"] for j in jobs if j["shard"] in (0, 1)} == {next(j["worker"] for j in jobs if j["shard"] == 0)}
 
@@ -389,9 +375,9 @@ def test_three_shards_from_one_parse(project, sharding):
     unit's."""
     project.write("one.c", CALLEE + CALLER + MORE)
     whole = _check(project, "-j", "1", "--no-cache", "one.c")
-    _jobs(sharding)
+    read_jobs(sharding)
     three = _check(project, "-j", "3", "--no-cache", "one.c")
-    jobs = _jobs(sharding)
+    jobs = read_jobs(sharding)
     assert sorted(str(j["shard"]) for j in jobs if j["shard"] in (0, 1, 2)) == ["0", "1", "2"], jobs
     assert len({j["worker"] for j in jobs if j["shard"] in (0, 1, 2)}) == 3, jobs
     assert three[:2] == whole[:2]
@@ -415,9 +401,9 @@ def test_a_cycle_across_shards_is_settled_in_the_fixup(project, sharding, monkey
     project.write("one.c", CYCLE)
     code, found, _ = _check(project, "-j", "1", "--no-cache", "one.c")
     assert found == []
-    _jobs(sharding)
+    read_jobs(sharding)
     assert _check(project, "-j", "2", "--no-cache", "one.c")[:2] == (code, found)
-    assert "fixup" in [str(j["shard"]) for j in _jobs(sharding)]
+    assert "fixup" in [str(j["shard"]) for j in read_jobs(sharding)]
     # Without the cycles' rounds (none: the ordinary outcome stands) the release is reported, and
     # `start`'s malloc'd node (libc's allocators allocate under the glib preset too) leaks into
     # pass_a, which then borrows it.
