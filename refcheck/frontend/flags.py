@@ -17,12 +17,7 @@ def flag_split(b, loc, name: str, local: str, owned_when: bool, acquire, borrowe
     """The call's result after the split: `acquire(t)` emits the owned result into t on one
     edge, `borrowed()` gives the borrowed value on the other."""
     t = b.temp(f"{name}(...)")
-    n = b.node("branch", loc, cond=ir.Opaque(f"{name} sets {b.names.get(local, local)}"),
-               text=f"{name} sets its flag")
-    owned, lent, join = b.node("block"), b.node("block"), b.node("block")
-    b.start(n)
-    b.edge(n, owned, True)
-    b.edge(n, lent, False)
+    owned, lent, join = b.call_split(loc, f"{name} sets {b.names.get(local, local)}", f"{name} sets its flag")
     b.cur = owned
     acquire(t)
     b.emit(ir.Const(loc, local, int(owned_when)))

@@ -43,12 +43,7 @@ def error_split(b: GraphBuilder, loc: Location, name: str, result: str, var: str
     """Split after `result = name (..., &var)`: the error edge (var set, result NULL) and the
     success edge (var NULL). The error edge's paths on which `result` is not NULL end at a stop:
     they cannot happen."""
-    n = b.node("branch", loc, cond=ir.Opaque(f"{name} sets {b.names.get(var, var)}"),
-               text=f"{name} sets its error")
-    err, ok, join = b.node("block"), b.node("block"), b.node("block")
-    b.start(n)
-    b.edge(n, err, True)
-    b.edge(n, ok, False)
+    err, ok, join = b.call_split(loc, f"{name} sets {b.names.get(var, var)}", f"{name} sets its error")
     b.cur = err
     t = b.temp(f"*&{b.names.get(var, var)}")
     b.emit(ir.Load(loc, t, f"*&{b.names.get(var, var)}", frozenset()))

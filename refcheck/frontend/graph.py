@@ -104,6 +104,16 @@ class GraphBuilder:
         self.edge(self.cur, n)
         self.cur = n
 
+    def call_split(self, loc: Location, what: str, text: str) -> tuple[int, int, int]:
+        """A branch from the current block on what a call did (`ir.Opaque(what)`): its true arm,
+        its false arm and a node for them to join at. Neither arm is current yet."""
+        n = self.node("branch", loc, cond=ir.Opaque(what), text=text)
+        yes, no, join = self.node("block"), self.node("block"), self.node("block")
+        self.start(n)
+        self.edge(n, yes, True)
+        self.edge(n, no, False)
+        return yes, no, join
+
     def error_node(self, loc: Location, name: str) -> int:
         return self.node("error", loc, text=name)
 
