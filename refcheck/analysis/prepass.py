@@ -25,7 +25,9 @@ exploration's own states, restricted to what it can follow exactly:
   and the exploration reaches a returning end or no error and no stop: where this pass reaches
   an error or a stop, a return is shown reachable by the exploration's own transfer along one
   path (`_returns`), whose facts are a superset of any explored state's (joins, the pruner and
-  the contraction only drop facts, so they only add edges).
+  the contraction only drop facts, so they only add edges). Where steals are inferred (the
+  cpython and glib presets), every pointer parameter must also be seen escaping on such a
+  path, else the summary would call it unkept.
 
 `first_pass` is the hook `analyze` calls. REFCHECK_PREPASS=0 turns the pass off (the oracle);
 REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding
@@ -99,15 +101,21 @@ def why_unknown(cfg, conv) -> str:
         return str(e) or type(e).__name__
     if flow.reached_error and conv.errors == "unwind" and conv.may_raise_summaries:
         return "the summary would say may_raise"
-    if (flow.reached_error or flow.reached_stop) and not _returns(cfg, conv):
+    # Where steals are inferred, the summary names the pointer parameters kept nowhere (unkept):
+    # it is the default only where each escapes on some explored path.
+    params = {v for v, is_ptr in cfg.params if v is not None and is_ptr} if conv.infer_steals else set()
+    if not (flow.reached_error or flow.reached_stop or params):
+        return ""
+    returned, escaped = _returns(cfg, conv)
+    if not returned:
         return "no returning end shown reachable: it may end ERROR or EXIT"
+    if params - escaped:
+        return "a pointer parameter not shown to escape: the summary may call it unkept"
     return ""
 
 
 # -- screening -------------------------------------------------------------------------------------
 def _screen(cfg, conv) -> _Plan:
-    if conv.infer_steals:
-        raise Unknown("steals and unkept parameters inferred (the preset's conventions)")
     if conv.is_primitive(cfg.name) or cfg.role is not FunctionRole.PLAIN or conv.returns_owned(cfg.name):
         raise Unknown("a primitive, a destructor or a function returning a new reference")
     own = conv.summary(cfg.name, library=False)
@@ -177,7 +185,7 @@ class _Classes:
                 self._union(op.dst, by_key.setdefault(op.key, op.dst))
             elif t is ir.Store and op.var is not None and op.target:
                 self._union(op.var, by_key.setdefault(op.target, op.var))
-        self.params = {self.find(v) for v, _ in cfg.params if v is not None}
+        self.params = {self.find(v) for v, is_ptr in cfg.params if v is not None and is_ptr}
         self.sites = {self.find(op.dst) for op in ops if type(op) is ir.Acquire}
         # Loaded values: the borrowed results of calls (`Origin.RESULT`), and values read from
         # memory (`Origin.FIELD`, whose release is no event: `Endings.release`).
@@ -372,10 +380,12 @@ class _Ends:
         pass
 
 
-def _returns(cfg, conv, visits: int = 3) -> bool:
-    """Whether the exploration reaches a returning end: one path to one, followed by the
-    exploration's own transfer with every condition kept (no contraction, nothing untracked),
-    depth first toward the nearest end, each node entered at most `visits` times."""
+def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
+    """Whether the exploration reaches a returning end, and parameters it shows escaping
+    (`Summarizer.escaped`): the exploration's own transfer with every condition kept (no
+    contraction, nothing untracked) along feasible paths, depth first toward the nearest end,
+    each node entered at most `visits` times, to the first returning end. Every step taken is
+    one of a path the exploration explores too (it keeps fewer facts, so takes more edges)."""
     tr = Transfer(cfg, conv)
     tr.summarizer = ends = _Ends()
     goal = _distances(cfg, tr)
@@ -390,14 +400,14 @@ def _returns(cfg, conv, visits: int = 3) -> bool:
         try:
             succs = tr.step(node, st, events)
         except Bound:
-            return False
+            return False, set()
         events.clear()
         if ends.returned:
-            return True
+            return True, ends.escaped
         succs = [s for s in succs if s[0] in goal]
         succs.sort(key=lambda s: -goal[s[0]])  # the nearest end popped first
         stack.extend((succ, st2) for succ, st2, _ in succs)
-    return False
+    return False, set()
 
 
 def _distances(cfg, tr) -> dict[int, int]:
