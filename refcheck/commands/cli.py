@@ -401,7 +401,8 @@ def _statistics(report) -> str:
     lines.append(f"functions {r.functions}")
     if report.counts:
         c = report.counts
-        lines.append(f"          {c.get('analysed', 0)} analysed, {c.get('shared', 0)} shared with an identical "
+        proved = f" ({c['proved']} of them proved by the first pass)" if c.get("proved") else ""
+        lines.append(f"          {c.get('analysed', 0)} analysed{proved}, {c.get('shared', 0)} shared with an identical "
                      f"instantiation, {c.get('skipped', 0)} with nothing to find, "
                      f"{c.get('cached', 0)} from the per-function cache")
     for stage in ("parse", "cfg", "analysis", "report"):
