@@ -219,7 +219,8 @@ class _Classes:
 
 # -- the flow --------------------------------------------------------------------------------------
 # Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
-_EMPTY = frozenset()
+# Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
+MAX_CASES = 64
 
 
 class _Flow:
@@ -244,6 +245,8 @@ class _Flow:
             for succ, st in self.step(node, seen[node]):
                 old = seen.get(succ)
                 new = st if old is None else {s: old[s] | st[s] for s in st}
+                if any(len(xs) > MAX_CASES for xs in new.values()):
+                    raise Unknown("too many ways to hold one object")
                 if new != old:
                     seen[succ] = new
                     if succ not in queued:
@@ -442,7 +445,11 @@ def first_pass(cfg, conv, explore):
 
 def _check(cfg, full) -> None:
     why = ""
-    if full.findings:
+    if full.incomplete:
+        # Not a different verdict, but a different report: the exploration would have said the
+        # function was not fully checked, where the pass checked it.
+        why = f"the exploration gave up ({full.incomplete})"
+    elif full.findings:
         why = "findings: " + ", ".join(sorted(f"{f.rule}@{f.location.line}" for f in full.findings))
     elif full.summary != DEFAULT:
         why = f"summary: {full.summary}"
