@@ -85,6 +85,7 @@ class _Plan:
 
     sites: tuple  # (node, op index) of each acquisition
     families: dict  # site -> the acquired object's family (`Conventions.family`)
+    data: dict  # node -> its ir Node (the graph's view costs a call per lookup)
 
 
 def prove(cfg, conv) -> bool:
@@ -123,6 +124,8 @@ def _screen(cfg, conv) -> _Plan:
     if own.source is Source.CONFIGURED and own.positions(Effect.CONSUME, len(cfg.params)):
         raise Unknown("a parameter owned from entry")
     data = dict(cfg.graph.nodes(data="data"))
+    if any(d is None for d in data.values()):
+        raise Unknown("a node without its data")
     ops = [op for d in data.values() for op in (*d.ops, *d.post)]
     classes = _Classes(cfg, ops)
     sites, families = [], {}
@@ -140,7 +143,7 @@ def _screen(cfg, conv) -> _Plan:
             _screen_op(op, classes, conv.infer_setters)
         if any(type(op) is ir.Acquire for op in d.post):
             raise Unknown("an acquisition on a branch edge")
-    return _Plan(tuple(sites), families)
+    return _Plan(tuple(sites), families, data)
 
 
 def _screen_op(op, classes: "_Classes", setters: bool) -> None:
@@ -229,7 +232,7 @@ class _Flow:
 
     def __init__(self, cfg, conv, plan: _Plan):
         self.cfg, self.conv, self.plan = cfg, conv, plan
-        self.data = dict(cfg.graph.nodes(data="data"))
+        self.data = plan.data
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
         self.unwind = conv.errors == "unwind"
         self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
