@@ -8,8 +8,8 @@ exploration's own states, restricted to what it can follow exactly:
 - The function is screened first (`_screen`): every op, condition and node kind must be one
   whose effect on owned objects is listed below; a parameter is never released, retained, stored
   or handed back; no store, sink or return hands on a value an acquisition may have given; no
-  preset convention that reads more of the body (inferred steals and unkept parameters, a
-  primitive's or a `new*` function's rules, a configured record taking a parameter over) applies.
+  convention that reads more of the body (a primitive's, a destructor's or a `new*` function's
+  rules, a configured record taking a parameter over) applies.
   Which values a variable may hold is an alias class (assignments, loads and stores of one
   location), computed once for the function.
 - Each acquisition site's object is followed on its own, flow-sensitively, as the set of
@@ -30,9 +30,9 @@ exploration's own states, restricted to what it can follow exactly:
   path, else the summary would call it unkept.
 
 `first_pass` is the hook `analyze` calls. REFCHECK_PREPASS=0 turns the pass off (the oracle);
-REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding
-or another summary from the exploration) in `DISAGREEMENTS`, raising `Disagreement` when set to
-1, else appending a JSON line per proved function to the file it names.
+REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding,
+another summary, or the exploration giving up) in `DISAGREEMENTS`, raising `Disagreement` when
+set to 1, else appending a JSON line per proved function to the file it names.
 """
 
 from __future__ import annotations
