@@ -8,6 +8,7 @@ emits typed events, `refcheck.rules.events`), `explore` the worklist over (node,
 from __future__ import annotations
 
 from refcheck.analysis.explore import FACT_VARIANTS, Result, explore
+from refcheck.analysis.prepass import first_pass
 from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.rules import RULES
@@ -16,4 +17,5 @@ __all__ = ["FACT_VARIANTS", "Result", "analyze"]
 
 
 def analyze(cfg: FunctionCFG, conv: Conventions, max_states: int = 50_000, seconds: float = 10.0) -> Result:
-    return explore(cfg, conv, RULES.values(), max_states, seconds)
+    """The function's check: the first pass's proof where it finds one (`prepass`), else its exploration."""
+    return first_pass(cfg, conv, lambda: explore(cfg, conv, RULES.values(), max_states, seconds))

@@ -44,6 +44,8 @@ class Result:
     incomplete: str = ""  # why the function was not fully checked
     # What the function does to its caller's references (`summarize`); DEFAULT when not fully checked.
     summary: Summary = DEFAULT
+    # Proved by the first pass (`prepass`): checked without exploring, no finding, DEFAULT.
+    proved: bool = False
 
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,

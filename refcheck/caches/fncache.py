@@ -52,7 +52,7 @@ SUBDIR = "functions"
 # One table per unit and settings; THTensor.c's (1903 functions) is about 1 MB.
 MAX_TABLE_BYTES = 64 << 20
 _TABLE_NAME = re.compile(r"[0-9a-f]{40}\.json")
-CATEGORIES = ("skipped", "shared", "analysed")
+CATEGORIES = ("skipped", "shared", "analysed", "proved")
 # Results that depend on the machine's speed rather than the code.
 TIMED_OUT = "time limit reached"
 _pruned = False

@@ -404,6 +404,8 @@ def _statistics(report) -> str:
         lines.append(f"          {c.get('analysed', 0)} analysed, {c.get('shared', 0)} shared with an identical "
                      f"instantiation, {c.get('skipped', 0)} with nothing to find, "
                      f"{c.get('cached', 0)} from the per-function cache")
+        # Checked by the first pass alone (analysis.prepass): analysed, never explored.
+        lines.append(f"          {c.get('proved', 0)} of the analysed proved by the first pass")
     for stage in ("parse", "cfg", "analysis", "report"):
         lines.append(f"{stage:<9}{r.timings.get(stage, 0.0):>9.3f} s")
     lines.append(f"{'wall':<9}{r.seconds + r.timings.get('report', 0.0):>9.3f} s")

@@ -331,7 +331,7 @@ class _UnitCheck:
 
         self.lines = SourceLines(parsed.tu)
         self.findings: list[Finding] = []
-        self.counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+        self.counts = {"skipped": 0, "shared": 0, "analysed": 0, "proved": 0, "cached": 0}
         self.cfg_time = key_seconds  # the instance keys: the frontend's work, in place of builds
         self.summaries, self.names = summaries, names
         self.used_at: dict[int, tuple] = {}  # definition -> (name, digest) of the summaries it used
@@ -404,7 +404,7 @@ class _UnitCheck:
         counts = self.counts
         self.spans[index] = (tuple(self.findings[marks[0]:]), tuple(self.result.errors[marks[1]:]),
                              self.result.functions - marks[2],
-                             tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed")
+                             tuple((k, counts[k] - marks[3][k]) for k in ("skipped", "shared", "analysed", "proved")
                                    if counts[k] != marks[3][k]))
         if seen is not None:
             self.repeats.note(index, Check(seen, self.spans[index], own, self.used_at[index],
@@ -449,6 +449,8 @@ class _UnitCheck:
             queue[:0] = cfg.lambdas
             res, shared = plan.analyse(cfg, lambda g: analyze(g, conv, settings.max_states, settings.function_seconds))
             self.counts["shared" if shared else "analysed"] += 1
+            if res.proved and not shared:  # analysed by the first pass alone (`analysis.prepass`)
+                self.counts["proved"] += 1
             if fn is top:
                 plan.analysed(index, cfg, res, frozenset(self.summaries.asked))
                 own = res.summary if relevant else DEFAULT

@@ -424,7 +424,7 @@ def merged(parts: list[Part], records: dict, fixed: bool = False) -> UnitResult:
                         definitions=base.definitions)
     result.errors = list(base.errors)
     findings = []
-    counts = {"skipped": 0, "shared": 0, "analysed": 0, "cached": 0}
+    counts = {"skipped": 0, "shared": 0, "analysed": 0, "proved": 0, "cached": 0}
     exports: dict = {}
     visible = set()
     for i in sorted(records):

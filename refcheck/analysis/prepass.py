@@ -1,0 +1,503 @@
+"""A cheap first pass (issue 30): proves a function needs no path-sensitive exploration.
+
+`prove` answers True only where the full exploration (`explore`) would report no finding and
+infer the default summary: PROVEN. Anything it does not fully understand is UNKNOWN (False), and
+the function is explored as before. It is sound by construction, as an over-approximation of the
+exploration's own states, restricted to what it can follow exactly:
+
+- The function is screened first (`_screen`): every op, condition and node kind must be one
+  whose effect on owned objects is listed below; a parameter is never released, retained, stored
+  or handed back; no store, sink or return hands on a value an acquisition may have given; no
+  convention that reads more of the body (a primitive's, a destructor's or a `new*` function's
+  rules, a configured record taking a parameter over) applies.
+  Which values a variable may hold is an alias class (assignments, loads and stores of one
+  location), computed once for the function.
+- Each acquisition site's object is followed on its own, flow-sensitively, as the set of
+  (status, holders) it may be in at each node: not live (None), OWNED, RELEASED, or NULLED (the
+  false edge of a null test of a holder: the exploration then knows it NULL, owned by nobody),
+  with the variables holding it. Sets are joined at merges (path-insensitively across sites,
+  exactly per site): `c = NULL; if (!contig) c = THAlloc(..); ... if (c != NULL) THFree(c);`
+  ends {None, RELEASED, NULLED}, the TH_TENSOR_APPLY counters' shape.
+- Every event the exploration could emit from such states (a release of a released object, a
+  use after release, an owned object losing its last holder, one owned at a return, at the
+  end or at an unwinding error, a release of the wrong family) makes the answer UNKNOWN.
+- The summary is the default when no return hands a value back, no parameter's fate changes,
+  and the exploration reaches a returning end or no error and no stop: where this pass reaches
+  an error or a stop, a return is shown reachable by the exploration's own transfer along one
+  path (`_returns`), whose facts are a superset of any explored state's (joins, the pruner and
+  the contraction only drop facts, so they only add edges). Where steals are inferred (the
+  cpython and glib presets), every pointer parameter must also be seen escaping on such a
+  path, else the summary would call it unkept.
+
+`first_pass` is the hook `analyze` calls. REFCHECK_PREPASS=0 turns the pass off (the oracle);
+REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding,
+another summary, or the exploration giving up) in `DISAGREEMENTS`, raising `Disagreement` when
+set to 1, else appending a JSON line per proved function to the file it names.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+import json
+import os
+from collections import deque
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from refcheck import ir
+from refcheck.analysis.endings import Endings
+from refcheck.analysis.explore import Result
+from refcheck.analysis.state import Bound
+from refcheck.analysis.transfer import Transfer
+from refcheck.ir.cfg import FunctionRole
+from refcheck.conventions.summary import DEFAULT, Effect, Source
+
+# Read once, here: the switch and the check mode.
+ENABLED = os.environ.get("REFCHECK_PREPASS", "1") != "0"
+CHECK = os.environ.get("REFCHECK_PREPASS_CHECK", "")
+DISAGREEMENTS: list[str] = []
+
+
+class Disagreement(AssertionError):
+    """The pass said PROVEN where the exploration found a finding or another summary."""
+
+
+class Status(enum.IntEnum):
+    OWNED = 0
+    RELEASED = 1
+    NULLED = 2  # known NULL on this path (a null test's false edge): owned by nobody, inert
+
+
+class Unknown(Exception):
+    """Something the pass does not follow exactly, or an event the exploration could emit."""
+
+
+# The ops whose effect on acquired objects `_Flow` follows; any other op makes the answer UNKNOWN.
+_INERT = (ir.Call, ir.Count, ir.SameSize, ir.Touch, ir.Const)
+_CONDS = (type(None), ir.NullTest, ir.Fact, ir.SizeTest, ir.SameObject, ir.Opaque)
+_KINDS = frozenset(("entry", "block", "branch", "switch", "return", "exit", "error", "stop"))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What screening learned: the acquisition sites and the families of their objects."""
+
+    sites: tuple  # (node, op index) of each acquisition
+    families: dict  # site -> the acquired object's family (`Conventions.family`)
+    data: dict  # node -> its ir Node (the graph's view costs a call per lookup)
+
+
+def prove(cfg, conv) -> bool:
+    """True: the exploration would report no finding and infer DEFAULT (see the module's text)."""
+    return not why_unknown(cfg, conv)
+
+
+def why_unknown(cfg, conv) -> str:
+    """What keeps the function from being proved ("" where it is proved)."""
+    try:
+        plan = _screen(cfg, conv)
+        flow = _Flow(cfg, conv, plan)
+        flow.run()
+    except (Unknown, Bound) as e:
+        return str(e) or type(e).__name__
+    if flow.reached_error and conv.errors == "unwind" and conv.may_raise_summaries:
+        return "the summary would say may_raise"
+    # Where steals are inferred, the summary names the pointer parameters kept nowhere (unkept):
+    # it is the default only where each escapes on some explored path.
+    params = {v for v, is_ptr in cfg.params if v is not None and is_ptr} if conv.infer_steals else set()
+    if not (flow.reached_error or flow.reached_stop or params):
+        return ""
+    returned, escaped = _returns(cfg, conv)
+    if not returned:
+        return "no returning end shown reachable: it may end ERROR or EXIT"
+    if params - escaped:
+        return "a pointer parameter not shown to escape: the summary may call it unkept"
+    return ""
+
+
+# -- screening -------------------------------------------------------------------------------------
+def _screen(cfg, conv) -> _Plan:
+    if conv.is_primitive(cfg.name) or cfg.role is not FunctionRole.PLAIN or conv.returns_owned(cfg.name):
+        raise Unknown("a primitive, a destructor or a function returning a new reference")
+    own = conv.summary(cfg.name, library=False)
+    if own.source is Source.CONFIGURED and own.positions(Effect.CONSUME, len(cfg.params)):
+        raise Unknown("a parameter owned from entry")
+    data = dict(cfg.graph.nodes(data="data"))
+    if any(d is None for d in data.values()):
+        raise Unknown("a node without its data")
+    ops = [op for d in data.values() for op in (*d.ops, *d.post)]
+    classes = _Classes(cfg, ops)
+    sites, families = [], {}
+    for n, d in data.items():
+        if d.kind not in _KINDS or not isinstance(d.cond, _CONDS):
+            raise Unknown("a node or condition not followed")
+        if d.kind == "return" and d.value is not None:
+            raise Unknown("a value handed back")
+        _screen_cond(d.cond, classes)
+        for i, op in enumerate(d.ops):
+            if type(op) is ir.Acquire:
+                sites.append((n, i))
+                families[(n, i)] = conv.family(op.callee, op.family, not op.scalars)
+        for op in (*d.ops, *d.post):
+            _screen_op(op, classes, conv.infer_setters)
+        if any(type(op) is ir.Acquire for op in d.post):
+            raise Unknown("an acquisition on a branch edge")
+    return _Plan(tuple(sites), families, data)
+
+
+def _screen_op(op, classes: "_Classes", setters: bool) -> None:
+    t = type(op)
+    if t is ir.Acquire:
+        # An acquirer that may return its argument (newContiguous) gives a fresh object unless
+        # that argument is one of ours (`Transfer.reacquired`: one more reference on it).
+        if (op.source is not None and classes.acquired(op.source)) or op.unless:
+            raise Unknown("an acquirer that may return an acquired object")
+    elif t is ir.Release:
+        # A loaded location's value released is no event (`Endings.release`: not counted here);
+        # only the summary's frees_contents reads it, where setters are inferred.
+        if op.consume or op.cleanup or any(classes.borrowed(v, setters) for v in op.vars):
+            raise Unknown("a release of a parameter or a call's result")
+    elif t is ir.Store:
+        if op.sink or op.floating or op.member or (op.var is not None and classes.counted(op.var)):
+            raise Unknown("a store of a parameter or an acquired object")
+    elif t not in (ir.Assign, ir.Kill, ir.Use, ir.Load, ir.Escape, ir.Shift) and t not in _INERT:
+        raise Unknown(f"an op not followed: {t.__name__}")
+
+
+def _screen_cond(cond, classes: "_Classes") -> None:
+    # A pointer comparison (or an asserted one, `Transfer.equate`) may make a variable of
+    # another class hold an acquired object: not followed.
+    if isinstance(cond, ir.SameObject) and (classes.acquired(cond.a) or classes.acquired(cond.b)):
+        raise Unknown("an acquired object compared")
+    if isinstance(cond, ir.Fact) and cond.same is not None and classes.acquired(cond.same[0]):
+        raise Unknown("an acquired object compared with a singleton")
+
+
+class _Classes:
+    """Which values a variable may hold, per alias class: joined by assignment, and by loads
+    and stores of one location (a load gives back what a store there put)."""
+
+    def __init__(self, cfg, ops):
+        self.parent: dict[str, str] = {}
+        by_key: dict[str, str] = {}
+        for op in ops:
+            t = type(op)
+            if t is ir.Assign and op.src is not None:
+                self._union(op.dst, op.src)
+            elif t is ir.Load and op.key:
+                self._union(op.dst, by_key.setdefault(op.key, op.dst))
+            elif t is ir.Store and op.var is not None and op.target:
+                self._union(op.var, by_key.setdefault(op.target, op.var))
+        self.params = {self.find(v) for v, is_ptr in cfg.params if v is not None and is_ptr}
+        self.sites = {self.find(op.dst) for op in ops if type(op) is ir.Acquire}
+        # Loaded values: the borrowed results of calls (`Origin.RESULT`), and values read from
+        # memory (`Origin.FIELD`, whose release is no event: `Endings.release`).
+        self.results = {self.find(op.dst) for op in ops if type(op) is ir.Load and op.call}
+        self.views = {self.find(op.dst) for op in ops if type(op) is ir.Load}
+
+    def find(self, v: str) -> str:
+        while self.parent.get(v, v) != v:
+            v = self.parent[v]
+        return v
+
+    def _union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def acquired(self, v: str) -> bool:
+        return self.find(v) in self.sites
+
+    def borrowed(self, v: str, loads: bool) -> bool:
+        """May hold a parameter or a call's result (releasing either is an event or a fate), or
+        (`loads`) a value loaded from memory."""
+        r = self.find(v)
+        return r in self.params or r in self.results or (loads and r in self.views)
+
+    def counted(self, v: str) -> bool:
+        """May hold a parameter or an acquired object (storing either hands it on)."""
+        r = self.find(v)
+        return r in self.params or r in self.sites
+
+
+# -- the flow --------------------------------------------------------------------------------------
+# Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
+# Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
+MAX_CASES = 64
+
+
+class _Flow:
+    """The per-site sets at every node, to a fixed point (they only grow, and are finite)."""
+
+    def __init__(self, cfg, conv, plan: _Plan):
+        self.cfg, self.conv, self.plan = cfg, conv, plan
+        self.data = plan.data
+        self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
+        self.unwind = conv.errors == "unwind"
+        self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
+        self.reached_return = self.reached_error = self.reached_stop = False
+
+    def run(self) -> None:
+        start = {s: frozenset((None,)) for s in self.plan.sites}
+        seen: dict[int, dict] = {self.cfg.entry: start}
+        # Nodes in reverse postorder: a node waits for its predecessors outside loops (a queue in
+        # arrival order stepped the APPLY bodies' nodes 386 times per function on average).
+        order = self.reverse_postorder()
+        work = [(order[self.cfg.entry], self.cfg.entry)]
+        queued = {self.cfg.entry}
+        while work:
+            node = heapq.heappop(work)[1]
+            queued.discard(node)
+            for succ, st in self.step(node, seen[node]):
+                old = seen.get(succ)
+                if old is None:
+                    seen[succ] = st
+                else:
+                    grown = {s: old[s] | xs for s, xs in st.items() if not xs <= old[s]}
+                    if not grown:
+                        continue
+                    if any(len(xs) > MAX_CASES for xs in grown.values()):
+                        raise Unknown("too many ways to hold one object")
+                    seen[succ] = {**old, **grown}
+                if succ not in queued:
+                    queued.add(succ)
+                    heapq.heappush(work, (order[succ], succ))
+
+    def reverse_postorder(self) -> dict[int, int]:
+        """Node -> its rank in a reverse postorder from the entry (iterative depth first)."""
+        post: list[int] = []
+        done = {self.cfg.entry}
+        stack = [(self.cfg.entry, iter(self.out[self.cfg.entry]))]
+        while stack:
+            node, succs = stack[-1]
+            for succ, _ in succs:
+                if succ not in done:
+                    done.add(succ)
+                    stack.append((succ, iter(self.out[succ])))
+                    break
+            else:
+                stack.pop()
+                post.append(node)
+        return {n: i for i, n in enumerate(reversed(post))}
+
+    def step(self, node: int, st: dict) -> list:
+        d = self.data[node]
+        # Every variable that may hold an acquired object here (a superset as ops run): an op on
+        # any other variable moves no acquired object, so it is skipped (most ops, most nodes).
+        self.held = {v for xs in st.values() for x in xs if x is not None for v in x[1]}
+        for i, op in enumerate(d.ops):
+            st = self.op(st, op, (node, i))
+        kind = d.kind
+        if kind in ("return", "exit") or (kind == "error" and self.unwind):
+            self.no_owned(st)  # `Endings.on_exit`: an owned reference at an end is lost
+        if kind in ("return", "exit"):
+            self.reached_return = True
+            return []
+        if kind == "error":
+            self.reached_error = True
+            return []
+        if kind == "stop":
+            self.reached_stop = True
+            return []
+        out = []
+        for succ, edge in self.out[node]:
+            st2 = st
+            if kind == "branch" and edge.get("branch") is not None:
+                if edge["branch"] is False and isinstance(d.cond, ir.NullTest) and d.cond.var in self.held:
+                    st2 = self.nulled(st2, d.cond.var)
+                for op in d.post:
+                    st2 = self.op(st2, op, None)
+            out.append((succ, st2))
+        return out
+
+    # -- ops --------------------------------------------------------------------------------------
+    def op(self, st: dict, op, site) -> dict:
+        t = type(op)
+        if t is ir.Acquire:
+            # `Transfer.acquire` binds without `lost`: an owned object it replaces would stay,
+            # unheld, to be lost at the end; `unbind` makes that UNKNOWN at once.
+            st = self.unbind(st, op.dst)
+            if st[site] != frozenset((None,)):
+                raise Unknown("a site acquiring again while its object is live")
+            self.held.add(op.dst)
+            return {**st, site: frozenset(((Status.OWNED, frozenset((op.dst,))),))}
+        if t is ir.Release:
+            for v in op.vars:
+                if v in self.held:
+                    st = self.each(st, lambda x, site_: self.release(x, v, op, site_), with_site=True)
+            return st
+        if t in _INERT or t is ir.Store:
+            return st  # a store of no counted value and the inert ops move no acquired object
+        var = op.dst if t is ir.Assign or t is ir.Load or t is ir.Shift else op.var
+        if t is ir.Assign and op.src in self.held and not op.null:
+            self.held.add(op.dst)
+            return self.each(st, lambda x: self.assign(x, op.dst, op.src))
+        if var not in self.held:
+            return st
+        if t is ir.Assign:
+            return self.unbind(st, op.dst)
+        if t is ir.Kill or t is ir.Load:
+            return self.unbind(st, op.var if t is ir.Kill else op.dst)
+        if t is ir.Shift:
+            return self.unbind(st, op.dst)
+        if t is ir.Use:
+            for x in self.holding(st, op.var):
+                if x[0] is Status.RELEASED:
+                    raise Unknown("a use after release")
+            return st
+        if t is ir.Escape:
+            # `&v` handed on: a sole holder's object is no longer tracked (`Transfer.op_escape`).
+            return self.each(st, lambda x: _drop_holder(x, op.var, None))
+        raise Unknown(f"an op not followed: {t.__name__}")
+
+    def each(self, st: dict, f, with_site: bool = False) -> dict:
+        out = {}
+        for s, xs in st.items():
+            out[s] = frozenset(x if x is None else f(x, s) if with_site else f(x) for x in xs)
+        return out
+
+    def holding(self, st: dict, var: str):
+        return [x for xs in st.values() for x in xs if x is not None and var in x[1]]
+
+    def assign(self, x, dst: str, src: str):
+        if src in x[1]:
+            return (x[0], x[1] | {dst})
+        return _drop_holder(x, dst, "an owned object overwritten")
+
+    def unbind(self, st: dict, var: str) -> dict:
+        """var holds something else now: its object loses a holder (`Transfer.bind` and `lost`)."""
+        return self.each(st, lambda x: _drop_holder(x, var, "an owned object lost"))
+
+    def release(self, x, var: str, op: ir.Release, site):
+        if var not in x[1] or x[0] is Status.NULLED:
+            return x
+        if x[0] is Status.RELEASED:
+            raise Unknown("released twice")
+        if Endings.wrong_family(self.family_check, self.plan.families[site], op.callee, op.record):
+            raise Unknown("released by another family's releaser")
+        return (Status.RELEASED, x[1])
+
+    def nulled(self, st: dict, var: str) -> dict:
+        return self.each(st, lambda x: (Status.NULLED, x[1]) if var in x[1] else x)
+
+    def no_owned(self, st: dict) -> None:
+        if any(x is not None and x[0] is Status.OWNED for xs in st.values() for x in xs):
+            raise Unknown("an owned object at an end")
+
+
+def _drop_holder(x, var: str, why: str | None):
+    """x without the holder var; None once nobody holds it (an owned one is an event: `why`)."""
+    if var not in x[1]:
+        return x
+    holders = x[1] - {var}
+    if holders:
+        return (x[0], holders)
+    if x[0] is Status.OWNED and why is not None:
+        raise Unknown(why)
+    return None
+
+
+# -- a returning end, reached ----------------------------------------------------------------------
+class _Ends:
+    """Stands in for the summarizer on the one path `_returns` follows: notes a returning end."""
+
+    def __init__(self):
+        self.returned = False
+        self.handed, self.confirmed, self.escaped = set(), set(), set()
+
+    def at_return(self, node, st, value) -> None:
+        self.returned = True
+
+    def at_error(self) -> None:
+        pass
+
+    def at_stop(self) -> None:
+        pass
+
+    def at_store(self, *args, **kwargs) -> None:
+        pass
+
+    def at_given(self, st, oid) -> None:
+        pass
+
+
+def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
+    """Whether the exploration reaches a returning end, and parameters it shows escaping
+    (`Summarizer.escaped`): the exploration's own transfer with every condition kept (no
+    contraction, nothing untracked) along feasible paths, depth first toward the nearest end,
+    each node entered at most `visits` times, to the first returning end. Every step taken is
+    one of a path the exploration explores too (it keeps fewer facts, so takes more edges)."""
+    tr = Transfer(cfg, conv)
+    tr.summarizer = ends = _Ends()
+    goal = _distances(cfg, tr)
+    count: dict[int, int] = {}
+    stack = [(cfg.entry, tr.initial())]
+    events: list = []
+    while stack:
+        node, st = stack.pop()
+        count[node] = count.get(node, 0) + 1
+        if count[node] > visits:
+            continue
+        try:
+            succs = tr.step(node, st, events)
+        except Bound:
+            return False, set()
+        events.clear()
+        if ends.returned:
+            return True, ends.escaped
+        succs = [s for s in succs if s[0] in goal]
+        succs.sort(key=lambda s: -goal[s[0]])  # the nearest end popped first
+        stack.extend((succ, st2) for succ, st2, _ in succs)
+    return False, set()
+
+
+def _distances(cfg, tr) -> dict[int, int]:
+    """Edges from each node to the nearest return or exit node (those that reach none: absent)."""
+    preds: dict[int, list] = {}
+    for n, edges in tr.out.items():
+        for succ, _ in edges:
+            preds.setdefault(succ, []).append(n)
+    dist = {n: 0 for n, d in tr.data.items() if d.kind in ("return", "exit")}
+    work = deque(dist)
+    while work:
+        n = work.popleft()
+        for p in preds.get(n, ()):
+            if p not in dist:
+                dist[p] = dist[n] + 1
+                work.append(p)
+    return dist
+
+
+# -- the hook ----------------------------------------------------------------------------------------
+def first_pass(cfg, conv, explore):
+    """The function's Result: proved by the pass, or `explore()`'s (see the module's text)."""
+    if not ENABLED:
+        return explore()
+    proved = prove(cfg, conv)
+    if CHECK and proved:
+        _check(cfg, explore())
+    if proved:
+        return Result([], 0, summary=DEFAULT, proved=True)
+    return explore()
+
+
+def _check(cfg, full) -> None:
+    why = ""
+    if full.incomplete:
+        # Not a different verdict, but a different report: the exploration would have said the
+        # function was not fully checked, where the pass checked it.
+        why = f"the exploration gave up ({full.incomplete})"
+    elif full.findings:
+        why = "findings: " + ", ".join(sorted(f"{f.rule}@{f.location.line}" for f in full.findings))
+    elif full.summary != DEFAULT:
+        why = f"summary: {full.summary}"
+    if why:
+        DISAGREEMENTS.append(f"{cfg.name}: {why}")
+    if CHECK == "1":
+        if why:
+            raise Disagreement(f"first pass proved {cfg.name}, exploration says {why}")
+        return
+    with open(CHECK, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"function": cfg.name, "agree": not why, "why": why,
+                            "incomplete": full.incomplete, "states": full.states}) + "\n")
