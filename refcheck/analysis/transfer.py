@@ -537,7 +537,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             st.env[var] = new
         if not var.startswith("$"):
             self.invalidate(st, var)
-        if old is not None and old != new:
+        # invalidate() may have forgotten old itself (`col = conv (col)` in a loop: the borrowed
+        # result's key names col): a FIELD object it drops or renames owes nothing lost() reports.
+        if old is not None and old != new and old in st.objs:
             self.lost(st, old, loc, var if overwrite else None, events)
 
     def lost(self, st: State, oid: ObjId, loc: Location, overwritten: str | None, events: list) -> None:
