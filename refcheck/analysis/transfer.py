@@ -405,6 +405,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                     # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
                     # Py_DECREF(tmp)`): the reference the location held is now ours.
                     st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
+                elif restores(oid, op.target) and b.shared and not b.owned and b.gone is Gone.NO:
+                    # The location's own earlier value put back (`old = s->f; s->f = obj; ...;
+                    # s->f = old;`): obj was only lent to it, its reference is ours again.
+                    st.objs[before] = replace(b, owned=1)
             self.forget(st, ObjId(Kind.FIELD, op.target))
             # Until the location or its address changes, loading it gives back what was stored.
             if oid is not None:
@@ -587,6 +591,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                     and not (o.origin is Origin.RESULT and o.ident is not None)]:
             self.forget(st, oid, moved=True)
         st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+
+
+def restores(oid: ObjId | None, target: str) -> bool:
+    """`oid` is what the location `target` held before this function stored into it (a load
+    of the same text, renamed STALE by that store)."""
+    return oid is not None and oid.kind in (Kind.FIELD, Kind.STALE) and oid.site == target
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
