@@ -20,7 +20,7 @@ from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.summarize import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
-                                     stale_view)
+                                     restores, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -591,12 +591,6 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                     and not (o.origin is Origin.RESULT and o.ident is not None)]:
             self.forget(st, oid, moved=True)
         st.facts.invalidate(var, self.cond_vars, self.stored_deps)
-
-
-def restores(oid: ObjId | None, target: str) -> bool:
-    """`oid` is what the location `target` held before this function stored into it (a load
-    of the same text, renamed STALE by that store)."""
-    return oid is not None and oid.kind in (Kind.FIELD, Kind.STALE) and oid.site == target
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
