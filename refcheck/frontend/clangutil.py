@@ -363,12 +363,15 @@ def expr_text(c, limit: int = 60, macros: bool = False) -> str:
     if name and end[0] and name == name_of_file(end[0]) and end[3] > start[3]:
         text = read_source(name)[start[3]:end[3]].decode("utf-8", "replace")
         text = " ".join(text.split())
-    elif macros and name and end[0] == start[0] and end[3] == start[3]:
-        # Wholly inside one macro expansion (`Py_True`, `PyTuple_GET_ITEM (args, i)`): both ends
-        # are the expansion's start, so name it by the macro's invocation as written there.
+    if not text:
+        text = spelling(c)
+    if not text and macros and name and end[0] == start[0] and end[3] == start[3]:
+        # Wholly inside one macro expansion and nameless (`Py_INCREF (Py_True)`'s cast, a
+        # `PyTuple_GET_ITEM` subscript): both ends are the expansion's start, so name it by the
+        # macro's invocation as written there rather than by its cursor kind.
         text = macro_invocation(read_source(name), start[3])
     if not text:
-        text = spelling(c) or kind_of(c).name.lower()
+        text = kind_of(c).name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
