@@ -260,6 +260,10 @@ class Assumptions:
                 continue
             if y.kind is Kind.PARAM or self.fresh_object(st, y):
                 return True
+            if y.kind is Kind.STALE and st.facts.stored.get(y.site) == x:
+                # What a location held before this function stored its fresh object there
+                # (`old = s->f; s->f = fresh; ... if (s->f != old)`): an object that was there first.
+                return True
             if y.kind in _VIEWS and not st.objs[x].escaped:
                 return True
             chain = st.objs[y].may_be if y.kind is Kind.ACQUIRE else ()

@@ -262,3 +262,9 @@ def stale_view(st: State, oid: ObjId, o: Obj) -> ObjId | None:
         if old is not None and old.ident == o.ident:
             return ObjId(Kind.STALE, oid.site, k)
     return None
+
+
+def restores(oid: ObjId | None, target: str) -> bool:
+    """`oid` is what the location `target` held before this function stored into it (a load
+    of the same text, renamed STALE by that store)."""
+    return oid is not None and oid.kind in (Kind.FIELD, Kind.STALE) and oid.site == target

@@ -20,7 +20,7 @@ from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.summarize import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
-                                     stale_view)
+                                     restores, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -405,6 +405,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                     # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
                     # Py_DECREF(tmp)`): the reference the location held is now ours.
                     st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
+                elif restores(oid, op.target) and b.shared and not b.owned and b.gone is Gone.NO:
+                    # The location's own earlier value put back (`old = s->f; s->f = obj; ...;
+                    # s->f = old;`): obj was only lent to it, its reference is ours again.
+                    st.objs[before] = replace(b, owned=1)
             self.forget(st, ObjId(Kind.FIELD, op.target))
             # Until the location or its address changes, loading it gives back what was stored.
             if oid is not None:
@@ -537,7 +541,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             st.env[var] = new
         if not var.startswith("$"):
             self.invalidate(st, var)
-        if old is not None and old != new:
+        # invalidate() may have forgotten old itself (`col = conv (col)` in a loop: the borrowed
+        # result's key names col): a FIELD object it drops or renames owes nothing lost() reports.
+        if old is not None and old != new and old in st.objs:
             self.lost(st, old, loc, var if overwrite else None, events)
 
     def lost(self, st: State, oid: ObjId, loc: Location, overwritten: str | None, events: list) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import os
 from functools import lru_cache
 
@@ -352,8 +354,9 @@ def _read_source(path: str, ino: int, size: int, mtime_ns: int) -> bytes:
         return b""
 
 
-def expr_text(c, limit: int = 60) -> str:
-    """The source text of an expression, for messages (macro bodies show as their call site)."""
+def expr_text(c, limit: int = 60, macros: bool = False) -> str:
+    """The source text of an expression, for messages (macro bodies show as their call site;
+    `macros`: one wholly inside a macro expansion as that macro's invocation)."""
     text = ""
     start, end = extent_places(c)
     name = name_of_file(start[0])
@@ -361,8 +364,36 @@ def expr_text(c, limit: int = 60) -> str:
         text = read_source(name)[start[3]:end[3]].decode("utf-8", "replace")
         text = " ".join(text.split())
     if not text:
-        text = spelling(c) or kind_of(c).name.lower()
+        text = spelling(c)
+    if not text and macros and name and end[0] == start[0] and end[3] == start[3]:
+        # Wholly inside one macro expansion and nameless (`Py_INCREF (Py_True)`'s cast, a
+        # `PyTuple_GET_ITEM` subscript): both ends are the expansion's start, so name it by the
+        # macro's invocation as written there rather than by its cursor kind.
+        text = macro_invocation(read_source(name), start[3])
+    if not text:
+        text = kind_of(c).name.lower()
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_MACRO_NAME = re.compile(rb"[A-Za-z_]\w*")
+
+
+def macro_invocation(source: bytes, offset: int, limit: int = 200) -> str:
+    """The macro invocation written at `offset`: its name and, where one follows, its
+    parenthesised arguments (balanced, within `limit` bytes), whitespace collapsed; "" if none."""
+    m = _MACRO_NAME.match(source, offset)
+    if m is None:
+        return ""
+    end, rest = m.end(), source[m.end():m.end() + limit]
+    stripped = rest.lstrip()
+    if stripped.startswith(b"("):
+        depth, start = 0, len(rest) - len(stripped)
+        for i in range(start, len(rest)):
+            depth += {40: 1, 41: -1}.get(rest[i], 0)
+            if depth == 0:
+                end += i + 1
+                break
+    return " ".join(source[offset:end].decode("utf-8", "replace").split())
 
 
 def externally_visible(fn) -> bool:

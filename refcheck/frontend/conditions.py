@@ -390,6 +390,10 @@ def _subkey_of(x, b: GraphBuilder):
         op = binop(x)
         if op in SIDE_EFFECT_OPS:
             return None
+        if op == ",":
+            # The value of `(a, b)` is b's: `_PyTuple_CAST (op)` is `(assert (...), (T *) (op))`
+            # without NDEBUG, and its load is the same as with it (the lowering runs a first).
+            return _subkey(children_of(x)[-1], b)
         head = f"({op}"
     elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
         return None

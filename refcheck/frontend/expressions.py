@@ -234,7 +234,7 @@ class ExpressionLowerer(CallLowering):
         return None
 
     def load(self, c, loc):
-        text = expr_text(c)
+        text = expr_text(c, macros=True)  # the name a finding gives the loaded object
         t = self.b.temp(text)
         key = key_of(self.b, c)
         deps = key[1] if key else expr_vars(c, self.b)
