@@ -381,7 +381,7 @@ class _UnitCheck:
             return None
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
         known = plan.known(index) if not self.second else None
-        self.summaries.asked = set()
+        self.summaries.asked, self.summaries.marks_read = set(), set()
         own = DEFAULT
         self.how[index] = How.CHECKED if known is None else How.SHARED
         if known is not None:
@@ -408,7 +408,7 @@ class _UnitCheck:
                                    if counts[k] != marks[3][k]))
         if seen is not None:
             self.repeats.note(index, Check(seen, self.spans[index], own, self.used_at[index],
-                                           time.thread_time() - began))
+                                           time.thread_time() - began, frozenset(self.summaries.marks_read)))
         self._put(table, key, index)
         return None
 
