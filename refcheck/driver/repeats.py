@@ -39,11 +39,29 @@ class Check:
         return name not in self.marks_read and _unmarked(now) == _unmarked(record)
 
 
-class Repeats:
-    """The fresh checks of a unit's definitions, by index (only the later rounds look)."""
+@dataclass(frozen=True)
+class Earlier:
+    """A unit's checks in one run of it (phase 1), for its next (phase 2): by definition index,
+    with the definitions' names to tell that the indices mean the same definitions."""
 
-    def __init__(self) -> None:
+    names: tuple
+    checks: dict
+
+
+class Repeats:
+    """The fresh checks of a unit's definitions, by index (only the later rounds look, and
+    phase 2's first: `adopted`)."""
+
+    def __init__(self, earlier: Earlier | None = None, names: list | None = None) -> None:
         self.checks: dict[int, list[Check]] = {}
+        # Phase 2: its phase 1's checks, where they are of the same definitions.
+        self.adopted = earlier is not None and names is not None and earlier.names == tuple(names)
+        if self.adopted:
+            self.checks = {i: list(c) for i, c in earlier.checks.items()}
+
+    def earlier(self, names: list) -> Earlier:
+        """These checks, for the unit's next run (phase 2)."""
+        return Earlier(tuple(names), {i: tuple(c) for i, c in self.checks.items()})
 
     def note(self, index: int, check: Check) -> None:
         self.checks.setdefault(index, []).append(check)
@@ -71,6 +89,7 @@ def repeat(unit, index: int, earlier: Check) -> None:
     for k, n in by:
         unit.counts[k] += n
     unit.summaries.asked = {n for n, _ in earlier.seen}
+    unit.summaries.ever.update(unit.summaries.asked)  # as the check's own asks would
     unit._learn(index, earlier.own)
     # The records' digests now, as a fresh check leaves them (a mark it did not read differs).
     unit.used_at[index] = unit.summaries.used(unit.summaries.asked - {unit.names[index]})
