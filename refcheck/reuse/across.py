@@ -9,8 +9,9 @@ An analysis reads the graph and what the conventions say of the names in it, not
 around it: that is the premise of the class keys (`renaming.class_key`) by which a unit's
 identical instances share one analysis. Here the same key, with the conventions' fingerprint,
 the inferred record of every name in the graph and the bounds, keys the analyses of the
-definitions another unit may repeat: those outside the unit's main file, and every definition
-of a main file an earlier unit of this process had (a twin compilation). Equal keys, equal
+definitions another unit may repeat: those of a file an earlier unit of this process had
+definitions from (a header), and every definition of a main file an earlier unit had (a twin
+compilation). Equal keys, equal
 analyses; the graph is still built (the key is the built graph), only the exploration is saved.
 """
 
@@ -26,6 +27,10 @@ LIMIT = 20_000
 
 _DONE: dict[bytes, tuple] = {}
 _MAINS: set[str] = set()  # the main files of the units this process has checked
+# File -> the main file of the first unit that analysed a definition in it: a file only one
+# unit's definitions come from (torch7's generic/*.c bodies, each included by one unit) is
+# never keyed, and a header is keyed from the second unit that includes it.
+_FILES: dict[str, str] = {}
 # On in the pool's workers (`start`), which check many units of one run; off elsewhere (a
 # check in process, the tests'), which keeps no state between checks.
 _ON = [False]
@@ -54,8 +59,10 @@ class Across:
         self.which = repr((bounds, hashlib.blake2b(conv.fingerprint().encode(), digest_size=20).hexdigest()))
 
     def eligible(self, cfg) -> bool:
-        """Whether another unit of this process may check the same definition."""
-        return _ON[0] and self.share and (self.twin or cfg.loc.file != self.main)
+        """Whether another unit of this process checked a definition of the same file."""
+        if not (_ON[0] and self.share):
+            return False
+        return self.twin or _FILES.setdefault(cfg.loc.file, self.main) != self.main
 
     def analyse(self, cfg, analyze):
         """`analyze(cfg)`, or the result an identical graph had in an earlier unit (`took`).
@@ -107,4 +114,5 @@ def forget() -> None:
     """Drops every kept analysis, and stops keeping them (tests)."""
     _DONE.clear()
     _MAINS.clear()
+    _FILES.clear()
     _ON[0] = False
