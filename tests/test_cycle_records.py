@@ -63,8 +63,10 @@ def test_the_mark_is_part_of_equality_and_digest_but_not_of_what_other_units_get
 
 
 def test_a_check_made_under_the_assumption_is_not_replayed_without_it():
+    # A check that handed something to `member` read its mark (`SummaryTable.marks_read`).
     made = repeats.Repeats()
-    under = repeats.Check((("member", replace(TAKES, assumed=True)),), ((), (), 1, ()), None, (), 0.1)
+    under = repeats.Check((("member", replace(TAKES, assumed=True)),), ((), (), 1, ()), None, (), 0.1,
+                          frozenset({"member"}))
     made.note(0, under)
     assert made.find(0, {"member": replace(TAKES, assumed=True)}) is under
     assert made.find(0, {"member": TAKES}) is None

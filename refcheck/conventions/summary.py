@@ -306,6 +306,11 @@ class SummaryTable:
         self.known: dict[str, Summary] = dict(known or {})
         self.asked: set[str] = set()
         self.ever: set[str] = set()  # every name asked for during the unit's check
+        # The names at whose calls the check being made handed something over: the only place
+        # the lowering reads a record's `assumed` mark (`CallLowering.hand_over`), so a check
+        # that read no mark of a name is the same under that name's record marked or not
+        # (`driver.repeats`). Reset with `asked`.
+        self.marks_read: set[str] = set()
 
     def get(self, name: str) -> Summary | None:
         self.asked.add(name)

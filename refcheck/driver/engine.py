@@ -49,6 +49,9 @@ class Settings:
     shard: object = None
     # A shared parse's lead: the worker's side of the pool's slots (forking.Lender); else None.
     lender: object = None
+    # Phase 2 (a unit checked again with the run's table): the checks its phase 1 made
+    # (`repeats.Earlier`), repeated where every record one asked is unchanged; else None.
+    earlier: object = None
 
 
 def check_unit(path: str, settings: Settings):
@@ -258,6 +261,8 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
                       and (s := exported(summaries.known[n])).says_something}
     if table is not None:
         _save_table(table, result)
+    if result.imported:  # the run may check it again (phase 2): these checks may repeat
+        result.checks = unit.repeats.earlier(prep.names)
     result.findings = merge_findings(unit.findings)
     result.counts.update({k: n for k, n in unit.counts.items() if n or k != "cached"})
     if parsed.partial and result.functions:
@@ -339,7 +344,13 @@ class _UnitCheck:
         self.own: dict[int, object] = {}  # definition -> the summary it inferred
         self.how: dict[int, object] = {}  # definition -> shards.How (only a shard's records need it)
         self.seconds: dict[int, float] = {}  # definition -> CPU seconds its last check took
-        self.repeats = Repeats()  # the fresh checks, for the later rounds to repeat
+        # The fresh checks, for the later rounds (and in phase 2, phase 1's) to repeat.
+        self.repeats = Repeats(settings.earlier, names)
+        # Analyses an earlier unit of this process made of the same graphs (headers, twins).
+        from refcheck.reuse.across import Across
+
+        self.across = Across(parsed.tu.spelling, conv, (settings.max_states, settings.function_seconds),
+                             settings.share)
         # The second round re-checks stale definitions: no cache hit or instance result (they
         # were made with the stale summaries too).
         self.second = False
@@ -358,7 +369,7 @@ class _UnitCheck:
         """Checks definition `index`; returns the earlier check it repeated, if one was taken."""
         top = self.parsed.functions[index]
         key = table.keys[index] if table is not None else None
-        earlier = self.repeats.find(index, self.summaries.known) if self.second else None
+        earlier = self.repeats.find(index, self.summaries.known) if self.second or self.repeats.adopted else None
         if earlier is not None:
             repeat(self, index, earlier)
             self.how[index] = How.CHECKED
@@ -381,7 +392,7 @@ class _UnitCheck:
             return None
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
         known = plan.known(index) if not self.second else None
-        self.summaries.asked = set()
+        self.summaries.asked, self.summaries.marks_read = set(), set()
         own = DEFAULT
         self.how[index] = How.CHECKED if known is None else How.SHARED
         if known is not None:
@@ -408,7 +419,7 @@ class _UnitCheck:
                                    if counts[k] != marks[3][k]))
         if seen is not None:
             self.repeats.note(index, Check(seen, self.spans[index], own, self.used_at[index],
-                                           time.thread_time() - began))
+                                           time.thread_time() - began, frozenset(self.summaries.marks_read)))
         self._put(table, key, index)
         return None
 
@@ -447,7 +458,9 @@ class _UnitCheck:
                     plan.skipped(index, frozenset(self.summaries.asked))
                 continue
             queue[:0] = cfg.lambdas
-            res, shared = plan.analyse(cfg, lambda g: analyze(g, conv, settings.max_states, settings.function_seconds))
+            res, shared = plan.analyse(cfg, lambda g: self.across.analyse(
+                g, lambda h: analyze(h, conv, settings.max_states, settings.function_seconds)))
+            shared = shared or self.across.took
             self.counts["shared" if shared else "analysed"] += 1
             if res.proved and not shared:  # analysed by the first pass alone (`analysis.prepass`)
                 self.counts["proved"] += 1

@@ -44,6 +44,8 @@ class Job:
     # The worker (pid) to give the job to while it is idle: a fixup job goes where the unit's
     # last shard left its parse (engine._held).
     worker: int = 0
+    # Phase 2: the unit's checks in phase 1 (UnitResult.checks), to repeat; None: none.
+    earlier: object = None
 
 
 @dataclass
@@ -114,6 +116,9 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
     if parent is not None:
         forking.die_with_parent(parent)
     _bound_memory(options.max_memory)
+    from refcheck.reuse import across
+
+    across.start()  # this worker's units share their identical analyses (headers, twins)
     # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
     # blocked from the parent (see _Worker); ignore it before letting it through.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -153,6 +158,7 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
                            if gate is not None and _leads(job) else None)
         if job.summaries is not None:
             settings.summaries = job.summaries
+        settings.earlier = job.earlier
         cpu = time.process_time()
         with _StderrWatch() as watch:
             try:

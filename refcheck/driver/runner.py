@@ -183,6 +183,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     for _ in range(PHASE2_ROUNDS):
         if not _check_again(units, results, included, request, cache, storing, report):
             break
+    for result in results.values():
+        result.checks = None  # phase 2 is over: nothing repeats them any more
     # A skipped unit stands for nothing of its own: its code is in its includer's results.
     kept = sorted(results)
     return [units[i] for i in kept], [results[i] for i in kept]
@@ -208,6 +210,8 @@ def _check_again(units, results, included, request: Request, cache: Cache, stori
     from refcheck.driver import pool
 
     jobs, options, functions = _jobs(again, request, cache, storing.keys, table)
+    for job in jobs:  # what phase 1 (or the last round) checked, to repeat (driver.repeats)
+        job.earlier, results[job.index].checks = results[job.index].checks, None
     # A round over units already counted: its own display, no ETA from the first.
     progress = Progress(jobs, request.progress, workers=request.jobs)
     queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))

@@ -129,6 +129,9 @@ class UnitResult:
     # the definitions in the files that have such a comment (`ignore-function` needs them).
     comments: tuple[Comment, ...] = ()
     definitions: tuple[Extent, ...] = ()
+    # The checks of the unit's definitions (driver.repeats.Earlier), for phase 2 to repeat
+    # where the run's table changes none of the records one asked: neither cached nor reported.
+    checks: object = None
 
 
 def merge_findings(findings: list[Finding]) -> list[Finding]:

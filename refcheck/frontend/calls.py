@@ -127,6 +127,8 @@ class CallLowering(UserData):
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
+            if self.b.conv.inferred is not None:
+                self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.fill(loc, name, args, filled)
         if replaced is not None:
             self.replace(loc, name, replaced[1], values[replaced[0] + 1])

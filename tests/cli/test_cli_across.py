@@ -1,0 +1,55 @@
+"""A definition in a project header is analysed twice per process, not once per unit that
+includes it (`reuse.across`): a later unit takes the earlier unit's analysis of the same graph
+with the same records, and reports the same."""
+
+from __future__ import annotations
+
+import json
+
+from refcheck import analysis
+from refcheck.reuse import across
+
+HEADER = """#include <stdlib.h>
+static inline void drop_twice(char *p) { free(p); free(p); }
+static inline char *fresh(size_t n) { char *p = malloc(n); if (n > 3) return NULL; return p; }
+"""
+UNIT = """#include "shared.h"
+void %s(size_t n) { char *p = fresh(n); drop_twice(p); }
+"""
+
+
+def _run(project, monkeypatch, log, share: bool):
+    real = analysis.analyze
+
+    def logged(cfg, *args):  # in the worker: one line per analysis
+        with open(log, "a") as f:
+            f.write(f"{cfg.name}\n")
+        return real(cfg, *args)
+
+    with monkeypatch.context() as m:
+        m.setattr(analysis, "analyze", logged)
+        if not share:
+            m.setattr(across.Across, "eligible", lambda self, cfg: False)
+        project.write("shared.h", HEADER)
+        for name in ("a", "b", "c"):
+            project.write(f"{name}.c", UNIT % f"use_{name}")
+        r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "a.c", "b.c", "c.c")
+    analysed = log.read_text().split("\n")[:-1]
+    log.unlink()
+    across.forget()
+    return json.loads(r.out), analysed
+
+
+def test_a_header_definition_is_analysed_twice_per_process(project, monkeypatch, tmp_path):
+    log = tmp_path / "analysed.txt"
+    alone, every = _run(project, monkeypatch, log, share=False)
+    shared, fewer = _run(project, monkeypatch, log, share=True)
+    assert shared["findings"] == alone["findings"] and shared["errors"] == alone["errors"]
+    assert sorted((f["file"], f["function"], f["rule"]) for f in shared["findings"]) == [
+        ("shared.h", "drop_twice", "RC002"), ("shared.h", "drop_twice", "RC006"),
+        ("shared.h", "fresh", "RC001"), ("shared.h", "fresh", "RC004")]
+    assert every.count("drop_twice") == 3 and every.count("fresh") == 3
+    # The first unit does not key them (a file only one unit may ever have); the second keys
+    # them, the third takes that analysis.
+    assert fewer.count("drop_twice") == 2 and fewer.count("fresh") == 2
+    assert sorted(n for n in fewer if n.startswith("use_")) == ["use_a", "use_b", "use_c"]
