@@ -358,7 +358,10 @@ def _glib() -> Conventions:
     # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
     # Floating results (g_variant_new_*) are owned until sunk; g_variant_ref_sink and
     # g_object_ref_sink take such a reference over rather than adding one.
+    from refcheck.conventions.installed import installed
+
     return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
+                   installed_gir=installed(),
                    ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
         **gir_records(base, GLIB_RULES, "presets.GLIB_RULES"),
