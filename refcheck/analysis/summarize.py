@@ -91,6 +91,11 @@ class Summarizer:
         self.handed: set[str] = set()
         # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
+        # Parameters handed to a cycle's assumed keeper where the body no longer held them (libgusb's
+        # rescan: `for (...) add_device (self, ...)`, explored as owning `self`): a body that gives a
+        # parameter away twice on one path cannot be taking its one reference over, so the cycle's
+        # assumption that it does is refuted there (`effect`; refcheck.driver.cycles).
+        self.overgiven: set[str] = set()
         # The parameters through which the body released (or handed over) an object it loaded (`list_delete
         # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
         # inferred (the records whose stores into a caller's struct that record settles).
@@ -419,7 +424,8 @@ class Summarizer:
 
     def effect(self, i: int) -> Effect | None:
         fates = self.fates[i] - {"null"}
-        if self.params_by_index[i] in self.stolen_vars and fates != {"released"}:
+        var = self.params_by_index[i]
+        if var in self.stolen_vars and var not in self.overgiven and fates != {"released"}:
             return Effect.CONSUME  # a stolen parameter: its caller hands it over
         # In CPython code (`counts`) a helper storing a parameter it holds no reference to is a
         # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
