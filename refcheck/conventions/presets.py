@@ -240,6 +240,15 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_insert_before": {"arguments": {"2": "store"}},
     "g_queue_insert_after": {"arguments": {"2": "store"}},
     "g_queue_insert_sorted": {"arguments": {"1": "store"}},
+    # A GNode tree: g_node_new (data) keeps its data pointer in the node, as a list keeps its
+    # element; the inserts hand the node to the parent's tree, which g_node_destroy on the root
+    # frees ("Removes root and its children from the tree, freeing any memory allocated"), and
+    # return it ("Returns: the inserted GNode"). g_node_append (_data), g_node_insert_data
+    # (_after, _before) and g_node_prepend_data are macros over these (geocode-glib's place tree,
+    # libgusb's device tree: `g_node_append_data (node, device)`).
+    "g_node_new": {"returns": "owned", "arguments": {"0": "store"}},
+    **{f"g_node_{op}": {"returns": "argument", "returned": pos, "arguments": {str(pos): "store"}}
+       for op, pos in (("insert", 2), ("insert_before", 2), ("insert_after", 2), ("prepend", 1))},
     # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
     # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
     **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
