@@ -398,7 +398,8 @@ class Summarizer:
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
-                         and not (var in self.setter | self.lent and self.fates[i] <= {"sunk", "null"}))
+                         and not (var in self.setter | self.lent | self.cfg.read_only
+                                  and self.fates[i] <= {"sunk", "null"}))
 
     def partly_handed(self) -> set[str]:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
@@ -446,6 +447,8 @@ class Summarizer:
         """The effect of parameter i handed over by stores: a setter's STORE (cpython), none
         where it is lent (`lent`, GLib), else a SINK."""
         var = self.params_by_index[i]
+        if var in self.cfg.read_only:
+            return None  # `const T *`: the body promises not to write through it, so not to free it
         return Effect.STORE if var in self.setter else None if var in self.lent else Effect.SINK
 
     def counted(self, i: int) -> Effect | None:

@@ -63,11 +63,13 @@ class Builder(GraphBuilder):
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
         body = None
-        params = []
+        params, read_only = [], set()
         for c in children_of(self.fn):
             if kind_of(c) == K.PARM_DECL:
                 v = self.var(c)
                 params.append((v, has_pointer_type(c)))
+                if params[-1][1] and points_to_const(c):
+                    read_only.add(v)
             elif kind_of(c) == K.COMPOUND_STMT:
                 body = c
             elif kind_of(c) == K.CXX_TRY_STMT:  # function-try-block
@@ -90,7 +92,8 @@ class Builder(GraphBuilder):
                            takes_notify=self.conv.infer_steals and takes_notify(self.fn),
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
-                           returns_value=returns_value(self.fn))
+                           returns_value=returns_value(self.fn),
+                           read_only=frozenset(read_only) if self.conv.infer_steals else frozenset())
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -595,3 +598,9 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
             return _built(Builder(fn, conv))
         finally:
             reset_kids()
+
+
+def points_to_const(param) -> bool:
+    """A pointer parameter whose pointee is const-qualified (`const char *`, `const GList *`)."""
+    t = param.type.get_canonical()
+    return t.kind.name == "POINTER" and t.get_pointee().is_const_qualified()
