@@ -86,6 +86,11 @@ class Summarizer:
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
         # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
         self.lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
+        # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
+        # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
+        # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).
+        self.read_only = cfg.read_only - {op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                                          if type(op) is ir.Store and (op.sink or not op.target)}
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
@@ -398,7 +403,7 @@ class Summarizer:
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
-                         and not (var in self.setter | self.lent | self.cfg.read_only
+                         and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
 
     def partly_handed(self) -> set[str]:
@@ -447,7 +452,7 @@ class Summarizer:
         """The effect of parameter i handed over by stores: a setter's STORE (cpython), none
         where it is lent (`lent`, GLib), else a SINK."""
         var = self.params_by_index[i]
-        if var in self.cfg.read_only:
+        if var in self.read_only:
             return None  # `const T *`: the body promises not to write through it, so not to free it
         return Effect.STORE if var in self.setter else None if var in self.lent else Effect.SINK
 

@@ -87,13 +87,16 @@ class Builder(GraphBuilder):
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
                              if (v := self.var(d)) is not None) \
             if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
+        # GLib's data/notify pair hands the data over, a `const gchar *` too (libxmlb's
+        # `xb_opcode_init (self, kind, const gchar *str, val, destroy_func)`): not read-only there.
+        notify = self.conv.infer_steals and takes_notify(self.fn)
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
-                           takes_notify=self.conv.infer_steals and takes_notify(self.fn),
+                           takes_notify=notify,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn),
-                           read_only=frozenset(read_only) if self.conv.infer_steals else frozenset())
+                           read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset())
 
     def stmt(self, c) -> None:
         k = kind_of(c)
