@@ -18,7 +18,7 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, returns_value
+from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, points_to_const, returns_value
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -601,9 +601,3 @@ def build_cfg_if_relevant(fn, conv: Conventions) -> FunctionCFG | None:
             return _built(Builder(fn, conv))
         finally:
             reset_kids()
-
-
-def points_to_const(param) -> bool:
-    """A pointer parameter whose pointee is const-qualified (`const char *`, `const GList *`)."""
-    t = param.type.get_canonical()
-    return t.kind.name == "POINTER" and t.get_pointee().is_const_qualified()
