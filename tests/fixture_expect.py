@@ -9,6 +9,7 @@
     // fixture-options: preset=glib glib-headers   (the installed GLib/GIO headers, from pkg-config)
     // fixture-options: preset=cpython python-headers numpy-headers   (the installed numpy's headers)
     // fixture-options: preset=glib openssl-headers   (the installed OpenSSL headers, from pkg-config)
+    // fixture-options: preset=glib glib-headers gir-dir=fixtures/gir   (.gir files read as installed ones)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
 A malformed annotation is an error, not something silently skipped: a typo in `expect:` must
@@ -73,6 +74,7 @@ class Options:
     python_headers: bool = False  # `python-headers`: compiled against the running Python's headers
     glib_headers: bool = False  # `glib-headers`: compiled against the installed GLib (pkg-config gio-2.0)
     numpy_headers: bool = False  # `numpy-headers`: compiled against the installed numpy's C API headers
+    gir_dir: str | None = None  # `gir-dir=PATH`: the folder (from the repository) of the "installed" .gir files
     openssl_headers: bool = False  # `openssl-headers`: compiled against the installed OpenSSL (pkg-config openssl)
 
 
@@ -115,6 +117,8 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
             include = numpy_include()
             if include:
                 options.clang_args.append(f"-I{include}")
+        elif token.startswith("gir-dir="):
+            options.gir_dir = token.removeprefix("gir-dir=")
         elif token.startswith("args="):
             options.clang_args.extend(a for a in token.removeprefix("args=").split(",") if a)
         else:

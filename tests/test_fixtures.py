@@ -31,6 +31,7 @@ from fixture_expect import (
 )
 
 from refcheck.conventions import Conventions
+from refcheck.conventions.installed import installed
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.findings import Finding, UnitResult, merge_findings
 from refcheck.conventions.presets import PRESETS
@@ -91,9 +92,11 @@ def _parsable_units() -> list[Path]:
 @functools.lru_cache(maxsize=None)
 def _analyze(unit: Path, errors: str) -> UnitResult:
     options = _sources(unit)[0].options
+    conventions = PRESETS[options.preset].conventions
+    if options.gir_dir:  # the fixture's own "installed" .gir files, in place of the machine's
+        conventions = replace(conventions, installed_gir=installed((str(REPO / options.gir_dir),)))
     settings = Settings(
-        conventions=replace(PRESETS[options.preset].conventions, errors=errors,
-                            may_raise_summaries=options.may_raise_summaries),
+        conventions=replace(conventions, errors=errors, may_raise_summaries=options.may_raise_summaries),
         clang_args=["-I", str(INCLUDE), *options.clang_args],
         root=str(REPO),
     )

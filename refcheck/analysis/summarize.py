@@ -86,11 +86,21 @@ class Summarizer:
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
         # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
         self.lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
+        # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
+        # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
+        # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).
+        self.read_only = cfg.read_only - {op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                                          if type(op) is ir.Store and (op.sink or not op.target)}
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
         # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
+        # Parameters handed to a cycle's assumed keeper where the body no longer held them (libgusb's
+        # rescan: `for (...) add_device (self, ...)`, explored as owning `self`): a body that gives a
+        # parameter away twice on one path cannot be taking its one reference over, so the cycle's
+        # assumption that it does is refuted there (`effect`; refcheck.driver.cycles).
+        self.overgiven: set[str] = set()
         # The parameters through which the body released (or handed over) an object it loaded (`list_delete
         # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
         # inferred (the records whose stores into a caller's struct that record settles).
@@ -393,7 +403,8 @@ class Summarizer:
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
-                         and not (var in self.setter | self.lent and self.fates[i] <= {"sunk", "null"}))
+                         and not (var in self.setter | self.lent | self.read_only
+                                  and self.fates[i] <= {"sunk", "null"}))
 
     def partly_handed(self) -> set[str]:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
@@ -419,7 +430,8 @@ class Summarizer:
 
     def effect(self, i: int) -> Effect | None:
         fates = self.fates[i] - {"null"}
-        if self.params_by_index[i] in self.stolen_vars and fates != {"released"}:
+        var = self.params_by_index[i]
+        if var in self.stolen_vars and var not in self.overgiven and fates != {"released"}:
             return Effect.CONSUME  # a stolen parameter: its caller hands it over
         # In CPython code (`counts`) a helper storing a parameter it holds no reference to is a
         # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
@@ -440,6 +452,8 @@ class Summarizer:
         """The effect of parameter i handed over by stores: a setter's STORE (cpython), none
         where it is lent (`lent`, GLib), else a SINK."""
         var = self.params_by_index[i]
+        if var in self.read_only:
+            return None  # `const T *`: the body promises not to write through it, so not to free it
         return Effect.STORE if var in self.setter else None if var in self.lent else Effect.SINK
 
     def counted(self, i: int) -> Effect | None:

@@ -375,6 +375,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
                     and not self.forwards:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
+                if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:
+                    self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
             if ((o.kept and o.owned <= 1) or (op.alias and o.owned)) and not op.sink and op.through is None:

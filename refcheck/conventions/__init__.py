@@ -244,6 +244,9 @@ class Conventions:
     # callee their own headers declare, under every preset: below `summaries`, above the rest
     # (conventions/libraries.py).
     libraries: tuple[Library, ...] = LIBRARIES
+    # The installed .gir files of libraries besides GLib (the glib preset: conventions/installed.py),
+    # for a callee declared in a system header of one of them: below `summaries`, above the rest.
+    installed_gir: tuple = ()
     # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
     # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
     scalar_results: bool = True

@@ -31,6 +31,8 @@ RETURNS = ("owned", "borrowed", "reallocated", "argument", "unknown")
 FLOATING_TYPES = {"GParamSpec*"}
 EFFECTS = ("consume", "sink", "store", "sink-floating", "acquire-out", "release", "retain", "borrow")
 Record = dict  # {"returns": "owned", "arguments": {"1": "sink"}}
+# The one conditional effect GIR gives: an out parameter a throwing gboolean function fills on TRUE.
+_ON_TRUE = {"effect": "acquire-out", "when": "nonzero"}
 
 
 class GirError(ValueError):
@@ -93,17 +95,24 @@ def _record(callable_) -> Record | None:
                      for p in plain)
         # A function that throws fills its out parameters only when its result says success
         # (g_file_get_contents: TRUE; g_socket_receive_message: a gssize >= 0; a call returning a
-        # GVariant *: non-NULL): on failure `*contents` is untouched, so no acquisition is
-        # modelled. A void one has no result to test: it fills them (or sets the error) always.
+        # GVariant *: non-NULL): on failure `*contents` is untouched. A gboolean one fills them
+        # on TRUE: a conditional acquisition on a nonzero result (issue 32, glib23: gnome-autoar's
+        # and geocode-glib's fixed leaks of g_file_get_contents' `contents`); other results are
+        # not modelled. One documented to fill them "even if the function returns FALSE"
+        # (g_regex_match_full's match_info) fills them always. A void one has no result to test:
+        # it fills them (or sets the error) always.
         conditional = callable_.get("throws") == "1" and ret is not None and _c_type(ret) not in ("", "void")
+        on_true = conditional and _c_type(ret) == "gboolean"
+        if on_true and _EVEN_IF_FALSE.search(_doc(callable_)):
+            conditional = on_true = False
         for i, p in enumerate(plain):
             position = str(i + shift)
             out = p.get("direction") in ("out", "inout")
             full = p.get("transfer-ownership") == "full"
             # An inout array (g_option_context_parse's argv) is the caller's own, rewritten in place.
             if (p.get("direction") == "out" and full and not p.get("caller-allocates") == "1"
-                    and _holds_pointer(p) and not conditional):
-                arguments[position] = "acquire-out"
+                    and _holds_pointer(p) and (on_true or not conditional)):
+                arguments[position] = dict(_ON_TRUE) if on_true else "acquire-out"
             elif out:
                 pass  # a number written back, or the caller's own buffer filled in
             elif full and _is_pointer(p):
@@ -229,6 +238,9 @@ def parse_gir(path: str) -> dict[str, Record]:
     return out
 
 
+# g_regex_match_full: "even if the function returns %FALSE" the match_info is to be freed.
+_EVEN_IF_FALSE = re.compile(r"even if the function returns %?FALSE")
+
 # "Like g_dbus_connection_call() but also takes a #GUnixFDList object": the doc's first words.
 _LIKE = re.compile(r"^Like #?(\w+)\(\)")
 
@@ -286,7 +298,7 @@ def check_record(name: str, record, where: str) -> Record:
     if record.get("returns", "borrowed") not in RETURNS:
         raise GirError(f"{where}: {name}: returns must be one of {', '.join(RETURNS)}")
     for position, effect in record.get("arguments", {}).items():
-        if not position.lstrip("-").isdigit() or effect not in EFFECTS:
+        if not position.lstrip("-").isdigit() or not (effect in EFFECTS or effect == _ON_TRUE):
             raise GirError(f"{where}: {name}: bad argument {position!r} = {effect!r}")
     return record
 

@@ -240,6 +240,15 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_insert_before": {"arguments": {"2": "store"}},
     "g_queue_insert_after": {"arguments": {"2": "store"}},
     "g_queue_insert_sorted": {"arguments": {"1": "store"}},
+    # A GNode tree: g_node_new (data) keeps its data pointer in the node, as a list keeps its
+    # element; the inserts hand the node to the parent's tree, which g_node_destroy on the root
+    # frees ("Removes root and its children from the tree, freeing any memory allocated"), and
+    # return it ("Returns: the inserted GNode"). g_node_append (_data), g_node_insert_data
+    # (_after, _before) and g_node_prepend_data are macros over these (geocode-glib's place tree,
+    # libgusb's device tree: `g_node_append_data (node, device)`).
+    "g_node_new": {"returns": "owned", "arguments": {"0": "store"}},
+    **{f"g_node_{op}": {"returns": "argument", "returned": pos, "arguments": {str(pos): "store"}}
+       for op, pos in (("insert", 2), ("insert_before", 2), ("insert_after", 2), ("prepend", 1))},
     # An async queue keeps what is pushed until a pop hands it to the consumer (its items are
     # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
     **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
@@ -358,7 +367,10 @@ def _glib() -> Conventions:
     # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
     # Floating results (g_variant_new_*) are owned until sunk; g_variant_ref_sink and
     # g_object_ref_sink take such a reference over rather than adding one.
+    from refcheck.conventions.installed import installed
+
     return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
+                   installed_gir=installed(),
                    ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
         **gir_records(base, GLIB_RULES, "presets.GLIB_RULES"),

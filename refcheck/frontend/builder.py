@@ -18,7 +18,7 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, returns_value
+from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, points_to_const, returns_value
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -63,11 +63,13 @@ class Builder(GraphBuilder):
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
         body = None
-        params = []
+        params, read_only = [], set()
         for c in children_of(self.fn):
             if kind_of(c) == K.PARM_DECL:
                 v = self.var(c)
                 params.append((v, has_pointer_type(c)))
+                if params[-1][1] and points_to_const(c):
+                    read_only.add(v)
             elif kind_of(c) == K.COMPOUND_STMT:
                 body = c
             elif kind_of(c) == K.CXX_TRY_STMT:  # function-try-block
@@ -85,12 +87,16 @@ class Builder(GraphBuilder):
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
                              if (v := self.var(d)) is not None) \
             if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
+        # GLib's data/notify pair hands the data over, a `const gchar *` too (libxmlb's
+        # `xb_opcode_init (self, kind, const gchar *str, val, destroy_func)`): not read-only there.
+        notify = self.conv.infer_steals and takes_notify(self.fn)
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
-                           takes_notify=self.conv.infer_steals and takes_notify(self.fn),
+                           takes_notify=notify,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
-                           returns_value=returns_value(self.fn))
+                           returns_value=returns_value(self.fn),
+                           read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset())
 
     def stmt(self, c) -> None:
         k = kind_of(c)

@@ -280,6 +280,12 @@ def has_pointer_type(c) -> bool:
     return canonical_kind(c) in POINTER_IDS
 
 
+def points_to_const(param) -> bool:
+    """A pointer parameter whose pointee is const-qualified (`const char *`, `const GList *`)."""
+    t = param.type.get_canonical()
+    return t.kind == T.POINTER and t.get_pointee().is_const_qualified()
+
+
 def returns_value(fn) -> bool:
     """The function's result type is known and not void (a lambda's is not known here)."""
     return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)

@@ -25,7 +25,10 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noret
                                         strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
+from refcheck.conventions.installed import gir_of, records
+from refcheck.conventions.presets import gir_records
 from refcheck.frontend.inlines import identity_position
+from refcheck.frontend.unit import in_system_dir
 from refcheck.frontend.slots import role_of
 from refcheck.frontend.api_tables import api_call_name
 
@@ -230,7 +233,18 @@ def _library_record(conv, decl, name: str):
                 return None
         if _in_library(f.name, lib.header):
             return s
-    return None
+    return installed_record(conv, decl, name) if conv.installed_gir else None
+
+
+def installed_record(conv, decl, name: str):
+    """The record an installed .gir (conventions/installed.py) gives a callee declared in a system
+    header of that library; None elsewhere or where it says nothing."""
+    loc = decl.location
+    f = loc.file
+    if f is None or not (loc.is_in_system_header or in_system_dir(f.name)):
+        return None
+    gir = gir_of(conv.installed_gir, f.name)
+    return records(conv, gir, gir_records).get(name) if gir is not None else None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -12,7 +12,7 @@ from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.graph import resolved_callee
+from refcheck.frontend.graph import installed_record, resolved_callee
 from refcheck.frontend.setters import reaching_locals, stores_parameter
 from refcheck.frontend.slots import role_of
 
@@ -73,10 +73,13 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         c = stack.pop()
         k = kind_of(c)
         if k == K.CALL_EXPR:
-            name = resolved_callee(c, conv)[1]
+            decl, name = resolved_callee(c, conv)
             # A library's record (OpenSSL's get1) counts wherever its headers may declare the
-            # callee: which ones do is the build's to say; answering yes only costs a build.
-            if any(_says_something(s) for s in (conv.summary(name), *conv.library_records(name))):
+            # callee: which ones do is the build's to say; answering yes only costs a build. An
+            # installed .gir's (libsoup's) only where its system header declares it.
+            installed = installed_record(conv, decl, name) if conv.installed_gir and decl is not None else None
+            if any(_says_something(s) for s in (conv.summary(name), *conv.library_records(name), installed)
+                   if s is not None):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
         elif k in OWNERSHIP_KINDS:
             return True

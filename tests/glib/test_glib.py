@@ -97,6 +97,19 @@ GIR = textwrap.dedent("""\
             <parameter name="messages" direction="out" transfer-ownership="full"><type name="utf8" c:type="char**"/></parameter>
           </parameters>
         </function>
+        <function name="load" c:identifier="foo_load" throws="1">
+          <return-value transfer-ownership="none"><type name="gboolean" c:type="gboolean"/></return-value>
+          <parameters>
+            <parameter name="contents" direction="out" transfer-ownership="full"><type name="utf8" c:type="char**"/></parameter>
+          </parameters>
+        </function>
+        <function name="match" c:identifier="foo_match" throws="1">
+          <doc>Like a regex match: @info is set even if the function returns %FALSE.</doc>
+          <return-value transfer-ownership="none"><type name="gboolean" c:type="gboolean"/></return-value>
+          <parameters>
+            <parameter name="info" direction="out" transfer-ownership="full"><type name="Info" c:type="FooInfo**"/></parameter>
+          </parameters>
+        </function>
         <function name="fill" c:identifier="foo_fill" throws="1">
           <return-value transfer-ownership="none"><type name="none" c:type="void"/></return-value>
           <parameters>
@@ -133,6 +146,34 @@ def test_gir_records(tmp_path: Path) -> None:
     # (a gssize >= 0 here): no acquisition; a void one has no result to say, so it always fills.
     assert "foo_receive" not in records
     assert records["foo_fill"] == {"arguments": {"0": "acquire-out"}}
+    # A gboolean one fills them where it returns TRUE (g_file_get_contents), or on both results
+    # where its documentation says so (g_regex_match_full's match_info).
+    assert records["foo_load"] == {"arguments": {"0": {"effect": "acquire-out", "when": "nonzero"}}}
+    assert records["foo_match"] == {"arguments": {"0": "acquire-out"}}
+    assert gir_records(PRESETS["glib"].conventions, {"foo_load": records["foo_load"]}, "t")["foo_load"].conditional
+
+
+def test_installed_gir(tmp_path: Path) -> None:
+    """Another library's installed .gir gives a callee its records where a system header of that
+    library declares it: the header's folder or one of the two above holds the file's c:include."""
+    from refcheck.conventions.installed import gir_of, installed, records
+
+    gir_dir, include = tmp_path / "gir-1.0", tmp_path / "include" / "foo-1.0" / "foo"
+    gir_dir.mkdir()
+    include.mkdir(parents=True)
+    (include / "foo.h").write_text("")
+    (include / "foo-thing.h").write_text("")
+    (gir_dir / "Foo-1.0.gir").write_text(GIR.replace('<namespace', '<c:include name="foo/foo.h"/>\n  <namespace', 1))
+    (gir_dir / "GLib-2.0.gir").write_text(GIR)  # GLib's own: the committed table, never read here
+    (gir_dir / "Broken-1.0.gir").write_text('<c:include name="foo/foo.h"/><repository')
+    found = installed((str(gir_dir),))
+    assert [os.path.basename(g.path) for g in found] == ["Broken-1.0.gir", "Foo-1.0.gir"]
+    foo = found[1]
+    assert gir_of(found[1:], str(include / "foo-thing.h")) == foo
+    assert gir_of(found[1:], str(tmp_path / "elsewhere.h")) is None
+    conv = PRESETS["glib"].conventions
+    assert records(conv, foo, gir_records)["foo_thing_new"].returns is Returns.OWNED
+    assert records(conv, found[0], gir_records) == {}  # a broken file of the system's says nothing
 
 
 def test_bad_gir_and_table(tmp_path: Path) -> None:
