@@ -21,7 +21,7 @@ from multiprocessing.connection import wait
 from typing import Callable, Iterator
 
 from refcheck.conventions import Conventions
-from refcheck.driver import forking
+from refcheck.driver import forking, joblog
 from refcheck.findings import ToolError, UnitResult
 
 
@@ -81,12 +81,6 @@ class Outcome:
     ended: float = 0.0
     # An early lead's wait for the units ahead of it: (from, to) by time.monotonic; else ().
     waited: tuple = ()
-
-
-# A file to which the parent appends one JSON line per job (worker pid, unit, shard, CPU
-# seconds, and when it started and ended by time.monotonic): what benchmarks/jscaling.py computes
-# a schedule's makespan from, free of the load, and each worker's idle time.
-JOB_LOG = "REFCHECK_JOB_LOG"
 
 
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
@@ -344,6 +338,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     # An early lead (at most one per queue) goes to the first worker that can fork it, with the
     # jobs ahead of it in the queue, whose summaries it waits for.
     early = _early(pending)
+    joblog.event("start", time.monotonic())
     try:
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
@@ -381,6 +376,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     pool.remove(w)
                 if outcome is not None:
                     yield from _finish(w, outcome, pool)
+        joblog.event("drained", time.monotonic())
     finally:
         for w in pool:
             if w.job is None and w.process.is_alive():
@@ -394,6 +390,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
             else:
                 w.process.join(timeout=1)
                 w.kill()
+        joblog.event("end", time.monotonic())
 
 
 def _wait_for(busy: list, timeout: float) -> float | None:
@@ -528,7 +525,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
                              f"while parsing or analyzing this unit")
         o.worker = slot
         if c is not None and c.part is not None:
-            _log(o)
+            joblog.job(o)
         out.append(o)
     if outcome.part is not None and outcome.part.children:
         outcome.part = replace(outcome.part, children=())
@@ -551,7 +548,7 @@ def _collect(w: _Worker) -> Outcome | None:
             if index == job.index:
                 outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid, w.began, time.monotonic(),
                                   w.waited)
-                _log(outcome)
+                joblog.job(outcome)
                 return outcome
     except (EOFError, OSError):
         pass
@@ -564,26 +561,6 @@ def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
     """Whether the job waits for another idle worker it prefers."""
     return bool(job.worker) and job.worker != w.process.pid and any(
         x.process.pid == job.worker and x.idle and x.process.is_alive() for x in pool)
-
-
-def _log(outcome: Outcome) -> None:
-    path = os.environ.get(JOB_LOG)
-    if not path:
-        return
-    import json
-
-    shard = outcome.job.shard
-    what = None if shard is None else getattr(shard, "number", "fixup")
-    try:
-        with open(path, "a") as f:
-            f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
-                                "cpu": round(outcome.cpu, 4), "start": round(outcome.began, 4),
-                                "end": round(outcome.ended, 4), "waited": [round(t, 4) for t in outcome.waited],
-                                "definitions": len(getattr(outcome.part, "records", ())),
-                                "stolen": list(getattr(outcome.part, "stolen", (0, 0.0)))})
-                    + "\n")
-    except OSError:
-        pass
 
 
 def _out_of_memory(result: UnitResult) -> bool:

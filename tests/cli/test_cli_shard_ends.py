@@ -1,0 +1,94 @@
+"""How a split unit's run ends (issue 30, -j2 wall time): a shared parse's lead runs the unit's
+fixup itself, on its parse, once its children's records are in (leading.fixed), instead of the
+parent sending it back as a job; where that fails the parent's fixup job still runs. Neither
+changes a finding. The job log says when the pool began and ended (benchmarks/jscaling.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import events as read_events
+from cli_helpers import jobs as read_jobs
+from refcheck.driver import engine, forking, splitting
+
+pytestmark = pytest.mark.skipif(not forking.available(), reason="no os.fork")
+
+# The callee's summary (it hands out what it allocates, though its name does not say so) reaches
+# the caller only from the other shard: the fixup checks the caller again (RC001 through it).
+CALLEE = ("#include <stdlib.h>\n"
+          "char *pkg_buffer(size_t n)\n{\n  char *p = malloc(n);\n  if (!p)\n    return NULL;\n"
+          "  p[0] = 0;\n  return p;\n}\n")
+CALLER = ("int user(size_t n)\n{\n  char *b = pkg_buffer(n);\n  if (n > 10)\n    return -1;\n"
+          "  free(b);\n  return 0;\n}\n")
+
+
+def _findings(project, *args):
+    r = project.run("check", "--format", "json", "--no-cache", *args)
+    data = json.loads(r.out)
+    return r.code, sorted((f["file"], f["rule"], f["line"], f["message"]) for f in data["findings"]), data["errors"]
+
+
+@pytest.fixture
+def kinds(monkeypatch, tmp_path):
+    """The kind of every job a worker ran (Shard, Fixup, NoneType), as a list read afterwards."""
+    seen = tmp_path / "kinds"
+    real = engine.check_unit
+
+    def spy(path, settings):
+        with open(seen, "a") as f:
+            f.write(type(settings.shard).__name__ + "\n")
+        return real(path, settings)
+
+    monkeypatch.setattr(engine, "check_unit", spy)
+    return lambda: seen.read_text().split() if seen.exists() else []
+
+
+def test_the_lead_runs_the_fixup_on_its_parse(project, sharding, kinds):
+    project.write("one.c", CALLEE + CALLER)
+    whole = _findings(project, "-j", "1", "one.c")
+    assert ("one.c", "RC001") in [f[:2] for f in whole[1]], whole
+    read_jobs(sharding)
+    assert _findings(project, "-j", "2", "one.c") == whole
+    jobs = read_jobs(sharding)
+    lead = next(j for j in jobs if j["shard"] == 0)
+    (fixup,) = [j for j in jobs if j["shard"] == "fixup"]
+    # In the lead's job, right after its share: no job of its own reached a worker.
+    assert fixup["worker"] == lead["worker"] and fixup["start"] == lead["end"], jobs
+    assert fixup["definitions"] >= 1 and fixup["cpu"] > 0
+    assert "Fixup" not in kinds(), kinds()
+
+
+def test_a_fixup_that_fails_in_the_lead_is_sent_as_a_job(project, sharding, kinds, monkeypatch):
+    """The fixup raises in the lead (once per process): the parent sends it as a job to the same
+    worker, as without the lead's, and the findings are the whole unit's."""
+    project.write("one.c", CALLEE + CALLER)
+    whole = _findings(project, "-j", "1", "one.c")
+    read_jobs(sharding)
+    real = splitting.fixup
+    calls = []
+
+    def flaky(*args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("lost")
+        return real(*args)
+
+    monkeypatch.setattr(splitting, "fixup", flaky)
+    assert _findings(project, "-j", "2", "one.c") == whole
+    jobs = read_jobs(sharding)
+    lead = next(j for j in jobs if j["shard"] == 0)
+    (fixup,) = [j for j in jobs if j["shard"] == "fixup"]
+    assert fixup["worker"] == lead["worker"] and fixup["start"] > lead["end"], jobs
+    assert kinds().count("Fixup") == 1, kinds()
+
+
+def test_the_job_log_says_when_the_pool_began_and_ended(project, sharding):
+    project.write("one.c", CALLEE + CALLER)
+    assert _findings(project, "-j", "2", "one.c")[0] == 1
+    events = read_events(sharding)
+    jobs = read_jobs(sharding)
+    assert set(events) == {"start", "drained", "end"}, events
+    assert events["start"] <= min(j["start"] for j in jobs)
+    assert max(j["end"] for j in jobs) <= events["drained"] <= events["end"]
