@@ -92,3 +92,18 @@ def test_the_job_log_says_when_the_pool_began_and_ended(project, sharding):
     assert set(events) == {"start", "drained", "end"}, events
     assert events["start"] <= min(j["start"] for j in jobs)
     assert max(j["end"] for j in jobs) <= events["drained"] <= events["end"]
+
+
+def test_shards_that_follow_the_whole_unit_order_need_no_fixup(project, sharding, kinds):
+    """Definitions that use nothing of each other: the lead's fixup checks nothing again and the
+    parent merges the shards' records as they are (no fixup in the job log, none sent)."""
+    project.write("one.c", "#include <stdlib.h>\n" + "".join(
+        f"void leak{k}(size_t n)\n{{\n  char *q = malloc(n);\n  if (n)\n    return;\n  free(q);\n}}\n"
+        for k in range(4)))
+    whole = _findings(project, "-j", "1", "one.c")
+    assert len(whole[1]) == 4, whole
+    read_jobs(sharding)
+    assert _findings(project, "-j", "2", "one.c") == whole
+    jobs = read_jobs(sharding)
+    assert sorted(str(j["shard"]) for j in jobs) == ["0", "1"], jobs
+    assert "Fixup" not in kinds()
