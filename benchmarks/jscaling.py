@@ -5,6 +5,10 @@ benchmarks/results/jscaling.json and prints a table.
 
     python benchmarks/jscaling.py --path /tmp/torch7            # -j1 and -j2, both modes
     python benchmarks/jscaling.py --path DIR --jobs 1 2 4 --unsharded
+    python benchmarks/jscaling.py --path /tmp/torch7 --rounds 4 --base /tmp/msnap8   # against a base
+
+Each run imports the refcheck of the tree the benchmark is in (PYTHONPATH), never an installed
+one; `--base DIR` runs another tree's before it in every round, alike.
 
 Wall times on a shared machine are noisy, so each run records the load average around it and
 the makespan its schedule implies: every job's CPU seconds in its worker (REFCHECK_JOB_LOG),
@@ -12,7 +16,11 @@ summed per worker, the largest sum against the -j1 run's total. The log also say
 started and ended (a forked shard: when its slot was granted), so each run records every worker's
 idle time between the run's first start and last end (`idle`): the waits the schedule makes, which
 the makespan does not show. Each -jN run's findings digest must equal the -j1 one's (the table
-flags a difference).
+flags a difference). The log's pool events and the benchmark's own clock (time.monotonic, one
+clock for every process) split the wall time outside the jobs (`phases`: the parent's start
+before the pool, the workers' start, the merge after the last job, the workers' end, the
+report and exit), with the fixup's span; `peak_rss_mb` is the largest worker's. At the end, a
+summary per tree, mode and -jN: every round's speedups, the CPU above -j1's, the mean spans.
 """
 
 from __future__ import annotations
