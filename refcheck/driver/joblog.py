@@ -7,7 +7,6 @@ every process on the machine, so the benchmark's own launch and exit times compa
 
 from __future__ import annotations
 
-import json
 import os
 
 JOB_LOG = "REFCHECK_JOB_LOG"
@@ -17,6 +16,8 @@ def _write(line: dict) -> None:
     path = os.environ.get(JOB_LOG)
     if not path:
         return
+    import json  # only where the log is asked for: the workers fork from the parent
+
     try:
         with open(path, "a") as f:
             f.write(json.dumps(line) + "\n")
