@@ -8,8 +8,9 @@ analyses them once). The parent then replays the whole-unit check's order over w
 report: round 1 in source order, each definition seeing the summaries of the ones before it,
 then the second round for stale summaries (engine._UnitCheck). A definition whose check saw
 other summaries than that order gives it (a callee in another shard) is checked again by one
-fixup job, which replays the same way with the definitions' records; the merged result is the
-one a whole-unit check gives.
+fixup, which replays the same way with the definitions' records; the merged result is the one a
+whole-unit check gives. A shared parse's lead runs the fixup itself once its children's records
+are in (leading.fixed: no round trip); otherwise the parent sends it as a job.
 
 Imported by the parent: no libclang here.
 """
