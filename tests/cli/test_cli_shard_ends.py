@@ -107,3 +107,24 @@ def test_shards_that_follow_the_whole_unit_order_need_no_fixup(project, sharding
     jobs = read_jobs(sharding)
     assert sorted(str(j["shard"]) for j in jobs) == ["0", "1"], jobs
     assert "Fixup" not in kinds()
+
+
+def test_the_benchmark_splits_the_wall_time_outside_the_jobs(monkeypatch):
+    """benchmarks/jscaling.py: the spans before, between and after the jobs from the pool's events
+    and its own launch and exit; the fixup's span and its gap after the unit's shards."""
+    import os
+    import sys
+
+    monkeypatch.syspath_prepend(os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    sys.modules.pop("jscaling", None)
+    import jscaling
+
+    entries = [{"unit": "u.c", "shard": 0, "start": 10.5, "end": 14.0},
+               {"unit": "u.c", "shard": 1, "start": 11.0, "end": 13.9},
+               {"unit": "u.c", "shard": "fixup", "start": 14.1, "end": 14.4}]
+    events = [("start", 10.4), ("drained", 14.45), ("end", 14.5)]
+    got = jscaling.phases(10.0, 14.6, 10.5, 14.4, events, entries)
+    assert got == {"pre": 0.4, "lead_in": 0.1, "span": 3.9, "tail": 0.05, "shutdown": 0.05, "post": 0.1,
+                   "fixup": 0.3, "fixup_gap": 0.1}
+    # A tree without the events (an older base): the jobs' own start and end stand in.
+    assert jscaling.phases(10.0, 14.6, 10.5, 14.4, [], entries[:2])["pre"] == 0.5
