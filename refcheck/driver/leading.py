@@ -55,6 +55,8 @@ def lead(prep, shard, lender, began: float, job_cpu: float, run, prepare):
         forking.collect(running, kill=True)
         raise
     children = forking.collect(running)
+    if running:  # their slots back before the fixup: another job may take them meanwhile
+        lender.give_back()
     return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare))
 
 

@@ -214,6 +214,7 @@ class _Worker:
         self.wants = 0
         self.lent: list[_Worker] = []
         self.lent_to: _Worker | None = None
+        self.slots: list[int] = []  # the pids of the workers lent, in order (the job log's)
         # An early lead (Shard.early): the units it waits for, when it said it had parsed, and
         # its wait once over (from, to).
         self.awaits: set = set()
@@ -234,6 +235,7 @@ class _Worker:
         self.wants -= 1
         other.lent_to = self
         self.lent.append(other)
+        self.slots.append(other.process.pid)
 
     def release(self) -> None:
         """The lent slots back (the followers stay until their outcomes are made)."""
@@ -494,7 +496,7 @@ def _finish(w: _Worker, outcome: "Outcome | None", pool: list) -> Iterator[Outco
     """The outcomes of `w`'s job (a lead's: its children's first, then its own, so the fixup
     goes where the parse is), the worker replaced where it died or ran out of memory."""
     children = _children(w, outcome)
-    w.job, w.followers = None, []
+    w.job, w.followers, w.slots = None, [], []
     w.awaits, w.ready_at, w.waited = set(), 0.0, ()
     w.release()
     if (_out_of_memory(outcome.result) or not w.process.is_alive()) and w in pool:
@@ -511,7 +513,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
     out = []
     for i, job in enumerate(w.followers):
         c = got.get(job.shard.number)
-        slot = w.lent[i].process.pid if i < len(w.lent) else outcome.worker
+        slot = w.slots[i] if i < len(w.slots) else outcome.worker
         if c is None:
             o = replace(outcome, job=job, part=None, cacheable=False, cpu=0.0)
             if outcome.part is not None:
@@ -543,6 +545,9 @@ def _collect(w: _Worker) -> Outcome | None:
                 return None
             if message[0] == forking.READY and message[1] == job.index:
                 w.ready_at = time.monotonic()
+                return None
+            if message[0] == forking.RETURN and message[1] == job.index:
+                w.release()  # its children are done: their slots go back before its fixup
                 return None
             index, result, cacheable, hashes, part, cpu = message
             if index == job.index:

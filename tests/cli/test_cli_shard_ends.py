@@ -128,3 +128,40 @@ def test_the_benchmark_splits_the_wall_time_outside_the_jobs(monkeypatch):
                    "fixup": 0.3, "fixup_gap": 0.1}
     # A tree without the events (an older base): the jobs' own start and end stand in.
     assert jscaling.phases(10.0, 14.6, 10.5, 14.4, [], entries[:2])["pre"] == 0.5
+
+
+def test_the_childrens_slots_go_back_before_the_leads_fixup(project, sharding, monkeypatch):
+    """a.c is split; the other worker is busy (b.c, slowed down) when the lead forks, so its slot
+    goes to the child after b.c, with c.c still queued. Once the child is done the lead gives its
+    slot back before its fixup (slowed down here): c.c starts during the fixup, not after the
+    lead's job. The findings are -j1's."""
+    import time
+
+    project.write("0.c", "int zero(void)\n{\n  return 0;\n}\n")
+    project.write("a.c", CALLEE + "/* " + "x" * 20000 + " */\n" + CALLER)
+    project.write("b.c", "int bee(void)\n{\n  return 1;\n}\n")
+    project.write("c.c", "int sea(void)\n{\n  return 2;\n}\n")
+    units = ("0.c", "a.c", "b.c", "c.c")
+    whole = _findings(project, "-j", "1", *units)
+    read_jobs(sharding)
+    real_check, real_fixup = engine.check_unit, splitting.fixup
+
+    def slow_units(path, settings):
+        if path.endswith(("0.c", "b.c")):
+            time.sleep(1.0)
+        return real_check(path, settings)
+
+    def slow_fixup(*args):
+        time.sleep(1.0)
+        return real_fixup(*args)
+
+    monkeypatch.setattr(engine, "check_unit", slow_units)
+    monkeypatch.setattr(splitting, "fixup", slow_fixup)
+    assert _findings(project, "-j", "2", *units) == whole
+    jobs = read_jobs(sharding)
+    (fixup,) = [j for j in jobs if j["shard"] == "fixup"]
+    child = next(j for j in jobs if j["shard"] == 1)
+    sea = next(j for j in jobs if j["unit"] == "c.c")
+    lead = next(j for j in jobs if j["shard"] == 0)
+    assert sea["worker"] == child["worker"] != lead["worker"], jobs
+    assert child["end"] <= sea["start"] < fixup["end"] - 0.5, jobs
