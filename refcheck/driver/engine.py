@@ -171,7 +171,8 @@ def _check(path: str, settings: Settings) -> UnitResult:
     if shard is None:
         return _run(prep, prep.selected, None, began)
     if isinstance(shard, shards.Shard) and shard.shared and shard.number == 0 and settings.lender is not None:
-        return leading.lead(prep, shard, settings.lender, began, _job_cpu, _run)
+        return leading.lead(prep, shard, settings.lender, began, _job_cpu, _run,
+                            lambda s: _prepare(path, s, rel, parsed, UnitResult(rel), 0.0))
     return _run(prep, splitting.share(prep, shard)[shard.number] if isinstance(shard, shards.Shard) else [], shard,
                 began)
 

@@ -28,6 +28,9 @@ LEND = "lend"
 # worker once it has parsed, (TABLE, index, summaries) from the parent once those units are done.
 READY = "ready"
 TABLE = "table"
+# A lead whose children are all done, before its fixup (leading.fixed): (RETURN, index); the
+# parent takes the slots it lent them back at once.
+RETURN = "return"
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,10 @@ class Lender:
     def announce(self, count: int) -> None:
         """Asks the parent for `count` slots."""
         self.conn.send((LEND, self.index, count))
+
+    def give_back(self) -> None:
+        """Says that this job's children are done: the slots lent them are free again."""
+        self.conn.send((RETURN, self.index))
 
     def wait(self) -> None:
         """A child: blocks until the parent grants it a slot (EOF: the parent is gone)."""

@@ -19,11 +19,12 @@ def with_table(settings):
     return settings if table is None else replace(settings, summaries=table)
 
 
-def lead(prep, shard, lender, began: float, job_cpu: float, run):
+def lead(prep, shard, lender, began: float, job_cpu: float, run, prepare):
     """Forks a child per other shard, which waits for its slot and checks its share in this
-    parse; checks its own; returns its Part with the children's. The shards take each other's
-    groups at the end (stealing.py). `job_cpu`: the CPU clock when the lead's work for all began
-    (shard 0 gets that much less to check); `run`: engine._run. Where a thread other than
+    parse; checks its own; returns its Part with the children's, and the unit's fixup run here
+    (`fixed`). The shards take each other's groups at the end (stealing.py). `job_cpu`: the CPU
+    clock when the lead's work for all began (shard 0 gets that much less to check); `run`:
+    engine._run; `prepare(settings)`: engine._prepare on this parse. Where a thread other than
     Python's is alive (a fork could inherit a held lock) it checks every share itself instead,
     in one round in source order."""
     from refcheck.driver import forking
@@ -35,7 +36,8 @@ def lead(prep, shard, lender, began: float, job_cpu: float, run):
     preloading.join()
     if not forking.native_threads_only_python():
         part = run(prep, sorted(prep.selected), shard, began)
-        return replace(part, children=tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others))
+        children = tuple(forking.Child(k, shards.Part(UnitResult(prep.rel), {})) for k in others)
+        return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare))
     claims = stealing.Claims.make(split)
 
     def share(number: int) -> list[int]:  # group after group where the shards take each other's
@@ -52,4 +54,32 @@ def lead(prep, shard, lender, began: float, job_cpu: float, run):
     except BaseException:
         forking.collect(running, kill=True)
         raise
-    return replace(part, children=forking.collect(running))
+    children = forking.collect(running)
+    if running:  # their slots back before the fixup: another job may take them meanwhile
+        lender.give_back()
+    return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare))
+
+
+def fixed(prep, part, children: tuple, run, prepare):
+    """The unit's fixup (splitting.fixup) run here, on this parse, once every shard's records are
+    in, or that none is needed (shards.Fixed): the parent would send it back to this worker as
+    a job, and the other worker would idle through the round trip too. A fresh unit state from
+    the same start table, as that job's. None where a child failed or the fixup raised: the
+    parent then decides, as it does for shards that parse apart."""
+    if any(c.part is None for c in children):
+        return None
+    cpu, began = time.process_time(), time.monotonic()
+    try:
+        parts = (part, *(c.part for c in children))
+        records = {i: r for p in parts for i, r in p.records.items()}
+        job = shards.Fixup(records, frozenset().union(*(p.planned for p in parts)))
+        settings = replace(prep.settings, shard=job, lender=None)
+        got = run(prepare(settings), [], job, time.perf_counter())
+        # Nothing checked again: the parent merges the shards' records as they are where they
+        # follow the whole-unit order (as it decides without this). Asked only then: a unit that
+        # needs its fixup (lib/TH's THTensor.c always does) saves this second replay.
+        if not got.records and not shards.needs_fixup(records, prep.settings.summaries):
+            return shards.Fixed(None)
+    except Exception:  # noqa: BLE001 - the parent's fixup job reports it as the unit's error
+        return None
+    return shards.Fixed(got, time.process_time() - cpu, began, time.monotonic())

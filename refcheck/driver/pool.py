@@ -21,7 +21,7 @@ from multiprocessing.connection import wait
 from typing import Callable, Iterator
 
 from refcheck.conventions import Conventions
-from refcheck.driver import forking
+from refcheck.driver import forking, joblog
 from refcheck.findings import ToolError, UnitResult
 
 
@@ -83,12 +83,6 @@ class Outcome:
     ended: float = 0.0
     # An early lead's wait for the units ahead of it: (from, to) by time.monotonic; else ().
     waited: tuple = ()
-
-
-# A file to which the parent appends one JSON line per job (worker pid, unit, shard, CPU
-# seconds, and when it started and ended by time.monotonic): what benchmarks/jscaling.py computes
-# a schedule's makespan from, free of the load, and each worker's idle time.
-JOB_LOG = "REFCHECK_JOB_LOG"
 
 
 OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
@@ -226,6 +220,7 @@ class _Worker:
         self.wants = 0
         self.lent: list[_Worker] = []
         self.lent_to: _Worker | None = None
+        self.slots: list[int] = []  # the pids of the workers lent, in order (the job log's)
         # An early lead (Shard.early): the units it waits for, when it said it had parsed, and
         # its wait once over (from, to).
         self.awaits: set = set()
@@ -246,6 +241,7 @@ class _Worker:
         self.wants -= 1
         other.lent_to = self
         self.lent.append(other)
+        self.slots.append(other.process.pid)
 
     def release(self) -> None:
         """The lent slots back (the followers stay until their outcomes are made)."""
@@ -350,6 +346,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     # An early lead (at most one per queue) goes to the first worker that can fork it, with the
     # jobs ahead of it in the queue, whose summaries it waits for.
     early = _early(pending)
+    joblog.event("start", time.monotonic())
     try:
         while pending or any(w.job for w in pool):
             while pending and skip(pending[0]):
@@ -387,6 +384,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     pool.remove(w)
                 if outcome is not None:
                     yield from _finish(w, outcome, pool)
+        joblog.event("drained", time.monotonic())
     finally:
         for w in pool:
             if w.job is None and w.process.is_alive():
@@ -400,6 +398,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
             else:
                 w.process.join(timeout=1)
                 w.kill()
+        joblog.event("end", time.monotonic())
 
 
 def _wait_for(busy: list, timeout: float) -> float | None:
@@ -503,7 +502,7 @@ def _finish(w: _Worker, outcome: "Outcome | None", pool: list) -> Iterator[Outco
     """The outcomes of `w`'s job (a lead's: its children's first, then its own, so the fixup
     goes where the parse is), the worker replaced where it died or ran out of memory."""
     children = _children(w, outcome)
-    w.job, w.followers = None, []
+    w.job, w.followers, w.slots = None, [], []
     w.awaits, w.ready_at, w.waited = set(), 0.0, ()
     w.release()
     if (_out_of_memory(outcome.result) or not w.process.is_alive()) and w in pool:
@@ -520,7 +519,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
     out = []
     for i, job in enumerate(w.followers):
         c = got.get(job.shard.number)
-        slot = w.lent[i].process.pid if i < len(w.lent) else outcome.worker
+        slot = w.slots[i] if i < len(w.slots) else outcome.worker
         if c is None:
             o = replace(outcome, job=job, part=None, cacheable=False, cpu=0.0)
             if outcome.part is not None:
@@ -534,7 +533,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
                              f"while parsing or analyzing this unit")
         o.worker = slot
         if c is not None and c.part is not None:
-            _log(o)
+            joblog.job(o)
         out.append(o)
     if outcome.part is not None and outcome.part.children:
         outcome.part = replace(outcome.part, children=())
@@ -553,11 +552,14 @@ def _collect(w: _Worker) -> Outcome | None:
             if message[0] == forking.READY and message[1] == job.index:
                 w.ready_at = time.monotonic()
                 return None
+            if message[0] == forking.RETURN and message[1] == job.index:
+                w.release()  # its children are done: their slots go back before its fixup
+                return None
             index, result, cacheable, hashes, part, cpu = message
             if index == job.index:
                 outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid, w.began, time.monotonic(),
                                   w.waited)
-                _log(outcome)
+                joblog.job(outcome)
                 return outcome
     except (EOFError, OSError):
         pass
@@ -570,26 +572,6 @@ def _elsewhere(job: Job, w: _Worker, pool: list) -> bool:
     """Whether the job waits for another idle worker it prefers."""
     return bool(job.worker) and job.worker != w.process.pid and any(
         x.process.pid == job.worker and x.idle and x.process.is_alive() for x in pool)
-
-
-def _log(outcome: Outcome) -> None:
-    path = os.environ.get(JOB_LOG)
-    if not path:
-        return
-    import json
-
-    shard = outcome.job.shard
-    what = None if shard is None else getattr(shard, "number", "fixup")
-    try:
-        with open(path, "a") as f:
-            f.write(json.dumps({"worker": outcome.worker, "unit": outcome.job.display, "shard": what,
-                                "cpu": round(outcome.cpu, 4), "start": round(outcome.began, 4),
-                                "end": round(outcome.ended, 4), "waited": [round(t, 4) for t in outcome.waited],
-                                "definitions": len(getattr(outcome.part, "records", ())),
-                                "stolen": list(getattr(outcome.part, "stolen", (0, 0.0)))})
-                    + "\n")
-    except OSError:
-        pass
 
 
 def _out_of_memory(result: UnitResult) -> bool:

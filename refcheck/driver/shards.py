@@ -8,8 +8,9 @@ analyses them once). The parent then replays the whole-unit check's order over w
 report: round 1 in source order, each definition seeing the summaries of the ones before it,
 then the second round for stale summaries (engine._UnitCheck). A definition whose check saw
 other summaries than that order gives it (a callee in another shard) is checked again by one
-fixup job, which replays the same way with the definitions' records; the merged result is the
-one a whole-unit check gives.
+fixup, which replays the same way with the definitions' records; the merged result is the one a
+whole-unit check gives. A shared parse's lead runs the fixup itself once its children's records
+are in (leading.fixed: no round trip); otherwise the parent sends it as a job.
 
 Imported by the parent: no libclang here.
 """
@@ -135,6 +136,21 @@ class Part:
     # The groups this shard took from others at the end (driver/stealing.py) and their
     # definitions' CPU seconds, for the job log.
     stolen: tuple = (0, 0.0)
+    # A shared parse's lead that ran its unit's fixup itself (leading.py); None: the parent
+    # decides whether one is needed and sends it as a job.
+    fixed: "Fixed | None" = None
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """The fixup a shared parse's lead ran on its own parse once every shard's records were in:
+    its Part (None: the records already follow the whole-unit order), its CPU seconds, and when
+    it began and ended (time.monotonic), for the job log."""
+
+    part: Part | None
+    cpu: float = 0.0
+    began: float = 0.0
+    ended: float = 0.0
 
 
 def estimate(places: list, sizes: list[int]) -> list[float]:
@@ -506,6 +522,12 @@ class Assembly:
             return None
         if any(o.part is None for o in got):
             return self._done(got)
+        lead = next((o for o in got if o.part.fixed is not None), None)
+        if lead is not None:  # its lead ran the fixup (or found none needed): no round trip
+            fixed = lead.part.fixed
+            return self._done(got if fixed.part is None else got + [replace(
+                lead, job=replace(lead.job, shard=Fixup({})), part=fixed.part, cpu=fixed.cpu, began=fixed.began,
+                ended=fixed.ended, waited=())])
         records = {i: r for o in got for i, r in o.part.records.items()}
         start = start_table(job, self.options)
         if not needs_fixup(records, start):

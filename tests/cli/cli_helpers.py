@@ -82,4 +82,10 @@ def jobs(log: Path) -> list[dict]:
     """The job log's lines so far (the `sharding` fixture's file), emptied for the next run."""
     out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     log.unlink(missing_ok=True)
-    return out
+    return [e for e in out if "event" not in e]
+
+
+def events(log: Path) -> dict:
+    """The pool's events (start, drained, end) in the job log so far, by name: their times."""
+    out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return {e["event"]: e["at"] for e in out if "event" in e}
