@@ -327,3 +327,31 @@ def test_source_text_is_reread_when_the_file_is_rewritten(tmp_path):
     st = os.stat(path)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # even within the clock's tick
     assert read_source(str(path)) == b"long bb;\n"
+
+
+def test_source_text_is_kept_for_one_build_only(tmp_path):
+    """Within one function's build `read_source` reads a file once (the build asks for the text
+    of every expression it lowers); the next build reads it again, so a file rewritten between
+    two checks of one process gives its new bytes."""
+    import os
+
+    from refcheck.frontend import clangutil
+
+    path = tmp_path / "unit.c"
+    path.write_bytes(b"int f(void) { return 0; }\n")
+    fn = parse(str(path), []).functions[0]
+    clangutil.reset_kids(fn)
+    try:
+        assert clangutil.read_source(str(path)) == b"int f(void) { return 0; }\n"
+        path.write_bytes(b"long g;\n")
+        st = os.stat(path)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+        assert clangutil.read_source(str(path)) == b"int f(void) { return 0; }\n"  # kept for this build
+    finally:
+        clangutil.reset_kids()
+    assert clangutil.read_source(str(path)) == b"long g;\n"
+    clangutil.reset_kids(fn)
+    try:
+        assert clangutil.read_source(str(path)) == b"long g;\n"  # a new build reads it again
+    finally:
+        clangutil.reset_kids()
