@@ -14,13 +14,10 @@ import pytest
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
 from cunit import CUnit, check
+from generic_units import BODY, CONV, HEADER, INSTANTIATE, apart, engine_agrees, keyed_unit, same_graph, typed
 from refcheck.frontend import builder
-from refcheck.frontend.builder import build_cfg_if_relevant
 from refcheck.frontend.clangutil import location
 from refcheck.reuse.instances import Instances
-from refcheck.reuse.renaming import class_key
-
-CONV = Conventions(acquire=[r"_new$"], release=[r"_free$"], pure=[r"_isContiguous$"])
 
 
 @pytest.fixture(autouse=True)
@@ -28,82 +25,14 @@ def _keys_for_small_units(monkeypatch):
     # These units are far below the size from which the engine makes instance keys at all.
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
 
-HEADER = """
-typedef struct F { int n; } F; typedef struct D { int n; } D;
-F *F_new(void); void F_free(F *); int F_isContiguous(F *); void F_fill(F *, float);
-D *D_new(void); void D_free(D *); int D_isContiguous(D *); void D_fill(D *, double);
-#define CAT_(a, b) a##_##b
-#define CAT(a, b) CAT_(a, b)
-#define TN(x) CAT(T, x)
-"""
-
-INSTANTIATE = """
-#define T F
-#define real float
-#include "gen.h"
-#undef T
-#undef real
-#define T D
-#define real double
-#include "gen.h"
-#undef T
-#undef real
-"""
-
-BODY = """
-int TN(sum)(T *x, real v, int k) {
-  T *t = TN(new)();
-  real w = v * 2;
-  TN(fill)(t, w);
-  if (TN(isContiguous)(x) && k > 0) { TN(free)(t); return 1; }
-  if (TN(isContiguous)(x)) return 2;
-  TN(free)(t);
-  return 0;
-}
-"""
-
-
-def _unit(tmp_path, body: str, header: str = HEADER, instantiate: str = INSTANTIATE, conv=CONV):
-    unit = CUnit(tmp_path)
-    unit.write("gen.h", body)
-    path = unit.write("g.c", header + instantiate)
-    parsed = unit.parse("g.c", clean=True)
-    instances = Instances(parsed, conv)
-    keys = {fn.spelling: instances.key(fn, location(fn)) for fn in parsed.functions}
-    return parsed, keys, path
-
-
-def _apart(tmp_path, body: str, a: str, b: str, **unit):
-    """Writes the unit; definitions a and b must get different keys."""
-    parsed, keys, path = _unit(tmp_path, body, **unit)
-    assert keys[a] is not None and keys[b] is not None and keys[a][0] != keys[b][0]
-    return parsed, path
-
-
-def _same_graph(parsed, a: str, b: str, conv=CONV) -> bool:
-    fns = {fn.spelling: fn for fn in parsed.functions}
-    ka = class_key(build_cfg_if_relevant(fns[a], conv), conv)[0]
-    kb = class_key(build_cfg_if_relevant(fns[b], conv), conv)[0]
-    return ka == kb
-
-
-def _engine_agrees(path, conv=CONV) -> None:
-    for errors in ("abort", "unwind"):
-        from dataclasses import replace
-
-        c = replace(conv, errors=errors)
-        fast = check(path, c, share=True)
-        slow = check(path, c, share=False)
-        assert fast.findings == slow.findings and fast.errors == slow.errors, errors
-
 
 def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
-    parsed, keys, path = _unit(tmp_path, BODY)
+    parsed, keys, path = keyed_unit(tmp_path, BODY)
     (kf, names_f), (kd, names_d) = keys["F_sum"], keys["D_sum"]
     assert kf == kd
     pairs = {a: b for a, b in zip(names_f, names_d) if a != b}
     assert pairs["F_sum"] == "D_sum" and pairs["F_new"] == "D_new" and pairs["F_free"] == "D_free"
-    assert _same_graph(parsed, "F_sum", "D_sum")
+    assert same_graph(parsed, "F_sum", "D_sum")
     # The second instantiation is never built: its outcome is the first one's, renamed.
     built = []
     real = builder.build_cfg_if_relevant
@@ -117,12 +46,12 @@ def test_instantiations_get_one_key_and_pair_their_names(tmp_path, monkeypatch):
     assert built == ["F_sum", "D_sum"]
     monkeypatch.undo()
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_a_leak_found_in_the_first_is_reported_in_the_second_with_its_names(tmp_path):
     body = "void TN(leak)(T *x) { T *t = TN(new)(); if (TN(isContiguous)(x)) return; TN(free)(t); }\n"
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_leak"][0] == keys["D_leak"][0]
     r = check(path, CONV)
     # One defect of one source place, reported once: the copy kept is D's (the first in sort
@@ -130,82 +59,82 @@ def test_a_leak_found_in_the_first_is_reported_in_the_second_with_its_names(tmp_
     [f] = r.findings
     assert f.function == "D_leak" and f.instantiations == ("D_leak", "F_leak")
     assert "D_new" in f.message and "F_new" not in f.message, f.message
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_conditionals_inside_are_keyed_by_the_ranges_they_skip(tmp_path):
     # The same branch taken in both: one key, one graph.
     body = BODY.replace("  real w = v * 2;\n", "#if 1\n  real w = v * 2;\n#else\n  real w = v;\n#endif\n")
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_sum"] is not None and keys["F_sum"][0] == keys["D_sum"][0]
-    assert _same_graph(parsed, "F_sum", "D_sum")
-    _engine_agrees(path)
+    assert same_graph(parsed, "F_sum", "D_sum")
+    engine_agrees(path)
     # Equal text from other lines: the float instantiation frees on line 4, the double one on 6.
     body = ("int TN(p)(T *x) {\n  T *t = TN(new)();\n#ifdef IS_F\n  TN(free)(t);\n#else\n  TN(free)(t);\n"
             "#endif\n  return 0;\n}\n")
     inst = INSTANTIATE.replace("#define T F\n", "#define T F\n#define IS_F\n").replace("#define T D\n", "#undef IS_F\n#define T D\n")
-    parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+    parsed, keys, path = keyed_unit(tmp_path, body, instantiate=inst)
     assert keys["F_p"][0] != keys["D_p"][0]
-    assert not _same_graph(parsed, "F_p", "D_p")
-    _engine_agrees(path)
+    assert not same_graph(parsed, "F_p", "D_p")
+    engine_agrees(path)
 
 
 def test_an_include_or_line_directive_inside_leaves_the_definition_without_a_key(tmp_path):
     body = BODY.replace("  real w = v * 2;\n", "#line 40\n  real w = v * 2;\n")
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_sum"] is None and keys["D_sum"] is None
-    _engine_agrees(path)
+    engine_agrees(path)
     # ... unless the preprocessor skipped it; and a pragma is the same text in every instantiation.
     body = BODY.replace("  real w = v * 2;\n", "#if 0\n#include <nothing.h>\n#endif\n#pragma GCC diagnostic ignored "
                         "\"-Wall\"\n  real w = v * 2;\n")
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_sum"] is not None and keys["F_sum"][0] == keys["D_sum"][0]
-    assert _same_graph(parsed, "F_sum", "D_sum")
-    _engine_agrees(path)
+    assert same_graph(parsed, "F_sum", "D_sum")
+    engine_agrees(path)
 
 
 def test_a_cast_keeps_its_type_because_constants_are_evaluated_through_it(tmp_path):
     # (int)3 is the constant 3 and decides the branch; (float)3 is no integer constant.
     body = "int TN(c)(T *x) { T *t = TN(new)(); int k = (real)3; if (k == 3) return 0; TN(free)(t); return 1; }\n"
     inst = INSTANTIATE.replace("#define real float", "#define real int")
-    parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+    parsed, keys, path = keyed_unit(tmp_path, body, instantiate=inst)
     assert keys["F_c"][0] != keys["D_c"][0]
     # ... while the same body without the cast is one instance: a declaration's arithmetic type
     # does not matter to the graph.
-    parsed2, keys2, _ = _unit(tmp_path, body.replace("(real)3", "3").replace("int k", "real k"), instantiate=inst)
-    assert keys2["F_c"][0] == keys2["D_c"][0] and _same_graph(parsed2, "F_c", "D_c")
-    _engine_agrees(path)
+    parsed2, keys2, _ = keyed_unit(tmp_path, body.replace("(real)3", "3").replace("int k", "real k"), instantiate=inst)
+    assert keys2["F_c"][0] == keys2["D_c"][0] and same_graph(parsed2, "F_c", "D_c")
+    engine_agrees(path)
 
 
 def test_sizeof_of_an_expression_keeps_every_type(tmp_path):
     body = "int TN(s)(T *x, real v) { T *t = TN(new)(); int n = sizeof(v); if (n == 4) return 1; TN(free)(t); return 0; }\n"
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_s"][0] != keys["D_s"][0]
-    assert not _same_graph(parsed, "F_s", "D_s")  # n == 4 is decided apart in each
-    _engine_agrees(path)
+    assert not same_graph(parsed, "F_s", "D_s")  # n == 4 is decided apart in each
+    engine_agrees(path)
 
 
 def test_what_a_renamed_name_declares_is_part_of_the_key(tmp_path):
     # F_get returns a pointer, D_get an int: the same call means another graph.
-    _apart(tmp_path, "void TN(g)(T *x) { T *t = TN(new)(); TN(get)(t); TN(free)(t); }\n", "F_g", "D_g",
+    apart(tmp_path, "void TN(g)(T *x) { T *t = TN(new)(); TN(get)(t); TN(free)(t); }\n", "F_g", "D_g",
            header=HEADER + "F *F_get(F *); int D_get(D *);\n")
     # Enum constants by their values.
-    _, path = _apart(tmp_path, "int TN(e)(T *x, int k) { T *t = TN(new)(); if (k == TN(K)) return 0; TN(free)(t); "
+    _, path = apart(tmp_path, "int TN(e)(T *x, int k) { T *t = TN(new)(); if (k == TN(K)) return 0; TN(free)(t); "
                      "return 1; }\n", "F_e", "D_e", header=HEADER + "enum { F_K = 1, D_K = 2 };\n")
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_the_conventions_verdict_on_each_renamed_name_is_part_of_the_key(tmp_path):
-    _apart(tmp_path, BODY, "F_sum", "D_sum", conv=Conventions(acquire=[r"^D_new$"], release=[r"_free$"]))
+    apart(tmp_path, BODY, "F_sum", "D_sum", conv=Conventions(acquire=[r"^D_new$"], release=[r"_free$"]))
 
 
 def test_a_renamed_name_that_the_source_spells_is_never_renamed(tmp_path):
     # As TH_MATH_NAME(log) calls logf for float and log for double: `mk` is spelled in the source,
     # whose text the graph keeps (expressions as messages show them), so it cannot be renamed.
     header = HEADER + "F *F_new2(void); F *mk(void); F *mkf(void);\n#define MK_F(x) x##f\n#define MK_D(x) x\n"
-    _, path = _apart(tmp_path, "void TN(m)(T *x) { F *t = CAT(MK, T)(mk)(); F_free(t); }\n", "F_m", "D_m",
+    _, path = apart(tmp_path, "void TN(m)(T *x) { F *t = CAT(MK, T)(mk)(); F_free(t); }\n", "F_m", "D_m",
                      header=header)
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_macros_of_another_shape_give_another_key(tmp_path):
@@ -215,10 +144,10 @@ def test_macros_of_another_shape_give_another_key(tmp_path):
     body = "int TN(w)(T *x, int a) { T *t = TN(new)(); int r = WRAP(a); TN(free)(t); return r; }\n"
     inst = INSTANTIATE.replace("#define T F\n", "#define T F\n#define WRAP(v) use(v)\n").replace(
         "#define T D\n", "#undef WRAP\n#define T D\n#define WRAP use\n")
-    parsed, keys, path = _unit(tmp_path, body, header=header, instantiate=inst)
+    parsed, keys, path = keyed_unit(tmp_path, body, header=header, instantiate=inst)
     assert keys["F_w"] is not None and keys["D_w"] is not None
     assert keys["F_w"][0] != keys["D_w"][0]
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 @pytest.mark.parametrize("suffix", [".cpp", ".cu"])
@@ -244,20 +173,15 @@ F *F_new(void); void F_free(F *); D *D_new(void); void D_free(D *);
 """
     # sizeof(F) and sizeof(D) are equal (a pointer and an int): one instance, one graph.
     body = "int TN(z)(T *x) { T *t = TN(new)(); int n = sizeof(T); if (n == 16) return 1; TN(free)(t); return 0; }\n"
-    parsed, keys, path = _unit(tmp_path, body, header=header)
-    assert keys["F_z"][0] == keys["D_z"][0] and _same_graph(parsed, "F_z", "D_z")
-    _engine_agrees(path)
+    parsed, keys, path = keyed_unit(tmp_path, body, header=header)
+    assert keys["F_z"][0] == keys["D_z"][0] and same_graph(parsed, "F_z", "D_z")
+    engine_agrees(path)
     # sizeof(FV) is 4 and sizeof(DV) 8: the constant decides the branch in one only.
     body = ("int TN(y)(T *x) { T *t = TN(new)(); int n = sizeof(CAT2(T, V)); if (n == 4) return 1; "
             "TN(free)(t); return 0; }\n")
-    parsed, keys, path = _unit(tmp_path, body, header=header)
-    assert keys["F_y"][0] != keys["D_y"][0] and not _same_graph(parsed, "F_y", "D_y")
-    _engine_agrees(path)
-
-
-def _types(a: str, b: str) -> str:
-    return INSTANTIATE.replace("#define real float", f"#define real {a}").replace("#define real double",
-                                                                                  f"#define real {b}")
+    parsed, keys, path = keyed_unit(tmp_path, body, header=header)
+    assert keys["F_y"][0] != keys["D_y"][0] and not same_graph(parsed, "F_y", "D_y")
+    engine_agrees(path)
 
 
 def test_a_cast_or_sizeof_whose_value_clang_cannot_fold_is_erased(tmp_path):
@@ -275,11 +199,11 @@ int TN(c)(T *x, real *d, int n, int *tp) {
   return 0;
 }
 """
-    for inst in (INSTANTIATE, _types("unsigned char", "int")):
-        parsed, keys, path = _unit(tmp_path, body, instantiate=inst)
+    for inst in (INSTANTIATE, typed("unsigned char", "int")):
+        parsed, keys, path = keyed_unit(tmp_path, body, instantiate=inst)
         assert keys["F_c"][0] == keys["D_c"][0]
-        assert _same_graph(parsed, "F_c", "D_c")
-        _engine_agrees(path)
+        assert same_graph(parsed, "F_c", "D_c")
+        engine_agrees(path)
 
 
 @pytest.mark.parametrize("types, line", [
@@ -309,9 +233,9 @@ int TN(c)(T *x, real *d, int n, int *tp) {
 def test_a_cast_or_sizeof_a_constant_can_reach_keeps_its_type(tmp_path, types, line):
     body = f"int TN(k)(T *x, int n) {{ T *t = TN(new)(); {line} TN(free)(t); return 0; }}\n"
     header = HEADER + "unsigned long strlen(const char *); static const int G = 300;\n"
-    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=_types(*types), header=header)
-    assert not _same_graph(parsed, "F_k", "D_k")
-    _engine_agrees(path)
+    parsed, path = apart(tmp_path, body, "F_k", "D_k", instantiate=typed(*types), header=header)
+    assert not same_graph(parsed, "F_k", "D_k")
+    engine_agrees(path)
 
 
 def test_a_const_local_keeps_every_type_because_clang_folds_it(tmp_path):
@@ -319,11 +243,11 @@ def test_a_const_local_keeps_every_type_because_clang_folds_it(tmp_path):
     body = ("int TN(k)(T *x, int n) { T *t = TN(new)(); const real c = 3; int own = 1;"
             " if (n < c) own = 0; if (own) TN(free)(t); return 0; }\n")
     inst = INSTANTIATE.replace("#define real double", "#define real int")
-    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=inst)
-    assert not _same_graph(parsed, "F_k", "D_k")
-    _engine_agrees(path)
+    parsed, path = apart(tmp_path, body, "F_k", "D_k", instantiate=inst)
+    assert not same_graph(parsed, "F_k", "D_k")
+    engine_agrees(path)
     # A pointer to const is no folded value: the same body with `const real *c` shares.
-    parsed2, keys2, _ = _unit(tmp_path, body.replace("const real c = 3", "const real *c = 0").replace("n < c", "n < *c"),
+    parsed2, keys2, _ = keyed_unit(tmp_path, body.replace("const real c = 3", "const real *c = 0").replace("n < c", "n < *c"),
                               instantiate=inst)
     assert keys2["F_k"][0] == keys2["D_k"][0]
 
@@ -334,44 +258,39 @@ def test_a_conditional_with_a_constant_condition_keeps_every_type(tmp_path):
             " if (k) TN(free)(t); return 0; }\n")
     inst = INSTANTIATE.replace("#define real float", "#define real unsigned").replace("#define real double",
                                                                                         "#define real int")
-    parsed, path = _apart(tmp_path, body, "F_q", "D_q", instantiate=inst)
-    assert not _same_graph(parsed, "F_q", "D_q")
-    _engine_agrees(path)
+    parsed, path = apart(tmp_path, body, "F_q", "D_q", instantiate=inst)
+    assert not same_graph(parsed, "F_q", "D_q")
+    engine_agrees(path)
     # A condition that reads a variable is never folded: `n ? -1 : m` shares.
-    _, keys2, _ = _unit(tmp_path, body.replace("(1 ? -1 : m)", "(n ? -1 : m)"), instantiate=inst)
+    _, keys2, _ = keyed_unit(tmp_path, body.replace("(1 ? -1 : m)", "(n ? -1 : m)"), instantiate=inst)
     assert keys2["F_q"][0] == keys2["D_q"][0]
 
 
 def test_the_functions_own_name_leaves_it_without_a_key(tmp_path):
     body = "int TN(f)(T *x) { T *t = TN(new)(); int k = __func__[0]; if (k == 'F') TN(free)(t); return 0; }\n"
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_f"] is None and keys["D_f"] is None
-    assert not _same_graph(parsed, "F_f", "D_f")
-    _engine_agrees(path)
+    assert not same_graph(parsed, "F_f", "D_f")
+    engine_agrees(path)
 
 
 def test_a_body_the_cast_rules_misread_keeps_its_types(tmp_path, monkeypatch):
     from refcheck.reuse import unevaluated
     body = "float TN(u)(T *x, real *src) { T *t = TN(new)(); float v = (real)*src; TN(free)(t); return v; }\n"
     inst = INSTANTIATE.replace("#define real double", "#define real int")
-    _, keys, _ = _unit(tmp_path, body, instantiate=inst)
+    _, keys, _ = keyed_unit(tmp_path, body, instantiate=inst)
     assert keys["F_u"][0] == keys["D_u"][0]  # `(real)*src`: a cast of an unknown value
 
     def misread(*args):
         raise KeyError(0)
 
     monkeypatch.setattr(unevaluated, "erasable", misread)
-    _, keys, _ = _unit(tmp_path, body, instantiate=inst)
+    _, keys, _ = keyed_unit(tmp_path, body, instantiate=inst)
     assert keys["F_u"] is not None and keys["F_u"][0] != keys["D_u"][0]
 
 
 # Constants as the locals hold them and as comparisons convert them (reuse/converted.py): the
 # declared type a constant is converted to is kept where some arithmetic type would change it.
-def _types(f: str, d: str) -> str:
-    return INSTANTIATE.replace("#define real float", f"#define real {f}").replace(
-        "#define real double", f"#define real {d}")
-
-
 @pytest.mark.parametrize("body, f, d", [
     # 300 in an unsigned char is 44.
     ("int TN(k)(T *x) { T *t = TN(new)(); real k = 300; if (k == 44) TN(free)(t); return 0; }\n",
@@ -390,9 +309,9 @@ def _types(f: str, d: str) -> str:
      "_Bool", "int"),
 ])
 def test_a_local_a_constant_is_converted_to_keeps_its_type(tmp_path, body, f, d):
-    parsed, path = _apart(tmp_path, body, "F_k", "D_k", instantiate=_types(f, d))
-    assert not _same_graph(parsed, "F_k", "D_k")  # the rule is needed: the graphs differ
-    _engine_agrees(path)
+    parsed, path = apart(tmp_path, body, "F_k", "D_k", instantiate=typed(f, d))
+    assert not same_graph(parsed, "F_k", "D_k")  # the rule is needed: the graphs differ
+    engine_agrees(path)
 
 
 @pytest.mark.parametrize("body", [
@@ -409,10 +328,10 @@ def test_a_local_a_constant_is_converted_to_keeps_its_type(tmp_path, body, f, d)
     "int TN(k)(T *x, real v) { T *t = TN(new)(); real *p = 0; real w = v; if (w < v) TN(free)(t); return p != 0; }\n",
 ])
 def test_a_local_every_type_holds_the_same_constant_in_still_shares(tmp_path, body):
-    parsed, keys, path = _unit(tmp_path, body, instantiate=_types("unsigned char", "int"))
+    parsed, keys, path = keyed_unit(tmp_path, body, instantiate=typed("unsigned char", "int"))
     assert keys["F_k"] is not None and keys["F_k"][0] == keys["D_k"][0]
-    assert _same_graph(parsed, "F_k", "D_k")
-    _engine_agrees(path)
+    assert same_graph(parsed, "F_k", "D_k")
+    engine_agrees(path)
 
 
 def test_the_invariant_holds_and_the_check_sees_it_broken(tmp_path, monkeypatch):
@@ -422,7 +341,7 @@ def test_the_invariant_holds_and_the_check_sees_it_broken(tmp_path, monkeypatch)
     from refcheck.reuse.plan import verify
 
     body = "int TN(k)(T *x) { T *t = TN(new)(); real k = 300; if (k == 44) TN(free)(t); return 0; }\n"
-    parsed, _, _ = _unit(tmp_path, BODY + body, instantiate=_types("unsigned char", "int"))
+    parsed, _, _ = keyed_unit(tmp_path, BODY + body, instantiate=typed("unsigned char", "int"))
     keyed, grouped, wrong = verify(parsed, CONV)
     assert keyed == 4 and grouped == 1 and not wrong  # TN(sum) shares; TN(k) is kept apart
     # With converted.py's rule removed TN(k) shares a key too, and the check says the graphs differ.
@@ -469,23 +388,23 @@ def test_a_body_naming_one_type_where_another_names_two_shares_a_key(tmp_path):
     # (L is spelled through a macro: a numbered name the source spells is never renamed.)
     body = ("int TN(c)(T *x, LONG_T *y) { T *t = TN(new)(); TN(copyL)(t, y); if (x->n > 0) { TN(free)(t); "
             "return 1; } TN(free)(t); return 0; }\n")
-    parsed, keys, path = _unit(tmp_path, body, header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE)
-    assert keys["F_c"][0] == keys["L_c"][0] and _same_graph(parsed, "F_c", "L_c")
+    parsed, keys, path = keyed_unit(tmp_path, body, header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE)
+    assert keys["F_c"][0] == keys["L_c"][0] and same_graph(parsed, "F_c", "L_c")
     # The names the graph may hold still pair one-to-one: F_new's result F with L_new's L.
     pairs = dict(zip(keys["F_c"][1], keys["L_c"][1]))
     assert pairs["F"] == "L" and pairs["F_new"] == "L_new" and "LS" not in pairs and "FS" not in pairs
     keyed, grouped, wrong = verify(parsed, CONV)
     assert (keyed, grouped, wrong) == (2, 1, [])
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_types_of_another_shape_or_another_verdict_keep_keys_apart(tmp_path):
     # LS points to itself through another field: another shape, another key.
     header = SHAPES_HEADER.replace("struct LS *view; } LS;", "struct LS *other; } LS;")
     body = "int TN(c)(T *x, LONG_T *y) { T *t = TN(new)(); TN(copyL)(t, y); TN(free)(t); return x->n; }\n"
-    _apart(tmp_path, body, "F_c", "L_c", header=header, instantiate=SHAPES_INSTANTIATE)
+    apart(tmp_path, body, "F_c", "L_c", header=header, instantiate=SHAPES_INSTANTIATE)
     # A shape holds what the conventions say of its name (here FS is a `context` handle).
-    _apart(tmp_path, body, "F_c", "L_c", header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE,
+    apart(tmp_path, body, "F_c", "L_c", header=SHAPES_HEADER, instantiate=SHAPES_INSTANTIATE,
            conv=Conventions(acquire=[r"_new$"], release=[r"_free$"], context=[r"^FS$"]))
 
 
@@ -500,10 +419,10 @@ def test_a_type_a_call_returns_keeps_its_name_and_families_are_keyed(tmp_path, m
                        "FS *F_make(void *); FT *D_make(void *); void FS_free(void *);\n")
     body = "void TN(g)(void *p) { void *s = TN(make)(p); FS_free(s); }\n"
     conv = Conventions(acquire=[r"_make$"], release=[r"_free$"])
-    parsed, keys, path = _unit(tmp_path, body, header=header, conv=conv)
+    parsed, keys, path = keyed_unit(tmp_path, body, header=header, conv=conv)
     assert keys["F_g"][0] != keys["D_g"][0]
     assert "FS" in keys["F_g"][1] and "FT" in keys["D_g"][1]  # results are numbered
-    _engine_agrees(path, conv)
+    engine_agrees(path, conv)
     assert [(f.rule, f.function) for f in check(path, conv).findings] == [("RC011", "D_g")]
     # Shaped, the results' records would leave the key, and the family relation with them.
     monkeypatch.setattr(instances, "_shapes_result", lambda tokens, i: False)
@@ -548,14 +467,14 @@ def test_definitions_checked_again_share_at_a_place_with_one_instance_key(tmp_pa
     # key made there in the first round); the second round class-keys it, so D_user shares F_user's.
     body = ("void TN(drop)(T *t);\nvoid TN(user)(T *x) { T *t = TN(new)(); TN(fill)(t, 1); TN(drop)(t); }\n"
             "void TN(drop)(T *t) { TN(free)(t); }\n")
-    parsed, keys, path = _unit(tmp_path, body)
+    parsed, keys, path = keyed_unit(tmp_path, body)
     assert keys["F_user"][0] == keys["D_user"][0]
     r = check(path, CONV)
     # (A definition checked again counts once, as its last check: F_user and F_drop analysed.)
     assert r.counts["analysed"] == 2 and r.counts["shared"] == 2, r.counts
     monkeypatch.setattr(plan.Plan, "rechecking", lambda self: None)
     assert check(path, CONV).counts["analysed"] == 3
-    _engine_agrees(path)
+    engine_agrees(path)
 
 
 def test_a_shape_holds_whether_the_unit_counts_its_record(tmp_path):
@@ -580,8 +499,8 @@ def test_a_declaration_that_compares_types_names_them(tmp_path):
     body = "int TN(s)(T *x) { T *t = TN(new)(); int k = CAT(T, same); TN(free)(t); return k + x->n; }\n"
     header = SHAPES_HEADER + ("static const int F_same = __builtin_types_compatible_p(F, L);\n"
                               "static const int L_same = __builtin_types_compatible_p(L, L);\n")
-    _, path = _apart(tmp_path, body, "F_s", "L_s", header=header, instantiate=SHAPES_INSTANTIATE)
-    _engine_agrees(path)
+    _, path = apart(tmp_path, body, "F_s", "L_s", header=header, instantiate=SHAPES_INSTANTIATE)
+    engine_agrees(path)
 
 
 def test_a_conditional_whose_arms_are_typed_by_name_keeps_the_names(tmp_path, monkeypatch):
@@ -594,8 +513,8 @@ def test_a_conditional_whose_arms_are_typed_by_name_keeps_the_names(tmp_path, mo
                               "#define STORAGE_(t) t##S\n#define STORAGE(t) STORAGE_(t)\n")
     body = ("void TN(q)(T *x, STORAGE(T) *a, LS *b, int c) { T *t = TN(new)(); TN(pass)(t, c ? a : b);"
             " TN(free)(t); }\n")
-    parsed, path = _apart(tmp_path, body, "F_q", "L_q", header=header, instantiate=SHAPES_INSTANTIATE)
-    _engine_agrees(path)
+    parsed, path = apart(tmp_path, body, "F_q", "L_q", header=header, instantiate=SHAPES_INSTANTIATE)
+    engine_agrees(path)
     monkeypatch.setattr(instances.shapes, "named_conditional", lambda tokens, type_names, names: False)
     keys = {fn.spelling: Instances(parsed, CONV).key(fn, location(fn)) for fn in parsed.functions}
     assert keys["F_q"][0] == keys["L_q"][0]  # what the rule keeps apart

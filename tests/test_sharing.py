@@ -164,14 +164,14 @@ def test_a_string_holding_the_keys_delimiters_is_never_shared():
 def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch):
     # Class keys hold the place, so they can only pair graphs built at one place; where every
     # definition there shares one instance key, one graph is built and no class key is made.
-    from tests.test_instances import BODY, INSTANTIATE, _unit
+    from generic_units import BODY, INSTANTIATE, keyed_unit
 
     monkeypatch.setattr(plan, "INSTANCE_KEYS_FROM", 1)
     made = []
     # The reuse plan asks class_key for the graphs that could share.
     monkeypatch.setattr(plan, "class_key", lambda cfg, conv: made.append(cfg.name) or class_key(cfg, conv))
     (tmp_path / "one").mkdir()
-    _, keys, path = _unit(tmp_path / "one", BODY)
+    _, keys, path = keyed_unit(tmp_path / "one", BODY)
     assert keys["F_sum"][0] == keys["D_sum"][0]
     one = check(path)
     assert made == [] and one.counts["shared"] == 1
@@ -179,7 +179,7 @@ def test_a_place_with_one_instance_key_takes_no_class_key(tmp_path, monkeypatch)
     body = "int TN(c)(T *x) { T *t = TN(new)(); int k = (real)3; if (k == 3) return 0; TN(free)(t); return 1; }\n"
     inst = INSTANTIATE.replace("#define real float", "#define real int")
     (tmp_path / "two").mkdir()
-    _, keys, path = _unit(tmp_path / "two", body, instantiate=inst)
+    _, keys, path = keyed_unit(tmp_path / "two", body, instantiate=inst)
     assert keys["F_c"][0] != keys["D_c"][0]
     check(path)
     assert made == ["F_c", "D_c"]

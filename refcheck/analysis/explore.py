@@ -123,18 +123,13 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
              ) -> tuple[Result, frozenset, PruneTables | None]:
     """The function's result, the parameters it steals where a second exploration owning
     them is due (none when `stolen` is given already: they were), and the pruner's tables
-    (`pruned`: an earlier exploration's of the same graph)."""
+    (`pruned`: an earlier exploration's of the same graph). The worklist loop stays inline, the
+    join of fact variants included: a call per state or per successor costs on every function."""
     deadline = time.monotonic() + seconds
     relevant = tables.relevant
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
-    tr.summarizer = summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
-                                               counts=conv.infer_steals, setters=conv.infer_setters,
-                                               lends=conv.infer_steals,
-                                               floating=tr.floating if conv.floating else None,
-                                               releaser=conv.matches("release", cfg.name),
-                                               unkept=conv.infer_steals and not tr.primitive)
-    summarizer.flag_targets = tr.flag_targets
+    tr.summarizer = summarizer = _summarizer(cfg, conv, tr, stolen)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
     init = tr.initial()
     if pruner is not None:
@@ -203,8 +198,27 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             else:
                 variants.append(facts.copy())
             work.append((succ, st2, (succ, label, trace)))
+    result, again = _outcome(conv, tr, reporter, summarizer, states, incomplete, stolen)
+    return result, again, (pruner.tables if pruner is not None else None)
+
+
+def _summarizer(cfg, conv, tr: Transfer, stolen: frozenset) -> Summarizer:
+    """The summarizer of one exploration, told what the transfer found of the graph."""
+    summarizer = Summarizer(cfg, conv.errors == "unwind" and conv.may_raise_summaries, stolen,
+                            counts=conv.infer_steals, setters=conv.infer_setters,
+                            lends=conv.infer_steals,
+                            floating=tr.floating if conv.floating else None,
+                            releaser=conv.matches("release", cfg.name),
+                            unkept=conv.infer_steals and not tr.primitive)
+    summarizer.flag_targets = tr.flag_targets
+    return summarizer
+
+
+def _outcome(conv, tr: Transfer, reporter: Reporter, summarizer: Summarizer, states: int, incomplete: str,
+             stolen: frozenset) -> tuple[Result, frozenset]:
+    """An exploration's result and the parameters it steals where a second one is due (`_explore`)."""
     # A count helper's retain is its caller's, its twin's release the caller's too (`settles`).
     findings = reporter.result() if incomplete else [f for f in reporter.result() if not summarizer.settles(f)]
     result = Result(findings, states, incomplete, DEFAULT if incomplete else summarizer.summary())
     again = summarizer.stolen() if conv.infer_steals and not incomplete and not stolen and not tr.primitive else frozenset()
-    return result, again, (pruner.tables if pruner is not None else None)
+    return result, again

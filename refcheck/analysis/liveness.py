@@ -233,6 +233,45 @@ class Pruner:
             out = self._dead_conds[died] = frozenset(k for k, vs in self.cond_vars.items() if not vs.isdisjoint(died))
         return out
 
+    def _unbind(self, st: State, node: int, live, candidates: list) -> bool:
+        """Drop the dead bindings among `candidates` that no message needs, and the objects
+        left without a holder; whether any binding went (`__call__`, where something died)."""
+        env, objs = st.env, st.objs
+        unbound = False
+        names = self.names
+        pinned = {o.link for o in objs.values() if o.link is not None}
+        pinned.update(st.facts.stored.values())
+        # A size fact names variables, and `sizes.known_equal` links a dead one to live
+        # ones through the object it holds: its binding must stay.
+        sized = set()
+        for k, x in st.facts.sizes.items():
+            sized.update((k.a, k.b) if type(k) is Same else (x,))
+        holders: dict = {}
+        for h, x in env.items():
+            holders.setdefault(x, []).append(h)
+        for v in candidates:
+            oid = env.get(v)
+            if oid is None or oid in pinned or v in sized:
+                continue
+            held = holders[oid]
+            if any(h in live for h in held):
+                # Still reachable: drop only a dead holder that can never name it in a
+                # message (a temporary, or one spelled like a live named holder).
+                shown = names.get(v, v)
+                if v.startswith("$") or any(h in live and not h.startswith("$") and names.get(h, h) == shown
+                                            for h in held):
+                    del env[v]
+                    held.remove(v)
+                    unbound = True
+                continue
+            if oid.kind is Kind.FIELD and oid.site in self.live.keys[node]:
+                continue  # a later load of the same text would find it again
+            for h in held:
+                del env[h]
+            held.clear()
+            del objs[oid]
+        return unbound
+
     def __call__(self, node: int, st: State, pred: int | None = None) -> None:
         """Forget in `st` (about to enter `node` from `pred`) what no later node can read. With
         `pred`, only what died on the edge is looked at (the rest was looked at in `pred`)."""
@@ -260,39 +299,8 @@ class Pruner:
                 if not o.owned and not (oid.kind is _PARAM and oid.site in self.fated
                                         and (o.gone or o.debt or o.shared or o.null is _NULL or o.floated)):
                     candidates.append(v)
-            if candidates:
-                names = self.names
-                pinned = {o.link for o in objs.values() if o.link is not None}
-                pinned.update(st.facts.stored.values())
-                # A size fact names variables, and `sizes.known_equal` links a dead one to live
-                # ones through the object it holds: its binding must stay.
-                sized = set()
-                for k, x in st.facts.sizes.items():
-                    sized.update((k.a, k.b) if type(k) is Same else (x,))
-                holders: dict = {}
-                for h, x in env.items():
-                    holders.setdefault(x, []).append(h)
-                for v in candidates:
-                    oid = env.get(v)
-                    if oid is None or oid in pinned or v in sized:
-                        continue
-                    held = holders[oid]
-                    if any(h in live for h in held):
-                        # Still reachable: drop only a dead holder that can never name it in a
-                        # message (a temporary, or one spelled like a live named holder).
-                        shown = names.get(v, v)
-                        if v.startswith("$") or any(h in live and not h.startswith("$") and names.get(h, h) == shown
-                                                    for h in held):
-                            del env[v]
-                            held.remove(v)
-                            unbound = True
-                        continue
-                    if oid.kind is Kind.FIELD and oid.site in self.live.keys[node]:
-                        continue  # a later load of the same text would find it again
-                    for h in held:
-                        del env[h]
-                    held.clear()
-                    del objs[oid]
+            if candidates:  # a call only here: what follows walks every object and binding anyway
+                unbound = self._unbind(st, node, live, candidates)
         if self.null is not None and (unbound or (pred, node) not in self.quiet or pred in self.rejoined):
             nullness.forget(st, self.null[node], self.fated)
         facts = st.facts

@@ -79,18 +79,8 @@ class Summarizer:
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
-        self.setter = self.stored_only(cfg) if setters else frozenset()
         self.setters = setters
-        # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
-        # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
-        # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
-        # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
-        self.lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
-        # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
-        # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
-        # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).
-        self.read_only = cfg.read_only - {op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
-                                          if type(op) is ir.Store and (op.sink or not op.target)}
+        self.setter, self.lent, self.read_only = self.only_stored(cfg, setters, lends)
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
         self.handed: set[str] = set()
@@ -140,6 +130,22 @@ class Summarizer:
         # The parameters (indices) whose handling the body's own findings report (`at_event`).
         self.faulty: set[int] = set()
         self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
+
+    def only_stored(self, cfg, setters: bool, lends: bool) -> tuple[frozenset, frozenset, set]:
+        """The parameters the body gives up only by stores, read off the graph before its
+        exploration: a setter's (`setters`), those lent (`lends`), and the read-only ones."""
+        setter = self.stored_only(cfg) if setters else frozenset()
+        # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
+        # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
+        # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
+        # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
+        lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
+        # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
+        # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
+        # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).
+        read_only = cfg.read_only - {op.var for _, d in cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
+                                     if type(op) is ir.Store and (op.sink or not op.target)}
+        return setter, lent, read_only
 
     def at_return(self, node: int, st: State, value: str | None) -> None:
         """A returning end, before the return's own transfer (which gives the reference up)."""

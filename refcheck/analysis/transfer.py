@@ -11,7 +11,8 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import sizes
-from refcheck.analysis.assume import Assumptions, loop_tests, same_key
+from refcheck.analysis.assume import Assumptions, loop_tests
+from refcheck.analysis.conditions import condition_tables
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
@@ -77,46 +78,18 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.forwards = self.primitive or conv.is_sink(cfg.name)
         # Sees every path's end and every store through a pointer (`analysis.summarize`), or None.
         self.summarizer = None
-        self.cond_vars: dict = {}
-        pair_keys: set = set()
+        # Which conditions the branches test, and which can correlate (`conditions`).
+        tables = condition_tables(self.data, relevant)
+        self.cond_vars, self.const_vars = tables.cond_vars, tables.const_vars
         self.stored_deps: dict[str, frozenset] = {}
-        counts: dict = {}
-        kept: set = set()  # condition keys tested at a branch that is not contracted
-        self.const_vars: set[str] = set()
-        for n, d in self.data.items():
-            for op in d.ops:  # a flag field's store with its truth decides a later test of the field
-                if type(op) is ir.Store and op.truth is not None:
-                    counts[op.target] = counts.get(op.target, 0) + 1
-            cond = d.cond
-            if isinstance(cond, ir.SizeTest):  # decided by size facts, else by its plain Fact
-                cond = cond.fallback
-            keep = relevant is None or n in relevant
-            if isinstance(cond, ir.Fact):
-                key, self.cond_vars[cond.key] = cond.key, cond.vars
-                if keep and cond.simple:
-                    # Integer variables whose constant values decide conditions (`own = 1; ... if (own)`).
-                    self.const_vars.add(cond.simple[0])
-            elif isinstance(cond, ir.SameObject):
-                key = same_key(cond)
-                self.cond_vars[key] = frozenset((cond.a, cond.b))
-                pair_keys.add(key)
-            else:
-                key = None
-            if key is not None:
-                counts[key] = counts.get(key, 0) + 1
-                if keep:
-                    kept.add(key)
-            if keep and d.kind == "switch" and d.value:
-                self.const_vars.add(d.value)
         self.null_tested, self.null_read = self.null_tables()
-        self.pair_keys = frozenset(pair_keys)
-        # Only conditions tested at two places can correlate; remembering others only splits states.
-        self.correlated = {k for k, c in counts.items() if c > 1 and k in kept}
+        self.pair_keys = tables.pair_keys
+        self.correlated = tables.correlated  # extended below: the tables are this call's own
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
         # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
         self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
         self.correlated.update(self.flag_targets)
-        self.identity_tests = self.find_identity_tests(kept)
+        self.identity_tests = self.find_identity_tests(tables.kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
 from refcheck.conventions.libraries import LIBRARIES, Library
+from refcheck.conventions.refine import GIVEN, kept_arguments, refined
 from refcheck.conventions.summary import (DEFAULT, Counts, Effect, Ends, ErrorCondition, Returns, Source, Summary,
                                           Tracked, parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
@@ -494,12 +495,12 @@ class Conventions:
         if s.source is Source.DEFAULT and inferred is not None and name:
             return inferred(name) or s
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
-            return _refined(s, inferred(name))
+            return refined(s, inferred(name))
         # A name the patterns make an acquirer (`dconf_changeset_new_write (path, value)`) says
         # who owns the result, nothing of the arguments: the body may say it keeps one.
         if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
                 and self.refine_patterns and inferred is not None and name:
-            return _kept_arguments(s, inferred(name), _GIVEN)
+            return kept_arguments(s, inferred(name), GIVEN)
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
         if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
@@ -574,44 +575,3 @@ _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)_[A-Za-z]\w*$")
 @lru_cache(maxsize=None)
 def _pattern(text: str) -> re.Pattern:
     return re.compile(text)
-
-
-def _refined(record: Summary, inferred: Summary | None) -> Summary:
-    """A configured borrowed result (GIR's `transfer none`) that the body shows is an argument
-    itself (json_node_init_int(node, v) returns node): the caller keeps holding what it passed;
-    and borrowed arguments the body keeps with a reference of its own."""
-    if inferred is None:
-        return record
-    if inferred.returns is Returns.ARGUMENT:
-        record = replace(record, returns=Returns.ARGUMENT, returned=inferred.returned)
-    return _kept_arguments(record, inferred)
-
-
-# What a body may add to a record that says an argument is only read: it keeps it with a
-# reference of its own, or sinks it where floating. Either leaves a full reference the caller's.
-_KEEPING = (Effect.KEEP, Effect.SINK_FLOATING)
-# What a body may add to an acquirer's name, which says nothing of the arguments
-# (`dconf_engine_new (profile, user_data, free_func)` stores its user data): all it does to them.
-_GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING,
-          Effect.ACQUIRE_OUT)  # SINK and CONSUME read as STORE (`_kept_arguments`)
-
-
-def _kept_arguments(record: Summary, inferred: Summary | None, effects: tuple = _KEEPING) -> Summary:
-    """The record, with the arguments it leaves borrowed that the body keeps: a borrowed
-    (`transfer none`) argument it refs and keeps (json_node_set_array: the caller's reference
-    stays the caller's, as GIR says, and the object outlives its release), or sinks if floating
-    (g_variant_ref_sink and a store: dconf_changeset_set)."""
-    if inferred is None:
-        return record
-    said = {p for p, e in record.arguments if e is not Effect.BORROW}
-    kept = {p: e for p, e in inferred.arguments if e in effects and p not in said}
-    if Effect.SINK in effects:
-        # A constructor stores what it is given in the object it makes (a store its body infers
-        # as a sink, or, taken as its own, a consume), as a container keeps an element: an owned
-        # reference is handed over, a borrowed one (`G_VARIANT_TYPE ("(s)")` for
-        # dconf_engine_call_handle_new's expected type) only lent to it.
-        kept = {p: Effect.STORE if e in (Effect.SINK, Effect.CONSUME) else e for p, e in kept.items()}
-    if not kept:
-        return record
-    rest = tuple(a for a in record.arguments if a[0] not in kept)
-    return replace(record, arguments=tuple(sorted(rest + tuple(kept.items()), key=str)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT, exported
-from refcheck.driver import cycles, leading, preloading, shards, splitting, stealing
+from refcheck.driver import cycles, fntables, leading, preloading, shards, splitting, stealing
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -117,7 +117,7 @@ def _parse(path: str, settings: Settings):
     if isinstance(settings.shard, shards.Fixup) and held is not None and held[0] == same:
         return held[1]
     held = None
-    parsed = parse(path, settings.clang_args, detailed=not _recheck(path, settings),
+    parsed = parse(path, settings.clang_args, detailed=not fntables.rechecking(path, settings),
                    system_headers=settings.conventions.system_headers)
     if isinstance(settings.shard, shards.Shard):
         _held = (same, parsed)
@@ -199,7 +199,7 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     conv = conv.for_unit(inferred=summaries)
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
-    table = _function_table(path, parsed, places, settings, conv)
+    table = fntables.open_table(path, parsed, places, settings, conv, set(result.includes))
     selected = [i for i, fn in enumerate(parsed.functions)
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
     names = [qualified_name(fn) for fn in parsed.functions]
@@ -261,7 +261,7 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
                       if n in summaries.known and externally_visible(fn)
                       and (s := exported(summaries.known[n])).says_something}
     if table is not None:
-        _save_table(table, result)
+        fntables.save(table, result)
     if result.imported:  # the run may check it again (phase 2): these checks may repeat
         result.checks = unit.repeats.earlier(prep.names)
     result.findings = merge_findings(unit.findings)
@@ -302,7 +302,7 @@ def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: b
     del result.errors[unit_errors:]
     result.functions = 0
     if table is not None and table.rejected:
-        _save_table(table, result, write=False)
+        fntables.save(table, result, write=False)
     return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
 
 
@@ -545,53 +545,6 @@ class _UnitCheck:
             # What the reporters and baselines read of the source, from the bytes parsed.
             text = StatementText(self.lines.statement(f.location), self.lines.statement(f.origin))
             self.findings.append(_relativized(replace(f, statements=text, extent=extent), self.settings.root))
-
-
-def _save_table(table, result: UnitResult, write: bool = True) -> None:
-    if write:
-        table.save()
-    if table.rejected:
-        result.notes.append(f"ignored the per-function cache table {table.rejected}; "
-                            "its functions were checked again")
-    if table.write_error:
-        from refcheck.caches.fncache import UNWRITABLE_TABLE
-
-        result.notes.append(f"{UNWRITABLE_TABLE}{table.write_error}")
-
-
-def _function_cache_on(settings: Settings) -> bool:
-    """Off with --no-cache, without a usable unit key, and for the mutation harness checking
-    chosen functions."""
-    return settings.function_cache is not None and bool(settings.unit_key) and settings.only_functions is None
-
-
-def _recheck(path: str, settings: Settings) -> bool:
-    """A per-function table of this unit and settings exists: most definitions will likely come
-    from it (a re-check after an edit), so the parse skips the detailed preprocessing record that
-    only instance keys need (frontend/unit.DETAILED_RECORD). When an edit to a header makes them
-    all miss, they are built without instance keys: slower, never different."""
-    if not _function_cache_on(settings):
-        return False
-    from refcheck.caches.fncache import table_path
-
-    return os.path.isfile(table_path(settings.function_cache, path, settings.unit_key))
-
-
-def _function_table(path: str, parsed, places: list, settings: Settings, conv):
-    """The unit's per-function cache, or None when it is off."""
-    if not _function_cache_on(settings):
-        return None
-    from refcheck.caches.sealed import KeyProblem, load_secret
-    from refcheck.caches.fncache import FunctionCache
-
-    try:
-        secret = load_secret()
-    except KeyProblem:
-        return None  # the parent says so once (its unit cache is off for the same reason)
-    files = {_relative(f, settings.root) for f in parsed.includes}
-    may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
-    return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
-                         may_raise, secret)
 
 
 def _fn_error(fn, settings: Settings, why: str) -> ToolError:

@@ -94,15 +94,7 @@ class CallLowering(UserData):
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
-        # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
-        # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
-        sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
-        effects, sinks = self.without_lent(decl, args, effects, sinks)
-        taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
-        if taken:
-            effects = {**effects, **{i: Effect.SINK for i in taken}}
-            sinks = set(sinks) | taken
+        effects, sinks = self.handed_over(decl, kids, name, args, effects, summary)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
         kept = [v for i, (v, a) in enumerate(zip(values, args))
@@ -158,6 +150,20 @@ class CallLowering(UserData):
             return self.borrowed_result(loc, name, args)
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional)
+
+    def handed_over(self, decl, kids, name: str, args, effects: dict, summary) -> tuple[dict, set]:
+        """The call's effects and the positions of the arguments it keeps (its sinks): what the
+        record says, less what it only lends, plus what a callback or a destroy notify takes."""
+        # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
+        # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
+        sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
+        effects, sinks = self.without_lent(decl, args, effects, sinks)
+        taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+        if taken:
+            effects = {**effects, **{i: Effect.SINK for i in taken}}
+            sinks = set(sinks) | taken
+        return effects, sinks
 
     def exceptional_exits(self, loc, name: str, role, decl, summary) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a

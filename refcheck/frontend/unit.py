@@ -295,7 +295,7 @@ def repeats(path: str, user_args: list[str]) -> bool:
     names one header twice, or includes a macro's value (`#include TH_GENERIC_FILE`). Headers
     named in <> are not read (Python.h and its 100 headers): a generic body is the project's
     own. A guess either way costs time only: `_record_pays` catches a unit it misses, and
-    without the record the same definitions are checked alike (engine._recheck)."""
+    without the record the same definitions are checked alike (driver.fntables.rechecking)."""
     dirs = _quote_dirs(user_args)
     todo = [os.path.abspath(path)]
     seen: set[str] = set()

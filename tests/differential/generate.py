@@ -55,10 +55,8 @@ def returns_for(kind: str, pointers: list[str]) -> st.SearchStrategy[Return]:
     return st.sampled_from(["NULL", *pointers]).map(Return)
 
 
-@st.composite
-def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
-    pointers = VARS + (["p"] if profile.retain else [])
-    var = st.sampled_from(VARS)
+def statement_kinds(profile: Profile, depth: int, in_loop: bool) -> list[str]:
+    """The statement kinds a profile draws from at this depth, repeated to weight the draw."""
     # Repeats weight the draw: most statements should move references around, few should exit.
     kinds = ["acquire", "release", "acquire", "release", "use", "assign", "if", "assign",
              "release", "if", "return", "discard"]
@@ -80,7 +78,14 @@ def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
         kinds += ["switch"] * 2
     if depth >= profile.max_depth:
         kinds = [k for k in kinds if k not in ("if", "nullif", "ptrif", "while", "for", "switch")]
-    kind = draw(st.sampled_from(kinds))
+    return kinds
+
+
+@st.composite
+def statements(draw, profile: Profile, returns: str, depth: int, in_loop: bool):
+    pointers = VARS + (["p"] if profile.retain else [])
+    var = st.sampled_from(VARS)
+    kind = draw(st.sampled_from(statement_kinds(profile, depth, in_loop)))
 
     def block(loop: bool):
         return draw(st.lists(statements(profile, returns, depth + 1, loop),

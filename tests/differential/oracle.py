@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .untracked import untracked
 from .program import (
     NKINDS, NVARS, Acquire, Assign, Discard, Error, Flag, Function, Goto, If, Label, Layout, Move, NullCheck,
     Release, Resize, Retain, Return, SizeCheck, Store, Switch, Use,
@@ -207,43 +208,9 @@ class Execution:
             here = path + (i + offset,)
             line = self.layout.lines.get(here, 0)
             if isinstance(s, Acquire):
-                arg = self.value(s.arg)
-                self.use(arg, line)
-                ident = self.identity(s.arg)
-                if s.contiguous and ident is not None and ident.contiguous \
-                        and not ((ident.released or ident.consumed) and ident.owned == 0):
-                    # newContiguous of its own result returns that object with +1 (semantics.md).
-                    if arg is not None:
-                        arg.owned += 1
-                    null = self.nulls.get(s.arg)
-                    self.assign(s.var, arg, line)
-                    if arg is None:
-                        self.nulls[s.var] = null
-                        if s.checked is not None:
-                            self.do_return(s.checked, line)
-                    continue
-                made = Obj(param=False, origin=line, owned=1, fresh=not s.contiguous, contiguous=s.contiguous,
-                           may_be=self.identity(s.arg) if s.contiguous else None)
-                obj = None if self.choose() else made
-                if obj is not None:
-                    self.objects.append(obj)
-                self.assign(s.var, obj, line)
-                if obj is None:
-                    # What it would have been, for a later newContiguous of this NULL.
-                    self.nulls[s.var] = ("failed", line, made)
-                if s.checked is not None and obj is None:
-                    self.do_return(s.checked, line)
+                self.acquire(s, line)
             elif isinstance(s, Discard) and s.tested is not None:
-                self.use(self.vars["p"], line)
-                if self.choose():
-                    continue  # NULL: the test fails, nothing was made
-                # Not NULL: the edge into the arm. An abort (or THError with errors="abort")
-                # ends the path before anything is checked; THError that unwinds is an exit, and
-                # the tested result already died on the edge.
-                if self.unwind and not s.tested.exit:
-                    self.report("RC001", line, line)
-                    self.leaks(line)
-                raise PathEnded
+                self.tested_discard(s, line)
             elif isinstance(s, Discard):
                 self.use(self.vars["p"], line)
                 self.report("RC001", line, line)
@@ -254,48 +221,9 @@ class Execution:
             elif isinstance(s, Move):
                 self.release(self.value(s.target), line, consume=True)
             elif isinstance(s, Store):
-                self.sizes = set()  # a store into memory may change any tensor's sizes
-                obj = self.value(s.target)
-                if s.via == "sink":  # passed to a call: a use, as for any call
-                    self.use(obj, line)
-                    # A sink keeps one reference: the parameter must have been retained (RC009).
-                    if obj is not None and obj.param and obj.owned == 0 and not (obj.released or obj.consumed):
-                        self.report("RC009", line)
-                old = self.debts.get(s.via)
-                if old is not None and old is not obj:
-                    del self.debts[s.via]  # the copy this location held is gone, not the others
-                    old.debt = any(o is old for o in self.debts.values())
-                if obj is not None and obj.owned == 0 and s.via != "sink" and self.held.get(s.via) is obj \
-                        and self.debts.get(s.via) is not obj:
-                    pass  # already there with its reference: storing it again owes nothing more
-                elif obj is not None and obj.owned == 0:
-                    self.debts[s.via] = obj
-                    obj.debt = True
-                else:
-                    self.debts.pop(s.via, None)
-                before = self.contents.get(s.via)
-                if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
-                        and self.holders(before) > 0:
-                    before.owned += 1  # the location's (or sink slot's) reference is ours again
-                self.contents[s.via] = obj
-                if s.via != "sink":
-                    self.held[s.via] = obj
-                if obj is not None and obj.owned > 0:
-                    obj.owned -= 1  # memory holds it now
-                    obj.handed = obj.shared = True
-                    if obj.owned == 0:  # borrowed from now on: a release is RC006 (decision 9)
-                        obj.released = obj.consumed = False
+                self.store(s, line)
             elif isinstance(s, Retain):
-                obj = self.vars["p"]
-                self.use(obj, line)
-                if obj is not None and any(o is obj for o in self.debts.values()):
-                    # pays for one stored copy (decision 4): each location holding it owes one
-                    where = next(k for k, o in self.debts.items() if o is obj)
-                    del self.debts[where]
-                    self.paid[where] = obj
-                    obj.debt = any(o is obj for o in self.debts.values())
-                elif obj is not None:
-                    obj.owned += 1
+                self.retain(line)
             elif isinstance(s, Assign):
                 null = ("null", s.var) if s.source == "NULL" else self.nulls.get(s.source)
                 self.assign(s.var, self.value(s.source), line)
@@ -309,23 +237,9 @@ class Execution:
                     raise PathEnded
                 self.sizes = set()  # sink()/sinkp() may resize any tensor
             elif isinstance(s, Resize):
-                self.use(self.value(s.target), line)
-                self.use(self.value(s.source), line)
-                # The target (and every variable holding its object) was resized...
-                resized = {v for v in self.vars_mentioned() if self.size_identity(v) == self.size_identity(s.target)}
-                self.sizes = {pair for pair in self.sizes if not pair & resized}
-                self.sizes.add(frozenset((s.target, s.source)))  # ...to the source's size
+                self.resize(s, line)
             elif isinstance(s, SizeCheck):
-                self.use(self.value(s.target), line)
-                self.use(self.value(s.source), line)
-                if not self.same_size(s.target, s.source):
-                    key = ("size", s.target, self.versions.get(s.target, 0), s.source,
-                           self.versions.get(s.source, 0))
-                    if self.opaque(key):  # the counts differ: THError
-                        if self.unwind:
-                            self.leaks(line)
-                        raise PathEnded
-                    self.sizes.add(frozenset((s.target, s.source)))
+                self.size_check(s, line)
             elif isinstance(s, Return):
                 self.do_return(s, line)
             elif isinstance(s, NullCheck):
@@ -366,6 +280,117 @@ class Execution:
             else:
                 raise TypeError(f"the oracle only runs loop-free programs, not {s!r}")
         return None
+
+    def acquire(self, s: Acquire, line: int) -> None:
+        """A `new*` call: its result (NULL or a fresh object), or newContiguous's own argument again."""
+        arg = self.value(s.arg)
+        self.use(arg, line)
+        ident = self.identity(s.arg)
+        if s.contiguous and ident is not None and ident.contiguous \
+                and not ((ident.released or ident.consumed) and ident.owned == 0):
+            # newContiguous of its own result returns that object with +1 (semantics.md).
+            if arg is not None:
+                arg.owned += 1
+            null = self.nulls.get(s.arg)
+            self.assign(s.var, arg, line)
+            if arg is None:
+                self.nulls[s.var] = null
+                if s.checked is not None:
+                    self.do_return(s.checked, line)
+            return
+        made = Obj(param=False, origin=line, owned=1, fresh=not s.contiguous, contiguous=s.contiguous,
+                   may_be=self.identity(s.arg) if s.contiguous else None)
+        obj = None if self.choose() else made
+        if obj is not None:
+            self.objects.append(obj)
+        self.assign(s.var, obj, line)
+        if obj is None:
+            # What it would have been, for a later newContiguous of this NULL.
+            self.nulls[s.var] = ("failed", line, made)
+        if s.checked is not None and obj is None:
+            self.do_return(s.checked, line)
+
+    def store(self, s: Store, line: int) -> None:
+        """A store into memory or a sink: who holds the object's reference, and what is owed for it."""
+        self.sizes = set()  # a store into memory may change any tensor's sizes
+        obj = self.value(s.target)
+        if s.via == "sink":  # passed to a call: a use, as for any call
+            self.use(obj, line)
+            # A sink keeps one reference: the parameter must have been retained (RC009).
+            if obj is not None and obj.param and obj.owned == 0 and not (obj.released or obj.consumed):
+                self.report("RC009", line)
+        old = self.debts.get(s.via)
+        if old is not None and old is not obj:
+            del self.debts[s.via]  # the copy this location held is gone, not the others
+            old.debt = any(o is old for o in self.debts.values())
+        if obj is not None and obj.owned == 0 and s.via != "sink" and self.held.get(s.via) is obj \
+                and self.debts.get(s.via) is not obj:
+            pass  # already there with its reference: storing it again owes nothing more
+        elif obj is not None and obj.owned == 0:
+            self.debts[s.via] = obj
+            obj.debt = True
+        else:
+            self.debts.pop(s.via, None)
+        before = self.contents.get(s.via)
+        if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
+                and self.holders(before) > 0:
+            before.owned += 1  # the location's (or sink slot's) reference is ours again
+        self.contents[s.via] = obj
+        if s.via != "sink":
+            self.held[s.via] = obj
+        if obj is not None and obj.owned > 0:
+            obj.owned -= 1  # memory holds it now
+            obj.handed = obj.shared = True
+            if obj.owned == 0:  # borrowed from now on: a release is RC006 (decision 9)
+                obj.released = obj.consumed = False
+
+    def retain(self, line: int) -> None:
+        """A retain of `p`: it pays for one stored copy, else adds a reference."""
+        obj = self.vars["p"]
+        self.use(obj, line)
+        if obj is not None and any(o is obj for o in self.debts.values()):
+            # pays for one stored copy (decision 4): each location holding it owes one
+            where = next(k for k, o in self.debts.items() if o is obj)
+            del self.debts[where]
+            self.paid[where] = obj
+            obj.debt = any(o is obj for o in self.debts.values())
+        elif obj is not None:
+            obj.owned += 1
+
+    def tested_discard(self, s: Discard, line: int) -> None:
+        """A discarded result tested for NULL: the path ends in the arm unless the test fails."""
+        self.use(self.vars["p"], line)
+        if self.choose():
+            return  # NULL: the test fails, nothing was made
+        # Not NULL: the edge into the arm. An abort (or THError with errors="abort")
+        # ends the path before anything is checked; THError that unwinds is an exit, and
+        # the tested result already died on the edge.
+        if self.unwind and not s.tested.exit:
+            self.report("RC001", line, line)
+            self.leaks(line)
+        raise PathEnded
+
+    def resize(self, s: Resize, line: int) -> None:
+        """A resize of the target to the source's size: the size facts of both."""
+        self.use(self.value(s.target), line)
+        self.use(self.value(s.source), line)
+        # The target (and every variable holding its object) was resized...
+        resized = {v for v in self.vars_mentioned() if self.size_identity(v) == self.size_identity(s.target)}
+        self.sizes = {pair for pair in self.sizes if not pair & resized}
+        self.sizes.add(frozenset((s.target, s.source)))  # ...to the source's size
+
+    def size_check(self, s: SizeCheck, line: int) -> None:
+        """A check that two tensors have the same size: an error where they may differ."""
+        self.use(self.value(s.target), line)
+        self.use(self.value(s.source), line)
+        if not self.same_size(s.target, s.source):
+            key = ("size", s.target, self.versions.get(s.target, 0), s.source,
+                   self.versions.get(s.source, 0))
+            if self.opaque(key):  # the counts differ: THError
+                if self.unwind:
+                    self.leaks(line)
+                raise PathEnded
+            self.sizes.add(frozenset((s.target, s.source)))
 
     def vars_mentioned(self) -> set[str]:
         return {"p", *self.vars, *self.nulls, *(v for pair in self.sizes for v in pair)}
@@ -448,117 +473,6 @@ class Execution:
             obj.consumed = True
         else:
             obj.released = True
-
-
-def _walk(stmts):
-    """Every statement, arms and loop bodies included."""
-    for s in stmts:
-        yield s
-        if isinstance(s, If):
-            yield from _walk(s.then)
-            yield from _walk(s.orelse or ())
-        elif isinstance(s, Switch):
-            for _, arm in s.cases:
-                yield from _walk(arm)
-        elif hasattr(s, "body"):
-            yield from _walk(s.body)
-
-
-def _assigned_classes(stmts: list):
-    """find(v): v's class of pointers joined by assignments (both ways)."""
-    parent: dict[str, str] = {}
-
-    def find(v: str) -> str:
-        while parent.get(v, v) != v:
-            v = parent[v]
-        return v
-    for s in stmts:
-        if isinstance(s, Assign) and s.source != "NULL":
-            a, b = find(s.var), find(s.source)
-            if a != b:
-                parent[a] = b
-    return find
-
-
-def untracked(body: tuple) -> frozenset:
-    """The local pointers that take no part in ownership (semantics.md, decision 15): in the
-    statements refcheck's graph holds (those reachable from the entry by its edges), never
-    acquired, released, consumed, stored, returned, null-tested, compared, recorded in a flag,
-    resized or size-checked, nor passed to newContiguous (which may return it), and assigned only
-    NULL or each other (an assignment joins two variables both ways): only dereferenced and
-    passed to borrowing calls."""
-    tracked = {"p"}
-    links: list[tuple[str, str]] = []
-    targets: set[int] = set()
-
-    def returned(r: Return | None) -> None:
-        if r is not None and r.value:
-            tracked.add(r.value)
-
-    def visit(stmts, live: bool = True) -> bool:
-        """Record what the reachable statements do; whether the end is reached by falling through."""
-        for s in stmts:
-            if isinstance(s, Label):
-                live = live or s.label in targets
-            if not live:
-                continue
-            if isinstance(s, Acquire):
-                tracked.add(s.var)
-                if s.contiguous:
-                    tracked.add(s.arg)
-                returned(s.checked)
-            elif isinstance(s, (Release, Move, Store, Flag)):
-                tracked.add(s.target)
-            elif isinstance(s, (Resize, SizeCheck)):
-                tracked.update((s.target, s.source))
-            elif isinstance(s, Return):
-                returned(s)
-                live = False
-            elif isinstance(s, NullCheck):
-                tracked.add(s.target)
-                returned(s.ret)
-            elif isinstance(s, If):
-                if isinstance(s.cond, tuple) or (isinstance(s.cond, str) and decides(s)):
-                    tracked.update((s.cond,) if isinstance(s.cond, str) else s.cond)
-                then = visit(s.then)
-                live = visit(s.orelse or ()) or then
-            elif isinstance(s, Switch):
-                ends = [visit(body) for _, body in s.cases]
-                live = any(ends) or not s.exhaustive
-            elif isinstance(s, Assign) and s.source != "NULL":
-                links.append((s.var, s.source))
-            elif isinstance(s, Goto):
-                targets.add(s.label)
-                live = False
-            elif isinstance(s, Error) and s.status is None:
-                live = False
-        return live
-
-    every = list(_walk(body))
-    same = _assigned_classes(every)
-    derefed = {same(s.target) for s in every if isinstance(s, Use) and s.deref}
-
-    def decides(s: If) -> bool:
-        """A null test tracks its pointer unless the pointer (with those assigned to and from it)
-        is never dereferenced and the arms only pass it to calls (slicing.idle_null_tests)."""
-        x = same(s.cond)
-        arms = (*s.then, *(s.orelse or ()))
-        return x in derefed or not all(isinstance(a, Use) and not a.deref and same(a.target) == x for a in arms)
-
-    while True:  # until every reachable goto's label is known reachable
-        known = set(targets)
-        tracked, links = {"p"}, []
-        visit(body)
-        if targets == known:
-            break
-    changed = True
-    while changed:
-        changed = False
-        for a, b in links:
-            if (a in tracked) != (b in tracked):
-                tracked.update((a, b))
-                changed = True
-    return frozenset(f"t{k}" for k in range(NVARS)) - tracked
 
 
 def distinct(a: Obj, b: Obj) -> bool:
