@@ -152,6 +152,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     split did. `status`: the local the call's result is assigned to, if any. `error`: the local
     `e` of a gboolean GLib call's `&e`, set on FALSE and NULL on TRUE (`gerrors.error_edge`)."""
     fills = fills or {}
+    if error in fills or error in effects:  # the record says what the call does with it (a fill)
+        error = None
     r = status or b.temp(f"{name}(...)")
     results = [0, nonzero] + ([1] if nonzero != 1 and any(f[0] is When.POSITIVE for f in fills.values()) else [])
     join = b.node("block")
