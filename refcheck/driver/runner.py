@@ -452,9 +452,12 @@ def _units_not_included(units: list[str], results: list[UnitResult]) -> list[Uni
 
 def _files_read(results: list[UnitResult], units: list[str], root: str) -> list[str]:
     """Root-relative names of every project file the run read: where suppressions can live."""
-    names = {relative(u, root) for u in units}
+    # Every unit includes the same system headers: each distinct path is made relative once
+    # (5,812 includes, 0.08 s, on geocode-glib's 18 units; issue 32, glib24).
+    paths = set(units)
     for r in results:
-        names.update(relative(os.path.normpath(p), root) for p in r.includes)
+        paths.update(r.includes)
+    names = {relative(os.path.normpath(p), root) for p in paths}
     return sorted(n for n in names if not os.path.isabs(n))
 
 

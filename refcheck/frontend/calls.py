@@ -273,7 +273,9 @@ class CallLowering(UserData):
         # is split only where the caller tests the result; a configured one wherever it is called.
         if (pending or fills) and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None
                                                           or cursor_key(c) in self.b.tested):
-            result_split(self.b, loc, name, c, pending, status, 1 if is_boolean(c) else -1, fills)
+            boolean = is_boolean(c)
+            error = error_out_local(self.b, args) if boolean else None
+            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})

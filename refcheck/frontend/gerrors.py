@@ -39,20 +39,33 @@ def error_out_local(b: GraphBuilder, args: list) -> str | None:
     return found
 
 
+def error_edge(b: GraphBuilder, loc: Location, var: str, failed: bool) -> None:
+    """`var` on one edge of a gboolean throwing call's result split: GLib's "Error Reporting"
+    has such a function return FALSE exactly when it sets the error (the error a value read from
+    memory then) and leave it NULL when it returns TRUE. Where the result is discarded and only
+    `if (e != NULL)` is tested (json-glib's conformance.c: `g_file_get_contents (path,
+    &contents, NULL, &error); if (error != NULL) return ...;`), that test then takes the edge
+    the result split took: no contents were filled on the error edge."""
+    if failed:
+        t = b.temp(f"*&{b.names.get(var, var)}")
+        b.emit(ir.Load(loc, t, f"*&{b.names.get(var, var)}", frozenset()))
+        b.emit(ir.Assign(loc, var, t))
+    else:
+        b.emit(ir.Assign(loc, var, None, null=True))
+
+
 def error_split(b: GraphBuilder, loc: Location, name: str, result: str, var: str) -> None:
     """Split after `result = name (..., &var)`: the error edge (var set, result NULL) and the
     success edge (var NULL). The error edge's paths on which `result` is not NULL end at a stop:
     they cannot happen."""
     err, ok, join = b.call_split(loc, f"{name} sets {b.names.get(var, var)}", f"{name} sets its error")
     b.cur = err
-    t = b.temp(f"*&{b.names.get(var, var)}")
-    b.emit(ir.Load(loc, t, f"*&{b.names.get(var, var)}", frozenset()))
-    b.emit(ir.Assign(loc, var, t))
+    error_edge(b, loc, var, failed=True)
     test = b.node("branch", loc, cond=ir.NullTest(result), text=f"{name} returned a value with its error")
     b.start(test)
     b.edge(test, b.node("stop", loc, text=f"{name} cannot return a value and set its error"), True)
     b.edge(test, join, False)
     b.cur = ok
-    b.emit(ir.Assign(loc, var, None, null=True))
+    error_edge(b, loc, var, failed=False)
     b.goto(join)
     b.cur = join

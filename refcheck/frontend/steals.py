@@ -12,6 +12,7 @@ from refcheck import ir
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.gerrors import error_edge
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.owning import emit_fill
 from refcheck.conventions.summary import Effect, When
@@ -139,7 +140,7 @@ def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
 
 
 def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,
-                 nonzero: int = -1, fills: dict | None = None) -> str:
+                 nonzero: int = -1, fills: dict | None = None, error: str | None = None) -> str:
     """A call whose record gives arguments up on one result only (`effects`: variable ->
     (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
     the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
@@ -148,8 +149,11 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     maybe NULL there, left as it was on the others) (PyMapping_GetOptionalItem's 1; its 0 and -1
     are then two edges). The result is an integer variable holding 0, `nonzero` (or 1) on each
     edge, so that `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its
-    split did. `status`: the local the call's result is assigned to, if any."""
+    split did. `status`: the local the call's result is assigned to, if any. `error`: the local
+    `e` of a gboolean GLib call's `&e`, set on FALSE and NULL on TRUE (`gerrors.error_edge`)."""
     fills = fills or {}
+    if error in fills or error in effects:  # the record says what the call does with it (a fill)
+        error = None
     r = status or b.temp(f"{name}(...)")
     results = [0, nonzero] + ([1] if nonzero != 1 and any(f[0] is When.POSITIVE for f in fills.values()) else [])
     join = b.node("block")
@@ -180,6 +184,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
                 b.emit(ir.Assign(loc, v, None, null=True))
             elif not kept:
                 b.emit(ir.Store(loc, None, v.key, frozenset((v.var,)), through=v.var, null=True))
+        if error is not None:
+            error_edge(b, loc, error, failed=k == 0)
         b.emit(ir.Const(loc, r, k, nonzero=k != 0 and cursor_key(call) in b.switched))
         if b.returning is not None and b.returning[0] == cursor_key(call):
             b.returned_constant(b.returning[1], None, k)  # `return f (...)`: this result is returned
