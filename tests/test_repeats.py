@@ -20,7 +20,9 @@ void frees(int n) { T *t = T_new(); b(t, n); T_free(t); }
 """
 
 
-def _run(tmp_path, monkeypatch, repeat: bool):
+def _count(tmp_path, monkeypatch, source: str, saw=None, repeat: bool = True):
+    """The check of `source` and the definitions it built; `repeat=False`: no earlier check taken,
+    `saw`: `Check.saw` replaced."""
     built = []
     real = engine._UnitCheck.build_and_analyse
 
@@ -30,22 +32,21 @@ def _run(tmp_path, monkeypatch, repeat: bool):
 
     with monkeypatch.context() as m:
         m.setattr(engine._UnitCheck, "build_and_analyse", counted)
+        if saw is not None:
+            m.setattr(repeats.Check, "saw", saw)
         if not repeat:
             m.setattr(repeats.Repeats, "find", lambda self, index, known: None)
         path = tmp_path / "cycle.c"
-        path.write_text(CYCLE)
+        path.write_text(source)
         result = check(path)
     return result, built
 
 
 def test_the_last_cycle_round_repeats_the_earlier_checks(tmp_path, monkeypatch):
-    fresh, every = _run(tmp_path, monkeypatch, repeat=False)
-    taken, fewer = _run(tmp_path, monkeypatch, repeat=True)
+    fresh, every = _count(tmp_path, monkeypatch, CYCLE, repeat=False)
+    taken, fewer = _count(tmp_path, monkeypatch, CYCLE)
     assert len(fewer) < len(every)
-    assert [(f.rule, f.location.line, f.message) for f in taken.findings] == \
-        [(f.rule, f.location.line, f.message) for f in fresh.findings]
-    assert taken.exports == fresh.exports
-    assert taken.counts == fresh.counts and taken.functions == fresh.functions
+    _same(taken, fresh)
 
 
 def test_an_earlier_check_is_taken_only_where_every_record_it_saw_is_unchanged():
@@ -79,26 +80,6 @@ T *d(T *t, int n) { if (n > 1) return c(t, n - 1); return T_new(); }
 void leaks(int n) { T *t = T_new(); T *r = c(t, n); T_free(r); }
 void frees(int n) { T *t = T_new(); T *r = d(t, n); T_free(r); T_free(t); }
 """
-
-
-def _count(tmp_path, monkeypatch, source: str, saw=None, repeat: bool = True):
-    built = []
-    real = engine._UnitCheck.build_and_analyse
-
-    def counted(self, index, top, plan):
-        built.append(top.spelling)
-        return real(self, index, top, plan)
-
-    with monkeypatch.context() as m:
-        m.setattr(engine._UnitCheck, "build_and_analyse", counted)
-        if saw is not None:
-            m.setattr(repeats.Check, "saw", saw)
-        if not repeat:
-            m.setattr(repeats.Repeats, "find", lambda self, index, known: None)
-        path = tmp_path / "cycle.c"
-        path.write_text(source)
-        result = check(path)
-    return result, built
 
 
 def _same(a, b):
