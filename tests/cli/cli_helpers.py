@@ -89,3 +89,24 @@ def events(log: Path) -> dict:
     """The pool's events (start, drained, end) in the job log so far, by name: their times."""
     out = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return {e["event"]: e["at"] for e in out if "event" in e}
+
+
+def log_calls(patch, owner, name: str, log: Path, line) -> None:
+    """Replaces `owner.name` (within `patch`, a monkeypatch or its context) by a wrapper that
+    appends `line(*args)` to `log` before each call: the calls a worker process makes, which the
+    test reads back with `logged_lines`."""
+    real = getattr(owner, name)
+
+    def logged(*args):
+        with open(log, "a") as f:
+            f.write(f"{line(*args)}\n")
+        return real(*args)
+
+    patch.setattr(owner, name, logged)
+
+
+def logged_lines(log: Path) -> list[str]:
+    """The lines `log_calls` wrote so far, emptied for the next run."""
+    out = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return out

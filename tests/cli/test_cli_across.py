@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from cli_helpers import log_calls, logged_lines
+
 from refcheck import analysis
 from refcheck.reuse import across
 
@@ -19,23 +21,15 @@ void %s(size_t n) { char *p = fresh(n); drop_twice(p); }
 
 
 def _run(project, monkeypatch, log, share: bool):
-    real = analysis.analyze
-
-    def logged(cfg, *args):  # in the worker: one line per analysis
-        with open(log, "a") as f:
-            f.write(f"{cfg.name}\n")
-        return real(cfg, *args)
-
-    with monkeypatch.context() as m:
-        m.setattr(analysis, "analyze", logged)
+    with monkeypatch.context() as m:  # in the worker: one line per analysis
+        log_calls(m, analysis, "analyze", log, lambda cfg, *args: cfg.name)
         if not share:
             m.setattr(across.Across, "eligible", lambda self, cfg: False)
         project.write("shared.h", HEADER)
         for name in ("a", "b", "c"):
             project.write(f"{name}.c", UNIT % f"use_{name}")
         r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "a.c", "b.c", "c.c")
-    analysed = log.read_text().split("\n")[:-1]
-    log.unlink()
+    analysed = logged_lines(log)
     across.forget()
     return json.loads(r.out), analysed
 

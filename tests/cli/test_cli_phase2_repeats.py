@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from cli_helpers import log_calls, logged_lines
+
 from refcheck.driver import engine, repeats
 
 # Each unit calls a function of the other: whichever is checked first asks for a record the other
@@ -68,23 +70,15 @@ void user_frees(size_t n)
 
 
 def _run(project, monkeypatch, log, earlier: bool):
-    real = engine._UnitCheck.build_and_analyse
-
-    def logged(self, index, top, plan):  # in the worker: one line per build
-        with open(log, "a") as f:
-            f.write(f"{self.parsed.tu.spelling.rsplit('/', 1)[-1]} {top.spelling}\n")
-        return real(self, index, top, plan)
-
-    with monkeypatch.context() as m:
-        m.setattr(engine._UnitCheck, "build_and_analyse", logged)
+    with monkeypatch.context() as m:  # in the worker: one line per build
+        log_calls(m, engine._UnitCheck, "build_and_analyse", log,
+                  lambda self, index, top, plan: f"{self.parsed.tu.spelling.rsplit('/', 1)[-1]} {top.spelling}")
         if not earlier:
             m.setattr(repeats.Repeats, "earlier", lambda self, names: None)
         project.write("lib.c", LIB)
         project.write("user.c", USER)
         r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "user.c", "lib.c")
-    built = log.read_text().split("\n")[:-1]
-    log.unlink()
-    return json.loads(r.out), built
+    return json.loads(r.out), logged_lines(log)
 
 
 def test_phase_2_builds_only_what_the_table_changed(project, monkeypatch, tmp_path):
