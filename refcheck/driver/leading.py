@@ -71,14 +71,13 @@ def fixed(prep, part, children: tuple, run, prepare):
     cpu, began = time.process_time(), time.monotonic()
     try:
         parts = (part, *(c.part for c in children))
-        records = {i: r for p in parts for i, r in p.records.items()}
-        job = shards.Fixup(records, frozenset().union(*(p.planned for p in parts)))
+        job = shards.Fixup.over(parts)
         settings = replace(prep.settings, shard=job, lender=None)
         got = run(prepare(settings), [], job, time.perf_counter())
         # Nothing checked again: the parent merges the shards' records as they are where they
         # follow the whole-unit order (as it decides without this). Asked only then: a unit that
         # needs its fixup (lib/TH's THTensor.c always does) saves this second replay.
-        if not got.records and not shards.needs_fixup(records, prep.settings.summaries):
+        if not got.records and not shards.needs_fixup(job.records, prep.settings.summaries):
             return shards.Fixed(None)
     except Exception:  # noqa: BLE001 - the parent's fixup job reports it as the unit's error
         return None

@@ -119,6 +119,13 @@ class Fixup:
     # The names the shards' instance plans asked for (before any definition's check).
     planned: frozenset = frozenset()
 
+    @classmethod
+    def over(cls, parts) -> "Fixup":
+        """The fixup of a unit's shards' Parts: every definition's record (bare: the order is all
+        it replays) and every name their instance plans asked for."""
+        return cls({i: r.bare() for p in parts for i, r in p.records.items()},
+                   frozenset().union(*(p.planned for p in parts)))
+
 
 @dataclass
 class Part:
@@ -532,7 +539,7 @@ class Assembly:
         start = start_table(job, self.options)
         if not needs_fixup(records, start):
             return self._done(got)
-        fixup = Fixup({i: r.bare() for i, r in records.items()}, frozenset().union(*(o.part.planned for o in got)))
+        fixup = Fixup.over([o.part for o in got])
         # To the worker that kept its parse (engine._held): a shared parse's lead, else the last.
         keeper = next((o.worker for o in got if job.shard.shared and o.job.shard.number == 0), outcome.worker)
         self.pending.appendleft(replace(job, shard=fixup, summaries=start, worker=keeper))
