@@ -48,6 +48,7 @@ from types import SimpleNamespace
 from refcheck import ir
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.explore import Result
+from refcheck.analysis.slicing import alias_classes
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.ir.cfg import FunctionRole
@@ -179,32 +180,14 @@ class _Classes:
     and stores of one location (a load gives back what a store there put)."""
 
     def __init__(self, cfg, ops):
-        self.parent: dict[str, str] = {}
-        by_key: dict[str, str] = {}
-        for op in ops:
-            t = type(op)
-            if t is ir.Assign and op.src is not None:
-                self._union(op.dst, op.src)
-            elif t is ir.Load and op.key:
-                self._union(op.dst, by_key.setdefault(op.key, op.dst))
-            elif t is ir.Store and op.var is not None and op.target:
-                self._union(op.var, by_key.setdefault(op.target, op.var))
+        # The same classes the slicing's tables join (`slicing.alias_classes`).
+        self.find, _ = alias_classes(ops)
         self.params = {self.find(v) for v, is_ptr in cfg.params if v is not None and is_ptr}
         self.sites = {self.find(op.dst) for op in ops if type(op) is ir.Acquire}
         # Loaded values: the borrowed results of calls (`Origin.RESULT`), and values read from
         # memory (`Origin.FIELD`, whose release is no event: `Endings.release`).
         self.results = {self.find(op.dst) for op in ops if type(op) is ir.Load and op.call}
         self.views = {self.find(op.dst) for op in ops if type(op) is ir.Load}
-
-    def find(self, v: str) -> str:
-        while self.parent.get(v, v) != v:
-            v = self.parent[v]
-        return v
-
-    def _union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
 
     def acquired(self, v: str) -> bool:
         return self.find(v) in self.sites

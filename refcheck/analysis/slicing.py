@@ -48,7 +48,7 @@ def pointer_values(cfg, node_ops: list | None = None) -> set[str]:
     return out
 
 
-def _aliases(ops) -> tuple:
+def alias_classes(ops) -> tuple:
     """(find, parent): a union-find of the values that may hold one object, joined by assignment,
     by loading the same location and by storing to a location that is loaded (over-approximately).
     `find(v)` is v's class representative; `parent` holds every value joined to another."""
@@ -80,7 +80,7 @@ def released_values(cfg, node_ops: list | None = None) -> dict[str, set[int]]:
 
     Aliases are joined by assignment and by loading the same location, over-approximately."""
     node_ops = node_ops if node_ops is not None else _node_ops(cfg)
-    find, parent = _aliases(op for _, _, ops in node_ops for op in ops)
+    find, parent = alias_classes(op for _, _, ops in node_ops for op in ops)
     releases: list[tuple[int, tuple]] = []
     for n, _, ops in node_ops:
         for op in ops:
@@ -114,7 +114,7 @@ def untracked_values(cfg, relevant: set | None = None, regions: dict | None = No
     g = cfg.graph
     ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
     stored = {op.target for op in ops if type(op) is ir.Store and op.target}
-    assigned, _ = _aliases(op for op in ops if type(op) is ir.Assign)
+    assigned, _ = alias_classes(op for op in ops if type(op) is ir.Assign)
     idle = idle_null_tests(cfg, relevant, regions, assigned) if relevant is not None and regions else set()
     tracked = {v for v, _ in cfg.params if v is not None}
     candidates = set()
@@ -155,7 +155,7 @@ def untracked_values(cfg, relevant: set | None = None, regions: dict | None = No
             tracked.update((cond.a, cond.b))
     # One alias class, one object: any tracked member tracks the class (a store's value is
     # tracked, so joining it with the loads of its location adds nothing to what is tracked).
-    find, _ = _aliases(ops)
+    find, _ = alias_classes(ops)
     tracked_classes = {find(v) for v in tracked if v is not None}
     tested_classes = {assigned(v) for v in tested if v is not None}
     return frozenset(v for v in candidates if find(v) not in tracked_classes and assigned(v) not in tested_classes
