@@ -326,14 +326,15 @@ def _signal_name(code: int | None) -> str:
 
 def run(jobs: list[Job], options: Options, workers: int, timeout: float,
         skip: Callable[[Job], bool] = lambda job: False, summaries: dict | None = None,
-        started: Callable[[Job], None] = lambda job: None) -> Iterator[Outcome]:
+        started: Callable[[Job], None] = lambda job: None, held: "Held | None" = None) -> Iterator[Outcome]:
     """Yields one Outcome per job, in completion order, except for jobs that `skip` (asked just
     before a job would start) says are no longer needed. `summaries`, filled by the caller as
     outcomes come in, goes with each job as it starts (unless the job has its own): later units
     use earlier ones' summaries; the shards of one unit all take the table as the first of them
     started. `started` hears of each job as a worker takes it (the progress line names the
     units in flight). `jobs` may be a deque the caller appends to while it takes the outcomes
-    (a sharded unit's fixup job)."""
+    (a sharded unit's fixup job). `held`: workers kept past this run for the caller's next
+    (phase 2's rounds), its idle ones left running at the end."""
     if not jobs:
         return
     # fork is cheap and lets the parent's imports (and tests' monkeypatches) carry over.
@@ -341,7 +342,7 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pending = jobs if isinstance(jobs, deque) else deque(jobs)
     snapshots: dict[int, dict] = {}  # unit index -> the table its shards took
-    pool: list[_Worker] = []
+    pool: list[_Worker] = held.workers if held is not None else []
     limit = max(1, min(workers, len(jobs)))
     # An early lead (at most one per queue) goes to the first worker that can fork it, with the
     # jobs ahead of it in the queue, whose summaries it waits for.
@@ -386,19 +387,42 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
                     yield from _finish(w, outcome, pool)
         joblog.event("drained", time.monotonic())
     finally:
-        for w in pool:
-            if w.job is None and w.process.is_alive():
-                try:
-                    w.conn.send(None)
-                except OSError:
-                    pass
-        for w in pool:
-            if w.job is not None:
-                w.kill()
-            else:
-                w.process.join(timeout=1)
-                w.kill()
+        _stop(pool, idle=held is None)
         joblog.event("end", time.monotonic())
+
+
+class Held:
+    """Workers that outlive one `run` (the runner's phases): a check round after the first goes
+    to processes that already imported the analysis, read the preset's tables and hold the
+    analyses shared across their units (reuse.across), instead of new ones forked for it."""
+
+    def __init__(self) -> None:
+        self.workers: list[_Worker] = []
+
+    def __enter__(self) -> "Held":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _stop(self.workers, idle=True)
+        self.workers.clear()
+
+
+def _stop(pool: list, idle: bool) -> None:
+    """Kills the busy workers of `pool` and, with `idle`, ends the idle ones (they are sent
+    None to leave their loop); those left idle stay in `pool` for a later run."""
+    for w in pool:
+        if idle and w.job is None and w.process.is_alive():
+            try:
+                w.conn.send(None)
+            except OSError:
+                pass
+    for w in list(pool):
+        if w.job is not None:
+            w.kill()
+            pool.remove(w)
+        elif idle:
+            w.process.join(timeout=1)
+            w.kill()
 
 
 def _wait_for(busy: list, timeout: float) -> float | None:

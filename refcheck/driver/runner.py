@@ -75,7 +75,8 @@ def run(request: Request) -> Report:
     cache = Cache(cfg.cache_dir if request.use_cache else None, since_ns=time.time_ns(),
                   root=cfg.root)
     report = Report(RunResult(root=cfg.root))
-    units, results = _analyze(units, request, cache, report)
+    with _Workers() as workers:
+        units, results = _analyze(units, request, cache, report, workers)
     if request.stdin is not None:
         units, results = _as_named(units, results, request.stdin, cfg.root)
     ordered = _units_not_included(units, results)
@@ -135,8 +136,30 @@ def run(request: Request) -> Report:
     return report
 
 
+class _Workers:
+    """The run's worker processes, kept from phase 1 through phase 2's rounds (`pool.Held`),
+    made when first needed: a run served from the cache imports no multiprocessing."""
+
+    def __init__(self) -> None:
+        self._held = None
+
+    def held(self):
+        if self._held is None:
+            from refcheck.driver import pool
+
+            self._held = pool.Held()
+        return self._held
+
+    def __enter__(self) -> "_Workers":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._held is not None:
+            self._held.__exit__(*exc)
+
+
 def _analyze(units: list[str], request: Request, cache: Cache,
-             report: Report) -> tuple[list[str], list[UnitResult]]:
+             report: Report, workers: _Workers) -> tuple[list[str], list[UnitResult]]:
     """A result per unit, from the cache or the workers; units skipped as included by another
     are left out of both lists."""
     cfg = request.config
@@ -172,7 +195,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         # What the units checked so far export goes with each unit started after them.
         exported = exported_table(results.values())
         outcomes = pool.run(queue, options, request.jobs, cfg.timeout, skip=skip, summaries=exported,
-                            started=assembly.starter(progress))
+                            started=assembly.starter(progress), held=workers.held())
         _collect(outcomes, results, included, report, storing, progress, root, exported=exported,
                  assembly=assembly)
     # Phase 2: the units whose checks asked for another unit's function whose summary they did
@@ -181,7 +204,7 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     # xb_content_type_guess -> xb_builder_source_ctx_get_content_type -> its callers), so the
     # rounds go on until the table agrees with every unit's use of it, at most PHASE2_ROUNDS.
     for _ in range(PHASE2_ROUNDS):
-        if not _check_again(units, results, included, request, cache, storing, report):
+        if not _check_again(units, results, included, request, cache, storing, report, workers):
             break
     for result in results.values():
         result.checks = None  # phase 2 is over: nothing repeats them any more
@@ -196,7 +219,7 @@ PHASE2_ROUNDS = 4
 
 
 def _check_again(units, results, included, request: Request, cache: Cache, storing: _Storing,
-                 report: Report) -> bool:
+                 report: Report, workers: _Workers) -> bool:
     """One round of phase 2: the units whose imports disagree with the run's table, checked
     again with it. False when there were none."""
     cfg = request.config
@@ -212,11 +235,13 @@ def _check_again(units, results, included, request: Request, cache: Cache, stori
     jobs, options, functions = _jobs(again, request, cache, storing.keys, table)
     for job in jobs:  # what phase 1 (or the last round) checked, to repeat (driver.repeats)
         job.earlier, results[job.index].checks = results[job.index].checks, None
+        job.summaries = table  # a held worker's own options have phase 1's (none)
     # A round over units already counted: its own display, no ETA from the first.
     progress = Progress(jobs, request.progress, workers=request.jobs)
     queue = shards.queue(jobs, request.jobs, root, cache.previous_seconds, _measured(cache))
     assembly = shards.Assembly(queue, options, functions)
-    outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress))
+    outcomes = pool.run(queue, options, request.jobs, cfg.timeout, started=assembly.starter(progress),
+                        held=workers.held())
     _collect(outcomes, results, included, report, storing, progress, root, again=True, assembly=assembly)
     return True
 

@@ -99,3 +99,32 @@ def test_phase_2_builds_only_what_the_table_changed(project, monkeypatch, tmp_pa
     # With them, phase 2 builds only the function that asked for the other unit's record.
     assert fewer.count(f"{unit} {caller}") == 2
     assert fewer.count(f"{unit} {alone}") == 1 and fewer.count(f"{unit} {frees}") == 1
+
+
+def test_phase_2_runs_in_phase_1s_worker(project, monkeypatch, tmp_path):
+    """Phase 2 goes to the worker phase 1 left idle (`pool.Held`), not to one forked for it:
+    that process already imported the analysis and read the preset's tables. The table still
+    reaches it (the findings need `pkg_buffer`'s record), and no worker outlives the run."""
+    import os
+
+    from refcheck.driver import pool
+
+    log = tmp_path / "checks.txt"
+    workers: list = []
+    real_exit = pool.Held.__exit__
+
+    def exiting(self, *exc):
+        workers.extend(w.process for w in self.workers)
+        return real_exit(self, *exc)
+
+    with monkeypatch.context() as m:
+        log_calls(m, engine, "check_unit", log, lambda path, settings: f"{os.getpid()} {path.rsplit('/', 1)[-1]}")
+        m.setattr(pool.Held, "__exit__", exiting)
+        project.write("lib.c", LIB)
+        project.write("user.c", USER)
+        r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "user.c", "lib.c")
+    checks = logged_lines(log)
+    assert len(checks) == 3  # both units, then the one checked first again
+    assert len({line.split()[0] for line in checks}) == 1
+    assert ("user.c", "user", "RC001") in {(f["file"], f["function"], f["rule"]) for f in json.loads(r.out)["findings"]}
+    assert workers and not any(p.is_alive() for p in workers)
