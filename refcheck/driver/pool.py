@@ -177,7 +177,9 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
                 ToolError(job.display, OUT_OF_MEMORY.format(bound),
                           hint="--max-memory MIB, or max-memory = MIB in [tool.refcheck]")])
             cacheable = False
-        hashes = _hashes(result, options.root, job) if cacheable else None
+        # The hashes key a unit cache entry: with no cache to store in (--no-cache, no usable
+        # directory: no function_cache either) reading every header again is for nothing.
+        hashes = _hashes(result, options.root, job) if cacheable and options.function_cache else None
         conn.send((job.index, result, cacheable, hashes, part, time.process_time() - cpu))
 
 

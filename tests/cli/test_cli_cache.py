@@ -162,3 +162,25 @@ def test_entries_not_written_for_a_week_are_pruned(project, fake):
     project.run("check", "a.c")
     assert not stale.exists() and not dead_temp.exists() and recent.exists()
     assert len(entries(project)) == 2  # recent and a.c's new entry
+
+
+def test_workers_hash_what_a_unit_read_only_for_a_cache(project, fake, monkeypatch, tmp_path):
+    """The content hashes a worker takes after a parse key the unit's cache entry: with
+    --no-cache there is none to key, and no header is read again; with the cache they are
+    taken and the warm run is served from the entry."""
+    from cli_helpers import log_calls, logged_lines
+
+    from refcheck.driver import pool
+
+    log = tmp_path / "hashes.txt"
+    project.write("a.h", "/* header */\n")
+    project.write("a.c", LEAKY)
+    with monkeypatch.context() as m:
+        log_calls(m, pool, "_hashes", log, lambda result, root, job: job.display)
+        project.run("check", "--no-cache", ".")
+        assert logged_lines(log) == []
+        project.run("check", ".")
+        assert logged_lines(log) == ["a.c"]
+    fake.unlink()
+    project.run("check", ".")
+    assert analyzed(fake) == [] and len(entries(project)) == 1
