@@ -175,6 +175,7 @@ def raw():
             ("clang_getInstantiationLocation", [_CXSourceLocation, ctypes.POINTER(ctypes.c_void_p),
                                                 ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
                                                 ctypes.POINTER(ctypes.c_uint)], None),
+            ("clang_Location_isInSystemHeader", [_CXSourceLocation], ctypes.c_int),
             ("clang_getCursorType", [ci.Cursor], _CXType),
             ("clang_getCanonicalType", [_CXType], _CXType),
             ("clang_getCursorReferenced", [ci.Cursor], ci.Cursor),
@@ -209,6 +210,18 @@ def place(c) -> tuple:
     reads it, as `instantiation(c.location)` gives them (with the file as `file_pointer` gives it),
     in two calls and no objects."""
     return _place(raw().clang_getCursorLocation(c))
+
+
+def location_file(c) -> tuple:
+    """A cursor's location, as a plain struct for `in_system_location`, and its CXFile as `place`
+    gives it (0 for none): a file's name and verdicts can be kept per file."""
+    loc = raw().clang_getCursorLocation(c)
+    return loc, _place(loc)[0]
+
+
+def in_system_location(loc) -> bool:
+    """`SourceLocation.is_in_system_header` of a `location_file` location."""
+    return bool(raw().clang_Location_isInSystemHeader(loc))
 
 
 def extent_places(c) -> tuple:

@@ -408,16 +408,25 @@ def _definitions(top: list, system_headers: bool = False, language: str = "c++")
     is_definition = ci.conf.lib.clang_isCursorDefinition
     prelude = _prelude_dir()
     out: list = []
+    # CXFile -> (the prelude's, under SYSTEM_DIRS), asked once per file of the unit: a GLib
+    # unit has ~1,100 definitions inline in its headers, from a few dozen files.
+    files: dict[int, tuple[bool, bool]] = {}
 
-    def wanted(c) -> bool:
-        loc = c.location
-        return not (loc.file is None or loc.file.name.startswith(prelude)
-                    or (not system_headers and in_system_header(loc)))
+    def wanted(c) -> bool:  # in_system_header's verdict, its name test first (kept per file)
+        loc, f = location_file(c)
+        if not f:
+            return False
+        known = files.get(f)
+        if known is None:
+            name = file_named(f).name
+            known = files[f] = (name.startswith(prelude), in_system_dir(name))
+        return not (known[0] or (not system_headers and (known[1] or in_system_location(loc))))
 
     # The kind first, as the id libclang gave (no CursorKind lookup): most top-level cursors are
     # declarations from headers (2748 functions declared at a CPython module's top level, 18
     # defined), and a location costs three queries. Likewise a definition before its location
     # (4970 declarations in THTensor.c against 1903 definitions).
+    from refcheck.frontend.binding import file_named, in_system_location, location_file
     from refcheck.frontend.clangutil import nested
 
     for c in nested(top, lambda c: c._kind_id in containers and wanted(c)):

@@ -318,3 +318,25 @@ def test_frame_memory_is_untracked_in_every_preset() -> None:
             assert conv.summary(name).returns is Returns.UNKNOWN, (name, conv)
         assert conv.summary("my_alloca_helper").returns is not Returns.UNKNOWN
     assert PRESETS["glib"].build().summary("g_set_object").effect_of(0) is Effect.REPLACE
+
+
+def test_definitions_kept_per_file_verdict(tmp_path: Path) -> None:
+    """The definitions a unit checks: each file's verdict (clang's -isystem, a SYSTEM_DIRS name,
+    the user's -I) is asked once and holds for every definition in it, in source order."""
+    from refcheck.frontend.unit import parse
+
+    for d in ("sys", "own"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "sys" / "s.h").write_text("static inline int s1(void) { return 1; }\nint s_decl(void);\n"
+                                          "static inline int s2(void) { return 2; }\n")
+    (tmp_path / "own" / "o.h").write_text("static inline int o1(void) { return 1; }\n"
+                                          "static inline int o2(void) { return s2(); }\n")
+    unit = tmp_path / "u.c"
+    unit.write_text('#include <s.h>\n#include "o.h"\n#include <stdlib.h>\n'
+                    "int mine(void) { return s1() + o1(); }\nint s_decl(void) { return 0; }\n")
+    args = ["-isystem", str(tmp_path / "sys"), "-I", str(tmp_path / "own")]
+    names = lambda system: [f.spelling for f in parse(str(unit), args, system_headers=system).functions]  # noqa: E731
+    assert names(False) == ["o1", "o2", "mine", "s_decl"]
+    every = names(True)  # with stdlib.h's inline definitions among them
+    assert [n for n in every if n[0] in "som"] == ["s1", "s2", "o1", "o2", "mine", "s_decl"]
+    assert len(every) > 6
