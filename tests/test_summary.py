@@ -157,3 +157,22 @@ def test_the_cache_key_follows_every_field_of_the_conventions():
         if other is None:
             other = {"x": [0]} if isinstance(value, dict) else ["^x$"]
         assert replace(TH, **{f.name: other}).fingerprint() != TH.fingerprint(), f.name
+
+
+def test_says_something_is_any_field_but_source_and_mark():
+    """`says_something` compares field by field: a record differing from DEFAULT in any field
+    but `source` and `assumed` says something, one differing only there does not."""
+    assert not DEFAULT.says_something
+    assert not replace(DEFAULT, source=Source.INFERRED, assumed=True).says_something
+    samples = {"returns": Returns.OWNED, "arguments": ((0, Effect.RELEASE),), "returned": 0,
+               "ends": Ends.EXIT, "may_fail": True, "may_raise": True, "pure": True, "family": "f",
+               "owned_if_null": 1, "unless_singleton": "Py_None", "floating": True}
+    for f in fields(Summary):
+        if f.name in ("source", "assumed"):
+            continue
+        value = samples.get(f.name, ("x",) if f.type == "tuple" else None)
+        if value is None or value == getattr(DEFAULT, f.name):
+            continue
+        s = replace(DEFAULT, **{f.name: value}, source=Source.INFERRED)
+        assert s.says_something, f.name
+        assert s.says_something == (replace(s, source=Source.DEFAULT, assumed=False) != DEFAULT)

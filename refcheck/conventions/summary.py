@@ -206,7 +206,9 @@ class Summary:
     @property
     def says_something(self) -> bool:
         """Anything but the default record (a borrowing call that returns): worth handing on."""
-        return replace(self, source=Source.DEFAULT, assumed=False) != DEFAULT
+        # Field by field against DEFAULT, as `replace(self, source=..., assumed=False) !=
+        # DEFAULT` compares: asked at every call a graph lowers, where a replace costs ~25 us.
+        return any(getattr(self, name) != getattr(DEFAULT, name) for name in _SAYING)
 
     def digest(self) -> str:
         """Stable text of the record, for cache keys."""
@@ -277,6 +279,8 @@ def _result_of(s: Summary) -> tuple:
 
 
 DEFAULT = Summary()
+# The fields `says_something` compares: all but where the record came from and the cycle's mark.
+_SAYING = tuple(f.name for f in fields(Summary) if f.name not in ("source", "assumed"))
 
 
 def resolve(index: int, nargs: int) -> int | None:
