@@ -441,6 +441,10 @@ class Conventions:
     def _counts(self) -> dict[str, Counts]:
         return {}
 
+    def counts_cache(self) -> dict[str, Counts]:
+        """The names `counts` answered so far (read only): a walk over thousands asks it first."""
+        return self._counts
+
     def library_records(self, name: str) -> tuple[Summary, ...]:
         """The records `libraries` give `name` were its library's headers to declare it."""
         return tuple(s for lib in self.libraries for s in [lib.record(name)] if s is not None) if name else ()

@@ -10,10 +10,13 @@ handle. Alone in a call it stays tracked: `THClState_free(state)` releases whate
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions, Counts
-from refcheck.frontend.clangutil import K, kind_of, nested, record_cache, spelling
+from refcheck.frontend.binding import raw
+from refcheck.frontend.clangutil import K, nested, record_cache
 
 _DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
 _SCOPES = {K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL}
@@ -52,7 +55,7 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
     acquires or releases is no reference: `THAllocator *`, `THCState *`).
 
     Every declaration's name is asked (5,700 a GLib unit, 2,700 Python.h's): through plain
-    structs (`binding.spelling`), half the binding's cost; the types of the few hundred that
+    structs (as `binding.spelling`), half the binding's cost; the types of the few hundred that
     count are named once per distinct type (most return or take the same few)."""
     out: set[str] = set()
     names: dict[bytes, str | None] = {}
@@ -63,11 +66,20 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
             names[key] = _record_name(t)
         return names[key]
 
-    # The kind first: most top-level cursors are macro expansions.
-    for c in nested(top, lambda c: kind_of(c) in _SCOPES):
-        if kind_of(c) not in _DECLS:
+    # The kind first, as libclang's id (most top-level cursors declare no function); then the
+    # name through libclang's own string calls (binding.spelling's, less two calls in Python).
+    decls, scopes = _kind_ids()
+    own = raw()
+    name_of, text_of, dispose = own.clang_getCursorSpelling, own.clang_getCString, own.clang_disposeString
+    counts_of, cache = conv.counts, conv.counts_cache()
+    for c in nested(top, lambda c: c._kind_id in scopes):
+        if c._kind_id not in decls:
             continue
-        counts = conv.counts(spelling(c) or "")
+        s = name_of(c)
+        text = text_of(s)
+        dispose(s)
+        name = c._spelling = None if text is None else text.decode("utf8", "strict")  # as binding.spelling
+        counts = cache.get(name or "") or counts_of(name or "")
         if counts is Counts.RESULT:
             out.add(named(c.result_type))
         elif counts is Counts.ARGUMENT:
@@ -76,6 +88,12 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
             out.add(next((r for r in reversed(records) if r is not None), None))
     out.discard(None)
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _kind_ids() -> tuple[frozenset, frozenset]:
+    """The ids of `_DECLS` and `_SCOPES` (a cursor's `_kind_id`)."""
+    return frozenset(k.value for k in _DECLS), frozenset(k.value for k in _SCOPES)
 
 
 class CountedTypes:
