@@ -65,8 +65,9 @@ def installed(dirs: tuple[str, ...] | None = None) -> tuple[InstalledGir, ...]:
     return tuple(out)
 
 
-# (a header's name, the installed files) -> the installed .gir whose headers it is among, or None.
+# The installed files -> a header's name -> the installed .gir whose headers it is among, or None.
 _FOLDERS: dict = {}
+_LAST: list = [None, None]  # the tuple of files last asked about, and its entry of _FOLDERS
 # (.gir path, conventions fingerprint) -> name -> Summary.
 _TABLES: dict = {}
 
@@ -75,12 +76,17 @@ def gir_of(girs: tuple[InstalledGir, ...], header: str) -> InstalledGir | None:
     """The installed .gir a system header belongs to (see the module's docstring), or None."""
     # Asked at every call of a system header's function (3,443 times on geocode-glib): the
     # header's name is the key, its folder made absolute only the first time.
-    key = (header, girs)
-    if key not in _FOLDERS:
-        if len(_FOLDERS) > 4096:
-            _FOLDERS.clear()
-        _FOLDERS[key] = _find(girs, os.path.dirname(os.path.abspath(header)))
-    return _FOLDERS[key]
+    # The folders are kept per tuple of files, found by identity first: hashing the tuple (the
+    # files' include lists) at each call cost more than the lookup.
+    if _LAST[0] is not girs:
+        key = tuple(girs)  # equal tuples share their folders
+        if key not in _FOLDERS or len(_FOLDERS[key]) > 4096:
+            _FOLDERS[key] = {}
+        _LAST[:] = [girs, _FOLDERS[key]]
+    folders = _LAST[1]
+    if header not in folders:
+        folders[header] = _find(girs, os.path.dirname(os.path.abspath(header)))
+    return folders[header]
 
 
 def _find(girs: tuple[InstalledGir, ...], folder: str) -> InstalledGir | None:

@@ -20,9 +20,9 @@ from refcheck import ir
 from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns, Source
-from refcheck.frontend.binding import semantic_parent, spelling, type_of
-from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, qualified_name, referenced,
-                                        strip)
+from refcheck.frontend.binding import in_system_location, location_file, semantic_parent, spelling, type_of
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, name_of_file, qualified_name,
+                                        referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
@@ -228,10 +228,10 @@ def _library_record(conv, decl, name: str):
         if s is None:
             continue
         if f is None:
-            f = decl.location.file
-            if f is None:
+            f = name_of_file(location_file(decl)[1])
+            if not f:
                 return None
-        if _in_library(f.name, lib.header):
+        if _in_library(f, lib.header):
             return s
     return installed_record(conv, decl, name) if conv.installed_gir else None
 
@@ -239,11 +239,13 @@ def _library_record(conv, decl, name: str):
 def installed_record(conv, decl, name: str):
     """The record an installed .gir (conventions/installed.py) gives a callee declared in a system
     header of that library; None elsewhere or where it says nothing."""
-    loc = decl.location
-    f = loc.file
-    if f is None or not (loc.is_in_system_header or in_system_dir(f.name)):
+    # Asked at every call to a declared function: the location as a plain struct, the file's
+    # name kept per build (name_of_file), clang's verdict only where the name does not decide.
+    loc, pointer = location_file(decl)
+    f = name_of_file(pointer)
+    if not f or not (in_system_dir(f) or in_system_location(loc)):
         return None
-    gir = gir_of(conv.installed_gir, f.name)
+    gir = gir_of(conv.installed_gir, f)
     return records(conv, gir, gir_records).get(name) if gir is not None else None
 
 

@@ -171,6 +171,12 @@ def test_installed_gir(tmp_path: Path) -> None:
     foo = found[1]
     assert gir_of(found[1:], str(include / "foo-thing.h")) == foo
     assert gir_of(found[1:], str(tmp_path / "elsewhere.h")) is None
+    # Kept per tuple of files (the same tuple asked again, then another, then the first's equal).
+    both = tuple(found)
+    assert gir_of(both, str(include / "foo-thing.h")) == found[0]  # Broken names foo/foo.h too, first
+    assert gir_of(both, str(include / "foo-thing.h")) == found[0]
+    assert gir_of(found[1:], str(include / "foo-thing.h")) == foo
+    assert gir_of(tuple(found), str(include / "foo-thing.h")) == found[0]
     conv = PRESETS["glib"].conventions
     assert records(conv, foo, gir_records)["foo_thing_new"].returns is Returns.OWNED
     assert records(conv, found[0], gir_records) == {}  # a broken file of the system's says nothing
