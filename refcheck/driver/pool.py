@@ -177,8 +177,7 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
                 ToolError(job.display, OUT_OF_MEMORY.format(bound),
                           hint="--max-memory MIB, or max-memory = MIB in [tool.refcheck]")])
             cacheable = False
-        # The hashes key a unit cache entry: with no cache to store in (--no-cache, no usable
-        # directory: no function_cache either) reading every header again is for nothing.
+        # The hashes key a unit cache entry: none without a usable cache (nor function_cache).
         hashes = _hashes(result, options.root, job) if cacheable and options.function_cache else None
         conn.send((job.index, result, cacheable, hashes, part, time.process_time() - cpu))
 
@@ -394,17 +393,13 @@ def run(jobs: list[Job], options: Options, workers: int, timeout: float,
 
 
 class Held:
-    """Workers that outlive one `run` (the runner's phases): a check round after the first goes
-    to processes that already imported the analysis, read the preset's tables and hold the
-    analyses shared across their units (reuse.across), instead of new ones forked for it."""
+    """Workers that outlive one `run` (the runner's phases): a later round goes to processes that
+    imported the analysis, read the preset's tables and share analyses across units already."""
 
     def __init__(self) -> None:
         self.workers: list[_Worker] = []
 
-    def __enter__(self) -> "Held":
-        return self
-
-    def __exit__(self, *exc) -> None:
+    def close(self) -> None:
         _stop(self.workers, idle=True)
         self.workers.clear()
 

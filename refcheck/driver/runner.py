@@ -155,7 +155,7 @@ class _Workers:
 
     def __exit__(self, *exc) -> None:
         if self._held is not None:
-            self._held.__exit__(*exc)
+            self._held.close()
 
 
 def _analyze(units: list[str], request: Request, cache: Cache,

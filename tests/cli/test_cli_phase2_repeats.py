@@ -111,15 +111,15 @@ def test_phase_2_runs_in_phase_1s_worker(project, monkeypatch, tmp_path):
 
     log = tmp_path / "checks.txt"
     workers: list = []
-    real_exit = pool.Held.__exit__
+    real_close = pool.Held.close
 
-    def exiting(self, *exc):
+    def closing(self):
         workers.extend(w.process for w in self.workers)
-        return real_exit(self, *exc)
+        return real_close(self)
 
     with monkeypatch.context() as m:
         log_calls(m, engine, "check_unit", log, lambda path, settings: f"{os.getpid()} {path.rsplit('/', 1)[-1]}")
-        m.setattr(pool.Held, "__exit__", exiting)
+        m.setattr(pool.Held, "close", closing)
         project.write("lib.c", LIB)
         project.write("user.c", USER)
         r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "user.c", "lib.c")
