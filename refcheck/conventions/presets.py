@@ -102,7 +102,7 @@ def _cpython() -> Conventions:
         consume=[],
         # The Py_BuildValue-style formats (their N units steal): the format's argument index.
         format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
-                          r"^_?PyObject_CallMethod(?:_SizeT)?$": 2},
+                          r"^_?PyObject_CallMethod(?:Id)?(?:_SizeT)?$": 2},
         # PyArg_Parse*'s `O`-style outputs are borrowed (the tuple's): [format index, first output].
         parse_formats={r"^_?PyArg_Parse(?:Tuple)?(?:_SizeT)?$": [1, 2],
                        r"^_?PyArg_ParseTupleAndKeywords(?:_SizeT)?$": [2, 4], r"^PyArg_UnpackTuple$": [-1, 4]},
