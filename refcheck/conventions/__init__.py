@@ -164,7 +164,8 @@ class Conventions:
     # pointer differs from every parameter and earlier result (`assume.distinct`). None: every
     # acquirer whose record returns no argument (TH's `new*`, GObject constructors). CPython's
     # "new reference" is no new object (PyIter_Next, PyObject_GetItem, PyLong_FromLong's small
-    # ints return objects that exist), so the cpython preset names its allocating constructors.
+    # ints return objects that exist), so the cpython preset names its allocating constructors;
+    # a record inferred from a project's body keeps the general rule.
     fresh_results: list[str] | None = None
     # Function-pointer tables a library's C API is called through, by variable name (NumPy's
     # `PyArray_API`, `PyUFunc_API`): a call of `(*(cast) PyArray_API[69])` is a call of the
@@ -377,7 +378,10 @@ class Conventions:
         s = self.summary(callee)
         if s.returns is not Returns.OWNED or s.returned is not None:
             return False
-        return self._fresh is None or self._fresh.search(callee) is not None
+        # A project's own acquirer (a record inferred from its body) keeps the general rule: its
+        # name says nothing, and its body mostly wraps an allocating constructor (guppy3's
+        # NyMutBitSet_New); the library's records are the documented ones.
+        return self._fresh is None or s.source is Source.INFERRED or self._fresh.search(callee) is not None
 
     @cached_property
     def _fresh(self) -> re.Pattern | None:
