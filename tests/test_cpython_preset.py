@@ -61,6 +61,9 @@ def test_the_generator_reads_returns_steals_and_the_documented_overrides():
     assert r["Py_DECREF"] == {"arguments": {"every": "release"}}
     # Listed by the overrides although this sample does not have them.
     assert r["PyModule_AddObject"] == {"arguments": {"2": "consume-on-success"}}
+    # "Returns the initialized object": op itself, its reference unchanged (the file has no result).
+    init = _records("PyObject_Init:PyObject*:::\nPyObject_Init:PyObject*:op:0:\nPyObject_Init:PyTypeObject*:type:0:\n")
+    assert init["PyObject_Init"] == {"returns": "argument", "returned": 0}
 
 
 def test_versions_merge_newest_record_oldest_since_and_aliases():

@@ -160,6 +160,13 @@ class Conventions:
     # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
     # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
     singletons: list[str] = field(default_factory=list)
+    # Acquirers whose result is a new object, never one that existed before the call, so its
+    # pointer differs from every parameter and earlier result (`assume.distinct`). None: every
+    # acquirer whose record returns no argument (TH's `new*`, GObject constructors). CPython's
+    # "new reference" is no new object (PyIter_Next, PyObject_GetItem, PyLong_FromLong's small
+    # ints return objects that exist), so the cpython preset names its allocating constructors;
+    # a record inferred from a project's body keeps the general rule.
+    fresh_results: list[str] | None = None
     # Function-pointer tables a library's C API is called through, by variable name (NumPy's
     # `PyArray_API`, `PyUFunc_API`): a call of `(*(cast) PyArray_API[69])` is a call of the
     # function the header's macro over that element names, PyArray_FromAny (`frontend.api_tables`).
@@ -369,7 +376,18 @@ class Conventions:
         if callee == "new":
             return True
         s = self.summary(callee)
-        return s.returns is Returns.OWNED and s.returned is None
+        if s.returns is not Returns.OWNED or s.returned is not None:
+            return False
+        # A project's own acquirer (a record inferred from its body) keeps the general rule: its
+        # name says nothing, and its body mostly wraps an allocating constructor (guppy3's
+        # NyMutBitSet_New); the library's records are the documented ones.
+        return self._fresh is None or s.source is Source.INFERRED or self._fresh.search(callee) is not None
+
+    @cached_property
+    def _fresh(self) -> re.Pattern | None:
+        if self.fresh_results is None:
+            return None
+        return re.compile("|".join(f"(?:{p})" for p in self.fresh_results) or r"(?!)")
 
     def identity_test(self, callee: str) -> re.Pattern | None:
         """For an acquirer that returns its argument only when a test of it holds: the test's

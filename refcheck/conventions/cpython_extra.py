@@ -38,6 +38,17 @@ EXTRA: dict[str, dict] = {
     **{name: _OWNED for name in ("PyObject_Vectorcall", "PyObject_VectorcallDict", "PyObject_VectorcallMethod",
                                  "PyVectorcall_Call", "_PyObject_Vectorcall",
                                  "_PyObject_CallNoArg", "_PyObject_FastCall", "_PyObject_FastCallDict")},
+    # The `_Py_Identifier` spellings of the call and attribute functions (3.7-3.12
+    # cpython/abstract.h, cpython/object.h; PY_SSIZE_T_CLEAN renames _PyObject_CallMethodId to
+    # its _SizeT twin): "Like PyObject_CallMethod(), but expect a _Py_Identifier*" and so on:
+    # the call's result or the attribute, a new reference as their public twins return.
+    **{name: _OWNED for name in ("_PyObject_CallMethodId", "_PyObject_CallMethodId_SizeT",
+                                 "_PyObject_CallMethodIdObjArgs", "_PyObject_VectorcallMethodId",
+                                 "_PyObject_CallMethodIdNoArgs", "_PyObject_CallMethodIdOneArg",
+                                 "_PyObject_GetAttrId")},
+    # _PyTraceMalloc_GetTraceback(domain, ptr): "Return a tuple of (filename: str, lineno: int)
+    # tuples. Return None if ... not tracked" (tracemalloc.h, 3.6-3.12): built for the caller.
+    "_PyTraceMalloc_GetTraceback": _OWNED,
     # Py_GetConstant: "Return a strong reference"; Py_GetConstantBorrowed: "a borrowed reference" (3.13).
     "Py_GetConstant": _OWNED,
     "Py_GetConstantBorrowed": _BORROWED,

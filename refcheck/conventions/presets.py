@@ -102,7 +102,7 @@ def _cpython() -> Conventions:
         consume=[],
         # The Py_BuildValue-style formats (their N units steal): the format's argument index.
         format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
-                          r"^_?PyObject_CallMethod(?:_SizeT)?$": 2},
+                          r"^_?PyObject_CallMethod(?:Id)?(?:_SizeT)?$": 2},
         # PyArg_Parse*'s `O`-style outputs are borrowed (the tuple's): [format index, first output].
         parse_formats={r"^_?PyArg_Parse(?:Tuple)?(?:_SizeT)?$": [1, 2],
                        r"^_?PyArg_ParseTupleAndKeywords(?:_SizeT)?$": [2, 4], r"^PyArg_UnpackTuple$": [-1, 4]},
@@ -132,6 +132,15 @@ def _cpython() -> Conventions:
         api_tables=["PyArray_API", "PyUFunc_API"],
         # Py_None, Py_True, Py_False, Py_NotImplemented, Py_Ellipsis: `&_Py_NoneStruct` and the
         # like, objects that exist before any call. Returning one needs Py_INCREF (Py_RETURN_NONE).
+        # The constructors that allocate (the C API reference: "Return a new list/dict/module
+        # object"): only their results differ from every object that existed before. The other
+        # new references may be an existing object: an iterator's next item, an attribute, a
+        # cached small int or one-character string, the empty tuple, an imported module.
+        fresh_results=[r"^Py(?:List|Dict|Set|Cell|Capsule|StructSequence)_New$", r"^_?PyObject_(?:GC_)?New(?:Var)?$",
+                       r"^(?:tp_alloc|PyType_GenericAlloc|PyType_GenericNew)$", r"^PyModule_(?:Create2?|New|NewObject)$",
+                       r"^PyErr_NewException(?:WithDoc)?$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
+                       r"^Py(?:List_GetSlice|Sequence_List)$", r"^PyByteArray_From\w+$",
+                       r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$"],
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
         primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],

@@ -79,6 +79,13 @@ OVERRIDES: dict[str, dict[int, Effect | tuple[Effect, When]]] = {
 NOT_STEALS = {"PySet_Discard", "PyContext_Exit", "PyContextVar_Reset", "Py_ReprLeave"}
 
 
+# Functions that hand back the object they are given, its ownership unchanged: PyObject_Init and
+# PyObject_InitVar "Initialize a newly allocated object op ... Returns the initialized object"
+# (the C API reference; refcounts.dat gives them no result), so `op = PyObject_Init(op, tp)`
+# and `return PyObject_INIT(op, tp)` keep op's reference.
+RETURNS_ARGUMENT = {"PyObject_Init": 0, "PyObject_InitVar": 0}
+
+
 # The names the analysis sees after the preprocessor, for the API name each one spells (3.8 to
 # 3.13 headers): PY_SSIZE_T_CLEAN's _SizeT variants, the object allocators behind their macros,
 # PyModule_Create's API-version call, and the static inline functions behind the refcounting
@@ -101,6 +108,8 @@ def record(e: Entry) -> Summary | None:
         return Summary(arguments=((Tracked.EVERY, Effect.RETAIN),), returns=Returns.ARGUMENT, returned=Tracked.FIRST)
     if kind == "release":
         return Summary(arguments=((Tracked.EVERY, Effect.RELEASE),))
+    if e.name in RETURNS_ARGUMENT:
+        return Summary(returns=Returns.ARGUMENT, returned=RETURNS_ARGUMENT[e.name])
     effects: dict[int, Effect] = {}
     if e.name not in NOT_STEALS:
         effects = {i: Effect.CONSUME for i, (_, _, eff) in enumerate(e.arguments) if eff == "-1"}

@@ -147,5 +147,8 @@ def handle_positions(conv: Conventions, args: list, candidates: list[int]) -> fr
     if conv.unit_counted:
         counted = [i for i, n in names.items() if i not in handles and (n is None or n in conv.unit_counted)]
         if counted:
-            handles |= {i for i, n in names.items() if n is not None and n not in conv.unit_counted}
+            # An object record (CPython's PyObject, PyVarObject) is counted whatever the unit's
+            # acquirers return: `PyObject_InitVar((PyVarObject *)op, Py_TYPE(op), n)` (guppy3).
+            handles |= {i for i, n in names.items()
+                        if n is not None and n not in conv.unit_counted and n not in conv.object_records}
     return frozenset(handles)
