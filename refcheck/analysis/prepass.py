@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from refcheck import ir
+from refcheck.analysis import mustsizes
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.explore import Result
 from refcheck.analysis.slicing import alias_classes
@@ -87,6 +88,7 @@ class _Plan:
     sites: tuple  # (node, op index) of each acquisition
     families: dict  # site -> the acquired object's family (`Conventions.family`)
     data: dict  # node -> its ir Node (the graph's view costs a call per lookup)
+    sizes: "mustsizes.MustSizes | None"  # where the function tests sizes: the facts' transfer
 
 
 def prove(cfg, conv) -> bool:
@@ -144,7 +146,8 @@ def _screen(cfg, conv) -> _Plan:
             _screen_op(op, classes, conv.infer_setters)
         if any(type(op) is ir.Acquire for op in d.post):
             raise Unknown("an acquisition on a branch edge")
-    return _Plan(tuple(sites), families, data)
+    sizes = mustsizes.MustSizes(cfg, conv, ops, classes.acquired) if mustsizes.has_size_tests(data) else None
+    return _Plan(tuple(sites), families, data, sizes)
 
 
 def _screen_op(op, classes: "_Classes", setters: bool) -> None:
@@ -220,10 +223,15 @@ class _Flow:
         self.unwind = conv.errors == "unwind"
         self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
         self.reached_return = self.reached_error = self.reached_stop = False
+        self.sizes = plan.sizes
 
     def run(self) -> None:
         start = {s: frozenset((None,)) for s in self.plan.sites}
         seen: dict[int, dict] = {self.cfg.entry: start}
+        # The size facts every explored state has at a node's entry (`mustsizes`), where the
+        # function tests sizes: they only shrink, as the sets only grow; both are followed to
+        # a common fixed point.
+        must: dict[int, frozenset] = {self.cfg.entry: mustsizes.NONE} if self.sizes is not None else {}
         # Nodes in reverse postorder: a node waits for its predecessors outside loops (a queue in
         # arrival order stepped the APPLY bodies' nodes 386 times per function on average).
         order = self.reverse_postorder()
@@ -232,20 +240,33 @@ class _Flow:
         while work:
             node = heapq.heappop(work)[1]
             queued.discard(node)
-            for succ, st in self.step(node, seen[node]):
-                old = seen.get(succ)
-                if old is None:
-                    seen[succ] = st
-                else:
-                    grown = {s: old[s] | xs for s, xs in st.items() if not xs <= old[s]}
-                    if not grown:
-                        continue
-                    if any(len(xs) > MAX_CASES for xs in grown.values()):
-                        raise Unknown("too many ways to hold one object")
-                    seen[succ] = {**old, **grown}
+            for succ, st, facts in self.step(node, seen[node], must.get(node)):
+                if not self.merge(seen, must, succ, st, facts):
+                    continue
                 if succ not in queued:
                     queued.add(succ)
                     heapq.heappush(work, (order[succ], succ))
+
+    def merge(self, seen: dict, must: dict, succ: int, st: dict, facts) -> bool:
+        """Join what reaches `succ`; whether anything there changed."""
+        old = seen.get(succ)
+        changed = False
+        if facts is not None:
+            was = must.get(succ)
+            now = facts if was is None else was & facts
+            if now != was:
+                must[succ] = now
+                changed = True
+        if old is None:
+            seen[succ] = st
+            return True
+        grown = {s: old[s] | xs for s, xs in st.items() if not xs <= old[s]}
+        if not grown:
+            return changed
+        if any(len(xs) > MAX_CASES for xs in grown.values()):
+            raise Unknown("too many ways to hold one object")
+        seen[succ] = {**old, **grown}
+        return True
 
     def reverse_postorder(self) -> dict[int, int]:
         """Node -> its rank in a reverse postorder from the entry (iterative depth first)."""
@@ -264,12 +285,15 @@ class _Flow:
                 post.append(node)
         return {n: i for i, n in enumerate(reversed(post))}
 
-    def step(self, node: int, st: dict) -> list:
+    def step(self, node: int, st: dict, facts) -> list:
         d = self.data[node]
         # Every variable that may hold an acquired object here (a superset as ops run): an op on
         # any other variable moves no acquired object, so it is skipped (most ops, most nodes).
         self.held = {v for xs in st.values() for x in xs if x is not None for v in x[1]}
+        sizes = self.sizes if facts is not None else None
         for i, op in enumerate(d.ops):
+            if sizes is not None:
+                facts = sizes.op(facts, op, lambda v: _owned_by_site(st, v))
             st = self.op(st, op, (node, i))
         kind = d.kind
         if kind in ("return", "exit") or (kind == "error" and self.unwind):
@@ -285,13 +309,18 @@ class _Flow:
             return []
         out = []
         for succ, edge in self.out[node]:
-            st2 = st
-            if kind == "branch" and edge.get("branch") is not None:
-                if edge["branch"] is False and isinstance(d.cond, ir.NullTest) and d.cond.var in self.held:
+            st2, facts2 = st, facts
+            taken = edge.get("branch") if kind == "branch" else None
+            if taken is not None:
+                if sizes is not None and isinstance(d.cond, ir.SizeTest) and sizes.infeasible(facts, d.cond, taken):
+                    continue  # no explored state takes it (`sizes.assume`)
+                if taken is False and isinstance(d.cond, ir.NullTest) and d.cond.var in self.held:
                     st2 = self.nulled(st2, d.cond.var)
                 for op in d.post:
+                    if sizes is not None:
+                        facts2 = sizes.op(facts2, op, lambda v: _owned_by_site(st2, v))
                     st2 = self.op(st2, op, None)
-            out.append((succ, st2))
+            out.append((succ, st2, facts2))
         return out
 
     # -- ops --------------------------------------------------------------------------------------
@@ -367,6 +396,11 @@ class _Flow:
     def no_owned(self, st: dict) -> None:
         if any(x is not None and x[0] is Status.OWNED for xs in st.values() for x in xs):
             raise Unknown("an owned object at an end")
+
+
+def _owned_by_site(st: dict, var: str) -> bool:
+    """var holds one site's object, owned, on every path the sets stand for (`mustsizes`)."""
+    return any(xs and all(x is not None and x[0] is Status.OWNED and var in x[1] for x in xs) for xs in st.values())
 
 
 def _drop_holder(x, var: str, why: str | None):
