@@ -81,3 +81,46 @@ def test_the_switch_turns_the_pass_off(monkeypatch):
     off = analyze(build_cfg(fn, conv), conv)
     assert on.proved and on.states == 0 and not on.findings
     assert not off.proved and off.states > 0 and (off.findings, off.summary) == (on.findings, on.summary)
+
+
+def _why(unit: str, errors: str) -> dict:
+    from cunit import parse_unit
+    from refcheck.conventions import Conventions
+    from refcheck.frontend.builder import build_cfg
+
+    conv = Conventions(errors=errors)
+    parsed = parse_unit(FIXTURES / unit, ["-I", str(INCLUDE)])
+    return {fn.spelling: prepass.why_unknown(build_cfg(fn, conv), conv) for fn in parsed.functions}
+
+
+# With errors=unwind, APPLY2's size check after its counters is an error edge that would lose
+# them; proved where every path knows the sizes equal (`mustsizes`), else left to the exploration.
+SIZES_PROVED = {
+    "prepass_sizes.c": {"fixture_prepass_sizes_after_join", "fixture_prepass_sizes_own_buffer"},
+    "unwind_sizes.c": {"fixture_sizes_resize_then_apply", "fixture_sizes_resize_then_branch"},
+}
+SIZES_BUGGY = {
+    "prepass_sizes.c": {"fixture_prepass_sizes_one_arm", "fixture_prepass_sizes_out_store",
+                        "fixture_prepass_sizes_loop"},
+    "unwind_sizes.c": {"fixture_sizes_other_operand", "fixture_sizes_resized_between", "fixture_sizes_reassigned",
+                       "fixture_sizes_field_store", "fixture_sizes_same_size_ignored",
+                       "fixture_sizes_argcheck_other", "fixture_sizes_stale_count"},
+}
+
+
+@pytest.mark.parametrize("unit", sorted(SIZES_PROVED))
+def test_size_checks_after_counters_proved_and_buggy_twins_left(unit):
+    why = _why(unit, "unwind")
+    proved = {name for name, w in why.items() if not w}
+    assert SIZES_PROVED[unit] <= proved, why
+    assert not proved & SIZES_BUGGY[unit], why
+
+
+def test_size_facts_off_the_pass_proves_no_counter_shape(monkeypatch):
+    """Without the must-analysis the size check's error edge keeps every one of them UNKNOWN (the
+    test above cannot pass with `mustsizes` doing nothing)."""
+    from refcheck.analysis import mustsizes
+
+    monkeypatch.setattr(mustsizes, "has_size_tests", lambda data: False)
+    why = _why("prepass_sizes.c", "unwind")
+    assert all(why[name] == "an owned object at an end" for name in SIZES_PROVED["prepass_sizes.c"]), why
