@@ -30,6 +30,8 @@ exploration's own states, restricted to what it can follow exactly:
   path, else the summary would call it unkept.
 
 `first_pass` is the hook `analyze` calls. REFCHECK_PREPASS=0 turns the pass off (the oracle);
+REFCHECK_PREPASS_WHY=FILE appends a JSON line per analysis (why it was not proved, what its
+exploration cost: `tools/prepass_why.py` tabulates them);
 REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding,
 another summary, or the exploration giving up) in `DISAGREEMENTS`, raising `Disagreement` when
 set to 1, else appending a JSON line per proved function to the file it names.
@@ -41,6 +43,7 @@ import enum
 import heapq
 import json
 import os
+import time
 from collections import deque
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -58,6 +61,8 @@ from refcheck.conventions.summary import DEFAULT, Effect, Source
 # Read once, here: the switch and the check mode.
 ENABLED = os.environ.get("REFCHECK_PREPASS", "1") != "0"
 CHECK = os.environ.get("REFCHECK_PREPASS_CHECK", "")
+# A JSON line per analysis: what kept it from being proved, and what its exploration cost.
+WHY = os.environ.get("REFCHECK_PREPASS_WHY", "")
 DISAGREEMENTS: list[str] = []
 
 
@@ -491,12 +496,32 @@ def first_pass(cfg, conv, explore):
     """The function's Result: proved by the pass, or `explore()`'s (see the module's text)."""
     if not ENABLED:
         return explore()
+    if WHY:
+        return _logged(cfg, conv, explore)
     proved = prove(cfg, conv)
     if CHECK and proved:
         _check(cfg, explore())
     if proved:
         return Result([], 0, summary=DEFAULT, proved=True)
     return explore()
+
+
+def _logged(cfg, conv, explore):
+    """`first_pass` with REFCHECK_PREPASS_WHY: a line per analysis (`tools/prepass_why.py` sums them)."""
+    start = time.process_time()
+    why = why_unknown(cfg, conv)
+    line = {"function": cfg.name, "errors": conv.errors, "why": why, "pass_s": time.process_time() - start}
+    if why:
+        start = time.process_time()
+        result = explore()
+        line.update(explore_s=time.process_time() - start, states=result.states, findings=len(result.findings))
+    else:
+        if CHECK:
+            _check(cfg, explore())
+        result = Result([], 0, summary=DEFAULT, proved=True)
+    with open(WHY, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    return result
 
 
 def _check(cfg, full) -> None:

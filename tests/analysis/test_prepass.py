@@ -124,3 +124,30 @@ def test_size_facts_off_the_pass_proves_no_counter_shape(monkeypatch):
     monkeypatch.setattr(mustsizes, "has_size_tests", lambda data: False)
     why = _why("prepass_sizes.c", "unwind")
     assert all(why[name] == "an owned object at an end" for name in SIZES_PROVED["prepass_sizes.c"]), why
+
+
+def test_the_reason_log_names_why_and_what_the_exploration_cost(tmp_path, monkeypatch):
+    import sys
+
+    from cunit import parse_unit
+    from refcheck.analysis import analyze
+    from refcheck.conventions import Conventions
+    from refcheck.frontend.builder import build_cfg
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import prepass_why
+
+    log = tmp_path / "why.jsonl"
+    monkeypatch.setattr(prepass, "WHY", str(log))
+    monkeypatch.setattr(prepass, "CHECK", "")
+    conv = Conventions(errors="unwind")
+    parsed = parse_unit(FIXTURES / "prepass_sizes.c", ["-I", str(INCLUDE)])
+    results = {fn.spelling: analyze(build_cfg(fn, conv), conv) for fn in parsed.functions}
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {r["function"] for r in lines} == set(results)
+    for r in lines:
+        assert (r["why"] == "") == results[r["function"]].proved
+        assert r["why"] == "" or r["states"] == results[r["function"]].states > 0
+    table = prepass_why.table(log.read_text().splitlines())
+    assert table[0].startswith(f"{len(results)} analyses")
+    assert any("PROVED (no finding)" in row and row.split()[0] == "2" for row in table[1:]), table
