@@ -101,11 +101,12 @@ def prove(cfg, conv) -> bool:
     return not why_unknown(cfg, conv)
 
 
-def why_unknown(cfg, conv) -> str:
-    """What keeps the function from being proved ("" where it is proved)."""
+def why_unknown(cfg, conv, unwinding: bool = True) -> str:
+    """What keeps the function from being proved ("" where it is proved); `unwinding=False`: what
+    keeps it from being proved but for the owned objects an unwinding error end loses."""
     try:
         plan = _screen(cfg, conv)
-        flow = _Flow(cfg, conv, plan)
+        flow = _Flow(cfg, conv, plan, unwinding)
         flow.run()
     except (Unknown, Bound) as e:
         return str(e) or type(e).__name__
@@ -216,16 +217,18 @@ class _Classes:
 # Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
 # Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
 MAX_CASES = 64
+# The tail cut (`unwinding_only`) is tried where at least 1/TAIL_SHARE of the nodes reach no error.
+TAIL_SHARE = 4
 
 
 class _Flow:
     """The per-site sets at every node, to a fixed point (they only grow, and are finite)."""
 
-    def __init__(self, cfg, conv, plan: _Plan):
+    def __init__(self, cfg, conv, plan: _Plan, unwinding: bool = True):
         self.cfg, self.conv, self.plan = cfg, conv, plan
         self.data = plan.data
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
-        self.unwind = conv.errors == "unwind"
+        self.unwind = unwinding and conv.errors == "unwind"
         self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
         self.reached_return = self.reached_error = self.reached_stop = False
         self.sizes = plan.sizes
@@ -474,6 +477,31 @@ def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
     return False, set()
 
 
+def unwinding_only(cfg, conv, why: str) -> frozenset:
+    """Where the only events the exploration can have are unwinding error ends losing owned
+    objects (errors=unwind; `why`: the pass's answer, an owned object at an end), and the
+    summary is the default: the nodes from which no error node is reachable, where exploring
+    can report nothing and change no summary (the tail after the last error). Empty where not.
+
+    The findings are the exploration's at its error nodes, whose states the cut leaves as they
+    were: the worklist explores the same states in the same order but for those at the tail."""
+    if why != "an owned object at an end" or conv.errors != "unwind" or conv.may_raise_summaries or conv.infer_steals:
+        return frozenset()
+    g = cfg.graph
+    reach = {n for n, d in g.nodes(data="data") if d.kind == "error"}
+    todo = list(reach)
+    while todo:
+        for p in g.predecessors(todo.pop()):
+            if p not in reach:
+                reach.add(p)
+                todo.append(p)
+    tail = frozenset(n for n in g.nodes if n not in reach)
+    # A short tail saves less than the second flow and the witness cost (about 3 ms).
+    if len(tail) * TAIL_SHARE < len(g) or why_unknown(cfg, conv, unwinding=False):
+        return frozenset()
+    return tail
+
+
 def _distances(cfg, tr) -> dict[int, int]:
     """Edges from each node to the nearest return or exit node (those that reach none: absent)."""
     preds: dict[int, list] = {}
@@ -493,17 +521,29 @@ def _distances(cfg, tr) -> dict[int, int]:
 
 # -- the hook ----------------------------------------------------------------------------------------
 def first_pass(cfg, conv, explore):
-    """The function's Result: proved by the pass, or `explore()`'s (see the module's text)."""
+    """The function's Result: proved by the pass, or `explore()`'s (see the module's text), its
+    tail cut where the pass showed it reports nothing there (`unwinding_only`)."""
     if not ENABLED:
         return explore()
     if WHY:
         return _logged(cfg, conv, explore)
-    proved = prove(cfg, conv)
-    if CHECK and proved:
+    why = why_unknown(cfg, conv)
+    if CHECK and not why:
         _check(cfg, explore())
-    if proved:
+    if not why:
         return Result([], 0, summary=DEFAULT, proved=True)
-    return explore()
+    return _explored(cfg, conv, explore, why)
+
+
+def _explored(cfg, conv, explore, why: str):
+    tail = unwinding_only(cfg, conv, why)
+    if not tail:
+        return explore()
+    cut = explore(tail=tail)
+    result = Result(cut.findings, cut.states, cut.incomplete, DEFAULT)
+    if CHECK:
+        _check(cfg, explore(), result)
+    return result
 
 
 def _logged(cfg, conv, explore):
@@ -513,7 +553,7 @@ def _logged(cfg, conv, explore):
     line = {"function": cfg.name, "errors": conv.errors, "why": why, "pass_s": time.process_time() - start}
     if why:
         start = time.process_time()
-        result = explore()
+        result = _explored(cfg, conv, explore, why)
         line.update(explore_s=time.process_time() - start, states=result.states, findings=len(result.findings))
     else:
         if CHECK:
@@ -524,9 +564,15 @@ def _logged(cfg, conv, explore):
     return result
 
 
-def _check(cfg, full) -> None:
+def _check(cfg, full, cut: Result | None = None) -> None:
+    """Compare the full exploration with the pass's proof, or (`cut`) with the exploration
+    whose tail the pass cut."""
     why = ""
-    if full.incomplete:
+    if cut is not None:
+        if (full.findings, full.summary, full.incomplete) != (cut.findings, cut.summary, cut.incomplete):
+            why = (f"the cut exploration differs: findings {len(full.findings)} -> {len(cut.findings)}, "
+                   f"summary {full.summary == cut.summary}, gave up {full.incomplete!r} -> {cut.incomplete!r}")
+    elif full.incomplete:
         # Not a different verdict, but a different report: the exploration would have said the
         # function was not fully checked, where the pass checked it.
         why = f"the exploration gave up ({full.incomplete})"
@@ -541,5 +587,5 @@ def _check(cfg, full) -> None:
             raise Disagreement(f"first pass proved {cfg.name}, exploration says {why}")
         return
     with open(CHECK, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"function": cfg.name, "agree": not why, "why": why,
+        f.write(json.dumps({"function": cfg.name, "agree": not why, "why": why, "cut": cut is not None,
                             "incomplete": full.incomplete, "states": full.states}) + "\n")

@@ -44,6 +44,8 @@ def test_no_disagreement_on_any_fixture_function(tmp_path, monkeypatch, errors):
     # A share the pass must keep proving, of fixtures that are mostly defects: 251 of 1,610 analysed
     # (abort) and 215 (unwind) when it was written.
     assert len(rows) >= analysed // 8, (len(rows), analysed)
+    if errors == "unwind":  # the tail cut compared with the whole exploration too
+        assert any(r["cut"] for r in rows)
 
 
 PROVED = {"fixture_prepass_three_counters", "fixture_prepass_checked_then_counter"}
@@ -151,3 +153,25 @@ def test_the_reason_log_names_why_and_what_the_exploration_cost(tmp_path, monkey
     table = prepass_why.table(log.read_text().splitlines())
     assert table[0].startswith(f"{len(results)} analyses")
     assert any("PROVED (no finding)" in row and row.split()[0] == "2" for row in table[1:]), table
+
+
+def test_the_tail_after_the_last_error_is_cut_only_where_nothing_is_reported_there():
+    from cunit import parse_unit
+    from refcheck.analysis.explore import explore
+    from refcheck.conventions import Conventions
+    from refcheck.frontend.builder import build_cfg
+    from refcheck.rules import RULES
+
+    conv = Conventions(errors="unwind")
+    parsed = parse_unit(FIXTURES / "prepass_sizes.c", ["-I", str(INCLUDE)])
+    cfgs = {fn.spelling: build_cfg(fn, conv) for fn in parsed.functions}
+    cut = cfgs["fixture_prepass_sizes_tail_cut"]
+    why = prepass.why_unknown(cut, conv)
+    tail = prepass.unwinding_only(cut, conv, why)
+    assert why == "an owned object at an end" and tail
+    full, part = explore(cut, conv, RULES.values()), explore(cut, conv, RULES.values(), tail=tail)
+    assert part.states < full.states and part.findings == full.findings and len(full.findings) == 1
+    leak = next(build_cfg(fn, conv) for fn in parse_unit(FIXTURES / "prepass_tail.c", ["-I", str(INCLUDE)]).functions)
+    assert not prepass.unwinding_only(leak, conv, prepass.why_unknown(leak, conv))
+    assert len(explore(leak, conv, RULES.values()).findings) == 2  # the counter, and buf
+    assert not prepass.unwinding_only(cut, Conventions(errors="abort"), why)
