@@ -17,7 +17,8 @@ exploration's own states, restricted to what it can follow exactly:
   false edge of a null test of a holder: the exploration then knows it NULL, owned by nobody),
   with the variables holding it. Sets are joined at merges (path-insensitively across sites,
   exactly per site): `c = NULL; if (!contig) c = THAlloc(..); ... if (c != NULL) THFree(c);`
-  ends {None, RELEASED, NULLED}, the TH_TENSOR_APPLY counters' shape.
+  ends {None, RELEASED, NULLED}, the TH_TENSOR_APPLY counters' shape. The only edges left out
+  are a size test's that every explored state's size facts decide (`mustsizes`).
 - Every event the exploration could emit from such states (a release of a released object, a
   use after release, an owned object losing its last holder, one owned at a return, at the
   end or at an unwinding error, a release of the wrong family) makes the answer UNKNOWN.
