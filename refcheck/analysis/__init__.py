@@ -18,4 +18,4 @@ __all__ = ["FACT_VARIANTS", "Result", "analyze"]
 
 def analyze(cfg: FunctionCFG, conv: Conventions, max_states: int = 50_000, seconds: float = 10.0) -> Result:
     """The function's check: the first pass's proof where it finds one (`prepass`), else its exploration."""
-    return first_pass(cfg, conv, lambda: explore(cfg, conv, RULES.values(), max_states, seconds))
+    return first_pass(cfg, conv, lambda **kw: explore(cfg, conv, RULES.values(), max_states, seconds, **kw))

@@ -50,14 +50,16 @@ class Result:
 
 def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000, seconds: float = 10.0,
             observe=None, contract: bool = True, prune: bool = True, mirror: bool = True,
-            untrack: bool = True, quiet: bool = True) -> Result:
+            untrack: bool = True, quiet: bool = True, tail: frozenset = frozenset()) -> Result:
     """`observe(node, state)`, when given, sees every state explored at every node (`--states`);
     `contract`: make the conditions of branches that cannot matter opaque first (`slicing`);
     `prune`: forget dead variables' unowned objects and facts at each node (`liveness`);
     `mirror`: skip the visited map where it would repeat a predecessor's (`_mirrors`; off only
     to compare); `untrack`: leave the pointers that take no part in ownership untracked
     (`slicing.untracked_values`; off only to compare); `quiet`: skip the nullness forgetting
-    on the edges where it has nothing to do (`nullness.quiet_edges`; off only to compare)."""
+    on the edges where it has nothing to do (`nullness.quiet_edges`; off only to compare);
+    `tail`: nodes where no state is explored: the first pass showed nothing is reported there
+    and knows the summary (`prepass.unwinding_only`)."""
     # States form no cycles and are freed by reference counting (refcheck.support.gcpause): 40% of
     # exploring on torch7's THTensor.c was the collector rescanning the unit's parse and graphs.
     with paused_collector():
@@ -65,7 +67,7 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
         regions: dict = {}
         relevant = relevant_branches(cfg, regions) if contract else None
         tables = _Tables(relevant, untracked_values(cfg, relevant, regions) if untrack else frozenset())
-        args = (max_states, seconds, observe, tables, prune, mirror, quiet)
+        args = (max_states, seconds, observe, tables, prune, mirror, quiet, tail)
         result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:
             # The function steals these (conventions.infer_steals): explored again owning them
@@ -118,7 +120,7 @@ def machine_state(st, machines: tuple) -> tuple:
     return tuple(consts.get(v) for v in machines)
 
 
-def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet,
+def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet, tail,
              stolen: frozenset = frozenset(), pruned: PruneTables | None = None
              ) -> tuple[Result, frozenset, PruneTables | None]:
     """The function's result, the parameters it steals where a second exploration owning
@@ -171,6 +173,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
         if succs is None:
             break
         for succ, st2, label in succs:
+            if tail and succ in tail:
+                continue
             if mirrors.get(succ) == node:
                 # What arrives here left `node` unchanged, in the order `node` took it in, so
                 # this node's visited map would mirror `node`'s, joins included (see _mirrors).

@@ -17,7 +17,8 @@ exploration's own states, restricted to what it can follow exactly:
   false edge of a null test of a holder: the exploration then knows it NULL, owned by nobody),
   with the variables holding it. Sets are joined at merges (path-insensitively across sites,
   exactly per site): `c = NULL; if (!contig) c = THAlloc(..); ... if (c != NULL) THFree(c);`
-  ends {None, RELEASED, NULLED}, the TH_TENSOR_APPLY counters' shape.
+  ends {None, RELEASED, NULLED}, the TH_TENSOR_APPLY counters' shape. The only edges left out
+  are a size test's that every explored state's size facts decide (`mustsizes`).
 - Every event the exploration could emit from such states (a release of a released object, a
   use after release, an owned object losing its last holder, one owned at a return, at the
   end or at an unwinding error, a release of the wrong family) makes the answer UNKNOWN.
@@ -30,6 +31,8 @@ exploration's own states, restricted to what it can follow exactly:
   path, else the summary would call it unkept.
 
 `first_pass` is the hook `analyze` calls. REFCHECK_PREPASS=0 turns the pass off (the oracle);
+REFCHECK_PREPASS_WHY=FILE appends a JSON line per analysis (why it was not proved, what its
+exploration cost: `tools/prepass_why.py` tabulates them);
 REFCHECK_PREPASS_CHECK runs both on every proved function and records a disagreement (a finding,
 another summary, or the exploration giving up) in `DISAGREEMENTS`, raising `Disagreement` when
 set to 1, else appending a JSON line per proved function to the file it names.
@@ -41,11 +44,13 @@ import enum
 import heapq
 import json
 import os
+import time
 from collections import deque
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from refcheck import ir
+from refcheck.analysis import mustsizes
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.explore import Result
 from refcheck.analysis.slicing import alias_classes
@@ -57,6 +62,8 @@ from refcheck.conventions.summary import DEFAULT, Effect, Source
 # Read once, here: the switch and the check mode.
 ENABLED = os.environ.get("REFCHECK_PREPASS", "1") != "0"
 CHECK = os.environ.get("REFCHECK_PREPASS_CHECK", "")
+# A JSON line per analysis: what kept it from being proved, and what its exploration cost.
+WHY = os.environ.get("REFCHECK_PREPASS_WHY", "")
 DISAGREEMENTS: list[str] = []
 
 
@@ -87,6 +94,7 @@ class _Plan:
     sites: tuple  # (node, op index) of each acquisition
     families: dict  # site -> the acquired object's family (`Conventions.family`)
     data: dict  # node -> its ir Node (the graph's view costs a call per lookup)
+    sizes: "mustsizes.MustSizes | None"  # where the function tests sizes: the facts' transfer
 
 
 def prove(cfg, conv) -> bool:
@@ -94,11 +102,12 @@ def prove(cfg, conv) -> bool:
     return not why_unknown(cfg, conv)
 
 
-def why_unknown(cfg, conv) -> str:
-    """What keeps the function from being proved ("" where it is proved)."""
+def why_unknown(cfg, conv, unwinding: bool = True) -> str:
+    """What keeps the function from being proved ("" where it is proved); `unwinding=False`: what
+    keeps it from being proved but for the owned objects an unwinding error end loses."""
     try:
         plan = _screen(cfg, conv)
-        flow = _Flow(cfg, conv, plan)
+        flow = _Flow(cfg, conv, plan, unwinding)
         flow.run()
     except (Unknown, Bound) as e:
         return str(e) or type(e).__name__
@@ -144,7 +153,8 @@ def _screen(cfg, conv) -> _Plan:
             _screen_op(op, classes, conv.infer_setters)
         if any(type(op) is ir.Acquire for op in d.post):
             raise Unknown("an acquisition on a branch edge")
-    return _Plan(tuple(sites), families, data)
+    sizes = mustsizes.MustSizes(cfg, conv, ops, classes.acquired) if mustsizes.has_size_tests(data) else None
+    return _Plan(tuple(sites), families, data, sizes)
 
 
 def _screen_op(op, classes: "_Classes", setters: bool) -> None:
@@ -208,22 +218,29 @@ class _Classes:
 # Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
 # Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
 MAX_CASES = 64
+# The tail cut (`unwinding_only`) is tried where at least 1/TAIL_SHARE of the nodes reach no error.
+TAIL_SHARE = 4
 
 
 class _Flow:
     """The per-site sets at every node, to a fixed point (they only grow, and are finite)."""
 
-    def __init__(self, cfg, conv, plan: _Plan):
+    def __init__(self, cfg, conv, plan: _Plan, unwinding: bool = True):
         self.cfg, self.conv, self.plan = cfg, conv, plan
         self.data = plan.data
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
-        self.unwind = conv.errors == "unwind"
+        self.unwind = unwinding and conv.errors == "unwind"
         self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
         self.reached_return = self.reached_error = self.reached_stop = False
+        self.sizes = plan.sizes
 
     def run(self) -> None:
         start = {s: frozenset((None,)) for s in self.plan.sites}
         seen: dict[int, dict] = {self.cfg.entry: start}
+        # The size facts every explored state has at a node's entry (`mustsizes`), where the
+        # function tests sizes: they only shrink, as the sets only grow; both are followed to
+        # a common fixed point.
+        must: dict[int, frozenset] = {self.cfg.entry: mustsizes.NONE} if self.sizes is not None else {}
         # Nodes in reverse postorder: a node waits for its predecessors outside loops (a queue in
         # arrival order stepped the APPLY bodies' nodes 386 times per function on average).
         order = self.reverse_postorder()
@@ -232,20 +249,33 @@ class _Flow:
         while work:
             node = heapq.heappop(work)[1]
             queued.discard(node)
-            for succ, st in self.step(node, seen[node]):
-                old = seen.get(succ)
-                if old is None:
-                    seen[succ] = st
-                else:
-                    grown = {s: old[s] | xs for s, xs in st.items() if not xs <= old[s]}
-                    if not grown:
-                        continue
-                    if any(len(xs) > MAX_CASES for xs in grown.values()):
-                        raise Unknown("too many ways to hold one object")
-                    seen[succ] = {**old, **grown}
+            for succ, st, facts in self.step(node, seen[node], must.get(node)):
+                if not self.merge(seen, must, succ, st, facts):
+                    continue
                 if succ not in queued:
                     queued.add(succ)
                     heapq.heappush(work, (order[succ], succ))
+
+    def merge(self, seen: dict, must: dict, succ: int, st: dict, facts) -> bool:
+        """Join what reaches `succ`; whether anything there changed."""
+        old = seen.get(succ)
+        changed = False
+        if facts is not None:
+            was = must.get(succ)
+            now = facts if was is None else was & facts
+            if now != was:
+                must[succ] = now
+                changed = True
+        if old is None:
+            seen[succ] = st
+            return True
+        grown = {s: old[s] | xs for s, xs in st.items() if not xs <= old[s]}
+        if not grown:
+            return changed
+        if any(len(xs) > MAX_CASES for xs in grown.values()):
+            raise Unknown("too many ways to hold one object")
+        seen[succ] = {**old, **grown}
+        return True
 
     def reverse_postorder(self) -> dict[int, int]:
         """Node -> its rank in a reverse postorder from the entry (iterative depth first)."""
@@ -264,12 +294,15 @@ class _Flow:
                 post.append(node)
         return {n: i for i, n in enumerate(reversed(post))}
 
-    def step(self, node: int, st: dict) -> list:
+    def step(self, node: int, st: dict, facts) -> list:
         d = self.data[node]
         # Every variable that may hold an acquired object here (a superset as ops run): an op on
         # any other variable moves no acquired object, so it is skipped (most ops, most nodes).
         self.held = {v for xs in st.values() for x in xs if x is not None for v in x[1]}
+        sizes = self.sizes if facts is not None else None
         for i, op in enumerate(d.ops):
+            if sizes is not None:
+                facts = sizes.op(facts, op, lambda v: _owned_by_site(st, v))
             st = self.op(st, op, (node, i))
         kind = d.kind
         if kind in ("return", "exit") or (kind == "error" and self.unwind):
@@ -285,13 +318,18 @@ class _Flow:
             return []
         out = []
         for succ, edge in self.out[node]:
-            st2 = st
-            if kind == "branch" and edge.get("branch") is not None:
-                if edge["branch"] is False and isinstance(d.cond, ir.NullTest) and d.cond.var in self.held:
+            st2, facts2 = st, facts
+            taken = edge.get("branch") if kind == "branch" else None
+            if taken is not None:
+                if sizes is not None and isinstance(d.cond, ir.SizeTest) and sizes.infeasible(facts, d.cond, taken):
+                    continue  # no explored state takes it (`sizes.assume`)
+                if taken is False and isinstance(d.cond, ir.NullTest) and d.cond.var in self.held:
                     st2 = self.nulled(st2, d.cond.var)
                 for op in d.post:
+                    if sizes is not None:
+                        facts2 = sizes.op(facts2, op, lambda v: _owned_by_site(st2, v))
                     st2 = self.op(st2, op, None)
-            out.append((succ, st2))
+            out.append((succ, st2, facts2))
         return out
 
     # -- ops --------------------------------------------------------------------------------------
@@ -369,6 +407,11 @@ class _Flow:
             raise Unknown("an owned object at an end")
 
 
+def _owned_by_site(st: dict, var: str) -> bool:
+    """var holds one site's object, owned, on every path the sets stand for (`mustsizes`)."""
+    return any(xs and all(x is not None and x[0] is Status.OWNED and var in x[1] for x in xs) for xs in st.values())
+
+
 def _drop_holder(x, var: str, why: str | None):
     """x without the holder var; None once nobody holds it (an owned one is an event: `why`)."""
     if var not in x[1]:
@@ -435,6 +478,31 @@ def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
     return False, set()
 
 
+def unwinding_only(cfg, conv, why: str) -> frozenset:
+    """Where the only events the exploration can have are unwinding error ends losing owned
+    objects (errors=unwind; `why`: the pass's answer, an owned object at an end), and the
+    summary is the default: the nodes from which no error node is reachable, where exploring
+    can report nothing and change no summary (the tail after the last error). Empty where not.
+
+    The findings are the exploration's at its error nodes, whose states the cut leaves as they
+    were: the worklist explores the same states in the same order but for those at the tail."""
+    if why != "an owned object at an end" or conv.errors != "unwind" or conv.may_raise_summaries or conv.infer_steals:
+        return frozenset()
+    g = cfg.graph
+    reach = {n for n, d in g.nodes(data="data") if d.kind == "error"}
+    todo = list(reach)
+    while todo:
+        for p in g.predecessors(todo.pop()):
+            if p not in reach:
+                reach.add(p)
+                todo.append(p)
+    tail = frozenset(n for n in g.nodes if n not in reach)
+    # A short tail saves less than the second flow and the witness cost (about 3 ms).
+    if len(tail) * TAIL_SHARE < len(g) or why_unknown(cfg, conv, unwinding=False):
+        return frozenset()
+    return tail
+
+
 def _distances(cfg, tr) -> dict[int, int]:
     """Edges from each node to the nearest return or exit node (those that reach none: absent)."""
     preds: dict[int, list] = {}
@@ -454,20 +522,58 @@ def _distances(cfg, tr) -> dict[int, int]:
 
 # -- the hook ----------------------------------------------------------------------------------------
 def first_pass(cfg, conv, explore):
-    """The function's Result: proved by the pass, or `explore()`'s (see the module's text)."""
+    """The function's Result: proved by the pass, or `explore()`'s (see the module's text), its
+    tail cut where the pass showed it reports nothing there (`unwinding_only`)."""
     if not ENABLED:
         return explore()
-    proved = prove(cfg, conv)
-    if CHECK and proved:
+    if WHY:
+        return _logged(cfg, conv, explore)
+    why = why_unknown(cfg, conv)
+    if CHECK and not why:
         _check(cfg, explore())
-    if proved:
+    if not why:
         return Result([], 0, summary=DEFAULT, proved=True)
-    return explore()
+    return _explored(cfg, conv, explore, why)
 
 
-def _check(cfg, full) -> None:
+def _explored(cfg, conv, explore, why: str):
+    tail = unwinding_only(cfg, conv, why)
+    if not tail:
+        return explore()
+    cut = explore(tail=tail)
+    result = Result(cut.findings, cut.states, cut.incomplete, DEFAULT)
+    if CHECK:
+        _check(cfg, explore(), result)
+    return result
+
+
+def _logged(cfg, conv, explore):
+    """`first_pass` with REFCHECK_PREPASS_WHY: a line per analysis (`tools/prepass_why.py` sums them)."""
+    start = time.process_time()
+    why = why_unknown(cfg, conv)
+    line = {"function": cfg.name, "errors": conv.errors, "why": why, "pass_s": time.process_time() - start}
+    if why:
+        start = time.process_time()
+        result = _explored(cfg, conv, explore, why)
+        line.update(explore_s=time.process_time() - start, states=result.states, findings=len(result.findings))
+    else:
+        if CHECK:
+            _check(cfg, explore())
+        result = Result([], 0, summary=DEFAULT, proved=True)
+    with open(WHY, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    return result
+
+
+def _check(cfg, full, cut: Result | None = None) -> None:
+    """Compare the full exploration with the pass's proof, or (`cut`) with the exploration
+    whose tail the pass cut."""
     why = ""
-    if full.incomplete:
+    if cut is not None:
+        if (full.findings, full.summary, full.incomplete) != (cut.findings, cut.summary, cut.incomplete):
+            why = (f"the cut exploration differs: findings {len(full.findings)} -> {len(cut.findings)}, "
+                   f"summary {full.summary == cut.summary}, gave up {full.incomplete!r} -> {cut.incomplete!r}")
+    elif full.incomplete:
         # Not a different verdict, but a different report: the exploration would have said the
         # function was not fully checked, where the pass checked it.
         why = f"the exploration gave up ({full.incomplete})"
@@ -482,5 +588,5 @@ def _check(cfg, full) -> None:
             raise Disagreement(f"first pass proved {cfg.name}, exploration says {why}")
         return
     with open(CHECK, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"function": cfg.name, "agree": not why, "why": why,
+        f.write(json.dumps({"function": cfg.name, "agree": not why, "why": why, "cut": cut is not None,
                             "incomplete": full.incomplete, "states": full.states}) + "\n")
