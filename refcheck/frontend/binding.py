@@ -15,6 +15,8 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
+from refcheck.frontend import native
+
 # GNU statement expressions `({ ... })`: the binding has no named CursorKind for id 121
 # (CXCursor_StmtExpr in clang-c/Index.h), so it is looked up by number.
 STMT_EXPR = ci.CursorKind.from_id(121)
@@ -347,6 +349,29 @@ def arguments(c) -> list:
             res._tu = tu
         out.append(res)
     return out
+
+
+# The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
+# where native.py chose them: the same values without a ctypes call (or a Python callback) per
+# cursor. The Python definitions above stay the fallback and the tests' oracle.
+PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key}
+
+# The libclang functions _cwalk calls, in the order of its `lib` struct.
+_NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_getCursorExtent",
+                     "clang_getRangeStart", "clang_getRangeEnd", "clang_getInstantiationLocation")
+
+
+def _native_functions() -> tuple:
+    """(addresses of _NATIVE_FUNCTIONS in the loaded libclang, the Cursor class): _cwalk asks once,
+    on its first query, so that loading libclang stays as late as the binding makes it."""
+    own = raw()
+    return tuple(ctypes.cast(getattr(own, n), ctypes.c_void_p).value for n in _NATIVE_FUNCTIONS), ci.Cursor
+
+
+if native.CHOICE.module is not None:
+    _c = native.CHOICE.module
+    _c.set_loader(_native_functions)
+    place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
 
 
 def clang_version() -> str:
