@@ -51,7 +51,6 @@ setup(
     ext_modules=[Extension(
         "refcheck.frontend._cwalk", [SOURCE],
         define_macros=[("REFCHECK_CWALK_SOURCE", '"%s"' % source_digest())],
-        extra_compile_args=["-O2"] if os.name != "nt" else [],
     )] if os.path.exists(SOURCE) else [],
     cmdclass={"build_ext": OptionalBuildExt},
 )

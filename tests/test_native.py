@@ -130,10 +130,10 @@ def test_a_build_whose_compiler_fails_installs_the_pure_package(tmp_path):
     (copy / "u.c").write_text("#include <stdlib.h>\nvoid f(void) { void *p = malloc(1); }\n")
     run = "import sys; from refcheck.__main__ import run; sys.argv = ['refcheck', 'check', 'u.c', '--no-cache', '-j1']; run()"
     said = _in_copy(copy, run)
-    assert said.stderr.count("the compiled walk is not built") == 1, said.stderr
+    assert said.stderr.count("compiled libclang walk is not built") == 1, said.stderr
     assert "u.c:2" in said.stdout
     quiet = _in_copy(copy, run, **{native.PURE_ENV: "1"})
-    assert "compiled walk" not in quiet.stderr and quiet.stdout == said.stdout
+    assert "compiled libclang walk" not in quiet.stderr and quiet.stdout == said.stdout
 
 
 @pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="no C compiler")

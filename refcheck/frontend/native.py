@@ -71,6 +71,7 @@ def notice() -> str | None:
     """The one stderr line a run prints where the compiled walk was wanted but is missing; none
     where it runs or where the Python path was chosen (REFCHECK_PURE_PYTHON=1 also silences it)."""
     if CHOICE.why in (Why.NOT_BUILT, Why.STALE):
-        return (f"refcheck: note: {CHOICE.describe()}; checks run at the pure-Python speed "
-                f"(set {PURE_ENV}=1 to choose that and silence this line)")
+        what = "not built" if CHOICE.why is Why.NOT_BUILT else "stale"
+        return (f"refcheck: note: the compiled libclang walk is {what} (refcheck doctor says why); "
+                f"checks run at the pure-Python speed ({PURE_ENV}=1 chooses it and silences this line)")
     return None
