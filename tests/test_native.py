@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import clang.cindex as ci
 import pytest
 
 from cunit import CUnit
@@ -26,6 +27,9 @@ SOURCE = """\
 #define TWICE(x) ((x) + (x))
 #define CALL(f, a) f(a)
 struct S { int n; };
+enum { BIG = 4000000000u, NEG = -3 };
+static const double HALF = 0.5;
+static int k300(void) { unsigned char k = 300; return k + BIG + NEG + (int) HALF + (unsigned) -1; }
 static int g(int a) { return TWICE(a); }
 int f(struct S *s, int k) {
   int x = ({ int y = CALL(g, k); y * 2; });
@@ -46,6 +50,7 @@ def _shape(found: dict) -> dict:
 def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
     parsed = CUnit(tmp_path).parse(text, name=name)
     compiled = native.CHOICE.module
+    values = set()
     roots = list(parsed.functions)
     roots += [n for fn in parsed.functions for n in fn.walk_preorder() if n.kind.name == "LAMBDA_EXPR"]
     assert len(roots) > len(parsed.functions) or name == "w.c"
@@ -60,6 +65,19 @@ def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
         for n in list(fn.walk_preorder()) + [c for kids in fast.values() for c in kids]:
             assert compiled.place(n) == binding.PURE["place"](n)
             assert compiled.extent_places(n) == binding.PURE["extent_places"](n)
+            for as_typed in (False, True):
+                assert repr(compiled.folded(n, as_typed)) == repr(binding.PURE["folded"](n, as_typed))
+                values.add(compiled.folded(n, as_typed))
+            for what in ("referenced", "semantic_parent"):
+                # Fresh copies, so that neither finds the other's answer kept on the cursor.
+                a, b = (ci.Cursor.from_buffer_copy(bytes(n)) for _ in range(2))
+                a._tu = b._tu = n._tu
+                got, want = getattr(compiled, what)(a), binding.PURE[what](b)
+                assert (got is None) == (want is None) and (got is None or bytes(got) == bytes(want))
+                assert got is None or got._tu is n._tu
+                assert getattr(compiled, what)(a) is got  # kept where the binding keeps it
+    # Signed, unsigned (read as such only as typed) and floating values were among them.
+    assert name == "w.cpp" or {4000000000, 4294967295, -3, 0.5, 44} <= values, sorted(values)
     # The binding's names are the compiled ones where the walk is active.
     assert binding.place is compiled.place and binding.children_by_key is compiled.children_by_key
 

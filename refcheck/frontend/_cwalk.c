@@ -11,6 +11,8 @@
  *   place(cursor)              -> (file pointer or 0, line, column, offset)
  *   extent_places(cursor)      -> (place of the extent's start, place of its end)
  *   children_by_key(fn, found) -> found, filled as binding.children_by_key fills it
+ *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
+ *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +32,15 @@ typedef CXSourceLocation (*cursor_location_fn)(CXCursor);
 typedef CXSourceRange (*cursor_extent_fn)(CXCursor);
 typedef CXSourceLocation (*range_end_fn)(CXSourceRange);
 typedef void (*instantiation_fn)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
+typedef CXCursor (*cursor_to_cursor_fn)(CXCursor);
+typedef CXCursor (*null_cursor_fn)(void);
+typedef void *CXEvalResult;
+typedef CXEvalResult (*evaluate_fn)(CXCursor);
+typedef int (*eval_int_fn)(CXEvalResult);
+typedef unsigned long long (*eval_unsigned_fn)(CXEvalResult);
+typedef long long (*eval_long_fn)(CXEvalResult);
+typedef double (*eval_double_fn)(CXEvalResult);
+typedef void (*eval_dispose_fn)(CXEvalResult);
 
 /* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
 static struct {
@@ -39,12 +50,23 @@ static struct {
     range_end_fn range_start;
     range_end_fn range_end;
     instantiation_fn instantiation;
+    cursor_to_cursor_fn referenced;
+    cursor_to_cursor_fn semantic_parent;
+    null_cursor_fn null_cursor;
+    evaluate_fn evaluate;
+    eval_int_fn eval_kind;
+    eval_int_fn eval_is_unsigned;
+    eval_unsigned_fn eval_unsigned;
+    eval_long_fn eval_long;
+    eval_double_fn eval_double;
+    eval_dispose_fn eval_dispose;
 } lib;
-#define N_FUNCTIONS 6
+#define N_FUNCTIONS 16
+static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
 static PyObject *cursor_type;  /* clang.cindex.Cursor, a ctypes Structure of one CXCursor */
-static PyObject *str_tu, *str_kids;
+static PyObject *str_tu, *str_kids, *str_referenced, *str_semantic_parent;
 
 static int load(void) {
     if (cursor_type != NULL)
@@ -75,6 +97,7 @@ static int load(void) {
         }
     }
     memcpy(&lib, pointers, sizeof lib);
+    null_cursor = lib.null_cursor();
     Py_INCREF(type);
     cursor_type = type;
     Py_DECREF(got);
@@ -131,6 +154,8 @@ static PyObject *extent_places(PyObject *self, PyObject *arg) {
     return Py_BuildValue("(NN)", start, end);
 }
 
+static PyObject *new_cursor(const CXCursor *c);
+
 /* The walk's state: binding.children_by_key's locals. */
 typedef struct {
     PyObject *found, *root, *strays, *tu;
@@ -166,22 +191,9 @@ static int visit_one(CXCursor child, CXCursor parent, Walk *w) {
     PyObject *child_key = key_of(&child);
     if (child_key == NULL)
         return -1;
-    /* Cursor.from_buffer_copy(key) without the method lookup: a fresh zeroed Structure, filled. */
-    PyObject *obj = PyObject_CallNoArgs(cursor_type);
+    PyObject *obj = new_cursor(&child);
     PyObject *kids = PyList_New(0);
-    int rc = -1;
-    if (obj != NULL && kids != NULL) {
-        Py_buffer view;
-        if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE) == 0) {
-            if (view.len == (Py_ssize_t)sizeof child) {
-                memcpy(view.buf, &child, sizeof child);
-                rc = 0;
-            } else {
-                PyErr_SetString(PyExc_TypeError, "_cwalk: the Cursor class is not one CXCursor");
-            }
-            PyBuffer_Release(&view);
-        }
-    }
+    int rc = obj != NULL && kids != NULL ? 0 : -1;
     if (rc == 0 && (PyObject_SetAttr(obj, str_tu, w->tu) < 0 || PyList_Append(siblings, obj) < 0
                     || PyDict_SetItem(w->found, child_key, kids) < 0
                     || PyObject_SetAttr(obj, str_kids, kids) < 0))
@@ -237,6 +249,102 @@ done:
     return result;
 }
 
+/* A fresh Cursor holding `c` (Cursor.from_buffer_copy). */
+static PyObject *new_cursor(const CXCursor *c) {
+    PyObject *obj = PyObject_CallNoArgs(cursor_type);
+    if (obj == NULL)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    int ok = view.len == (Py_ssize_t)sizeof *c;
+    if (ok)
+        memcpy(view.buf, c, sizeof *c);
+    PyBuffer_Release(&view);
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "_cwalk: the Cursor class is not one CXCursor");
+        Py_DECREF(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static int lookup_attr(PyObject *obj, PyObject *name, PyObject **out) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, name, out);
+#else
+    return _PyObject_LookupAttr(obj, name, out);
+#endif
+}
+
+/* binding._cursor_of: kept on the cursor under `attr`, None for the null cursor, the unit kept. */
+static PyObject *cursor_of(PyObject *arg, PyObject *attr, cursor_to_cursor_fn fn) {
+    PyObject *res;
+    CXCursor c;
+    if (load() < 0)
+        return NULL;
+    int found = lookup_attr(arg, attr, &res);
+    if (found != 0)
+        return found < 0 ? NULL : res;
+    if (read_cursor(arg, &c) < 0)
+        return NULL;
+    CXCursor got = fn(c);
+    if (memcmp(&got, &null_cursor, sizeof got) == 0) {
+        res = Py_NewRef(Py_None);
+    } else {
+        res = new_cursor(&got);
+        PyObject *tu = res == NULL ? NULL : PyObject_GetAttr(arg, str_tu);
+        int failed = tu == NULL || PyObject_SetAttr(res, str_tu, tu) < 0;
+        Py_XDECREF(tu);
+        if (failed) {
+            Py_XDECREF(res);
+            return NULL;
+        }
+    }
+    if (PyObject_SetAttr(arg, attr, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
+}
+
+static PyObject *referenced(PyObject *self, PyObject *arg) {
+    return cursor_of(arg, str_referenced, lib.referenced);
+}
+
+static PyObject *semantic_parent(PyObject *self, PyObject *arg) {
+    return cursor_of(arg, str_semantic_parent, lib.semantic_parent);
+}
+
+/* binding.folded: an integer (as unsigned where clang says so and `as_typed`), a double where
+ * `as_typed`, else None. */
+static PyObject *folded(PyObject *self, PyObject *args) {
+    PyObject *arg;
+    int as_typed;
+    CXCursor c;
+    if (!PyArg_ParseTuple(args, "Op", &arg, &as_typed) || load() < 0 || read_cursor(arg, &c) < 0)
+        return NULL;
+    CXEvalResult res = lib.evaluate(c);
+    if (res == NULL)
+        Py_RETURN_NONE;
+    PyObject *out;
+    int kind = lib.eval_kind(res);
+    if (kind == 1) {  /* CXEval_Int */
+        if (as_typed && lib.eval_is_unsigned(res))
+            out = PyLong_FromUnsignedLongLong(lib.eval_unsigned(res));
+        else
+            out = PyLong_FromLongLong(lib.eval_long(res));
+    } else if (kind == 2 && as_typed) {  /* CXEval_Float */
+        out = PyFloat_FromDouble(lib.eval_double(res));
+    } else {
+        out = Py_NewRef(Py_None);
+    }
+    lib.eval_dispose(res);
+    return out;
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -251,6 +359,9 @@ static PyMethodDef methods[] = {
     {"place", place, METH_O, "binding.place, in C."},
     {"extent_places", extent_places, METH_O, "binding.extent_places, in C."},
     {"children_by_key", children_by_key, METH_VARARGS, "binding.children_by_key, in C."},
+    {"referenced", referenced, METH_O, "binding.referenced, in C."},
+    {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
+    {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},
@@ -265,7 +376,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwalk", NULL, -1, m
 PyMODINIT_FUNC PyInit__cwalk(void) {
     str_tu = PyUnicode_InternFromString("_tu");
     str_kids = PyUnicode_InternFromString("_refcheck_kids");  /* binding.KIDS */
-    if (str_tu == NULL || str_kids == NULL)
+    str_referenced = PyUnicode_InternFromString("_referenced");
+    str_semantic_parent = PyUnicode_InternFromString("_semantic_parent");
+    if (str_tu == NULL || str_kids == NULL || str_referenced == NULL || str_semantic_parent == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     /* The digest of the source it was built from: native.py refuses a module built from another

@@ -293,6 +293,26 @@ def _text(s, errors: str = "replace") -> str | None:
     return None if text is None else text.decode("utf8", errors)
 
 
+def folded(c, as_typed: bool) -> int | float | None:
+    """What clang folds `c` to: an integer, read as a signed long long, or, `as_typed`, as the
+    unsigned value it is when clang says so, or a floating value; None otherwise."""
+    clang = lib()
+    res = clang.clang_Cursor_Evaluate(c)
+    if not res:
+        return None
+    try:
+        kind = clang.clang_EvalResult_getKind(res)
+        if kind == 1:  # CXEval_Int
+            if as_typed and clang.clang_EvalResult_isUnsignedInt(res):
+                return clang.clang_EvalResult_getAsUnsigned(res)
+            return clang.clang_EvalResult_getAsLongLong(res)
+        if kind == 2 and as_typed:  # CXEval_Float
+            return clang.clang_EvalResult_getAsDouble(res)
+        return None
+    finally:
+        clang.clang_EvalResult_dispose(res)
+
+
 def pretty_printed(c) -> str:
     """A declaration as clang prints it after preprocessing (clang_getCursorPrettyPrinted with the
     unit's default policy): macros expanded, a definition with its body, a struct with its fields,
@@ -354,11 +374,16 @@ def arguments(c) -> list:
 # The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
 # where native.py chose them: the same values without a ctypes call (or a Python callback) per
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
-PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key}
+PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key,
+        "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
 _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_getCursorExtent",
-                     "clang_getRangeStart", "clang_getRangeEnd", "clang_getInstantiationLocation")
+                     "clang_getRangeStart", "clang_getRangeEnd", "clang_getInstantiationLocation",
+                     "clang_getCursorReferenced", "clang_getCursorSemanticParent", "clang_getNullCursor",
+                     "clang_Cursor_Evaluate", "clang_EvalResult_getKind", "clang_EvalResult_isUnsignedInt",
+                     "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
+                     "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose")
 
 
 def _native_functions() -> tuple:
@@ -372,6 +397,7 @@ if native.CHOICE.module is not None:
     _c = native.CHOICE.module
     _c.set_loader(_native_functions)
     place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
+    referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
 
 
 def clang_version() -> str:
