@@ -16,6 +16,7 @@ import pytest
 
 from cunit import CUnit
 from refcheck.frontend import binding, native
+from refcheck.frontend.clangutil import PURE_CANONICAL_KIND
 
 REPO = Path(__file__).resolve().parent.parent
 COMPILED = native.CHOICE.module is not None
@@ -65,6 +66,7 @@ def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
         for n in list(fn.walk_preorder()) + [c for kids in fast.values() for c in kids]:
             assert compiled.place(n) == binding.PURE["place"](n)
             assert compiled.extent_places(n) == binding.PURE["extent_places"](n)
+            assert compiled.canonical_kind(n) == PURE_CANONICAL_KIND(n) == n.type.get_canonical().kind.value
             for as_typed in (False, True):
                 assert repr(compiled.folded(n, as_typed)) == repr(binding.PURE["folded"](n, as_typed))
                 values.add(compiled.folded(n, as_typed))
@@ -80,6 +82,8 @@ def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
     assert name == "w.cpp" or {4000000000, 4294967295, -3, 0.5, 44} <= values, sorted(values)
     # The binding's names are the compiled ones where the walk is active.
     assert binding.place is compiled.place and binding.children_by_key is compiled.children_by_key
+    from refcheck.frontend import clangutil
+    assert clangutil.canonical_kind is compiled.canonical_kind
 
 
 @needs_compiled

@@ -13,6 +13,7 @@
  *   children_by_key(fn, found) -> found, filled as binding.children_by_key fills it
  *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
+ *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,6 +23,7 @@
 typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
 typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
 typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; } CXSourceRange;
+typedef struct { int kind; void *data[2]; } CXType;
 typedef void *CXFile;
 typedef void *CXClientData;
 enum { CXChildVisit_Break = 0, CXChildVisit_Continue = 1, CXChildVisit_Recurse = 2 };
@@ -34,6 +36,8 @@ typedef CXSourceLocation (*range_end_fn)(CXSourceRange);
 typedef void (*instantiation_fn)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
 typedef CXCursor (*cursor_to_cursor_fn)(CXCursor);
 typedef CXCursor (*null_cursor_fn)(void);
+typedef CXType (*cursor_type_fn)(CXCursor);
+typedef CXType (*canonical_type_fn)(CXType);
 typedef void *CXEvalResult;
 typedef CXEvalResult (*evaluate_fn)(CXCursor);
 typedef int (*eval_int_fn)(CXEvalResult);
@@ -60,8 +64,10 @@ static struct {
     eval_long_fn eval_long;
     eval_double_fn eval_double;
     eval_dispose_fn eval_dispose;
+    cursor_type_fn cursor_type;
+    canonical_type_fn canonical_type;
 } lib;
-#define N_FUNCTIONS 16
+#define N_FUNCTIONS 18
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
@@ -345,6 +351,13 @@ static PyObject *folded(PyObject *self, PyObject *args) {
     return out;
 }
 
+static PyObject *canonical_kind(PyObject *self, PyObject *arg) {
+    CXCursor c;
+    if (load() < 0 || read_cursor(arg, &c) < 0)
+        return NULL;
+    return PyLong_FromLong(lib.canonical_type(lib.cursor_type(c)).kind);
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -362,6 +375,7 @@ static PyMethodDef methods[] = {
     {"referenced", referenced, METH_O, "binding.referenced, in C."},
     {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
+    {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},

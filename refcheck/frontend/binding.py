@@ -235,6 +235,10 @@ def canonical_kind_id(t) -> int:
     return raw().clang_getCanonicalType(t).kind
 
 
+# `clangutil.canonical_kind` in one compiled call where the walk is compiled (set below); None on
+# the Python path, which is clangutil's own, with its per-build cache of canonical types.
+canonical_kind = None
+
 _UNSET = object()
 
 
@@ -383,7 +387,8 @@ _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_ge
                      "clang_getCursorReferenced", "clang_getCursorSemanticParent", "clang_getNullCursor",
                      "clang_Cursor_Evaluate", "clang_EvalResult_getKind", "clang_EvalResult_isUnsignedInt",
                      "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
-                     "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose")
+                     "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose", "clang_getCursorType",
+                     "clang_getCanonicalType")
 
 
 def _native_functions() -> tuple:
@@ -398,6 +403,8 @@ if native.CHOICE.module is not None:
     _c.set_loader(_native_functions)
     place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
     referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
+    # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
+    canonical_kind = _c.canonical_kind
 
 
 def clang_version() -> str:

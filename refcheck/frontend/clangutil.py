@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
+from refcheck.frontend import binding
 from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
                                        extent_places, file_named, kind_of, lib, place,
                                        folded, raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
@@ -258,6 +259,11 @@ def canonical_kind(c) -> int:
     if k is None:
         k = canon[key] = canonical_kind_id(t)
     return k
+
+
+PURE_CANONICAL_KIND = canonical_kind
+if binding.canonical_kind is not None:  # the compiled walk's (binding.py)
+    canonical_kind = binding.canonical_kind  # noqa: F811
 
 
 def has_pointer_type(c) -> bool:
