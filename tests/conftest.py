@@ -41,6 +41,19 @@ def _build_the_compiled_walk() -> None:
 
 _build_the_compiled_walk()
 
+
+def _quiet_without_the_compiled_walk() -> None:
+    """Where the walk could not be built, the suite runs the Python path; REFCHECK_PURE_PYTHON=1
+    says it was chosen, so that the processes the tests start print no notice about it on stderr
+    (which many tests read line by line). tests/test_native.py starts its own without it."""
+    from refcheck.frontend import native
+
+    if native.CHOICE.module is None:
+        os.environ[native.PURE_ENV] = "1"
+
+
+_quiet_without_the_compiled_walk()
+
 import pytest  # noqa: E402 - after the environment above, which subprocesses must inherit
 
 

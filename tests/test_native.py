@@ -133,7 +133,7 @@ def _in_copy(copy: Path, code: str, **env) -> subprocess.CompletedProcess:
 
 
 def _build(copy: Path, **env) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "REFCHECK_NO_EXTENSION")}
     return subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=copy,
                           env={**clean, **env}, capture_output=True, text=True, timeout=300)
 
