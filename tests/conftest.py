@@ -15,6 +15,45 @@ REPO = Path(__file__).resolve().parent.parent
 os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
+
+
+def _build_the_compiled_walk() -> None:
+    """The tests import this checkout, not the installed copy, so `pip install .` leaves them
+    without the compiled walk it built into site-packages: build it here, in place, where it is
+    missing or older than its source (an edited _cwalk.c), so that the suite runs both paths
+    (tests/test_native.py compares them). A failure only warns: the compiled tests then skip.
+    REFCHECK_PURE_PYTHON=1 or REFCHECK_NO_EXTENSION=1 leave the checkout as it is."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    if any(os.environ.get(v, "") not in ("", "0") for v in ("REFCHECK_PURE_PYTHON", "REFCHECK_NO_EXTENSION")):
+        return
+    source = REPO / "refcheck" / "frontend" / "_cwalk.c"
+    built = source.with_name("_cwalk" + sysconfig.get_config_var("EXT_SUFFIX"))
+    if not source.exists() or (built.exists() and built.stat().st_mtime >= source.stat().st_mtime):
+        return
+    done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=REPO,
+                          capture_output=True, text=True)
+    if done.returncode or not built.exists():
+        sys.stderr.write(f"conftest: the compiled walk was not built; its tests skip:\n{done.stderr[-2000:]}\n")
+
+
+_build_the_compiled_walk()
+
+
+def _quiet_without_the_compiled_walk() -> None:
+    """Where the walk could not be built, the suite runs the Python path; REFCHECK_PURE_PYTHON=1
+    says it was chosen, so that the processes the tests start print no notice about it on stderr
+    (which many tests read line by line). tests/test_native.py starts its own without it."""
+    from refcheck.frontend import native
+
+    if native.CHOICE.module is None:
+        os.environ[native.PURE_ENV] = "1"
+
+
+_quiet_without_the_compiled_walk()
+
 import pytest  # noqa: E402 - after the environment above, which subprocesses must inherit
 
 

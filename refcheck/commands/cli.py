@@ -255,6 +255,14 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
 
             for note in report.notes:
                 click.echo(f"refcheck: {note}", err=True)
+            if not quiet:
+                # Once per run, from this process only (workers never say it): the install has no
+                # compiled walk. REFCHECK_PURE_PYTHON=1 (a CI that has no compiler) silences it.
+                from refcheck.frontend import native
+
+                line = native.notice()
+                if line:
+                    click.echo(line, err=True)
             for line in report.explanations:
                 click.echo(f"refcheck: cache: {line}", err=True)
             if output or fmt != "text":

@@ -65,6 +65,9 @@ def diagnose(file: str | None = None, clang_args_for=None, config_path: str | No
     if lib.major is None:
         d.problems.append(f"libclang: {lib.version}")
     d.add("clang-tidy wheel", _distribution_version(headers.WHEEL))
+    from refcheck.frontend import native
+
+    d.add("libclang walk", native.CHOICE.describe())
 
     found = headers.find_builtin_headers()
     if found.ok:

@@ -15,6 +15,8 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
+from refcheck.frontend import native
+
 # GNU statement expressions `({ ... })`: the binding has no named CursorKind for id 121
 # (CXCursor_StmtExpr in clang-c/Index.h), so it is looked up by number.
 STMT_EXPR = ci.CursorKind.from_id(121)
@@ -246,6 +248,10 @@ def canonical_kind_id(t) -> int:
     return raw().clang_getCanonicalType(t).kind
 
 
+# `clangutil.canonical_kind` in one compiled call where the walk is compiled (set below); None on
+# the Python path, which is clangutil's own, with its per-build cache of canonical types.
+canonical_kind = None
+
 _UNSET = object()
 
 
@@ -304,6 +310,26 @@ def _text(s, errors: str = "replace") -> str | None:
     return None if text is None else text.decode("utf8", errors)
 
 
+def folded(c, as_typed: bool) -> int | float | None:
+    """What clang folds `c` to: an integer, read as a signed long long, or, `as_typed`, as the
+    unsigned value it is when clang says so, or a floating value; None otherwise."""
+    clang = lib()
+    res = clang.clang_Cursor_Evaluate(c)
+    if not res:
+        return None
+    try:
+        kind = clang.clang_EvalResult_getKind(res)
+        if kind == 1:  # CXEval_Int
+            if as_typed and clang.clang_EvalResult_isUnsignedInt(res):
+                return clang.clang_EvalResult_getAsUnsigned(res)
+            return clang.clang_EvalResult_getAsLongLong(res)
+        if kind == 2 and as_typed:  # CXEval_Float
+            return clang.clang_EvalResult_getAsDouble(res)
+        return None
+    finally:
+        clang.clang_EvalResult_dispose(res)
+
+
 def pretty_printed(c) -> str:
     """A declaration as clang prints it after preprocessing (clang_getCursorPrettyPrinted with the
     unit's default policy): macros expanded, a definition with its body, a struct with its fields,
@@ -360,6 +386,38 @@ def arguments(c) -> list:
             res._tu = tu
         out.append(res)
     return out
+
+
+# The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
+# where native.py chose them: the same values without a ctypes call (or a Python callback) per
+# cursor. The Python definitions above stay the fallback and the tests' oracle.
+PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key,
+        "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
+
+# The libclang functions _cwalk calls, in the order of its `lib` struct.
+_NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_getCursorExtent",
+                     "clang_getRangeStart", "clang_getRangeEnd", "clang_getInstantiationLocation",
+                     "clang_getCursorReferenced", "clang_getCursorSemanticParent", "clang_getNullCursor",
+                     "clang_Cursor_Evaluate", "clang_EvalResult_getKind", "clang_EvalResult_isUnsignedInt",
+                     "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
+                     "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose", "clang_getCursorType",
+                     "clang_getCanonicalType")
+
+
+def _native_functions() -> tuple:
+    """(addresses of _NATIVE_FUNCTIONS in the loaded libclang, the Cursor class): _cwalk asks once,
+    on its first query, so that loading libclang stays as late as the binding makes it."""
+    own = raw()
+    return tuple(ctypes.cast(getattr(own, n), ctypes.c_void_p).value for n in _NATIVE_FUNCTIONS), ci.Cursor
+
+
+if native.CHOICE.module is not None:
+    _c = native.CHOICE.module
+    _c.set_loader(_native_functions)
+    place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
+    referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
+    # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
+    canonical_kind = _c.canonical_kind
 
 
 def clang_version() -> str:

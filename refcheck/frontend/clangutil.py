@@ -9,9 +9,10 @@ from functools import lru_cache
 
 import clang.cindex as ci
 
+from refcheck.frontend import binding
 from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
                                        extent_places, file_named, kind_of, lib, place,
-                                       raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
+                                       folded, raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
 from refcheck.findings import Location
 
 K = ci.CursorKind
@@ -52,24 +53,8 @@ def unop(c) -> str:
     return op
 
 
-def _folded(c, as_typed: bool) -> int | float | None:
-    """What clang folds `c` to: an integer, read as a signed long long, or, `as_typed`, as the
-    unsigned value it is when clang says so, or a floating value; None otherwise."""
-    clang = lib()
-    res = clang.clang_Cursor_Evaluate(c)
-    if not res:
-        return None
-    try:
-        kind = clang.clang_EvalResult_getKind(res)
-        if kind == 1:  # CXEval_Int
-            if as_typed and clang.clang_EvalResult_isUnsignedInt(res):
-                return clang.clang_EvalResult_getAsUnsigned(res)
-            return clang.clang_EvalResult_getAsLongLong(res)
-        if kind == 2 and as_typed:  # CXEval_Float
-            return clang.clang_EvalResult_getAsDouble(res)
-        return None
-    finally:
-        clang.clang_EvalResult_dispose(res)
+# What clang folds a cursor to (binding.folded: compiled where the walk is).
+_folded = folded
 
 
 def constant(c) -> int | None:
@@ -274,6 +259,11 @@ def canonical_kind(c) -> int:
     if k is None:
         k = canon[key] = canonical_kind_id(t)
     return k
+
+
+PURE_CANONICAL_KIND = canonical_kind
+if binding.canonical_kind is not None:  # the compiled walk's (binding.py)
+    canonical_kind = binding.canonical_kind  # noqa: F811
 
 
 def has_pointer_type(c) -> bool:

@@ -1,0 +1,171 @@
+"""The optional compiled libclang walk (refcheck/frontend/_cwalk.c, issue 30 step 3): it gives the
+values of its pure-Python twins in binding.py, the build that cannot compile it installs the
+package without it, and a run without it says so once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import clang.cindex as ci
+import pytest
+
+from cunit import CUnit
+from refcheck.frontend import binding, native
+from refcheck.frontend.clangutil import PURE_CANONICAL_KIND
+
+REPO = Path(__file__).resolve().parent.parent
+COMPILED = native.CHOICE.module is not None
+needs_compiled = pytest.mark.skipif(not COMPILED, reason=f"the compiled walk is not active: {native.CHOICE.describe()}")
+
+# Macros (places at the call site), a statement expression, a nested block and a lambda (a root
+# whose walk comes back under another key: children_by_key's strays).
+SOURCE = """\
+#define TWICE(x) ((x) + (x))
+#define CALL(f, a) f(a)
+struct S { int n; };
+enum { BIG = 4000000000u, NEG = -3 };
+static const double HALF = 0.5;
+static int k300(void) { unsigned char k = 300; return k + BIG + NEG + (int) HALF + (unsigned) -1; }
+static int g(int a) { return TWICE(a); }
+int f(struct S *s, int k) {
+  int x = ({ int y = CALL(g, k); y * 2; });
+  for (int i = 0; i < k; i++) { if (s->n > i) x += TWICE(i); else break; }
+  return x;
+}
+"""
+CPP = ("int h(int k) { auto l = [k](int v) { return v + k; }; return l(1); }\n"
+       "int m(int v) { int w = v; while (w > 1) w /= 2; return w; }\n")
+
+
+def _shape(found: dict) -> dict:
+    return {key: [bytes(c) for c in kids] for key, kids in found.items()}
+
+
+@needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    compiled = native.CHOICE.module
+    values = set()
+    roots = list(parsed.functions)
+    roots += [n for fn in parsed.functions for n in fn.walk_preorder() if n.kind.name == "LAMBDA_EXPR"]
+    assert len(roots) > len(parsed.functions) or name == "w.c"
+    for fn in roots:
+        pure, fast = binding.PURE["children_by_key"](fn, {}), compiled.children_by_key(fn, {})
+        # A body holding a lambda is a walk that breaks off (the lambda's children come back under
+        # another key than the one met): both paths leave {} and the build lists children itself.
+        broke = any(n.kind.name == "LAMBDA_EXPR" for n in fn.walk_preorder())
+        assert _shape(fast) == _shape(pure) and (len(fast) > 1) != broke
+        for c in (c for kids in fast.values() for c in kids):
+            assert c._tu is fn._tu and getattr(c, binding.KIDS) is fast[bytes(c)]
+        for n in list(fn.walk_preorder()) + [c for kids in fast.values() for c in kids]:
+            assert compiled.place(n) == binding.PURE["place"](n)
+            assert compiled.extent_places(n) == binding.PURE["extent_places"](n)
+            assert compiled.canonical_kind(n) == PURE_CANONICAL_KIND(n) == n.type.get_canonical().kind.value
+            for as_typed in (False, True):
+                assert repr(compiled.folded(n, as_typed)) == repr(binding.PURE["folded"](n, as_typed))
+                values.add(compiled.folded(n, as_typed))
+            for what in ("referenced", "semantic_parent"):
+                # Fresh copies, so that neither finds the other's answer kept on the cursor.
+                a, b = (ci.Cursor.from_buffer_copy(bytes(n)) for _ in range(2))
+                a._tu = b._tu = n._tu
+                got, want = getattr(compiled, what)(a), binding.PURE[what](b)
+                assert (got is None) == (want is None) and (got is None or bytes(got) == bytes(want))
+                assert got is None or got._tu is n._tu
+                assert getattr(compiled, what)(a) is got  # kept where the binding keeps it
+    # Signed, unsigned (read as such only as typed) and floating values were among them.
+    assert name == "w.cpp" or {4000000000, 4294967295, -3, 0.5, 44} <= values, sorted(values)
+    # The binding's names are the compiled ones where the walk is active.
+    assert binding.place is compiled.place and binding.children_by_key is compiled.children_by_key
+    from refcheck.frontend import clangutil
+    assert clangutil.canonical_kind is compiled.canonical_kind
+
+
+@needs_compiled
+def test_the_compiled_queries_refuse_what_is_not_a_cursor():
+    with pytest.raises(TypeError):
+        native.CHOICE.module.place(b"short")
+    with pytest.raises(TypeError):
+        native.CHOICE.module.children_by_key(None, [])
+
+
+def _oracle(pure: bool) -> dict:
+    env = dict(os.environ)
+    env.pop(native.PURE_ENV, None)
+    if pure:
+        env[native.PURE_ENV] = "1"
+    done = subprocess.run([sys.executable, str(REPO / "tests" / "native_oracle.py")], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+@needs_compiled
+def test_every_fixture_reads_the_same_on_both_paths():
+    # Every parsable fixture unit: its findings in both --errors modes (whole records) and the
+    # graph of every function it defines, compiled against REFCHECK_PURE_PYTHON=1.
+    fast, pure = _oracle(False), _oracle(True)
+    assert (fast["path"], pure["path"]) == ("compiled", "forced")
+    assert len(fast["units"]) > 100 and sum(len(u["graphs"]) for u in fast["units"].values()) > 1000
+    for unit in fast["units"]:
+        assert fast["units"][unit] == pure["units"][unit], unit
+    assert fast["units"].keys() == pure["units"].keys()
+
+
+def _copy_tree(dest: Path) -> Path:
+    """The files a build reads, without any extension built in the checkout."""
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, dest / name)
+    shutil.copytree(REPO / "refcheck", dest / "refcheck",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    return dest
+
+
+def _in_copy(copy: Path, code: str, **env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", native.PURE_ENV)}
+    return subprocess.run([sys.executable, "-c", code], cwd=copy, env={**clean, "PYTHONPATH": str(copy), **env},
+                          capture_output=True, text=True, timeout=300)
+
+
+def _build(copy: Path, **env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "REFCHECK_NO_EXTENSION")}
+    return subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=copy,
+                          env={**clean, **env}, capture_output=True, text=True, timeout=300)
+
+
+WHY = "from refcheck.frontend import native; print(native.CHOICE.why.value)"
+
+
+def test_a_build_whose_compiler_fails_installs_the_pure_package(tmp_path):
+    copy = _copy_tree(tmp_path)
+    done = _build(copy, CC="false")
+    assert done.returncode == 0, done.stderr
+    assert "compiled libclang walk was not built" in done.stderr
+    assert not list((copy / "refcheck").rglob("_cwalk*.so"))
+    assert _in_copy(copy, WHY).stdout.strip() == "not built"
+    # A run says so once, on stderr; REFCHECK_PURE_PYTHON=1 chooses that path and silences it.
+    (copy / "u.c").write_text("#include <stdlib.h>\nvoid f(void) { void *p = malloc(1); }\n")
+    run = "import sys; from refcheck.__main__ import run; sys.argv = ['refcheck', 'check', 'u.c', '--no-cache', '-j1']; run()"
+    said = _in_copy(copy, run)
+    assert said.stderr.count("compiled libclang walk is not built") == 1, said.stderr
+    assert "u.c:2" in said.stdout
+    quiet = _in_copy(copy, run, **{native.PURE_ENV: "1"})
+    assert "compiled libclang walk" not in quiet.stderr and quiet.stdout == said.stdout
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="no C compiler")
+def test_a_build_with_a_compiler_gives_the_compiled_walk_and_refuses_a_stale_one(tmp_path):
+    copy = _copy_tree(tmp_path)
+    done = _build(copy)
+    assert done.returncode == 0 and "not built" not in done.stderr, done.stderr
+    assert len(list((copy / "refcheck").rglob("_cwalk*.so"))) == 1
+    assert _in_copy(copy, WHY).stdout.strip() == "compiled"
+    assert _in_copy(copy, WHY, **{native.PURE_ENV: "1"}).stdout.strip() == "forced"
+    with open(copy / "refcheck" / "frontend" / "_cwalk.c", "a") as f:
+        f.write("/* edited since the build */\n")
+    assert _in_copy(copy, WHY).stdout.strip() == "stale"
