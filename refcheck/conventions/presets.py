@@ -355,12 +355,18 @@ _PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")
 def gir_records(conv: Conventions, tables: dict[str, dict], where: str) -> dict[str, Summary]:
     """GObject-Introspection records (TOML-form tables) for the names whose role the patterns
     do not already decide."""
+    from refcheck.conventions.gir import UNOWNED_CONSTRUCTOR
+
     out = {}
     for name, t in tables.items():
         role = conv.classify(name)
         if role in _PATTERN_ROLES:
             continue
-        if role == "acquire" and t.get("returns") == "unknown":
+        if UNOWNED_CONSTRUCTOR in t:
+            # A constructor's `transfer none` (gtk_label_new's floating widget) is unknown
+            # whatever its `*_new` name says.
+            t = {k: v for k, v in t.items() if k != UNOWNED_CONSTRUCTOR}
+        elif role == "acquire" and t.get("returns") == "unknown":
             # An unannotated gpointer result says nothing: g_malloc's name says it is owned.
             t = {k: v for k, v in t.items() if k != "returns"}
             if not t:
