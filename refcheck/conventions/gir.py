@@ -308,9 +308,11 @@ def check_record(name: str, record, where: str) -> Record:
     """A record table validated (clear errors, never a traceback)."""
     if not isinstance(record, dict):
         raise GirError(f"{where}: {name}: expected a table")
-    unknown = set(record) - {"returns", "arguments"}
+    unknown = set(record) - {"returns", "arguments", UNOWNED_CONSTRUCTOR}
     if unknown:
         raise GirError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
+    if UNOWNED_CONSTRUCTOR in record and (record[UNOWNED_CONSTRUCTOR] is not True or record.get("returns") != "unknown"):
+        raise GirError(f"{where}: {name}: {UNOWNED_CONSTRUCTOR} goes with returns = unknown only")
     if record.get("returns", "borrowed") not in RETURNS:
         raise GirError(f"{where}: {name}: returns must be one of {', '.join(RETURNS)}")
     for position, effect in record.get("arguments", {}).items():
