@@ -10,6 +10,7 @@ from refcheck.conventions.summary import Source
 from refcheck.frontend.clangutil import K, argument_types, has_scalar_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.graph import library_declares
 from refcheck.frontend.unit import in_system_header
 
 
@@ -159,7 +160,8 @@ def opaque_unknown(c, decl, summary, conv) -> bool:
     (...)`, whose documentation says "the caller owns the returned object"): who owns it is the
     library's documentation to say, so it is unknown, not borrowed (no RC010 when the caller
     releases it, issue 32). A complete struct (`struct passwd *getpwnam`) or a string stays
-    borrowed. Only where the conventions ask (`opaque_unknown`: the glib preset's)."""
+    borrowed, and so does a handle of a library with a naming table (OpenSSL's `X509 *`). Only
+    where the conventions ask (`opaque_unknown`: the glib preset's)."""
     if not conv.opaque_unknown or summary.source is not Source.DEFAULT or decl is None:
         return False
     t = c.type.get_canonical()
@@ -169,7 +171,10 @@ def opaque_unknown(c, decl, summary, conv) -> bool:
     if inner.kind != ci.TypeKind.RECORD or inner.get_size() >= 0:
         return False
     loc = decl.location
-    return loc.file is not None and in_system_header(loc)
+    # A library refcheck has a naming table for (OpenSSL) is described: what its table leaves
+    # alone is lent as before (glib-networking's true RC010 on `X509_free (SSL_get_certificate
+    # (ssl))`: "The reference count of the X509 object is not incremented").
+    return loc.file is not None and in_system_header(loc) and not library_declares(conv, decl)
 
 
 # What a call through a function pointer names: a struct member (`klass->finish (...)`, a
