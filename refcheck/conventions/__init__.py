@@ -255,6 +255,11 @@ class Conventions:
     # The installed .gir files of libraries besides GLib (the glib preset: conventions/installed.py),
     # for a callee declared in a system header of one of them: below `summaries`, above the rest.
     installed_gir: tuple = ()
+    # A system header's function nothing describes that returns a pointer to an incomplete struct
+    # (a library's opaque handle: cairo_create) returns an unknown result rather than a borrowed
+    # one: GLib-world libraries document ownership per function, not by TH's names
+    # (frontend.argtypes.opaque_unknown). The glib preset's.
+    opaque_unknown: bool = False
     # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
     # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
     scalar_results: bool = True

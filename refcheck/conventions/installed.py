@@ -90,11 +90,21 @@ def gir_of(girs: tuple[InstalledGir, ...], header: str) -> InstalledGir | None:
 
 
 def _find(girs: tuple[InstalledGir, ...], folder: str) -> InstalledGir | None:
+    """The .gir whose `<c:include>` is in the header's own folder, else the nearest above it: one
+    prefix folder can hold several libraries' headers (/usr/include/gtk-3.0 holds gdk/ and gtk/,
+    and Gdk-3.0.gir, first by name, is no word on gtk/gtklabel.h; issue 32, glib25)."""
     tops = [folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder))]
+    best, rank = None, len(tops) + 1
     for gir in girs:
-        if any(os.path.isfile(os.path.join(top, inc)) for inc in gir.includes for top in tops):
-            return gir
-    return None
+        for inc in gir.includes:
+            for i, top in enumerate(tops):
+                path = os.path.join(top, inc)
+                r = 0 if os.path.dirname(os.path.normpath(path)) == folder else i + 1
+                if r < rank and os.path.isfile(path):
+                    best, rank = gir, r
+        if rank == 0:
+            return best
+    return best
 
 
 def records(conv, gir: InstalledGir, convert) -> dict:

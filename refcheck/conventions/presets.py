@@ -218,6 +218,9 @@ def base_glib() -> Conventions:
         infer_steals=True,
         # Constructors keep what they are given, releasers free what their bodies free (dconf).
         refine_patterns=True,
+        # cairo_create, archive_entry_new's kin: an opaque handle from a library nothing describes
+        # is not taken as lent (frontend.argtypes.opaque_unknown).
+        opaque_unknown=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over.
         **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
@@ -262,6 +265,14 @@ GLIB_RULES: dict[str, dict] = {
     # freed by g_async_queue_new_full's item_free_func when the queue goes): GIR says nothing.
     **{f"g_async_queue_push{how}{locked}": {"arguments": {"1": "store"}}
        for how in ("", "_front", "_sorted") for locked in ("", "_unlocked")},
+    # GMarkup's sub-parsers: g_markup_parse_context_push (context, parser, user_data) keeps the
+    # user data for the pushed parser's callbacks until g_markup_parse_context_pop gives it back
+    # ("Returns: the user data passed to g_markup_parse_context_push()"), and the parent's end
+    # handler that pops frees it (GLib's documented sub-parser pattern; libgxps pushes a new
+    # matrix, brush or path so). A thread pool keeps each pushed item until its function runs
+    # with it ("data: a new task for pool"). GIR says nothing of either gpointer.
+    "g_markup_parse_context_push": {"arguments": {"2": "store"}},
+    "g_thread_pool_push": {"arguments": {"1": "store"}},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_add": {"arguments": {"1": "store"}},
@@ -353,12 +364,18 @@ _PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")
 def gir_records(conv: Conventions, tables: dict[str, dict], where: str) -> dict[str, Summary]:
     """GObject-Introspection records (TOML-form tables) for the names whose role the patterns
     do not already decide."""
+    from refcheck.conventions.gir import UNOWNED_CONSTRUCTOR
+
     out = {}
     for name, t in tables.items():
         role = conv.classify(name)
         if role in _PATTERN_ROLES:
             continue
-        if role == "acquire" and t.get("returns") == "unknown":
+        if UNOWNED_CONSTRUCTOR in t:
+            # A constructor's `transfer none` (gtk_label_new's floating widget) is unknown
+            # whatever its `*_new` name says.
+            t = {k: v for k, v in t.items() if k != UNOWNED_CONSTRUCTOR}
+        elif role == "acquire" and t.get("returns") == "unknown":
             # An unannotated gpointer result says nothing: g_malloc's name says it is owned.
             t = {k: v for k, v in t.items() if k != "returns"}
             if not t:

@@ -10,6 +10,8 @@ from refcheck.conventions.summary import Source
 from refcheck.frontend.clangutil import K, argument_types, has_scalar_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.graph import library_declares
+from refcheck.frontend.unit import in_system_header
 
 
 def unnotified(args, i: int) -> bool:
@@ -150,6 +152,29 @@ def untyped_unknown(c, summary) -> bool:
         return False
     t = c.type.get_canonical()
     return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
+
+
+def opaque_unknown(c, decl, summary, conv) -> bool:
+    """A system header's function nothing describes (no record, no pattern, no GIR) returning a
+    pointer to an incomplete struct, a library's opaque handle (cairo's `cairo_t *cairo_create
+    (...)`, whose documentation says "the caller owns the returned object"): who owns it is the
+    library's documentation to say, so it is unknown, not borrowed (no RC010 when the caller
+    releases it, issue 32). A complete struct (`struct passwd *getpwnam`) or a string stays
+    borrowed, and so does a handle of a library with a naming table (OpenSSL's `X509 *`). Only
+    where the conventions ask (`opaque_unknown`: the glib preset's)."""
+    if not conv.opaque_unknown or summary.source is not Source.DEFAULT or decl is None:
+        return False
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    inner = t.get_pointee().get_canonical()
+    if inner.kind != ci.TypeKind.RECORD or inner.get_size() >= 0:
+        return False
+    loc = decl.location
+    # A library refcheck has a naming table for (OpenSSL) is described: what its table leaves
+    # alone is lent as before (glib-networking's true RC010 on `X509_free (SSL_get_certificate
+    # (ssl))`: "The reference count of the X509 object is not incremented").
+    return loc.file is not None and in_system_header(loc) and not library_declares(conv, decl)
 
 
 # What a call through a function pointer names: a struct member (`klass->finish (...)`, a

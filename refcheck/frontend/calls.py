@@ -14,8 +14,8 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, points_to_scalar, unnotified,
-                                        untyped_unknown, indirect_unknown)
+from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, opaque_unknown, points_to_scalar,
+                                        unnotified, untyped_unknown, indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -281,7 +281,7 @@ class CallLowering(UserData):
                                     if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
-                and not indirect_unknown(c, summary)):
+                and not indirect_unknown(c, summary) and not opaque_unknown(c, decl, summary, self.b.conv)):
             return self.borrowed_result(loc, name, args)
         return None
 

@@ -249,6 +249,13 @@ def installed_record(conv, decl, name: str):
     return records(conv, gir, gir_records).get(name) if gir is not None else None
 
 
+def library_declares(conv, decl) -> bool:
+    """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
+    callee in its own headers: its naming table describes it, whatever name it has."""
+    f = decl.location.file if decl is not None else None
+    return f is not None and any(_in_library(f.name, lib.header) for lib in conv.libraries)
+
+
 @functools.lru_cache(maxsize=4096)
 def _in_library(path: str, header: str) -> bool:
     """A header in the folder of the library's main header (Python.h) or in a folder below it."""
