@@ -232,6 +232,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         if op.null:  # a known NULL, so that later tests of the variable are decided
             new = ObjId(Kind.NULL, op.dst)
             st.objs[new] = Obj(0, Gone.NO, NULL, Origin.NULL, op.loc, "NULL", node)
+        elif op.nonnull:  # an address inside an object (`&p->f[0]`): memory, never NULL
+            new = self.fresh(st, Kind.LOAD, (node, index))
+            st.objs[new] = Obj(0, Gone.NO, NONNULL, Origin.FIELD, op.loc, "address", node)
         self.bind(st, op.dst, new, op.loc, not op.dst.startswith("$"), events)
 
     def op_kill(self, st: State, op: ir.Kill, node: int, index: int, events: list) -> None:
