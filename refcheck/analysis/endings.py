@@ -48,8 +48,9 @@ class Endings:
         elif o.origin in _OURS and o.shared and any(v == oid and t not in self.sink_slots for t, v in st.facts.stored.items()):
             # Handed over by a store into a location that still holds it (`priv->scanner = s;
             # ... destroy (s);`): the release takes the location's reference back. The location
-            # must be cleared before the function returns (`dangling` at the return).
-            st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc)
+            # must be cleared before the function returns (`dangling` at the return); clearing it
+            # gives nothing back then (the reference it held is the one released).
+            st.objs[oid] = replace(o, gone=ended, released_at=op.loc, dropped_at=op.loc, paid=max(0, o.paid - 1))
         elif o.origin is Origin.RESULT and not self.primitive:
             # A destructor (`torch_FloatTensor_free`) releases what its object held: its job.
             self.event(EventKind.RELEASED_BORROWED_RESULT, via, op.loc, st, oid, events)

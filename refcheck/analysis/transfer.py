@@ -232,6 +232,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         if op.null:  # a known NULL, so that later tests of the variable are decided
             new = ObjId(Kind.NULL, op.dst)
             st.objs[new] = Obj(0, Gone.NO, NULL, Origin.NULL, op.loc, "NULL", node)
+        elif op.nonnull:  # an address inside an object (`&p->f[0]`): memory, never NULL
+            new = self.fresh(st, Kind.LOAD, (node, index))
+            st.objs[new] = Obj(0, Gone.NO, NONNULL, Origin.FIELD, op.loc, "address", node)
         self.bind(st, op.dst, new, op.loc, not op.dst.startswith("$"), events)
 
     def op_kill(self, st: State, op: ir.Kill, node: int, index: int, events: list) -> None:
@@ -361,11 +364,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                 pass
             # An owned reference stored: its new holder keeps the object alive past our releases.
             elif o.owned:
-                # A parameter's slot holds that reference (`*pkey = Py_NewRef(key)`): cleared while
-                # a variable here still holds the object (`Py_CLEAR(*pkey)`), it is ours again
-                # (precision 4). Not another location: one overwritten keeps what was handed to it
-                # (precision 9).
-                paid = o.paid + 1 if op.target in self.out_slots else o.paid
+                # The location holds that reference (`*pkey = Py_NewRef(key)`, `Py_INCREF(x);
+                # self->f = x;`): cleared while a variable here still holds the object
+                # (`Py_CLEAR(self->f)`, `Py_XSETREF(self->f, NULL)`), it is ours again (precision
+                # 4, 9). Not a sink's slot: its keeper decides (precision 11).
+                paid = o.paid + 1 if op.target and not op.sink else o.paid
                 st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid))
             else:
                 st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
@@ -376,9 +379,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                 b = st.objs[before]
                 if b.debt:
                     st.objs[before] = replace(b, debt=b.debt - 1)  # that copy is gone
-                elif b.paid and st.holders(before):
+                elif b.paid and st.holders(before) and not b.gone:
                     # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
-                    # Py_DECREF(tmp)`): the reference the location held is now ours.
+                    # Py_DECREF(tmp)`): the reference the location held is now ours. Not an object
+                    # released for good meanwhile (a realloc of the field's block, or a release
+                    # that took the location's reference back): that was the location's.
                     st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
                 elif restores(oid, op.target) and b.shared and not b.owned and b.gone is Gone.NO:
                     # The location's own earlier value put back (`old = s->f; s->f = obj; ...;

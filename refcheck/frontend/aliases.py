@@ -206,6 +206,29 @@ def first_member_base(c):
     return base if field.semantic_parent == record else None
 
 
+_ARRAYS = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
+                     ci.TypeKind.DEPENDENTSIZEDARRAY))
+
+
+def never_null_address(c) -> bool:
+    """`&p->f`, `&s.f`, `&p->arr[i]`, `&local[i]`: the address of a member or of an element of an
+    array (an object, not a pointer), which is never NULL where the expression is defined (issue
+    31, cpy18: guppy3's `zf = &dst->ob_field[0]`). Not `&p[i]` with p a pointer: that is p + i."""
+    x = strip(c)
+    if kind_of(x) != K.UNARY_OPERATOR or unop(x) != "&":
+        return False
+    inner = next(iter(children_of(x)), None)
+    inner = strip(inner) if inner is not None else None
+    if inner is None:
+        return False
+    if kind_of(inner) == K.MEMBER_REF_EXPR:
+        return True
+    if kind_of(inner) != K.ARRAY_SUBSCRIPT_EXPR:
+        return False
+    base = next(iter(children_of(inner)), None)
+    return base is not None and strip(base).type.get_canonical().kind in _ARRAYS
+
+
 def instance_private(b, c) -> str | None:
     """The local x of `foo_get_instance_private (x)`: G_DEFINE_TYPE_WITH_PRIVATE's static inline
     returns `G_STRUCT_MEMBER_P (x, Foo_private_offset)`, an address inside x's own object."""

@@ -12,7 +12,8 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.aliases import aliased, first_member_base, inside, plain_local, union_alias, union_member
+from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, plain_local, union_alias,
+                                      union_member)
 from refcheck.frontend.calls import CallLowering, placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, has_scalar_type, is_expression, kind_of, location,
@@ -69,7 +70,8 @@ class ExpressionLowerer(CallLowering):
             null = src_cursor is None or has_pointer_type(src_cursor)
             self.b.emit(ir.Assign(loc, v, None, null=null))
         else:
-            self.b.emit(ir.Assign(loc, v, src))
+            nonnull = src is None and src_cursor is not None and never_null_address(src_cursor)
+            self.b.emit(ir.Assign(loc, v, src, nonnull=nonnull))
         if src in (None, NULL) and src_cursor is not None and not has_pointer_type(src_cursor):
             # As the local holds it: `unsigned char k = 300;` holds 44 (converted_constant).
             k = converted_constant(src_cursor) if not has_side_effects(src_cursor) else None

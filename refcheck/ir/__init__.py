@@ -100,6 +100,9 @@ class Assign(Op):
     dst: str
     src: str | None
     null: bool = False
+    # The address of a member or of an array's element (`&p->f[0]`, `&local[i]`): untracked,
+    # but never NULL, so a later null test of dst is decided.
+    nonnull: bool = False
 
 
 @dataclass(frozen=True)
@@ -274,7 +277,7 @@ def describe(op: Op, names: dict[str, str]) -> str:
     if isinstance(op, Use):
         return f"{'deref' if op.deref else 'use'} {n(op.var)}"
     if isinstance(op, Assign):
-        return f"{n(op.dst)} = {'NULL' if op.null else n(op.src)}"
+        return f"{n(op.dst)} = {'NULL' if op.null else 'an address' if op.nonnull else n(op.src)}"
     if isinstance(op, Load):
         return f"{n(op.dst)} = {op.what}  [borrowed result]" if op.call else f"{n(op.dst)} = load {op.what}"
     if isinstance(op, Store):

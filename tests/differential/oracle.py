@@ -83,8 +83,9 @@ class Execution:
     # overwriting a location ends the debt of the copy it held (not of copies held elsewhere).
     debts: dict = field(default_factory=dict)
     held: dict = field(default_factory=dict)  # location (g_keep; not a sink's slot) -> its object
-    # Locations whose reference a retain gave them by paying their debt (decision 4): overwritten
-    # while a variable still holds that object, the reference comes back to this function.
+    # Locations holding a reference: an owned one stored (decision 9), or one a retain gave them
+    # by paying their debt (decision 4). Overwritten while a variable still holds that object (and
+    # it was not released since), the reference comes back to this function.
     paid: dict = field(default_factory=dict)
     contents: dict = field(default_factory=dict)  # location or sink slot -> the object last stored
     versions: dict[str, int] = field(default_factory=dict)  # assignments so far, per variable
@@ -333,7 +334,7 @@ class Execution:
             self.debts.pop(s.via, None)
         before = self.contents.get(s.via)
         if self.paid.pop(s.via, None) is before and before is not None and before is not obj \
-                and self.holders(before) > 0:
+                and self.holders(before) > 0 and not (before.released or before.consumed):
             before.owned += 1  # the location's (or sink slot's) reference is ours again
         self.contents[s.via] = obj
         if s.via != "sink":
@@ -341,6 +342,8 @@ class Execution:
         if obj is not None and obj.owned > 0:
             obj.owned -= 1  # memory holds it now
             obj.handed = obj.shared = True
+            if s.via != "sink":  # overwritten while a variable holds it, it is ours again (decision 9)
+                self.paid[s.via] = obj
             if obj.owned == 0:  # borrowed from now on: a release is RC006 (decision 9)
                 obj.released = obj.consumed = False
 

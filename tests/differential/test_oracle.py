@@ -366,6 +366,21 @@ def test_decision_4_a_paid_location_overwritten_gives_its_reference_back():
     assert run([Retain(), Store("p"), Store("p"), Retain()], returns="void") == {("RC001", "}")}
 
 
+def test_decision_9_a_location_overwritten_gives_an_owned_reference_back():
+    """t0 = new; g_keep = t0; g_keep = p;: the reference handed to g_keep is ours again once g_keep
+    is overwritten while t0 still holds the object (CPython's Py_XSETREF(self->f, NULL) after
+    Py_INCREF(x); Py_XSETREF(self->f, x)); one a release took back first is not given back."""
+    handed = [NEW("t0"), Store("t0"), Store("p")]
+    assert run(handed + [Release("t0")], returns="void") == set()
+    assert run(handed, returns="void") == {("RC001", "}")}
+    taken = [NEW("t0"), Store("t0"), Release("t0"), Store("p")]
+    assert run(taken, returns="void") == set()
+    assert run(taken + [Release("t0")], returns="void") == {("RC002", "THFloatTensor_free(t0);")}
+    # A sink's slot is not a location the function clears: its keeper decides.
+    assert run([NEW("t0"), Store("t0", via="sink"), Store("p", via="sink"), Release("t0")], returns="void") == {
+        ("RC006", "THFloatTensor_free(t0);"), ("RC009", "THCThreadLocal_set(g_local, p);")}
+
+
 def test_an_enum_switch_takes_one_case_and_agrees_with_later_switches():
     every = Switch(((0, ()), (1, ()), (2, (Release("t0"),))))
     assert run([NEW("t0"), every, Release("t0")], returns="void") == {("RC002", "THFloatTensor_free(t0);")}
