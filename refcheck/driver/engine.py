@@ -392,7 +392,7 @@ class _UnitCheck:
             self._learn(index, hit.summary)
             return None
         marks = (len(self.findings), len(self.result.errors), self.result.functions, dict(self.counts))
-        known = plan.known(index, self.across) if not self.second else None
+        known = plan.known(index) if not self.second else None
         self.summaries.asked, self.summaries.marks_read = set(), set()
         own = DEFAULT
         self.how[index] = How.CHECKED if known is None else How.SHARED
@@ -456,7 +456,7 @@ class _UnitCheck:
             if cfg is None:  # nothing in it can produce a finding
                 self.counts["skipped"] += 1
                 if fn is top:
-                    plan.skipped(index, frozenset(self.summaries.asked), self.across)
+                    plan.skipped(index, frozenset(self.summaries.asked))
                 continue
             queue[:0] = cfg.lambdas
             res, shared = plan.analyse(cfg, lambda g: self.across.analyse(
@@ -466,7 +466,7 @@ class _UnitCheck:
             if res.proved and not shared:  # analysed by the first pass alone (`analysis.prepass`)
                 self.counts["proved"] += 1
             if fn is top:
-                plan.analysed(index, cfg, res, frozenset(self.summaries.asked), self.across)
+                plan.analysed(index, cfg, res, frozenset(self.summaries.asked))
                 own = res.summary if relevant else DEFAULT
             self.emit(res, fn, top)
             # The graph dies before the collection at the block's end, which would otherwise

@@ -13,13 +13,6 @@ definitions another unit may repeat: those of a file an earlier unit of this pro
 definitions from (a header), and every definition of a main file an earlier unit had (a twin
 compilation). Equal keys, equal
 analyses; the graph is still built (the key is the built graph), only the exploration is saved.
-
-A definition the unit's plan gave an instance key (`instances.py`: its printed text, the
-declarations it names, the conventions' verdicts, its place) is not even built where an earlier
-unit checked a definition with the same instance key, the same inferred records of the names it
-renamed, the same conventions and bounds (`prebuilt`): GObject's type macros write about twenty
-helpers per class at one place in a header, built in every unit that includes it (appstream-glib:
-24,000 header definitions in 58 units, a third of its definitions' CPU; glib25, gtime2).
 """
 
 from __future__ import annotations
@@ -33,9 +26,6 @@ from refcheck.reuse.renaming import class_key, renamed_result, renamer
 LIMIT = 20_000
 
 _DONE: dict[bytes, tuple] = {}
-# Instance-key digest -> (the result or None, the first member's names, the names its check
-# asked): `plan.Plan.prebuilt`'s entries, for the units after the one that made them.
-_PREBUILT: dict[bytes, tuple] = {}
 _MAINS: set[str] = set()  # the main files of the units this process has checked
 # File -> the main file of the first unit that analysed a definition in it: a file only one
 # unit's definitions come from (torch7's generic/*.c bodies, each included by one unit) is
@@ -73,34 +63,6 @@ class Across:
         if not (_ON[0] and self.share):
             return False
         return self.twin or _FILES.setdefault(cfg.loc.file, self.main) != self.main
-
-    def _file_eligible(self, file: str) -> bool:
-        if not (_ON[0] and self.share) or self.conv.inferred is None:
-            return False
-        return self.twin or _FILES.setdefault(file, self.main) != self.main
-
-    def instance_digest(self, instance: tuple) -> bytes | None:
-        """The process-wide key of an instance key (`plan`'s (key, names)) whose definition
-        another unit of this process may have checked, with the inferred records of its names,
-        the conventions and the bounds; None where the definition's file is not shared."""
-        key, names = instance
-        if not self._file_eligible(key[0].file):  # the key's place
-            return None
-        known = self.conv.inferred.known
-        text = repr((key, tuple(known.get(n) for n in names), self.which))
-        return hashlib.blake2b(text.encode(), digest_size=20).digest()
-
-    def prebuilt(self, digest: bytes | None) -> tuple | None:
-        """An earlier unit's outcome for this instance digest: (result or None, names, asked)."""
-        return _PREBUILT.get(digest) if digest is not None else None
-
-    def keep(self, digest: bytes | None, outcome: tuple) -> None:
-        """Keeps a unit's outcome for a definition of a shared file, by instance digest."""
-        if digest is None:
-            return
-        if len(_PREBUILT) >= LIMIT:
-            _PREBUILT.clear()
-        _PREBUILT[digest] = outcome
 
     def analyse(self, cfg, analyze, keyed: tuple | None = None):
         """`analyze(cfg)`, or the result an identical graph had in an earlier unit (`took`).
@@ -155,7 +117,6 @@ class Across:
 def forget() -> None:
     """Drops every kept analysis, and stops keeping them (tests)."""
     _DONE.clear()
-    _PREBUILT.clear()
     _MAINS.clear()
     _FILES.clear()
     _ON[0] = False

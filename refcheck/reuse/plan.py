@@ -58,9 +58,6 @@ class Plan:
         # The class key of the graph `analyse` is analysing (the graph, (key, tokens))), for the
         # process's sharing (`across`) to take instead of writing the same key again.
         self._keyed: tuple | None = None
-        # Definition -> its instance key's digest in the process (`across.instance_digest`), made
-        # before its check: the inferred records it holds are those the check began with.
-        self._digests: dict[int, bytes | None] = {}
         left = [i for i in selected if self.sites[places[i]] > 1 and not cached(i)] if share else []
         if _instances_pay(parsed, places, left, keys_from):
             self._key_instances(parsed, places, left)
@@ -88,39 +85,22 @@ class Plan:
         one place, so every place is class-keyed."""
         self.alone = set()
 
-    def known(self, index: int, across=None) -> Known | None:
-        """The outcome an earlier definition with the same instance key had, in this unit or (by
-        `across`, the process's sharing) in an earlier unit, renamed for this one (the summaries
-        it used too)."""
+    def known(self, index: int) -> Known | None:
+        """The outcome an earlier definition with the same instance key had, renamed for this one
+        (the summaries it used too)."""
         instance = self.instance_keys.get(index)
-        if instance is None:
-            return None
-        got = self.prebuilt.get(instance[0])
-        if got is None and across is not None:
-            got = across.prebuilt(self._digest(index, across))
-            if got is not None:
-                self.prebuilt[instance[0]] = got  # its instances in this unit, by the unit's key
+        got = self.prebuilt.get(instance[0]) if instance is not None else None
         if got is None:
             return None
         result, names, asked = got
         rename = renamer(names, instance[1])
         return Known(None if result is None else renamed_result(result, rename), frozenset(map(rename, asked)))
 
-    def skipped(self, index: int, asked: frozenset = frozenset(), across=None) -> None:
+    def skipped(self, index: int, asked: frozenset = frozenset()) -> None:
         """Definition `index` had nothing that could produce a finding: so do its instances."""
         instance = self.instance_keys.get(index)
         if instance is not None:
-            self._keep(index, instance, (None, instance[1], asked), across)
-
-    def _digest(self, index: int, across) -> bytes | None:
-        """Definition `index`'s instance digest in the process (`across`), made before its check."""
-        got = self._digests[index] = across.instance_digest(self.instance_keys[index])
-        return got
-
-    def _keep(self, index: int, instance: tuple, outcome: tuple, across) -> None:
-        self.prebuilt[instance[0]] = outcome
-        if across is not None:  # under the digest made before the check: its records were read then
-            across.keep(self._digests.pop(index, None), outcome)
+            self.prebuilt[instance[0]] = (None, instance[1], asked)
 
     def analyse(self, cfg, analyze) -> tuple[object, bool]:
         """`analyze(cfg)`, or an earlier member's result for an identical graph: (result, shared)."""
@@ -144,12 +124,12 @@ class Plan:
         got = self._keyed
         return got[1] if got is not None and got[0] is cfg else None
 
-    def analysed(self, index: int, cfg, result, asked: frozenset = frozenset(), across=None) -> None:
+    def analysed(self, index: int, cfg, result, asked: frozenset = frozenset()) -> None:
         """Definition `index`'s own graph was analysed (asking for the summaries `asked`): later
-        instances take its result, in this unit and (`across`) in the process's later units."""
+        instances take its result."""
         instance = self.instance_keys.get(index)
         if instance is not None and not cfg.lambdas:
-            self._keep(index, instance, (renamed_result(result, _same), instance[1], asked), across)
+            self.prebuilt[instance[0]] = (renamed_result(result, _same), instance[1], asked)
 
 
 def shared_instances(parsed, conv):
