@@ -460,7 +460,7 @@ class _UnitCheck:
                 continue
             queue[:0] = cfg.lambdas
             res, shared = plan.analyse(cfg, lambda g: self.across.analyse(
-                g, lambda h: analyze(h, conv, settings.max_states, settings.function_seconds)))
+                g, lambda h: analyze(h, conv, settings.max_states, settings.function_seconds), plan.keyed(g)))
             shared = shared or self.across.took
             self.counts["shared" if shared else "analysed"] += 1
             if res.proved and not shared:  # analysed by the first pass alone (`analysis.prepass`)

@@ -64,20 +64,24 @@ class Across:
             return False
         return self.twin or _FILES.setdefault(cfg.loc.file, self.main) != self.main
 
-    def analyse(self, cfg, analyze):
+    def analyse(self, cfg, analyze, keyed: tuple | None = None):
         """`analyze(cfg)`, or the result an identical graph had in an earlier unit (`took`).
         Either way the records asked are the analysis's: the key's own asks are undone, and a
-        taken result's asks (noted where it was made) are asked again."""
+        taken result's asks (noted where it was made) are asked again. `keyed`: the graph's
+        (key, tokens) where the unit's plan wrote them already (its asks are the plan's)."""
         table = self.conv.inferred
         self.took = False
         if table is None or not self.eligible(cfg):
             return analyze(cfg)
         asked, ever = table.asked, table.ever
-        table.asked, table.ever = set(), set()
-        try:
-            key, tokens = class_key(cfg, self.conv)
-        finally:
-            table.asked, table.ever = asked, ever
+        if keyed is not None:
+            key, tokens = keyed
+        else:
+            table.asked, table.ever = set(), set()
+            try:
+                key, tokens = class_key(cfg, self.conv)
+            finally:
+                table.asked, table.ever = asked, ever
         if key[0] == "unshared":
             return analyze(cfg)
         digest = self._digest(key, tokens, table.known)

@@ -55,6 +55,9 @@ class Plan:
         self.prebuilt: dict = {}  # instance key -> (result or None, the first member's names)
         self.alone: set = set()
         self.key_seconds = 0.0
+        # The class key of the graph `analyse` is analysing (the graph, (key, tokens))), for the
+        # process's sharing (`across`) to take instead of writing the same key again.
+        self._keyed: tuple | None = None
         left = [i for i in selected if self.sites[places[i]] > 1 and not cached(i)] if share else []
         if _instances_pay(parsed, places, left, keys_from):
             self._key_instances(parsed, places, left)
@@ -107,9 +110,19 @@ class Plan:
         got = self.classes.get(key)
         if got is not None:
             return renamed_result(got[0], renamer(got[1], tokens)), True
-        res = analyze(cfg)
+        self._keyed = (cfg, (key, tokens))
+        try:
+            res = analyze(cfg)
+        finally:
+            self._keyed = None
         self.classes[key] = (renamed_result(res, _same), tokens)
         return res, False
+
+    def keyed(self, cfg) -> tuple | None:
+        """(key, tokens): the class key `analyse` wrote for `cfg`, while it analyses that graph;
+        else None. The same graph at the same moment: `class_key`'s value again."""
+        got = self._keyed
+        return got[1] if got is not None and got[0] is cfg else None
 
     def analysed(self, index: int, cfg, result, asked: frozenset = frozenset()) -> None:
         """Definition `index`'s own graph was analysed (asking for the summaries `asked`): later
