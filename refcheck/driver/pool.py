@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 
 from refcheck.conventions import Conventions
 from refcheck.driver import forking, joblog
+from refcheck.driver.limits import OUT_OF_MEMORY, StderrWatch, bound_memory, signal_name
 from refcheck.findings import ToolError, UnitResult
 
 
@@ -85,23 +86,6 @@ class Outcome:
     waited: tuple = ()
 
 
-OUT_OF_MEMORY = "not checked: out of memory (over the per-worker bound of {} MiB, max-memory)"
-
-
-def _bound_memory(limit: int | None) -> None:
-    if not limit:
-        return
-    try:
-        import resource
-
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError, AttributeError):  # pragma: no cover - no RLIMIT_AS
-        pass
-
-
 def _worker(conn, options: Options, parent: int | None = None, gate: tuple | None = None) -> None:
     """`gate`: (read, write) ends of the pipe the parent grants a shared parse's children their
     slots on (forking.py); None: no shared parse (spawn)."""
@@ -109,7 +93,7 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
         os.close(gate[1])
     if parent is not None:
         forking.die_with_parent(parent)
-    _bound_memory(options.max_memory)
+    bound_memory(options.max_memory)
     from refcheck.reuse import across
 
     across.start()  # this worker's units share their identical analyses (headers, twins)
@@ -154,7 +138,7 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
             settings.summaries = job.summaries
         settings.earlier = job.earlier
         cpu = time.process_time()
-        with _StderrWatch() as watch:
+        with StderrWatch() as watch:
             try:
                 result = engine.check_unit(job.path, settings)
                 cacheable = True
@@ -267,62 +251,6 @@ def _hashes(result: UnitResult, root: str, job: Job) -> dict:
     hasher = FileHasher()
     files = {job.path} | {os.path.normpath(os.path.join(root, p)) for p in result.includes}
     return {p: hasher.hash(p) for p in sorted(files)}
-
-
-class _StderrWatch:
-    """Captures what libclang writes to fd 2 during one unit, passes it on afterwards, and says
-    whether LLVM reported a failed allocation ("LLVM ERROR: out of memory"): libclang's crash
-    recovery turns that into a failed parse that looks like any other."""
-
-    def __enter__(self):
-        import tempfile
-
-        try:
-            self.file = tempfile.TemporaryFile()
-            self.saved = os.dup(2)
-            os.dup2(self.file.fileno(), 2)
-        except OSError:
-            self.file = None
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.text = b""
-        if self.file is None:
-            return
-        os.dup2(self.saved, 2)
-        os.close(self.saved)
-        try:
-            self.file.seek(0)
-            self.text = self.file.read(1 << 20)
-            self.file.close()
-            if self.text:
-                os.write(2, self.text)
-        except OSError:
-            pass
-
-    @property
-    def out_of_memory(self) -> bool:
-        return b"LLVM ERROR: out of memory" in self.text
-
-
-def default_memory(workers: int) -> int | None:
-    """The machine's memory shared among the workers (and the parent), in bytes, at least
-    1 GiB each; None where the machine's memory cannot be found."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return None
-    # A worker maps ~0.7 GiB before its first unit (libclang, the engine's 512 MiB stack).
-    return max(2 << 30, total // (max(1, workers) + 1))
-
-
-def _signal_name(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit status {code}"
 
 
 def run(jobs: list[Job], options: Options, workers: int, timeout: float,
@@ -550,7 +478,7 @@ def _children(w: _Worker, outcome: "Outcome") -> list:
         elif c.error:
             o = Outcome(job, UnitResult(file=job.display, errors=[ToolError(job.display, c.error)]), False)
         else:
-            o = _failed(job, f"not checked: the worker process died ({_signal_name(c.died)}) "
+            o = _failed(job, f"not checked: the worker process died ({signal_name(c.died)}) "
                              f"while parsing or analyzing this unit")
         o.worker = slot
         if c is not None and c.part is not None:
@@ -585,7 +513,7 @@ def _collect(w: _Worker) -> Outcome | None:
     except (EOFError, OSError):
         pass
     w.process.join(timeout=5)
-    return _failed(job, f"not checked: the worker process died ({_signal_name(w.process.exitcode)}) "
+    return _failed(job, f"not checked: the worker process died ({signal_name(w.process.exitcode)}) "
                         f"while parsing or analyzing this unit")
 
 

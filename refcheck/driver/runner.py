@@ -412,10 +412,10 @@ def _jobs(todo: list, request: Request, cache: Cache, keys: dict, summaries: dic
 
 def _worker_options(request: Request, config: Config, functions: str | None, summaries: dict | None):
     """What the workers need under `config` (the run's or a nested one), the run's memory bound."""
-    from refcheck.driver import pool
+    from refcheck.driver import limits, pool
 
     run = request.config
-    memory = (run.max_memory << 20) if run.max_memory else pool.default_memory(request.jobs)
+    memory = (run.max_memory << 20) if run.max_memory else limits.default_memory(request.jobs)
     return pool.Options(config.conventions, run.root, config.max_states, config.function_seconds, memory,
                         functions, summaries)
 
