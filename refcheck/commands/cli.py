@@ -253,32 +253,38 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
                 click.echo(text, nl=False, color=coloured or None)
             result.timings["report"] = time.monotonic() - started
 
-            for note in report.notes:
-                click.echo(f"refcheck: {note}", err=True)
-            if not quiet:
-                # Once per run, from this process only (workers never say it): the install has no
-                # compiled walk. REFCHECK_PURE_PYTHON=1 (a CI that has no compiler) silences it.
-                from refcheck.frontend import native
-
-                line = native.notice()
-                if line:
-                    click.echo(line, err=True)
-            for line in report.explanations:
-                click.echo(f"refcheck: cache: {line}", err=True)
-            if output or fmt != "text":
-                # The report is in a file or for a program: a run that failed must still say why
-                # on the console, not only inside report.html.
-                for err in result.errors:
-                    if err.severity == "error":
-                        click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
-            if statistics:
-                click.echo(_statistics(report), err=True)
-            if not quiet:
-                # Always on stderr whatever the format: stdout (or -o) holds the report alone.
-                click.echo(_summary(report), err=True)
+            _console_notes(report, fmt, output, statistics, quiet)
             return _exit_code(result, exit_zero)
 
     sys.exit(_guarded(body))
+
+
+def _console_notes(report, fmt: str, output, statistics: bool, quiet: bool) -> None:
+    """What a run says on stderr after its report: notes, the compiled walk's absence, the cache's
+    explanations, errors where the report is not on the console, statistics, the summary."""
+    for note in report.notes:
+        click.echo(f"refcheck: {note}", err=True)
+    if not quiet:
+        # Once per run, from this process only (workers never say it): the install has no
+        # compiled walk. REFCHECK_PURE_PYTHON=1 (a CI that has no compiler) silences it.
+        from refcheck.frontend import native
+
+        line = native.notice()
+        if line:
+            click.echo(line, err=True)
+    for line in report.explanations:
+        click.echo(f"refcheck: cache: {line}", err=True)
+    if output or fmt != "text":
+        # The report is in a file or for a program: a run that failed must still say why
+        # on the console, not only inside report.html.
+        for err in report.result.errors:
+            if err.severity == "error":
+                click.echo(f"{_error_where(err)}: error: {err.message}", err=True)
+    if statistics:
+        click.echo(_statistics(report), err=True)
+    if not quiet:
+        # Always on stderr whatever the format: stdout (or -o) holds the report alone.
+        click.echo(_summary(report), err=True)
 
 
 STDIN_DEFAULT_NAME = "stdin.c"
