@@ -306,6 +306,13 @@ def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: b
     return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
 
 
+def _still_stored(tu, used) -> bool:
+    """`vtables.still_stored`: the slots a cached check called through hold the same functions."""
+    from refcheck.frontend.vtables import still_stored
+
+    return still_stored(tu, used)
+
+
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:
     """The unit's suppression comments, and the extents of the definitions in their files (an
     `ignore-function` covers one), root-relative, for the run's suppression filter."""
@@ -377,6 +384,8 @@ class _UnitCheck:
             self._put(table, key, index)
             return earlier
         hit = table.get(key) if table is not None and not self.second else None
+        if hit is not None and not _still_stored(self.parsed.tu, hit.used):
+            hit = None  # a function-pointer slot it called through holds other functions now
         if hit is not None:
             # Taken as it is: a summary it used that this unit's table contradicts at the end
             # makes it stale, like an analysed function's (`stale`).
