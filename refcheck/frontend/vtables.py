@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import DEFAULT, Returns, Source, Summary, agreed
+from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.unit import in_system_header
 
@@ -179,6 +179,7 @@ def joined(records: list[Summary]) -> Summary:
     them says anything."""
     if not records or not any(r.says_something for r in records):
         return DEFAULT
+    records = _given_up(records)
     out = records[0]
     for r in records[1:]:
         out = agreed(out, r)
@@ -186,6 +187,20 @@ def joined(records: list[Summary]) -> Summary:
         out = replace(out, returns=Returns.UNKNOWN, returned=None, owned_if_null=None, unless_singleton=None,
                       members=(), floating=False, may_fail=False)
     return replace(out, source=Source.INFERRED, assumed=any(r.assumed for r in records))
+
+
+def _given_up(records: list[Summary]) -> list[Summary]:
+    """The records with a position that every one gives up, some by a release and some by a
+    take-over (guppy3's `hv_relate_visit` hands its relator to a list and releases it, the
+    other visitor releases it), saying CONSUME there: the caller's reference is gone either way,
+    and a later use of the object is no use after a release where one only took it over."""
+    effects = [dict(r.arguments) for r in records]
+    mixed = {p for p in effects[0] if all(e.get(p) in (Effect.RELEASE, Effect.CONSUME) for e in effects)
+             and len({e[p] for e in effects}) > 1}
+    if not mixed:
+        return records
+    return [replace(r, arguments=tuple((p, Effect.CONSUME if p in mixed else e) for p, e in r.arguments))
+            for r in records]
 
 
 def noted(slot, stores: Stores) -> str:
