@@ -260,6 +260,7 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
                       if n in summaries.known and externally_visible(fn)
                       and (s := exported(summaries.known[n])).says_something}
+    result.exports.update(_slot_exports(parsed.tu, prep.conv))
     if table is not None:
         fntables.save(table, result)
     if result.imported:  # the run may check it again (phase 2): these checks may repeat
@@ -311,6 +312,13 @@ def _still_stored(tu, used) -> bool:
     from refcheck.frontend.vtables import still_stored
 
     return still_stored(tu, used)
+
+
+def _slot_exports(tu, conv) -> dict:
+    """`vtables.exports`: the records of the function-pointer slots the unit stores into."""
+    from refcheck.frontend.vtables import exports
+
+    return exports(tu, conv)
 
 
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:

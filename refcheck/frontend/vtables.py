@@ -224,17 +224,45 @@ def still_stored(tu, used) -> bool:
 
 def stored_record(b, call) -> Summary | None:
     """The joined record of a call through a slot the unit fills with a closed set of functions,
-    else None (today's record stands). Notes the slot's stores as asked (`noted`)."""
+    else, where the unit stores nothing there, the record the other units export for the slot
+    (`exports`: the run's table, phase 2), else None (today's record stands). Notes the slot's
+    stores as asked (`noted`)."""
     kids = list(call.get_children())
     slot = slot_of(kids[0]) if kids else None
     if slot is None or foreign(slot, b.conv.library_header):
         return None
-    stores = stores_of(call.translation_unit).get(slot.get_usr())
+    usr = slot.get_usr()
+    stores = stores_of(call.translation_unit).get(usr)
+    table = b.conv.inferred
+    if table is not None:
+        table.asked.add(noted(slot, stores or Stores()))
     if stores is None:
-        return None
-    if b.conv.inferred is not None:
-        b.conv.inferred.asked.add(noted(slot, stores))
+        other = table.get(SLOT + usr) if table is not None else None
+        return other if other is not None and other.says_something else None
     if not stores.closed:
         return None
     record = joined([b.conv.summary(f) for f in stores.functions])
     return record if record.says_something else None
+
+
+# The name under which a unit exports a slot's record to the run's table (`exports`), and the
+# record of a slot a unit leaves open or knows nothing of: in the run's join (`summary.agreed`)
+# no argument is taken over and the result is unknown, whatever other units store.
+SLOT = "(slot) "
+OPEN = Summary(returns=Returns.UNKNOWN, source=Source.INFERRED)
+
+
+def exports(tu, conv) -> dict:
+    """The records of the slots the unit stores into, for the units that call through them and
+    store nothing there: the join of what it stores where the set is closed, else OPEN. Only a
+    unit that called through a slot has walked its stores (`stores_of`); the others export none."""
+    from refcheck.conventions.summary import exported
+
+    ref = _UNIT[0]
+    if ref is None or ref() is not tu:
+        return {}
+    out = {}
+    for usr, st in _UNIT[1].items():
+        record = exported(joined([conv.summary(f) for f in st.functions])) if st.closed else OPEN
+        out[SLOT + usr] = record if record.says_something else OPEN
+    return out
