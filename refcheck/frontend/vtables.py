@@ -238,23 +238,31 @@ def stored_record(b, call) -> Summary | None:
         table.asked.add(noted(slot, stores or Stores()))
     if stores is None:
         other = table.get(SLOT + usr) if table is not None else None
-        return other if other is not None and other.says_something else None
+        return other if other is not None and adds(other) else None
     if not stores.closed:
         return None
     record = joined([b.conv.summary(f) for f in stores.functions])
-    return record if record.says_something else None
+    return record if adds(record) else None
 
 
-# The name under which a unit exports a slot's record to the run's table (`exports`), and the
-# record of a slot a unit leaves open or knows nothing of: in the run's join (`summary.agreed`)
-# no argument is taken over and the result is unknown, whatever other units store.
+# The name under which a unit exports a slot's record to the run's table (`exports`). A slot a
+# unit leaves open, or whose join adds nothing (`adds`), is exported as DEFAULT: in the run's join
+# (`summary.agreed`) no argument is then taken over and the result is unknown, whatever other
+# units store, and where every unit says nothing the table has no entry (no unit is checked again).
 SLOT = "(slot) "
-OPEN = Summary(returns=Returns.UNKNOWN, source=Source.INFERRED)
+
+
+def adds(record: Summary) -> bool:
+    """Whether a joined record says more than a call through a pointer nothing describes: an
+    argument effect, an owned result, an end."""
+    return bool(record.arguments or record.conditional) or record.returns is Returns.OWNED \
+        or record.ends is not DEFAULT.ends
 
 
 def exports(tu, conv) -> dict:
     """The records of the slots the unit stores into, for the units that call through them and
-    store nothing there: the join of what it stores where the set is closed, else OPEN. Only a
+    store nothing there: the join of what it stores where the set is closed and it adds something, else
+    DEFAULT. Only a
     unit that called through a slot has walked its stores (`stores_of`); the others export none."""
     from refcheck.conventions.summary import exported
 
@@ -263,6 +271,6 @@ def exports(tu, conv) -> dict:
         return {}
     out = {}
     for usr, st in _UNIT[1].items():
-        record = exported(joined([conv.summary(f) for f in st.functions])) if st.closed else OPEN
-        out[SLOT + usr] = record if record.says_something else OPEN
+        record = exported(joined([conv.summary(f) for f in st.functions])) if st.closed else DEFAULT
+        out[SLOT + usr] = record if adds(record) else DEFAULT
     return out

@@ -31,11 +31,11 @@ void use_ops(const Ops *ops)
 """
 
 
-def _found(project, lib: str) -> list:
+def _found(project, lib: str, *more: str) -> list:
     project.write("ops.h", HEADER)
     project.write("lib.c", lib)
     project.write("user.c", USER)
-    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c")
+    r = project.run("check", "-j", "1", "--no-cache", "--format", "json", "lib.c", "user.c", *more)
     return sorted((f["file"], f["rule"], f["line"]) for f in json.loads(r.out)["findings"]), r.out + r.err
 
 
@@ -47,3 +47,17 @@ def test_a_field_another_unit_fills_with_releasers_takes_the_argument_over(proje
 def test_a_field_another_unit_fills_with_a_reader_leaves_the_leak(project):
     found, out = _found(project, LIB % ("obj_peek", "(void)o;", "obj_peek"))
     assert found == [("lib.c", "RC001", 7), ("user.c", "RC001", 6)], out
+
+
+OPENED = """#include "ops.h"
+void set_ops(Ops *ops, void (*given)(Obj *o)) { ops->dispose = given; Obj *o = obj_new(); ops->dispose(o); }
+"""
+
+
+def test_a_unit_that_stores_another_value_opens_the_field_for_every_unit(project):
+    # other.c calls through the field too, in a function with something to check: a unit exports
+    # the slots it stores into where it walked its stores, at the first call through a slot that
+    # a check lowers (vtables.exports; docs/semantics.md).
+    project.write("other.c", OPENED)
+    found, out = _found(project, LIB % ("quiet_obj_free", "free(o);", "quiet_obj_free"), "other.c")
+    assert found == [("other.c", "RC001", 2), ("user.c", "RC001", 6)], out
