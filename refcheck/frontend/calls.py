@@ -297,8 +297,8 @@ class CallLowering(UserData):
         (p, NULL) allocates; realpath (p, buf) returns buf), a destructor's contents already
         taken through its container's field left untracked (`contents_taken`)."""
         record = self.b.summary_of(decl, name)
-        if record.source is Source.DEFAULT:  # a function-pointer slot the unit fills (frontend.vtables)
-            record = stored_record(self.b, c) or record
+        # A call through a function-pointer slot the unit fills: its stored functions' join.
+        record = (stored_record(self.b, c) if record.source is Source.DEFAULT else None) or record
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)

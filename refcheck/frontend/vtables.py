@@ -9,8 +9,9 @@ does: `joined`. A slot is closed in a unit where its record type (or the variabl
 outside system and library headers and every store the unit makes into it, in a function body
 (`x->f = g`, `x.f = g`, `fp = g`) or an initializer (positional or designated, `static` tables),
 is a function (casts and `&` looked through), NULL, or the same slot's value; any other store (a
-parameter, a variable, a call's result) or its address taken opens it. Stores in other units are
-not seen: the set is the unit's (docs/semantics.md).
+parameter, a variable, a call's result) or its address taken opens it. A unit that stores nothing
+into a slot gets the join the other units export (`exports`, the run's table in phase 2);
+docs/semantics.md says what is not seen.
 """
 
 from __future__ import annotations
