@@ -284,7 +284,9 @@ def test_engine_analyzes_every_defined_function() -> None:
 INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      "fixture_lua_FloatTensor_retain": "retain",
                      # glib_pattern_bodies.c: releasers by name, whose bodies say which parameters.
-                     "verify_and_free": "release", "pair_free": "release"}
+                     "verify_and_free": "release", "pair_free": "release",
+                     # vtable_slots.c: releasers by name, stored into a dispose field.
+                     "obj_free": "release", "quiet_obj_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

@@ -260,6 +260,7 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
                       if n in summaries.known and externally_visible(fn)
                       and (s := exported(summaries.known[n])).says_something}
+    result.exports.update(_slot_exports(parsed.tu, prep.conv))
     if table is not None:
         fntables.save(table, result)
     if result.imported:  # the run may check it again (phase 2): these checks may repeat
@@ -304,6 +305,20 @@ def _part(result: UnitResult, unit_errors: int, table, records: dict, partial: b
     if table is not None and table.rejected:
         fntables.save(table, result, write=False)
     return shards.Part(result, records, dict(table._new) if table is not None else {}, partial, planned)
+
+
+def _still_stored(tu, used) -> bool:
+    """`vtables.still_stored`: the slots a cached check called through hold the same functions."""
+    from refcheck.frontend.vtables import still_stored
+
+    return still_stored(tu, used)
+
+
+def _slot_exports(tu, conv) -> dict:
+    """`vtables.exports`: the records of the function-pointer slots the unit stores into."""
+    from refcheck.frontend.vtables import exports
+
+    return exports(tu, conv)
 
 
 def _carry_comments(parsed, result: UnitResult, root: str) -> None:
@@ -377,6 +392,8 @@ class _UnitCheck:
             self._put(table, key, index)
             return earlier
         hit = table.get(key) if table is not None and not self.second else None
+        if hit is not None and not _still_stored(self.parsed.tu, hit.used):
+            hit = None  # a function-pointer slot it called through holds other functions now
         if hit is not None:
             # Taken as it is: a summary it used that this unit's table contradicts at the end
             # makes it stale, like an analysed function's (`stale`).

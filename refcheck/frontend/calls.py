@@ -34,6 +34,7 @@ from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, parse_outputs, result_split
 from refcheck.frontend.userdata import KEPT, UserData
+from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address
 
 
@@ -296,6 +297,8 @@ class CallLowering(UserData):
         (p, NULL) allocates; realpath (p, buf) returns buf), a destructor's contents already
         taken through its container's field left untracked (`contents_taken`)."""
         record = self.b.summary_of(decl, name)
+        # A call through a function-pointer slot the unit fills: its stored functions' join.
+        record = (stored_record(self.b, c) if record.source is Source.DEFAULT else None) or record
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)

@@ -1,0 +1,277 @@
+"""Records for calls through a function pointer that the unit fills itself: a struct's
+function-pointer field (`r->visit (kind, o, r)`, `alloc->free (ctx, p)`) or a file-scope
+function-pointer variable, joined from the functions the unit stores there.
+
+C writes interfaces as tables of function pointers (TH's THAllocator, CPython's visitors, libuv's
+callbacks); a call through one has no record of its own (`argtypes.indirect_unknown`). Where the
+set of functions stored into the slot is closed (`Stores`), the call does what every one of them
+does: `joined`. A slot is closed in a unit where its record type (or the variable) is declared
+outside system and library headers and every store the unit makes into it, in a function body
+(`x->f = g`, `x.f = g`, `fp = g`) or an initializer (positional or designated, `static` tables),
+is a function (casts and `&` looked through), NULL, or the same slot's value; any other store (a
+parameter, a variable, a call's result) or its address taken opens it. A unit that stores nothing
+into a slot gets the join the other units export (`exports`, the run's table in phase 2);
+docs/semantics.md says what is not seen.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, replace
+
+import clang.cindex as ci
+
+from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
+from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
+from refcheck.frontend.unit import in_system_header
+
+# The prefix of the name a check notes for each slot whose record it used (`noted`): the cache
+# takes a check's outcome again only where the unit still stores the same functions there.
+NOTE = "(stored) "
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The functions a unit stores into one slot (by name, sorted) and whether anything else is."""
+
+    functions: tuple = ()
+    open: bool = False
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.functions) and not self.open
+
+
+def slot_of(callee):
+    """The slot a call's callee expression names (a FIELD_DECL, or a file-scope VAR_DECL of
+    function-pointer type), or None."""
+    x = callee
+    while x is not None and kind_of(x) in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR) or (
+            x is not None and kind_of(x) == K.UNARY_OPERATOR):
+        kids = list(x.get_children())
+        x = kids[-1] if kids else None
+    if x is None or kind_of(x) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
+        return None
+    ref = referenced(x)
+    return ref if ref is not None and _is_slot(ref) else None
+
+
+def _is_slot(decl) -> bool:
+    k = kind_of(decl)
+    if k == K.VAR_DECL and kind_of(decl.semantic_parent) != K.TRANSLATION_UNIT:
+        return False
+    if k not in (K.FIELD_DECL, K.VAR_DECL):
+        return False
+    t = decl.type.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind in (
+        ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
+
+
+def foreign(slot, library_header: str) -> bool:
+    """Whether the slot is declared in a system header or the library's (a GObjectClass's
+    finalize, PyTypeObject's tp_free: functions the unit never stores run there too)."""
+    loc = slot.location
+    if loc.file is None or in_system_header(loc):
+        return True
+    if library_header:
+        from refcheck.frontend.graph import _in_library
+
+        return _in_library(loc.file.name, library_header)
+    return False
+
+
+# The stores of the unit parsed last, by slot USR: walked once, at the first call through a slot.
+_UNIT: list = [None, None]
+
+
+def stores_of(tu) -> dict:
+    """USR of each slot -> Stores, for the unit `tu` (cached while it lives)."""
+    ref = _UNIT[0]
+    if ref is None or ref() is not tu:
+        _UNIT[:] = [weakref.ref(tu), _walk(tu)]
+    return _UNIT[1]
+
+
+def _walk(tu) -> dict:
+    found: dict[str, set] = {}
+    opened: set[str] = set()
+    for top in tu.cursor.get_children():
+        if top.location.file is None or in_system_header(top.location):
+            continue
+        for c in top.walk_preorder():
+            k = kind_of(c)
+            if k == K.BINARY_OPERATOR:
+                _assignment(c, found, opened)
+            elif k == K.INIT_LIST_EXPR:
+                _initializer(c, found, opened)
+            elif k == K.VAR_DECL and _is_slot(c):
+                kids = [x for x in c.get_children() if kind_of(x) != K.TYPE_REF]
+                if kids:
+                    _store(c, kids[-1], found, opened)
+            elif k == K.UNARY_OPERATOR and _address_of_slot(c):
+                opened.add(referenced(list(c.get_children())[0]).get_usr())
+    return {usr: Stores(tuple(sorted(found.get(usr, ()))), usr in opened) for usr in found.keys() | opened}
+
+
+def _assignment(c, found: dict, opened: set) -> None:
+    kids = list(c.get_children())
+    if len(kids) != 2 or binop(c) != "=":
+        return
+    slot = slot_of(kids[0])
+    if slot is not None and kind_of(_bare(kids[0])) in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
+        _store(slot, kids[1], found, opened)
+
+
+def _initializer(c, found: dict, opened: set) -> None:
+    """A brace initializer of a record: designated (`.visit = f`) or positional elements."""
+    t = c.type.get_canonical()
+    if t.kind != ci.TypeKind.RECORD:
+        return
+    fields = [f for f in t.get_declaration().get_children() if kind_of(f) == K.FIELD_DECL]
+    for i, e in enumerate(c.get_children()):
+        kids = list(e.get_children())
+        designators = [x for x in kids if kind_of(x) == K.MEMBER_REF]
+        if designators:
+            field = referenced(designators[-1])
+            if field is not None and _is_slot(field):
+                _store(field, kids[-1], found, opened)
+        elif i < len(fields) and _is_slot(fields[i]):
+            _store(fields[i], e, found, opened)
+
+
+def _store(slot, value, found: dict, opened: set) -> None:
+    usr = slot.get_usr()
+    v = _bare(value)
+    k = kind_of(v)
+    if k == K.INTEGER_LITERAL or (k == K.DECL_REF_EXPR and v.spelling == "NULL"):
+        return  # NULL: nothing runs
+    ref = referenced(v) if k in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) else None
+    if ref is not None and kind_of(ref) == K.FUNCTION_DECL:
+        found.setdefault(usr, set()).add(ref.spelling)
+    elif ref is not None and ref.get_usr() == usr:
+        return  # the slot's own value copied (`a->visit = b->visit`): one of the same set
+    else:
+        opened.add(usr)
+
+
+def _bare(c):
+    """Looks through parentheses, casts and `&` (`(visitproc) &f`)."""
+    while c is not None and (kind_of(c) in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR)
+                             or (kind_of(c) == K.UNARY_OPERATOR and unop(c) == "&")):
+        kids = list(c.get_children())
+        if not kids:
+            return c
+        c = kids[-1]
+    return c
+
+
+def _address_of_slot(c) -> bool:
+    kids = list(c.get_children())
+    if len(kids) != 1 or unop(c) != "&" or kind_of(kids[0]) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
+        return False
+    ref = referenced(kids[0])
+    return ref is not None and _is_slot(ref)
+
+
+def joined(records: list[Summary]) -> Summary:
+    """The record of a call that runs one of these functions: an argument effect where every one
+    has it, a result owned where every one returns the same owned result; any other result
+    UNKNOWN (untracked, as a call through a pointer nothing describes). DEFAULT where none of
+    them says anything."""
+    if not records or not any(r.says_something for r in records):
+        return DEFAULT
+    records = _given_up(records)
+    out = records[0]
+    for r in records[1:]:
+        out = agreed(out, r)
+    if out.returns is not Returns.OWNED or any(r.returns is not Returns.OWNED for r in records):
+        out = replace(out, returns=Returns.UNKNOWN, returned=None, owned_if_null=None, unless_singleton=None,
+                      members=(), floating=False, may_fail=False)
+    return replace(out, source=Source.INFERRED, assumed=any(r.assumed for r in records))
+
+
+def _given_up(records: list[Summary]) -> list[Summary]:
+    """The records with a position that every one gives up, some by a release and some by a
+    take-over (guppy3's `hv_relate_visit` hands its relator to a list and releases it, the
+    other visitor releases it), saying CONSUME there: the caller's reference is gone either way,
+    and a later use of the object is no use after a release where one only took it over."""
+    effects = [dict(r.arguments) for r in records]
+    mixed = {p for p in effects[0] if all(e.get(p) in (Effect.RELEASE, Effect.CONSUME) for e in effects)
+             and len({e[p] for e in effects}) > 1}
+    if not mixed:
+        return records
+    return [replace(r, arguments=tuple((p, Effect.CONSUME if p in mixed else e) for p, e in r.arguments))
+            for r in records]
+
+
+def noted(slot, stores: Stores) -> str:
+    """The name a check notes for the slot's record (`NOTE`): its USR and the functions stored."""
+    return f"{NOTE}{slot.get_usr()}={','.join(stores.functions)}{'+open' if stores.open else ''}"
+
+
+def still_stored(tu, used) -> bool:
+    """Whether every slot a cached check noted (`noted`) holds the same functions in `tu` now."""
+    notes = [n for n, _ in used if n.startswith(NOTE)]
+    if not notes:
+        return True
+    now = stores_of(tu)
+    for n in notes:
+        usr, _, rest = n[len(NOTE):].rpartition("=")
+        s = now.get(usr, Stores())
+        if rest != ",".join(s.functions) + ("+open" if s.open else ""):
+            return False
+    return True
+
+
+def stored_record(b, call) -> Summary | None:
+    """The joined record of a call through a slot the unit fills with a closed set of functions,
+    else, where the unit stores nothing there, the record the other units export for the slot
+    (`exports`: the run's table, phase 2), else None (today's record stands). Notes the slot's
+    stores as asked (`noted`)."""
+    kids = list(call.get_children())
+    slot = slot_of(kids[0]) if kids else None
+    if slot is None or foreign(slot, b.conv.library_header):
+        return None
+    usr = slot.get_usr()
+    stores = stores_of(call.translation_unit).get(usr)
+    table = b.conv.inferred
+    if table is not None:
+        table.asked.add(noted(slot, stores or Stores()))
+    if stores is None:
+        other = table.get(SLOT + usr) if table is not None else None
+        return other if other is not None and adds(other) else None
+    if not stores.closed:
+        return None
+    record = joined([b.conv.summary(f) for f in stores.functions])
+    return record if adds(record) else None
+
+
+# The name under which a unit exports a slot's record to the run's table (`exports`). A slot a
+# unit leaves open, or whose join adds nothing (`adds`), is exported as DEFAULT: in the run's join
+# (`summary.agreed`) no argument is then taken over and the result is unknown, whatever other
+# units store, and where every unit says nothing the table has no entry (no unit is checked again).
+SLOT = "(slot) "
+
+
+def adds(record: Summary) -> bool:
+    """Whether a joined record says more than a call through a pointer nothing describes: an
+    argument effect, an owned result, an end."""
+    return bool(record.arguments or record.conditional) or record.returns is Returns.OWNED \
+        or record.ends is not DEFAULT.ends
+
+
+def exports(tu, conv) -> dict:
+    """The records of the slots the unit stores into, for the units that call through them and
+    store nothing there: the join of what it stores where the set is closed and it adds something, else
+    DEFAULT. Only a
+    unit that called through a slot has walked its stores (`stores_of`); the others export none."""
+    from refcheck.conventions.summary import exported
+
+    ref = _UNIT[0]
+    if ref is None or ref() is not tu:
+        return {}
+    out = {}
+    for usr, st in _UNIT[1].items():
+        record = exported(joined([conv.summary(f) for f in st.functions])) if st.closed else DEFAULT
+        out[SLOT + usr] = record if adds(record) else DEFAULT
+    return out

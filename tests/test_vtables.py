@@ -1,0 +1,62 @@
+"""frontend.vtables: the functions a unit stores into a function-pointer slot, and the record a
+call through the slot gets from theirs."""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+
+from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary
+from refcheck.frontend import vtables
+
+SOURCE = """
+typedef struct R { int k; int (*visit)(int, void *); void (*done)(void *); } R;
+static int v1(int k, void *o) { return k; }
+static int v2(int k, void *o) { return 0; }
+static void d1(void *o) { }
+static R tab = { .visit = v1, .k = 2 };
+static R tab2 = { 1, (int (*)(int, void *))&v2, 0 };
+static void (*hook)(void *) = d1;
+void set(R *r, void (*given)(void *)) { r->done = given; r->visit = tab.visit; hook = 0; }
+void *addr(R *r) { return &r->k; }
+"""
+
+
+def _stores(tmp_path) -> dict:
+    p = tmp_path / "t.c"
+    p.write_text(SOURCE)
+    tu = ci.Index.create().parse(str(p))
+    return {usr.rsplit("@", 1)[-1]: s for usr, s in vtables.stores_of(tu).items()}, tu
+
+
+def test_stores_closed_open_and_variables(tmp_path):
+    stores, tu = _stores(tmp_path)
+    assert stores["visit"] == vtables.Stores(("v1", "v2"), False)  # designated, positional, casts, own copy
+    assert stores["done"].open  # a parameter stored: open
+    assert stores["hook"] == vtables.Stores(("d1",), False)  # initializer; NULL stored is nothing
+    assert "k" not in stores  # not a function pointer
+
+
+def test_still_stored_compares_the_noted_set(tmp_path):
+    stores, tu = _stores(tmp_path)
+    usr = next(u for u in vtables.stores_of(tu) if u.endswith("@visit"))
+    assert vtables.still_stored(tu, ((f"{vtables.NOTE}{usr}=v1,v2", "-"),))
+    assert not vtables.still_stored(tu, ((f"{vtables.NOTE}{usr}=v1", "-"),))
+
+
+def _record(*arguments, returns=Returns.BORROWED, returned=None):
+    return Summary(returns=returns, arguments=arguments, returned=returned, source=Source.INFERRED)
+
+
+def test_joined_takes_over_only_where_every_function_does():
+    release, consume = _record((1, Effect.RELEASE)), _record((1, Effect.CONSUME))
+    assert vtables.joined([release, release]).arguments == ((1, Effect.RELEASE),)
+    assert vtables.joined([release, consume]).arguments == ((1, Effect.CONSUME),)
+    assert vtables.joined([release, _record()]).arguments == ()
+    assert vtables.joined([DEFAULT, DEFAULT]) is DEFAULT
+
+
+def test_joined_result_owned_only_where_every_function_returns_owned():
+    owned = _record(returns=Returns.OWNED)
+    assert vtables.joined([owned, owned]).returns is Returns.OWNED
+    assert vtables.joined([owned, _record((0, Effect.RELEASE))]).returns is Returns.UNKNOWN
+    assert vtables.joined([_record((0, Effect.RELEASE))]).returns is Returns.UNKNOWN
