@@ -142,12 +142,17 @@ def _normal(ctype: str) -> str:
 def _signature(after: str, name: str) -> tuple[str, str, list[tuple[str, str]]] | None:
     """(name, result type, [(type, name)]) of the declaration `after` a block documenting
     `name`, or None where the text is not that function's (a macro, a struct, a typo)."""
-    m = re.match(rf"\s*((?:[\w*]+\s*|\*\s*)+?)\b{re.escape(name)}\s*\((.*)\)\s*(?:[\w\s()]*)$", after, re.S)
-    if m is None:
+    # No nested quantifiers: a block before a long macro line must not backtrack for long.
+    m = re.search(rf"\b{re.escape(name)}\s*\(", after)
+    if m is None or not re.fullmatch(r"[\w\s*]*", after[:m.start()]):
         return None
-    ret = _QUALIFIERS.sub(" ", m.group(1))
+    close = after.rfind(")")
+    if close < m.end() or not re.fullmatch(r"[\w\s()]*", after[close + 1:]):
+        return None
+    ret = _QUALIFIERS.sub(" ", after[:m.start()])
+    inside = after[m.end():close]
     params = []
-    for i, raw in enumerate(_split(m.group(2))):
+    for raw in _split(inside):
         raw = " ".join(raw.split())
         if raw in ("void", "...", ""):
             continue
