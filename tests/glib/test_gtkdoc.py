@@ -77,3 +77,9 @@ def test_precedence():
 
         mine = replace(conv, summaries={**conv.summaries, "a_validate": parse_record({"returns": "borrowed"}, "t")})
         assert annotated(mine, [path]).summary("a_validate").returns is Returns.BORROWED
+
+
+def test_skipped_functions_say_nothing():
+    # g-ir-scanner leaves a `(skip)` function out of the .gir: its annotations were never checked.
+    text = "/**\n * a_from_xml: (skip)\n * Returns: (transfer none): a tree\n */\nANode *a_from_xml (const gchar *d);\n"
+    assert scan(text) == {}
