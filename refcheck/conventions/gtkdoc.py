@@ -61,6 +61,15 @@ def scan(text: str) -> dict[str, Record]:
             # finding of glib23 that the comment hid), and with no body a result is borrowed anyway.
             del record["returns"]
             record = record or None
+        if record is not None and "arguments" in record:
+            # `(transfer full)` on an input parameter is left out: on the fifteen code bases it
+            # was wrong as often as right (gdbus-codegen's `_complete_*` `@invocation`, which
+            # g_dbus_method_invocation_return_value takes over through an instance parameter the
+            # GLib table does not carry; dconf_changeset_get's `@value` missing its `(out)`;
+            # libsecret's `@attributes`, which secret_password_storev only reads).
+            arguments = {k: v for k, v in record["arguments"].items() if v != "consume"}
+            record = {**record, "arguments": arguments} if arguments else \
+                {k: v for k, v in record.items() if k != "arguments"} or None
         if record is None or ("returns" not in record and "*" in _c_type(element)):
             # A pointer result the comment says nothing of: a record would make it borrowed over
             # what the body or the name says, so the parameters' annotations are left out too.
@@ -102,7 +111,12 @@ def _element(body: str, after: str) -> ET.Element | None:
     if params and params[-1][0].replace(" ", "") == "GError**":
         element.set("throws", "1")  # as g-ir-scanner: the out-error makes out-parameters conditional
     ret = ET.SubElement(element, CORE + "return-value")
-    _annotate(ret, tags.get("returns", []), ret_type)
+    returns = tags.get("returns", [])
+    if "floating" in _tag_text(lines, "returns").lower():
+        # A floating result (dconf_changeset_serialise's GVariant, "(transfer full): a floating
+        # #GVariant") is owned only until a call sinks it: the record would say owned outright.
+        returns = []
+    _annotate(ret, returns, ret_type)
     holder = ET.SubElement(element, CORE + "parameters")
     names = [p for _, p in params]
     for ctype, pname in params:
@@ -122,6 +136,15 @@ def _tags(lines: list[str]) -> dict[str, list[str]]:
         key = "returns" if key.startswith("return") else key
         out[key] = [" ".join(a.split()) for a in _ANNOTATION.findall(m.group(2))]
     return out
+
+
+def _tag_text(lines: list[str], key: str) -> str:
+    """The text of one tag's line (`returns` or `@name`), or ""."""
+    for line in lines:
+        m = _TAG.match(line)
+        if m is not None and (m.group(1).lower().startswith("return") if key == "returns" else m.group(1) == key):
+            return line
+    return ""
 
 
 def _annotate(holder: ET.Element, annotations: list[str], ctype: str, names: list[str] = ()) -> None:

@@ -25,13 +25,15 @@ def test_results_and_parameters():
     assert scan(text) == {
         "a_validate": {"returns": "owned"},
         "a_load": {"arguments": {"1": {"effect": "acquire-out", "when": "nonzero"}}},
-        "a_adopt": {"arguments": {"1": "consume"}},
     }
 
 
 def test_what_says_nothing():
     # `(transfer none)` on a result: the body and the name decide (a body returning a new object).
     assert scan(_doc("a_peek", "Returns: (transfer none): x", "const gchar *a_peek (A *self)")) == {}
+    # `(transfer full)` on an input parameter, a floating result: left out (docs/semantics.md).
+    assert scan(_doc("a_adopt", "@obj: (transfer full): given", "void a_adopt (A *self, GObject *obj)")) == {}
+    assert scan(_doc("a_ser", "Returns: (transfer full): a floating #GVariant", "GVariant *a_ser (A *self)")) == {}
     # No ownership annotation; a pointer result it leaves unsaid (the body or name decide it, and
     # the parameters' annotations wait with it); a block over a macro or a struct.
     text = (_doc("a_get", "Returns: (nullable): maybe", "GObject *a_get (A *self)")
@@ -44,10 +46,10 @@ def test_what_says_nothing():
 
 def test_two_comments_disagreeing_say_nothing(tmp_path):
     one, two = tmp_path / "one.c", tmp_path / "two.c"
-    one.write_text(_doc("helper_take", "@a: (transfer full): x", "static void helper_take (GObject *a, GObject *b)"))
-    two.write_text(_doc("helper_take", "@b: (transfer full): x", "static void helper_take (GObject *a, GObject *b)"))
+    one.write_text(_doc("helper_get", "@a: (out) (transfer full): x", "static void helper_get (GObject **a, GObject **b)"))
+    two.write_text(_doc("helper_get", "@b: (out) (transfer full): x", "static void helper_get (GObject **a, GObject **b)"))
     assert project_records([str(one), str(two)]) == {}
-    assert project_records([str(one), str(tmp_path / "missing.c")]) == {"helper_take": {"arguments": {"0": "consume"}}}
+    assert project_records([str(one), str(tmp_path / "missing.c")]) == {"helper_get": {"arguments": {"0": "acquire-out"}}}
 
 
 def test_bad_input_never_fails():
