@@ -117,6 +117,11 @@ def _element(body: str, after: str) -> ET.Element | None:
     if signature is None:
         return None
     name, ret_type, params = signature
+    if any(t.endswith("Notify") or t == "gpointer (*)" for t, _ in params):
+        # Data handed with its destructor (gdk_pixbuf_new_from_data's `data` and `destroy_fn`,
+        # secret_value_new_full's): the pairing rule of functions no record describes decides
+        # who frees it, which any record here would stop (docs/semantics.md).
+        return None
     tags = _tags(lines)
     tag = "constructor" if re.search(r"_new(?:_|$)", name) else "function"
     element = ET.Element(CORE + tag, {C_NS + "identifier": name})

@@ -86,3 +86,11 @@ def test_skipped_functions_say_nothing():
     # g-ir-scanner leaves a `(skip)` function out of the .gir: its annotations were never checked.
     text = "/**\n * a_from_xml: (skip)\n * Returns: (transfer none): a tree\n */\nANode *a_from_xml (const gchar *d);\n"
     assert scan(text) == {}
+
+
+def test_functions_taking_a_destructor_say_nothing():
+    # The data/destructor pairing decides those (gdk_pixbuf_new_from_data): no record stops it.
+    text = _doc("a_new_from_data", "Returns: (transfer full): x",
+                "GObject *a_new_from_data (guchar *data, GDestroyNotify destroy_fn, gpointer fn_data)")
+    text += _doc("a_wrap", "Returns: (transfer full): x", "GObject *a_wrap (guchar *data, void (*free_fn) (guchar *))")
+    assert scan(text) == {}
