@@ -215,7 +215,7 @@ def _signature(after: str, name: str) -> tuple[str, str, list[tuple[str, str]]] 
         pm = re.match(r"(.*?)(\w+)\s*(\[[^]]*\])?$", raw)
         if pm is None or not pm.group(1).strip():
             return None  # an unnamed parameter: positions could not be named
-        params.append((pm.group(1) + ("*" if pm.group(3) else ""), pm.group(2)))
+        params.append((_normal(pm.group(1) + ("*" if pm.group(3) else "")), pm.group(2)))
     return name, ret, params
 
 
