@@ -65,6 +65,12 @@ def _holds_pointer(holder) -> bool:
 UNOWNED_CONSTRUCTOR = "unowned-constructor"
 
 
+def record_of(callable_) -> Record | None:
+    """The record of one GIR callable element (a .gir file's, or one built from a project's
+    gtk-doc comment: conventions/gtkdoc.py), None where it says nothing."""
+    return _record(callable_)
+
+
 def _record(callable_) -> Record | None:
     record: Record = {}
     ret = callable_.find(CORE + "return-value")

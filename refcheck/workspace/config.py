@@ -59,6 +59,8 @@ class Config:
     max_memory: int | None = None
     # MiB: a larger source file is a per-file error rather than a read of unbounded size.
     max_file_size: int = 16
+    # The glib preset reads the ownership annotations of the project's own gtk-doc comments.
+    gtk_doc: bool = True
 
     def fallback_args(self) -> list[str]:
         """Clang arguments for a unit the compile database does not know."""
@@ -243,6 +245,7 @@ _SCALARS = {
     "summaries": _summaries,
     "system-headers": _bool,
     "gir": _str_list,
+    "gtk-doc": _bool,
     "max-memory": _int(1024),
     "max-file-size": _int(1),
 }
@@ -317,6 +320,7 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     cfg.function_seconds = values.get("function-seconds", cfg.function_seconds)
     cfg.max_memory = values.get("max-memory", cfg.max_memory)
     cfg.max_file_size = values.get("max-file-size", cfg.max_file_size)
+    cfg.gtk_doc = values.get("gtk-doc", cfg.gtk_doc)
     return cfg
 
 

@@ -1,0 +1,276 @@
+"""Ownership records from a project's own gtk-doc comments, for the `glib` preset (issue 32).
+
+GObject projects write the ownership GObject-Introspection reads in the doc comment of each
+function: `Returns: (transfer container) (element-type AsProblem): ...`, `@out: (out) (transfer
+full): ...`. A build that disables introspection (most of them, on a first run) has no .gir, but
+the comments are in the project's sources. This module reads them: each `/** name: ... */` block
+with an ownership annotation (transfer, out, inout), followed by the
+function's declaration or definition, becomes the GIR element g-ir-scanner would have written
+(`<function>` with its `<return-value>` and `<parameters>`), and `gir.py`'s own converter makes
+the record of it (one converter for both), of which an owned result and owned out parameters
+are kept (`_said`: the rest proved wrong too often on real code). Anything not understood says nothing: a comment
+that does not parse, or an annotation that is not ownership, gives no record and no error.
+libclang-free: the scan reads the text of the project's sources (the run's units), once per run.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from refcheck.conventions.gir import C_NS, CORE, Record, record_of
+
+# A doc block and the text after it up to the body or the end of the declaration.
+_BLOCK = re.compile(r"/\*\*(?!\*)(.*?)\*/([^{};/]*)", re.S)
+# What makes a block worth reading: an annotation that says who owns something.
+_OWNERSHIP = re.compile(r"\((?:transfer|out|inout)\b")
+# The block's first line: the function's name, a colon (signals `T::s:` and properties `T:p:` have
+# more colons, `SECTION:` is no identifier of lower case only... it is skipped by the signature).
+_NAME = re.compile(r"^\s*(\w+)\s*:\s*(?:\([^)]*\)\s*)*$")
+# `@param: (a) (b c): text`, `Returns: (a): text`, `Return value: (a): text`.
+_TAG = re.compile(r"^\s*(@\w+|returns?|return value)\s*:\s*((?:\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)*)",
+                  re.I)
+_ANNOTATION = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_QUALIFIERS = re.compile(r"\b(?:static|extern|inline|__inline__|G_INLINE_FUNC|_?\w*_EXPORT|"
+                         r"G_GNUC_\w+|G_DEPRECATED\w*|GLIB_AVAILABLE_IN_\w+|_?\w*_AVAILABLE_IN_\w+)\b")
+# GIR's type names the converter asks of (`_type_name`): the callback data and its notify.
+_TYPE_NAMES = {"gpointer": "gpointer", "GDestroyNotify": "GLib.DestroyNotify",
+               "GClosureNotify": "GObject.ClosureNotify"}
+
+
+def scan(text: str) -> dict[str, Record]:
+    """Every function of one source text whose doc comment says who owns something: name ->
+    record. A name documented twice with different records is left out (two static functions of
+    one name: the comment that governs a call is not known)."""
+    out: dict[str, Record] = {}
+    clashes: set[str] = set()
+    if "(transfer" not in text and "(out" not in text and "(inout" not in text:
+        return out  # most files: nothing to read
+    for m in _BLOCK.finditer(text):
+        body = m.group(1)
+        if not _OWNERSHIP.search(body):
+            continue
+        element = _element(body, m.group(2))
+        if element is None:
+            continue
+        name = element.get(C_NS + "identifier")
+        record = record_of(element)
+        record = _said(record)
+        if record is None or ("returns" not in record and "*" in _c_type(element)):
+            # A pointer result the comment says nothing of: a record would make it borrowed over
+            # what the body or the name says, so the parameters' annotations are left out too.
+            continue
+        if name in out and out[name] != record:
+            clashes.add(name)
+        out[name] = record
+    for name in clashes:
+        del out[name]
+    return out
+
+
+def _said(record: Record | None) -> Record | None:
+    """What of a converted record a comment is trusted for: an owned result (`(transfer full)`,
+    `(transfer container)`) and owned out parameters (`(out) (transfer full)`), nothing else.
+    On the fifteen code bases and glib23's four the rest was wrong or hid better knowledge:
+    - `(transfer none)` on a result yields to the body and the name (geocode-glib's
+      geocode_place_get_icon: "(transfer none)" over g_icon_new_for_string, a true leak hidden;
+      without a body a result is borrowed anyway), and so does a constructor's;
+    - `(transfer full)` on an input parameter (gdbus-codegen's `_complete_*` `@invocation`,
+      which g_dbus_method_invocation_return_value takes over through an instance parameter the
+      GLib table does not carry; dconf_changeset_get's `@value` missing its `(out)`; libsecret's
+      `@attributes`, which secret_password_storev only reads);
+    - `(closure)`, `(destroy)`, `(scope)` user data: a record there stops the data/destructor
+      pairing of functions no record describes (gdk_pixbuf_new_from_data's `data` with its
+      `destroy_fn`, secret_value_new_full's: docs/semantics.md)."""
+    if record is None:
+        return None
+    out: Record = {}
+    if record.get("returns") == "owned":
+        out["returns"] = "owned"
+    kept = {k: v for k, v in record.get("arguments", {}).items()
+            if v == "acquire-out" or isinstance(v, dict) and v.get("effect") == "acquire-out"}
+    if kept:
+        out["arguments"] = kept
+    return out or None
+
+
+def _c_type(element: ET.Element) -> str:
+    t = element.find(f"{CORE}return-value/{CORE}type")
+    return t.get(C_NS + "type", "") if t is not None else ""
+
+
+def _lines(body: str) -> list[str]:
+    return [re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines()]
+
+
+def _element(body: str, after: str) -> ET.Element | None:
+    """The GIR `<function>` of one doc block and the signature after it, or None."""
+    lines = [line for line in _lines(body)]
+    first = next((line for line in lines if line.strip()), "")
+    named = _NAME.match(first)
+    if named and re.search(r"\(\s*skip\s*\)", first):
+        # `name: (skip)`: g-ir-scanner leaves the function out of the .gir, so its annotations
+        # were never checked by anyone (appstream-glib's as_node_from_xml: "(transfer none)" on
+        # a tree every caller frees): no record, as a .gir would have none.
+        return None
+    signature = _signature(after, named.group(1)) if named else None
+    if signature is None:
+        return None
+    name, ret_type, params = signature
+    if any(t.endswith("Notify") or t == "gpointer (*)" for t, _ in params):
+        # Data handed with its destructor (gdk_pixbuf_new_from_data's `data` and `destroy_fn`,
+        # secret_value_new_full's): the pairing rule of functions no record describes decides
+        # who frees it, which any record here would stop (docs/semantics.md).
+        return None
+    tags = _tags(lines)
+    tag = "constructor" if re.search(r"_new(?:_|$)", name) else "function"
+    element = ET.Element(CORE + tag, {C_NS + "identifier": name})
+    if params and params[-1][0].replace(" ", "") == "GError**":
+        element.set("throws", "1")  # as g-ir-scanner: the out-error makes out-parameters conditional
+    ret = ET.SubElement(element, CORE + "return-value")
+    returns = tags.get("returns", [])
+    if "floating" in _tag_text(lines, "returns").lower():
+        # A floating result (dconf_changeset_serialise's GVariant, "(transfer full): a floating
+        # #GVariant") is owned only until a call sinks it: the record would say owned outright.
+        returns = []
+    _annotate(ret, returns, ret_type)
+    holder = ET.SubElement(element, CORE + "parameters")
+    names = [p for _, p in params]
+    for ctype, pname in params:
+        p = ET.SubElement(holder, CORE + "parameter", {"name": pname})
+        _annotate(p, tags.get("@" + pname, []), ctype, names)
+    return element
+
+
+def _tags(lines: list[str]) -> dict[str, list[str]]:
+    """Each tag's annotations: `@name` or `returns` -> ["transfer full", "out"]."""
+    out: dict[str, list[str]] = {}
+    for line in lines:
+        m = _TAG.match(line)
+        if m is None or not m.group(2):
+            continue
+        key = m.group(1).lower() if not m.group(1).startswith("@") else m.group(1)
+        key = "returns" if key.startswith("return") else key
+        out[key] = [" ".join(a.split()) for a in _ANNOTATION.findall(m.group(2))]
+    return out
+
+
+def _tag_text(lines: list[str], key: str) -> str:
+    """The text of one tag's line (`returns` or `@name`), or ""."""
+    for line in lines:
+        m = _TAG.match(line)
+        if m is not None and (m.group(1).lower().startswith("return") if key == "returns" else m.group(1) == key):
+            return line
+    return ""
+
+
+def _annotate(holder: ET.Element, annotations: list[str], ctype: str, names: list[str] = ()) -> None:
+    """The GIR attributes of one value (its annotations) and its `<type>`."""
+    ctype = _normal(ctype)
+    ET.SubElement(holder, CORE + "type", {C_NS + "type": ctype, "name": _TYPE_NAMES.get(ctype, ctype)})
+    for a in annotations:
+        word, _, arg = a.partition(" ")
+        if word == "transfer" and arg in ("full", "none", "container"):
+            holder.set("transfer-ownership", arg)
+        elif word in ("out", "inout"):
+            holder.set("direction", word)
+            if arg == "caller-allocates":
+                holder.set("caller-allocates", "1")
+        elif word == "scope" and arg:
+            holder.set("scope", arg)
+        elif word == "destroy":
+            holder.set("destroy", "1")
+        elif word == "closure" and arg in names:
+            holder.set("closure", str(names.index(arg)))
+        # anything else (nullable, element-type, array, skip, a typo) says nothing of ownership
+
+
+def _normal(ctype: str) -> str:
+    """A C type as GIR spells it: `const gchar*`, `gchar**`."""
+    ctype = " ".join(ctype.split())
+    return re.sub(r"\s*\*", "*", ctype).strip()
+
+
+def _signature(after: str, name: str) -> tuple[str, str, list[tuple[str, str]]] | None:
+    """(name, result type, [(type, name)]) of the declaration `after` a block documenting
+    `name`, or None where the text is not that function's (a macro, a struct, a typo)."""
+    # No nested quantifiers: a block before a long macro line must not backtrack for long.
+    m = re.search(rf"\b{re.escape(name)}\s*\(", after)
+    if m is None or not re.fullmatch(r"[\w\s*]*", after[:m.start()]):
+        return None
+    close = after.rfind(")")
+    if close < m.end() or not re.fullmatch(r"[\w\s()]*", after[close + 1:]):
+        return None
+    ret = _QUALIFIERS.sub(" ", after[:m.start()])
+    inside = after[m.end():close]
+    params = []
+    for raw in _split(inside):
+        raw = " ".join(raw.split())
+        if raw in ("void", "...", ""):
+            continue
+        pointer_to_function = re.search(r"\(\s*\*\s*(\w+)\s*\)", raw)
+        if pointer_to_function:
+            params.append(("gpointer (*)", pointer_to_function.group(1)))
+            continue
+        pm = re.match(r"(.*?)(\w+)\s*(\[[^]]*\])?$", raw)
+        if pm is None or not pm.group(1).strip():
+            return None  # an unnamed parameter: positions could not be named
+        params.append((_normal(pm.group(1) + ("*" if pm.group(3) else "")), pm.group(2)))
+    return name, ret, params
+
+
+def _split(text: str) -> list[str]:
+    """A parameter list split at its top-level commas."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def project_records(paths, max_bytes: int = 16 << 20) -> dict[str, Record]:
+    """The records of every project source in `paths` (a file that cannot be read, or a larger
+    one, is skipped: the scan never fails a run)."""
+    out: dict[str, Record] = {}
+    clashes: set[str] = set()
+    for path in sorted(set(paths)):
+        try:
+            with open(path, "rb") as f:
+                data = f.read(max_bytes + 1)
+        except OSError:
+            continue
+        if len(data) > max_bytes:
+            continue
+        for name, record in scan(data.decode("utf-8", "replace")).items():
+            if name in out and out[name] != record:
+                clashes.add(name)
+            out[name] = record
+    return {n: r for n, r in out.items() if n not in clashes}
+
+
+def annotated(conv, paths):
+    """`conv` with the records of the project's own gtk-doc annotations in `paths`, below its
+    configured records (a `summaries` table, a configured .gir) and above the name patterns and
+    the bodies' inference, as a configured .gir's are (`presets.gir_records`: the names whose
+    role the patterns decide, retainers and releasers, keep it)."""
+    from dataclasses import replace
+
+    from refcheck.conventions.presets import gir_records
+    from refcheck.conventions.summary import RecordError
+
+    tables = {n: r for n, r in project_records(paths).items() if n not in conv.summaries}
+    if not tables:
+        return conv
+    records = {}
+    for name, table in tables.items():
+        try:
+            records.update(gir_records(conv, {name: table}, "gtk-doc"))
+        except RecordError:
+            continue  # a record the converter made that the checker refuses says nothing
+    return replace(conv, summaries={**records, **conv.summaries}) if records else conv

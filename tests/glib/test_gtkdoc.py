@@ -1,0 +1,96 @@
+"""The project's own gtk-doc annotations as records (conventions/gtkdoc.py): what a comment says,
+what it does not, and bad input."""
+
+from __future__ import annotations
+
+import random
+
+from refcheck.conventions.gtkdoc import annotated, project_records, scan
+from refcheck.conventions.presets import PRESETS
+from refcheck.conventions.summary import Returns, parse_record
+
+
+def _doc(name: str, tags: str, signature: str) -> str:
+    lines = "\n".join(f" * {t}" for t in tags.splitlines())
+    return f"/**\n * {name}:\n{lines}\n */\n{signature}\n{{\n}}\n"
+
+
+def test_results_and_parameters():
+    text = (_doc("a_validate", "@self: me\n\nReturns: (transfer container) (element-type X): list",
+                 "GPtrArray *\na_validate (A *self, GError **error)")
+            + _doc("a_peek_name", "Returns: (transfer none) (nullable): the name", "const gchar *a_peek_name (A *self)")
+            + _doc("a_load", "@out: (out) (transfer full): obj\n@n: (out): count\n@error: err\n\nReturns: %TRUE",
+                   "gboolean\na_load (A *self, GObject **out, gint *n, GError **error)")
+            + _doc("a_adopt", "@obj: (transfer full): given", "void a_adopt (A *self, GObject *obj)"))
+    assert scan(text) == {
+        "a_validate": {"returns": "owned"},
+        "a_load": {"arguments": {"1": {"effect": "acquire-out", "when": "nonzero"}}},
+    }
+
+
+def test_what_says_nothing():
+    # `(transfer none)` on a result: the body and the name decide (a body returning a new object).
+    assert scan(_doc("a_peek", "Returns: (transfer none): x", "const gchar *a_peek (A *self)")) == {}
+    # `(transfer full)` on an input parameter, a floating result: left out (docs/semantics.md).
+    assert scan(_doc("a_adopt", "@obj: (transfer full): given", "void a_adopt (A *self, GObject *obj)")) == {}
+    assert scan(_doc("a_ser", "Returns: (transfer full): a floating #GVariant", "GVariant *a_ser (A *self)")) == {}
+    # No ownership annotation; a pointer result it leaves unsaid (the body or name decide it, and
+    # the parameters' annotations wait with it); a block over a macro or a struct.
+    text = (_doc("a_get", "Returns: (nullable): maybe", "GObject *a_get (A *self)")
+            + _doc("a_fill", "@out: (out) (transfer full): obj\n\nReturns: a new thing",
+                   "GObject *a_fill (A *self, GObject **out)")
+            + "/**\n * A_MACRO:\n * Returns: (transfer full): x\n */\n#define A_MACRO(x) (x)\n"
+            + "/**\n * AStruct:\n * @p: (transfer full): x\n */\nstruct AStruct { int p; };\n")
+    assert scan(text) == {}
+
+
+def test_two_comments_disagreeing_say_nothing(tmp_path):
+    one, two = tmp_path / "one.c", tmp_path / "two.c"
+    one.write_text(_doc("helper_get", "@a: (out) (transfer full): x", "static void helper_get (GObject **a, GObject **b)"))
+    two.write_text(_doc("helper_get", "@b: (out) (transfer full): x", "static void helper_get (GObject **a, GObject **b)"))
+    assert project_records([str(one), str(two)]) == {}
+    assert project_records([str(one), str(tmp_path / "missing.c")]) == {"helper_get": {"arguments": {"0": "acquire-out"}}}
+
+
+def test_bad_input_never_fails():
+    rng = random.Random(7)
+    pieces = ["/**", "*/", " * ", "(transfer", "full)", "(out", ")", "@x:", "Returns:", "f_g:", "(", ",",
+              "GObject *", "f_g (", "void", "{", ";", "\n", ":", "((", "))", "(closure", "(scope async)"]
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        scan(text)  # no exception, whatever it returns
+    assert scan("/**\n * f:\n * Returns: (transfer ((: x\n */\nGObject *f (void);\n") == {}
+
+
+def test_precedence():
+    conv = PRESETS["glib"].conventions
+    import tempfile, os
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "a.c")
+        with open(path, "w") as f:
+            f.write(_doc("a_validate", "Returns: (transfer full): x", "GPtrArray *a_validate (A *self)")
+                    + _doc("a_unref", "Returns: (transfer full): x", "GObject *a_unref (GObject *o)"))
+        plain = annotated(conv, [path])
+        assert plain.summary("a_validate").returns is Returns.OWNED
+        # A name the patterns make a releaser keeps its role, as a .gir's record does.
+        assert "a_unref" not in plain.summaries
+        # A configured record wins over the comment.
+        from dataclasses import replace
+
+        mine = replace(conv, summaries={**conv.summaries, "a_validate": parse_record({"returns": "borrowed"}, "t")})
+        assert annotated(mine, [path]).summary("a_validate").returns is Returns.BORROWED
+
+
+def test_skipped_functions_say_nothing():
+    # g-ir-scanner leaves a `(skip)` function out of the .gir: its annotations were never checked.
+    text = "/**\n * a_from_xml: (skip)\n * Returns: (transfer none): a tree\n */\nANode *a_from_xml (const gchar *d);\n"
+    assert scan(text) == {}
+
+
+def test_functions_taking_a_destructor_say_nothing():
+    # The data/destructor pairing decides those (gdk_pixbuf_new_from_data): no record stops it.
+    text = _doc("a_new_from_data", "Returns: (transfer full): x",
+                "GObject *a_new_from_data (guchar *data, GDestroyNotify destroy_fn, gpointer fn_data)")
+    text += _doc("a_wrap", "Returns: (transfer full): x", "GObject *a_wrap (guchar *data, void (*free_fn) (guchar *))")
+    assert scan(text) == {}
