@@ -71,9 +71,9 @@ def record_of(callable_) -> Record | None:
     return _record(callable_)
 
 
-def _record(callable_) -> Record | None:
+def _result(callable_, ret) -> Record:
+    """What the return value's annotation says of the result (an empty record: nothing)."""
     record: Record = {}
-    ret = callable_.find(CORE + "return-value")
     if ret is not None and _is_pointer(ret) and ret.get("transfer-ownership") is None:
         # A function GIR cannot introspect (g_strsplit, g_array_new, g_option_context_new) has
         # no transfer annotation at all: that says nothing, not "none". Its documentation may.
@@ -103,6 +103,13 @@ def _record(callable_) -> Record | None:
             # "none") says nothing: the element a container gives back may be its caller's to
             # free or not. Unknown, so neither a release of it nor a hand-over is misjudged.
             record["returns"] = "unknown"
+    return record
+
+
+def _record(callable_) -> Record | None:
+    record: Record = {}
+    ret = callable_.find(CORE + "return-value")
+    record.update(_result(callable_, ret))
     params = callable_.find(CORE + "parameters")
     arguments: dict[str, str] = {}
     if params is not None:
