@@ -94,6 +94,31 @@ def test_the_compiled_queries_refuse_what_is_not_a_cursor():
         native.CHOICE.module.children_by_key(None, [])
 
 
+FIRST_QUERY = """\
+import sys
+import clang.cindex as ci
+from refcheck.frontend import binding, native
+assert native.CHOICE.module is not None, native.CHOICE.describe()
+tu = ci.Index.create().parse("q.c", unsaved_files=[("q.c", "struct S { int n; };\\nint f(struct S *s) { return s->n; }\\n")])
+fn = [c for c in tu.cursor.get_children() if c.spelling == "f"][0]
+first = getattr(binding, sys.argv[1])(fn)
+print(first.kind.name if first is not None else None)
+"""
+
+
+@needs_compiled
+@pytest.mark.parametrize("query", ["semantic_parent", "referenced"])
+def test_a_processs_first_compiled_query_may_be_a_cursor_of_a_cursor(query):
+    """The may-raise scan of a unit whose other work came from the cache asks `semantic_parent`
+    before any walk has loaded libclang's functions: the query loads them itself (a worker died
+    of SIGSEGV on a NULL function pointer before)."""
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    done = subprocess.run([sys.executable, "-c", FIRST_QUERY, query], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == {"semantic_parent": "TRANSLATION_UNIT", "referenced": "FUNCTION_DECL"}[query]
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

@@ -316,11 +316,17 @@ static PyObject *cursor_of(PyObject *arg, PyObject *attr, cursor_to_cursor_fn fn
     return res;
 }
 
+/* `lib` is filled by load(): read its members only after it (the first query of a worker may be
+ * one of these, before any walk: the may-raise scan's qualified_name on a unit from the cache). */
 static PyObject *referenced(PyObject *self, PyObject *arg) {
+    if (load() < 0)
+        return NULL;
     return cursor_of(arg, str_referenced, lib.referenced);
 }
 
 static PyObject *semantic_parent(PyObject *self, PyObject *arg) {
+    if (load() < 0)
+        return NULL;
     return cursor_of(arg, str_semantic_parent, lib.semantic_parent);
 }
 
