@@ -15,7 +15,7 @@ from functools import lru_cache
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions, Counts
-from refcheck.frontend.binding import raw
+from refcheck.frontend.binding import spelling
 from refcheck.frontend.clangutil import K, nested, record_cache
 
 _DECLS = {K.FUNCTION_DECL, K.CXX_METHOD, K.FUNCTION_TEMPLATE}
@@ -66,20 +66,14 @@ def counted_types(top: list, conv: Conventions) -> frozenset[str]:
             names[key] = _record_name(t)
         return names[key]
 
-    # The kind first, as libclang's id (most top-level cursors declare no function); then the
-    # name through libclang's own string calls (binding.spelling's, less two calls in Python).
+    # The kind first, as libclang's id: most top-level cursors declare no function.
     decls, scopes = _kind_ids()
-    own = raw()
-    name_of, text_of, dispose = own.clang_getCursorSpelling, own.clang_getCString, own.clang_disposeString
     counts_of, cache = conv.counts, conv.counts_cache()
     for c in nested(top, lambda c: c._kind_id in scopes):
         if c._kind_id not in decls:
             continue
-        s = name_of(c)
-        text = text_of(s)
-        dispose(s)
-        name = c._spelling = None if text is None else text.decode("utf8", "strict")  # as binding.spelling
-        counts = cache.get(name or "") or counts_of(name or "")
+        name = spelling(c) or ""
+        counts = cache.get(name) or counts_of(name)
         if counts is Counts.RESULT:
             out.add(named(c.result_type))
         elif counts is Counts.ARGUMENT:
