@@ -228,7 +228,7 @@ def _library_record(conv, decl, name: str):
         if s is None:
             continue
         if f is None:
-            f = name_of_file(location_file(decl)[1])
+            f = _file_of(decl)
             if not f:
                 return None
         if _in_library(f, lib.header):
@@ -252,8 +252,13 @@ def installed_record(conv, decl, name: str):
 def library_declares(conv, decl) -> bool:
     """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
     callee in its own headers: its naming table describes it, whatever name it has."""
-    f = decl.location.file if decl is not None else None
-    return f is not None and any(_in_library(f.name, lib.header) for lib in conv.libraries)
+    f = _file_of(decl) if decl is not None else ""
+    return bool(f) and any(_in_library(f, lib.header) for lib in conv.libraries)
+
+
+def _file_of(decl) -> str:
+    """The name of the file a declaration is in ("" for none), kept per build (name_of_file)."""
+    return name_of_file(location_file(decl)[1])
 
 
 @functools.lru_cache(maxsize=4096)
