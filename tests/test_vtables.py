@@ -16,6 +16,10 @@ static void d1(void *o) { }
 static R tab = { .visit = v1, .k = 2 };
 static R tab2 = { 1, (int (*)(int, void *))&v2, 0 };
 static void (*hook)(void *) = d1;
+typedef struct Ops { int n; void (*open)(void *); void (*close)(void *); } Ops;
+static void o1(void *o) { }
+static void c1(void *o) { }
+static Ops ops = { .open = o1, c1 };
 void set(R *r, void (*given)(void *)) { r->done = given; r->visit = tab.visit; hook = 0; }
 void *addr(R *r) { return &r->k; }
 """
@@ -34,6 +38,13 @@ def test_stores_closed_open_and_variables(tmp_path):
     assert stores["done"].open  # a parameter stored: open
     assert stores["hook"] == vtables.Stores(("d1",), False)  # initializer; NULL stored is nothing
     assert "k" not in stores  # not a function pointer
+
+
+def test_positions_go_on_after_a_designator(tmp_path):
+    stores, tu = _stores(tmp_path)
+    # `{ .open = o1, c1 }`: c1 is `close`'s, the field after the designated one, not the second's
+    assert stores["open"] == vtables.Stores(("o1",), False)
+    assert stores["close"] == vtables.Stores(("c1",), False)
 
 
 def test_still_stored_compares_the_noted_set(tmp_path):

@@ -15,7 +15,7 @@ import weakref
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import K, kind_of
+from refcheck.frontend.clangutil import K, kind_of, referenced
 from refcheck.ir.cfg import FunctionRole
 
 _POINTER_KINDS = (ci.TypeKind.POINTER, ci.TypeKind.BLOCKPOINTER)
@@ -106,34 +106,37 @@ def _table(init, tables: set[str], out: dict[str, set[str]]) -> None:
             if kind_of(k) == K.INIT_LIST_EXPR:
                 _table(k, tables, out)
         return
-    decl = t.get_declaration()
-    fields = [f.spelling for f in decl.type.get_fields()] if decl is not None else []
-    kids = list(init.get_children())
+    elements = record_elements(init)
     # A slot array's entry `{Py_tp_dealloc, f}`: two values, an integer id and the function.
-    slot_id = _slot_id(init) if len(kids) == 2 and len(fields) == 2 else None
-    position = 0
-    for k in kids:
-        name, value = _designated(k)
-        if name is not None:
-            position = fields.index(name) if name in fields else len(fields)
-        elif position < len(fields):
-            name, value = fields[position], k
-        position += 1
-        if value is None or name is None:
-            continue
-        fn = _function(value)
+    slot_id = _slot_id(init) if len(elements) == 2 and len(list(t.get_fields())) == 2 else None
+    for i, (field, value) in enumerate(elements):
+        fn = _function(value) if field is not None else None
         if fn is not None:
-            out.setdefault(fn, set()).add(slot_id if slot_id and k is kids[1] else name)
+            out.setdefault(fn, set()).add(slot_id if slot_id and i == 1 else field.spelling)
 
 
-def _designated(k):
-    """(field, value) of a designated initialiser `.field = value`, else (None, None)."""
-    if kind_of(k) != K.UNEXPOSED_EXPR:
-        return None, None
-    kids = list(k.get_children())
-    if len(kids) == 2 and kind_of(kids[0]) == K.MEMBER_REF:
-        return kids[0].spelling, kids[1]
-    return None, None
+def record_elements(init) -> list[tuple[object, object]]:
+    """(field, value) of each element of a record's brace initialiser `init`, designated
+    (`.tp_dealloc = f`, `.a.b = f`: the last field named) or positional, positions going on after
+    a designator as C's do; the field is None past the last one, and every field is None where
+    `init` is not a record's (an array's, a scalar's braces)."""
+    t = init.type.get_canonical()
+    fields = list(t.get_fields()) if t.kind == ci.TypeKind.RECORD else []
+    names = [f.spelling for f in fields]
+    out = []
+    position = 0
+    for k in init.get_children():
+        field, value = None, k
+        kids = list(k.get_children()) if kind_of(k) == K.UNEXPOSED_EXPR else []
+        designators = [x for x in kids if kind_of(x) == K.MEMBER_REF]
+        if len(kids) >= 2 and designators and kind_of(kids[0]) == K.MEMBER_REF:
+            field, value = referenced(designators[-1]), kids[-1]
+            position = names.index(kids[0].spelling) if kids[0].spelling in names else len(fields)
+        elif position < len(fields):
+            field = fields[position]
+        out.append((field, value))
+        position += 1
+    return out
 
 
 def _slot_id(entry) -> str | None:

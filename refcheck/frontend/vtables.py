@@ -23,6 +23,7 @@ import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
+from refcheck.frontend.slots import record_elements
 from refcheck.frontend.unit import in_system_header
 
 # The prefix of the name a check notes for each slot whose record it used (`noted`): the cache
@@ -74,9 +75,9 @@ def foreign(slot, library_header: str) -> bool:
     if loc.file is None or in_system_header(loc):
         return True
     if library_header:
-        from refcheck.frontend.graph import _in_library
+        from refcheck.frontend.graph import in_library
 
-        return _in_library(loc.file.name, library_header)
+        return in_library(loc.file.name, library_header)
     return False
 
 
@@ -124,19 +125,9 @@ def _assignment(c, found: dict, opened: set) -> None:
 
 def _initializer(c, found: dict, opened: set) -> None:
     """A brace initializer of a record: designated (`.visit = f`) or positional elements."""
-    t = c.type.get_canonical()
-    if t.kind != ci.TypeKind.RECORD:
-        return
-    fields = [f for f in t.get_declaration().get_children() if kind_of(f) == K.FIELD_DECL]
-    for i, e in enumerate(c.get_children()):
-        kids = list(e.get_children())
-        designators = [x for x in kids if kind_of(x) == K.MEMBER_REF]
-        if designators:
-            field = referenced(designators[-1])
-            if field is not None and _is_slot(field):
-                _store(field, kids[-1], found, opened)
-        elif i < len(fields) and _is_slot(fields[i]):
-            _store(fields[i], e, found, opened)
+    for field, value in record_elements(c):
+        if field is not None and _is_slot(field):
+            _store(field, value, found, opened)
 
 
 def _store(slot, value, found: dict, opened: set) -> None:
