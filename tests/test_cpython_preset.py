@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from refcheck.data import cpython_refcounts as gen
-from refcheck.frontend.graph import _in_library
+from refcheck.frontend.graph import in_library
 from refcheck.frontend.steals import build_value_steals, parse_borrowed_outputs
 from refcheck.conventions.presets import PRESETS, cpython_table
 from refcheck.conventions.summary import Effect, Returns, Tracked, When
@@ -103,9 +103,9 @@ def test_library_headers_are_those_beside_python_h(tmp_path):
     inc = tmp_path / "python3.11"
     (inc / "cpython").mkdir(parents=True)
     (inc / "Python.h").write_text("")
-    assert _in_library(str(inc / "object.h"), "Python.h")
-    assert _in_library(str(inc / "cpython" / "listobject.h"), "Python.h")
-    assert not _in_library(str(tmp_path / "project.h"), "Python.h")
+    assert in_library(str(inc / "object.h"), "Python.h")
+    assert in_library(str(inc / "cpython" / "listobject.h"), "Python.h")
+    assert not in_library(str(tmp_path / "project.h"), "Python.h")
 
 
 def test_build_value_formats():

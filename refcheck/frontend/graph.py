@@ -185,7 +185,7 @@ class GraphBuilder:
             s = conv.summary(name)
         else:
             f = decl.location.file
-            s = conv.summary(name, library=f is None or _in_library(f.name, conv.library_header))
+            s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header))
         if decl is not None and not s.says_something and s.role is None:
             i = identity_position(decl)
             if i is not None:
@@ -231,7 +231,7 @@ def _library_record(conv, decl, name: str):
             f = _file_of(decl)
             if not f:
                 return None
-        if _in_library(f, lib.header):
+        if in_library(f, lib.header):
             return s
     return installed_record(conv, decl, name) if conv.installed_gir else None
 
@@ -253,7 +253,7 @@ def library_declares(conv, decl) -> bool:
     """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
     callee in its own headers: its naming table describes it, whatever name it has."""
     f = _file_of(decl) if decl is not None else ""
-    return bool(f) and any(_in_library(f, lib.header) for lib in conv.libraries)
+    return bool(f) and any(in_library(f, lib.header) for lib in conv.libraries)
 
 
 def _file_of(decl) -> str:
@@ -262,7 +262,7 @@ def _file_of(decl) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _in_library(path: str, header: str) -> bool:
+def in_library(path: str, header: str) -> bool:
     """A header in the folder of the library's main header (Python.h) or in a folder below it."""
     d = os.path.dirname(os.path.abspath(path))
     for _ in range(3):

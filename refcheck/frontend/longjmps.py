@@ -16,7 +16,7 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.frontend.clangutil import K, binop, constant, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.graph import GraphBuilder, _in_library, callee_of
+from refcheck.frontend.graph import GraphBuilder, in_library, callee_of
 from refcheck.frontend.unit import in_system_header
 from refcheck.findings import Location
 
@@ -65,7 +65,7 @@ def _never_jumps(b: GraphBuilder, decl) -> bool:
     if f is None:
         return False
     if in_system_header(decl.location):
-        return bool(b.conv.library_header) and _in_library(f.name, b.conv.library_header)
+        return bool(b.conv.library_header) and in_library(f.name, b.conv.library_header)
     own = b.fn.location.file
     return own is not None and f.name != own.name
 
