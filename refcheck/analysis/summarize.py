@@ -102,6 +102,8 @@ class Summarizer:
         self.flags: dict[int, set] = {}
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
+        # The families of the owned objects its returning paths hand out (`Obj.family`).
+        self.result_families: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
         # "borrowed"; NULL or never set: nothing).
         self.members: dict[str, set] = {}
@@ -190,6 +192,7 @@ class Summarizer:
             self.results.add(("null",))
         elif o.owned > 0:
             self.results.add(("owned", self.param_of(oid, o)))
+            self.result_families.add(o.family)
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
@@ -339,6 +342,7 @@ class Summarizer:
         conditional += tuple((i, Effect.ACQUIRE_OUT, w) for i, w in fills.items() if w is not None)
         returns, returned = self.returned()
         unless = self.unless_singleton() if returns is Returns.OWNED else None
+        family, any_family = self.result_family() if returns is Returns.OWNED else (None, False)
         members = tuple(sorted((f, Returns.OWNED) for f, held in self.members.items() if held == {"owned"}))
         ends = Ends.RETURNS
         if not self.returns:
@@ -351,9 +355,17 @@ class Summarizer:
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
-                    fills_kept=tuple(sorted(kept)),
+                    fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def result_family(self) -> tuple[str | None, bool]:
+        """The allocator family of what it returns owned: one known family, else any (several, or
+        one whose family nobody knows) -- `Conventions.family` reads it for the callers."""
+        fams = self.result_families
+        if len(fams) == 1 and None not in fams:
+            return next(iter(fams)), False
+        return None, bool(fams)
 
     def at_flags(self, st: State, oid: ObjId | None) -> None:
         """A return of an object: whether it is owned, beside the integer each flag output holds."""

@@ -411,6 +411,16 @@ class Conventions:
         found = self._lookup("families", name)
         if found is not None:
             return found
+        inferred = self.summary(name) if name and self.inferred is not None else DEFAULT
+        if inferred.source is Source.INFERRED and (inferred.any_family or inferred.family is not None):
+            # What the body hands out says more than the result's type: a helper returning
+            # PyMem_Calloc'd `cairo_glyph_t *` is PyMem_Free's to release; one returning what
+            # allocators of several families made, any releaser's.
+            return None if inferred.any_family else inferred.family
+        return self._named_family(name, record, by_prefix)
+
+    def _named_family(self, name: str, record: str, by_prefix: bool) -> str | None:
+        """`family` from the record type its result points to, else the name's prefix."""
         if record:
             return next((f for lib in self.libraries for f in [lib.record_family(record)] if f), record)
         if not by_prefix:  # a block of scalars: no type of the name's

@@ -119,6 +119,10 @@ class Summary:
     may_raise: bool = False  # errors="unwind": the call may raise before it returns
     pure: bool = False  # no side effect on its arguments
     family: str | None = None  # acquirer/releaser family; None: any
+    # Inferred from a body whose owned results come from allocators of several families, or of
+    # one the caller's own reading (the result's record type, the name's prefix) does not give
+    # (a helper handing out PyMem_Calloc'd `cairo_glyph_t *`): any releaser may release it.
+    any_family: bool = False
     # (position, effect, When): an effect that happens only when the call's (integer) result is
     # zero, or non-zero; the position borrows on the other result. Written in `arguments`.
     conditional: tuple = ()
@@ -269,7 +273,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
-        family=a.family if a.family == b.family else None,
+        family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
         unkept=tuple(i for i in a.unkept if i in b.unkept), source=Source.INFERRED)
 
 
@@ -492,7 +496,7 @@ def _members(v) -> tuple:
 _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
-    "pure": _bool, "floating": _bool, "family": _family, "owned_if_null": _index,
+    "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices,
 }
