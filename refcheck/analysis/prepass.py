@@ -109,8 +109,7 @@ def why_unknown(cfg, conv, unwinding: bool = True) -> str:
 
 
 def _answer(cfg, conv, unwinding: bool = True, plan: "_Plan | None" = None) -> tuple[str, "_Plan | None"]:
-    """`why_unknown`'s answer, and the screening's plan (None where the screening gave up);
-    `plan`: the same graph's, made by an earlier answer (the tail cut asks twice)."""
+    """`why_unknown`'s answer and the screening's plan (None: it gave up); `plan`: an earlier one's."""
     try:
         if plan is None:
             plan = _screen(cfg, conv)
@@ -122,8 +121,7 @@ def _answer(cfg, conv, unwinding: bool = True, plan: "_Plan | None" = None) -> t
 
 
 def _ends_answer(cfg, conv, flow: "_Flow") -> str:
-    """What the flow's ends leave unproved: a may_raise summary, no returning end, a parameter
-    not shown to escape."""
+    """What the flow's ends leave unproved (a may_raise summary, no return, an unkept parameter)."""
     if flow.reached_error and conv.errors == "unwind" and conv.may_raise_summaries:
         return "the summary would say may_raise"
     # Where steals are inferred, the summary names the pointer parameters kept nowhere (unkept):
@@ -498,8 +496,8 @@ def unwinding_only(cfg, conv, why: str, plan: "_Plan | None" = None) -> frozense
     can report nothing and change no summary (the tail after the last error). Empty where not.
 
     The findings are the exploration's at its error nodes, whose states the cut leaves as they
-    were: the worklist explores the same states in the same order but for those at the tail.
-    `plan`: the screening's of the pass that answered `why` (screened once, not twice)."""
+    were: the worklist explores the same states in the same order but for those at the tail
+    (`plan`: the screening of the answer `why`, not made twice)."""
     if why != "an owned object at an end" or conv.errors != "unwind" or conv.may_raise_summaries or conv.infer_steals:
         return frozenset()
     g = cfg.graph
