@@ -105,12 +105,23 @@ def prove(cfg, conv) -> bool:
 def why_unknown(cfg, conv, unwinding: bool = True) -> str:
     """What keeps the function from being proved ("" where it is proved); `unwinding=False`: what
     keeps it from being proved but for the owned objects an unwinding error end loses."""
+    return _answer(cfg, conv, unwinding)[0]
+
+
+def _answer(cfg, conv, unwinding: bool = True, plan: "_Plan | None" = None) -> tuple[str, "_Plan | None"]:
+    """`why_unknown`'s answer and the screening's plan (None: it gave up); `plan`: an earlier one's."""
     try:
-        plan = _screen(cfg, conv)
+        if plan is None:
+            plan = _screen(cfg, conv)
         flow = _Flow(cfg, conv, plan, unwinding)
         flow.run()
     except (Unknown, Bound) as e:
-        return str(e) or type(e).__name__
+        return str(e) or type(e).__name__, plan
+    return _ends_answer(cfg, conv, flow), plan
+
+
+def _ends_answer(cfg, conv, flow: "_Flow") -> str:
+    """What the flow's ends leave unproved (a may_raise summary, no return, an unkept parameter)."""
     if flow.reached_error and conv.errors == "unwind" and conv.may_raise_summaries:
         return "the summary would say may_raise"
     # Where steals are inferred, the summary names the pointer parameters kept nowhere (unkept):
@@ -478,14 +489,15 @@ def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
     return False, set()
 
 
-def unwinding_only(cfg, conv, why: str) -> frozenset:
+def unwinding_only(cfg, conv, why: str, plan: "_Plan | None" = None) -> frozenset:
     """Where the only events the exploration can have are unwinding error ends losing owned
     objects (errors=unwind; `why`: the pass's answer, an owned object at an end), and the
     summary is the default: the nodes from which no error node is reachable, where exploring
     can report nothing and change no summary (the tail after the last error). Empty where not.
 
     The findings are the exploration's at its error nodes, whose states the cut leaves as they
-    were: the worklist explores the same states in the same order but for those at the tail."""
+    were: the worklist explores the same states in the same order but for those at the tail
+    (`plan`: the screening of the answer `why`, not made twice)."""
     if why != "an owned object at an end" or conv.errors != "unwind" or conv.may_raise_summaries or conv.infer_steals:
         return frozenset()
     g = cfg.graph
@@ -498,7 +510,7 @@ def unwinding_only(cfg, conv, why: str) -> frozenset:
                 todo.append(p)
     tail = frozenset(n for n in g.nodes if n not in reach)
     # A short tail saves less than the second flow and the witness cost (about 3 ms).
-    if len(tail) * TAIL_SHARE < len(g) or why_unknown(cfg, conv, unwinding=False):
+    if len(tail) * TAIL_SHARE < len(g) or _answer(cfg, conv, False, plan)[0]:
         return frozenset()
     return tail
 
@@ -528,16 +540,16 @@ def first_pass(cfg, conv, explore):
         return explore()
     if WHY:
         return _logged(cfg, conv, explore)
-    why = why_unknown(cfg, conv)
+    why, plan = _answer(cfg, conv)
     if CHECK and not why:
         _check(cfg, explore())
     if not why:
         return Result([], 0, summary=DEFAULT, proved=True)
-    return _explored(cfg, conv, explore, why)
+    return _explored(cfg, conv, explore, why, plan)
 
 
-def _explored(cfg, conv, explore, why: str):
-    tail = unwinding_only(cfg, conv, why)
+def _explored(cfg, conv, explore, why: str, plan: "_Plan | None" = None):
+    tail = unwinding_only(cfg, conv, why, plan)
     if not tail:
         return explore()
     cut = explore(tail=tail)
@@ -550,11 +562,11 @@ def _explored(cfg, conv, explore, why: str):
 def _logged(cfg, conv, explore):
     """`first_pass` with REFCHECK_PREPASS_WHY: a line per analysis (`tools/prepass_why.py` sums them)."""
     start = time.process_time()
-    why = why_unknown(cfg, conv)
+    why, plan = _answer(cfg, conv)
     line = {"function": cfg.name, "errors": conv.errors, "why": why, "pass_s": time.process_time() - start}
     if why:
         start = time.process_time()
-        result = _explored(cfg, conv, explore, why)
+        result = _explored(cfg, conv, explore, why, plan)
         line.update(explore_s=time.process_time() - start, states=result.states, findings=len(result.findings))
     else:
         if CHECK:

@@ -157,6 +157,8 @@ def _view_fields(o: "Obj") -> tuple:
             o.kept, o.floated, o.escaped)
 
 
+_new = object.__new__  # the copies' constructor (`Facts.copy`, `State.copy`)
+
 # A condition's identity: a Fact's structural key, or the sorted pair of a pointer comparison.
 CondKey = object
 
@@ -177,7 +179,12 @@ class Facts:
         self.sizes: dict = sizes if sizes is not None else {}
 
     def copy(self) -> "Facts":
-        return Facts(dict(self.conds), dict(self.consts), dict(self.excluded), dict(self.stored), dict(self.sizes))
+        # Slots set directly and `dict.copy`: made for every successor and every variant kept
+        # (95,000 on THTensor.c), `__init__`'s defaults and `dict(...)` were a third of its cost.
+        out = _new(Facts)
+        out.conds, out.consts, out.excluded = self.conds.copy(), self.consts.copy(), self.excluded.copy()
+        out.stored, out.sizes = self.stored.copy(), self.sizes.copy()
+        return out
 
     def __bool__(self) -> bool:
         return bool(self.conds or self.consts or self.excluded or self.stored or self.sizes)
@@ -230,7 +237,9 @@ class State:
         self.facts = facts
 
     def copy(self) -> "State":
-        return State(dict(self.env), dict(self.objs), self.facts.copy())
+        out = _new(State)
+        out.env, out.objs, out.facts = self.env.copy(), self.objs.copy(), self.facts.copy()
+        return out
 
     def core(self) -> tuple:
         """What ownership depends on: states equal here are explored once, their facts joined."""

@@ -115,6 +115,16 @@ class DiGraph:
     def predecessors(self, n) -> Iterator:
         return iter(self._pred[n])
 
+    @property
+    def succ(self) -> dict:
+        """Node -> {successor: edge attributes} (networkx's `succ`; read it, never write it)."""
+        return self._succ
+
+    @property
+    def pred(self) -> dict:
+        """Node -> {predecessor: edge attributes} (networkx's `pred`; read it, never write it)."""
+        return self._pred
+
     def adjacency(self) -> Iterator[tuple]:
         """(node, {successor: edge attributes}) for every node."""
         return iter(self._succ.items())
