@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
+from refcheck.frontend.binding import children_by_key
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.slots import record_elements
 from refcheck.frontend.unit import in_system_header
@@ -99,7 +100,7 @@ def _walk(tu) -> dict:
     for top in tu.cursor.get_children():
         if top.location.file is None or in_system_header(top.location):
             continue
-        for c in top.walk_preorder():
+        for c in _preorder(top):
             k = kind_of(c)
             if k == K.BINARY_OPERATOR:
                 _assignment(c, found, opened)
@@ -112,6 +113,17 @@ def _walk(tu) -> dict:
             elif k == K.UNARY_OPERATOR and _address_of_slot(c):
                 opened.add(referenced(list(c.get_children())[0]).get_usr())
     return {usr: Stores(tuple(sorted(found.get(usr, ()))), usr in opened) for usr in found.keys() | opened}
+
+
+def _preorder(top):
+    """`top` and every cursor under it, listed by one walk (binding.children_by_key: compiled
+    where the extension is built): `Cursor.walk_preorder` lists each cursor's children through a
+    Python callback of its own, which was a quarter of a large CPython unit (regex's _regex.c)."""
+    found: dict = {}
+    children_by_key(top, found)
+    if not found:  # the walk broke off (binding.children_by_key): the binding's own
+        return top.walk_preorder()
+    return [top, *(c for kids in found.values() for c in kids)]
 
 
 def _assignment(c, found: dict, opened: set) -> None:
