@@ -139,8 +139,10 @@ class Instances:
         type_names = self.type_names
         decls = self.decls
 
-        def type_like(t: str) -> bool:
-            return t in _ARITHMETIC or t in _QUALIFIERS or t in type_names or t == "void"
+        # The words a type's spelling may hold: one set, asked per token (a closure over four
+        # sets cost a Python call per token of every cast's parentheses).
+        self._type_words = type_words = frozenset(_ARITHMETIC | _QUALIFIERS | type_names | {"void"})
+        type_like = type_words.__contains__
 
         def enum_value(name: str) -> int | None:
             for d in decls.get(name, ()):
@@ -275,14 +277,13 @@ class Instances:
         when some `sizeof` takes an expression (its value depends on a declaration's type)."""
         out = []
         opens: list[int] = []
-        type_like = self._type_like
+        type_words = self._type_words
         for i, t in enumerate(tokens):
             if t == "(":
                 opens.append(i)
             elif t == ")" and opens:
                 o = opens.pop()
-                inner = tokens[o + 1:i]
-                if inner and all(type_like(x) for x in inner):
+                if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
                     out.append((o + 1, i))
                 elif o > 0 and tokens[o - 1] == "sizeof":
                     return None
