@@ -14,6 +14,8 @@
  *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
+ * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
+ *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
