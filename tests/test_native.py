@@ -119,6 +119,28 @@ def test_a_processs_first_compiled_query_may_be_a_cursor_of_a_cursor(query):
     assert done.stdout.strip() == {"semantic_parent": "TRANSLATION_UNIT", "referenced": "FUNCTION_DECL"}[query]
 
 
+# Every alternative of instances._TOKEN and its edges: punctuators by maximal munch, exponents'
+# signs, unclosed and escaped quotes, a quote's line end, blanks Python's \s holds (\x1c-\x1f).
+TOKEN_EDGES = ["a->b-->c", "x<<=2>>=3<<y>>z", "1e-3+.5f-0x1p+3 1.2.3e+ 1.e", "'\\'' \"a\\\"b\" \"open\n\"",
+               "...##..# .", "a&&b||c&=d|=e^=f!=g==h", "$x @ ` \\", "\x1c a \x1f b\x0b c\x0c", "\"\\\n\"",
+               "'", "\"", "'\\", "x ? y : z", "<=>=<>", "\x00+\x00=", "", "   ", "_a1 1_a a.b .5.e-1"]
+ALPHABET = "ab_1 .eEpP+-<>=!*/%&^|#'\"\\\n\t\x1f;(){}?:"
+
+
+@needs_compiled
+def test_the_compiled_tokenizer_gives_the_regexs_tokens():
+    import random
+
+    from refcheck.reuse import instances
+
+    pure, fast = instances.PURE["tokenize"], native.CHOICE.module.tokens
+    rng = random.Random(30)
+    texts = TOKEN_EDGES + ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(40))) for _ in range(5000)]
+    for text in texts:
+        assert fast(text) == pure(text) == instances.tokenize(text), repr(text)
+    assert fast("f(\"é\")") is None and instances.tokenize("f(\"é\")") == ["f", "(", '"é"', ")"]
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)
@@ -132,11 +154,13 @@ def _oracle(pure: bool) -> dict:
 
 @needs_compiled
 def test_every_fixture_reads_the_same_on_both_paths():
-    # Every parsable fixture unit: its findings in both --errors modes (whole records) and the
-    # graph of every function it defines, compiled against REFCHECK_PURE_PYTHON=1.
+    # Every parsable fixture unit: its findings in both --errors modes (whole records), the
+    # graph of every function it defines and its instance key (the whole tuple), compiled
+    # against REFCHECK_PURE_PYTHON=1.
     fast, pure = _oracle(False), _oracle(True)
     assert (fast["path"], pure["path"]) == ("compiled", "forced")
     assert len(fast["units"]) > 100 and sum(len(u["graphs"]) for u in fast["units"].values()) > 1000
+    assert sum(not k.endswith(" None") for u in fast["units"].values() for k in u["keys"]) > 1000
     for unit in fast["units"]:
         assert fast["units"][unit] == pure["units"][unit], unit
     assert fast["units"].keys() == pure["units"].keys()

@@ -61,7 +61,7 @@ import bisect
 import re
 
 from refcheck.conventions import Conventions
-from refcheck.frontend import binding
+from refcheck.frontend import binding, native
 from refcheck.reuse import converted, shapes, unevaluated
 from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
@@ -139,8 +139,10 @@ class Instances:
         type_names = self.type_names
         decls = self.decls
 
-        def type_like(t: str) -> bool:
-            return t in _ARITHMETIC or t in _QUALIFIERS or t in type_names or t == "void"
+        # The words a type's spelling may hold: one set, asked per token (a closure over four
+        # sets cost a Python call per token of every cast's parentheses).
+        self._type_words = type_words = frozenset(_ARITHMETIC | _QUALIFIERS | type_names | {"void"})
+        type_like = type_words.__contains__
 
         def enum_value(name: str) -> int | None:
             for d in decls.get(name, ()):
@@ -203,7 +205,7 @@ class Instances:
         text = binding.pretty_printed(fn)
         if not text:
             return None
-        tokens = _TOKEN.findall(text)
+        tokens = tokenize(text)
         if not _FUNCTION_NAMES.isdisjoint(tokens):
             return None  # the function's own name as a string, which clang folds (`__func__[2]`)
         body = tokens.index("{") if "{" in tokens else len(tokens)  # where the body starts
@@ -275,14 +277,13 @@ class Instances:
         when some `sizeof` takes an expression (its value depends on a declaration's type)."""
         out = []
         opens: list[int] = []
-        type_like = self._type_like
+        type_words = self._type_words
         for i, t in enumerate(tokens):
             if t == "(":
                 opens.append(i)
             elif t == ")" and opens:
                 o = opens.pop()
-                inner = tokens[o + 1:i]
-                if inner and all(type_like(x) for x in inner):
+                if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
                     out.append((o + 1, i))
                 elif o > 0 and tokens[o - 1] == "sizeof":
                     return None
@@ -446,14 +447,31 @@ def _signature(decls: dict, cache: dict, name: str) -> list[str]:
             parts.append(kind.name)
             if kind == K.FUNCTION_DECL:
                 # Not printed: a definition prints with its body.
-                parts += _TOKEN.findall(d.type.spelling)
+                parts += tokenize(d.type.spelling)
                 parts.append("noreturn" if is_noreturn(d) else "returns")
             elif kind == K.ENUM_CONSTANT_DECL:
                 parts.append(str(d.enum_value))
             else:
-                parts += _TOKEN.findall(binding.pretty_printed(d))
+                parts += tokenize(binding.pretty_printed(d))
         got = cache[name] = parts
     return got
+
+
+def tokenize(text: str) -> list[str]:
+    """The tokens of a printed definition or type (`_TOKEN`'s)."""
+    return _TOKEN.findall(text)
+
+
+# The compiled twin (refcheck/frontend/_cwalk.c `tokens`, where native.py chose the module): the
+# same list without the regex engine, a fifth of its time on THTensor.c's 1.5M tokens. It reads
+# ASCII only and answers None for any other text, which the regex tokenizes. The definition above
+# stays the fallback and the oracle (tests/test_native.py).
+PURE = {"tokenize": tokenize}
+if native.CHOICE.module is not None:
+    def tokenize(text: str, _compiled=native.CHOICE.module.tokens) -> list[str]:  # noqa: F811
+        """The tokens of a printed definition or type (`_TOKEN`'s), in C where the text is ASCII."""
+        got = _compiled(text)
+        return got if got is not None else _TOKEN.findall(text)
 
 
 def _inside(ranges, n: int) -> list[bool]:
