@@ -31,10 +31,6 @@ TABLE = "table"
 # A lead whose children are all done, before its fixup (leading.fixed): (RETURN, index); the
 # parent takes the slots it lent them back at once.
 RETURN = "return"
-# A lead whose children are all done sends the shards' Parts before its fixup: (PARTS, index,
-# Part) (pool._collect keeps it); the parent takes that message in while the fixup runs, and the
-# job's result message carries the fixup alone (shards.Part.sent).
-PARTS = "parts"
 
 
 @dataclass(frozen=True)
@@ -98,10 +94,6 @@ class Lender:
     def give_back(self) -> None:
         """Says that this job's children are done: the slots lent them are free again."""
         self.conn.send((RETURN, self.index))
-
-    def send_parts(self, part) -> None:
-        """The lead's Part with its children's, before its fixup (PARTS)."""
-        self.conn.send((PARTS, self.index, part))
 
     def wait(self) -> None:
         """A child: blocks until the parent grants it a slot (EOF: the parent is gone)."""

@@ -57,12 +57,9 @@ def lead(prep, shard, lender, began: float, job_cpu: float, run, prepare):
     children = forking.collect(running)
     if running:  # their slots back before the fixup: another job may take them meanwhile
         lender.give_back()
-    # The records go to the parent now, which takes them in while the fixup runs: the message
-    # after it is small. The fixup's second round may fork a helper into a slot lent again
-    # (fixsplit.py).
-    lender.send_parts(replace(part, children=children))
-    done = fixed(prep, part, children, run, prepare, lender if running else None)
-    return shards.Part(part.result, {}, fixed=done, sent=True)
+    # The fixup's second round may fork a helper into a slot lent again (fixsplit.py).
+    return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare,
+                                                        lender if running else None))
 
 
 def fixed(prep, part, children: tuple, run, prepare, helper=None):

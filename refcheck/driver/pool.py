@@ -211,8 +211,6 @@ class _Worker:
         self.awaits: set = set()
         self.ready_at = 0.0
         self.waited: tuple = ()
-        # A lead's Part with its children's, sent before its fixup (forking.PARTS).
-        self.parts = None
 
     @property
     def idle(self) -> bool:
@@ -454,7 +452,7 @@ def _finish(w: _Worker, outcome: "Outcome | None", pool: list) -> Iterator[Outco
     goes where the parse is), the worker replaced where it died or ran out of memory."""
     children = _children(w, outcome)
     w.job, w.followers, w.slots = None, [], []
-    w.awaits, w.ready_at, w.waited, w.parts = set(), 0.0, (), None
+    w.awaits, w.ready_at, w.waited = set(), 0.0, ()
     w.release()
     if (_out_of_memory(outcome.result) or not w.process.is_alive()) and w in pool:
         w.kill()
@@ -506,12 +504,7 @@ def _collect(w: _Worker) -> Outcome | None:
             if message[0] == forking.RETURN and message[1] == job.index:
                 w.release()  # its children are done: their slots go back before its fixup
                 return None
-            if message[0] == forking.PARTS and message[1] == job.index:
-                w.parts = message[2]
-                return None
             index, result, cacheable, hashes, part, cpu = message
-            if getattr(part, "sent", False):  # the records came before the fixup (forking.PARTS)
-                part = None if w.parts is None else replace(w.parts, result=part.result, fixed=part.fixed)
             if index == job.index:
                 outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid, w.began, time.monotonic(),
                                   w.waited)

@@ -146,9 +146,6 @@ class Part:
     # A shared parse's lead that ran its unit's fixup itself (leading.py); None: the parent
     # decides whether one is needed and sends it as a job.
     fixed: "Fixed | None" = None
-    # A lead's result message after it sent its records and children's before its fixup
-    # (forking.PARTS): this Part carries its result and `fixed` only (pool._collect joins them).
-    sent: bool = False
 
 
 @dataclass(frozen=True)

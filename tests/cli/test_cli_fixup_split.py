@@ -161,31 +161,3 @@ def test_the_helpers_checks_go_to_the_function_cache(project, sharding, slow_wra
     assert json.loads(cached.out)["findings"], cached.out
     got = sorted((f["file"], f["rule"], f["line"], f["message"]) for f in json.loads(again.out)["findings"])
     assert got == fresh[1]
-
-
-def test_the_records_reach_the_parent_before_the_fixup_ends(project, sharding, slow_wrap, monkeypatch):
-    """The lead sends its and its children's records (forking.PARTS) before its fixup: the parent
-    holds them while the fixup (slowed down) still runs, and the result message after it
-    carries the fixup alone. Findings are -j1's."""
-    from refcheck.driver import pool
-
-    project.write("one.c", UNIT)
-    whole = _findings(project, "-j", "1", "one.c")
-    read_jobs(sharding)
-    got = []
-    real_collect = pool._collect
-
-    def collect(w):
-        had = w.parts
-        out = real_collect(w)
-        if had is None and w.parts is not None:
-            got.append((time.monotonic(), len(w.parts.records)))
-        return out
-
-    monkeypatch.setattr(pool, "_collect", collect)
-    assert _findings(project, "-j", "2", "one.c") == whole
-    jobs = read_jobs(sharding)
-    (fixup,) = [j for j in jobs if j["shard"] == "fixup"]
-    lead = next(j for j in jobs if j["shard"] == 0)
-    ((at, records),) = got
-    assert records == lead["definitions"] >= 1 and at < fixup["end"] - 0.4, (got, jobs)
