@@ -6,9 +6,10 @@ replayed table contradicts, each from the table the ones before it left (as a wh
 check does). Here the lead forks one helper, which waits for a slot the pool lends it as the
 shards' children did (forking.start); both take the stale definitions one at a time in source
 order from one list (stealing.Claims, one definition a group), each checking its own from the
-table the round started with plus its own earlier ones. The merge then walks the whole round in source order
-from the table it started with: a record is taken where the summaries it used are the ones that
-order gives at its place (shards.digests), else the definition is checked again here. So the
+table the round started with plus its own earlier ones. The merge then walks the whole round in
+source order from the table it started with: a record is taken where the summaries it used are
+the ones that order gives at its place (shards.digests), else the definition is checked again
+here. So the
 outcome is the sequential round's whoever checked what; a helper that dies, or gets no slot
 before the lead has claimed everything, leaves its definitions to the lead.
 """
@@ -22,7 +23,7 @@ from refcheck.driver import forking, shards, stealing
 MIN_STALE = 2
 
 
-def second_round(unit, plan, table, records: dict, stale: list[int], recheck, helper) -> dict:
+def second_round(unit, plan, table, stale: list[int], recheck, helper) -> dict:
     """The stale definitions' records (index -> Record), checked again as the whole unit's second
     round (`recheck(index)` checks one here); with `helper` (a forking.Lender) split as above.
     `unit`, `plan`, `table`: engine._UnitCheck, the reuse plan, the per-function table."""

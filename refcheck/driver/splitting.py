@@ -74,7 +74,7 @@ def fixup(unit, plan, table, records: dict, helper=None) -> dict:
     # nothing itself; a cache hit's asks count, as in _check).
     unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
                                for n, _ in r.used)
-    again = fixsplit.second_round(unit, plan, table, records, shards.stale(records, known), recheck, helper)
+    again = fixsplit.second_round(unit, plan, table, shards.stale(records, known), recheck, helper)
     records.update(again)
     checked.update(again)
     cycles.settle_records(unit, records, recheck)
