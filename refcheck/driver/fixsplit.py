@@ -9,9 +9,8 @@ order from one list (stealing.Claims, one definition a group), each checking its
 table the round started with plus its own earlier ones. The merge then walks the whole round in
 source order from the table it started with: a record is taken where the summaries it used are
 the ones that order gives at its place (shards.digests), else the definition is checked again
-here. So the
-outcome is the sequential round's whoever checked what; a helper that dies, or gets no slot
-before the lead has claimed everything, leaves its definitions to the lead.
+here. So the outcome is the sequential round's whoever checked what; a helper that dies, or gets
+no slot before the lead has claimed everything, leaves its definitions to the lead.
 """
 
 from __future__ import annotations
