@@ -101,7 +101,8 @@ def phases(launched: float, exited: float, first: float, last: float, events: li
     workers' fork), `span` the jobs', `tail` from the last job's end until the pool's last
     outcome was taken in (the merge), `shutdown` until the workers were gone, `post` until the
     process ended (the report, the interpreter's exit). With the fixup job's own span and its
-    gap after the shards (the round trip to the parent), where the run has one."""
+    gap after the shards (the round trip to the parent), where the run has one, and the span of
+    the helper that checked part of its second round in the other worker (0: none ran)."""
     start = min((at for name, at in events if name == "start"), default=first)
     drained = max((at for name, at in events if name == "drained"), default=last)
     end = max((at for name, at in events if name == "end"), default=drained)
@@ -112,6 +113,9 @@ def phases(launched: float, exited: float, first: float, last: float, events: li
         shards = [e for e in entries if isinstance(e["shard"], int) and e["unit"] == fixups[0]["unit"]]
         out["fixup"] = fixups[0]["end"] - fixups[0]["start"]
         out["fixup_gap"] = fixups[0]["start"] - max(e["end"] for e in shards)
+        # The helper that checked part of its second round in the other worker (fixsplit.py).
+        helpers = [e for e in entries if e["shard"] == "fixup-helper" and e["unit"] == fixups[0]["unit"]]
+        out["fixup_helper"] = sum(e["end"] - e["start"] for e in helpers)
     return {k: round(v, 3) for k, v in out.items()}
 
 

@@ -49,6 +49,9 @@ class Settings:
     shard: object = None
     # A shared parse's lead: the worker's side of the pool's slots (forking.Lender); else None.
     lender: object = None
+    # A shared parse's lead running its unit's fixup: the same Lender, so that the second round
+    # may fork one helper into a slot the pool lends (driver/fixsplit.py); else None.
+    helper: object = None
     # Phase 2 (a unit checked again with the run's table): the checks its phase 1 made
     # (`repeats.Earlier`), repeated where every record one asked is unchanged; else None.
     earlier: object = None
@@ -280,7 +283,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     replays the order), or a fixup's; returns a part's records (none for a whole unit)."""
     if shard is not None and not isinstance(shard, shards.Shard):
         unit.summaries.ever.update(shard.planned)
-        return splitting.fixup(unit, plan, table, shard.records)
+        return splitting.fixup(unit, plan, table, shard.records, unit.settings.helper)
     # In source order (C defines helpers before their callers, mostly); a function whose check
     # used a summary that changed later in the unit (a helper defined after it, recursion) is
     # checked once more at the end, with the unit's final table.
@@ -517,6 +520,15 @@ class _UnitCheck:
         stale = [i for i, used in self.used_at.items() if self.summaries.used(n for n, _ in used) != used]
         self.take_back(stale)
         return stale
+
+    def adopt(self, index: int, record, table) -> None:
+        """Definition `index`'s check as another process of this parse made it (fixsplit.py): its
+        outcome, summary and cache entry here, as if checked here."""
+        self.spans[index] = (record.findings, record.errors, record.functions, record.counts)
+        self.used_at[index], self.how[index], self.seconds[index] = record.used, record.how, record.seconds
+        self.summaries.ever.update(n for n, _ in record.used)
+        self._learn(index, record.summary)
+        self._put(table, table.keys[index] if table is not None else None, index)
 
     def take_back(self, indices) -> None:
         """Takes back what the checks of these definitions added (they are checked again)."""

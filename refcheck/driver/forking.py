@@ -62,6 +62,8 @@ class Lender:
 
     def __init__(self, conn, gate: int, index: int, early: bool = False) -> None:
         self.conn, self.gate, self.index, self.early = conn, gate, index, early
+        # The Child of the helper its fixup's second round forked (fixsplit.py), for the job log.
+        self.helped: Child | None = None
 
     def table(self):
         """An early lead, parsed: asks the parent for the summaries of the units ahead of it in

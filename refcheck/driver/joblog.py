@@ -25,9 +25,10 @@ def _write(line: dict) -> None:
         pass
 
 
-def job(outcome) -> None:
+def job(outcome, helper_slot: int = 0) -> None:
     """One finished job (a pool.Outcome); a lead that ran its unit's fixup (shards.Fixed), as two:
-    its shard up to the fixup, and the fixup."""
+    its shard up to the fixup, and the fixup; and a third where a helper checked part of the
+    fixup's second round (fixsplit.py), against `helper_slot`, the worker whose slot it used."""
     if not os.environ.get(JOB_LOG):
         return
     shard = outcome.job.shard
@@ -45,6 +46,11 @@ def job(outcome) -> None:
     # The fixup's line ends with the job (its result's way to the parent included).
     _write(dict(line, shard="fixup", cpu=round(fixed.cpu, 4), start=round(fixed.began, 4), waited=[],
                 definitions=len(fixed.part.records), stolen=[0, 0.0]))
+    helper = fixed.helper
+    if helper is not None:
+        _write(dict(line, worker=helper_slot or outcome.worker, shard="fixup-helper", cpu=round(helper.cpu, 4),
+                    start=round(helper.began, 4), end=round(helper.ended, 4), waited=[], definitions=0,
+                    stolen=[0, 0.0]))
 
 
 def event(name: str, at: float) -> None:

@@ -57,22 +57,25 @@ def lead(prep, shard, lender, began: float, job_cpu: float, run, prepare):
     children = forking.collect(running)
     if running:  # their slots back before the fixup: another job may take them meanwhile
         lender.give_back()
-    return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare))
+    # The fixup's second round may fork a helper into a slot lent again (fixsplit.py).
+    return replace(part, children=children, fixed=fixed(prep, part, children, run, prepare,
+                                                        lender if running else None))
 
 
-def fixed(prep, part, children: tuple, run, prepare):
+def fixed(prep, part, children: tuple, run, prepare, helper=None):
     """The unit's fixup (splitting.fixup) run here, on this parse, once every shard's records are
     in, or that none is needed (shards.Fixed): the parent would send it back to this worker as
     a job, and the other worker would idle through the round trip too. A fresh unit state from
     the same start table, as that job's. None where a child failed or the fixup raised: the
-    parent then decides, as it does for shards that parse apart."""
+    parent then decides, as it does for shards that parse apart. `helper`: the lead's Lender,
+    where its second round may be split with a forked helper (fixsplit.py)."""
     if any(c.part is None for c in children):
         return None
     cpu, began = time.process_time(), time.monotonic()
     try:
         parts = (part, *(c.part for c in children))
         job = shards.Fixup.over(parts)
-        settings = replace(prep.settings, shard=job, lender=None)
+        settings = replace(prep.settings, shard=job, lender=None, helper=helper)
         got = run(prepare(settings), [], job, time.perf_counter())
         # Nothing checked again: the parent merges the shards' records as they are where they
         # follow the whole-unit order (as it decides without this). Asked only then: a unit that
@@ -81,4 +84,6 @@ def fixed(prep, part, children: tuple, run, prepare):
             return shards.Fixed(None)
     except Exception:  # noqa: BLE001 - the parent's fixup job reports it as the unit's error
         return None
-    return shards.Fixed(got, time.process_time() - cpu, began, time.monotonic())
+    helped = helper.helped if helper is not None else None
+    return shards.Fixed(got, time.process_time() - cpu, began, time.monotonic(),
+                        None if helped is None else replace(helped, part=None))

@@ -508,7 +508,8 @@ def _collect(w: _Worker) -> Outcome | None:
             if index == job.index:
                 outcome = Outcome(job, result, cacheable, hashes, part, cpu, w.process.pid, w.began, time.monotonic(),
                                   w.waited)
-                joblog.job(outcome)
+                # A fixup helper's slot was lent after the children's (fixsplit.py).
+                joblog.job(outcome, w.slots[len(w.followers)] if len(w.slots) > len(w.followers) else 0)
                 return outcome
     except (EOFError, OSError):
         pass

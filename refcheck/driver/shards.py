@@ -158,6 +158,9 @@ class Fixed:
     cpu: float = 0.0
     began: float = 0.0
     ended: float = 0.0
+    # The helper that checked part of its second round (fixsplit.py): a forking.Child without
+    # its part (its CPU and span); None: none ran.
+    helper: object = None
 
 
 def estimate(places: list, sizes: list[int]) -> list[float]:

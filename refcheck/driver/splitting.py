@@ -4,7 +4,7 @@ engine._UnitCheck."""
 
 from __future__ import annotations
 
-from refcheck.driver import cycles, shards, stealing
+from refcheck.driver import cycles, fixsplit, shards, stealing
 from refcheck.driver.shards import How
 
 
@@ -51,10 +51,11 @@ def size(fn) -> int:
     return max(1, extent.end.offset - extent.start.offset)
 
 
-def fixup(unit, plan, table, records: dict) -> dict:
+def fixup(unit, plan, table, records: dict, helper=None) -> dict:
     """The whole-unit order replayed over the shards' records (shards.replay): the definitions
     whose check saw other summaries than that order gives, checked again, then the second round
-    for stale summaries. Returns the records of the definitions checked here."""
+    for stale summaries (`helper`, a lead's Lender: split with a forked helper, fixsplit.py).
+    Returns the records of the definitions checked here."""
     records = dict(records)
     checked: dict = {}
     unit.second = True  # no cache hit, no instance result: they were made with other summaries
@@ -73,8 +74,9 @@ def fixup(unit, plan, table, records: dict) -> dict:
     # nothing itself; a cache hit's asks count, as in _check).
     unit.summaries.ever.update(n for i, r in original.items() if i not in checked and r.how is not How.SHARED
                                for n, _ in r.used)
-    for index in shards.stale(records, known):
-        records[index] = recheck(index)
+    again = fixsplit.second_round(unit, plan, table, shards.stale(records, known), recheck, helper)
+    records.update(again)
+    checked.update(again)
     cycles.settle_records(unit, records, recheck)
     # Where the cycles' rounds fell back, the records before them stand (`checked` holds the
     # last round's otherwise).

@@ -111,7 +111,8 @@ def test_shards_that_follow_the_whole_unit_order_need_no_fixup(project, sharding
 
 def test_the_benchmark_splits_the_wall_time_outside_the_jobs(monkeypatch):
     """benchmarks/jscaling.py: the spans before, between and after the jobs from the pool's events
-    and its own launch and exit; the fixup's span and its gap after the unit's shards."""
+    and its own launch and exit; the fixup's span and its gap after the unit's shards, and its
+    helper's span."""
     import os
     import sys
 
@@ -125,7 +126,10 @@ def test_the_benchmark_splits_the_wall_time_outside_the_jobs(monkeypatch):
     events = [("start", 10.4), ("drained", 14.45), ("end", 14.5)]
     got = jscaling.phases(10.0, 14.6, 10.5, 14.4, events, entries)
     assert got == {"pre": 0.4, "lead_in": 0.1, "span": 3.9, "tail": 0.05, "shutdown": 0.05, "post": 0.1,
-                   "fixup": 0.3, "fixup_gap": 0.1}
+                   "fixup": 0.3, "fixup_gap": 0.1, "fixup_helper": 0.0}
+    # A helper that checked part of the fixup's second round in the other worker (fixsplit.py).
+    helped = entries + [{"unit": "u.c", "shard": "fixup-helper", "start": 14.2, "end": 14.35}]
+    assert jscaling.phases(10.0, 14.6, 10.5, 14.4, events, helped)["fixup_helper"] == 0.15
     # A tree without the events (an older base): the jobs' own start and end stand in.
     assert jscaling.phases(10.0, 14.6, 10.5, 14.4, [], entries[:2])["pre"] == 0.5
 
