@@ -273,6 +273,16 @@ GLIB_RULES: dict[str, dict] = {
     # with it ("data: a new task for pool"). GIR says nothing of either gpointer.
     "g_markup_parse_context_push": {"arguments": {"2": "store"}},
     "g_thread_pool_push": {"arguments": {"1": "store"}},
+    # Thread-local and once-only storage keeps what it is given: g_private_set (key, value) and
+    # g_private_replace hand the value to the GPrivate, whose G_PRIVATE_INIT notify frees it at
+    # thread exit ("the GDestroyNotify for key is not called on the old value": set keeps the
+    # new one), and g_once_init_leave (location, result) publishes the result into a static for
+    # every later caller. A lazily made per-thread or singleton value returned after the store is
+    # lent to the caller (glib26, libdex's `dex_thread_storage_get`: g_new0, g_private_set,
+    # return; 19 false RC001 in its callers). GIR says nothing of either gpointer.
+    "g_private_set": {"arguments": {"1": "store"}},
+    "g_private_replace": {"arguments": {"1": "store"}},
+    **{name: {"arguments": {"1": "store"}} for name in ("g_once_init_leave", "g_once_init_leave_pointer")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_add": {"arguments": {"1": "store"}},
