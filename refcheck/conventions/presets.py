@@ -252,6 +252,13 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_insert_before": {"arguments": {"2": "store"}},
     "g_queue_insert_after": {"arguments": {"2": "store"}},
     "g_queue_insert_sorted": {"arguments": {"1": "store"}},
+    # The _link variants keep the GList element they are given ("link_: a single GList
+    # element"), which intrusive queues embed in the item they list (`item->link.data = item;
+    # g_queue_push_tail_link (&q, &item->link)`): the queue keeps the item (glib26, libdex's
+    # channel, scheduler and work queues, 6 false RC001).
+    **{f"g_queue_{op}_link": {"arguments": {str(pos): "store"}}
+       for op, pos in (("push_head", 1), ("push_tail", 1), ("push_nth", 1), ("insert_before", 2),
+                       ("insert_after", 2))},
     # A GNode tree: g_node_new (data) keeps its data pointer in the node, as a list keeps its
     # element; the inserts hand the node to the parent's tree, which g_node_destroy on the root
     # frees ("Removes root and its children from the tree, freeing any memory allocated"), and
