@@ -183,7 +183,10 @@ class CallLowering(UserData):
         = item; g_queue_push_tail_link (q, &item->link)`, `GList *link_`), keeps p: the node
         lives and dies with its object, so the container that holds it holds the object (glib26,
         libdex's channel receivers and scheduler items). A `gpointer` parameter (a hash table's
-        key) takes an address, not a node. The offset-0 case is p's own value already."""
+        key) takes an address, not a node. p a parameter is left as it was: a function linking an
+        object it was lent into a set (libdex's `dex_thread_pool_worker_set_add`) records
+        membership, which the object's finalize unlinks, not a reference its callers hand over.
+        The offset-0 case is p's own value already."""
         if Effect.STORE not in effects.values() or decl is None or kind_of(decl) != K.FUNCTION_DECL:
             return
         params = list(decl.get_arguments())
@@ -195,6 +198,7 @@ class CallLowering(UserData):
             node = params[i].type.get_canonical()
             member = strip(args[i]).type.get_canonical().get_pointee()
             if (base is not None and kind_of(base) == K.DECL_REF_EXPR and node.kind == ci.TypeKind.POINTER
+                    and kind_of(referenced(base)) != K.PARM_DECL
                     and node.get_pointee().get_canonical() == member.get_canonical()):
                 values[i] = self.b.var(referenced(base))
 
