@@ -59,7 +59,7 @@ def scan(text: str) -> dict[str, Record]:
             # An input parameter's `(transfer full)` is not trusted (see _said), but a record
             # without it would make that parameter borrowed over what the body says (libdex's
             # `dex_await_object (future, error)`: "@future: (transfer full)", its body's
-            # dex_unref; 30 false RC001 at its callers, glib26): the body and the name decide.
+            # dex_unref; 16 false RC001 at its callers, glib26): the body and the name decide.
             continue
         record = _said(record)
         if record is None or ("returns" not in record and "*" in _c_type(element)):
