@@ -252,6 +252,13 @@ GLIB_RULES: dict[str, dict] = {
     "g_queue_insert_before": {"arguments": {"2": "store"}},
     "g_queue_insert_after": {"arguments": {"2": "store"}},
     "g_queue_insert_sorted": {"arguments": {"1": "store"}},
+    # The _link variants keep the GList element they are given ("link_: a single GList
+    # element"), which intrusive queues embed in the item they list (`item->link.data = item;
+    # g_queue_push_tail_link (&q, &item->link)`): the queue keeps the item (glib26, libdex's
+    # channel, scheduler and work queues, 6 false RC001).
+    **{f"g_queue_{op}_link": {"arguments": {str(pos): "store"}}
+       for op, pos in (("push_head", 1), ("push_tail", 1), ("push_nth", 1), ("insert_before", 2),
+                       ("insert_after", 2))},
     # A GNode tree: g_node_new (data) keeps its data pointer in the node, as a list keeps its
     # element; the inserts hand the node to the parent's tree, which g_node_destroy on the root
     # frees ("Removes root and its children from the tree, freeing any memory allocated"), and
@@ -273,6 +280,16 @@ GLIB_RULES: dict[str, dict] = {
     # with it ("data: a new task for pool"). GIR says nothing of either gpointer.
     "g_markup_parse_context_push": {"arguments": {"2": "store"}},
     "g_thread_pool_push": {"arguments": {"1": "store"}},
+    # Thread-local and once-only storage keeps what it is given: g_private_set (key, value) and
+    # g_private_replace hand the value to the GPrivate, whose G_PRIVATE_INIT notify frees it at
+    # thread exit ("the GDestroyNotify for key is not called on the old value": set keeps the
+    # new one), and g_once_init_leave (location, result) publishes the result into a static for
+    # every later caller. A lazily made per-thread or singleton value returned after the store is
+    # lent to the caller (glib26, libdex's `dex_thread_storage_get`: g_new0, g_private_set,
+    # return; 19 false RC001 in its callers). GIR says nothing of either gpointer.
+    "g_private_set": {"arguments": {"1": "store"}},
+    "g_private_replace": {"arguments": {"1": "store"}},
+    **{name: {"arguments": {"1": "store"}} for name in ("g_once_init_leave", "g_once_init_leave_pointer")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_add": {"arguments": {"1": "store"}},

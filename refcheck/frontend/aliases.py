@@ -206,6 +206,26 @@ def first_member_base(c):
     return base if field.semantic_parent == record else None
 
 
+def embedded_member_base(c):
+    """The base `p` (stripped) of `&p->m`, m a struct (or union) member of p's own record at any
+    offset; None otherwise (a pointer member's address is a location to fill, not the object)."""
+    x = strip(c)
+    if kind_of(x) != K.UNARY_OPERATOR or unop(x) != "&":
+        return None
+    inner = strip(next(iter(children_of(x)), x))
+    if kind_of(inner) != K.MEMBER_REF_EXPR or inner.type.get_canonical().kind != ci.TypeKind.RECORD:
+        return None
+    base = next(iter(children_of(inner)), None)
+    field = referenced(inner)
+    if base is None or field is None or kind_of(field) != K.FIELD_DECL:
+        return None
+    t = strip(base).type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return None
+    record = t.get_pointee().get_canonical().get_declaration()
+    return strip(base) if field.semantic_parent == record else None
+
+
 _ARRAYS = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
                      ci.TypeKind.DEPENDENTSIZEDARRAY))
 

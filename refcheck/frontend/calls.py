@@ -13,7 +13,7 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
-from refcheck.frontend.aliases import interior_root, plain_local, pointed_local
+from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, opaque_unknown, points_to_scalar,
                                         unnotified, untyped_unknown, indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
@@ -96,6 +96,7 @@ class CallLowering(UserData):
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         effects, sinks = self.handed_over(decl, kids, name, args, effects, summary)
+        self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
         kept = [v for i, (v, a) in enumerate(zip(values, args))
@@ -175,6 +176,31 @@ class CallLowering(UserData):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         if self.b.longjmp_target is not None and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
+
+    def embedded_items(self, decl, args: list, effects: dict, values: list) -> None:
+        """A call that keeps `&p->m`, m a struct embedded in p's own record at any offset, through
+        a parameter typed as a pointer to m's own type (GLib's intrusive lists: `item->link.data
+        = item; g_queue_push_tail_link (q, &item->link)`, `GList *link_`), keeps p: the node
+        lives and dies with its object, so the container that holds it holds the object (glib26,
+        libdex's channel receivers and scheduler items). A `gpointer` parameter (a hash table's
+        key) takes an address, not a node. p a parameter is left as it was: a function linking an
+        object it was lent into a set (libdex's `dex_thread_pool_worker_set_add`) records
+        membership, which the object's finalize unlinks, not a reference its callers hand over.
+        The offset-0 case is p's own value already."""
+        if Effect.STORE not in effects.values() or decl is None or kind_of(decl) != K.FUNCTION_DECL:
+            return
+        params = list(decl.get_arguments())
+        for i, e in effects.items():
+            if (e is not Effect.STORE or not isinstance(i, int) or i >= min(len(args), len(params))
+                    or values[i] is not None):
+                continue
+            base = embedded_member_base(args[i])
+            node = params[i].type.get_canonical()
+            member = strip(args[i]).type.get_canonical().get_pointee()
+            if (base is not None and kind_of(base) == K.DECL_REF_EXPR and node.kind == ci.TypeKind.POINTER
+                    and kind_of(referenced(base)) != K.PARM_DECL
+                    and node.get_pointee().get_canonical() == member.get_canonical()):
+                values[i] = self.b.var(referenced(base))
 
     def copy_members(self, loc, args: list, effects: dict) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:

@@ -44,6 +44,18 @@ def test_what_says_nothing():
     assert scan(text) == {}
 
 
+def test_input_taken_over_says_nothing_at_all():
+    # glib26, libdex's dex_await_object: a result's `(transfer full)` beside an input parameter's
+    # would be a record of the result alone, the parameter borrowed over the body's release.
+    awaited = _doc("a_await", "@future: (transfer full): f\n@error: err\n\nReturns: (transfer full): obj",
+                   "gpointer\na_await (AFuture *future, GError **error)")
+    assert scan(awaited) == {}
+    # The same result without the input annotation is kept.
+    kept = _doc("a_await", "@future: f\n@error: err\n\nReturns: (transfer full): obj",
+                "gpointer\na_await (AFuture *future, GError **error)")
+    assert scan(kept) == {"a_await": {"returns": "owned"}}
+
+
 def test_two_comments_disagreeing_say_nothing(tmp_path):
     one, two = tmp_path / "one.c", tmp_path / "two.c"
     one.write_text(_doc("helper_get", "@a: (out) (transfer full): x", "static void helper_get (GObject **a, GObject **b)"))
