@@ -256,14 +256,16 @@ def _run(prep: _Prepared, selected: list[int], shard, began: float, claims=None)
     result.imported = summaries.used(n for n in summaries.ever | asked_by_hits if n not in defined)
     result.timings = {"parse": prep.parse_seconds, "cfg": unit.cfg_time,
                       "analysis": (time.perf_counter() - began) - unit.cfg_time}
-    if shard is not None:
+    slots = _slot_exports(parsed.tu, prep.conv)
+    if shard is not None:  # a shard's stores are the whole unit's: shards.merged keeps them
+        result.exports = slots
         return replace(_part(result, unit_errors, table, records, parsed.partial, planned), stolen=taken)
     from refcheck.frontend.clangutil import externally_visible
 
     result.exports = {n: s for fn, n in zip(parsed.functions, prep.names)
                       if n in summaries.known and externally_visible(fn)
                       and (s := exported(summaries.known[n])).says_something}
-    result.exports.update(_slot_exports(parsed.tu, prep.conv))
+    result.exports.update(slots)
     if table is not None:
         fntables.save(table, result)
     if result.imported:  # the run may check it again (phase 2): these checks may repeat

@@ -466,6 +466,8 @@ def merged(parts: list[Part], records: dict, fixed: bool = False) -> UnitResult:
     result.findings = merge_findings(findings)
     result.counts = {k: n for k, n in counts.items() if n or k != "cached"}
     result.exports = {n: e for n, s in exports.items() if n in visible and (e := exported(s)).says_something}
+    for p in parts:  # the function-pointer slots a part's walk saw (vtables.exports): the whole unit's
+        result.exports.update(p.result.exports)
     # A fixup job (the last part) knows which of the shards' checks the whole-unit order keeps.
     result.imported = (parts[-1].result.imported if fixed
                        else tuple(sorted({u for p in parts for u in p.result.imported})))

@@ -61,3 +61,14 @@ def test_a_unit_that_stores_another_value_opens_the_field_for_every_unit(project
     project.write("other.c", OPENED)
     found, out = _found(project, LIB % ("quiet_obj_free", "free(o);", "quiet_obj_free"), "other.c")
     assert found == [("other.c", "RC001", 2), ("user.c", "RC001", 6)], out
+
+
+def test_a_split_unit_exports_its_slots_as_a_whole_one_does(project, sharding):
+    # lib.c split between shards at -j2: a shard that walked the stores (at run's call) sends
+    # the slots' records with its part, and the parent's merge keeps them (shards.merged).
+    project.write("ops.h", HEADER)
+    project.write("lib.c", LIB % ("quiet_obj_free", "free(o);", "quiet_obj_free"))
+    project.write("user.c", USER)
+    r = project.run("check", "-j", "2", "--no-cache", "--format", "json", "lib.c", "user.c")
+    assert json.loads(r.out)["findings"] == [], r.out + r.err
+    assert any(j.get("shard") for j in map(json.loads, sharding.read_text().splitlines())), "lib.c was not split"
