@@ -105,6 +105,9 @@ OPENSSL = library("openssl", "opensslv.h", [
 # code; the matching `_deinit (x, ...)` frees it (its other arguments, gnutls_hash_deinit's digest
 # buffer or trust_list_deinit's flag, are not released).
 GNUTLS = library("gnutls", "gnutls.h", [
+    # gnutls_certificate_set_trust_list(3): "The tlist becomes part of the credentials structure
+    # and must not be deallocated" (glib-networking's gtlsdatabase-gnutls.c hands it over so).
+    (r"^gnutls_certificate_set_trust_list$", {"arguments": {"1": "sink"}}),
     (r"^gnutls_(?:\w+_)?init$", {"arguments": {"0": {"effect": "acquire-out", "when": "zero"}}}),
     (r"^gnutls_(?:\w+_)?deinit$", {"arguments": {"0": "release"}}),
 ])
