@@ -9,6 +9,7 @@
     // fixture-options: preset=glib glib-headers   (the installed GLib/GIO headers, from pkg-config)
     // fixture-options: preset=cpython python-headers numpy-headers   (the installed numpy's headers)
     // fixture-options: preset=glib openssl-headers   (the installed OpenSSL headers, from pkg-config)
+    // fixture-options: preset=glib gnutls-headers    (the installed GnuTLS headers, likewise)
     // fixture-options: preset=glib glib-headers gir-dir=fixtures/gir   (.gir files read as installed ones)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
@@ -76,6 +77,7 @@ class Options:
     numpy_headers: bool = False  # `numpy-headers`: compiled against the installed numpy's C API headers
     gir_dir: str | None = None  # `gir-dir=PATH`: the folder (from the repository) of the "installed" .gir files
     openssl_headers: bool = False  # `openssl-headers`: compiled against the installed OpenSSL (pkg-config openssl)
+    gnutls_headers: bool = False  # `gnutls-headers`: compiled against the installed GnuTLS (pkg-config gnutls)
 
 
 @dataclass
@@ -112,6 +114,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "openssl-headers":
             options.openssl_headers = True
             options.clang_args.extend(openssl_cflags() or [])
+        elif token == "gnutls-headers":
+            options.gnutls_headers = True
+            options.clang_args.extend(gnutls_cflags() or [])
         elif token == "numpy-headers":
             options.numpy_headers = True
             include = numpy_include()
@@ -129,8 +134,17 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
 def openssl_cflags() -> list[str] | None:
     """The installed OpenSSL's compiler flags (often none: /usr/include), None where pkg-config does
     not know OpenSSL (no development headers)."""
+    return _pkg_cflags("openssl")
+
+
+def gnutls_cflags() -> list[str] | None:
+    """The installed GnuTLS's compiler flags, None without its development headers."""
+    return _pkg_cflags("gnutls")
+
+
+def _pkg_cflags(package: str) -> list[str] | None:
     try:
-        out = subprocess.run(["pkg-config", "--cflags", "openssl"], capture_output=True, text=True,
+        out = subprocess.run(["pkg-config", "--cflags", package], capture_output=True, text=True,
                              check=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None

@@ -23,6 +23,7 @@ from fixture_expect import (
     glib_cflags,
     numpy_include,
     openssl_cflags,
+    gnutls_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -73,6 +74,8 @@ def _missing_headers(unit: Path) -> str | None:
         return "no GLib development headers (pkg-config gio-2.0)"
     if options.openssl_headers and openssl_cflags() is None:
         return "no OpenSSL development headers (pkg-config openssl)"
+    if options.gnutls_headers and gnutls_cflags() is None:
+        return "no GnuTLS development headers (pkg-config gnutls)"
     if options.numpy_headers and not numpy_include():
         return "numpy is not installed (its C API headers come with it)"
     return None

@@ -176,3 +176,21 @@ def test_says_something_is_any_field_but_source_and_mark():
         s = replace(DEFAULT, **{f.name: value}, source=Source.INFERRED)
         assert s.says_something, f.name
         assert s.says_something == (replace(s, source=Source.DEFAULT, assumed=False) != DEFAULT)
+
+
+def test_variadic_arguments_take_every_argument_from_an_index():
+    # glib27: libdex's `dex_future_first (first, ...)` takes every future it is given.
+    table = {"returns": "owned", "arguments": {"0": "consume"}, "variadic": {"from": 1, "effect": "consume"}}
+    r = parse_record(table, "t")
+    assert r.variadic == (1, Effect.CONSUME) and record_table(r) == table
+    assert r.effects(4) == {0: Effect.CONSUME, 1: Effect.CONSUME, 2: Effect.CONSUME, 3: Effect.CONSUME}
+    assert r.effects(1) == {0: Effect.CONSUME} and r.positions(Effect.CONSUME, 3) == frozenset({0, 1, 2})
+    assert r.digest() != parse_record({"returns": "owned", "arguments": {"0": "consume"}}, "t").digest()
+    # A named position's own effect stays its own.
+    mixed = parse_record({"arguments": {"1": "borrow"}, "variadic": {"from": 1, "effect": "sink"}}, "t")
+    assert mixed.effects(3) == {1: Effect.BORROW, 2: Effect.SINK}
+    assert agreed(r, r).variadic == r.variadic and agreed(r, mixed).variadic == ()
+    for bad in ({"from": 1}, {"from": -1, "effect": "consume"}, {"from": 1, "effect": "consume-on-success"},
+                {"from": 1, "effect": "take"}):
+        with pytest.raises(RecordError, match="variadic"):
+            parse_record({"variadic": bad}, "t")

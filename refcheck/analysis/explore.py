@@ -133,6 +133,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = _summarizer(cfg, conv, tr, stolen)
     pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
+    if pruner is not None:
+        tr.live = pruner.live
     init = tr.initial()
     if pruner is not None:
         pruner(cfg.entry, init)

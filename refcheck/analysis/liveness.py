@@ -150,6 +150,20 @@ class Liveness:
         self.touched = touched
         self._died: dict[tuple, frozenset] = {}
 
+    def read_after(self, g, node: int, index: int, var: str) -> bool:
+        """Whether some path from after op `index` of `node` reads `var`'s binding before
+        overwriting it (`Transfer.op_escape`: a holder no later op reads cannot release)."""
+        d = g.nodes[node]["data"]
+        seq = [_op_effect(op) for op in d.ops[index + 1:]]
+        seq.append(((), (), _node_reads(d)))
+        seq += [_op_effect(op) for op in d.post]
+        for kills, _, reads in seq:  # forward: an op reads before it overwrites
+            if var in reads:
+                return True
+            if var in kills:
+                return False
+        return any(var in self.env[s] for s in g.successors(node))
+
     def died(self, pred: int, succ: int) -> frozenset:
         """The variables that may be live (for facts) or mentioned in `pred` and are dead at `succ`:
         facts over any other variable dead at `succ` were already forgotten at `pred`."""

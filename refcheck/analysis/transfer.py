@@ -78,6 +78,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.forwards = self.primitive or conv.is_sink(cfg.name)
         # Sees every path's end and every store through a pointer (`analysis.summarize`), or None.
         self.summarizer = None
+        # The bindings' liveness (`liveness.Liveness`, the pruner's), or None: every holder counts.
+        self.live = None
         # Which conditions the branches test, and which can correlate (`conditions`).
         tables = condition_tables(self.data, relevant)
         self.cond_vars, self.const_vars = tables.cond_vars, tables.const_vars
@@ -407,10 +409,19 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         oid = st.env.pop(op.var, None)
         self.invalidate(st, op.var)
         # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
-        # sig's: only an escaping sole holder may hand its reference over.
-        if oid is not None and oid not in st.env.values():
+        # sig's: only an escaping sole holder may hand its reference over. A holder no later op
+        # reads (a macro's statement-expression temporary, `__inst` of G_TYPE_CHECK_INSTANCE_TYPE,
+        # or a block's local whose scope ended) can never release it: it does not count.
+        if oid is not None and not self.held_after(st, oid, node, index):
             st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
             self.collect(st, oid)
+
+    def held_after(self, st: State, oid: ObjId, node: int, index: int) -> bool:
+        """Whether a variable some later op reads holds `oid` (with no liveness: any holder)."""
+        held = [v for v, o in st.env.items() if o == oid]
+        if self.live is None or not held:
+            return bool(held)
+        return any(self.live.read_after(self.cfg.graph, node, index, v) for v in held)
 
     def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
         src = st.env.get(op.src) if op.src is not None else None

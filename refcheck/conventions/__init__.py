@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
 from refcheck.conventions.libraries import LIBRARIES, Library
-from refcheck.conventions.refine import GIVEN, kept_arguments, refined
+from refcheck.conventions.refine import GIVEN, RESULT_ONLY, kept_arguments, refined
 from refcheck.conventions.summary import (DEFAULT, Counts, Effect, Ends, ErrorCondition, Returns, Source, Summary,
                                           Tracked, parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
@@ -533,9 +533,9 @@ class Conventions:
             return inferred(name) or s
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
             return refined(s, inferred(name))
-        # A name the patterns make an acquirer (`dconf_changeset_new_write (path, value)`) says
-        # who owns the result, nothing of the arguments: the body may say it keeps one.
-        if s.returns is Returns.OWNED and s.source is Source.CONVENTIONS and not s.arguments \
+        # A pattern's acquirer (`dconf_changeset_new_write (path, value)`), or a record of the result
+        # alone (gtk-doc's dex_future_new_for_pointer), says nothing of the arguments: the body may.
+        if s.returns is Returns.OWNED and s.source in RESULT_ONLY and not (s.arguments or s.variadic) \
                 and self.refine_patterns and inferred is not None and name:
             return kept_arguments(s, inferred(name), GIVEN)
         # A name the patterns make a releaser of every argument whose body releases some of its

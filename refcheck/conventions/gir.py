@@ -135,6 +135,10 @@ def _record(callable_) -> Record | None:
             position = str(i + shift)
             out = p.get("direction") in ("out", "inout")
             full = p.get("transfer-ownership") == "full"
+            if p.find(CORE + "varargs") is not None:
+                if full:  # `@...: (transfer full)`: every variadic argument is taken over
+                    record["variadic"] = {"from": i + shift, "effect": "consume"}
+                continue
             # An inout array (g_option_context_parse's argv) is the caller's own, rewritten in place.
             if (p.get("direction") == "out" and full and not p.get("caller-allocates") == "1"
                     and _holds_pointer(p) and (on_true or not conditional)):

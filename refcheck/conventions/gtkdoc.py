@@ -28,7 +28,7 @@ _OWNERSHIP = re.compile(r"\((?:transfer|out|inout)\b")
 # more colons, `SECTION:` is no identifier of lower case only... it is skipped by the signature).
 _NAME = re.compile(r"^\s*(\w+)\s*:\s*(?:\([^)]*\)\s*)*$")
 # `@param: (a) (b c): text`, `Returns: (a): text`, `Return value: (a): text`.
-_TAG = re.compile(r"^\s*(@\w+|returns?|return value)\s*:\s*((?:\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)*)",
+_TAG = re.compile(r"^\s*(@\w+|@\.\.\.|returns?|return value)\s*:\s*((?:\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)*)",
                   re.I)
 _ANNOTATION = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _QUALIFIERS = re.compile(r"\b(?:static|extern|inline|__inline__|G_INLINE_FUNC|_?\w*_EXPORT|"
@@ -76,11 +76,23 @@ def scan(text: str) -> dict[str, Record]:
 
 def _takes_input(record: Record | None) -> bool:
     """Whether the converted record takes over an input parameter (`(transfer full)` without
-    `(out)`: a consume)."""
-    for effect in (record or {}).get("arguments", {}).values():
-        if (effect.get("effect") if isinstance(effect, dict) else effect) == "consume":
+    `(out)`: a consume) other than a variadic list's first element (`_listed`)."""
+    head = _listed(record)
+    for position, effect in (record or {}).get("arguments", {}).items():
+        if (effect.get("effect") if isinstance(effect, dict) else effect) == "consume" and position != head:
             return True
     return False
+
+
+def _listed(record: Record | None) -> str | None:
+    """The position of the first element of a list the variadic arguments continue, where the
+    record takes both over (`dex_future_first (first_future, ...)`), else None: one annotation
+    said of a whole list, trusted where an input parameter's alone is not (`_said`)."""
+    variadic = (record or {}).get("variadic")
+    if not variadic or variadic["effect"] != "consume":
+        return None
+    head = str(variadic["from"] - 1)
+    return head if record.get("arguments", {}).get(head) == "consume" else None
 
 
 def _said(record: Record | None) -> Record | None:
@@ -104,8 +116,13 @@ def _said(record: Record | None) -> Record | None:
         out["returns"] = "owned"
     kept = {k: v for k, v in record.get("arguments", {}).items()
             if v == "acquire-out" or isinstance(v, dict) and v.get("effect") == "acquire-out"}
+    if record.get("variadic"):  # `@...: (transfer full)`, and its list's first element's
+        out["variadic"] = record["variadic"]
+        head = _listed(record)
+        if head is not None:
+            kept[head] = "consume"
     if kept:
-        out["arguments"] = kept
+        out["arguments"] = dict(sorted(kept.items(), key=lambda kv: int(kv[0])))
     return out or None
 
 
@@ -153,8 +170,26 @@ def _element(body: str, after: str) -> ET.Element | None:
     names = [p for _, p in params]
     for ctype, pname in params:
         p = ET.SubElement(holder, CORE + "parameter", {"name": pname})
+        if pname == "...":
+            _variadic(p, tags, lines, params)
+            continue
         _annotate(p, tags.get("@" + pname, []), ctype, names)
     return element
+
+
+def _variadic(holder: ET.Element, tags: dict, lines: list[str], params: list) -> None:
+    """GIR's `<varargs/>` parameter, with `@...`'s transfer; an unannotated `@...` that is a
+    NULL-terminated list continuing the parameter before it (`@first_future: (transfer full)`,
+    `@...: a %NULL terminated list of futures`: libdex's dex_future_first) takes that one's."""
+    ET.SubElement(holder, CORE + "varargs")
+    said = tags.get("@...", [])
+    if not said and len(params) > 1 and "*" in params[-2][0] \
+            and re.search(r"NULL[- ]terminated", _tag_text(lines, "@...")):
+        said = [a for a in tags.get("@" + params[-2][1], []) if a.startswith("transfer")]
+    for a in said:
+        word, _, arg = a.partition(" ")
+        if word == "transfer" and arg in ("full", "none", "container"):
+            holder.set("transfer-ownership", arg)
 
 
 def _tags(lines: list[str]) -> dict[str, list[str]]:
@@ -210,7 +245,8 @@ def _signature(after: str, name: str) -> tuple[str, str, list[tuple[str, str]]] 
     """(name, result type, [(type, name)]) of the declaration `after` a block documenting
     `name`, or None where the text is not that function's (a macro, a struct, a typo)."""
     # No nested quantifiers: a block before a long macro line must not backtrack for long.
-    m = re.search(rf"\b{re.escape(name)}\s*\(", after)
+    # `(name) (args)`: a definition parenthesized past a function-like macro of its name.
+    m = re.search(rf"(?:\(\s*)?\b{re.escape(name)}\s*(?:\)\s*)?\(", after)
     if m is None or not re.fullmatch(r"[\w\s*]*", after[:m.start()]):
         return None
     close = after.rfind(")")
@@ -221,7 +257,10 @@ def _signature(after: str, name: str) -> tuple[str, str, list[tuple[str, str]]] 
     params = []
     for raw in _split(inside):
         raw = " ".join(raw.split())
-        if raw in ("void", "...", ""):
+        if raw in ("void", ""):
+            continue
+        if raw == "...":
+            params.append(("...", "..."))  # GIR's `<varargs/>` parameter
             continue
         pointer_to_function = re.search(r"\(\s*\*\s*(\w+)\s*\)", raw)
         if pointer_to_function:

@@ -99,4 +99,17 @@ OPENSSL = library("openssl", "opensslv.h", [
     # a project's `STACK_OF(X509) *chain (void)` gives what sk_X509_free releases.
     records=((r"^stack_st(?:_\w+)?$", "stack_st"),))
 
-LIBRARIES: tuple[Library, ...] = (OPENSSL,)
+# GnuTLS's handles (gnutls_x509_crt_init(3), gnutls_x509_trust_list_init(3), gnutls_pkcs7_init(3),
+# gnutls_init(3), gnutls_priority_init(3), gnutls_hash_init(3)): "This function will initialize"
+# the opaque handle (a pointer typedef) `*x`, returning 0 (GNUTLS_E_SUCCESS) or a negative error
+# code; the matching `_deinit (x, ...)` frees it (its other arguments, gnutls_hash_deinit's digest
+# buffer or trust_list_deinit's flag, are not released).
+GNUTLS = library("gnutls", "gnutls.h", [
+    # gnutls_certificate_set_trust_list(3): "The tlist becomes part of the credentials structure
+    # and must not be deallocated" (glib-networking's gtlsdatabase-gnutls.c hands it over so).
+    (r"^gnutls_certificate_set_trust_list$", {"arguments": {"1": "sink"}}),
+    (r"^gnutls_(?:\w+_)?init$", {"arguments": {"0": {"effect": "acquire-out", "when": "zero"}}}),
+    (r"^gnutls_(?:\w+_)?deinit$", {"arguments": {"0": "release"}}),
+])
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS)

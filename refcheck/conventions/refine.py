@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from refcheck.conventions.summary import Effect, Returns, Summary
+from refcheck.conventions.summary import Effect, Returns, Source, Summary
 
 
 def refined(record: Summary, inferred: Summary | None) -> Summary:
@@ -26,6 +26,9 @@ KEEPING = (Effect.KEEP, Effect.SINK_FLOATING)
 # (`dconf_engine_new (profile, user_data, free_func)` stores its user data): all it does to them.
 GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING,
          Effect.ACQUIRE_OUT)  # SINK and CONSUME read as STORE (`kept_arguments`)
+# The records of an owned result that say nothing of the arguments, which the body then may: a
+# name's (an acquirer pattern) and a configured one's (a gtk-doc `Returns: (transfer full)` alone).
+RESULT_ONLY = (Source.CONVENTIONS, Source.CONFIGURED)
 
 
 def kept_arguments(record: Summary, inferred: Summary | None, effects: tuple = KEEPING) -> Summary:

@@ -166,6 +166,10 @@ class Summary:
     # function of the records it asked (the cache, replayed checks, shared instances); no table
     # key, and left out of the record another unit gets (`exported`).
     assumed: bool = False
+    # (index, effect): every argument from that index on, the variadic ones of `T *first, ...`,
+    # has that effect (libdex's `dex_future_first (a, b, NULL)` takes every future it is given:
+    # gtk-doc's `@...: (transfer full)`, or its NULL-terminated list's first element's).
+    variadic: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -197,6 +201,9 @@ class Summary:
             i = p if isinstance(p, Tracked) else resolve(p, nargs)
             if i is not None:
                 out[i] = e
+        if self.variadic:
+            for i in range(self.variadic[0], nargs):
+                out.setdefault(i, self.variadic[1])
         return out
 
     def kept_fills(self, nargs: int) -> frozenset[int]:
@@ -221,8 +228,11 @@ class Summary:
 
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
         """The argument indices (resolved against nargs) given `effect` by index."""
-        return frozenset(i for p, e in self.arguments if e is effect and isinstance(p, int)
+        said = frozenset(i for p, e in self.arguments if e is effect and isinstance(p, int)
                          for i in [resolve(p, nargs)] if i is not None)
+        if self.variadic and self.variadic[1] is effect:
+            return said | frozenset(range(self.variadic[0], nargs))
+        return said
 
     @property
     def role(self) -> str | None:
@@ -274,7 +284,8 @@ def agreed(a: Summary, b: Summary) -> Summary:
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
         family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
-        unkept=tuple(i for i in a.unkept if i in b.unkept), source=Source.INFERRED)
+        unkept=tuple(i for i in a.unkept if i in b.unkept),
+        variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
 
 
 def _result_of(s: Summary) -> tuple:
@@ -486,6 +497,16 @@ def _indices(v) -> tuple:
     return tuple(sorted(set(v)))
 
 
+def _variadic(v) -> tuple:
+    """(index, Effect) from `{ from = 1, effect = "consume" }`."""
+    if not isinstance(v, dict) or set(v) != {"from", "effect"}:
+        raise ValueError('expected { from = N, effect = "consume" }')
+    index, (effect, when) = _index(v["from"]), _effect(v["effect"])
+    if index < 0 or when is not None:
+        raise ValueError("the variadic arguments start at an index >= 0 and have a plain effect")
+    return (index, effect)
+
+
 def _members(v) -> tuple:
     """(field, Returns) pairs from `{ chunk = "owned" }`, sorted by field."""
     if not isinstance(v, dict) or not all(isinstance(k, str) and k for k in v):
@@ -498,7 +519,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
-    "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices,
+    "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
 }
 
 
@@ -516,4 +537,5 @@ _WRITERS = {
     "frees_contents": list,
     "owned_by_flag": list,
     "fills_kept": list,
+    "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

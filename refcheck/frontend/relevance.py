@@ -53,7 +53,8 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
 
 def _says_something(summary) -> bool:
     return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
-            or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional))
+            or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional)
+            or bool(summary.variadic))
 
 
 def can_find_anything(fn, conv: Conventions) -> bool:

@@ -106,3 +106,23 @@ def test_functions_taking_a_destructor_say_nothing():
                 "GObject *a_new_from_data (guchar *data, GDestroyNotify destroy_fn, gpointer fn_data)")
     text += _doc("a_wrap", "Returns: (transfer full): x", "GObject *a_wrap (guchar *data, void (*free_fn) (guchar *))")
     assert scan(text) == {}
+
+
+def test_variadic_lists_taken_over():
+    # glib27, libdex's dex_future_first: `@first_future: (transfer full)` and `@...: a %NULL
+    # terminated list of futures`, defined as `(dex_future_first) (...)` past a macro of its name.
+    first = _doc("a_first", "@first: (transfer full): a future\n@...: a %NULL terminated list of futures\n\n"
+                 "Returns: (transfer full): a set", "AFuture *\n(a_first) (AFuture *first,\n ...)")
+    said = {"returns": "owned", "arguments": {"0": "consume"}, "variadic": {"from": 1, "effect": "consume"}}
+    assert scan(first) == {"a_first": said}
+    # `@...: (transfer full)` of its own, after a borrowed parameter.
+    own = _doc("a_adopt_all", "@self: me\n@...: (transfer full): objects, %NULL-terminated",
+               "void a_adopt_all (A *self, ...)")
+    assert scan(own) == {"a_adopt_all": {"variadic": {"from": 1, "effect": "consume"}}}
+    # A list not said to be NULL-terminated does not continue its first element, whose input
+    # `(transfer full)` alone is not trusted; a `(transfer none)` list says nothing.
+    loose = _doc("a_read", "@first: (transfer full): x\n@...: more", "void a_read (A *first, ...)")
+    none = _doc("a_look", "@...: (transfer none): objects", "void a_look (A *self, ...)")
+    assert scan(loose) == {} and scan(none) == {}
+    # Checked as a configured record: the variadic key is one the record reader knows.
+    assert parse_record(said, "t").variadic[0] == 1
