@@ -9,7 +9,8 @@ import clang.cindex as ci
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
                                         parameter_types)
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
@@ -94,6 +95,25 @@ class UserData:
                 taken.add(i)
         return taken
 
+    def freed_by_table(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callee nothing describes (as `freed_by_notify`) takes with a table of
+        functions one of which releases its `void *` parameter: libdbus's
+        `dbus_connection_register_object_path (c, path, &vtable, data)`, whose vtable's
+        unregister function is handed the data when the path is unregistered (dbus-python's
+        `_object_path_unregister` releases it). The data is a `void *` parameter past the first;
+        the table an argument `&t` or `t` naming a variable of the unit whose brace initializer
+        names the functions. A table none of whose functions releases such a parameter (a
+        vtable of readers) leaves the data the caller's."""
+        if summary.source is not Source.DEFAULT or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        tables = [fn for a in args[1:] for fn in table_functions(a)]
+        if not tables or not any(_frees_void(self.b.summary_of(fn, fn.spelling), fn) for fn in tables):
+            return set()
+        types = parameter_types(decl, args)
+        return {i for i in range(1, len(args)) if effects.get(i, Effect.BORROW) is Effect.BORROW
+                and has_pointer_type(args[i]) and named_function(args[i]) is None and _void_pointer(types[i])}
+
     @staticmethod
     def once_with(decl, args: list, i: int, pointers: list) -> bool:
         """Whether the callback before data `args[i]` has it alone though a destroy notify follows:
@@ -136,3 +156,30 @@ def _frees_first(record, fn) -> bool:
     n = len(list(fn.get_arguments()))
     return (record.effects(max(n, 1)).get(0) in (Effect.RELEASE, Effect.CONSUME)
             or (n <= 1 and record.role in ("release", "consume")))
+
+
+def _void_pointer(t) -> bool:
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
+
+
+def _frees_void(record, fn) -> bool:
+    """A table's function gives up a `void *` parameter of its own (its record releases it)."""
+    params = list(fn.get_arguments())
+    effects = record.effects(len(params))
+    return any(_void_pointer(p.type) and effects.get(i) in (Effect.RELEASE, Effect.CONSUME)
+               for i, p in enumerate(params))
+
+
+def table_functions(arg) -> tuple:
+    """The functions the brace initializer of the variable `&t` (or `t`) names, or ()."""
+    x = strip(arg)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
+        x = strip(next(iter(children_of(x)), x))
+    ref = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+    if ref is None or kind_of(ref) != K.VAR_DECL:
+        return ()
+    init = next((k for k in children_of(ref) if kind_of(k) == K.INIT_LIST_EXPR), None)
+    if init is None:
+        return ()
+    return tuple(fn for k in children_of(init) if (fn := named_function(k)) is not None)
