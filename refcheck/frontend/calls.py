@@ -106,7 +106,7 @@ class CallLowering(UserData):
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
-        sunk = frozenset(values[i] for i in on_success if i in positions)
+        sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(loc, name, role, decl, summary)
         ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
@@ -176,12 +176,6 @@ class CallLowering(UserData):
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
         return effects, sinks, {}
-
-    def result_tested(self, c) -> bool:
-        """The call's result is tested: assigned to a status local (`status = f (...)`), or the
-        call itself is a condition's operand."""
-        target = self.status_target
-        return (target is not None and target[0] == cursor_key(c)) or cursor_key(c) in self.b.tested
 
     def exceptional_exits(self, loc, name: str, role, decl, summary) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a

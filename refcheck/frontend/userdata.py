@@ -9,6 +9,7 @@ import clang.cindex as ci
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
                                         parameter_types)
+from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -113,6 +114,35 @@ class UserData:
         types = parameter_types(decl, args)
         return {i for i in range(1, len(args)) if effects.get(i, Effect.BORROW) is Effect.BORROW
                 and has_pointer_type(args[i]) and named_function(args[i]) is None and _void_pointer(types[i])}
+
+    def retained_after(self, c, arg) -> bool:
+        """The data variable `arg` names is retained by a call after `c` in the function's source
+        (pycairo's `status = cairo_device_set_user_data (d, &key, base, _decref_destroy_func);
+        RETURN_NULL_IF_CAIRO_ERROR (status); Py_INCREF (base);`): handed borrowed, then given
+        its reference once the keeping call succeeded, as `self->f = x; Py_INCREF (x);` is. Its
+        hand-over is then a store whose debt that retain pays (no RC009 at the call)."""
+        x = strip(arg)
+        target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+        if target is None or kind_of(target) not in (K.VAR_DECL, K.PARM_DECL):
+            return False
+        after = c.extent.end.offset
+        for k in self.b.fn.walk_preorder():
+            if kind_of(k) != K.CALL_EXPR or k.extent.start.offset <= after:
+                continue
+            given = arguments(k)
+            first = strip(given[0]) if given else None
+            if first is None or kind_of(first) != K.DECL_REF_EXPR or referenced(first) != target:
+                continue
+            decl, name = self.b.callee_of(k)
+            if self.b.summary_of(decl, name).role == "retain":
+                return True
+        return False
+
+    def result_tested(self, c) -> bool:
+        """The call's result is tested: assigned to a status local (`status = f (...)`), or the
+        call itself is a condition's operand."""
+        target = self.status_target
+        return (target is not None and target[0] == cursor_key(c)) or cursor_key(c) in self.b.tested
 
     @staticmethod
     def once_with(decl, args: list, i: int, pointers: list) -> bool:
