@@ -86,14 +86,13 @@ def _tested_variable(cond):
     return referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
 
 
-def success_result(call):
+def success_result(call, boolean: bool):
     """Which result of a status-returning call is success, where its type says it: a truth value
-    (`bool`, libdbus's `dbus_bool_t`: `is_boolean`) true (When.NONZERO); a status enum whose
+    (`boolean`: `calls.is_boolean`: `bool`, `dbus_bool_t`) true (When.NONZERO); a status enum whose
     zero enumerator is named for success (cairo's `CAIRO_STATUS_SUCCESS = 0`, libusb's
     `LIBUSB_SUCCESS`, curl's `CURLE_OK`) zero (When.ZERO); else None (an `int` says nothing:
     0 or -1 may be either)."""
-    from refcheck.frontend.calls import is_boolean  # calls imports this module
-    if is_boolean(call):
+    if boolean:
         return When.NONZERO
     t = call.type.get_canonical()
     if t.kind != ci.TypeKind.ENUM:

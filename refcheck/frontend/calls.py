@@ -169,7 +169,7 @@ class CallLowering(UserData):
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
         # function): where the result's type says which result is success and the caller tests
         # it, the data is handed over on that result only (PyModule_AddObject's conditional steal).
-        when = success_result(c) if taken and self.result_tested(c) else None
+        when = success_result(c, is_boolean(c)) if taken and self.result_tested(c) else None
         if when is not None:
             return effects, sinks, {i: (Effect.SINK, when) for i in taken}
         if taken:
