@@ -14,6 +14,8 @@ from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 
+# Statements and expressions whose condition decides a branch (`condition_reads`).
+_CONDITIONED = (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR)
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
 KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 
@@ -139,10 +141,32 @@ class UserData:
         return False
 
     def result_tested(self, c) -> bool:
-        """The call's result is tested: assigned to a status local (`status = f (...)`), or the
-        call itself is a condition's operand."""
+        """The call's result is tested: the call itself is a condition's operand, or it is
+        assigned to a status local (`status = f (...)`) that a condition reads itself (`if
+        (status != CAIRO_STATUS_SUCCESS)`, `if (!ok)`). A local only handed to another call
+        (pycairo's `if (Pycairo_Check_Status (status))`) is no test: which edge that call's
+        result takes is not known here, so the hand-over stays unconditional."""
+        if cursor_key(c) in self.b.tested:
+            return True
         target = self.status_target
-        return (target is not None and target[0] == cursor_key(c)) or cursor_key(c) in self.b.tested
+        return target is not None and target[0] == cursor_key(c) and self.condition_reads(target[1])
+
+    def condition_reads(self, v: str) -> bool:
+        """Some condition of the function reads local `v` outside any call's arguments."""
+        for k in self.b.fn.walk_preorder():
+            kind = kind_of(k)
+            if kind not in _CONDITIONED:
+                continue
+            kids = children_of(k)
+            cond = kids[-1] if kind == K.DO_STMT else kids[0] if kids else None
+            stack = [cond] if cond is not None else []
+            while stack:
+                x = stack.pop()
+                if kind_of(x) == K.DECL_REF_EXPR and self.b.var(referenced(x)) == v:
+                    return True
+                if kind_of(x) != K.CALL_EXPR:
+                    stack.extend(children_of(x))
+        return False
 
     @staticmethod
     def once_with(decl, args: list, i: int, pointers: list) -> bool:
