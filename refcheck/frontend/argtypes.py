@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import Source
-from refcheck.frontend.clangutil import K, argument_types, has_scalar_type, kind_of, referenced, strip, unop
+from refcheck.conventions.summary import Source, When
+from refcheck.frontend.clangutil import K, argument_types, binop, has_scalar_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.graph import library_declares
@@ -45,6 +45,8 @@ def notify_after(decl, args, i: int, closure: bool = False):
     while j < len(args) and has_scalar_type(args[j]):
         j += 1
     fn = named_function(args[j]) if j < len(args) else None
+    if fn is None and j < len(args):
+        fn = chosen_with_data(args[j], args[i])
     if fn is None:
         return None
     types = parameter_types(decl, args)
@@ -53,6 +55,53 @@ def notify_after(decl, args, i: int, closure: bool = False):
         return None
     f = t.get_pointee().get_canonical()
     return fn if (closure_notify(f, types[i]) if closure else destroy_notify(f)) else None
+
+
+def chosen_with_data(arg, data):
+    """The function `data ? fn : NULL` names (pycairo's `cairo_pattern_set_user_data (p, key,
+    data, data ? _decref_destroy_func : NULL)`): the notify is set exactly when there is data to
+    free, so the pair hands the data over as with `fn` alone (NULL data is nothing to keep). The
+    condition must test the data argument's own variable; any other leaves it unknown (None)."""
+    x = strip(arg)
+    if kind_of(x) != K.CONDITIONAL_OPERATOR:
+        return None
+    kids = children_of(x)
+    if len(kids) != 3 or not is_null_constant(kids[2]):
+        return None
+    fn = named_function(kids[1])
+    cond, held = _tested_variable(kids[0]), strip(data)
+    if fn is None or cond is None or kind_of(held) != K.DECL_REF_EXPR or referenced(held) != cond:
+        return None
+    return fn
+
+
+def _tested_variable(cond):
+    """The variable a null test `v`, `v != NULL` is true for when not NULL, or None."""
+    x = strip(cond)
+    if kind_of(x) == K.BINARY_OPERATOR:
+        kids = children_of(x)
+        if binop(x) != "!=" or len(kids) != 2 or not any(is_null_constant(k) for k in kids):
+            return None
+        x = strip(kids[0] if is_null_constant(kids[1]) else kids[1])
+    return referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+
+
+def success_result(call, boolean: bool):
+    """Which result of a status-returning call is success, where its type says it: a truth value
+    (`boolean`: `calls.is_boolean`: `bool`, `dbus_bool_t`) true (When.NONZERO); a status enum whose
+    zero enumerator is named for success (cairo's `CAIRO_STATUS_SUCCESS = 0`, libusb's
+    `LIBUSB_SUCCESS`, curl's `CURLE_OK`) zero (When.ZERO); else None (an `int` says nothing:
+    0 or -1 may be either)."""
+    if boolean:
+        return When.NONZERO
+    t = call.type.get_canonical()
+    if t.kind != ci.TypeKind.ENUM:
+        return None
+    for e in t.get_declaration().get_children():
+        if e.kind == ci.CursorKind.ENUM_CONSTANT_DECL and e.enum_value == 0:
+            name = e.spelling.upper()
+            return When.ZERO if name.endswith(("SUCCESS", "_OK")) or name == "OK" else None
+    return None
 
 
 def closure_notify(f, data) -> bool:

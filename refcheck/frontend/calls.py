@@ -15,7 +15,7 @@ from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, opaque_unknown, points_to_scalar,
-                                        unnotified, untyped_unknown, indirect_unknown)
+                                        success_result, unnotified, untyped_unknown, indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -95,7 +95,8 @@ class CallLowering(UserData):
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
-        effects, sinks = self.handed_over(decl, kids, name, args, effects, summary)
+        effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
+        conditional = {**conditional, **on_success}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
@@ -106,6 +107,7 @@ class CallLowering(UserData):
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
+        sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(loc, name, role, decl, summary)
         ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
@@ -151,21 +153,30 @@ class CallLowering(UserData):
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
             return self.borrowed_result(loc, name, args)
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
-                               conditional)
+                               conditional, sunk)
 
-    def handed_over(self, decl, kids, name: str, args, effects: dict, summary) -> tuple[dict, set]:
-        """The call's effects and the positions of the arguments it keeps (its sinks): what the
-        record says, less what it only lends, plus what a callback or a destroy notify takes."""
+    def handed_over(self, c, decl, kids, name: str, args, effects: dict, summary) -> tuple[dict, set, dict]:
+        """The call's effects, the positions of the arguments it keeps (its sinks) and those it
+        keeps on its success result only (position -> (Effect.SINK, When)): what the record says,
+        less what it only lends, plus what a callback or a destroy notify takes."""
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
-        taken = self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+        taken = (self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+                 | self.freed_by_table(decl, args, effects, summary))
+        # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
+        # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
+        # function): where the result's type says which result is success and the caller tests
+        # it, the data is handed over on that result only (PyModule_AddObject's conditional steal).
+        when = success_result(c, is_boolean(c)) if taken and self.result_tested(c) else None
+        if when is not None:
+            return effects, sinks, {i: (Effect.SINK, when) for i in taken}
         if taken:
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
-        return effects, sinks
+        return effects, sinks, {}
 
     def exceptional_exits(self, loc, name: str, role, decl, summary) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
@@ -277,9 +288,10 @@ class CallLowering(UserData):
         return effects
 
     def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
-                   conditional):
+                   conditional, sunk=frozenset()):
         """The rest of a call that neither acquires, releases nor ends the path: its Call op, a
-        result it returns or splits on, and a borrowed pointer result."""
+        result it returns or splits on, and a borrowed pointer result. `sunk`: the pending
+        variables kept on success by a sink (a borrowed one handed so is RC009 there)."""
         launch = any(strip(k).kind == K.CALL_EXPR and strip(k).spelling == "__cudaPushCallConfiguration"
                      for k in kids[1:])
         self.b.emit(ir.Call(loc, f"{name}<<<...>>>" if launch else name or "(indirect)", tuple(tracked)))
@@ -292,7 +304,7 @@ class CallLowering(UserData):
         if got is not None and pending and status is None and cursor_key(c) in self.b.tested:
             # A setter returning its argument or NULL, tested (`if (set_next (node, child) ==
             # NULL)`): its conditional effects split on the pointer as on a status.
-            result_split(self.b, loc, name, c, pending, None, 1)
+            result_split(self.b, loc, name, c, pending, None, 1, sunk=sunk)
             return None
         if got is not None:
             return got
@@ -302,7 +314,7 @@ class CallLowering(UserData):
                                                           or cursor_key(c) in self.b.tested):
             boolean = is_boolean(c)
             error = error_out_local(self.b, args) if boolean else None
-            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error)
+            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})

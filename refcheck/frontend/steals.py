@@ -140,7 +140,8 @@ def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
 
 
 def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,
-                 nonzero: int = -1, fills: dict | None = None, error: str | None = None) -> str:
+                 nonzero: int = -1, fills: dict | None = None, error: str | None = None,
+                 sunk: frozenset = frozenset()) -> str:
     """A call whose record gives arguments up on one result only (`effects`: variable ->
     (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
     the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
@@ -150,7 +151,9 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     are then two edges). The result is an integer variable holding 0, `nonzero` (or 1) on each
     edge, so that `if (f(...) < 0)`, `if (!f(...))` (or `rc = ...; if (rc)`) takes the edge its
     split did. `status`: the local the call's result is assigned to, if any. `error`: the local
-    `e` of a gboolean GLib call's `&e`, set on FALSE and NULL on TRUE (`gerrors.error_edge`)."""
+    `e` of a gboolean GLib call's `&e`, set on FALSE and NULL on TRUE (`gerrors.error_edge`).
+    `sunk`: variables a sink keeps on its result (a data/destroy pair's data): handed over as by
+    the sink itself (a borrowed one is RC009)."""
     fills = fills or {}
     if error in fills or error in effects:  # the record says what the call does with it (a fill)
         error = None
@@ -176,7 +179,7 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             elif effect is Effect.KEEP:  # a reference of the callee's own: the caller's stays its own
                 b.emit(ir.Retain(loc, v, name, kept=True))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
-                b.emit(ir.Store(loc, v, "", frozenset()))
+                b.emit(ir.Store(loc, v, "", frozenset(), sink=name if v in sunk else ""))
         for v, (w, scalars, kept) in fills.items():
             if w.holds(k):
                 emit_fill(b, loc, name, v, scalars)

@@ -9,9 +9,13 @@ import clang.cindex as ci
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
                                         parameter_types)
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of
+from refcheck.frontend.binding import arguments, cursor_key
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 
+# Statements and expressions whose condition decides a branch (`condition_reads`).
+_CONDITIONED = (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR)
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
 KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 
@@ -94,6 +98,76 @@ class UserData:
                 taken.add(i)
         return taken
 
+    def freed_by_table(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callee nothing describes (as `freed_by_notify`) takes with a table of
+        functions one of which releases its `void *` parameter: libdbus's
+        `dbus_connection_register_object_path (c, path, &vtable, data)`, whose vtable's
+        unregister function is handed the data when the path is unregistered (dbus-python's
+        `_object_path_unregister` releases it). The data is a `void *` parameter past the first;
+        the table an argument `&t` or `t` naming a variable of the unit whose brace initializer
+        names the functions. A table none of whose functions releases such a parameter (a
+        vtable of readers) leaves the data the caller's."""
+        if summary.source is not Source.DEFAULT or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        tables = [fn for a in args[1:] for fn in table_functions(a)]
+        if not tables or not any(_frees_void(self.b.summary_of(fn, fn.spelling), fn) for fn in tables):
+            return set()
+        types = parameter_types(decl, args)
+        return {i for i in range(1, len(args)) if effects.get(i, Effect.BORROW) is Effect.BORROW
+                and has_pointer_type(args[i]) and named_function(args[i]) is None and _void_pointer(types[i])}
+
+    def retained_after(self, c, arg) -> bool:
+        """The data variable `arg` names is retained by a call after `c` in the function's source
+        (pycairo's `status = cairo_device_set_user_data (d, &key, base, _decref_destroy_func);
+        RETURN_NULL_IF_CAIRO_ERROR (status); Py_INCREF (base);`): handed borrowed, then given
+        its reference once the keeping call succeeded, as `self->f = x; Py_INCREF (x);` is. Its
+        hand-over is then a store whose debt that retain pays (no RC009 at the call)."""
+        x = strip(arg)
+        target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+        if target is None or kind_of(target) not in (K.VAR_DECL, K.PARM_DECL):
+            return False
+        after = c.extent.end.offset
+        for k in self.b.fn.walk_preorder():
+            if kind_of(k) != K.CALL_EXPR or k.extent.start.offset <= after:
+                continue
+            given = arguments(k)
+            first = strip(given[0]) if given else None
+            if first is None or kind_of(first) != K.DECL_REF_EXPR or referenced(first) != target:
+                continue
+            decl, name = self.b.callee_of(k)
+            if self.b.summary_of(decl, name).role == "retain":
+                return True
+        return False
+
+    def result_tested(self, c) -> bool:
+        """The call's result is tested: the call itself is a condition's operand, or it is
+        assigned to a status local (`status = f (...)`) that a condition reads itself (`if
+        (status != CAIRO_STATUS_SUCCESS)`, `if (!ok)`). A local only handed to another call
+        (pycairo's `if (Pycairo_Check_Status (status))`) is no test: which edge that call's
+        result takes is not known here, so the hand-over stays unconditional."""
+        if cursor_key(c) in self.b.tested:
+            return True
+        target = self.status_target
+        return target is not None and target[0] == cursor_key(c) and self.condition_reads(target[1])
+
+    def condition_reads(self, v: str) -> bool:
+        """Some condition of the function reads local `v` outside any call's arguments."""
+        for k in self.b.fn.walk_preorder():
+            kind = kind_of(k)
+            if kind not in _CONDITIONED:
+                continue
+            kids = children_of(k)
+            cond = kids[-1] if kind == K.DO_STMT else kids[0] if kids else None
+            stack = [cond] if cond is not None else []
+            while stack:
+                x = stack.pop()
+                if kind_of(x) == K.DECL_REF_EXPR and self.b.var(referenced(x)) == v:
+                    return True
+                if kind_of(x) != K.CALL_EXPR:
+                    stack.extend(children_of(x))
+        return False
+
     @staticmethod
     def once_with(decl, args: list, i: int, pointers: list) -> bool:
         """Whether the callback before data `args[i]` has it alone though a destroy notify follows:
@@ -136,3 +210,30 @@ def _frees_first(record, fn) -> bool:
     n = len(list(fn.get_arguments()))
     return (record.effects(max(n, 1)).get(0) in (Effect.RELEASE, Effect.CONSUME)
             or (n <= 1 and record.role in ("release", "consume")))
+
+
+def _void_pointer(t) -> bool:
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
+
+
+def _frees_void(record, fn) -> bool:
+    """A table's function gives up a `void *` parameter of its own (its record releases it)."""
+    params = list(fn.get_arguments())
+    effects = record.effects(len(params))
+    return any(_void_pointer(p.type) and effects.get(i) in (Effect.RELEASE, Effect.CONSUME)
+               for i, p in enumerate(params))
+
+
+def table_functions(arg) -> tuple:
+    """The functions the brace initializer of the variable `&t` (or `t`) names, or ()."""
+    x = strip(arg)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
+        x = strip(next(iter(children_of(x)), x))
+    ref = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+    if ref is None or kind_of(ref) != K.VAR_DECL:
+        return ()
+    init = next((k for k in children_of(ref) if kind_of(k) == K.INIT_LIST_EXPR), None)
+    if init is None:
+        return ()
+    return tuple(fn for k in children_of(init) if (fn := named_function(k)) is not None)
