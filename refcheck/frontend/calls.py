@@ -5,7 +5,6 @@ success splits; a mixin of `expressions.ExpressionLowerer`, whose value lowering
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import clang.cindex as ci
@@ -21,6 +20,7 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
                                          referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
+from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
@@ -572,12 +572,6 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     return out
 
 
-_INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
-# `noexcept(expr)` counts as noexcept: glibc's __THROW is `noexcept(true)` in C++.
-_NOTHROW = {ci.ExceptionSpecificationKind.BASIC_NOEXCEPT, ci.ExceptionSpecificationKind.DYNAMIC_NONE,
-            ci.ExceptionSpecificationKind.COMPUTED_NOEXCEPT}
-
-
 # Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
 # Typedef names of truth values; read by name, so instance keys hold it (reuse/shapes.py).
 BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
@@ -587,53 +581,3 @@ def is_boolean(c) -> bool:
     """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
     t = c.type
     return t.spelling in BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL
-
-
-def member_insert(b: GraphBuilder, kids: list, name: str, args: list) -> frozenset[int]:
-    """The argument positions a member (or global) container's insert keeps."""
-    if not kids or not name or not _INSERTS.search(name) or kind_of(strip(kids[0])) != K.MEMBER_REF_EXPR:
-        return frozenset()
-    obj = next(iter(children_of(strip(kids[0]))), None)
-    obj = strip(obj) if obj is not None else None
-    ref = referenced(obj) if obj is not None else None
-    if ref is None:
-        return frozenset()
-    owned_elsewhere = kind_of(ref) == K.FIELD_DECL or (kind_of(ref) == K.VAR_DECL and b.var(ref) is None)
-    return frozenset(range(len(args))) if owned_elsewhere else frozenset()
-
-
-def may_throw(decl) -> bool:
-    """A C++ callee not declared noexcept (`throw()`, `noexcept`) may throw; C has no exceptions."""
-    try:
-        return decl is None or decl.exception_specification_kind not in _NOTHROW
-    except ValueError:  # a kind this binding does not know
-        return True
-
-
-def placement(new, child) -> bool:
-    """`child` is a placement argument of `new`: it lies between the parentheses right after the
-    `new` token (`new (buf) T()`), not in the initializer (`new T(buf)`)."""
-    depth, inside, start = 0, False, child.extent.start.offset
-    tokens = list(new.get_tokens())
-    for i, tok in enumerate(tokens):
-        if not inside:
-            if tok.spelling == "new" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
-                inside = True
-            continue
-        if tok.spelling == "(":
-            depth += 1
-        elif tok.spelling == ")":
-            depth -= 1
-            if depth == 0:
-                return start < tok.extent.start.offset
-    return False
-
-
-def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
-    """Inside a try: the call may throw before it returns, to the enclosing try's handlers."""
-    n = b.node("block", loc, text=f"{name} may throw")
-    b.start(n)
-    for entry in b.handlers[-1]:
-        b.edge(n, entry, label="throw")
-    b.cur = b.node("block")
-    b.edge(n, b.cur)

@@ -14,7 +14,8 @@ from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, plain_local, union_alias,
                                       union_member)
-from refcheck.frontend.calls import CallLowering, placement, throw_split
+from refcheck.frontend.calls import CallLowering
+from refcheck.frontend.cxxcalls import placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, has_scalar_type, is_expression, kind_of, location,
                                          referenced, strip, unop)
