@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
 from refcheck.conventions.libraries import LIBRARIES, Library
+from refcheck.conventions.naming import from_patterns
 from refcheck.conventions.refine import GIVEN, RESULT_ONLY, kept_arguments, refined
-from refcheck.conventions.summary import (DEFAULT, Counts, Effect, Ends, ErrorCondition, Returns, Source, Summary,
+from refcheck.conventions.summary import (DEFAULT, Counts, Effect, ErrorCondition, Returns, Source, Summary,
                                           Tracked, parse_record, record_table)
 from refcheck.conventions.summary import resolve as _resolve
 
@@ -317,7 +318,8 @@ class Conventions:
                              "argument_returned_only_if", "families", "format_arguments", "parse_formats",
                              "exit_macros")}
 
-    def _lookup(self, table: str, name: str):
+    def pattern_value(self, table: str, name: str):
+        """The value of `table`'s first pattern that matches `name` (its argument positions...)."""
         if name:
             for pattern, value in self._tables[table]:
                 if pattern.search(name):
@@ -326,7 +328,7 @@ class Conventions:
 
     def exit_macro(self, callee: str) -> str | None:
         """The pattern of the macro names whose expansion makes a call to `callee` an exit."""
-        return self._lookup("exit_macros", callee) if self.exit_macros else None
+        return self.pattern_value("exit_macros", callee) if self.exit_macros else None
 
     def matches(self, kind: str, name: str) -> bool:
         return bool(name) and self._compiled[kind].search(name) is not None
@@ -341,11 +343,12 @@ class Conventions:
         """Where a conditional error call's condition is, and on which truth value it raises."""
         return self.summary(name).error_condition
 
-    def _error_condition(self, name: str) -> ErrorCondition | None:
+    def pattern_error_condition(self, name: str) -> ErrorCondition | None:
+        """Where the name patterns put a conditional error call's condition."""
         index = self.condition_argument(name)
         if index is not None:
             return ErrorCondition(index, raises_when=False)
-        index = self._lookup("error_if_nonzero", name)
+        index = self.pattern_value("error_if_nonzero", name)
         return ErrorCondition(index, raises_when=True) if index is not None else None
 
     def sink_arguments(self, name: str, nargs: int) -> frozenset[int]:
@@ -358,12 +361,12 @@ class Conventions:
 
     def format_argument(self, name: str, nargs: int) -> int | None:
         """The index of a Py_BuildValue-style format argument of a call, or None."""
-        index = self._lookup("format_arguments", name)
+        index = self.pattern_value("format_arguments", name)
         return _resolve(index, nargs) if index is not None else None
 
     def parse_format(self, name: str, nargs: int) -> tuple[int | None, int] | None:
         """(the format's index or None, the first output's index) of a PyArg_Parse-style call."""
-        found = self._lookup("parse_formats", name)
+        found = self.pattern_value("parse_formats", name)
         if found is None:
             return None
         fmt, first = found
@@ -371,7 +374,7 @@ class Conventions:
 
     def returned_argument(self, name: str, nargs: int) -> int | None:
         """The argument an acquirer may hand back (+1) instead of a fresh object, or None: fresh."""
-        index = self._lookup("may_return_argument", name)
+        index = self.pattern_value("may_return_argument", name)
         return _resolve(index, nargs) if index is not None else None
 
     def acquires_fresh(self, callee: str) -> bool:
@@ -397,7 +400,7 @@ class Conventions:
     def identity_test(self, callee: str) -> re.Pattern | None:
         """For an acquirer that returns its argument only when a test of it holds: the test's
         name pattern (`isContiguous` for newContiguous); None otherwise."""
-        test = self._lookup("argument_returned_only_if", callee)
+        test = self.pattern_value("argument_returned_only_if", callee)
         return _pattern(test) if test is not None else None
 
     def family(self, name: str, record: str = "", by_prefix: bool = True) -> str | None:
@@ -408,7 +411,7 @@ class Conventions:
         configured = self.summaries.get(name)
         if configured is not None and configured.family is not None:
             return configured.family
-        found = self._lookup("families", name)
+        found = self.pattern_value("families", name)
         if found is not None:
             return found
         inferred = self.summary(name) if name and self.inferred is not None else DEFAULT
@@ -431,7 +434,7 @@ class Conventions:
     def same_size_arguments(self, name: str, nargs: int, test: bool = False) -> tuple[int, int] | None:
         """For a size-establishing call (or, with test=True, a same-size test) the two argument
         positions whose element counts it makes (or finds) equal."""
-        pair = self._lookup("same_size_test" if test else "same_size", name)
+        pair = self.pattern_value("same_size_test" if test else "same_size", name)
         if pair is None:
             return None
         a, b = (_resolve(i, nargs) for i in pair)
@@ -453,7 +456,8 @@ class Conventions:
         """The role of a callee, most specific first; None for a call that just borrows."""
         return self.summary(name).role
 
-    def _role(self, name: str) -> str | None:
+    def pattern_role(self, name: str) -> str | None:
+        """The role the name patterns give `name`, most specific first."""
         for kind in ("release", "consume", "retain", "reallocate", "error", "exit", "acquire"):
             if self.matches(kind, name):
                 return kind
@@ -525,7 +529,7 @@ class Conventions:
     def _answer(self, name: str, library: bool, inferred) -> Summary:
         """`summary`, reading inferred records through `inferred(name)` (None: there are none)."""
         if not library:
-            s = self.summaries.get(name) or (self._from_patterns(name) if name else DEFAULT)
+            s = self.summaries.get(name) or (from_patterns(self, name) if name else DEFAULT)
         else:
             s = self._named(name)
         # Where the names and tables say nothing, or say borrowed, the body may say more.
@@ -555,7 +559,7 @@ class Conventions:
             if s is None and name:
                 s = self.library_summaries.get(name)
             if s is None:
-                s = self._from_patterns(name) if name else DEFAULT
+                s = from_patterns(self, name) if name else DEFAULT
             if len(self._summaries) > 100_000:
                 self._summaries.clear()
             self._summaries[name] = s
@@ -564,33 +568,6 @@ class Conventions:
     @cached_property
     def _summaries(self) -> dict[str, Summary]:
         return {}
-
-    def _from_patterns(self, name: str) -> Summary:
-        arguments: list = []
-        returns, returned, ends = Returns.BORROWED, None, Ends.RETURNS
-        role = self._role(name)
-        if role == "release":
-            arguments.append((Tracked.EVERY, Effect.RELEASE))
-        elif role == "consume":
-            arguments.append((Tracked.FIRST, Effect.CONSUME))
-            if self.matches("consume_owned", name):
-                returns = Returns.OWNED
-        elif role == "retain":
-            arguments.append((Tracked.EVERY, Effect.RETAIN))
-            returns, returned = Returns.ARGUMENT, Tracked.FIRST
-        elif role == "reallocate":
-            returns = Returns.REALLOCATED
-        elif role in ("error", "exit"):
-            ends = Ends(role)
-        elif role == "acquire":
-            returns, returned = Returns.OWNED, self._lookup("may_return_argument", name)
-        elif self.matches("frame", name):
-            returns = Returns.UNKNOWN  # stack memory: the frame's, no reference to anyone
-        arguments.extend((i, Effect.SINK) for i in self._lookup("sinks", name) or ())
-        s = Summary(returns=returns, arguments=tuple(arguments), returned=returned, ends=ends,
-                    error_condition=self._error_condition(name), may_fail=self.matches("may_fail", name),
-                    may_raise=self.matches("may_raise", name), pure=self.matches("pure", name))
-        return s if s == DEFAULT else Summary(**{**s.__dict__, "source": Source.CONVENTIONS})
 
 
 # The cached properties that read no derived field (`Conventions.for_unit`).
