@@ -201,3 +201,18 @@ def test_a_verdict_follows_the_summary_the_unit_learns_for_the_name():
     after = verdict(conv, which, "cloneColumnMajor")
     assert after != before
     assert verdict(conv, which, "cloneColumnMajor#12") == after
+
+
+def test_a_shared_results_summary_names_its_own_family():
+    """The family an inferred summary gives the result (conventions.family reads it for callers'
+    RC011) spells a type: the Float twin's `THFloatTensor` is the Double twin's `THDoubleTensor`.
+    Kept unrenamed, the Double helper's callers released a 'THFloatTensor' with THDoubleTensor_free
+    (THNN at -j2, where the Float instance was the representative)."""
+    from refcheck.analysis.explore import Result
+    from refcheck.conventions.summary import Returns, Source, Summary
+    from refcheck.reuse.renaming import renamed_result
+
+    s = Summary(returns=Returns.OWNED, family="THFloatTensor", source=Source.INFERRED)
+    got = renamed_result(Result([], 0, "", s), renamer(["THFloatTensor", "f"], ["THDoubleTensor", "f"]))
+    assert got.summary.family == "THDoubleTensor"
+    assert got.summary.returns is Returns.OWNED

@@ -282,6 +282,12 @@ def renamed_result(result, rename):
     """A copy of an analysis result with every name in its findings renamed."""
     out = copy.copy(result)
     out.findings = [renamed_finding(f, rename) for f in result.findings]
+    summary = getattr(result, "summary", None)
+    if summary is not None and summary.family is not None:
+        # The one field of a summary that spells a type: the family of what the body hands out
+        # (`THFloatTensor` for the Float instance of a generic helper is `THDoubleTensor` for its
+        # Double twin), which callers compare with their releasers' (RC011).
+        out.summary = replace(summary, family=rename(summary.family))
     if isinstance(getattr(result, "incomplete", None), str):
         out.incomplete = rename(result.incomplete)
     return out
