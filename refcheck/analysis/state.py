@@ -129,6 +129,19 @@ class Obj:
 _VIEW_ORIGINS = (Origin.FIELD, Origin.RESULT)
 
 
+def made(memo: dict, owned: int, gone: Gone, null: Nullness, origin: Origin, site: Location, name: str,
+         node: int, deps: frozenset = frozenset()) -> Obj:
+    """The object of these fields, taken from `memo` where an earlier state made it. Objects are
+    immutable: the states passing one op share what it makes (a load's object was a sixth of its
+    transfer on torch7's THTensor.c, built field by field through the frozen `__init__`), and
+    their visited-map keys then compare it by identity."""
+    key = (owned, gone, null, origin, site, name, node, deps)
+    o = memo.get(key)
+    if o is None:
+        o = memo[key] = Obj(owned, gone, null, origin, site, name, node, deps=deps)
+    return o
+
+
 class _ViewIdent:
     """A view's identity in the visited map: equal for views that differ only in where they were
     first loaded. Two paths that load the same location first at different lines (`uri =

@@ -20,8 +20,8 @@ from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.summarize import flag_targets
-from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, param_fate,
-                                     restores, stale_view)
+from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, made,
+                                     param_fate, restores, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -97,6 +97,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         self.doomed = doomed_edges(cfg, conv.errors, self.const_vars)
         # Equal edges of asserted pointer comparisons: the two sides are one object there.
         self.asserted = asserted_edges(cfg, conv.errors, self.const_vars)
+        # The objects an op makes, each a function of the op, its node and what the op names
+        # alone: made once and shared by every state passing there (`state.made`).
+        self.made: dict = {}
 
     def initial(self) -> State:
         st = State({}, {}, Facts())
@@ -233,10 +236,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         new = st.env.get(op.src) if op.src is not None else None
         if op.null:  # a known NULL, so that later tests of the variable are decided
             new = ObjId(Kind.NULL, op.dst)
-            st.objs[new] = Obj(0, Gone.NO, NULL, Origin.NULL, op.loc, "NULL", node)
+            st.objs[new] = made(self.made, 0, Gone.NO, NULL, Origin.NULL, op.loc, "NULL", node)
         elif op.nonnull:  # an address inside an object (`&p->f[0]`): memory, never NULL
             new = self.fresh(st, Kind.LOAD, (node, index))
-            st.objs[new] = Obj(0, Gone.NO, NONNULL, Origin.FIELD, op.loc, "address", node)
+            st.objs[new] = made(self.made, 0, Gone.NO, NONNULL, Origin.FIELD, op.loc, "address", node)
         self.bind(st, op.dst, new, op.loc, not op.dst.startswith("$"), events)
 
     def op_kill(self, st: State, op: ir.Kill, node: int, index: int, events: list) -> None:
@@ -319,9 +322,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             if op.call:
                 # Its arguments' variables as deps: one assigned once something was done to it,
                 # the next call of the same text gives another object (`invalidate`).
-                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, deps=op.deps)
+                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, op.deps)
             else:
-                st.objs[oid] = Obj(0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, deps=op.deps)
+                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
@@ -520,8 +523,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
                 record: str = "", by_prefix: bool = True) -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
         # A family table entry (malloc, THAlloc) first, then the record type, then the name.
-        family = self.conv.family(callee, record, by_prefix)
-        st.objs[oid] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
+        key = (loc, callee, node, record, by_prefix)
+        o = self.made.get(key)
+        if o is None:
+            family = self.conv.family(callee, record, by_prefix)
+            o = self.made[key] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
+        st.objs[oid] = o
         st.env[dst] = oid
 
     def bind(self, st: State, var: str, new: ObjId | None, loc: Location, overwrite: bool, events: list) -> None:
