@@ -87,6 +87,35 @@ def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_kind_walk_gives_the_python_ones_cursors(tmp_path, name, text):
+    """binding.of_kinds (vtables' whole-unit scan): the same cursors in the same order on both
+    paths, each keeping its unit, for the root's own kind and for kinds below it."""
+
+    def _place(c):
+        return c.kind.value, c.extent.start.offset, c.extent.end.offset
+
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    kinds_of = [{ci.CursorKind.BINARY_OPERATOR.value, ci.CursorKind.VAR_DECL.value},
+                {ci.CursorKind.FUNCTION_DECL.value, ci.CursorKind.INTEGER_LITERAL.value}, set(), {9999}]
+    tops = list(parsed.tu.cursor.get_children())
+    seen = 0
+    for top in tops:
+        for kinds in kinds_of:
+            pure, fast = binding.PURE["of_kinds"](top, kinds), native.CHOICE.module.of_kinds(top, frozenset(kinds))
+            assert [bytes(c) for c in fast] == [bytes(c) for c in pure]
+            # The binding's own walk lists the same cursors (a recursive visit may meet one twice,
+            # as under an enum constant's value, and carries each statement's declaration).
+            want = {_place(c) for c in top.walk_preorder() if c.kind.value in kinds}
+            assert {_place(c) for c in fast} == want
+            assert all(c._tu is top._tu for c in fast + pure)
+            seen += len(fast)
+    assert seen > len(tops) and binding.of_kinds is native.CHOICE.module.of_kinds
+    with pytest.raises(TypeError):
+        native.CHOICE.module.of_kinds(tops[0], None)
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

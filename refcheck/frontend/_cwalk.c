@@ -11,6 +11,7 @@
  *   place(cursor)              -> (file pointer or 0, line, column, offset)
  *   extent_places(cursor)      -> (place of the extent's start, place of its end)
  *   children_by_key(fn, found) -> found, filled as binding.children_by_key fills it
+ *   of_kinds(top, kinds)       -> the cursors of those kind ids in top's pre-order (binding.of_kinds)
  *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
@@ -255,6 +256,65 @@ done:
     return result;
 }
 
+/* binding.of_kinds' walk: a cursor object only for the kinds asked, none for the rest. */
+#define MAX_KIND 1024
+typedef struct {
+    PyObject *out, *tu;
+    char wanted[MAX_KIND];
+    int failed;
+} Picks;
+
+static int keep(const CXCursor *c, Picks *p) {
+    if (c->kind < 0 || c->kind >= MAX_KIND || !p->wanted[c->kind])
+        return 0;
+    PyObject *obj = new_cursor(c);
+    int rc = obj == NULL || PyObject_SetAttr(obj, str_tu, p->tu) < 0 || PyList_Append(p->out, obj) < 0 ? -1 : 0;
+    Py_XDECREF(obj);
+    return rc;
+}
+
+static int pick(CXCursor child, CXCursor parent, CXClientData data) {
+    Picks *p = (Picks *)data;
+    if (keep(&child, p) < 0) {
+        p->failed = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+static PyObject *of_kinds(PyObject *self, PyObject *args) {
+    PyObject *top, *kinds;
+    if (!PyArg_ParseTuple(args, "OO", &top, &kinds))
+        return NULL;
+    CXCursor c;
+    if (load() < 0 || read_cursor(top, &c) < 0)
+        return NULL;
+    Picks p = {PyList_New(0), PyObject_GetAttr(top, str_tu), {0}, 0};
+    PyObject *it = p.out == NULL || p.tu == NULL ? NULL : PyObject_GetIter(kinds), *k;
+    if (it == NULL)
+        goto fail;
+    while ((k = PyIter_Next(it)) != NULL) {
+        long v = PyLong_AsLong(k);
+        Py_DECREF(k);
+        if (v == -1 && PyErr_Occurred())
+            break;
+        if (v >= 0 && v < MAX_KIND)
+            p.wanted[v] = 1;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred() || keep(&c, &p) < 0)
+        goto fail;
+    lib.visit_children(c, pick, &p);
+    if (p.failed)
+        goto fail;
+    Py_DECREF(p.tu);
+    return p.out;
+fail:
+    Py_XDECREF(p.out);
+    Py_XDECREF(p.tu);
+    return NULL;
+}
+
 /* A fresh Cursor holding `c` (Cursor.from_buffer_copy). */
 static PyObject *new_cursor(const CXCursor *c) {
     PyObject *obj = PyObject_CallNoArgs(cursor_type);
@@ -378,6 +438,7 @@ static PyMethodDef methods[] = {
     {"place", place, METH_O, "binding.place, in C."},
     {"extent_places", extent_places, METH_O, "binding.extent_places, in C."},
     {"children_by_key", children_by_key, METH_VARARGS, "binding.children_by_key, in C."},
+    {"of_kinds", of_kinds, METH_VARARGS, "binding.of_kinds, in C."},
     {"referenced", referenced, METH_O, "binding.referenced, in C."},
     {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},

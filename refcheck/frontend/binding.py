@@ -74,6 +74,23 @@ def children_by_key(fn, found: dict) -> dict:
     return found
 
 
+def of_kinds(top, kinds) -> list:
+    """`top` and the cursors under it whose kind id is in `kinds`, in pre-order, from one recursive
+    clang_visitChildren: a whole-unit scan that wants a few kinds (vtables' stores) makes no
+    cursor object for the others, which are most of a unit."""
+    tu = top._tu
+    out = [top] if top._kind_id in kinds else []
+
+    def visit(child, parent, _):
+        if child._kind_id in kinds:
+            child._tu = tu
+            out.append(child)
+        return 2  # CXChildVisit_Recurse
+
+    ci.conf.lib.clang_visitChildren(top, ci.callbacks["cursor_visit"](visit), None)
+    return out
+
+
 def last_child(c):
     """The last of a cursor's children (a definition's body), or None: one visit whose callback
     only keeps what it is given, where `get_children` builds a checked cursor per child."""
@@ -391,7 +408,7 @@ def arguments(c) -> list:
 # The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
 # where native.py chose them: the same values without a ctypes call (or a Python callback) per
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
-PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key,
+PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
         "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
@@ -414,7 +431,7 @@ def _native_functions() -> tuple:
 if native.CHOICE.module is not None:
     _c = native.CHOICE.module
     _c.set_loader(_native_functions)
-    place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
+    place, extent_places, children_by_key, of_kinds = _c.place, _c.extent_places, _c.children_by_key, _c.of_kinds
     referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
