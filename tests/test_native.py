@@ -116,6 +116,21 @@ def test_the_compiled_kind_walk_gives_the_python_ones_cursors(tmp_path, name, te
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_spellings_are_the_bindings(tmp_path, name, text):
+    """binding.spellings (handles.counted_types' names): the binding's `spelling` of every
+    cursor of the unit, empty and missing names included, on both paths."""
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    cursors = [c for top in parsed.tu.cursor.get_children() for c in top.walk_preorder()]
+    want = [ci.Cursor.from_buffer_copy(bytes(c)).spelling for c in cursors]
+    assert native.CHOICE.module.spellings(cursors) == binding.PURE["spellings"](cursors) == want
+    assert "" in want and "f" in want or "h" in want
+    assert native.CHOICE.module.spellings(()) == [] and binding.spellings is native.CHOICE.module.spellings
+    with pytest.raises(TypeError):
+        native.CHOICE.module.spellings([cursors[0], b"short"])
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

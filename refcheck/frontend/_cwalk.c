@@ -15,6 +15,7 @@
  *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
+ *   spellings(cursors)         -> [binding.spelling(c) for c in cursors], not kept on the cursors
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,6 +26,7 @@ typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
 typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
 typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; } CXSourceRange;
 typedef struct { int kind; void *data[2]; } CXType;
+typedef struct { const void *data; unsigned private_flags; } CXString;  /* clang-c/CXString.h */
 typedef void *CXFile;
 typedef void *CXClientData;
 enum { CXChildVisit_Break = 0, CXChildVisit_Continue = 1, CXChildVisit_Recurse = 2 };
@@ -46,6 +48,9 @@ typedef unsigned long long (*eval_unsigned_fn)(CXEvalResult);
 typedef long long (*eval_long_fn)(CXEvalResult);
 typedef double (*eval_double_fn)(CXEvalResult);
 typedef void (*eval_dispose_fn)(CXEvalResult);
+typedef CXString (*cursor_spelling_fn)(CXCursor);
+typedef const char *(*get_cstring_fn)(CXString);
+typedef void (*dispose_string_fn)(CXString);
 
 /* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
 static struct {
@@ -67,8 +72,11 @@ static struct {
     eval_dispose_fn eval_dispose;
     cursor_type_fn cursor_type;
     canonical_type_fn canonical_type;
+    cursor_spelling_fn cursor_spelling;
+    get_cstring_fn get_cstring;
+    dispose_string_fn dispose_string;
 } lib;
-#define N_FUNCTIONS 18
+#define N_FUNCTIONS 21
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
@@ -424,6 +432,35 @@ static PyObject *canonical_kind(PyObject *self, PyObject *arg) {
     return PyLong_FromLong(lib.canonical_type(lib.cursor_type(c)).kind);
 }
 
+/* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
+static PyObject *spellings(PyObject *self, PyObject *arg) {
+    if (load() < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(arg, "_cwalk.spellings: not a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        CXCursor c;
+        if (read_cursor(PySequence_Fast_GET_ITEM(seq, i), &c) < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+        CXString s = lib.cursor_spelling(c);
+        const char *text = lib.get_cstring(s);
+        PyObject *name = text == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+        lib.dispose_string(s);
+        if (name == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, name);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -443,6 +480,7 @@ static PyMethodDef methods[] = {
     {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
+    {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},
