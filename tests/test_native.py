@@ -131,6 +131,25 @@ def test_the_compiled_spellings_are_the_bindings(tmp_path, name, text):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_top_level_is_the_bindings(tmp_path, name, text):
+    """binding.top_level (unit._top_level): the same declarations and macro expansions on both
+    paths, in order, each keeping its unit; no macro definition or inclusion among them."""
+    path = tmp_path / name
+    path.write_text("#include <stddef.h>\n" + text)
+    tu = ci.Index.create().parse(str(path), options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    fast, pure = native.CHOICE.module.top_level(tu.cursor), binding.PURE["top_level"](tu.cursor)
+    for got, want in zip(fast, pure):
+        assert [bytes(c) for c in got] == [bytes(c) for c in want]
+        assert all(c._tu is tu.cursor._tu for c in got + want)
+    everything = list(tu.cursor.get_children())
+    assert [bytes(c) for c in fast[0]] == [bytes(c) for c in everything if not 501 <= c._kind_id <= 503]
+    assert [bytes(c) for c in fast[1]] == [bytes(c) for c in everything if c._kind_id == 502]
+    assert fast[1] or name == "w.cpp"
+    assert binding.top_level is native.CHOICE.module.top_level
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

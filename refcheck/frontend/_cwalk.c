@@ -16,6 +16,7 @@
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
  *   spellings(cursors)         -> [binding.spelling(c) for c in cursors], not kept on the cursors
+ *   top_level(cursor)          -> (its children but the preprocessor's, its macro expansions)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -323,6 +324,45 @@ fail:
     return NULL;
 }
 
+/* binding.top_level's visit: the detailed record's cursors (CXCursor_MacroDefinition 501,
+ * _MacroExpansion 502, _InclusionDirective 503) apart, the expansions kept aside. */
+typedef struct {
+    PyObject *top, *expansions, *tu;
+    int failed;
+} Tops;
+
+static int top_one(CXCursor child, CXCursor parent, CXClientData data) {
+    Tops *t = (Tops *)data;
+    if (child.kind >= 501 && child.kind <= 503 && child.kind != 502)
+        return CXChildVisit_Continue;
+    PyObject *obj = new_cursor(&child);
+    if (obj == NULL || PyObject_SetAttr(obj, str_tu, t->tu) < 0
+            || PyList_Append(child.kind == 502 ? t->expansions : t->top, obj) < 0) {
+        Py_XDECREF(obj);
+        t->failed = 1;
+        return CXChildVisit_Break;
+    }
+    Py_DECREF(obj);
+    return CXChildVisit_Continue;
+}
+
+static PyObject *top_level(PyObject *self, PyObject *arg) {
+    CXCursor c;
+    if (load() < 0 || read_cursor(arg, &c) < 0)
+        return NULL;
+    Tops t = {PyList_New(0), PyList_New(0), PyObject_GetAttr(arg, str_tu), 0};
+    PyObject *result = NULL;
+    if (t.top != NULL && t.expansions != NULL && t.tu != NULL) {
+        lib.visit_children(c, top_one, &t);
+        if (!t.failed)
+            result = PyTuple_Pack(2, t.top, t.expansions);
+    }
+    Py_XDECREF(t.top);
+    Py_XDECREF(t.expansions);
+    Py_XDECREF(t.tu);
+    return result;
+}
+
 /* A fresh Cursor holding `c` (Cursor.from_buffer_copy). */
 static PyObject *new_cursor(const CXCursor *c) {
     PyObject *obj = PyObject_CallNoArgs(cursor_type);
@@ -481,6 +521,7 @@ static PyMethodDef methods[] = {
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
+    {"top_level", top_level, METH_O, "binding.top_level, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},

@@ -91,6 +91,28 @@ def of_kinds(top, kinds) -> list:
     return out
 
 
+def top_level(cursor) -> tuple[list, list]:
+    """A unit cursor's children but the preprocessor's, and its macro expansions, in one visit
+    whose callback keeps what it is given (unit._top_level)."""
+    top: list = []
+    expansions: list = []
+    owner = cursor._tu
+
+    def visit(child, _parent, _data):
+        kind = child._kind_id
+        if 501 <= kind <= 503:  # CXCursor_MacroDefinition, _MacroExpansion, _InclusionDirective
+            if kind == 502:
+                child._tu = owner
+                expansions.append(child)
+            return 1  # CXChildVisit_Continue
+        child._tu = owner  # as get_children does: the cursor keeps its unit alive
+        top.append(child)
+        return 1
+
+    ci.conf.lib.clang_visitChildren(cursor, ci.callbacks["cursor_visit"](visit), None)
+    return top, expansions
+
+
 def last_child(c):
     """The last of a cursor's children (a definition's body), or None: one visit whose callback
     only keeps what it is given, where `get_children` builds a checked cursor per child."""
@@ -416,7 +438,7 @@ def arguments(c) -> list:
 # where native.py chose them: the same values without a ctypes call (or a Python callback) per
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
 PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
-        "spellings": spellings,
+        "spellings": spellings, "top_level": top_level,
         "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
@@ -444,7 +466,7 @@ if native.CHOICE.module is not None:
     referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
-    spellings = _c.spellings
+    spellings, top_level = _c.spellings, _c.top_level
 
 
 def clang_version() -> str:
