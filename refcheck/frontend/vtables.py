@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
-from refcheck.frontend.binding import file_named, in_system_location, location_file, of_kinds
+from refcheck.frontend.binding import file_named, in_system_location, location_file, of_kinds, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.slots import record_elements
 from refcheck.frontend.unit import in_system_dir, in_system_header
@@ -118,7 +118,9 @@ def _user_tops(tu):
     name test kept per file): a GLib unit has ~9,500, nearly all from a few dozen headers, and a
     `Cursor.location`, its file and its name were most of the walk there."""
     names: dict[int, bool] = {}  # CXFile -> under SYSTEM_DIRS
-    for top in tu.cursor.get_children():
+    # The preprocessor's cursors aside (binding.top_level, compiled where built): they hold none
+    # of the kinds read, and the binding's `get_children` was half of this loop on pylzma.
+    for top in top_level(tu.cursor)[0]:
         loc, f = location_file(top)
         if not f:
             continue
