@@ -87,6 +87,69 @@ def test_the_compiled_queries_give_the_python_ones_values(tmp_path, name, text):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_kind_walk_gives_the_python_ones_cursors(tmp_path, name, text):
+    """binding.of_kinds (vtables' whole-unit scan): the same cursors in the same order on both
+    paths, each keeping its unit, for the root's own kind and for kinds below it."""
+
+    def _place(c):
+        return c.kind.value, c.extent.start.offset, c.extent.end.offset
+
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    kinds_of = [{ci.CursorKind.BINARY_OPERATOR.value, ci.CursorKind.VAR_DECL.value},
+                {ci.CursorKind.FUNCTION_DECL.value, ci.CursorKind.INTEGER_LITERAL.value}, set(), {9999}]
+    tops = list(parsed.tu.cursor.get_children())
+    seen = 0
+    for top in tops:
+        for kinds in kinds_of:
+            pure, fast = binding.PURE["of_kinds"](top, kinds), native.CHOICE.module.of_kinds(top, frozenset(kinds))
+            assert [bytes(c) for c in fast] == [bytes(c) for c in pure]
+            # The binding's own walk lists the same cursors (a recursive visit may meet one twice,
+            # as under an enum constant's value, and carries each statement's declaration).
+            want = {_place(c) for c in top.walk_preorder() if c.kind.value in kinds}
+            assert {_place(c) for c in fast} == want
+            assert all(c._tu is top._tu for c in fast + pure)
+            seen += len(fast)
+    assert seen > len(tops) and binding.of_kinds is native.CHOICE.module.of_kinds
+    with pytest.raises(TypeError):
+        native.CHOICE.module.of_kinds(tops[0], None)
+
+
+@needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_spellings_are_the_bindings(tmp_path, name, text):
+    """binding.spellings (handles.counted_types' names): the binding's `spelling` of every
+    cursor of the unit, empty and missing names included, on both paths."""
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    cursors = [c for top in parsed.tu.cursor.get_children() for c in top.walk_preorder()]
+    want = [ci.Cursor.from_buffer_copy(bytes(c)).spelling for c in cursors]
+    assert native.CHOICE.module.spellings(cursors) == binding.PURE["spellings"](cursors) == want
+    assert "" in want and "f" in want or "h" in want
+    assert native.CHOICE.module.spellings(()) == [] and binding.spellings is native.CHOICE.module.spellings
+    with pytest.raises(TypeError):
+        native.CHOICE.module.spellings([cursors[0], b"short"])
+
+
+@needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_top_level_is_the_bindings(tmp_path, name, text):
+    """binding.top_level (unit._top_level): the same declarations and macro expansions on both
+    paths, in order, each keeping its unit; no macro definition or inclusion among them."""
+    path = tmp_path / name
+    path.write_text("#include <stddef.h>\n" + text)
+    tu = ci.Index.create().parse(str(path), options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    fast, pure = native.CHOICE.module.top_level(tu.cursor), binding.PURE["top_level"](tu.cursor)
+    for got, want in zip(fast, pure):
+        assert [bytes(c) for c in got] == [bytes(c) for c in want]
+        assert all(c._tu is tu.cursor._tu for c in got + want)
+    everything = list(tu.cursor.get_children())
+    assert [bytes(c) for c in fast[0]] == [bytes(c) for c in everything if not 501 <= c._kind_id <= 503]
+    assert [bytes(c) for c in fast[1]] == [bytes(c) for c in everything if c._kind_id == 502]
+    assert fast[1] or name == "w.cpp"
+    assert binding.top_level is native.CHOICE.module.top_level
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

@@ -54,6 +54,33 @@ def test_still_stored_compares_the_noted_set(tmp_path):
     assert not vtables.still_stored(tu, ((f"{vtables.NOTE}{usr}=v1", "-"),))
 
 
+def test_stores_in_system_headers_are_not_the_units(tmp_path, monkeypatch):
+    """A header reached through -isystem, or lying under SYSTEM_DIRS through -I, stores nothing;
+    a project header (-I) stores as the unit does. The verdicts are kept per file (`_user_tops`):
+    two headers of each kind, each storing into the same slots."""
+    from refcheck.frontend import unit
+
+    for d in ("sys", "under", "proj"):
+        (tmp_path / d).mkdir()
+    body = "static void {f}(void *o) {{ }}\nstatic R {f}_tab = {{ .done = {f} }};\nstatic void (*{f}_hook)(void *) = {f};\n"
+    for d in ("sys", "under", "proj"):
+        for i in (1, 2):
+            (tmp_path / d / f"h{i}.h").write_text(body.format(f=f"{d}{i}"))
+    (tmp_path / "t.c").write_text(
+        "typedef struct R { void (*done)(void *); } R;\n"
+        + "".join(f'#include "{d}/h{i}.h"\n' for d in ("sys", "under", "proj") for i in (1, 2))
+        + "static void own(void *o) { }\nstatic R tab = { .done = own };\n")
+    (tmp_path / "sys").rename(tmp_path / "isys")
+    (tmp_path / "isys" / "sys").mkdir()
+    for i in (1, 2):
+        (tmp_path / "isys" / f"h{i}.h").rename(tmp_path / "isys" / "sys" / f"h{i}.h")
+    monkeypatch.setattr(unit, "SYSTEM_DIRS", (str(tmp_path / "under") + "/",))
+    tu = ci.Index.create().parse(str(tmp_path / "t.c"), args=["-isystem", str(tmp_path / "isys"), "-I", str(tmp_path)])
+    stores = {usr.rsplit("@", 1)[-1]: s for usr, s in vtables.stores_of(tu).items()}
+    assert stores["done"] == vtables.Stores(("own", "proj1", "proj2"), False)
+    assert set(stores) == {"done", "proj1_hook", "proj2_hook"}
+
+
 def _record(*arguments, returns=Returns.BORROWED, returned=None):
     return Summary(returns=returns, arguments=arguments, returned=returned, source=Source.INFERRED)
 

@@ -11,9 +11,12 @@
  *   place(cursor)              -> (file pointer or 0, line, column, offset)
  *   extent_places(cursor)      -> (place of the extent's start, place of its end)
  *   children_by_key(fn, found) -> found, filled as binding.children_by_key fills it
+ *   of_kinds(top, kinds)       -> the cursors of those kind ids in top's pre-order (binding.of_kinds)
  *   referenced(cursor), semantic_parent(cursor) -> None or a Cursor, kept on the cursor
  *   folded(cursor, as_typed)   -> what clang_Cursor_Evaluate folds it to (binding.folded)
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
+ *   spellings(cursors)         -> [binding.spelling(c) for c in cursors], not kept on the cursors
+ *   top_level(cursor)          -> (its children but the preprocessor's, its macro expansions)
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
  */
@@ -26,6 +29,7 @@ typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
 typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
 typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; } CXSourceRange;
 typedef struct { int kind; void *data[2]; } CXType;
+typedef struct { const void *data; unsigned private_flags; } CXString;  /* clang-c/CXString.h */
 typedef void *CXFile;
 typedef void *CXClientData;
 enum { CXChildVisit_Break = 0, CXChildVisit_Continue = 1, CXChildVisit_Recurse = 2 };
@@ -47,6 +51,9 @@ typedef unsigned long long (*eval_unsigned_fn)(CXEvalResult);
 typedef long long (*eval_long_fn)(CXEvalResult);
 typedef double (*eval_double_fn)(CXEvalResult);
 typedef void (*eval_dispose_fn)(CXEvalResult);
+typedef CXString (*cursor_spelling_fn)(CXCursor);
+typedef const char *(*get_cstring_fn)(CXString);
+typedef void (*dispose_string_fn)(CXString);
 
 /* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
 static struct {
@@ -68,8 +75,11 @@ static struct {
     eval_dispose_fn eval_dispose;
     cursor_type_fn cursor_type;
     canonical_type_fn canonical_type;
+    cursor_spelling_fn cursor_spelling;
+    get_cstring_fn get_cstring;
+    dispose_string_fn dispose_string;
 } lib;
-#define N_FUNCTIONS 18
+#define N_FUNCTIONS 21
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
@@ -254,6 +264,104 @@ done:
     Py_XDECREF(w.root);
     Py_XDECREF(w.strays);
     Py_XDECREF(w.tu);
+    return result;
+}
+
+/* binding.of_kinds' walk: a cursor object only for the kinds asked, none for the rest. */
+#define MAX_KIND 1024
+typedef struct {
+    PyObject *out, *tu;
+    char wanted[MAX_KIND];
+    int failed;
+} Picks;
+
+static int keep(const CXCursor *c, Picks *p) {
+    if (c->kind < 0 || c->kind >= MAX_KIND || !p->wanted[c->kind])
+        return 0;
+    PyObject *obj = new_cursor(c);
+    int rc = obj == NULL || PyObject_SetAttr(obj, str_tu, p->tu) < 0 || PyList_Append(p->out, obj) < 0 ? -1 : 0;
+    Py_XDECREF(obj);
+    return rc;
+}
+
+static int pick(CXCursor child, CXCursor parent, CXClientData data) {
+    Picks *p = (Picks *)data;
+    if (keep(&child, p) < 0) {
+        p->failed = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+static PyObject *of_kinds(PyObject *self, PyObject *args) {
+    PyObject *top, *kinds;
+    if (!PyArg_ParseTuple(args, "OO", &top, &kinds))
+        return NULL;
+    CXCursor c;
+    if (load() < 0 || read_cursor(top, &c) < 0)
+        return NULL;
+    Picks p = {PyList_New(0), PyObject_GetAttr(top, str_tu), {0}, 0};
+    PyObject *it = p.out == NULL || p.tu == NULL ? NULL : PyObject_GetIter(kinds), *k;
+    if (it == NULL)
+        goto fail;
+    while ((k = PyIter_Next(it)) != NULL) {
+        long v = PyLong_AsLong(k);
+        Py_DECREF(k);
+        if (v == -1 && PyErr_Occurred())
+            break;
+        if (v >= 0 && v < MAX_KIND)
+            p.wanted[v] = 1;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred() || keep(&c, &p) < 0)
+        goto fail;
+    lib.visit_children(c, pick, &p);
+    if (p.failed)
+        goto fail;
+    Py_DECREF(p.tu);
+    return p.out;
+fail:
+    Py_XDECREF(p.out);
+    Py_XDECREF(p.tu);
+    return NULL;
+}
+
+/* binding.top_level's visit: the detailed record's cursors (CXCursor_MacroDefinition 501,
+ * _MacroExpansion 502, _InclusionDirective 503) apart, the expansions kept aside. */
+typedef struct {
+    PyObject *top, *expansions, *tu;
+    int failed;
+} Tops;
+
+static int top_one(CXCursor child, CXCursor parent, CXClientData data) {
+    Tops *t = (Tops *)data;
+    if (child.kind >= 501 && child.kind <= 503 && child.kind != 502)
+        return CXChildVisit_Continue;
+    PyObject *obj = new_cursor(&child);
+    if (obj == NULL || PyObject_SetAttr(obj, str_tu, t->tu) < 0
+            || PyList_Append(child.kind == 502 ? t->expansions : t->top, obj) < 0) {
+        Py_XDECREF(obj);
+        t->failed = 1;
+        return CXChildVisit_Break;
+    }
+    Py_DECREF(obj);
+    return CXChildVisit_Continue;
+}
+
+static PyObject *top_level(PyObject *self, PyObject *arg) {
+    CXCursor c;
+    if (load() < 0 || read_cursor(arg, &c) < 0)
+        return NULL;
+    Tops t = {PyList_New(0), PyList_New(0), PyObject_GetAttr(arg, str_tu), 0};
+    PyObject *result = NULL;
+    if (t.top != NULL && t.expansions != NULL && t.tu != NULL) {
+        lib.visit_children(c, top_one, &t);
+        if (!t.failed)
+            result = PyTuple_Pack(2, t.top, t.expansions);
+    }
+    Py_XDECREF(t.top);
+    Py_XDECREF(t.expansions);
+    Py_XDECREF(t.tu);
     return result;
 }
 
@@ -489,6 +597,35 @@ static PyObject *tokens(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
+static PyObject *spellings(PyObject *self, PyObject *arg) {
+    if (load() < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(arg, "_cwalk.spellings: not a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        CXCursor c;
+        if (read_cursor(PySequence_Fast_GET_ITEM(seq, i), &c) < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+        CXString s = lib.cursor_spelling(c);
+        const char *text = lib.get_cstring(s);
+        PyObject *name = text == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+        lib.dispose_string(s);
+        if (name == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, name);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -503,11 +640,14 @@ static PyMethodDef methods[] = {
     {"place", place, METH_O, "binding.place, in C."},
     {"extent_places", extent_places, METH_O, "binding.extent_places, in C."},
     {"children_by_key", children_by_key, METH_VARARGS, "binding.children_by_key, in C."},
+    {"of_kinds", of_kinds, METH_VARARGS, "binding.of_kinds, in C."},
     {"referenced", referenced, METH_O, "binding.referenced, in C."},
     {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
     {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
+    {"spellings", spellings, METH_O, "binding.spellings, in C."},
+    {"top_level", top_level, METH_O, "binding.top_level, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},

@@ -74,6 +74,45 @@ def children_by_key(fn, found: dict) -> dict:
     return found
 
 
+def of_kinds(top, kinds) -> list:
+    """`top` and the cursors under it whose kind id is in `kinds`, in pre-order, from one recursive
+    clang_visitChildren: a whole-unit scan that wants a few kinds (vtables' stores) makes no
+    cursor object for the others, which are most of a unit."""
+    tu = top._tu
+    out = [top] if top._kind_id in kinds else []
+
+    def visit(child, parent, _):
+        if child._kind_id in kinds:
+            child._tu = tu
+            out.append(child)
+        return 2  # CXChildVisit_Recurse
+
+    ci.conf.lib.clang_visitChildren(top, ci.callbacks["cursor_visit"](visit), None)
+    return out
+
+
+def top_level(cursor) -> tuple[list, list]:
+    """A unit cursor's children but the preprocessor's, and its macro expansions, in one visit
+    whose callback keeps what it is given (unit._top_level)."""
+    top: list = []
+    expansions: list = []
+    owner = cursor._tu
+
+    def visit(child, _parent, _data):
+        kind = child._kind_id
+        if 501 <= kind <= 503:  # CXCursor_MacroDefinition, _MacroExpansion, _InclusionDirective
+            if kind == 502:
+                child._tu = owner
+                expansions.append(child)
+            return 1  # CXChildVisit_Continue
+        child._tu = owner  # as get_children does: the cursor keeps its unit alive
+        top.append(child)
+        return 1
+
+    ci.conf.lib.clang_visitChildren(cursor, ci.callbacks["cursor_visit"](visit), None)
+    return top, expansions
+
+
 def last_child(c):
     """The last of a cursor's children (a definition's body), or None: one visit whose callback
     only keeps what it is given, where `get_children` builds a checked cursor per child."""
@@ -300,6 +339,13 @@ def spelling(c):
     return res
 
 
+def spellings(cursors) -> list:
+    """`spelling` of each cursor, not kept on them: a walk naming thousands of declarations
+    (`handles.counted_types`) asks the compiled twin once instead of three ctypes calls each."""
+    own = raw()
+    return [_text(own.clang_getCursorSpelling(c), "strict") for c in cursors]
+
+
 def _text(s, errors: str = "replace") -> str | None:
     """A CXString's text (None for libclang's NULL), the string disposed of."""
     own = raw()
@@ -391,7 +437,8 @@ def arguments(c) -> list:
 # The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
 # where native.py chose them: the same values without a ctypes call (or a Python callback) per
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
-PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key,
+PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
+        "spellings": spellings, "top_level": top_level,
         "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
@@ -401,7 +448,8 @@ _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_ge
                      "clang_Cursor_Evaluate", "clang_EvalResult_getKind", "clang_EvalResult_isUnsignedInt",
                      "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
                      "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose", "clang_getCursorType",
-                     "clang_getCanonicalType")
+                     "clang_getCanonicalType", "clang_getCursorSpelling", "clang_getCString",
+                     "clang_disposeString")
 
 
 def _native_functions() -> tuple:
@@ -414,10 +462,11 @@ def _native_functions() -> tuple:
 if native.CHOICE.module is not None:
     _c = native.CHOICE.module
     _c.set_loader(_native_functions)
-    place, extent_places, children_by_key = _c.place, _c.extent_places, _c.children_by_key
+    place, extent_places, children_by_key, of_kinds = _c.place, _c.extent_places, _c.children_by_key, _c.of_kinds
     referenced, semantic_parent, folded = _c.referenced, _c.semantic_parent, _c.folded
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
+    spellings, top_level = _c.spellings, _c.top_level
 
 
 def clang_version() -> str:

@@ -196,33 +196,15 @@ def _parsed(path: str, args: list[str], user_args: list[str], record: bool, syst
                   expansions=expansions)
 
 
-# CXCursor_MacroDefinition, _MacroExpansion, _InclusionDirective: the detailed record's cursors.
-_MACRO_DEFINITION, _MACRO_EXPANSION, _INCLUSION_DIRECTIVE = 501, 502, 503
-
-
 def _top_level(tu) -> tuple[list, list]:
     """The unit's top-level cursors but the preprocessor's, and its macro expansions, in one
-    visit. Its callback keeps what it is given (`get_children`'s asks libclang twice more per
-    cursor, for an assert against the null cursor), and the detailed record's definitions and inclusions
-    (11,000 at a CPython module's top level, from Python.h) are of no use to any walk."""
-    import clang.cindex as ci
+    visit (binding.top_level: compiled where built; the binding's `get_children` asks libclang
+    twice more per cursor, for an assert against the null cursor). The detailed record's
+    definitions and inclusions (11,000 at a CPython module's top level, from Python.h) are of no
+    use to any walk."""
+    from refcheck.frontend.binding import top_level
 
-    top: list = []
-    expansions: list = []
-    owner = tu.cursor._tu
-
-    def visit(child, _parent, _data):
-        kind = child._kind_id
-        if _MACRO_DEFINITION <= kind <= _INCLUSION_DIRECTIVE:
-            if kind == _MACRO_EXPANSION:
-                expansions.append(child)
-            return 1  # CXChildVisit_Continue
-        child._tu = owner  # as get_children does: the cursor keeps its unit alive
-        top.append(child)
-        return 1
-
-    ci.conf.lib.clang_visitChildren(tu.cursor, ci.callbacks["cursor_visit"](visit), None)
-    return top, expansions
+    return top_level(tu.cursor)
 
 
 def _included(tu) -> set[str]:

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
-from refcheck.frontend.binding import children_by_key
+from refcheck.frontend.binding import file_named, in_system_location, location_file, of_kinds, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.slots import record_elements
-from refcheck.frontend.unit import in_system_header
+from refcheck.frontend.unit import in_system_dir, in_system_header
 
 # The prefix of the name a check notes for each slot whose record it used (`noted`): the cache
 # takes a check's outcome again only where the unit still stores the same functions there.
@@ -97,10 +97,8 @@ def stores_of(tu) -> dict:
 def _walk(tu) -> dict:
     found: dict[str, set] = {}
     opened: set[str] = set()
-    for top in tu.cursor.get_children():
-        if top.location.file is None or in_system_header(top.location):
-            continue
-        for c in _preorder(top):
+    for top in _user_tops(tu):
+        for c in of_kinds(top, _KINDS):
             k = kind_of(c)
             if k == K.BINARY_OPERATOR:
                 _assignment(c, found, opened)
@@ -115,20 +113,35 @@ def _walk(tu) -> dict:
     return {usr: Stores(tuple(sorted(found.get(usr, ()))), usr in opened) for usr in found.keys() | opened}
 
 
-def _preorder(top):
-    """`top` and every cursor under it, listed by one walk (binding.children_by_key: compiled
-    where the extension is built): `Cursor.walk_preorder` lists each cursor's children through a
-    Python callback of its own, which was a quarter of a large CPython unit (regex's _regex.c)."""
-    found: dict = {}
-    children_by_key(top, found)
-    if not found:  # the walk broke off (binding.children_by_key): the binding's own
-        return top.walk_preorder()
-    return [top, *(c for kids in found.values() for c in kids)]
+def _user_tops(tu):
+    """The unit's top-level cursors outside system headers (`in_system_header`'s verdict, its
+    name test kept per file): a GLib unit has ~9,500, nearly all from a few dozen headers, and a
+    `Cursor.location`, its file and its name were most of the walk there."""
+    names: dict[int, bool] = {}  # CXFile -> under SYSTEM_DIRS
+    # The preprocessor's cursors aside (binding.top_level, compiled where built): they hold none
+    # of the kinds read, and the binding's `get_children` was half of this loop on pylzma.
+    for top in top_level(tu.cursor)[0]:
+        loc, f = location_file(top)
+        if not f:
+            continue
+        system = names.get(f)
+        if system is None:
+            system = names[f] = in_system_dir(file_named(f).name)
+        if not (system or in_system_location(loc)):
+            yield top
+
+
+# The kind ids `_walk` reads; every other cursor of the unit (most of them) is skipped inside the
+# walk (binding.of_kinds: compiled where built). Listing them all, through `Cursor.walk_preorder`'s
+# callback per cursor and then `children_by_key`, was a quarter and then a tenth of regex's _regex.c.
+_KINDS = frozenset(k.value for k in (K.BINARY_OPERATOR, K.INIT_LIST_EXPR, K.VAR_DECL, K.UNARY_OPERATOR))
 
 
 def _assignment(c, found: dict, opened: set) -> None:
+    if binop(c) != "=":  # first: one libclang call, where listing the children is a visit
+        return
     kids = list(c.get_children())
-    if len(kids) != 2 or binop(c) != "=":
+    if len(kids) != 2:
         return
     slot = slot_of(kids[0])
     if slot is not None and kind_of(_bare(kids[0])) in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
@@ -169,8 +182,10 @@ def _bare(c):
 
 
 def _address_of_slot(c) -> bool:
+    if unop(c) != "&":
+        return False
     kids = list(c.get_children())
-    if len(kids) != 1 or unop(c) != "&" or kind_of(kids[0]) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
+    if len(kids) != 1 or kind_of(kids[0]) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
         return False
     ref = referenced(kids[0])
     return ref is not None and _is_slot(ref)
