@@ -338,7 +338,9 @@ static int top_one(CXCursor child, CXCursor parent, CXClientData data) {
     if (child.kind >= 501 && child.kind <= 503 && child.kind != 502)
         return CXChildVisit_Continue;
     PyObject *obj = new_cursor(&child);
-    if (obj == NULL || PyObject_SetAttr(obj, str_tu, t->tu) < 0
+    /* The declarations keep their unit (as get_children's do); the expansions do not: an attribute
+     * gives each an instance dict, 11 MB over THTensor.c's expansions, and no walk asks them for it. */
+    if (obj == NULL || (child.kind != 502 && PyObject_SetAttr(obj, str_tu, t->tu) < 0)
             || PyList_Append(child.kind == 502 ? t->expansions : t->top, obj) < 0) {
         Py_XDECREF(obj);
         t->failed = 1;

@@ -102,8 +102,7 @@ def top_level(cursor) -> tuple[list, list]:
         kind = child._kind_id
         if 501 <= kind <= 503:  # CXCursor_MacroDefinition, _MacroExpansion, _InclusionDirective
             if kind == 502:
-                child._tu = owner
-                expansions.append(child)
+                expansions.append(child)  # no `_tu`: an instance dict per expansion (11 MB on THTensor.c)
             return 1  # CXChildVisit_Continue
         child._tu = owner  # as get_children does: the cursor keeps its unit alive
         top.append(child)
