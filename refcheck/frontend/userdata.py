@@ -110,7 +110,7 @@ class UserData:
         if summary.source is not Source.DEFAULT or (
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
-        tables = [fn for a in args[1:] for fn in table_functions(a)]
+        tables = [fn for a in args[1:] for fn in _initializer_functions(a)]
         if not tables or not any(_frees_void(self.b.summary_of(fn, fn.spelling), fn) for fn in tables):
             return set()
         types = parameter_types(decl, args)
@@ -225,8 +225,9 @@ def _frees_void(record, fn) -> bool:
                for i, p in enumerate(params))
 
 
-def table_functions(arg) -> tuple:
-    """The functions the brace initializer of the variable `&t` (or `t`) names, or ()."""
+def _initializer_functions(arg) -> tuple:
+    """The functions the brace initializer of the variable `&t` (or `t`) names, or () (not
+    `slots.table_functions`, which maps a unit's CPython tables' functions to their slots)."""
     x = strip(arg)
     if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&":
         x = strip(next(iter(children_of(x)), x))
