@@ -189,6 +189,7 @@ def test_variadic_arguments_take_every_argument_from_an_index():
     # A named position's own effect stays its own.
     mixed = parse_record({"arguments": {"1": "borrow"}, "variadic": {"from": 1, "effect": "sink"}}, "t")
     assert mixed.effects(3) == {1: Effect.BORROW, 2: Effect.SINK}
+    assert mixed.positions(Effect.SINK, 3) == frozenset({2}) and mixed.positions(Effect.BORROW, 3) == frozenset({1})
     assert agreed(r, r).variadic == r.variadic and agreed(r, mixed).variadic == ()
     for bad in ({"from": 1}, {"from": -1, "effect": "consume"}, {"from": 1, "effect": "consume-on-success"},
                 {"from": 1, "effect": "take"}):

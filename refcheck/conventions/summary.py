@@ -231,7 +231,10 @@ class Summary:
         said = frozenset(i for p, e in self.arguments if e is effect and isinstance(p, int)
                          for i in [resolve(p, nargs)] if i is not None)
         if self.variadic and self.variadic[1] is effect:
-            return said | frozenset(range(self.variadic[0], nargs))
+            # As in `effects`: a position named with its own effect keeps it.
+            named = {i for p, _ in self.arguments if isinstance(p, int)
+                     for i in [resolve(p, nargs)] if i is not None}
+            return said | frozenset(i for i in range(self.variadic[0], nargs) if i not in named)
         return said
 
     @property
