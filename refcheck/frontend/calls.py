@@ -28,6 +28,7 @@ from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import address_of_local, emit_fill, forwarded_parameter, owning_locals
 from refcheck.frontend.parents import holds
+from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
@@ -129,6 +130,7 @@ class CallLowering(UserData):
         if replaced is not None:
             self.replace(loc, name, replaced[1], values[replaced[0] + 1])
         self.lend(loc, name, lent)
+        lend_fields(self.b, loc, name, args)  # `&self->f` a parse output fills: a borrowed store
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)
