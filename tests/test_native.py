@@ -207,6 +207,68 @@ def test_the_compiled_tokenizer_gives_the_regexs_tokens():
     assert fast("f(\"é\")") is None and instances.tokenize("f(\"é\")") == ["f", "(", '"é"', ")"]
 
 
+# Printed bodies the key passes read: casts, sizeof of a type and of an expression, nested and
+# unclosed parentheses, erased runs, file-scope names in and out of casts, pointers, braces.
+KEY_TEXTS = ["struct F { unsigned long n; F *next; } ; F *F_new(void) { unsigned char k = (unsigned char) 300; "
+             "D *d = (D *) F_new(); long long x = sizeof(F); return g(d, x, k, H); } unsigned int",
+             "int f(int a) { return sizeof a; }", "int f(void) { return sizeof(int) + sizeof(x); }",
+             "( ( ) ) ) ( long ( F * ) sizeof", "sizeof", "(unsigned)(D)(const F *)", "", "{ } } { F } F"]
+KEY_WORDS = ["(", ")", "{", "}", "*", "sizeof", "F", "D", "H", "g", "unsigned", "long", "char", "const", "x", ";"]
+
+
+def _key_texts() -> list[list[str]]:
+    import random
+
+    from refcheck.reuse import instances
+
+    rng = random.Random(16)
+    return [instances.tokenize(t) for t in KEY_TEXTS] + \
+        [[rng.choice(KEY_WORDS) for _ in range(rng.randrange(30))] for _ in range(3000)]
+
+
+@needs_compiled
+def test_the_compiled_literal_ranges_are_the_pythons():
+    from refcheck.reuse import instances
+
+    words = frozenset({"unsigned", "long", "char", "const", "*", "F", "D"})
+    for tokens in _key_texts():
+        got = native.CHOICE.module.literal_ranges(tokens, words)
+        assert got == instances.PURE["literal_ranges"](tokens, words), tokens
+    assert native.CHOICE.module.literal_ranges(["(", "F", ")"], words) == [(1, 2)]
+    assert native.CHOICE.module.literal_ranges(["sizeof", "(", "x", ")"], words) is None
+
+
+@needs_compiled
+@pytest.mark.parametrize("erase,keep_all,braced,with_literal,with_runs,with_shapes",
+                         [(True, False, False, True, True, True), (True, False, True, False, False, True),
+                          (False, True, False, False, False, False), (True, False, False, False, True, False),
+                          (True, False, True, True, True, True)])
+def test_the_compiled_key_writer_gives_the_pythons_tokens(erase, keep_all, braced, with_literal, with_runs,
+                                                          with_shapes):
+    from refcheck.reuse import instances
+    from refcheck.reuse.ctokens import ERASED
+
+    decls = {"F": [], "D": [], "F_new": [], "g": [], "H": []}
+    type_names = {"F", "D"}
+    written = 0
+    for tokens in _key_texts():
+        def shape_of(toks, i, name, literal):
+            assert toks == tokens and toks[i] == name
+            return f"\x03{name}{literal:d}" if name == "D" or i % 2 else None
+
+        literal = [(i, min(i + 2, len(tokens))) for i in range(0, len(tokens), 3)] if with_literal else ()
+        got = []
+        for write in (instances.PURE["write_tokens"], native.CHOICE.module.write_tokens):
+            numbers, queue, runs = {"H": 0}, [], [] if with_runs else None
+            out = write(tokens, erase, literal, keep_all, ERASED, decls, type_names, numbers, queue, runs,
+                        shape_of if with_shapes else None, braced)
+            got.append((out, numbers, queue, runs))
+        assert got[0] == got[1], tokens
+        written += sum(w.startswith("\x02") for w in got[0][0])
+        assert not erase or keep_all or with_literal or not ERASED.intersection(got[0][0])
+    assert written > 100
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

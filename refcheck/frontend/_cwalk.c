@@ -599,6 +599,224 @@ static PyObject *tokens(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* ---- The instance keys' passes over a printed definition's tokens ---------------------------
+ * literal_ranges(tokens, type_words): instances.literal_ranges, the casts' and `sizeof(type)`s'
+ * token ranges. write_tokens(...): instances.write_tokens, the loop that spells the tokens as the
+ * key does. Each is one pass over a list of str with set and dict lookups, the Python twin's
+ * order kept step for step; the Python definitions are the fallback and the oracle. */
+
+static PyObject *erased_token;  /* ctokens.ERASED_TOKEN, "\x01" */
+static PyObject *str_sizeof;
+
+static int is_char(PyObject *t, Py_UCS4 c) {
+    return PyUnicode_GET_LENGTH(t) == 1 && PyUnicode_READ_CHAR(t, 0) == c;
+}
+
+static int append_new(PyObject *list, PyObject *item) {  /* steals item */
+    if (item == NULL)
+        return -1;
+    int bad = PyList_Append(list, item);
+    Py_DECREF(item);
+    return bad;
+}
+
+static int all_tokens_str(PyObject *tokens, const char *who) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(tokens); i++)
+        if (!PyUnicode_Check(PyList_GET_ITEM(tokens, i))) {
+            PyErr_Format(PyExc_TypeError, "%s: a token is not a str", who);
+            return -1;
+        }
+    return 0;
+}
+
+/* Whether every token in [a, b) is in `words` (frozenset.issuperset of the slice). */
+static int all_in(PyObject *tokens, Py_ssize_t a, Py_ssize_t b, PyObject *words) {
+    for (Py_ssize_t k = a; k < b; k++) {
+        int in = PySet_Contains(words, PyList_GET_ITEM(tokens, k));
+        if (in <= 0)
+            return in;
+    }
+    return 1;
+}
+
+static PyObject *literal_ranges(PyObject *self, PyObject *args) {
+    PyObject *tokens, *words;
+    if (!PyArg_ParseTuple(args, "O!O!:literal_ranges", &PyList_Type, &tokens, &PyFrozenSet_Type, &words)
+            || all_tokens_str(tokens, "literal_ranges") < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tokens), depth = 0;
+    Py_ssize_t *opens = PyMem_Malloc((size_t)(n + 1) * sizeof *opens);
+    PyObject *out = PyList_New(0);
+    if (opens == NULL || out == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(tokens, i);
+        if (is_char(t, '(')) {
+            opens[depth++] = i;
+        } else if (is_char(t, ')') && depth > 0) {
+            Py_ssize_t o = opens[--depth];
+            int typed = o + 1 < i ? all_in(tokens, o + 1, i, words) : 0;
+            if (typed < 0)
+                goto fail;
+            if (typed) {
+                if (append_new(out, Py_BuildValue("(nn)", o + 1, i)) < 0)
+                    goto fail;
+            } else if (o > 0 && PyUnicode_Compare(PyList_GET_ITEM(tokens, o - 1), str_sizeof) == 0) {
+                goto none;
+            }
+        } else if (PyUnicode_Compare(t, str_sizeof) == 0
+                   && (i + 1 >= n || !is_char(PyList_GET_ITEM(tokens, i + 1), '('))) {
+            goto none;
+        }
+    }
+    PyMem_Free(opens);
+    return out;
+none:
+    PyMem_Free(opens);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    PyMem_Free(opens);
+    Py_XDECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* An erased word after the first of its run: runs[-1][1] += " " + t. */
+static int extend_run(PyObject *runs, PyObject *t) {
+    PyObject *run = PyList_GET_ITEM(runs, PyList_GET_SIZE(runs) - 1);
+    if (!PyList_Check(run) || PyList_GET_SIZE(run) != 2) {
+        PyErr_SetString(PyExc_TypeError, "write_tokens: a run is not [index, words]");
+        return -1;
+    }
+    PyObject *words = PyUnicode_FromFormat("%U %U", PyList_GET_ITEM(run, 1), t);
+    if (words == NULL)
+        return -1;
+    return PyList_SetItem(run, 1, words);
+}
+
+/* A file-scope name: the token shape_of gives it, or its number (given on first appearance), its
+ * declarations queued. */
+static int write_name(PyObject *out, PyObject *tokens, Py_ssize_t i, PyObject *t, int literal,
+                      PyObject *type_names, PyObject *numbers, PyObject *queue, PyObject *shape_of, long depth) {
+    PyObject *lit = literal ? Py_True : Py_False;
+    if (shape_of != Py_None && depth > 0) {
+        int named = PySequence_Contains(type_names, t);
+        if (named < 0)
+            return -1;
+        if (named) {
+            PyObject *got = PyObject_CallFunction(shape_of, "OnOO", tokens, i, t, lit);
+            if (got == NULL)
+                return -1;
+            if (got != Py_None)
+                return append_new(out, got);
+            Py_DECREF(got);
+        }
+    }
+    PyObject *number = PyDict_GetItemWithError(numbers, t);  /* borrowed */
+    if (number == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        PyObject *fresh = PyLong_FromSsize_t(PyDict_GET_SIZE(numbers));
+        if (fresh == NULL || PyDict_SetItem(numbers, t, fresh) < 0) {
+            Py_XDECREF(fresh);
+            return -1;
+        }
+        number = fresh;
+        Py_DECREF(fresh);  /* the dict holds it */
+    }
+    if (append_new(out, PyUnicode_FromFormat("\x02%S", number)) < 0)
+        return -1;
+    return append_new(queue, PyTuple_Pack(2, t, lit));
+}
+
+/* Marks the tokens inside `literal`'s (i, j) ranges (instances._inside). */
+static int mark_inside(PyObject *literal, char *inside, Py_ssize_t n) {
+    PyObject *seq = PySequence_Fast(literal, "write_tokens: literal is not a sequence");
+    if (seq == NULL)
+        return -1;
+    for (Py_ssize_t r = 0; r < PySequence_Fast_GET_SIZE(seq); r++) {
+        Py_ssize_t a, b;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, r), "nn:write_tokens literal range", &a, &b)) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        for (Py_ssize_t k = a < 0 ? 0 : a; k < b && k < n; k++)
+            inside[k] = 1;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *write_tokens(PyObject *self, PyObject *args) {
+    PyObject *tokens, *literal, *erased, *decls, *type_names, *numbers, *queue, *runs, *shape_of;
+    int erase, keep_all, braced;
+    if (!PyArg_ParseTuple(args, "O!pOpO!O!OO!O!OOp:write_tokens", &PyList_Type, &tokens, &erase, &literal, &keep_all,
+                          &PyFrozenSet_Type, &erased, &PyDict_Type, &decls, &type_names, &PyDict_Type, &numbers,
+                          &PyList_Type, &queue, &runs, &shape_of, &braced)
+            || all_tokens_str(tokens, "write_tokens") < 0)
+        return NULL;
+    if (runs != Py_None && !PyList_Check(runs)) {
+        PyErr_SetString(PyExc_TypeError, "write_tokens: runs must be None or a list");
+        return NULL;
+    }
+    /* A private copy: the shape callback may not change what is read. */
+    PyObject *toks = PyList_GetSlice(tokens, 0, PyList_GET_SIZE(tokens));
+    Py_ssize_t n = toks == NULL ? 0 : PyList_GET_SIZE(toks);
+    char *inside = toks == NULL ? NULL : PyMem_Calloc((size_t)n + 1, 1);
+    PyObject *out = inside == NULL ? NULL : PyList_New(0);
+    if (out == NULL || mark_inside(literal, inside, n) < 0)
+        goto fail;
+    int previous_erased = 0;
+    long depth = braced ? 0 : 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(toks, i);
+        if (braced && (is_char(t, '{') || is_char(t, '}')))
+            depth += is_char(t, '{') ? 1 : -1;
+        int keep = keep_all || inside[i];
+        if (erase && !keep) {
+            int e = PySet_Contains(erased, t);
+            if (e < 0)
+                goto fail;
+            if (e) {
+                if (!previous_erased) {
+                    if (PyList_Append(out, erased_token) < 0)
+                        goto fail;
+                    if (runs != Py_None && append_new(runs, Py_BuildValue("[nO]", i, t)) < 0)
+                        goto fail;
+                } else if (runs != Py_None && PyList_GET_SIZE(runs) > 0 && extend_run(runs, t) < 0) {
+                    goto fail;
+                }
+                previous_erased = 1;
+                continue;
+            }
+        }
+        previous_erased = 0;
+        int named = PyDict_Contains(decls, t);
+        if (named < 0)
+            goto fail;
+        if (named) {
+            /* A pointer's layout does not depend on what it points to (instances.write_tokens). */
+            int lit = keep && (i + 1 == n || !is_char(PyList_GET_ITEM(toks, i + 1), '*'));
+            if (write_name(out, toks, i, t, lit, type_names, numbers, queue, shape_of, depth) < 0)
+                goto fail;
+        } else if (PyList_Append(out, t) < 0) {
+            goto fail;
+        }
+    }
+    PyMem_Free(inside);
+    Py_DECREF(toks);
+    return out;
+fail:
+    PyMem_Free(inside);
+    Py_XDECREF(toks);
+    Py_XDECREF(out);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
 /* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
 static PyObject *spellings(PyObject *self, PyObject *arg) {
     if (load() < 0)
@@ -648,6 +866,8 @@ static PyMethodDef methods[] = {
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
     {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
+    {"literal_ranges", literal_ranges, METH_VARARGS, "instances.literal_ranges, in C."},
+    {"write_tokens", write_tokens, METH_VARARGS, "instances.write_tokens, in C."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"top_level", top_level, METH_O, "binding.top_level, in C."},
     {"set_loader", set_loader, METH_O,
@@ -674,6 +894,8 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
             return NULL;
         PyUnicode_InternInPlace(&punctuators[c]);
     }
+    if ((erased_token = PyUnicode_FromString("\x01")) == NULL || (str_sizeof = PyUnicode_InternFromString("sizeof")) == NULL)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     /* The digest of the source it was built from: native.py refuses a module built from another
      * (an editable install whose .c changed since). */

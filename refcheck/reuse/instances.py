@@ -168,6 +168,17 @@ class Instances:
 
         self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
                                      predicates, _TYPE_QUERIES)
+        of = self._shapes.of
+
+        def shape_of(tokens: list[str], i: int, name: str, literal: bool) -> str | None:
+            """The token of type name tokens[i]'s shape; None where it keeps its number: in a
+            result position (shapes.py) or without a shape."""
+            if _shapes_result(tokens, i):
+                return None
+            got = of(name, literal)
+            return None if got is None else f"\x03{got}"
+
+        self._shape_of = shape_of
         self._scalar: dict[str, bool] = {}
         self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
@@ -275,21 +286,7 @@ class Instances:
     def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
         """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
         when some `sizeof` takes an expression (its value depends on a declaration's type)."""
-        out = []
-        opens: list[int] = []
-        type_words = self._type_words
-        for i, t in enumerate(tokens):
-            if t == "(":
-                opens.append(i)
-            elif t == ")" and opens:
-                o = opens.pop()
-                if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
-                    out.append((o + 1, i))
-                elif o > 0 and tokens[o - 1] == "sizeof":
-                    return None
-            elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
-                return None
-        return out
+        return literal_ranges(tokens, self._type_words)
 
     def _folds_through_types(self, tokens: list[str], start: int) -> bool:
         """Whether a constant the build evaluates may depend on a type erased outside casts: a
@@ -362,47 +359,11 @@ class Instances:
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
                keep_all: bool = False, runs: list | None = None, shapes=None, braced: bool = False) -> list[str]:
-        """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
-        given, receives [token index, words] of each run of erased words; with `shapes`, a type
-        name outside a result position (and, if `braced`, inside braces) is written as its
-        shape where it has one."""
-        out: list[str] = []
-        inside = _inside(literal, len(tokens)) if literal else None
-        decls = self.decls
-        type_names = self.type_names
-        previous_erased = False
-        depth = 0 if braced else 1
-        for i, t in enumerate(tokens):
-            if braced and t in ("{", "}"):
-                depth += 1 if t == "{" else -1
-            keep = keep_all or (inside is not None and inside[i])
-            if erase and not keep and t in _ERASED:
-                if not previous_erased:
-                    out.append(ARITHMETIC)
-                    if runs is not None:
-                        runs.append([i, t])
-                elif runs is not None:
-                    runs[-1][1] += " " + t
-                previous_erased = True
-                continue
-            previous_erased = False
-            if t in decls:
-                # A pointer's layout does not depend on what it points to: `THStorage *storage`
-                # in a struct whose size is taken needs THStorage's declaration, not its layout.
-                literal_type = keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")
-                if shapes is not None and depth > 0 and t in type_names and not _shapes_result(tokens, i):
-                    shape = shapes.of(t, literal_type)
-                    if shape is not None:
-                        out.append(f"\x03{shape}")
-                        continue
-                n = numbers.get(t)
-                if n is None:
-                    n = numbers[t] = len(numbers)
-                out.append(f"\x02{n}")
-                queue.append((t, literal_type))
-            else:
-                out.append(t)
-        return out
+        """Tokens as the key spells them (`write_tokens`); `literal`: the token ranges whose types
+        are kept; with `shapes`, a type name outside a result position (and, if `braced`, inside
+        braces) is written as its shape where it has one."""
+        return write_tokens(tokens, erase, literal, keep_all, _ERASED, self.decls, self.type_names, numbers, queue,
+                            runs, None if shapes is None else self._shape_of, braced)
 
     def _source(self, name: str) -> bytes | None:
         if name not in self._sources:
@@ -462,12 +423,84 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-# The compiled twin (refcheck/frontend/_cwalk.c `tokens`, where native.py chose the module): the
-# same list without the regex engine, a fifth of its time on THTensor.c's 1.5M tokens. It reads
-# ASCII only and answers None for any other text, which the regex tokenizes. The definition above
-# stays the fallback and the oracle (tests/test_native.py).
-PURE = {"tokenize": tokenize}
+def literal_ranges(tokens: list[str], type_words: frozenset) -> list[tuple[int, int]] | None:
+    """Token ranges [i, j) of the parenthesised runs of `type_words` (the casts and `sizeof(type)`
+    operands, whose types are kept); None when some `sizeof` takes an expression."""
+    out = []
+    opens: list[int] = []
+    for i, t in enumerate(tokens):
+        if t == "(":
+            opens.append(i)
+        elif t == ")" and opens:
+            o = opens.pop()
+            if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
+                out.append((o + 1, i))
+            elif o > 0 and tokens[o - 1] == "sizeof":
+                return None
+        elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
+            return None
+    return out
+
+
+def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased: frozenset, decls: dict,
+                 type_names: set, numbers: dict, queue: list, runs: list | None, shape_of,
+                 braced: bool) -> list[str]:
+    """`tokens` as the key spells them: a run of `erased` words (where `erase`, outside the ranges
+    (i, j) of `literal`, and not at all with `keep_all`) as one ERASED_TOKEN, each file-scope name
+    (`decls`) by its number in `numbers` (given in order of first appearance; `queue` receives
+    (name, whether it stands as a literal type) per occurrence), other tokens as they are. `runs`,
+    when given, receives [token index, words] of each erased run; with `shape_of(tokens, i, name,
+    literal)`, a type name (where `braced`, only one inside braces) is written as the token it
+    returns, where that is not None."""
+    out: list[str] = []
+    inside = _inside(literal, len(tokens)) if literal else None
+    previous_erased = False
+    depth = 0 if braced else 1
+    n_tokens = len(tokens)
+    for i, t in enumerate(tokens):
+        if braced and t in ("{", "}"):
+            depth += 1 if t == "{" else -1
+        keep = keep_all or (inside is not None and inside[i])
+        if erase and not keep and t in erased:
+            if not previous_erased:
+                out.append(ARITHMETIC)
+                if runs is not None:
+                    runs.append([i, t])
+            elif runs is not None:
+                runs[-1][1] += " " + t
+            previous_erased = True
+            continue
+        previous_erased = False
+        if t in decls:
+            # A pointer's layout does not depend on what it points to: `THStorage *storage`
+            # in a struct whose size is taken needs THStorage's declaration, not its layout.
+            literal_type = keep and (i + 1 == n_tokens or tokens[i + 1] != "*")
+            if shape_of is not None and depth > 0 and t in type_names:
+                shape = shape_of(tokens, i, t, literal_type)
+                if shape is not None:
+                    out.append(shape)
+                    continue
+            n = numbers.get(t)
+            if n is None:
+                n = numbers[t] = len(numbers)
+            out.append(f"\x02{n}")
+            queue.append((t, literal_type))
+        else:
+            out.append(t)
+    return out
+
+
+# The compiled twins (refcheck/frontend/_cwalk.c, where native.py chose the module): `tokens`, the
+# same list without the regex engine, a fifth of its time on THTensor.c's 1.5M tokens (it reads
+# ASCII only and answers None for any other text, which the regex tokenizes); `literal_ranges` and
+# `write_tokens`, the key's per-token passes that need no rule of their own (the casts' ranges, and
+# the spelling with its erasures, numbers and shapes). The definitions above stay the fallback and
+# the oracle (tests/test_native.py).
+PURE = {"tokenize": tokenize, "literal_ranges": literal_ranges, "write_tokens": write_tokens}
 if native.CHOICE.module is not None:
+    literal_ranges = native.CHOICE.module.literal_ranges  # noqa: F811
+    write_tokens = native.CHOICE.module.write_tokens  # noqa: F811
+
     def tokenize(text: str, _compiled=native.CHOICE.module.tokens) -> list[str]:  # noqa: F811
         """The tokens of a printed definition or type (`_TOKEN`'s), in C where the text is ASCII."""
         got = _compiled(text)
