@@ -269,6 +269,27 @@ def test_the_compiled_key_writer_gives_the_pythons_tokens(erase, keep_all, brace
     assert written > 100
 
 
+@needs_compiled
+def test_the_compiled_body_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import unevaluated
+
+    rng = random.Random(16)
+    words = ["(", ")", "[", "]", "{", "}", ";", ":", "for", "x", "?", "(", "{", "}"]
+    texts = [["{", "(", "{", "}", ")", "}"], ["for", "(", ";", ";", ")", "{", "}"], ["(", "]"], ["{"], []] + \
+        [[rng.choice(words) for _ in range(rng.randrange(25))] for _ in range(5000)]
+    paired = 0
+    for tokens in texts:
+        for start in {0, min(1, len(tokens)), len(tokens) // 2}:
+            got = native.CHOICE.module.body_marks(tokens, start)
+            assert got == unevaluated.PURE["body_marks"](tokens, start), (tokens, start)
+            paired += got[0] is not None and bool(got[0])
+    assert paired > 100
+    assert native.CHOICE.module.body_marks(["{", "(", "{", "}", ")", "}"], 0) == \
+        ({0: 5, 5: 0, 1: 4, 4: 1, 2: 3, 3: 2}, [1, 3, 4, 6], True)
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

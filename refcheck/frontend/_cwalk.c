@@ -817,6 +817,79 @@ fail:
     return NULL;
 }
 
+/* unevaluated.body_marks(tokens, start): from the body's `{` at `start`, each bracket's partner
+ * (a dict both ways; None where they do not pair), where a statement may start (after ; : { } and
+ * `for (`) and whether a `({` opens a statement expression. */
+static int put_pair(PyObject *match, Py_ssize_t a, Py_ssize_t b) {
+    PyObject *ka = PyLong_FromSsize_t(a), *kb = PyLong_FromSsize_t(b);
+    int bad = ka == NULL || kb == NULL || PyDict_SetItem(match, ka, kb) < 0 || PyDict_SetItem(match, kb, ka) < 0;
+    Py_XDECREF(ka);
+    Py_XDECREF(kb);
+    return bad ? -1 : 0;
+}
+
+static char bracket_of(PyObject *t) {  /* the mark a token is, 0 for any other */
+    if (PyUnicode_GET_LENGTH(t) != 1)
+        return 0;
+    Py_UCS4 c = PyUnicode_READ_CHAR(t, 0);
+    return (c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ';' || c == ':') ? (char)c : 0;
+}
+
+static PyObject *body_marks(PyObject *self, PyObject *args) {
+    PyObject *tokens;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "O!n:body_marks", &PyList_Type, &tokens, &start)
+            || all_tokens_str(tokens, "body_marks") < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tokens), depth = 0;
+    Py_ssize_t *stack = PyMem_Malloc((size_t)(n + 1) * sizeof *stack);
+    PyObject *match = PyDict_New(), *starts = PyList_New(0);
+    int inner = 0, paired = 1;
+    if (stack == NULL || match == NULL || starts == NULL)
+        goto fail;
+    for (Py_ssize_t i = start < 0 ? 0 : start; i < n; i++) {
+        char c = bracket_of(PyList_GET_ITEM(tokens, i));
+        if (c == 0)
+            continue;
+        /* The token before, the sentinel "\x00" before the first (unevaluated._Body's tok[-1]). */
+        PyObject *before = i > 0 ? PyList_GET_ITEM(tokens, i - 1) : NULL;
+        int opens_statements = 0;
+        if (c == '(' || c == '[' || c == '{') {
+            stack[depth++] = i;
+            if (c == '(' && before != NULL && PyUnicode_CompareWithASCIIString(before, "for") == 0)
+                opens_statements = 1;
+            if (c == '{') {
+                opens_statements = 1;
+                inner = inner || (before != NULL && is_char(before, '('));
+            }
+        } else if (c == ')' || c == ']' || c == '}') {
+            char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+            if (depth == 0 || bracket_of(PyList_GET_ITEM(tokens, stack[depth - 1])) != want) {
+                paired = 0;
+                break;
+            }
+            if (put_pair(match, stack[--depth], i) < 0)
+                goto fail;
+            opens_statements = c == '}';
+        } else {
+            opens_statements = 1;
+        }
+        if (opens_statements && append_new(starts, PyLong_FromSsize_t(i + 1)) < 0)
+            goto fail;
+    }
+    PyMem_Free(stack);
+    if (!paired || depth > 0)
+        Py_SETREF(match, Py_NewRef(Py_None));
+    return Py_BuildValue("(NNO)", match, starts, inner ? Py_True : Py_False);
+fail:
+    PyMem_Free(stack);
+    Py_XDECREF(match);
+    Py_XDECREF(starts);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
 /* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
 static PyObject *spellings(PyObject *self, PyObject *arg) {
     if (load() < 0)
@@ -868,6 +941,7 @@ static PyMethodDef methods[] = {
     {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
     {"literal_ranges", literal_ranges, METH_VARARGS, "instances.literal_ranges, in C."},
     {"write_tokens", write_tokens, METH_VARARGS, "instances.write_tokens, in C."},
+    {"body_marks", body_marks, METH_VARARGS, "unevaluated.body_marks, in C."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"top_level", top_level, METH_O, "binding.top_level, in C."},
     {"set_loader", set_loader, METH_O,

@@ -45,6 +45,7 @@ folded value: its type is erased, but for a cast in the arm of a `?:`, whose typ
 
 from __future__ import annotations
 
+from refcheck.frontend import native
 from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS, SPECIFIERS
 
 _PAIR = {"(": ")", "[": "]", "{": "}"}
@@ -99,6 +100,34 @@ def erasable(tokens: list[str], start: int, groups: set[int], candidates: list[i
     return out
 
 
+def body_marks(tokens: list[str], start: int) -> tuple[dict | None, list[int], bool]:
+    """From the body's `{` at `start`: each bracket's partner (both ways; None where the brackets
+    do not pair), the indices where a statement may start (after ; { } : and `for (`), and whether
+    a statement expression `({` is in it (whose locals clang could fold from their initializers)."""
+    tok = tokens + ["\x00"]  # tok[-1] is the sentinel
+    match: dict | None = {}
+    stack: list[int] = []
+    starts: list[int] = []
+    inner = False
+    for i in [i for i in range(start, len(tokens)) if tok[i] in _MARKS]:  # (a third of the tokens)
+        t = tok[i]
+        if t in _OPEN:
+            stack.append(i)
+            if t == "{" or (t == "(" and tok[i - 1] == "for"):
+                starts.append(i + 1)
+                inner = inner or tok[i - 1] == "("
+        elif t in _CLOSE:
+            if not stack or _PAIR[tok[stack[-1]]] != t:
+                return None, starts, inner
+            o = stack.pop()
+            match[o], match[i] = i, o
+            if t == "}":
+                starts.append(i + 1)
+        else:
+            starts.append(i + 1)
+    return (match if not stack else None), starts, inner
+
+
 class _Body:
     def __init__(self, tokens, start, groups, names, type_names, params, scalar_typedef):
         self.tok = tok = tokens + ["\x00"]  # a sentinel no rule accepts
@@ -108,28 +137,7 @@ class _Body:
         self.type_names = type_names
         self.erased: set[int] = set()
         self.regions: dict = {}
-        match: dict | None = {}
-        stack: list[int] = []
-        starts: list[int] = []  # where a statement may start: after ; { } : and `for (`
-        inner = False  # a statement expression, whose locals clang could fold from their initializers
-        for i in [i for i in range(start, len(tokens)) if tok[i] in _MARKS]:  # (a third of the tokens)
-            t = tok[i]
-            if t in _OPEN:
-                stack.append(i)
-                if t == "{" or (t == "(" and tok[i - 1] == "for"):
-                    starts.append(i + 1)
-                    inner = inner or tok[i - 1] == "("
-            elif t in _CLOSE:
-                if not stack or _PAIR[tok[stack[-1]]] != t:
-                    match = None
-                    break
-                o = stack.pop()
-                match[o], match[i] = i, o
-                if t == "}":
-                    starts.append(i + 1)
-            else:
-                starts.append(i + 1)
-        self.match = match if not stack else None
+        self.match, starts, inner = body_marks(tokens, start)
         self.unknown_locals = self._locals(starts, params, scalar_typedef) if self.match is not None and not inner \
             else set()
 
@@ -386,3 +394,11 @@ class _Body:
             if tok[i] == ";":
                 return True
             i += 1
+
+
+# The compiled twin (refcheck/frontend/_cwalk.c `body_marks`, where native.py chose the module):
+# the same scan, two thirds of a body's `_Body` before any rule reads it. The definition above
+# stays the fallback and the oracle (tests/test_native.py).
+PURE = {"body_marks": body_marks}
+if native.CHOICE.module is not None:
+    body_marks = native.CHOICE.module.body_marks  # noqa: F811
