@@ -290,6 +290,30 @@ def test_the_compiled_body_scan_is_the_pythons():
         ({0: 5, 5: 0, 1: 4, 4: 1, 2: 3, 3: 2}, [1, 3, 4, 6], True)
 
 
+@needs_compiled
+def test_the_compiled_fold_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import instances, unevaluated
+
+    rng = random.Random(16)
+    words = ["const", "*", "?", "(", ")", "[", "]", ";", "{", "}", ",", ":", "return", "case", "=", "+=", "x",
+             "F", "E", "int", "unsigned", "static", "register", "sizeof", "_y", "\u00e9", "1", "-"]
+    decls, type_words = {"F": [], "E": []}, frozenset({"int", "unsigned", "F", "*", "const"})
+    args = (decls, type_words, instances._CONDITION_STARTS, unevaluated.ASSIGNMENTS)
+    texts = [instances.tokenize(t) for t in ("{ const int c = 3; }", "{ return 1 ? -1 : m; }",
+                                             "{ return E ? x : 1; }", "{ const int *p; }")] + \
+        [[rng.choice(words) for _ in range(rng.randrange(20))] for _ in range(8000)]
+    answers = set()
+    for tokens in texts:
+        for start in {0, min(2, len(tokens))}:
+            got = native.CHOICE.module.folds_through_types(tokens, start, *args)
+            assert got == instances.PURE["folds_through_types"](tokens, start, *args), (tokens, start)
+            answers.add(got)
+    assert answers == {True, False}
+    assert [native.CHOICE.module.folds_through_types(t, 0, *args) for t in texts[:4]] == [True, True, True, False]
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

@@ -890,6 +890,112 @@ fail:
     return NULL;
 }
 
+/* instances.folds_through_types(tokens, start, decls, type_words, condition_starts, assignments):
+ * whether a const local that is no pointer, or a `?:` whose condition names no variable, follows
+ * the body's `{` at `start`. tokens[i - 1] at i == 0 is the last token, as Python indexes. */
+static int starts_word(PyObject *t) {  /* t[:1].isalpha() or t[:1] == "_" */
+    if (PyUnicode_GET_LENGTH(t) == 0)
+        return 0;
+    Py_UCS4 c = PyUnicode_READ_CHAR(t, 0);
+    return c == '_' || Py_UNICODE_ISALPHA(c);
+}
+
+static int is_ascii(PyObject *t, const char *s) {
+    return PyUnicode_CompareWithASCIIString(t, s) == 0;
+}
+
+/* A const local that is no pointer from tokens[i] ("const"): 1, else 0, -1 on error. */
+static int const_local(PyObject *tokens, Py_ssize_t i, Py_ssize_t n, PyObject *type_words) {
+    Py_ssize_t j = i + 1;
+    while (j < n) {
+        PyObject *u = PyList_GET_ITEM(tokens, j);
+        int typeish = PySet_Contains(type_words, u);
+        if (typeish < 0)
+            return -1;
+        if (!(typeish || is_ascii(u, "static") || is_ascii(u, "register")) || is_char(u, '*'))
+            break;
+        j++;
+    }
+    if (j < n) {
+        PyObject *u = PyList_GET_ITEM(tokens, j);
+        return !is_char(u, '*') && starts_word(u);
+    }
+    return 0;
+}
+
+/* Whether the condition of the `?` at tokens[i] may be constant: 1, 0, -1 on error. */
+static int constant_condition(PyObject *tokens, Py_ssize_t i, Py_ssize_t start, PyObject *decls,
+                              PyObject *type_words, PyObject *condition_starts, PyObject *assignments) {
+    Py_ssize_t depth = 0, k = i - 1;
+    for (; k >= start; k--) {
+        PyObject *u = PyList_GET_ITEM(tokens, k);
+        if (is_char(u, ')') || is_char(u, ']')) {
+            depth++;
+            continue;
+        }
+        if (is_char(u, '(') || is_char(u, '[')) {
+            if (depth == 0)
+                break;
+            depth--;
+            continue;
+        }
+        if (depth == 0) {
+            int ends = PySet_Contains(condition_starts, u);
+            if (ends == 0)
+                ends = PySet_Contains(assignments, u);
+            if (ends < 0)
+                return -1;
+            if (ends)
+                break;
+        }
+        if (starts_word(u) && !is_ascii(u, "sizeof")) {
+            int known = PyDict_Contains(decls, u);
+            if (known == 0)
+                known = PySet_Contains(type_words, u);
+            if (known < 0)
+                return -1;
+            if (!known)
+                break;  /* a variable */
+        }
+    }
+    if (k < start)
+        return 1;
+    PyObject *u = PyList_GET_ITEM(tokens, k);
+    int got = PySet_Contains(condition_starts, u);
+    if (got == 0)
+        got = PySet_Contains(assignments, u);
+    if (got == 0)
+        got = is_char(u, '(') || is_char(u, '[');
+    return got;
+}
+
+static PyObject *folds_through_types(PyObject *self, PyObject *args) {
+    PyObject *tokens, *decls, *type_words, *condition_starts, *assignments;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!O!:folds_through_types", &PyList_Type, &tokens, &start, &PyDict_Type,
+                          &decls, &PyFrozenSet_Type, &type_words, &PyFrozenSet_Type, &condition_starts,
+                          &PyFrozenSet_Type, &assignments)
+            || all_tokens_str(tokens, "folds_through_types") < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tokens);
+    for (Py_ssize_t i = start < 0 ? 0 : start; i < n; i++) {
+        PyObject *t = PyList_GET_ITEM(tokens, i);
+        int got = 0;
+        if (is_ascii(t, "const")) {
+            if (!is_char(PyList_GET_ITEM(tokens, i > 0 ? i - 1 : n - 1), '*'))
+                got = const_local(tokens, i, n, type_words);
+        } else if (is_char(t, '?')) {
+            got = constant_condition(tokens, i, start < 0 ? 0 : start, decls, type_words, condition_starts,
+                                     assignments);
+        }
+        if (got < 0)
+            return NULL;
+        if (got)
+            Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}
+
 /* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
 static PyObject *spellings(PyObject *self, PyObject *arg) {
     if (load() < 0)
@@ -941,6 +1047,7 @@ static PyMethodDef methods[] = {
     {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
     {"literal_ranges", literal_ranges, METH_VARARGS, "instances.literal_ranges, in C."},
     {"write_tokens", write_tokens, METH_VARARGS, "instances.write_tokens, in C."},
+    {"folds_through_types", folds_through_types, METH_VARARGS, "instances.folds_through_types, in C."},
     {"body_marks", body_marks, METH_VARARGS, "unevaluated.body_marks, in C."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"top_level", top_level, METH_O, "binding.top_level, in C."},

@@ -150,7 +150,6 @@ class Instances:
                     return d.enum_value
             return None
 
-        self._type_like = type_like
         self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
         signatures = self._signatures
@@ -289,45 +288,10 @@ class Instances:
         return literal_ranges(tokens, self._type_words)
 
     def _folds_through_types(self, tokens: list[str], start: int) -> bool:
-        """Whether a constant the build evaluates may depend on a type erased outside casts: a
-        const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
-        int, not for float), or a `?:` whose condition may be constant (its arms' common type,
-        `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
-        arm). A condition may be constant when it names no variable: every identifier in it is a
-        file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
-        decls = self.decls
-        typeish = self._type_like
-        n = len(tokens)
-        for i in range(start, n):
-            t = tokens[i]
-            if t == "const" and tokens[i - 1] != "*":
-                j = i + 1
-                while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
-                    j += 1
-                if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
-                    return True
-            elif t == "?":
-                depth = 0
-                k = i - 1
-                while k >= start:
-                    u = tokens[k]
-                    if u in (")", "]"):
-                        depth += 1
-                    elif u in ("(", "["):
-                        if depth == 0:
-                            break
-                        depth -= 1
-                    elif depth == 0 and (u in _CONDITION_STARTS or u in unevaluated.ASSIGNMENTS):
-                        break
-                    elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
-                            and not typeish(u):
-                        break  # a variable (a local, a parameter, or a field of one)
-                    k -= 1
-                else:
-                    return True
-                if tokens[k] in _CONDITION_STARTS or tokens[k] in unevaluated.ASSIGNMENTS or tokens[k] in ("(", "["):
-                    return True
-        return False
+        """Whether a constant the build evaluates may depend on a type erased outside casts
+        (`folds_through_types`)."""
+        return folds_through_types(tokens, start, self.decls, self._type_words, _CONDITION_STARTS,
+                                   unevaluated.ASSIGNMENTS)
 
     def _unevaluated_kept(self, fn, tokens: list[str], start: int,
                           literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -442,6 +406,48 @@ def literal_ranges(tokens: list[str], type_words: frozenset) -> list[tuple[int, 
     return out
 
 
+def folds_through_types(tokens: list[str], start: int, decls: dict, type_words: frozenset,
+                        condition_starts: frozenset, assignments: frozenset) -> bool:
+    """Whether a constant the build evaluates may depend on a type erased outside casts: a
+    const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
+    int, not for float), or a `?:` whose condition may be constant (its arms' common type,
+    `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
+    arm). A condition may be constant when it names no variable: every identifier in it is a
+    file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
+    typeish = type_words.__contains__
+    n = len(tokens)
+    for i in range(start, n):
+        t = tokens[i]
+        if t == "const" and tokens[i - 1] != "*":
+            j = i + 1
+            while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
+                j += 1
+            if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
+                return True
+        elif t == "?":
+            depth = 0
+            k = i - 1
+            while k >= start:
+                u = tokens[k]
+                if u in (")", "]"):
+                    depth += 1
+                elif u in ("(", "["):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and (u in condition_starts or u in assignments):
+                    break
+                elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
+                        and not typeish(u):
+                    break  # a variable (a local, a parameter, or a field of one)
+                k -= 1
+            else:
+                return True
+            if tokens[k] in condition_starts or tokens[k] in assignments or tokens[k] in ("(", "["):
+                return True
+    return False
+
+
 def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased: frozenset, decls: dict,
                  type_names: set, numbers: dict, queue: list, runs: list | None, shape_of,
                  braced: bool) -> list[str]:
@@ -496,10 +502,12 @@ def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased
 # `write_tokens`, the key's per-token passes that need no rule of their own (the casts' ranges, and
 # the spelling with its erasures, numbers and shapes). The definitions above stay the fallback and
 # the oracle (tests/test_native.py).
-PURE = {"tokenize": tokenize, "literal_ranges": literal_ranges, "write_tokens": write_tokens}
+PURE = {"tokenize": tokenize, "literal_ranges": literal_ranges, "write_tokens": write_tokens,
+        "folds_through_types": folds_through_types}
 if native.CHOICE.module is not None:
     literal_ranges = native.CHOICE.module.literal_ranges  # noqa: F811
     write_tokens = native.CHOICE.module.write_tokens  # noqa: F811
+    folds_through_types = native.CHOICE.module.folds_through_types  # noqa: F811
 
     def tokenize(text: str, _compiled=native.CHOICE.module.tokens) -> list[str]:  # noqa: F811
         """The tokens of a printed definition or type (`_TOKEN`'s), in C where the text is ASCII."""
