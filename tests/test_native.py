@@ -314,6 +314,27 @@ def test_the_compiled_fold_scan_is_the_pythons():
     assert [native.CHOICE.module.folds_through_types(t, 0, *args) for t in texts[:4]] == [True, True, True, False]
 
 
+@needs_compiled
+def test_the_compiled_conditional_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import instances, shapes
+
+    rng = random.Random(16)
+    words = ["?", ":", "?", ":", "(", ")", "[", "]", "{", "}", ";", ",", "F", "x", "y", "x", "y", "*", "const", "1",
+             "->", ".", "G", "\u00e9"]
+    type_names, names = {"F"}, {"F": [], "G": []}
+    texts = [instances.tokenize(t) for t in ("{ F *x; return c ? x : 0; }", "{ long x; return c ? x : 0; }",
+                                             "{ return c ? p->f : 0; }", "{ return c ? (x) : 0; }")] + \
+        [[rng.choice(words) for _ in range(rng.randrange(24))] for _ in range(8000)]
+    answers = []
+    for tokens in texts:
+        got = shapes.named_conditional(tokens, type_names, names)
+        assert got == shapes.PURE["named_conditional"](tokens, type_names, names), tokens
+        answers.append(got)
+    assert answers[:4] == [True, False, True, True] and 1000 < sum(answers) < len(texts) - 1000
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

@@ -31,6 +31,7 @@ conventions say of the name. Two types of one shape are the same type to the gra
 
 from __future__ import annotations
 
+from refcheck.frontend import native
 from refcheck.reuse.ctokens import ERASED as _ERASED
 from refcheck.reuse.ctokens import ERASED_TOKEN, QUALIFIERS
 _BACK, _OPEN, _CLOSE = "\x05", "\x06", "\x07"
@@ -216,3 +217,14 @@ class Shapes:
             lowest = min(lowest, low)
             out += (_OPEN, inner, _CLOSE)
         return out, lowest
+
+
+# The compiled twin (refcheck/frontend/_cwalk.c `named_conditional`, where native.py chose the
+# module): the same scans of the arms and the declarations. The definition above stays the
+# fallback and the oracle (tests/test_native.py).
+PURE = {"named_conditional": named_conditional}
+if native.CHOICE.module is not None:
+    def named_conditional(tokens: list[str], type_names, names,  # noqa: F811
+                          _compiled=native.CHOICE.module.named_conditional) -> bool:
+        """`named_conditional`, in C."""
+        return _compiled(tokens, type_names, names, QUALIFIERS)
