@@ -335,6 +335,30 @@ def test_the_compiled_conditional_scan_is_the_pythons():
     assert answers[:4] == [True, False, True, True] and 1000 < sum(answers) < len(texts) - 1000
 
 
+@needs_compiled
+def test_the_compiled_arm_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import unevaluated
+
+    rng = random.Random(16)
+    words = ["(", ")", "[", "]", "{", "}", ";", "?", ":", "x", "?", ";"]
+    answers = set()
+    for _ in range(3000):
+        tokens = ["{"] + [rng.choice(words) for _ in range(rng.randrange(25))] + ["}"]
+        match = unevaluated.PURE["body_marks"](tokens, 0)[0]
+        if match is None:
+            continue
+        tok = tokens + ["\x00"]
+        for o in range(1, len(tokens)):
+            got = native.CHOICE.module.in_arm(tok, match, 0, o)
+            assert got == unevaluated.PURE["in_arm"](tok, match, 0, o), (tokens, o)
+            answers.add(got)
+    assert answers == {True, False}
+    with pytest.raises(KeyError):
+        native.CHOICE.module.in_arm(["{", ")", "x"], {}, 0, 2)
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

@@ -541,12 +541,57 @@ static PyObject *named_conditional(PyObject *self, PyObject *args) {
     return PyBool_FromLong(got);
 }
 
+/* unevaluated.in_arm(tokens, match, start, o): whether the token at o may lie in an arm of a `?:`,
+ * reading back over whole brackets (`match`: unevaluated.body_marks's) to the body's start. A
+ * bracket `match` lacks raises KeyError, as the dict's lookup does in Python. */
+static PyObject *in_arm(PyObject *self, PyObject *args) {
+    PyObject *tokens, *match;
+    Py_ssize_t start, o;
+    if (!PyArg_ParseTuple(args, "O!O!nn:in_arm", &PyList_Type, &tokens, &PyDict_Type, &match, &start, &o)
+            || all_tokens_str(tokens, "in_arm") < 0)
+        return NULL;
+    int skipping = 0;  /* past a `;`: the rest of this bracket is earlier statements */
+    Py_ssize_t j = o - 1;
+    while (j > start) {
+        if (j >= PyList_GET_SIZE(tokens)) {
+            PyErr_SetString(PyExc_IndexError, "in_arm: past the tokens");
+            return NULL;
+        }
+        PyObject *t = PyList_GET_ITEM(tokens, j);
+        if (is_close_bracket(t)) {
+            PyObject *key = PyLong_FromSsize_t(j);
+            PyObject *partner = key == NULL ? NULL : PyDict_GetItemWithError(match, key);  /* borrowed */
+            if (partner == NULL && !PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, key);
+            Py_XDECREF(key);
+            if (partner == NULL)
+                return NULL;
+            j = PyLong_AsSsize_t(partner);
+            if (j == -1 && PyErr_Occurred())
+                return NULL;
+            j -= 1;
+            continue;
+        }
+        if (is_open_bracket(t)) {
+            skipping = 0;
+        } else if (!skipping) {
+            if (is_char(t, '?'))
+                Py_RETURN_TRUE;
+            if (is_char(t, ';'))
+                skipping = 1;
+        }
+        j--;
+    }
+    Py_RETURN_FALSE;
+}
+
 PyMethodDef ckeys_methods[] = {
     {"literal_ranges", literal_ranges, METH_VARARGS, "instances.literal_ranges, in C."},
     {"write_tokens", write_tokens, METH_VARARGS, "instances.write_tokens, in C."},
     {"folds_through_types", folds_through_types, METH_VARARGS, "instances.folds_through_types, in C."},
     {"named_conditional", named_conditional, METH_VARARGS, "shapes.named_conditional, in C."},
     {"body_marks", body_marks, METH_VARARGS, "unevaluated.body_marks, in C."},
+    {"in_arm", in_arm, METH_VARARGS, "unevaluated.in_arm, in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -275,25 +275,8 @@ class _Body:
         return j + 1
 
     def in_arm(self, o: int) -> bool:
-        """Whether the token at o may lie in an arm of a `?:`: after a `?` in its statement, or in
-        an enclosing bracket's (a statement expression's value is its last statement's)."""
-        tok, match = self.tok, self.match
-        j = o - 1
-        skipping = False  # past a `;`: the rest of this bracket is earlier statements
-        while j > self.start:
-            t = tok[j]
-            if t in _CLOSE:
-                j = match[j] - 1
-                continue
-            if t in _OPEN:
-                skipping = False
-            elif not skipping:
-                if t == "?":
-                    return True
-                if t == ";":
-                    skipping = True
-            j -= 1
-        return False
+        """Whether the token at o may lie in an arm of a `?:` (`in_arm`)."""
+        return in_arm(self.tok, self.match, self.start, o)
 
     # -- locals --------------------------------------------------------------------------------
     def _locals(self, starts: list[int], params, scalar_typedef) -> set[str]:
@@ -396,9 +379,32 @@ class _Body:
             i += 1
 
 
-# The compiled twin (refcheck/frontend/_cwalk.c `body_marks`, where native.py chose the module):
-# the same scan, two thirds of a body's `_Body` before any rule reads it. The definition above
-# stays the fallback and the oracle (tests/test_native.py).
-PURE = {"body_marks": body_marks}
+def in_arm(tok: list[str], match: dict, start: int, o: int) -> bool:
+    """Whether the token at o may lie in an arm of a `?:`: after a `?` in its statement, or in an
+    enclosing bracket's (a statement expression's value is its last statement's). `match`: each
+    bracket's partner after the body's `{` at `start` (`body_marks`)."""
+    j = o - 1
+    skipping = False  # past a `;`: the rest of this bracket is earlier statements
+    while j > start:
+        t = tok[j]
+        if t in _CLOSE:
+            j = match[j] - 1
+            continue
+        if t in _OPEN:
+            skipping = False
+        elif not skipping:
+            if t == "?":
+                return True
+            if t == ";":
+                skipping = True
+        j -= 1
+    return False
+
+
+# The compiled twins (refcheck/frontend/_ckeys.c, where native.py chose the module): `body_marks`,
+# the same scan, two thirds of a body's `_Body` before any rule reads it; `in_arm`, a backward scan
+# per candidate cast. The definitions above stay the fallback and the oracle (tests/test_native.py).
+PURE = {"body_marks": body_marks, "in_arm": in_arm}
 if native.CHOICE.module is not None:
     body_marks = native.CHOICE.module.body_marks  # noqa: F811
+    in_arm = native.CHOICE.module.in_arm  # noqa: F811
