@@ -250,22 +250,28 @@ def test_the_compiled_key_writer_gives_the_pythons_tokens(erase, keep_all, brace
 
     decls = {"F": [], "D": [], "F_new": [], "g": [], "H": []}
     type_names = {"F", "D"}
-    written = 0
+    qualifiers = frozenset({"const", "volatile"})
+    written = shaped = 0
     for tokens in _key_texts():
-        def shape_of(toks, i, name, literal):
-            assert toks == tokens and toks[i] == name
-            return f"\x03{name}{literal:d}" if name == "D" or i % 2 else None
+        asked = []
+
+        def shape_of(name, literal):
+            asked.append((name, literal))
+            return f"\x03{name}{literal:d}" if name == "D" or literal else None
 
         literal = [(i, min(i + 2, len(tokens))) for i in range(0, len(tokens), 3)] if with_literal else ()
         got = []
         for write in (instances.PURE["write_tokens"], native.CHOICE.module.write_tokens):
-            numbers, queue, runs = {"H": 0}, [], [] if with_runs else None
+            numbers, queue, runs, cache = {"H": 0}, [], [] if with_runs else None, {}
             out = write(tokens, erase, literal, keep_all, ERASED, decls, type_names, numbers, queue, runs,
-                        shape_of if with_shapes else None, braced)
-            got.append((out, numbers, queue, runs))
+                        (shape_of, cache) if with_shapes else None, braced, qualifiers)
+            got.append((out, numbers, queue, runs, cache))
         assert got[0] == got[1], tokens
+        assert len(asked) == 2 * len(got[0][4]) and len(set(asked)) == len(asked) // 2  # once per key per writer
         written += sum(w.startswith("\x02") for w in got[0][0])
+        shaped += sum(w.startswith("\x03") for w in got[0][0])
         assert not erase or keep_all or with_literal or not ERASED.intersection(got[0][0])
+    assert shaped > 100 or not with_shapes
     assert written > 100
 
 

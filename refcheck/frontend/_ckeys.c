@@ -20,6 +20,17 @@ static int is_char(PyObject *t, Py_UCS4 c) {
     return PyUnicode_GET_LENGTH(t) == 1 && PyUnicode_READ_CHAR(t, 0) == c;
 }
 
+static int starts_word(PyObject *t) {  /* t[:1].isalpha() or t[:1] == "_" */
+    if (PyUnicode_GET_LENGTH(t) == 0)
+        return 0;
+    Py_UCS4 c = PyUnicode_READ_CHAR(t, 0);
+    return c == '_' || Py_UNICODE_ISALPHA(c);
+}
+
+static int is_ascii(PyObject *t, const char *s) {
+    return PyUnicode_CompareWithASCIIString(t, s) == 0;
+}
+
 static int append_new(PyObject *list, PyObject *item) {  /* steals item */
     if (item == NULL)
         return -1;
@@ -104,22 +115,61 @@ static int extend_run(PyObject *runs, PyObject *t) {
     return PyList_SetItem(run, 1, words);
 }
 
-/* A file-scope name: the token shape_of gives it, or its number (given on first appearance), its
- * declarations queued. */
+/* shapes.result_position: whether the type name at tokens[i] starts a function type's result. */
+static int result_position(PyObject *tokens, Py_ssize_t i, PyObject *qualifiers) {
+    Py_ssize_t n = PyList_GET_SIZE(tokens), j = i + 1;
+    while (j < n) {
+        PyObject *u = PyList_GET_ITEM(tokens, j);
+        int q = is_char(u, '*') ? 1 : PySet_Contains(qualifiers, u);
+        if (q < 0)
+            return -1;
+        if (!q)
+            break;
+        j++;
+    }
+    if (j < n && is_char(PyList_GET_ITEM(tokens, j), '('))
+        return 1;
+    return j + 1 < n && starts_word(PyList_GET_ITEM(tokens, j)) && is_char(PyList_GET_ITEM(tokens, j + 1), '(');
+}
+
+/* The shape's token of type name t (borrowed from the cache; Py_None where it has none), asked of
+ * shape_of(t, literal) once per unit: `shapes` is (shape_of, cache by (name, literal)). */
+static PyObject *shape_token(PyObject *shapes, PyObject *t, PyObject *lit) {
+    PyObject *cache = PyTuple_GET_ITEM(shapes, 1);
+    PyObject *key = PyTuple_Pack(2, t, lit);
+    if (key == NULL)
+        return NULL;
+    PyObject *got = PyDict_GetItemWithError(cache, key);  /* borrowed */
+    if (got == NULL && !PyErr_Occurred()) {
+        PyObject *fresh = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(shapes, 0), t, lit, NULL);
+        if (fresh != NULL && PyDict_SetItem(cache, key, fresh) == 0)
+            got = fresh;  /* the cache holds it */
+        Py_XDECREF(fresh);
+    }
+    Py_DECREF(key);
+    return got;
+}
+
+/* A file-scope name: its shape's token where it is a type name with one outside a result
+ * position, else its number (given on first appearance), its declarations queued. */
 static int write_name(PyObject *out, PyObject *tokens, Py_ssize_t i, PyObject *t, int literal,
-                      PyObject *type_names, PyObject *numbers, PyObject *queue, PyObject *shape_of, long depth) {
+                      PyObject *type_names, PyObject *numbers, PyObject *queue, PyObject *shapes,
+                      PyObject *qualifiers, long depth) {
     PyObject *lit = literal ? Py_True : Py_False;
-    if (shape_of != Py_None && depth > 0) {
+    if (shapes != Py_None && depth > 0) {
         int named = PySequence_Contains(type_names, t);
+        if (named > 0) {
+            int result = result_position(tokens, i, qualifiers);
+            named = result < 0 ? -1 : !result;
+        }
         if (named < 0)
             return -1;
         if (named) {
-            PyObject *got = PyObject_CallFunction(shape_of, "OnOO", tokens, i, t, lit);
+            PyObject *got = shape_token(shapes, t, lit);
             if (got == NULL)
                 return -1;
             if (got != Py_None)
-                return append_new(out, got);
-            Py_DECREF(got);
+                return PyList_Append(out, got);
         }
     }
     PyObject *number = PyDict_GetItemWithError(numbers, t);  /* borrowed */
@@ -158,15 +208,20 @@ static int mark_inside(PyObject *literal, char *inside, Py_ssize_t n) {
 }
 
 static PyObject *write_tokens(PyObject *self, PyObject *args) {
-    PyObject *tokens, *literal, *erased, *decls, *type_names, *numbers, *queue, *runs, *shape_of;
+    PyObject *tokens, *literal, *erased, *decls, *type_names, *numbers, *queue, *runs, *shapes, *qualifiers;
     int erase, keep_all, braced;
-    if (!PyArg_ParseTuple(args, "O!pOpO!O!OO!O!OOp:write_tokens", &PyList_Type, &tokens, &erase, &literal, &keep_all,
-                          &PyFrozenSet_Type, &erased, &PyDict_Type, &decls, &type_names, &PyDict_Type, &numbers,
-                          &PyList_Type, &queue, &runs, &shape_of, &braced)
+    if (!PyArg_ParseTuple(args, "O!pOpO!O!OO!O!OOpO!:write_tokens", &PyList_Type, &tokens, &erase, &literal,
+                          &keep_all, &PyFrozenSet_Type, &erased, &PyDict_Type, &decls, &type_names, &PyDict_Type,
+                          &numbers, &PyList_Type, &queue, &runs, &shapes, &braced, &PyFrozenSet_Type, &qualifiers)
             || all_tokens_str(tokens, "write_tokens") < 0)
         return NULL;
     if (runs != Py_None && !PyList_Check(runs)) {
         PyErr_SetString(PyExc_TypeError, "write_tokens: runs must be None or a list");
+        return NULL;
+    }
+    if (shapes != Py_None && !(PyTuple_Check(shapes) && PyTuple_GET_SIZE(shapes) == 2
+                               && PyCallable_Check(PyTuple_GET_ITEM(shapes, 0)) && PyDict_Check(PyTuple_GET_ITEM(shapes, 1)))) {
+        PyErr_SetString(PyExc_TypeError, "write_tokens: shapes must be None or (shape_of, dict)");
         return NULL;
     }
     /* A private copy: the shape callback may not change what is read. */
@@ -207,7 +262,7 @@ static PyObject *write_tokens(PyObject *self, PyObject *args) {
         if (named) {
             /* A pointer's layout does not depend on what it points to (instances.write_tokens). */
             int lit = keep && (i + 1 == n || !is_char(PyList_GET_ITEM(toks, i + 1), '*'));
-            if (write_name(out, toks, i, t, lit, type_names, numbers, queue, shape_of, depth) < 0)
+            if (write_name(out, toks, i, t, lit, type_names, numbers, queue, shapes, qualifiers, depth) < 0)
                 goto fail;
         } else if (PyList_Append(out, t) < 0) {
             goto fail;
@@ -301,17 +356,6 @@ fail:
 /* instances.folds_through_types(tokens, start, decls, type_words, condition_starts, assignments):
  * whether a const local that is no pointer, or a `?:` whose condition names no variable, follows
  * the body's `{` at `start`. tokens[i - 1] at i == 0 is the last token, as Python indexes. */
-static int starts_word(PyObject *t) {  /* t[:1].isalpha() or t[:1] == "_" */
-    if (PyUnicode_GET_LENGTH(t) == 0)
-        return 0;
-    Py_UCS4 c = PyUnicode_READ_CHAR(t, 0);
-    return c == '_' || Py_UNICODE_ISALPHA(c);
-}
-
-static int is_ascii(PyObject *t, const char *s) {
-    return PyUnicode_CompareWithASCIIString(t, s) == 0;
-}
-
 /* A const local that is no pointer from tokens[i] ("const"): 1, else 0, -1 on error. */
 static int const_local(PyObject *tokens, Py_ssize_t i, Py_ssize_t n, PyObject *type_words) {
     Py_ssize_t j = i + 1;

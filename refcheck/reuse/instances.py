@@ -67,7 +67,8 @@ from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.reuse.ctokens import ARITHMETIC, ERASED, ERASED_TOKEN, QUALIFIERS
 from refcheck.reuse.renaming import family_pattern, verdict
-from refcheck.reuse.shapes import result_position as _shapes_result
+from refcheck.reuse.shapes import RESULT_QUALIFIERS as _RESULT_QUALIFIERS
+from refcheck.reuse.shapes import result_position as _result_position
 
 # C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
 # `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
@@ -170,15 +171,13 @@ class Instances:
                                      predicates, _TYPE_QUERIES)
         of = self._shapes.of
 
-        def shape_of(tokens: list[str], i: int, name: str, literal: bool) -> str | None:
-            """The token of type name tokens[i]'s shape; None where it keeps its number: in a
-            result position (shapes.py) or without a shape."""
-            if _shapes_result(tokens, i):
-                return None
+        def shape_of(name: str, literal: bool) -> str | None:
+            """The token of type name `name`'s shape; None where it keeps its number."""
             got = of(name, literal)
             return None if got is None else f"\x03{got}"
 
-        self._shape_of = shape_of
+        # (name, literal) -> its shape's token or None, for the unit: asked per type name written.
+        self._shapes_of = (shape_of, {})
         self._scalar: dict[str, bool] = {}
         self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
@@ -331,7 +330,7 @@ class Instances:
         are kept; with `shapes`, a type name outside a result position (and, if `braced`, inside
         braces) is written as its shape where it has one."""
         return write_tokens(tokens, erase, literal, keep_all, _ERASED, self.decls, self.type_names, numbers, queue,
-                            runs, None if shapes is None else self._shape_of, braced)
+                            runs, None if shapes is None else self._shapes_of, braced, _RESULT_QUALIFIERS)
 
     def _source(self, name: str) -> bytes | None:
         if name not in self._sources:
@@ -453,15 +452,16 @@ def folds_through_types(tokens: list[str], start: int, decls: dict, type_words: 
 
 
 def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased: frozenset, decls: dict,
-                 type_names: set, numbers: dict, queue: list, runs: list | None, shape_of,
-                 braced: bool) -> list[str]:
+                 type_names: set, numbers: dict, queue: list, runs: list | None, shapes, braced: bool,
+                 qualifiers: frozenset) -> list[str]:
     """`tokens` as the key spells them: a run of `erased` words (where `erase`, outside the ranges
     (i, j) of `literal`, and not at all with `keep_all`) as one ERASED_TOKEN, each file-scope name
     (`decls`) by its number in `numbers` (given in order of first appearance; `queue` receives
     (name, whether it stands as a literal type) per occurrence), other tokens as they are. `runs`,
-    when given, receives [token index, words] of each erased run; with `shape_of(tokens, i, name,
-    literal)`, a type name (where `braced`, only one inside braces) is written as the token it
-    returns, where that is not None."""
+    when given, receives [token index, words] of each erased run. With `shapes`, (shape_of, cache):
+    a type name outside a result position (shapes.result_position, whose `qualifiers` are given;
+    where `braced`, only one inside braces) is written as the token shape_of(name, literal) gives,
+    where that is not None; `cache` keeps those answers by (name, literal)."""
     out: list[str] = []
     inside = _inside(literal, len(tokens)) if literal else None
     previous_erased = False
@@ -485,10 +485,13 @@ def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased
             # A pointer's layout does not depend on what it points to: `THStorage *storage`
             # in a struct whose size is taken needs THStorage's declaration, not its layout.
             literal_type = keep and (i + 1 == n_tokens or tokens[i + 1] != "*")
-            if shape_of is not None and depth > 0 and t in type_names:
-                shape = shape_of(tokens, i, t, literal_type)
-                if shape is not None:
-                    out.append(shape)
+            if shapes is not None and depth > 0 and t in type_names and not _result_position(tokens, i, qualifiers):
+                shape_of, cache = shapes
+                key = (t, literal_type)
+                if key not in cache:
+                    cache[key] = shape_of(t, literal_type)
+                if cache[key] is not None:
+                    out.append(cache[key])
                     continue
             n = numbers.get(t)
             if n is None:

@@ -37,13 +37,17 @@ from refcheck.reuse.ctokens import ERASED_TOKEN, QUALIFIERS
 _BACK, _OPEN, _CLOSE = "\x05", "\x06", "\x07"
 
 
-def result_position(tokens: list[str], i: int) -> bool:
+# The words that may stand between a result's type name and its `(` besides `*`.
+RESULT_QUALIFIERS = QUALIFIERS
+
+
+def result_position(tokens: list[str], i: int, qualifiers: frozenset = RESULT_QUALIFIERS) -> bool:
     """Whether the type spelled at tokens[i] is (the start of) a function type's result: `T *(`
     in a function's type, `T *(*f)(` or `T *f(` in a declarator (calls' results are what the
     graph keeps a record name of)."""
     n = len(tokens)
     j = i + 1
-    while j < n and (tokens[j] == "*" or tokens[j] in QUALIFIERS):
+    while j < n and (tokens[j] == "*" or tokens[j] in qualifiers):
         j += 1
     if j < n and tokens[j] == "(":
         return True
