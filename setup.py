@@ -15,13 +15,19 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = os.path.join("refcheck", "frontend", "_cwalk.c")
+# The instance keys' passes, one extension with the walk (refcheck/frontend/native.py SOURCES).
+SOURCES = [SOURCE, os.path.join("refcheck", "frontend", "_ckeys.c")]
+HEADERS = [os.path.join("refcheck", "frontend", "_ckeys.h")]
 
 
-def source_digest(path: str = SOURCE) -> str:
-    """What native.py compares at import: a module built from another version of the source (an
+def source_digest(paths: list = SOURCES + HEADERS) -> str:
+    """What native.py compares at import: a module built from another version of the sources (an
     editable install whose .c changed since) is refused, not trusted."""
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
 
 
 class OptionalBuildExt(build_ext):
@@ -49,8 +55,8 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[Extension(
-        "refcheck.frontend._cwalk", [SOURCE],
+        "refcheck.frontend._cwalk", SOURCES, depends=HEADERS,
         define_macros=[("REFCHECK_CWALK_SOURCE", '"%s"' % source_digest())],
-    )] if os.path.exists(SOURCE) else [],
+    )] if all(map(os.path.exists, SOURCES + HEADERS)) else [],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -20,7 +20,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ
 def _build_the_compiled_walk() -> None:
     """The tests import this checkout, not the installed copy, so `pip install .` leaves them
     without the compiled walk it built into site-packages: build it here, in place, where it is
-    missing or older than its source (an edited _cwalk.c), so that the suite runs both paths
+    missing or older than its sources (an edited _cwalk.c or _ckeys.c), so that the suite runs both paths
     (tests/test_native.py compares them). A failure only warns: the compiled tests then skip.
     REFCHECK_PURE_PYTHON=1 or REFCHECK_NO_EXTENSION=1 leave the checkout as it is."""
     import subprocess
@@ -29,9 +29,10 @@ def _build_the_compiled_walk() -> None:
 
     if any(os.environ.get(v, "") not in ("", "0") for v in ("REFCHECK_PURE_PYTHON", "REFCHECK_NO_EXTENSION")):
         return
-    source = REPO / "refcheck" / "frontend" / "_cwalk.c"
-    built = source.with_name("_cwalk" + sysconfig.get_config_var("EXT_SUFFIX"))
-    if not source.exists() or (built.exists() and built.stat().st_mtime >= source.stat().st_mtime):
+    sources = [REPO / "refcheck" / "frontend" / name for name in ("_cwalk.c", "_ckeys.c", "_ckeys.h")]
+    built = sources[0].with_name("_cwalk" + sysconfig.get_config_var("EXT_SUFFIX"))
+    if not all(s.exists() for s in sources) or \
+            (built.exists() and built.stat().st_mtime >= max(s.stat().st_mtime for s in sources)):
         return
     done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=REPO,
                           capture_output=True, text=True)

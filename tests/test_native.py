@@ -207,6 +207,164 @@ def test_the_compiled_tokenizer_gives_the_regexs_tokens():
     assert fast("f(\"é\")") is None and instances.tokenize("f(\"é\")") == ["f", "(", '"é"', ")"]
 
 
+# Printed bodies the key passes read: casts, sizeof of a type and of an expression, nested and
+# unclosed parentheses, erased runs, file-scope names in and out of casts, pointers, braces.
+KEY_TEXTS = ["struct F { unsigned long n; F *next; } ; F *F_new(void) { unsigned char k = (unsigned char) 300; "
+             "D *d = (D *) F_new(); long long x = sizeof(F); return g(d, x, k, H); } unsigned int",
+             "int f(int a) { return sizeof a; }", "int f(void) { return sizeof(int) + sizeof(x); }",
+             "( ( ) ) ) ( long ( F * ) sizeof", "sizeof", "(unsigned)(D)(const F *)", "", "{ } } { F } F"]
+KEY_WORDS = ["(", ")", "{", "}", "*", "sizeof", "F", "D", "H", "g", "unsigned", "long", "char", "const", "x", ";"]
+
+
+def _key_texts() -> list[list[str]]:
+    import random
+
+    from refcheck.reuse import instances
+
+    rng = random.Random(16)
+    return [instances.tokenize(t) for t in KEY_TEXTS] + \
+        [[rng.choice(KEY_WORDS) for _ in range(rng.randrange(30))] for _ in range(3000)]
+
+
+@needs_compiled
+def test_the_compiled_literal_ranges_are_the_pythons():
+    from refcheck.reuse import instances
+
+    words = frozenset({"unsigned", "long", "char", "const", "*", "F", "D"})
+    for tokens in _key_texts():
+        got = native.CHOICE.module.literal_ranges(tokens, words)
+        assert got == instances.PURE["literal_ranges"](tokens, words), tokens
+    assert native.CHOICE.module.literal_ranges(["(", "F", ")"], words) == [(1, 2)]
+    assert native.CHOICE.module.literal_ranges(["sizeof", "(", "x", ")"], words) is None
+
+
+@needs_compiled
+@pytest.mark.parametrize("erase,keep_all,braced,with_literal,with_runs,with_shapes",
+                         [(True, False, False, True, True, True), (True, False, True, False, False, True),
+                          (False, True, False, False, False, False), (True, False, False, False, True, False),
+                          (True, False, True, True, True, True)])
+def test_the_compiled_key_writer_gives_the_pythons_tokens(erase, keep_all, braced, with_literal, with_runs,
+                                                          with_shapes):
+    from refcheck.reuse import instances
+    from refcheck.reuse.ctokens import ERASED
+
+    decls = {"F": [], "D": [], "F_new": [], "g": [], "H": []}
+    type_names = {"F", "D"}
+    qualifiers = frozenset({"const", "volatile"})
+    written = shaped = 0
+    for tokens in _key_texts():
+        asked = []
+
+        def shape_of(name, literal):
+            asked.append((name, literal))
+            return f"\x03{name}{literal:d}" if name == "D" or literal else None
+
+        literal = [(i, min(i + 2, len(tokens))) for i in range(0, len(tokens), 3)] if with_literal else ()
+        got = []
+        for write in (instances.PURE["write_tokens"], native.CHOICE.module.write_tokens):
+            numbers, queue, runs, cache = {"H": 0}, [], [] if with_runs else None, {}
+            out = write(tokens, erase, literal, keep_all, ERASED, decls, type_names, numbers, queue, runs,
+                        (shape_of, cache) if with_shapes else None, braced, qualifiers)
+            got.append((out, numbers, queue, runs, cache))
+        assert got[0] == got[1], tokens
+        assert len(asked) == 2 * len(got[0][4]) and len(set(asked)) == len(asked) // 2  # once per key per writer
+        written += sum(w.startswith("\x02") for w in got[0][0])
+        shaped += sum(w.startswith("\x03") for w in got[0][0])
+        assert not erase or keep_all or with_literal or not ERASED.intersection(got[0][0])
+    assert shaped > 100 or not with_shapes
+    assert written > 100
+
+
+@needs_compiled
+def test_the_compiled_body_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import unevaluated
+
+    rng = random.Random(16)
+    words = ["(", ")", "[", "]", "{", "}", ";", ":", "for", "x", "?", "(", "{", "}"]
+    texts = [["{", "(", "{", "}", ")", "}"], ["for", "(", ";", ";", ")", "{", "}"], ["(", "]"], ["{"], []] + \
+        [[rng.choice(words) for _ in range(rng.randrange(25))] for _ in range(5000)]
+    paired = 0
+    for tokens in texts:
+        for start in {0, min(1, len(tokens)), len(tokens) // 2}:
+            got = native.CHOICE.module.body_marks(tokens, start)
+            assert got == unevaluated.PURE["body_marks"](tokens, start), (tokens, start)
+            paired += got[0] is not None and bool(got[0])
+    assert paired > 100
+    assert native.CHOICE.module.body_marks(["{", "(", "{", "}", ")", "}"], 0) == \
+        ({0: 5, 5: 0, 1: 4, 4: 1, 2: 3, 3: 2}, [1, 3, 4, 6], True)
+
+
+@needs_compiled
+def test_the_compiled_fold_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import instances, unevaluated
+
+    rng = random.Random(16)
+    words = ["const", "*", "?", "(", ")", "[", "]", ";", "{", "}", ",", ":", "return", "case", "=", "+=", "x",
+             "F", "E", "int", "unsigned", "static", "register", "sizeof", "_y", "\u00e9", "1", "-"]
+    decls, type_words = {"F": [], "E": []}, frozenset({"int", "unsigned", "F", "*", "const"})
+    args = (decls, type_words, instances._CONDITION_STARTS, unevaluated.ASSIGNMENTS)
+    texts = [instances.tokenize(t) for t in ("{ const int c = 3; }", "{ return 1 ? -1 : m; }",
+                                             "{ return E ? x : 1; }", "{ const int *p; }")] + \
+        [[rng.choice(words) for _ in range(rng.randrange(20))] for _ in range(8000)]
+    answers = set()
+    for tokens in texts:
+        for start in {0, min(2, len(tokens))}:
+            got = native.CHOICE.module.folds_through_types(tokens, start, *args)
+            assert got == instances.PURE["folds_through_types"](tokens, start, *args), (tokens, start)
+            answers.add(got)
+    assert answers == {True, False}
+    assert [native.CHOICE.module.folds_through_types(t, 0, *args) for t in texts[:4]] == [True, True, True, False]
+
+
+@needs_compiled
+def test_the_compiled_conditional_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import instances, shapes
+
+    rng = random.Random(16)
+    words = ["?", ":", "?", ":", "(", ")", "[", "]", "{", "}", ";", ",", "F", "x", "y", "x", "y", "*", "const", "1",
+             "->", ".", "G", "\u00e9"]
+    type_names, names = {"F"}, {"F": [], "G": []}
+    texts = [instances.tokenize(t) for t in ("{ F *x; return c ? x : 0; }", "{ long x; return c ? x : 0; }",
+                                             "{ return c ? p->f : 0; }", "{ return c ? (x) : 0; }")] + \
+        [[rng.choice(words) for _ in range(rng.randrange(24))] for _ in range(8000)]
+    answers = []
+    for tokens in texts:
+        got = shapes.named_conditional(tokens, type_names, names)
+        assert got == shapes.PURE["named_conditional"](tokens, type_names, names), tokens
+        answers.append(got)
+    assert answers[:4] == [True, False, True, True] and 1000 < sum(answers) < len(texts) - 1000
+
+
+@needs_compiled
+def test_the_compiled_arm_scan_is_the_pythons():
+    import random
+
+    from refcheck.reuse import unevaluated
+
+    rng = random.Random(16)
+    words = ["(", ")", "[", "]", "{", "}", ";", "?", ":", "x", "?", ";"]
+    answers = set()
+    for _ in range(3000):
+        tokens = ["{"] + [rng.choice(words) for _ in range(rng.randrange(25))] + ["}"]
+        match = unevaluated.PURE["body_marks"](tokens, 0)[0]
+        if match is None:
+            continue
+        tok = tokens + ["\x00"]
+        for o in range(1, len(tokens)):
+            got = native.CHOICE.module.in_arm(tok, match, 0, o)
+            assert got == unevaluated.PURE["in_arm"](tok, match, 0, o), (tokens, o)
+            answers.add(got)
+    assert answers == {True, False}
+    with pytest.raises(KeyError):
+        native.CHOICE.module.in_arm(["{", ")", "x"], {}, 0, 2)
+
+
 def _oracle(pure: bool) -> dict:
     env = dict(os.environ)
     env.pop(native.PURE_ENV, None)

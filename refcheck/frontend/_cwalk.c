@@ -19,10 +19,12 @@
  *   top_level(cursor)          -> (its children but the preprocessor's, its macro expansions)
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
+ * with the keys' other passes over those tokens, from _ckeys.c (ckeys_methods, added at init).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include "_ckeys.h"
 
 /* clang-c/Index.h, ABI-stable since libclang's first C API. */
 typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
@@ -674,7 +676,13 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
             return NULL;
         PyUnicode_InternInPlace(&punctuators[c]);
     }
+    if (ckeys_init() < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddFunctions(m, ckeys_methods) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     /* The digest of the source it was built from: native.py refuses a module built from another
      * (an editable install whose .c changed since). */
     if (m != NULL && PyModule_AddStringConstant(m, "SOURCE_DIGEST", REFCHECK_CWALK_SOURCE) < 0) {

@@ -1,9 +1,10 @@
 """Which implementation answers the graph build's per-cursor libclang queries: the compiled
-`_cwalk` (refcheck/frontend/_cwalk.c, built at install time where a C compiler is there) or the
-pure-Python twins in binding.py, which are the fallback and the oracle the tests compare it with.
+`_cwalk` (refcheck/frontend/_cwalk.c, with the instance keys' passes of _ckeys.c, built at install
+time where a C compiler is there) or the pure-Python twins in binding.py and refcheck/reuse, which
+are the fallback and the oracle the tests compare it with.
 
 Chosen once per process, at import: `REFCHECK_PURE_PYTHON=1` forces the Python path; a module
-built from another version of `_cwalk.c` than the one beside it (an editable install whose source
+built from other versions of its sources than the ones beside it (an editable install whose source
 changed since) is refused. Both paths give the same values; only the time differs.
 """
 
@@ -41,13 +42,20 @@ class Choice:
         return f"pure Python (the compiled walk is not built: {self.detail})"
 
 
-def _digest(path: str) -> str | None:
-    """setup.py's source_digest of the .c beside the module, None where it is not shipped."""
+# The files the module is built from, in setup.py's order (SOURCES, HEADERS).
+SOURCES = ("_cwalk.c", "_ckeys.c", "_ckeys.h")
+
+
+def _digest(paths: list[str]) -> str | None:
+    """setup.py's source_digest of the sources beside the module, None where they are not shipped."""
+    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
+        for path in paths:
+            with open(path, "rb") as f:
+                digest.update(f.read())
     except OSError:
         return None
+    return digest.hexdigest()[:16]
 
 
 def choose() -> Choice:
@@ -57,7 +65,7 @@ def choose() -> Choice:
         from refcheck.frontend import _cwalk
     except ImportError as e:
         return Choice(None, Why.NOT_BUILT, str(e) or type(e).__name__)
-    source = _digest(os.path.join(os.path.dirname(__file__), "_cwalk.c"))
+    source = _digest([os.path.join(os.path.dirname(__file__), name) for name in SOURCES])
     built = getattr(_cwalk, "SOURCE_DIGEST", "")
     if source is not None and built != source:
         return Choice(None, Why.STALE, f"built from {built or 'unknown'}, source is {source}")

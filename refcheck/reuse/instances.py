@@ -67,7 +67,8 @@ from refcheck.frontend.calls import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.reuse.ctokens import ARITHMETIC, ERASED, ERASED_TOKEN, QUALIFIERS
 from refcheck.reuse.renaming import family_pattern, verdict
-from refcheck.reuse.shapes import result_position as _shapes_result
+from refcheck.reuse.shapes import RESULT_QUALIFIERS as _RESULT_QUALIFIERS
+from refcheck.reuse.shapes import result_position as _result_position
 
 # C's tokens: punctuators by maximal munch (the printer spaces the ones that would run together,
 # `- -x`), an exponent's sign inside its number, so that unevaluated.py reads `a - -b`, `p->f` and
@@ -97,6 +98,7 @@ _TYPE_QUERIES = frozenset({"_Alignof", "alignof", "__alignof", "__alignof__", "o
 _SCALAR_TYPES = frozenset(k for k in SCALAR_KINDS if k != T.VOID) | {T.POINTER}
 # Spell the function's own name, which differs between instantiations.
 _FUNCTION_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
+_SPECIAL_WORDS = _FUNCTION_NAMES | _TYPE_QUERIES
 # Where a `?:`'s condition starts, reading back from its `?` (besides an unmatched bracket).
 _CONDITION_STARTS = frozenset({";", "{", "}", ",", "?", ":", "return", "case"})
 _DECL_KINDS = (K.FUNCTION_DECL, K.VAR_DECL, K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL)
@@ -150,7 +152,6 @@ class Instances:
                     return d.enum_value
             return None
 
-        self._type_like = type_like
         self._converted = converted.Reader(decls, unevaluated.KEYWORDS, _ARITHMETIC, type_like, enum_value)
         self._signatures: dict[str, list[str]] = {}
         signatures = self._signatures
@@ -168,6 +169,15 @@ class Instances:
 
         self._shapes = shapes.Shapes(type_names, only_types, lambda name: _signature(decls, signatures, name),
                                      predicates, _TYPE_QUERIES)
+        of = self._shapes.of
+
+        def shape_of(name: str, literal: bool) -> str | None:
+            """The token of type name `name`'s shape; None where it keeps its number."""
+            got = of(name, literal)
+            return None if got is None else f"\x03{got}"
+
+        # (name, literal) -> its shape's token or None, for the unit: asked per type name written.
+        self._shapes_of = (shape_of, {})
         self._scalar: dict[str, bool] = {}
         self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
@@ -206,10 +216,13 @@ class Instances:
         if not text:
             return None
         tokens = tokenize(text)
-        if not _FUNCTION_NAMES.isdisjoint(tokens):
+        # One pass over the tokens for the words either test below looks for (a tenth of a key's
+        # own time when each test read all of them).
+        special = _SPECIAL_WORDS.intersection(tokens)
+        if special and not _FUNCTION_NAMES.isdisjoint(special):
             return None  # the function's own name as a string, which clang folds (`__func__[2]`)
         body = tokens.index("{") if "{" in tokens else len(tokens)  # where the body starts
-        erase = _TYPE_QUERIES.isdisjoint(tokens) and not self._folds_through_types(tokens, body)
+        erase = _TYPE_QUERIES.isdisjoint(special) and not self._folds_through_types(tokens, body)
         literal = self._literal_ranges(tokens) if erase else None
         if literal is None:
             erase = False
@@ -275,62 +288,13 @@ class Instances:
     def _literal_ranges(self, tokens: list[str]) -> list[tuple[int, int]] | None:
         """Token ranges [i, j) of the casts and `sizeof(type)` operands, whose types are kept; None
         when some `sizeof` takes an expression (its value depends on a declaration's type)."""
-        out = []
-        opens: list[int] = []
-        type_words = self._type_words
-        for i, t in enumerate(tokens):
-            if t == "(":
-                opens.append(i)
-            elif t == ")" and opens:
-                o = opens.pop()
-                if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
-                    out.append((o + 1, i))
-                elif o > 0 and tokens[o - 1] == "sizeof":
-                    return None
-            elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
-                return None
-        return out
+        return literal_ranges(tokens, self._type_words)
 
     def _folds_through_types(self, tokens: list[str], start: int) -> bool:
-        """Whether a constant the build evaluates may depend on a type erased outside casts: a
-        const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
-        int, not for float), or a `?:` whose condition may be constant (its arms' common type,
-        `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
-        arm). A condition may be constant when it names no variable: every identifier in it is a
-        file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
-        decls = self.decls
-        typeish = self._type_like
-        n = len(tokens)
-        for i in range(start, n):
-            t = tokens[i]
-            if t == "const" and tokens[i - 1] != "*":
-                j = i + 1
-                while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
-                    j += 1
-                if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
-                    return True
-            elif t == "?":
-                depth = 0
-                k = i - 1
-                while k >= start:
-                    u = tokens[k]
-                    if u in (")", "]"):
-                        depth += 1
-                    elif u in ("(", "["):
-                        if depth == 0:
-                            break
-                        depth -= 1
-                    elif depth == 0 and (u in _CONDITION_STARTS or u in unevaluated.ASSIGNMENTS):
-                        break
-                    elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
-                            and not typeish(u):
-                        break  # a variable (a local, a parameter, or a field of one)
-                    k -= 1
-                else:
-                    return True
-                if tokens[k] in _CONDITION_STARTS or tokens[k] in unevaluated.ASSIGNMENTS or tokens[k] in ("(", "["):
-                    return True
-        return False
+        """Whether a constant the build evaluates may depend on a type erased outside casts
+        (`folds_through_types`)."""
+        return folds_through_types(tokens, start, self.decls, self._type_words, _CONDITION_STARTS,
+                                   unevaluated.ASSIGNMENTS)
 
     def _unevaluated_kept(self, fn, tokens: list[str], start: int,
                           literal: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -362,47 +326,11 @@ class Instances:
 
     def _write(self, tokens: list[str], erase: bool, literal, numbers: dict, queue: list,
                keep_all: bool = False, runs: list | None = None, shapes=None, braced: bool = False) -> list[str]:
-        """Tokens as the key spells them; renamed names queue their declarations. `runs`, when
-        given, receives [token index, words] of each run of erased words; with `shapes`, a type
-        name outside a result position (and, if `braced`, inside braces) is written as its
-        shape where it has one."""
-        out: list[str] = []
-        inside = _inside(literal, len(tokens)) if literal else None
-        decls = self.decls
-        type_names = self.type_names
-        previous_erased = False
-        depth = 0 if braced else 1
-        for i, t in enumerate(tokens):
-            if braced and t in ("{", "}"):
-                depth += 1 if t == "{" else -1
-            keep = keep_all or (inside is not None and inside[i])
-            if erase and not keep and t in _ERASED:
-                if not previous_erased:
-                    out.append(ARITHMETIC)
-                    if runs is not None:
-                        runs.append([i, t])
-                elif runs is not None:
-                    runs[-1][1] += " " + t
-                previous_erased = True
-                continue
-            previous_erased = False
-            if t in decls:
-                # A pointer's layout does not depend on what it points to: `THStorage *storage`
-                # in a struct whose size is taken needs THStorage's declaration, not its layout.
-                literal_type = keep and (i + 1 == len(tokens) or tokens[i + 1] != "*")
-                if shapes is not None and depth > 0 and t in type_names and not _shapes_result(tokens, i):
-                    shape = shapes.of(t, literal_type)
-                    if shape is not None:
-                        out.append(f"\x03{shape}")
-                        continue
-                n = numbers.get(t)
-                if n is None:
-                    n = numbers[t] = len(numbers)
-                out.append(f"\x02{n}")
-                queue.append((t, literal_type))
-            else:
-                out.append(t)
-        return out
+        """Tokens as the key spells them (`write_tokens`); `literal`: the token ranges whose types
+        are kept; with `shapes`, a type name outside a result position (and, if `braced`, inside
+        braces) is written as its shape where it has one."""
+        return write_tokens(tokens, erase, literal, keep_all, _ERASED, self.decls, self.type_names, numbers, queue,
+                            runs, None if shapes is None else self._shapes_of, braced, _RESULT_QUALIFIERS)
 
     def _source(self, name: str) -> bytes | None:
         if name not in self._sources:
@@ -462,12 +390,132 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-# The compiled twin (refcheck/frontend/_cwalk.c `tokens`, where native.py chose the module): the
-# same list without the regex engine, a fifth of its time on THTensor.c's 1.5M tokens. It reads
-# ASCII only and answers None for any other text, which the regex tokenizes. The definition above
-# stays the fallback and the oracle (tests/test_native.py).
-PURE = {"tokenize": tokenize}
+def literal_ranges(tokens: list[str], type_words: frozenset) -> list[tuple[int, int]] | None:
+    """Token ranges [i, j) of the parenthesised runs of `type_words` (the casts and `sizeof(type)`
+    operands, whose types are kept); None when some `sizeof` takes an expression."""
+    out = []
+    opens: list[int] = []
+    for i, t in enumerate(tokens):
+        if t == "(":
+            opens.append(i)
+        elif t == ")" and opens:
+            o = opens.pop()
+            if o + 1 < i and type_words.issuperset(tokens[o + 1:i]):
+                out.append((o + 1, i))
+            elif o > 0 and tokens[o - 1] == "sizeof":
+                return None
+        elif t == "sizeof" and (i + 1 >= len(tokens) or tokens[i + 1] != "("):
+            return None
+    return out
+
+
+def folds_through_types(tokens: list[str], start: int, decls: dict, type_words: frozenset,
+                        condition_starts: frozenset, assignments: frozenset) -> bool:
+    """Whether a constant the build evaluates may depend on a type erased outside casts: a
+    const local of a type that is no pointer (clang folds `const real c = 3; if (n < c)` for
+    int, not for float), or a `?:` whose condition may be constant (its arms' common type,
+    `1 ? -1 : m` with `m` unsigned or int, is the declared type of a variable in the other
+    arm). A condition may be constant when it names no variable: every identifier in it is a
+    file-scope name (enum constants, const globals, builtins' callees) or spells a type."""
+    typeish = type_words.__contains__
+    n = len(tokens)
+    for i in range(start, n):
+        t = tokens[i]
+        if t == "const" and tokens[i - 1] != "*":
+            j = i + 1
+            while j < n and (typeish(tokens[j]) or tokens[j] in ("static", "register")) and tokens[j] != "*":
+                j += 1
+            if j < n and tokens[j] != "*" and (tokens[j][:1].isalpha() or tokens[j][:1] == "_"):
+                return True
+        elif t == "?":
+            depth = 0
+            k = i - 1
+            while k >= start:
+                u = tokens[k]
+                if u in (")", "]"):
+                    depth += 1
+                elif u in ("(", "["):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0 and (u in condition_starts or u in assignments):
+                    break
+                elif (u[:1].isalpha() or u[:1] == "_") and u not in decls and u != "sizeof" \
+                        and not typeish(u):
+                    break  # a variable (a local, a parameter, or a field of one)
+                k -= 1
+            else:
+                return True
+            if tokens[k] in condition_starts or tokens[k] in assignments or tokens[k] in ("(", "["):
+                return True
+    return False
+
+
+def write_tokens(tokens: list[str], erase: bool, literal, keep_all: bool, erased: frozenset, decls: dict,
+                 type_names: set, numbers: dict, queue: list, runs: list | None, shapes, braced: bool,
+                 qualifiers: frozenset) -> list[str]:
+    """`tokens` as the key spells them: a run of `erased` words (where `erase`, outside the ranges
+    (i, j) of `literal`, and not at all with `keep_all`) as one ERASED_TOKEN, each file-scope name
+    (`decls`) by its number in `numbers` (given in order of first appearance; `queue` receives
+    (name, whether it stands as a literal type) per occurrence), other tokens as they are. `runs`,
+    when given, receives [token index, words] of each erased run. With `shapes`, (shape_of, cache):
+    a type name outside a result position (shapes.result_position, whose `qualifiers` are given;
+    where `braced`, only one inside braces) is written as the token shape_of(name, literal) gives,
+    where that is not None; `cache` keeps those answers by (name, literal)."""
+    out: list[str] = []
+    inside = _inside(literal, len(tokens)) if literal else None
+    previous_erased = False
+    depth = 0 if braced else 1
+    n_tokens = len(tokens)
+    for i, t in enumerate(tokens):
+        if braced and t in ("{", "}"):
+            depth += 1 if t == "{" else -1
+        keep = keep_all or (inside is not None and inside[i])
+        if erase and not keep and t in erased:
+            if not previous_erased:
+                out.append(ARITHMETIC)
+                if runs is not None:
+                    runs.append([i, t])
+            elif runs is not None:
+                runs[-1][1] += " " + t
+            previous_erased = True
+            continue
+        previous_erased = False
+        if t in decls:
+            # A pointer's layout does not depend on what it points to: `THStorage *storage`
+            # in a struct whose size is taken needs THStorage's declaration, not its layout.
+            literal_type = keep and (i + 1 == n_tokens or tokens[i + 1] != "*")
+            if shapes is not None and depth > 0 and t in type_names and not _result_position(tokens, i, qualifiers):
+                shape_of, cache = shapes
+                key = (t, literal_type)
+                if key not in cache:
+                    cache[key] = shape_of(t, literal_type)
+                if cache[key] is not None:
+                    out.append(cache[key])
+                    continue
+            n = numbers.get(t)
+            if n is None:
+                n = numbers[t] = len(numbers)
+            out.append(f"\x02{n}")
+            queue.append((t, literal_type))
+        else:
+            out.append(t)
+    return out
+
+
+# The compiled twins (refcheck/frontend/_cwalk.c, where native.py chose the module): `tokens`, the
+# same list without the regex engine, a fifth of its time on THTensor.c's 1.5M tokens (it reads
+# ASCII only and answers None for any other text, which the regex tokenizes); `literal_ranges` and
+# `write_tokens`, the key's per-token passes that need no rule of their own (the casts' ranges, and
+# the spelling with its erasures, numbers and shapes). The definitions above stay the fallback and
+# the oracle (tests/test_native.py).
+PURE = {"tokenize": tokenize, "literal_ranges": literal_ranges, "write_tokens": write_tokens,
+        "folds_through_types": folds_through_types}
 if native.CHOICE.module is not None:
+    literal_ranges = native.CHOICE.module.literal_ranges  # noqa: F811
+    write_tokens = native.CHOICE.module.write_tokens  # noqa: F811
+    folds_through_types = native.CHOICE.module.folds_through_types  # noqa: F811
+
     def tokenize(text: str, _compiled=native.CHOICE.module.tokens) -> list[str]:  # noqa: F811
         """The tokens of a printed definition or type (`_TOKEN`'s), in C where the text is ASCII."""
         got = _compiled(text)

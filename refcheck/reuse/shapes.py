@@ -31,18 +31,23 @@ conventions say of the name. Two types of one shape are the same type to the gra
 
 from __future__ import annotations
 
+from refcheck.frontend import native
 from refcheck.reuse.ctokens import ERASED as _ERASED
 from refcheck.reuse.ctokens import ERASED_TOKEN, QUALIFIERS
 _BACK, _OPEN, _CLOSE = "\x05", "\x06", "\x07"
 
 
-def result_position(tokens: list[str], i: int) -> bool:
+# The words that may stand between a result's type name and its `(` besides `*`.
+RESULT_QUALIFIERS = QUALIFIERS
+
+
+def result_position(tokens: list[str], i: int, qualifiers: frozenset = RESULT_QUALIFIERS) -> bool:
     """Whether the type spelled at tokens[i] is (the start of) a function type's result: `T *(`
     in a function's type, `T *(*f)(` or `T *f(` in a declarator (calls' results are what the
     graph keeps a record name of)."""
     n = len(tokens)
     j = i + 1
-    while j < n and (tokens[j] == "*" or tokens[j] in QUALIFIERS):
+    while j < n and (tokens[j] == "*" or tokens[j] in qualifiers):
         j += 1
     if j < n and tokens[j] == "(":
         return True
@@ -216,3 +221,14 @@ class Shapes:
             lowest = min(lowest, low)
             out += (_OPEN, inner, _CLOSE)
         return out, lowest
+
+
+# The compiled twin (refcheck/frontend/_cwalk.c `named_conditional`, where native.py chose the
+# module): the same scans of the arms and the declarations. The definition above stays the
+# fallback and the oracle (tests/test_native.py).
+PURE = {"named_conditional": named_conditional}
+if native.CHOICE.module is not None:
+    def named_conditional(tokens: list[str], type_names, names,  # noqa: F811
+                          _compiled=native.CHOICE.module.named_conditional) -> bool:
+        """`named_conditional`, in C."""
+        return _compiled(tokens, type_names, names, QUALIFIERS)

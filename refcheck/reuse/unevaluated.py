@@ -45,6 +45,7 @@ folded value: its type is erased, but for a cast in the arm of a `?:`, whose typ
 
 from __future__ import annotations
 
+from refcheck.frontend import native
 from refcheck.reuse.ctokens import ARITHMETIC, QUALIFIERS, SPECIFIERS
 
 _PAIR = {"(": ")", "[": "]", "{": "}"}
@@ -99,6 +100,34 @@ def erasable(tokens: list[str], start: int, groups: set[int], candidates: list[i
     return out
 
 
+def body_marks(tokens: list[str], start: int) -> tuple[dict | None, list[int], bool]:
+    """From the body's `{` at `start`: each bracket's partner (both ways; None where the brackets
+    do not pair), the indices where a statement may start (after ; { } : and `for (`), and whether
+    a statement expression `({` is in it (whose locals clang could fold from their initializers)."""
+    tok = tokens + ["\x00"]  # tok[-1] is the sentinel
+    match: dict | None = {}
+    stack: list[int] = []
+    starts: list[int] = []
+    inner = False
+    for i in [i for i in range(start, len(tokens)) if tok[i] in _MARKS]:  # (a third of the tokens)
+        t = tok[i]
+        if t in _OPEN:
+            stack.append(i)
+            if t == "{" or (t == "(" and tok[i - 1] == "for"):
+                starts.append(i + 1)
+                inner = inner or tok[i - 1] == "("
+        elif t in _CLOSE:
+            if not stack or _PAIR[tok[stack[-1]]] != t:
+                return None, starts, inner
+            o = stack.pop()
+            match[o], match[i] = i, o
+            if t == "}":
+                starts.append(i + 1)
+        else:
+            starts.append(i + 1)
+    return (match if not stack else None), starts, inner
+
+
 class _Body:
     def __init__(self, tokens, start, groups, names, type_names, params, scalar_typedef):
         self.tok = tok = tokens + ["\x00"]  # a sentinel no rule accepts
@@ -108,28 +137,7 @@ class _Body:
         self.type_names = type_names
         self.erased: set[int] = set()
         self.regions: dict = {}
-        match: dict | None = {}
-        stack: list[int] = []
-        starts: list[int] = []  # where a statement may start: after ; { } : and `for (`
-        inner = False  # a statement expression, whose locals clang could fold from their initializers
-        for i in [i for i in range(start, len(tokens)) if tok[i] in _MARKS]:  # (a third of the tokens)
-            t = tok[i]
-            if t in _OPEN:
-                stack.append(i)
-                if t == "{" or (t == "(" and tok[i - 1] == "for"):
-                    starts.append(i + 1)
-                    inner = inner or tok[i - 1] == "("
-            elif t in _CLOSE:
-                if not stack or _PAIR[tok[stack[-1]]] != t:
-                    match = None
-                    break
-                o = stack.pop()
-                match[o], match[i] = i, o
-                if t == "}":
-                    starts.append(i + 1)
-            else:
-                starts.append(i + 1)
-        self.match = match if not stack else None
+        self.match, starts, inner = body_marks(tokens, start)
         self.unknown_locals = self._locals(starts, params, scalar_typedef) if self.match is not None and not inner \
             else set()
 
@@ -267,25 +275,8 @@ class _Body:
         return j + 1
 
     def in_arm(self, o: int) -> bool:
-        """Whether the token at o may lie in an arm of a `?:`: after a `?` in its statement, or in
-        an enclosing bracket's (a statement expression's value is its last statement's)."""
-        tok, match = self.tok, self.match
-        j = o - 1
-        skipping = False  # past a `;`: the rest of this bracket is earlier statements
-        while j > self.start:
-            t = tok[j]
-            if t in _CLOSE:
-                j = match[j] - 1
-                continue
-            if t in _OPEN:
-                skipping = False
-            elif not skipping:
-                if t == "?":
-                    return True
-                if t == ";":
-                    skipping = True
-            j -= 1
-        return False
+        """Whether the token at o may lie in an arm of a `?:` (`in_arm`)."""
+        return in_arm(self.tok, self.match, self.start, o)
 
     # -- locals --------------------------------------------------------------------------------
     def _locals(self, starts: list[int], params, scalar_typedef) -> set[str]:
@@ -386,3 +377,34 @@ class _Body:
             if tok[i] == ";":
                 return True
             i += 1
+
+
+def in_arm(tok: list[str], match: dict, start: int, o: int) -> bool:
+    """Whether the token at o may lie in an arm of a `?:`: after a `?` in its statement, or in an
+    enclosing bracket's (a statement expression's value is its last statement's). `match`: each
+    bracket's partner after the body's `{` at `start` (`body_marks`)."""
+    j = o - 1
+    skipping = False  # past a `;`: the rest of this bracket is earlier statements
+    while j > start:
+        t = tok[j]
+        if t in _CLOSE:
+            j = match[j] - 1
+            continue
+        if t in _OPEN:
+            skipping = False
+        elif not skipping:
+            if t == "?":
+                return True
+            if t == ";":
+                skipping = True
+        j -= 1
+    return False
+
+
+# The compiled twins (refcheck/frontend/_ckeys.c, where native.py chose the module): `body_marks`,
+# the same scan, two thirds of a body's `_Body` before any rule reads it; `in_arm`, a backward scan
+# per candidate cast. The definitions above stay the fallback and the oracle (tests/test_native.py).
+PURE = {"body_marks": body_marks, "in_arm": in_arm}
+if native.CHOICE.module is not None:
+    body_marks = native.CHOICE.module.body_marks  # noqa: F811
+    in_arm = native.CHOICE.module.in_arm  # noqa: F811
