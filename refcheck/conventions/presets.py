@@ -292,6 +292,12 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"arguments": {"1": "store"}} for name in ("g_once_init_leave", "g_once_init_leave_pointer")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
+    # g_hash_table_iter_replace (iter, value) stores value where the iterator stands, as
+    # g_hash_table_replace does (the table's value_destroy_func frees the old one), and
+    # g_string_free_to_bytes takes its GString over (both `transfer full` in GLib's GIR: the
+    # generated table reads no instance parameter's); glib29: gupnp's context manager, 3 false.
+    "g_hash_table_iter_replace": {"arguments": {"1": "store"}},
+    "g_string_free_to_bytes": {"arguments": {"0": "consume"}, "returns": "owned"},
     "g_hash_table_add": {"arguments": {"1": "store"}},
     **{f"g_string_{op}": {"returns": "argument", "returned": 0} for op in (
         "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",
