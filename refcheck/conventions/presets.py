@@ -170,15 +170,12 @@ def base_glib() -> Conventions:
         may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$"],
         # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
         # function-pointer members): a release, not the retain `_ref` would make it.
-        # A weak reference is no count (glib29, gupnp's context manager): g_object_weak_ref (obj,
-        # notify, data) "adds a weak reference callback to an object" and holds no reference to
-        # obj nor to data; g_object_weak_unref removes that callback and unrefs nothing.
-        retain=[r"(?<!dec)(?<!weak)_ref(?:_sink)?$"],
+        retain=[r"(?<!dec)_ref(?:_sink)?$"],
         # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
         # the context's reference; "This does not unref the GSource: if you still hold a
         # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
         # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
-        release=[r"(?<!weak)_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+        release=[r"_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
