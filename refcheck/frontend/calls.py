@@ -139,7 +139,9 @@ class CallLowering(UserData):
             return None
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
-            return self.reallocation(loc, name, summary, values[given] if given in read else None)
+            t = self.reallocation(loc, name, summary, values[given] if given in read else None)
+            self.detach(loc, name, args, effects)
+            return t
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
@@ -528,6 +530,16 @@ class CallLowering(UserData):
             self.b.edge(no, join)
             self.b.cur = join
         return t
+
+    def detach(self, loc, name: str, args: list, effects: dict) -> None:
+        """After `g_list_remove_link (list, l)`: l, a local, holds the unlinked node as a fresh
+        list of its own (its old value, maybe the head the reallocation gave up, is not freed)."""
+        for i, e in effects.items():
+            v = plain_local(self.b, args[i]) if e is Effect.DETACH and isinstance(i, int) and i < len(args) else None
+            if v is not None:
+                t = self.b.temp(f"{name}(unlinked)")
+                self.b.emit(ir.Acquire(loc, t, name))
+                self.b.emit(ir.Assign(loc, v, t))
 
     def steal(self, loc: Location, name: str, args) -> str | None:
         """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
