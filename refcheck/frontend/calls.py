@@ -27,7 +27,7 @@ from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
-from refcheck.frontend.owning import address_of_local, emit_fill, forwarded_parameter, owning_locals
+from refcheck.frontend.owning import address_of_local, detach, emit_fill, forwarded_parameter, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.raises import raise_split
@@ -140,7 +140,7 @@ class CallLowering(UserData):
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
             t = self.reallocation(loc, name, summary, values[given] if given in read else None)
-            self.detach(loc, name, args, effects)
+            detach(self.b, loc, name, args, effects)
             return t
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
@@ -530,16 +530,6 @@ class CallLowering(UserData):
             self.b.edge(no, join)
             self.b.cur = join
         return t
-
-    def detach(self, loc, name: str, args: list, effects: dict) -> None:
-        """After `g_list_remove_link (list, l)`: l, a local, holds the unlinked node as a fresh
-        list of its own (its old value, maybe the head the reallocation gave up, is not freed)."""
-        for i, e in effects.items():
-            v = plain_local(self.b, args[i]) if e is Effect.DETACH and isinstance(i, int) and i < len(args) else None
-            if v is not None:
-                t = self.b.temp(f"{name}(unlinked)")
-                self.b.emit(ir.Acquire(loc, t, name))
-                self.b.emit(ir.Assign(loc, v, t))
 
     def steal(self, loc: Location, name: str, args) -> str | None:
         """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
