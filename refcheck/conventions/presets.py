@@ -176,7 +176,9 @@ def base_glib() -> Conventions:
         # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
         # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
         release=[r"_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
-                 r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$"],
+                 r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$",
+                 # "Frees one GList element" (g_list_free1 is its alias): an unlinked node's free.
+                 r"^g_s?list_free_?1$"],
         # g_steal_pointer(&x) is a `steal` (the default list): it moves x's value out.
         # GLib's `*_unref_to_*` (g_bytes_unref_to_data, g_bytes_unref_to_array; libsecret's
         # secret_value_unref_to_password): drops the reference it is given, returns a new owned
@@ -239,7 +241,12 @@ GLIB_RULES: dict[str, dict] = {
        for op, pos in (("append", 1), ("prepend", 1), ("insert", 1), ("insert_sorted", 1),
                        ("insert_sorted_with_data", 1), ("insert_before", 2))},
     **{f"g_{kind}_{op}": _HEAD for kind in ("list", "slist")
-       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "remove_link", "delete_link")},
+       for op in ("reverse", "sort", "sort_with_data", "remove", "remove_all", "delete_link")},
+    # The link g_list_remove_link takes out is the caller's own one-node list, to free
+    # (g_list_free_1) or hand on (g_list_concat): `tmp = set; set = g_list_remove_link (set, tmp);
+    # ... tmp->data` pops the head, which the reallocation gave up (glib29, grilo's list_union).
+    **{f"g_{kind}_remove_link": {"returns": "reallocated", "arguments": {"1": "detach"}}
+       for kind in ("list", "slist")},
     # "The elements of the second GList are not copied. They are used directly": list2 becomes
     # the tail of the result, taken over (libsecret's `g_list_concat (items, g_list_copy (l))`).
     **{f"g_{kind}_concat": {"returns": "reallocated", "arguments": {"1": "consume"}} for kind in ("list", "slist")},
@@ -292,6 +299,12 @@ GLIB_RULES: dict[str, dict] = {
     **{name: {"arguments": {"1": "store"}} for name in ("g_once_init_leave", "g_once_init_leave_pointer")},
     "g_hash_table_insert": {"arguments": {"1": "store", "2": "store"}},
     "g_hash_table_replace": {"arguments": {"1": "store", "2": "store"}},
+    # g_hash_table_iter_replace (iter, value) stores value where the iterator stands, as
+    # g_hash_table_replace does (the table's value_destroy_func frees the old one), and
+    # g_string_free_to_bytes takes its GString over (both `transfer full` in GLib's GIR: the
+    # generated table reads no instance parameter's); glib29: gupnp's context manager, 3 false.
+    "g_hash_table_iter_replace": {"arguments": {"1": "store"}},
+    "g_string_free_to_bytes": {"arguments": {"0": "consume"}, "returns": "owned"},
     "g_hash_table_add": {"arguments": {"1": "store"}},
     **{f"g_string_{op}": {"returns": "argument", "returned": 0} for op in (
         "append", "append_c", "append_len", "append_unichar", "append_uri_escaped", "prepend",

@@ -36,6 +36,11 @@ class Effect(Enum):
     # the callee's own (GLib's g_set_object (&x, y): ref y, `*arg = y`, unref the old value). On a
     # local `&x` x now owns y; on memory (`&priv->x`) the next argument is only kept (KEEP).
     REPLACE = "replace"
+    # `arg`, a node of the list the call works on, comes out unlinked: a one-node list of the
+    # caller's own (GLib's g_list_remove_link (list, llink): "the removed element's prev and next
+    # links are set to NULL, so that it becomes a self-contained list with one element"). On a
+    # local, the local holds that fresh list; anything else is only read.
+    DETACH = "detach"
 
 
 class When(Enum):

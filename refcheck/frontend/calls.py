@@ -13,8 +13,9 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, resolve
 from refcheck.findings import Location
 from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, opaque_unknown, points_to_scalar,
-                                        success_result, unnotified, untyped_unknown, indirect_unknown)
+from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
+                                        points_to_scalar, success_result, unnotified, untyped_unknown,
+                                        indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
                                          referenced, strip, unop)
@@ -26,7 +27,7 @@ from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
-from refcheck.frontend.owning import address_of_local, emit_fill, forwarded_parameter, owning_locals
+from refcheck.frontend.owning import address_of_local, detach, emit_fill, forwarded_parameter, owning_locals
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -85,8 +86,11 @@ class CallLowering(UserData):
             return stolen
         role = summary.role or macro_role(self.b, c, name)  # g_return_val_if_reached's g_log: an exit
         if role in ("acquire", "reallocate") and (
-                has_scalar_type(c) or (not self.b.conv.scalar_results and points_to_scalar(c))):
-            role = None  # a status code (cudaError_t) from a function pointer named malloc, say
+                has_scalar_type(c) or is_function_pointer(c.type)
+                or (not self.b.conv.scalar_results and points_to_scalar(c))):
+            # A status code (cudaError_t) from a function pointer named malloc, say; or a function
+            # pointer (`g_steal_pointer (&notify)`): code, not an object with an owner.
+            role = None
         effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None:
@@ -137,7 +141,9 @@ class CallLowering(UserData):
             return None
         if role == "reallocate":
             given = next((i for i, a in enumerate(args) if i not in handles and not has_scalar_type(a)), None)
-            return self.reallocation(loc, name, summary, values[given] if given in read else None)
+            t = self.reallocation(loc, name, summary, values[given] if given in read else None)
+            detach(self.b, loc, name, args, effects)
+            return t
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
@@ -269,6 +275,10 @@ class CallLowering(UserData):
     def call_effects(self, c, summary, args: list) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
         effects = summary.effects(len(args))
+        # A function pointer is code, not an object with an owner: a record that keeps one (an
+        # inferred store of `rrc->user_callback = callback`) only reads it (glib29: grilo).
+        effects = {i: Effect.BORROW if isinstance(i, int) and i < len(args) and e is not Effect.BORROW
+                   and is_function_pointer(args[i].type) else e for i, e in effects.items()}
         # A floating sink's variadic positions (g_variant_new's format arguments) keep only
         # objects (GVariant *); a string or a number there is read.
         effects = {i: e for i, e in effects.items()
@@ -534,7 +544,8 @@ class CallLowering(UserData):
         target = strip(next(iter(children_of(inner)), inner))
         v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
         if v is None:
-            if kind_of(target) not in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or not has_pointer_type(target):
+            if (kind_of(target) not in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or not has_pointer_type(target)
+                    or is_function_pointer(target.type)):  # a notify taken out: code, no owner
                 return None
             # `g_steal_pointer(&priv->root)`: the reference the object held is now this function's.
             self.value(target)

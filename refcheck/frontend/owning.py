@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import clang.cindex as ci
 
 from refcheck import ir
+from refcheck.conventions.summary import Effect
+from refcheck.frontend.aliases import plain_local
 from refcheck.frontend.binding import arguments, kind_of, referenced
 from refcheck.frontend.clangutil import K, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -90,3 +92,14 @@ def emit_fill(b, loc, name: str, target, scalars: bool) -> None:
         b.emit(ir.Store(loc, t, target.key, frozenset((target.var,)), through=target.var))
     else:
         b.emit(ir.Assign(loc, target, t))
+
+
+def detach(b, loc, name: str, args: list, effects: dict) -> None:
+    """After `g_list_remove_link (list, l)` (Effect.DETACH): l, a local, holds the unlinked node as
+    a fresh list of its own (its old value, maybe the head the reallocation gave up, is not freed)."""
+    for i, e in effects.items():
+        v = plain_local(b, args[i]) if e is Effect.DETACH and isinstance(i, int) and i < len(args) else None
+        if v is not None:
+            t = b.temp(f"{name}(unlinked)")
+            b.emit(ir.Acquire(loc, t, name))
+            b.emit(ir.Assign(loc, v, t))

@@ -326,6 +326,21 @@ def test_frame_memory_is_untracked_in_every_preset() -> None:
     assert PRESETS["glib"].build().summary("g_set_object").effect_of(0) is Effect.REPLACE
 
 
+def test_unlinked_list_nodes_and_table_values() -> None:
+    """g_list_remove_link reallocates the list and detaches its link, g_list_free_1 frees one
+    node, g_hash_table_iter_replace keeps its value, g_string_free_to_bytes takes its GString
+    (glib29)."""
+    conv = PRESETS["glib"].build()
+    for kind in ("list", "slist"):
+        s = conv.summary(f"g_{kind}_remove_link")
+        assert (s.returns, s.effect_of(1)) == (Returns.REALLOCATED, Effect.DETACH)
+        assert conv.summary(f"g_{kind}_free_1").role == "release"
+    assert conv.summary("g_list_delete_link").effect_of(1) is not Effect.DETACH
+    assert conv.summary("g_hash_table_iter_replace").effect_of(1) is Effect.STORE
+    s = conv.summary("g_string_free_to_bytes")
+    assert (s.returns, s.effect_of(0)) == (Returns.OWNED, Effect.CONSUME)
+
+
 def test_definitions_kept_per_file_verdict(tmp_path: Path) -> None:
     """The definitions a unit checks: each file's verdict (clang's -isystem, a SYSTEM_DIRS name,
     the user's -I) is asked once and holds for every definition in it, in source order."""
