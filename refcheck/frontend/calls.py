@@ -314,7 +314,8 @@ class CallLowering(UserData):
                                                           or cursor_key(c) in self.b.tested):
             boolean = is_boolean(c)
             error = error_out_local(self.b, args) if boolean else None
-            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk)
+            maybe = frozenset(values[i] for i in summary.maybe_positions(len(args)) if values[i] in pending)
+            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk, maybe)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})
