@@ -356,7 +356,8 @@ class Summarizer:
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
-                    maybe_given=tuple(i for i, e, _ in conditional if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
+                    maybe_given=tuple(i for i, e, _ in conditional
+                                      if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 

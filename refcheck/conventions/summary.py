@@ -397,7 +397,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
         raise RecordError(f"{where}: key 'fills-kept' names an argument without a conditional \"acquire-out\"")
     given = {p for p, e, _ in values.get("conditional", ()) if e in (Effect.RELEASE, Effect.CONSUME)}
     if not set(values.get("maybe_given", ())) <= given:
-        raise RecordError(f"{where}: key 'maybe-given' names an argument without a conditional \"release\" or \"consume\"")
+        raise RecordError(f"{where}: key 'maybe-given' names an argument without a conditional "
+                          "\"release\" or \"consume\"")
     return Summary(**values)
 
 
