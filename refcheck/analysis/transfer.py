@@ -301,10 +301,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
         # A location's own expression retained (`Py_XINCREF(entry->key)`), its value in no
         # variable of the user's: if the address moves on, the reference is the location's.
         located = oid.kind is Kind.FIELD and not o.owned and all(v.startswith("$") for v in st.holders(oid))
-        # No longer only beside a keeper (`kept`): a reference retained after it is for a store.
         st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO, by_location=located or o.by_location,
                                site=o.site if keep else op.loc, node=o.node if keep else node,
-                               origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN, kept=False)
+                               origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
     def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
         # In a primitive (a Lua `retain` method retaining its userdata's object) a call's result
