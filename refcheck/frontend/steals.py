@@ -183,8 +183,7 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             elif effect is Effect.KEEP:  # a reference of the callee's own: the caller's stays its own
                 b.emit(ir.Retain(loc, v, name, kept=True))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
-                b.emit(ir.Store(loc, v, "", frozenset(), sink=name if v in sunk else "",
-                                steal=effect is Effect.CONSUME))
+                b.emit(ir.Store(loc, v, "", frozenset(), sink=name if v in sunk else ""))
         for v, (w, scalars, kept) in fills.items():
             if w.holds(k):
                 emit_fill(b, loc, name, v, scalars)

@@ -145,9 +145,6 @@ class Store(Op):
     # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
     # path, `Summarizer.slot_state`), not an untracked value.
     null: bool = False
-    # A call's steal of the caller's own reference (a consume on one result: PyModule_AddObject's
-    # on 0), even where a keeper holds one of its own (`Obj.kept`): that one is the keeper's.
-    steal: bool = False
 
 
 @dataclass(frozen=True)
