@@ -523,13 +523,12 @@ class Summarizer:
         return (self.split(i) or (None, None, False))[2]
 
     def split(self, i: int) -> tuple[Effect, When, bool] | None:
-        """`conditional`'s (effect, result), and whether the other result may have given the
-        parameter up too (`Summary.maybe_given`, where steals are inferred: `counts`): released
-        (consumed) on every return of 0, C's success, on some of the others, kept on the rest."""
+        """`conditional`'s (effect, result), and whether the other may have given it up too (`maybe_given`,
+        with `counts`): released on every success return (0, a truth value's TRUE) and on some others."""
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
-        sunk = self.sunk(i)
+        sunk, success = self.sunk(i), When.NONZERO if self.cfg.returns_truth else When.ZERO
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
             if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
@@ -540,7 +539,7 @@ class Summarizer:
                 # no effect on that result, no conditional record.
                 if given == {fate} and effect is not None and kept <= {"borrowed"}:
                     return effect, when, False
-                if given == {fate} != {"sunk"} and self.counts and when is When.ZERO and kept == {"borrowed", fate}:
+                if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
                     return effect, when, True
         return None
 

@@ -16,8 +16,8 @@ from refcheck.frontend.aliases import embedded_member_base, interior_root, plain
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, opaque_unknown, points_to_scalar,
                                         success_result, unnotified, untyped_unknown, indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
-from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
-                                         referenced, strip, unop)
+from refcheck.frontend.clangutil import (BOOLEANS, K, expr_text, has_pointer_type, has_scalar_type, kind_of,
+                                         location, referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
@@ -574,8 +574,6 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
 
 
 # Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-# Typedef names of truth values; read by name, so instance keys hold it (reuse/shapes.py).
-BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
 
 
 def is_boolean(c) -> bool:
