@@ -419,7 +419,7 @@ class Summarizer:
         # user data of the caller's own callback is taken over so too, but a path that hands it
         # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
         silent = self.results <= {("none",)}
-        # One given up on every 0 return and some others (`maybe_given`) too: the others keeping it leak it.
+        # One given up on every success return and some others (`maybe_given`) too: the rest leak it.
         return frozenset(var for i, var in self.params
                          if self.maybe_given(i) or self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}

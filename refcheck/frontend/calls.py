@@ -573,9 +573,7 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     return out
 
 
-# Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-
-
+# Truth values (`BOOLEANS`): a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
 def is_boolean(c) -> bool:
     """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
     t = c.type
