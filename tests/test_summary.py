@@ -7,7 +7,7 @@ import pytest
 from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked, When,
-                              agreed, exported, parse_record, record_table)
+                              agreed, exported, parse_record, record_table, with_maybe_given)
 
 TH = Conventions()
 
@@ -62,6 +62,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(members=(("chunk", Returns.OWNED), ("view", Returns.BORROWED)), source=Source.CONFIGURED),
     Summary(arguments=((0, Effect.RELEASE),), unkept=(1, 2), source=Source.CONFIGURED),
     Summary(conditional=((2, Effect.ACQUIRE_OUT, When.ZERO),), fills_kept=(2,), source=Source.CONFIGURED),
+    Summary(conditional=((3, Effect.RELEASE, When.ZERO),), maybe_given=(3,), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -84,6 +85,19 @@ def test_a_kept_fill_differs_from_a_fill_with_null_elsewhere():
     assert null != kept and null.digest() != kept.digest()
     assert kept.kept_fills(3) == frozenset({2}) and null.kept_fills(3) == frozenset()
     assert agreed(kept, kept) == kept and agreed(kept, null).conditional == () == agreed(null, kept).conditional
+
+
+def test_a_release_maybe_given_on_the_other_result_differs_and_survives_the_second_exploration():
+    table = {"arguments": {"3": {"effect": "release", "when": "zero"}}}
+    plain, maybe = parse_record(table, "t"), parse_record({**table, "maybe-given": [3]}, "t")
+    assert plain != maybe and plain.digest() != maybe.digest()
+    assert maybe.maybe_positions(4) == frozenset({3}) and plain.maybe_positions(4) == frozenset()
+    assert agreed(maybe, maybe) == maybe and agreed(maybe, plain).maybe_given == ()
+    # The exploration owning the parameter from entry reads a steal on every result: the first's wins.
+    stolen = Summary(arguments=((0, Effect.BORROW), (3, Effect.CONSUME)), source=Source.INFERRED)
+    merged = with_maybe_given(replace(maybe, source=Source.INFERRED), stolen)
+    assert merged.arguments == ((0, Effect.BORROW),) and merged.conditional == maybe.conditional
+    assert merged.maybe_given == (3,) and with_maybe_given(plain, stolen) == stolen
 
 
 def test_unkept_arguments_agree_by_index_and_stay_in_their_unit():
@@ -133,6 +147,8 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     ({"unkept": [True]}, "a list of argument indices"),
     ({"fills-kept": [2]}, 'without a conditional "acquire-out"'),
     ({"arguments": {"2": "acquire-out"}, "fills-kept": [2]}, 'without a conditional "acquire-out"'),
+    ({"maybe-given": [3]}, 'without a conditional "release" or "consume"'),
+    ({"arguments": {"3": {"effect": "keep", "when": "zero"}}, "maybe-given": [3]}, 'without a conditional "release"'),
 ])
 def test_bad_records_say_which_key(table, message):
     with pytest.raises(RecordError, match=message):

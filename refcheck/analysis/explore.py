@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from refcheck.analysis.condlive import droppable_keys
 from refcheck.analysis.liveness import Pruner, PruneTables
@@ -27,7 +27,7 @@ from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import paused_collector
 from refcheck.findings import Finding
-from refcheck.conventions.summary import DEFAULT, Summary
+from refcheck.conventions.summary import DEFAULT, Summary, with_maybe_given
 
 FACT_VARIANTS = 16
 # Past this share of the bound, a function's states are merged as property simulation does
@@ -73,7 +73,10 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
             # The function steals these (conventions.infer_steals): explored again owning them
             # from its entry, so that releasing them is no RC006 and a path keeping one is a leak.
             # The pruner's tables are the graph's, made by the first exploration.
+            first = result.summary
             result, _, _ = _explore(cfg, conv, rules, *args, stolen=stolen, pruned=pruned)
+            if not result.incomplete:  # the first's reading of a steal on one result (`maybe_given`)
+                result = replace(result, summary=with_maybe_given(first, result.summary))
         return result
 
 

@@ -356,6 +356,8 @@ class Summarizer:
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
+                    maybe_given=tuple(i for i, e, _ in conditional
+                                      if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
@@ -417,8 +419,9 @@ class Summarizer:
         # user data of the caller's own callback is taken over so too, but a path that hands it
         # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
         silent = self.results <= {("none",)}
+        # One given up on every success return and some others (`maybe_given`) too: the rest leak it.
         return frozenset(var for i, var in self.params
-                         if self.fates[i] & {"released", "consumed", "sunk"}
+                         if self.maybe_given(i) or self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
                          and not (var in self.setter | self.lent | self.read_only
@@ -513,22 +516,31 @@ class Summarizer:
         a conditional STORE; a reference of its own kept on one result (`Py_INCREF (key)` before
         that call) a conditional KEEP, whatever the other result does with its own count: a
         reference still held there is the function's own leak, reported in its body."""
+        found = self.split(i)
+        return found[:2] if found is not None else None
+
+    def maybe_given(self, i: int) -> bool:
+        return (self.split(i) or (None, None, False))[2]
+
+    def split(self, i: int) -> tuple[Effect, When, bool] | None:
+        """`conditional`'s (effect, result), and whether the other may have given it up too (`maybe_given`,
+        with `counts`): released on every success return (0, a truth value's TRUE) and on some others."""
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
-        sunk = self.sunk(i)
+        sunk, success = self.sunk(i), When.NONZERO if self.cfg.returns_truth else When.ZERO
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
             if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
-                return Effect.KEEP, when
-            if not kept <= {"borrowed"}:
-                continue
+                return Effect.KEEP, when, False
             for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk)):
                 # A parameter stored on one result only into memory another parameter reaches is
                 # lent (`sunk` None: totem-pl-parser's `iter->data1 = playlist; return TRUE;`):
                 # no effect on that result, no conditional record.
-                if given == {fate} and effect is not None:
-                    return effect, when
+                if given == {fate} and effect is not None and kept <= {"borrowed"}:
+                    return effect, when, False
+                if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
+                    return effect, when, True
         return None
 
     def returned(self) -> tuple[Returns, int | None]:

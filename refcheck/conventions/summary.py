@@ -131,6 +131,12 @@ class Summary:
     # (position, effect, When): an effect that happens only when the call's (integer) result is
     # zero, or non-zero; the position borrows on the other result. Written in `arguments`.
     conditional: tuple = ()
+    # The argument indices of a conditional RELEASE or CONSUME that the other result may have
+    # given up too (released on some of its returns, left on others: mwparserfromhell's
+    # `Tokenizer_emit_style_tag (self, tag, ticks, body)` releases `body` on 0 and on its late
+    # -1 returns only). After that result the caller's reference is unknown: not tracked, so
+    # neither a leak nor a release there is reported (the callee's own leak is, in its body).
+    maybe_given: tuple = ()
     # OWNED only when this argument is NULL at the call (libc's `realpath (p, NULL)`, `getcwd
     # (NULL, 0)` allocate the result); given a buffer, the call returns that buffer itself.
     owned_if_null: int | None = None
@@ -215,6 +221,10 @@ class Summary:
         """The indices (resolved against nargs) of `fills_kept`."""
         return frozenset(i for p in self.fills_kept for i in [resolve(p, nargs)] if i is not None)
 
+    def maybe_positions(self, nargs: int) -> frozenset[int]:
+        """The indices (resolved against nargs) of `maybe_given`."""
+        return frozenset(i for p in self.maybe_given for i in [resolve(p, nargs)] if i is not None)
+
     def conditional_effects(self, nargs: int) -> dict[int, tuple[Effect, When]]:
         """Index -> (effect, the result it happens on), resolved against nargs."""
         return {i: (e, w) for p, e, w in self.conditional for i in [resolve(p, nargs)] if i is not None}
@@ -288,12 +298,26 @@ def agreed(a: Summary, b: Summary) -> Summary:
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
         conditional=tuple(x for x in a.conditional if x in b.conditional and x[0] not in differ), fills_kept=kept,
+        maybe_given=tuple(i for i in a.maybe_given if i in b.maybe_given),
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
         family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
         unkept=tuple(i for i in a.unkept if i in b.unkept),
         variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
+
+
+def with_maybe_given(first: Summary, second: Summary) -> Summary:
+    """The record of a second exploration, owning the parameters the first found stolen, with
+    the effects the first read for its `maybe_given` parameters: owned from entry, their
+    releases leave the second nothing to tell a release on one result from a steal on all."""
+    if not first.maybe_given:
+        return second
+    maybe = set(first.maybe_given)
+    return replace(second, arguments=tuple(a for a in second.arguments if a[0] not in maybe),
+                   conditional=tuple(c for c in second.conditional if c[0] not in maybe)
+                   + tuple(c for c in first.conditional if c[0] in maybe),
+                   maybe_given=first.maybe_given, source=Source.INFERRED)
 
 
 def _result_of(s: Summary) -> tuple:
@@ -379,6 +403,10 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
     outs = {p for p, e, _ in values.get("conditional", ()) if e is Effect.ACQUIRE_OUT}
     if not set(values.get("fills_kept", ())) <= outs:
         raise RecordError(f"{where}: key 'fills-kept' names an argument without a conditional \"acquire-out\"")
+    given = {p for p, e, _ in values.get("conditional", ()) if e in (Effect.RELEASE, Effect.CONSUME)}
+    if not set(values.get("maybe_given", ())) <= given:
+        raise RecordError(f"{where}: key 'maybe-given' names an argument without a conditional "
+                          "\"release\" or \"consume\"")
     return Summary(**values)
 
 
@@ -528,6 +556,7 @@ _READERS = {
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
+    "maybe_given": _indices,
 }
 
 
@@ -545,5 +574,6 @@ _WRITERS = {
     "frees_contents": list,
     "owned_by_flag": list,
     "fills_kept": list,
+    "maybe_given": list,
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

@@ -73,6 +73,13 @@ OVERRIDES: dict[str, dict[int, Effect | tuple[Effect, When]]] = {
     "PyStructSequence_SetItem": {2: Effect.CONSUME}, "PyStructSequence_SET_ITEM": {2: Effect.CONSUME},
     "PyModule_AddObject": {2: (Effect.CONSUME, When.ZERO)},
     "PyException_SetCause": {1: Effect.CONSUME}, "PyException_SetContext": {1: Effect.CONSUME},
+    # refcounts.dat's `+1` on the item: the list or dict takes a reference of its own when the call
+    # succeeds (returns 0) and the caller's stays the caller's, so the object outlives the
+    # caller's release while the container holds it (CPython's blocks output buffer:
+    # `PyList_Append(list, b); Py_DECREF(b); ... PyBytes_AS_STRING(b)`). Not the dict's key, nor
+    # PySet_Add's: an equal key already there is kept instead of the one passed.
+    "PyList_Append": {1: (Effect.KEEP, When.ZERO)}, "PyList_Insert": {2: (Effect.KEEP, When.ZERO)},
+    "PyDict_SetItem": {2: (Effect.KEEP, When.ZERO)}, "PyDict_SetItemString": {2: (Effect.KEEP, When.ZERO)},
 }
 # `-1` entries that are not the caller's reference: PySet_Discard drops the set's own reference
 # to the key, PyContext_Exit/PyContextVar_Reset and Py_ReprLeave undo what their partner did.

@@ -18,7 +18,8 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import enumerators, is_expression, kind_of, points_to_const, returns_value
+from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_truth,
+                                         returns_value)
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -95,7 +96,7 @@ class Builder(GraphBuilder):
                            takes_notify=notify,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
-                           returns_value=returns_value(self.fn),
+                           returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset())
 
     def stmt(self, c) -> None:

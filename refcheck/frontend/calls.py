@@ -17,8 +17,8 @@ from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scal
                                         points_to_scalar, success_result, unnotified, untyped_unknown,
                                         indirect_unknown)
 from refcheck.frontend.binding import arguments, cursor_key
-from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of, location,
-                                         referenced, strip, unop)
+from refcheck.frontend.clangutil import (BOOLEANS, K, expr_text, has_pointer_type, has_scalar_type, kind_of,
+                                         location, referenced, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
@@ -326,7 +326,8 @@ class CallLowering(UserData):
                                                           or cursor_key(c) in self.b.tested):
             boolean = is_boolean(c)
             error = error_out_local(self.b, args) if boolean else None
-            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk)
+            maybe = frozenset(values[i] for i in summary.maybe_positions(len(args)) if values[i] in pending)
+            result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk, maybe)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
                                     if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})
@@ -585,11 +586,7 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     return out
 
 
-# Truth values: a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-# Typedef names of truth values; read by name, so instance keys hold it (reuse/shapes.py).
-BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
-
-
+# Truth values (`BOOLEANS`): a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
 def is_boolean(c) -> bool:
     """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
     t = c.type

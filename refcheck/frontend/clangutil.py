@@ -277,6 +277,16 @@ def points_to_const(param) -> bool:
     return t.kind == T.POINTER and t.get_pointee().is_const_qualified()
 
 
+# Typedef names of truth values; read by name, so instance keys hold it (reuse/shapes.py).
+BOOLEANS = frozenset({"gboolean", "bool", "_Bool", "BOOL", "dbus_bool_t"})
+
+
+def returns_truth(fn) -> bool:
+    """The function's result is a truth value (`gboolean`, `bool`): its success is TRUE, not 0."""
+    t = fn.result_type
+    return t.spelling in BOOLEANS or t.get_canonical().kind == T.BOOL
+
+
 def returns_value(fn) -> bool:
     """The function's result type is known and not void (a lambda's is not known here)."""
     return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)

@@ -141,7 +141,7 @@ def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
 
 def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,
                  nonzero: int = -1, fills: dict | None = None, error: str | None = None,
-                 sunk: frozenset = frozenset()) -> str:
+                 sunk: frozenset = frozenset(), maybe: frozenset = frozenset()) -> str:
     """A call whose record gives arguments up on one result only (`effects`: variable ->
     (Effect, When)): PyModule_AddObject(m, "x", o) hands `o` over when it returns 0 and leaves it
     the caller's when it returns -1; a gboolean helper that frees `buf` and returns FALSE releases
@@ -153,7 +153,9 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     split did. `status`: the local the call's result is assigned to, if any. `error`: the local
     `e` of a gboolean GLib call's `&e`, set on FALSE and NULL on TRUE (`gerrors.error_edge`).
     `sunk`: variables a sink keeps on its result (a data/destroy pair's data): handed over as by
-    the sink itself (a borrowed one is RC009)."""
+    the sink itself (a borrowed one is RC009). `maybe`: variables the other result may have given
+    up as well (`Summary.maybe_given`): no longer tracked there (`ir.Escape`), so that neither
+    the caller's release nor its leaving them is reported."""
     fills = fills or {}
     if error in fills or error in effects:  # the record says what the call does with it (a fill)
         error = None
@@ -173,6 +175,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             b.cur = block
         for v, (effect, w) in effects.items():
             if not w.holds(k):
+                if v in maybe:
+                    b.emit(ir.Escape(loc, v, given=name))
                 continue
             if effect is Effect.RELEASE:
                 b.emit(ir.Release(loc, (v,), name))

@@ -152,6 +152,9 @@ class Escape(Op):
     """&var was given away: whatever var held is no longer ours to track."""
 
     var: str
+    # A call's result that may have given var's reference up or not (`Summary.maybe_given`):
+    # that callee; var's value is as unknown as after `&var` escaped.
+    given: str = ""
 
 
 @dataclass(frozen=True)
@@ -283,7 +286,7 @@ def describe(op: Op, names: dict[str, str]) -> str:
     if isinstance(op, Store):
         return f"store {n(op.var)}  [hand over]"
     if isinstance(op, Escape):
-        return f"&{n(op.var)} escapes"
+        return f"{n(op.var)} maybe given up by {op.given}" if op.given else f"&{n(op.var)} escapes"
     if isinstance(op, Kill):
         return f"end of {n(op.var)}"
     if isinstance(op, Touch):

@@ -62,6 +62,9 @@ class FunctionCFG:
     # Whether the function has a result (its type is not void): a caller can tell by it which path
     # ran, even where every return is an untracked integer (analysis.summarize `stolen`).
     returns_value: bool = False
+    # Whether that result is a truth value (`gboolean`, `bool`): TRUE is its success, where an
+    # integer status's is 0 (analysis.summarize `maybe_given`).
+    returns_truth: bool = False
     # The parameters that point to const (`const char *buf`): C's promise not to write through
     # them, so a body storing one into memory lends it, never keeps it (analysis.summarize `sunk`).
     read_only: frozenset = frozenset()
