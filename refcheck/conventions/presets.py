@@ -325,6 +325,9 @@ GLIB_RULES: dict[str, dict] = {
     # gobject.h's static inline g_set_object (&x, y) (a header body, not analysed): refs y, stores
     # it into x, unrefs x's old value. g_set_weak_pointer takes no reference: it borrows.
     "g_set_object": {"arguments": {"0": "replace", "1": "keep"}},
+    # g_clear_error (&err): "If err or *err is NULL, does nothing. Otherwise, calls g_error_free()
+    # on *err and sets *err to NULL." A clear of the caller's variable (GIR calls it an out).
+    "g_clear_error": {"arguments": {"0": "clear"}},
     # The checked casts G_OBJECT(x), G_ICON(x) ... expand to: x itself.
     "g_type_check_instance_cast": {"returns": "argument", "returned": 0},
     "g_type_check_class_cast": {"returns": "argument", "returned": 0},

@@ -36,6 +36,10 @@ class Effect(Enum):
     # the callee's own (GLib's g_set_object (&x, y): ref y, `*arg = y`, unref the old value). On a
     # local `&x` x now owns y; on memory (`&priv->x`) the next argument is only kept (KEEP).
     REPLACE = "replace"
+    # `*arg` (a `T **`) gives its reference up and is left NULL (GLib's g_clear_error (&e), a
+    # project's `dex_clear (&x)`: `obj = *p; *p = NULL; if (obj) unref (obj)`). On a local `&x`
+    # x's object is released and x is NULL; on memory (`&priv->x`) nothing the caller tracks.
+    CLEAR = "clear"
 
 
 class When(Enum):

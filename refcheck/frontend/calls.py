@@ -88,8 +88,8 @@ class CallLowering(UserData):
             role = None  # a status code (cudaError_t) from a function pointer named malloc, say
         effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
-        if replaced is not None:
-            effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
+        if replaced is not None and replaced[2] is not None:
+            effects[replaced[2]] = Effect.BORROW  # y: read here, retained below for x
         # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
@@ -126,8 +126,8 @@ class CallLowering(UserData):
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.fill(loc, name, args, filled)
-        if replaced is not None:
-            self.replace(loc, name, replaced[1], values[replaced[0] + 1])
+        if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
+            self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
         self.lend(loc, name, lent)
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
@@ -545,14 +545,16 @@ class CallLowering(UserData):
         return t
 
 
-def replaced_local(b, args: list, effects: dict) -> tuple[int, str] | None:
-    """(i, v) for the record's REPLACE position i whose argument points at the local v (`&v`, or
-    what g_set_object's macro puns it through), with a next argument to put there; else None
-    (memory, `&priv->x`: the next argument is kept by its own reference, KEEP)."""
+def replaced_local(b, args: list, effects: dict) -> tuple[int, str, int | None] | None:
+    """(i, v, j) for the record's REPLACE position i whose argument points at the local v (`&v`, or
+    what g_set_object's macro puns it through), with a next argument j to put there, or its CLEAR
+    position i (j None: v is left NULL); else None (memory, `&priv->x`: REPLACE's next argument is
+    kept by its own reference, KEEP; CLEAR's old value is no local's)."""
     for i, e in effects.items():
-        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args):
+        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args) \
+                or e is Effect.CLEAR and isinstance(i, int) and i < len(args):
             v = pointed_local(b, args[i])
-            return (i, v) if v is not None else None
+            return (i, v, i + 1 if e is Effect.REPLACE else None) if v is not None else None
     return None
 
 
