@@ -196,8 +196,10 @@ class CallLowering(UserData):
         libdex's channel receivers and scheduler items). A `gpointer` parameter (a hash table's
         key) takes an address, not a node. p a parameter is left as it was: a function linking an
         object it was lent into a set (libdex's `dex_thread_pool_worker_set_add`) records
-        membership, which the object's finalize unlinks, not a reference its callers hand over.
-        The offset-0 case is p's own value already."""
+        membership, which the object's finalize unlinks, not a reference its callers hand over;
+        unless the body retained p before (`dex_ref (fiber); ... g_queue_push_tail_link (&s->q,
+        &fiber->link)` in libdex's `dex_fiber_scheduler_register`): that reference of its own is
+        the one the container keeps (glib28). The offset-0 case is p's own value already."""
         if Effect.STORE not in effects.values() or decl is None or kind_of(decl) != K.FUNCTION_DECL:
             return
         params = list(decl.get_arguments())
@@ -209,9 +211,15 @@ class CallLowering(UserData):
             node = params[i].type.get_canonical()
             member = strip(args[i]).type.get_canonical().get_pointee()
             if (base is not None and kind_of(base) == K.DECL_REF_EXPR and node.kind == ci.TypeKind.POINTER
-                    and kind_of(referenced(base)) != K.PARM_DECL
                     and node.get_pointee().get_canonical() == member.get_canonical()):
-                values[i] = self.b.var(referenced(base))
+                v = self.b.var(referenced(base))
+                if kind_of(referenced(base)) != K.PARM_DECL or self.retained_before(v):
+                    values[i] = v
+
+    def retained_before(self, v: str | None) -> bool:
+        """Whether the graph built so far retains v somewhere (a reference of the body's own)."""
+        return v is not None and any(type(op) is ir.Retain and op.var == v
+                                     for d in self.b.data.values() if d is not None for op in d.ops)
 
     def copy_members(self, loc, args: list, effects: dict) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
