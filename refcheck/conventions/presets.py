@@ -185,6 +185,9 @@ def base_glib() -> Conventions:
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
         shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
+        # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
+        parent_classes=[r"parent_class$"],
         # g_return_if_reached () and g_return_val_if_reached (val): "Logs a critical message and
         # returns", a programmer error as for g_return_if_fail (see `exit`), through a bare g_log.
         exit_macros={r"^g_log$": r"^g_return_(?:val_)?if_reached\b"},
