@@ -427,7 +427,7 @@ class Summarizer:
                          if self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"})
-                              or (silent and released_or_kept(self.fates[i])))
+                              or (not self.cfg.returns_value and released_or_kept(self.fates[i])))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
 
