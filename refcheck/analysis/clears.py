@@ -15,30 +15,32 @@ from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import Nullness
 
 
-def param_aliases(cfg, index: dict) -> dict[str, int]:
-    """Parameter index of every pointer parameter and of every local whose assignments all copy
-    one parameter (`DexObject **objptr = (DexObject **) data;`), never written otherwise."""
-    sources: dict[str, set] = {}
+def slot_keys(cfg, index: dict) -> dict[str, int]:
+    """Location key -> parameter index of the stores through a pointer parameter or through a
+    local whose every assignment copies one parameter (`DexObject **objptr = (DexObject **)
+    data;`, never written otherwise). One pass over the ops; nothing where no store goes
+    through a pointer (most functions)."""
+    stores, sources = [], {}
     for _, d in cfg.graph.nodes(data="data"):
-        for op in (*d.ops, *d.post) if d is not None else ():
-            if type(op) is ir.Assign and op.dst not in index:
+        for op in d.ops if d is not None else ():
+            t = type(op)
+            if t is ir.Store and op.target and op.through is not None:
+                stores.append(op)
+            elif t is ir.Assign and op.dst not in index:
                 sources.setdefault(op.dst, set()).add(op.src if op.src in index and not op.null else None)
-    out = dict(index)
-    out.update({v: index[next(iter(s))] for v, s in sources.items() if len(s) == 1 and None not in s})
-    return out
+    if not stores:
+        return {}
+    aliases = dict(index)
+    aliases.update({v: index[next(iter(s))] for v, s in sources.items() if len(s) == 1 and None not in s})
+    return {op.target: aliases[op.through] for op in stores if op.through in aliases}
 
 
 class Clears:
     """Per pointer parameter, whether the body gives up the caller's `*p` and leaves it NULL."""
 
     def __init__(self, cfg, index: dict):
-        aliases = param_aliases(cfg, index)
         # Location key of `*p` (or `*alias`) -> parameter index: the stores through them.
-        self.keys: dict[str, int] = {}
-        for _, d in cfg.graph.nodes(data="data"):
-            for op in d.ops if d is not None else ():
-                if type(op) is ir.Store and op.target and op.through in aliases:
-                    self.keys[op.target] = aliases[op.through]
+        self.keys: dict[str, int] = slot_keys(cfg, index) if index else {}
         self.released: set[int] = set()  # `*p`'s value on entry released on some path
         self.not_null: set[int] = set()  # `*p` not known NULL at some return
         self.stored: set[int] = set()  # `*p` holding a value the body stored there at some return
