@@ -70,11 +70,11 @@ class Clears:
 
 def released_or_kept(fates: set) -> bool:
     """A parameter released (or taken) on some path and stored or handed to a keeper on another,
-    of a function that returns nothing (void: a status result tells its caller which path ran,
-    and CPython's stealing helpers stay as they were, netifaces' `add_to_family`): its body owns
-    it on both, and its caller, told nothing, cannot hand it over on one path only (libdex's `dex_future_complete (future, NULL,
-    rejected)` stores the error when pending and `g_clear_error`s it otherwise). A path that
-    leaves it alone (beside a value, NULL there by the function's prose only) is then the
-    function's own leak, reported in its body."""
+    of a function declared void (a status result tells its caller which path ran; CPython's
+    stealing helpers stay as they were, netifaces' `add_to_family`): its body owns it on both,
+    and its caller, told nothing, cannot hand it over on one path only (libdex's
+    `dex_future_complete (future, NULL, rejected)` stores the error when pending and
+    `g_clear_error`s it otherwise). A path that leaves it alone (beside a value, NULL there by
+    the function's prose only) is then the function's own leak, reported in its body."""
     return bool(fates & {"released", "consumed"} and "sunk" in fates
                 and fates <= {"released", "consumed", "sunk", "borrowed", "null"})

@@ -218,7 +218,7 @@ class CallLowering(UserData):
 
     def retained_before(self, v: str | None) -> bool:
         """Whether the graph built so far retains v somewhere (a reference of the body's own)."""
-        return v is not None and any(type(op) is ir.Retain and op.var == v
+        return v is not None and any(type(op) is ir.Retain and op.var == v and not op.kept
                                      for d in self.b.data.values() if d is not None for op in d.ops)
 
     def copy_members(self, loc, args: list, effects: dict) -> None:
