@@ -63,6 +63,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(arguments=((0, Effect.RELEASE),), unkept=(1, 2), source=Source.CONFIGURED),
     Summary(conditional=((2, Effect.ACQUIRE_OUT, When.ZERO),), fills_kept=(2,), source=Source.CONFIGURED),
     Summary(conditional=((3, Effect.RELEASE, When.ZERO),), maybe_given=(3,), source=Source.CONFIGURED),
+    Summary(arguments=((0, Effect.CLEAR),), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
+from refcheck.analysis.clears import Clears, released_or_kept
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
 from refcheck.ir import SINGLETON_KEY
@@ -132,6 +133,8 @@ class Summarizer:
         # The parameters (indices) whose handling the body's own findings report (`at_event`).
         self.faulty: set[int] = set()
         self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
+        # The parameters whose `*p` the body gives up and leaves NULL (`Effect.CLEAR`).
+        self.clears = Clears(cfg, self.index)
 
     def only_stored(self, cfg, setters: bool, lends: bool) -> tuple[frozenset, frozenset, set]:
         """The parameters the body gives up only by stores, read off the graph before its
@@ -182,6 +185,7 @@ class Summarizer:
             self.by_result[i].setdefault(result, set()).add(fate)
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
+        self.clears.at_return(st)
         if oid is None:
             # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
             # buffer, an unknown container element) says nothing about ownership.
@@ -332,6 +336,7 @@ class Summarizer:
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
         args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
+        args += [(i, Effect.CLEAR) for i in self.clears.cleared(self.faulty) if not any(a[0] == i for a in args)]
         # A store on some paths only: NULL on the other results (PyDict_GetItemRef's compat body:
         # its 1 stores the item, its 0 and -1 NULL), else left as it was there (`fills_kept`).
         partial = {i: (self.fill_condition(i), self.kept_condition(i)) for i in self.stored_owned() if i not in fills}
@@ -395,6 +400,7 @@ class Summarizer:
             # The caller's own `*p`, given up before this path stored into it (simplejson's
             # `json_memo_intern_key (memo, &key)` drops the old key for the canonical one).
             self.replaced.update(i for i, keys in self.slots.items() if oid.site in keys)
+        self.clears.given(st, oid)
         o = st.objs.get(oid) if self.setters else None
         if o is not None and oid.kind is not Kind.PARAM and o.origin is Origin.FIELD:
             self.contents.update(self.index[v] for v in o.deps if v in self.index)
@@ -423,7 +429,8 @@ class Summarizer:
         return frozenset(var for i, var in self.params
                          if self.maybe_given(i) or self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
-                              or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"}))
+                              or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"})
+                              or (not self.cfg.returns_value and released_or_kept(self.fates[i])))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
 

@@ -82,6 +82,10 @@ class Conventions:
     # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
     # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
     shallow_free: list[str] = field(default_factory=list)
+    # Variables holding the parent's class struct (GObject's chain-up: G_DEFINE_TYPE's
+    # `<type>_parent_class`): a call through its slots runs the parent's function, not the ones
+    # the unit stores there for its own class (frontend.vtables).
+    parent_classes: list[str] = field(default_factory=list)
     # Calls `steal(&x)` that return x's value and set x to NULL (GLib's g_steal_pointer): the
     # result is owned as x was, and the cleanup of an `__attribute__((cleanup))` x releases nothing.
     steal: list[str] = field(default_factory=lambda: [r"(?:^|_)steal_pointer$"])
@@ -302,7 +306,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
             "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}

@@ -187,6 +187,9 @@ def base_glib() -> Conventions:
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
         shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
+        # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
+        parent_classes=[r"parent_class$"],
         # g_return_if_reached () and g_return_val_if_reached (val): "Logs a critical message and
         # returns", a programmer error as for g_return_if_fail (see `exit`), through a bare g_log.
         exit_macros={r"^g_log$": r"^g_return_(?:val_)?if_reached\b"},
@@ -338,6 +341,9 @@ GLIB_RULES: dict[str, dict] = {
     # gobject.h's static inline g_set_object (&x, y) (a header body, not analysed): refs y, stores
     # it into x, unrefs x's old value. g_set_weak_pointer takes no reference: it borrows.
     "g_set_object": {"arguments": {"0": "replace", "1": "keep"}},
+    # g_clear_error (&err): "If err or *err is NULL, does nothing. Otherwise, calls g_error_free()
+    # on *err and sets *err to NULL." A clear of the caller's variable (GIR calls it an out).
+    "g_clear_error": {"arguments": {"0": "clear"}},
     # The checked casts G_OBJECT(x), G_ICON(x) ... expand to: x itself.
     "g_type_check_instance_cast": {"returns": "argument", "returned": 0},
     "g_type_check_class_cast": {"returns": "argument", "returned": 0},

@@ -41,6 +41,10 @@ class Effect(Enum):
     # links are set to NULL, so that it becomes a self-contained list with one element"). On a
     # local, the local holds that fresh list; anything else is only read.
     DETACH = "detach"
+    # `*arg` (a `T **`) gives its reference up and is left NULL (GLib's g_clear_error (&e), a
+    # project's `dex_clear (&x)`: `obj = *p; *p = NULL; if (obj) unref (obj)`). On a local `&x`
+    # x's object is released and x is NULL; on memory (`&priv->x`) nothing the caller tracks.
+    CLEAR = "clear"
 
 
 class When(Enum):

@@ -93,8 +93,8 @@ class CallLowering(UserData):
             role = None
         effects = self.call_effects(c, summary, args)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
-        if replaced is not None:
-            effects[replaced[0] + 1] = Effect.BORROW  # y: read here, retained below for x
+        if replaced is not None and replaced[2] is not None:
+            effects[replaced[2]] = Effect.BORROW  # y: read here, retained below for x
         # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
@@ -131,8 +131,8 @@ class CallLowering(UserData):
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.fill(loc, name, args, filled)
-        if replaced is not None:
-            self.replace(loc, name, replaced[1], values[replaced[0] + 1])
+        if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
+            self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
         self.lend(loc, name, lent)
         lend_fields(self.b, loc, name, args)  # `&self->f` a parse output fills: a borrowed store
         if role in ("error", "exit") or self.b.noreturn(decl):
@@ -204,8 +204,10 @@ class CallLowering(UserData):
         libdex's channel receivers and scheduler items). A `gpointer` parameter (a hash table's
         key) takes an address, not a node. p a parameter is left as it was: a function linking an
         object it was lent into a set (libdex's `dex_thread_pool_worker_set_add`) records
-        membership, which the object's finalize unlinks, not a reference its callers hand over.
-        The offset-0 case is p's own value already."""
+        membership, which the object's finalize unlinks, not a reference its callers hand over;
+        unless the body retained p before (`dex_ref (fiber); ... g_queue_push_tail_link (&s->q,
+        &fiber->link)` in libdex's `dex_fiber_scheduler_register`): that reference of its own is
+        the one the container keeps (glib28). The offset-0 case is p's own value already."""
         if Effect.STORE not in effects.values() or decl is None or kind_of(decl) != K.FUNCTION_DECL:
             return
         params = list(decl.get_arguments())
@@ -217,9 +219,15 @@ class CallLowering(UserData):
             node = params[i].type.get_canonical()
             member = strip(args[i]).type.get_canonical().get_pointee()
             if (base is not None and kind_of(base) == K.DECL_REF_EXPR and node.kind == ci.TypeKind.POINTER
-                    and kind_of(referenced(base)) != K.PARM_DECL
                     and node.get_pointee().get_canonical() == member.get_canonical()):
-                values[i] = self.b.var(referenced(base))
+                v = self.b.var(referenced(base))
+                if kind_of(referenced(base)) != K.PARM_DECL or self.retained_before(v):
+                    values[i] = v
+
+    def retained_before(self, v: str | None) -> bool:
+        """Whether the graph built so far retains v somewhere (a reference of the body's own)."""
+        return v is not None and any(type(op) is ir.Retain and op.var == v and not op.kept
+                                     for d in self.b.data.values() if d is not None for op in d.ops)
 
     def copy_members(self, loc, args: list, effects: dict) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
@@ -559,14 +567,16 @@ class CallLowering(UserData):
         return t
 
 
-def replaced_local(b, args: list, effects: dict) -> tuple[int, str] | None:
-    """(i, v) for the record's REPLACE position i whose argument points at the local v (`&v`, or
-    what g_set_object's macro puns it through), with a next argument to put there; else None
-    (memory, `&priv->x`: the next argument is kept by its own reference, KEEP)."""
+def replaced_local(b, args: list, effects: dict) -> tuple[int, str, int | None] | None:
+    """(i, v, j) for the record's REPLACE position i whose argument points at the local v (`&v`, or
+    what g_set_object's macro puns it through), with a next argument j to put there, or its CLEAR
+    position i (j None: v is left NULL); else None (memory, `&priv->x`: REPLACE's next argument is
+    kept by its own reference, KEEP; CLEAR's old value is no local's)."""
     for i, e in effects.items():
-        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args):
+        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args) \
+                or e is Effect.CLEAR and isinstance(i, int) and i < len(args):
             v = pointed_local(b, args[i])
-            return (i, v) if v is not None else None
+            return (i, v, i + 1 if e is Effect.REPLACE else None) if v is not None else None
     return None
 
 

@@ -250,6 +250,8 @@ def stored_record(b, call) -> Summary | None:
     slot = slot_of(kids[0]) if kids else None
     if slot is None or foreign(slot, b.conv.library_header):
         return None
+    if b.conv.parent_classes and chains_up(b.conv, kids[0]):
+        return None
     usr = slot.get_usr()
     stores = stores_of(call.translation_unit).get(usr)
     table = b.conv.inferred
@@ -262,6 +264,30 @@ def stored_record(b, call) -> Summary | None:
         return None
     record = joined([b.conv.summary(f) for f in stores.functions])
     return record if adds(record) else None
+
+
+def chains_up(conv, callee) -> bool:
+    """Whether the callee `e->slot` reads the slot of a parent's class (`conv.parent_classes`):
+    e mentions such a variable, or is a local initialised from one (`klass = FOO_CLASS
+    (foo_parent_class); klass->add_port (...)`, gupnp-igd's idle functions, glib28). The unit's
+    stores into the slot are its own class's overrides, which the chain-up does not run."""
+    member = next((c for c in callee.walk_preorder() if kind_of(c) == K.MEMBER_REF_EXPR), None)
+    base = next(iter(member.get_children()), None) if member is not None else None
+    for _ in range(2):  # the base, then the initializer of the local it names
+        if base is None:
+            return False
+        local = None
+        for c in base.walk_preorder():
+            if kind_of(c) != K.DECL_REF_EXPR:
+                continue
+            ref = referenced(c)
+            if ref is not None and kind_of(ref) == K.VAR_DECL:
+                if conv.matches("parent_classes", ref.spelling):
+                    return True
+                local = local or ref
+        init = [k for k in local.get_children() if kind_of(k) != K.TYPE_REF] if local is not None else []
+        base = init[-1] if init else None
+    return False
 
 
 # The name under which a unit exports a slot's record to the run's table (`exports`). A slot a

@@ -220,8 +220,10 @@ def verdict(conv: Conventions, which: str, token: str) -> int:
         # Everything the conventions can say of one name: as a callee (its whole summary), as the
         # function being checked (a `new*` one, a primitive) and as a type (a context handle), so
         # that conventions-driven decisions are the same for every member.
+        # A parent's class variable (`parent_classes`: calls through its slots chain up) too.
         full = (conv.summary(name), conv.returns_owned(name), conv.is_primitive(name),
-                conv.matches("context", name), conv.matches("borrowed", name))
+                conv.matches("context", name), conv.matches("borrowed", name),
+                conv.matches("parent_classes", name))
         # Keys hold the verdict's number (equal numbers, equal verdicts): a key is hashed at
         # every lookup, and hashing a Summary (a dataclass of enums and tuples) each time was
         # 136k hashes in one THTensor.c check. Numbers are never reused (few distinct verdicts).
