@@ -362,7 +362,20 @@ SYSTEM_DIRS = ("/usr/include/", "/usr/local/include/", "/opt/homebrew/include/",
 
 @lru_cache(maxsize=4096)
 def in_system_dir(name: str) -> bool:
-    return os.path.realpath(name).startswith(SYSTEM_DIRS) or name.startswith(SYSTEM_DIRS)
+    real = os.path.realpath(name)
+    return real.startswith(SYSTEM_DIRS) or name.startswith(SYSTEM_DIRS) or python_include(os.path.dirname(real))
+
+
+@lru_cache(maxsize=256)
+def python_include(directory: str) -> bool:
+    """Whether `directory` holds a Python installation's C headers (Python.h beside pyconfig.h,
+    or their cpython/ and internal/ folders): a library's, wherever the interpreter lives (pyenv,
+    conda, a framework build), as /usr/include/python3.X is under SYSTEM_DIRS. CPython's own
+    source tree keeps no pyconfig.h in Include/, so its headers stay the code being checked."""
+    for d in (directory, os.path.dirname(directory)):
+        if os.path.isfile(os.path.join(d, "Python.h")) and os.path.isfile(os.path.join(d, "pyconfig.h")):
+            return True
+    return False
 
 
 def in_system_header(loc) -> bool:
