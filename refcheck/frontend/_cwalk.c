@@ -17,6 +17,7 @@
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
  *   spellings(cursors)         -> [binding.spelling(c) for c in cursors], not kept on the cursors
  *   top_level(cursor)          -> (its children but the preprocessor's, its macro expansions)
+ *   outside_system(cursors, system_file) -> those outside system headers (binding.outside_system)
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
  * with the keys' other passes over those tokens, from _ckeys.c (ckeys_methods, added at init).
@@ -56,6 +57,7 @@ typedef void (*eval_dispose_fn)(CXEvalResult);
 typedef CXString (*cursor_spelling_fn)(CXCursor);
 typedef const char *(*get_cstring_fn)(CXString);
 typedef void (*dispose_string_fn)(CXString);
+typedef int (*in_system_header_fn)(CXSourceLocation);
 
 /* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
 static struct {
@@ -80,8 +82,9 @@ static struct {
     cursor_spelling_fn cursor_spelling;
     get_cstring_fn get_cstring;
     dispose_string_fn dispose_string;
+    in_system_header_fn in_system_header;
 } lib;
-#define N_FUNCTIONS 21
+#define N_FUNCTIONS 22
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
@@ -630,6 +633,56 @@ static PyObject *spellings(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* binding.outside_system: the cursors with a file whose file `system_file` (asked once per CXFile,
+ * as an int) does not call a system one and whose location clang does not place in a system header. */
+static PyObject *outside_system(PyObject *self, PyObject *args) {
+    PyObject *cursors, *system_file;
+    if (!PyArg_ParseTuple(args, "OO", &cursors, &system_file) || load() < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(cursors, "_cwalk.outside_system: not a sequence");
+    if (seq == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0), *files = PyDict_New();
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; out != NULL && files != NULL && i < n; i++) {
+        PyObject *obj = PySequence_Fast_GET_ITEM(seq, i);
+        CXCursor c;
+        if (read_cursor(obj, &c) < 0)
+            goto fail;
+        CXSourceLocation loc = lib.cursor_location(c);
+        CXFile file = NULL;
+        unsigned line, column, offset;
+        lib.instantiation(loc, &file, &line, &column, &offset);
+        if (file == NULL)
+            continue;
+        PyObject *key = PyLong_FromVoidPtr(file);
+        if (key == NULL)
+            goto fail;
+        PyObject *known = PyDict_GetItemWithError(files, key);  /* borrowed */
+        if (known == NULL && !PyErr_Occurred()) {
+            PyObject *said = PyObject_CallOneArg(system_file, key);
+            int truth = said == NULL ? -1 : PyObject_IsTrue(said);
+            Py_XDECREF(said);
+            known = truth < 0 ? NULL : truth ? Py_True : Py_False;
+            if (known != NULL && PyDict_SetItem(files, key, known) < 0)
+                known = NULL;
+        }
+        Py_DECREF(key);
+        if (known == NULL)
+            goto fail;
+        if (known == Py_False && !lib.in_system_header(loc) && PyList_Append(out, obj) < 0)
+            goto fail;
+    }
+    Py_XDECREF(files);
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(files);
+    Py_DECREF(seq);
+    return NULL;
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -652,6 +705,7 @@ static PyMethodDef methods[] = {
     {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"top_level", top_level, METH_O, "binding.top_level, in C."},
+    {"outside_system", outside_system, METH_VARARGS, "binding.outside_system, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},
