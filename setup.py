@@ -15,9 +15,9 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = os.path.join("refcheck", "frontend", "_cwalk.c")
-# The instance keys' passes, one extension with the walk (refcheck/frontend/native.py SOURCES).
-SOURCES = [SOURCE, os.path.join("refcheck", "frontend", "_ckeys.c")]
-HEADERS = [os.path.join("refcheck", "frontend", "_ckeys.h")]
+# The instance keys' passes and tokenizer, one extension with the walk (refcheck/frontend/native.py SOURCES).
+SOURCES = [SOURCE] + [os.path.join("refcheck", "frontend", n) for n in ("_ckeys.c", "_ctokens.c")]
+HEADERS = [os.path.join("refcheck", "frontend", n) for n in ("_ckeys.h", "_ctokens.h")]
 
 
 def source_digest(paths: list = SOURCES + HEADERS) -> str:

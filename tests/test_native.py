@@ -153,6 +153,43 @@ def test_the_compiled_top_level_is_the_bindings(tmp_path, name, text):
 
 
 @needs_compiled
+def test_the_compiled_system_filter_is_the_bindings(tmp_path):
+    """binding.outside_system (vtables' top-level filter): the same cursors on both paths for a
+    unit with -isystem and -I headers and a file the callable calls a system one; the callable is
+    asked once per file, with the CXFile `location_file` gives; cursors without a file (the
+    builtin declarations) are left out; a non-cursor is refused."""
+    for d, text in (("sys", "int in_sys(int a) { return a; }\nint sys_v;\n"),
+                    ("inc", "int in_inc(int a) { return a; }\nint inc_v;\n"),
+                    ("own", "int in_own(int a) { return a; }\nint own_v;\n")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / f"{d}.h").write_text(text)
+    path = tmp_path / "u.c"
+    path.write_text('#include <sys.h>\n#include "inc.h"\n#include "own.h"\nint mine(void) { return 0; }\n')
+    args = [f"-isystem{tmp_path / 'sys'}", f"-I{tmp_path / 'inc'}", f"-I{tmp_path / 'own'}"]
+    tu = ci.Index.create().parse(str(path), args=args)
+    tops = list(tu.cursor.get_children())
+    for path_name in ("", "own.h"):
+        asked: dict[str, list] = {"fast": [], "pure": []}
+
+        def system_file(f, who):
+            asked[who].append(f)
+            return bool(path_name) and binding.file_named(f).name.endswith(path_name)
+
+        fast = native.CHOICE.module.outside_system(tops, lambda f: system_file(f, "fast"))
+        pure = binding.PURE["outside_system"](tops, lambda f: system_file(f, "pure"))
+        assert [bytes(c) for c in fast] == [bytes(c) for c in pure]
+        assert all(a is b for a, b in zip(fast, [c for c in tops if any(c is k for k in fast)]))
+        names = {c.spelling for c in fast}
+        want = {"in_inc", "inc_v", "mine"} | ({"in_own", "own_v"} if not path_name else set())
+        assert names == want
+        assert asked["fast"] == asked["pure"] and len(set(asked["fast"])) == len(asked["fast"])
+        assert {binding.location_file(c)[1] for c in tops if binding.location_file(c)[1]} == set(asked["fast"])
+    with pytest.raises(TypeError):
+        native.CHOICE.module.outside_system([tops[0], b"short"], lambda f: False)
+    assert binding.outside_system is native.CHOICE.module.outside_system
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

@@ -17,6 +17,7 @@
  *   canonical_kind(cursor)     -> the TypeKind id of its canonical type (binding.canonical_kind)
  *   spellings(cursors)         -> [binding.spelling(c) for c in cursors], not kept on the cursors
  *   top_level(cursor)          -> (its children but the preprocessor's, its macro expansions)
+ *   outside_system(cursors, system_file) -> those outside system headers (binding.outside_system)
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
  * with the keys' other passes over those tokens, from _ckeys.c (ckeys_methods, added at init).
@@ -25,6 +26,7 @@
 #include <Python.h>
 #include <string.h>
 #include "_ckeys.h"
+#include "_ctokens.h"
 
 /* clang-c/Index.h, ABI-stable since libclang's first C API. */
 typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
@@ -56,6 +58,7 @@ typedef void (*eval_dispose_fn)(CXEvalResult);
 typedef CXString (*cursor_spelling_fn)(CXCursor);
 typedef const char *(*get_cstring_fn)(CXString);
 typedef void (*dispose_string_fn)(CXString);
+typedef int (*in_system_header_fn)(CXSourceLocation);
 
 /* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
 static struct {
@@ -80,8 +83,9 @@ static struct {
     cursor_spelling_fn cursor_spelling;
     get_cstring_fn get_cstring;
     dispose_string_fn dispose_string;
+    in_system_header_fn in_system_header;
 } lib;
-#define N_FUNCTIONS 21
+#define N_FUNCTIONS 22
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
@@ -479,128 +483,6 @@ static PyObject *canonical_kind(PyObject *self, PyObject *arg) {
 }
 
 
-/* ---- The instance keys' tokens (refcheck/reuse/instances.py) ---------------------------------
- * tokens(text): instances._TOKEN.findall(text) for an ASCII text (None for any other: the caller
- * tokenizes it with the regex), the same alternatives in the same order. write_tokens(...):
- * instances.write_tokens, the loop that spells a printed definition's tokens as the key does. */
-
-static PyObject *punctuators[128];  /* one str per single-character token, shared */
-
-static int is_space(unsigned char c) {  /* Python's \s on ASCII: str.isspace() */
-    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
-}
-static int is_word(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-/* The length of a quoted literal starting at s[0] (its quote), or 0 where it does not close on
- * its line: the regex's `"(?:\\.|[^"\\\n])*"`. */
-static Py_ssize_t quoted(const char *s, Py_ssize_t n) {
-    char q = s[0];
-    Py_ssize_t i = 1;
-    while (i < n) {
-        char c = s[i];
-        if (c == q)
-            return i + 1;
-        if (c == '\\') {
-            if (i + 1 >= n || s[i + 1] == '\n')
-                return 0;
-            i += 2;
-        } else if (c == '\n') {
-            return 0;
-        } else {
-            i++;
-        }
-    }
-    return 0;
-}
-
-/* The length of the token at s[0] (not a blank). */
-static Py_ssize_t token_length(const char *s, Py_ssize_t n) {
-    unsigned char c = s[0], d = n > 1 ? s[1] : 0, e = n > 2 ? s[2] : 0;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
-        Py_ssize_t i = 1;
-        while (i < n && is_word(s[i]))
-            i++;
-        return i;
-    }
-    if (is_digit(c) || (c == '.' && is_digit(d))) {
-        Py_ssize_t i = c == '.' ? 2 : 1;
-        while (i < n) {
-            unsigned char x = s[i];
-            if ((x == 'e' || x == 'E' || x == 'p' || x == 'P') && i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-'))
-                i += 2;
-            else if (is_word(x) || x == '.')
-                i++;
-            else
-                break;
-        }
-        return i;
-    }
-    if (c == '"' || c == '\'') {
-        Py_ssize_t got = quoted(s, n);
-        if (got)
-            return got;
-        return 1;  /* an unclosed quote: `\S` */
-    }
-    if ((c == '-' && (d == '>' || d == '-')) || (c == '+' && d == '+'))
-        return 2;
-    if ((c == '<' || c == '>') && d == c)
-        return e == '=' ? 3 : 2;
-    if (d == '=' && c != 0 && strchr("<>=!*/%+-&^|", c) != NULL)
-        return 2;
-    if ((c == '&' || c == '|') && d == c)
-        return 2;
-    if (c == '.' && d == '.' && e == '.')
-        return 3;
-    if (c == '#' && d == '#')
-        return 2;
-    return 1;
-}
-
-static PyObject *tokens(PyObject *self, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "_cwalk.tokens: not a str");
-        return NULL;
-    }
-    if (!PyUnicode_IS_ASCII(arg))
-        Py_RETURN_NONE;
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(arg, &n);
-    if (s == NULL)
-        return NULL;
-    PyObject *out = PyList_New(0);
-    if (out == NULL)
-        return NULL;
-    Py_ssize_t i = 0;
-    for (;;) {
-        while (i < n && is_space(s[i]))
-            i++;
-        if (i >= n)
-            break;
-        Py_ssize_t k = token_length(s + i, n - i);
-        PyObject *t;
-        if (k == 1 && punctuators[(unsigned char)s[i]] != NULL) {
-            t = Py_NewRef(punctuators[(unsigned char)s[i]]);
-        } else {
-            t = PyUnicode_FromStringAndSize(s + i, k);
-            if (t == NULL) {
-                Py_DECREF(out);
-                return NULL;
-            }
-        }
-        int bad = PyList_Append(out, t);
-        Py_DECREF(t);
-        if (bad < 0) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        i += k;
-    }
-    return out;
-}
-
 /* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
 static PyObject *spellings(PyObject *self, PyObject *arg) {
     if (load() < 0)
@@ -630,6 +512,56 @@ static PyObject *spellings(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* binding.outside_system: the cursors with a file whose file `system_file` (asked once per CXFile,
+ * as an int) does not call a system one and whose location clang does not place in a system header. */
+static PyObject *outside_system(PyObject *self, PyObject *args) {
+    PyObject *cursors, *system_file;
+    if (!PyArg_ParseTuple(args, "OO", &cursors, &system_file) || load() < 0)
+        return NULL;
+    PyObject *seq = PySequence_Fast(cursors, "_cwalk.outside_system: not a sequence");
+    if (seq == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0), *files = PyDict_New();
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; out != NULL && files != NULL && i < n; i++) {
+        PyObject *obj = PySequence_Fast_GET_ITEM(seq, i);
+        CXCursor c;
+        if (read_cursor(obj, &c) < 0)
+            goto fail;
+        CXSourceLocation loc = lib.cursor_location(c);
+        CXFile file = NULL;
+        unsigned line, column, offset;
+        lib.instantiation(loc, &file, &line, &column, &offset);
+        if (file == NULL)
+            continue;
+        PyObject *key = PyLong_FromVoidPtr(file);
+        if (key == NULL)
+            goto fail;
+        PyObject *known = PyDict_GetItemWithError(files, key);  /* borrowed */
+        if (known == NULL && !PyErr_Occurred()) {
+            PyObject *said = PyObject_CallOneArg(system_file, key);
+            int truth = said == NULL ? -1 : PyObject_IsTrue(said);
+            Py_XDECREF(said);
+            known = truth < 0 ? NULL : truth ? Py_True : Py_False;
+            if (known != NULL && PyDict_SetItem(files, key, known) < 0)
+                known = NULL;
+        }
+        Py_DECREF(key);
+        if (known == NULL)
+            goto fail;
+        if (known == Py_False && !lib.in_system_header(loc) && PyList_Append(out, obj) < 0)
+            goto fail;
+    }
+    Py_XDECREF(files);
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(files);
+    Py_DECREF(seq);
+    return NULL;
+}
+
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
     if (!PyCallable_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_cwalk.set_loader: not callable");
@@ -649,9 +581,9 @@ static PyMethodDef methods[] = {
     {"semantic_parent", semantic_parent, METH_O, "binding.semantic_parent, in C."},
     {"folded", folded, METH_VARARGS, "binding.folded, in C."},
     {"canonical_kind", canonical_kind, METH_O, "binding.canonical_kind, in C."},
-    {"tokens", tokens, METH_O, "instances._TOKEN.findall of an ASCII text, in C; None for another."},
     {"spellings", spellings, METH_O, "binding.spellings, in C."},
     {"top_level", top_level, METH_O, "binding.top_level, in C."},
+    {"outside_system", outside_system, METH_VARARGS, "binding.outside_system, in C."},
     {"set_loader", set_loader, METH_O,
      "The callable giving (libclang function addresses, Cursor class), called on the first query."},
     {NULL, NULL, 0, NULL},
@@ -670,16 +602,10 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
     str_semantic_parent = PyUnicode_InternFromString("_semantic_parent");
     if (str_tu == NULL || str_kids == NULL || str_referenced == NULL || str_semantic_parent == NULL)
         return NULL;
-    for (int c = 33; c < 127; c++) {
-        char one = (char)c;
-        if ((punctuators[c] = PyUnicode_FromStringAndSize(&one, 1)) == NULL)
-            return NULL;
-        PyUnicode_InternInPlace(&punctuators[c]);
-    }
-    if (ckeys_init() < 0)
+    if (ctokens_init() < 0 || ckeys_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddFunctions(m, ckeys_methods) < 0) {
+    if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
-from refcheck.frontend.binding import file_named, in_system_location, location_file, of_kinds, top_level
+from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.slots import record_elements
 from refcheck.frontend.unit import in_system_dir, in_system_header
@@ -113,22 +113,14 @@ def _walk(tu) -> dict:
     return {usr: Stores(tuple(sorted(found.get(usr, ()))), usr in opened) for usr in found.keys() | opened}
 
 
-def _user_tops(tu):
+def _user_tops(tu) -> list:
     """The unit's top-level cursors outside system headers (`in_system_header`'s verdict, its
     name test kept per file): a GLib unit has ~9,500, nearly all from a few dozen headers, and a
-    `Cursor.location`, its file and its name were most of the walk there."""
-    names: dict[int, bool] = {}  # CXFile -> under SYSTEM_DIRS
+    CPython unit ~4,300 (Python.h's, through -I); their locations, asked in one compiled query
+    (binding.outside_system), were most of the walk there."""
     # The preprocessor's cursors aside (binding.top_level, compiled where built): they hold none
     # of the kinds read, and the binding's `get_children` was half of this loop on pylzma.
-    for top in top_level(tu.cursor)[0]:
-        loc, f = location_file(top)
-        if not f:
-            continue
-        system = names.get(f)
-        if system is None:
-            system = names[f] = in_system_dir(file_named(f).name)
-        if not (system or in_system_location(loc)):
-            yield top
+    return outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
 
 
 # The kind ids `_walk` reads; every other cursor of the unit (most of them) is skipped inside the
