@@ -193,3 +193,33 @@ def test_roles_primed_from_the_parse_are_those_read_from_the_unit():
     assert slots._LAST[0]() is parsed.tu
     assert [slots.role_of(fn, conv) for fn in parsed.functions] == read
     assert len(set(read)) == 3  # destroys, returns new and plain all occur
+
+
+def test_a_python_installations_include_directory_is_a_librarys(tmp_path):
+    """Python.h beside pyconfig.h, reached with a plain -I (pyenv's, conda's, a framework build's
+    include directory): its inline functions are neither analysed nor reported, as under
+    /usr/include/python3.X. A header folder without pyconfig.h (CPython's own Include/, a
+    project's) stays the code being checked."""
+    from pathlib import Path
+
+    from cunit import CUnit
+    from refcheck.frontend.unit import in_system_dir, parse
+
+    inline = "#include <stdlib.h>\nstatic inline void py_bad(void) { char *p = malloc(1); }\n"
+    for name, marker in (("installed", True), ("source", False)):
+        inc = tmp_path / name / "include" / "python3.x"
+        (inc / "cpython").mkdir(parents=True)
+        (inc / "Python.h").write_text('#include "cpython/inl.h"\n')
+        (inc / "cpython" / "inl.h").write_text(inline)
+        if marker:
+            (inc / "pyconfig.h").write_text("#define HAVE_NOTHING 1\n")
+        unit = tmp_path / name / "u.c"
+        unit.write_text("#include <Python.h>\nvoid mine(void) { py_bad(); }\n")
+        args = ["-I", str(inc)]
+        names = [f.spelling for f in parse(str(unit), args).functions]
+        found = CUnit(Path(tmp_path / name)).check_text(unit.read_text(), "u.c", PRESETS["th"].conventions, args)
+        assert in_system_dir(str(inc / "cpython" / "inl.h")) is marker
+        if marker:
+            assert names == ["mine"] and found.findings == []
+        else:
+            assert names == ["py_bad", "mine"] and [f.rule for f in found.findings] == ["RC001"]
