@@ -113,7 +113,8 @@ def test_out_parameters_marked_plus_one_are_fills_on_the_documented_result():
     r = _records(OUT_PARAMETERS)
     fills = {str(i): "acquire-out" for i in range(3)}
     assert r["PyErr_GetExcInfo"] == {"arguments": fills}  # the file's +1 on a void call
-    assert r["PyErr_Fetch"] == {"arguments": fills}  # the file's 0, the manual's "you own a reference"
+    # The file's 0, the manual's "you own a reference"; value and traceback NULL where the type is.
+    assert r["PyErr_Fetch"] == {"arguments": fills, "fills-with": [[1, 0], [2, 0]]}
     assert r["PyErr_SetExcInfo"] == {"arguments": {str(i): "consume" for i in range(3)}}
     assert r["PyContextVar_Get"] == {"arguments": {"2": {"effect": "acquire-out", "when": "zero"}}}
     assert r["PyWeakref_GetRef"] == {"arguments": {"1": {"effect": "acquire-out", "when": "positive"}}}

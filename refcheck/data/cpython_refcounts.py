@@ -90,6 +90,10 @@ OVERRIDES.update({
     "PyErr_Fetch": {0: Effect.ACQUIRE_OUT, 1: Effect.ACQUIRE_OUT, 2: Effect.ACQUIRE_OUT},
     "PyErr_SetExcInfo": {0: Effect.CONSUME, 1: Effect.CONSUME, 2: Effect.CONSUME},
 })
+# Fills NULL where another's is (`Summary.fills_with`): PyErr_Fetch sets all three to NULL when
+# no error is set, so `if (type) PyErr_Restore (type, value, tb);` leaks nothing; value and
+# traceback may still be NULL beside a type.
+FILLS_WITH = {"PyErr_Fetch": ((1, 0), (2, 0))}
 # A `PyObject**` marked `+1` is a fill: `*p` receives a new reference (refcounts.dat's only way to
 # say so). A void call fills it unconditionally (PyErr_GetExcInfo; NULL where there is nothing);
 # an int one on the result its documentation names, NULL on the others: PyContextVar_Get "Returns
@@ -149,7 +153,7 @@ def record(e: Entry) -> Summary | None:
     pointer = e.result in ("+1", "0", "null") or e.result_type.endswith("*")
     if returns is Returns.BORROWED and not effects and not pointer:
         return None
-    return Summary(returns=returns, **_arguments(effects))
+    return Summary(returns=returns, fills_with=FILLS_WITH.get(e.name, ()), **_arguments(effects))
 
 
 def _fills(e: Entry) -> dict[int, Effect | tuple[Effect, When]]:
