@@ -98,7 +98,8 @@ def emit_led_fills(b, loc, name: str, led: dict) -> None:
     """Fills that follow a leader's (`Summary.fills_with`): `target -> (leader, scalars)`; each
     holds a new reference where its leader's local is not NULL after the call, NULL where it is."""
     for leader in dict.fromkeys(l for l, _ in led.values()):
-        n = b.node("branch", loc, cond=ir.NullTest(leader), text=f"{name} filled {leader}")
+        # The text names the local as written (its key's `#` suffix differs from run to run).
+        n = b.node("branch", loc, cond=ir.NullTest(leader), text=f"{name} filled {leader.split('#', 1)[0]}")
         yes, no, join = b.node("block"), b.node("block"), b.node("block")
         b.start(n)
         b.edge(n, yes, True)
