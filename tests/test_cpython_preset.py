@@ -66,6 +66,64 @@ def test_the_generator_reads_returns_steals_and_the_documented_overrides():
     assert init["PyObject_Init"] == {"returns": "argument", "returned": 0}
 
 
+OUT_PARAMETERS = """
+PyErr_Fetch:void:::
+PyErr_Fetch:PyObject**:ptype:0:
+PyErr_Fetch:PyObject**:pvalue:0:
+PyErr_Fetch:PyObject**:ptraceback:0:
+
+PyErr_GetExcInfo:void:::
+PyErr_GetExcInfo:PyObject**:ptype:+1:
+PyErr_GetExcInfo:PyObject**:pvalue:+1:
+PyErr_GetExcInfo:PyObject**:ptraceback:+1:
+
+PyErr_NormalizeException:void:::
+PyErr_NormalizeException:PyObject**:exc:+1:???
+PyErr_NormalizeException:PyObject**:val:+1:???
+PyErr_NormalizeException:PyObject**:tb:+1:???
+
+PyErr_SetExcInfo:void:::
+PyErr_SetExcInfo:PyObject*:type:0:
+PyErr_SetExcInfo:PyObject*:value:0:
+PyErr_SetExcInfo:PyObject*:traceback:0:
+
+PyContextVar_Get:int:::
+PyContextVar_Get:PyObject*:var:0:
+PyContextVar_Get:PyObject*:default_value:0:
+PyContextVar_Get:PyObject**:value:+1:???
+
+PyWeakref_GetRef:int:::
+PyWeakref_GetRef:PyObject*:ref:0:
+PyWeakref_GetRef:PyObject**:pobj:+1:
+
+PyIter_Send:int:::
+PyIter_Send:PyObject*:iter:0:
+PyIter_Send:PyObject*:arg:0:
+PyIter_Send:PyObject**:presult:+1:
+
+PyDict_Next:int:::
+PyDict_Next:PyObject*:p:0:
+PyDict_Next:Py_ssize_t:ppos::
+PyDict_Next:PyObject**:pkey:0:
+PyDict_Next:PyObject**:pvalue:0:
+"""
+
+
+def test_out_parameters_marked_plus_one_are_fills_on_the_documented_result():
+    r = _records(OUT_PARAMETERS)
+    fills = {str(i): "acquire-out" for i in range(3)}
+    assert r["PyErr_GetExcInfo"] == {"arguments": fills}  # the file's +1 on a void call
+    # The file's 0, the manual's "you own a reference"; value and traceback NULL where the type is.
+    assert r["PyErr_Fetch"] == {"arguments": fills, "fills-with": [[1, 0], [2, 0]]}
+    assert r["PyErr_SetExcInfo"] == {"arguments": {str(i): "consume" for i in range(3)}}
+    assert r["PyContextVar_Get"] == {"arguments": {"2": {"effect": "acquire-out", "when": "zero"}}}
+    assert r["PyWeakref_GetRef"] == {"arguments": {"1": {"effect": "acquire-out", "when": "positive"}}}
+    # In place (the caller's references stay its own), a fill on two results, borrowed outputs.
+    assert "PyErr_NormalizeException" not in r and "PyIter_Send" not in r and "PyDict_Next" not in r
+    committed = json.loads(gen.OUT.read_text())["functions"]
+    assert all(committed[n]["record"] == r[n] for n in ("PyErr_Fetch", "PyErr_GetExcInfo", "PyContextVar_Get"))
+
+
 def test_versions_merge_newest_record_oldest_since_and_aliases():
     old = gen.parse("PyList_New:PyObject*::0:\n")
     new = gen.parse(SAMPLE)

@@ -64,6 +64,8 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(conditional=((2, Effect.ACQUIRE_OUT, When.ZERO),), fills_kept=(2,), source=Source.CONFIGURED),
     Summary(conditional=((3, Effect.RELEASE, When.ZERO),), maybe_given=(3,), source=Source.CONFIGURED),
     Summary(arguments=((0, Effect.CLEAR),), source=Source.CONFIGURED),
+    Summary(arguments=tuple((i, Effect.ACQUIRE_OUT) for i in range(3)), fills_with=((1, 0), (2, 0)),
+            source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -149,6 +151,8 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     ({"fills-kept": [2]}, 'without a conditional "acquire-out"'),
     ({"arguments": {"2": "acquire-out"}, "fills-kept": [2]}, 'without a conditional "acquire-out"'),
     ({"maybe-given": [3]}, 'without a conditional "release" or "consume"'),
+    ({"arguments": {"0": "acquire-out"}, "fills-with": [[1, 0]]}, 'without a plain "acquire-out"'),
+    ({"arguments": {"0": "acquire-out", "1": "acquire-out"}, "fills-with": [1, 0]}, "leader index"),
     ({"arguments": {"3": {"effect": "keep", "when": "zero"}}, "maybe-given": [3]}, 'without a conditional "release"'),
 ])
 def test_bad_records_say_which_key(table, message):

@@ -175,6 +175,9 @@ class Summary:
     # `_get_buffer_or_str (obj, buf, owner)` fills `*owner` on its unicode path, NULL on its other
     # success path, and returns -1 with `*owner` untouched or released.
     fills_kept: tuple = ()
+    # (index, leader) pairs of plain ACQUIRE_OUTs: `*index` is NULL where `*leader` is (PyErr_Fetch:
+    # "If the error indicator is not set, set all three variables to NULL"), else filled.
+    fills_with: tuple = ()
     # A record a cycle's rounds assume or settled on (refcheck.driver.cycles), not one its body
     # alone gave: a hand-over to it is that assumption, no evidence that the caller steals
     # (`Summarizer.partly_handed`). Part of the record's equality and digest, so that a check is a
@@ -302,6 +305,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
         conditional=tuple(x for x in a.conditional if x in b.conditional and x[0] not in differ), fills_kept=kept,
+        fills_with=tuple(x for x in a.fills_with if x in b.fills_with),
         maybe_given=tuple(i for i in a.maybe_given if i in b.maybe_given),
         ends=a.ends if a.ends is b.ends else Ends.RETURNS,
         error_condition=a.error_condition if a.error_condition == b.error_condition else None,
@@ -407,6 +411,9 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
     outs = {p for p, e, _ in values.get("conditional", ()) if e is Effect.ACQUIRE_OUT}
     if not set(values.get("fills_kept", ())) <= outs:
         raise RecordError(f"{where}: key 'fills-kept' names an argument without a conditional \"acquire-out\"")
+    fills = {p for p, e in values.get("arguments", ()) if e is Effect.ACQUIRE_OUT}
+    if not {x for pair in values.get("fills_with", ()) for x in pair} <= fills:
+        raise RecordError(f"{where}: key 'fills-with' names an argument without a plain \"acquire-out\"")
     given = {p for p, e, _ in values.get("conditional", ()) if e in (Effect.RELEASE, Effect.CONSUME)}
     if not set(values.get("maybe_given", ())) <= given:
         raise RecordError(f"{where}: key 'maybe-given' names an argument without a conditional "
@@ -537,6 +544,14 @@ def _indices(v) -> tuple:
     return tuple(sorted(set(v)))
 
 
+def _pairs(v) -> tuple:
+    """Sorted (index, leader) pairs from `[[1, 0], [2, 0]]`."""
+    if not isinstance(v, list) or not all(isinstance(x, list) and len(x) == 2 and all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in x) for x in v):
+        raise ValueError(f"expected a list of [argument index, leader index] pairs, got {v!r}")
+    return tuple(sorted({(x[0], x[1]) for x in v}))
+
+
 def _variadic(v) -> tuple:
     """(index, Effect) from `{ from = 1, effect = "consume" }`."""
     if not isinstance(v, dict) or set(v) != {"from", "effect"}:
@@ -560,7 +575,7 @@ _READERS = {
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
-    "maybe_given": _indices,
+    "maybe_given": _indices, "fills_with": _pairs,
 }
 
 
@@ -579,5 +594,6 @@ _WRITERS = {
     "owned_by_flag": list,
     "fills_kept": list,
     "maybe_given": list,
+    "fills_with": lambda v: [list(x) for x in v],
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

@@ -81,6 +81,33 @@ OVERRIDES: dict[str, dict[int, Effect | tuple[Effect, When]]] = {
     "PyList_Append": {1: (Effect.KEEP, When.ZERO)}, "PyList_Insert": {2: (Effect.KEEP, When.ZERO)},
     "PyDict_SetItem": {2: (Effect.KEEP, When.ZERO)}, "PyDict_SetItemString": {2: (Effect.KEEP, When.ZERO)},
 }
+# Out-parameters (`PyObject**`) the C API reference says receive new references where
+# refcounts.dat says `0`: PyErr_Fetch "set *ptype, *pvalue and *ptraceback ... If the error
+# indicator is not set, set all three variables to NULL. If it is set, it will be cleared and you
+# own a reference to each object retrieved" (NULL or a new reference, on a void call).
+# PyErr_SetExcInfo "This function steals the references of the arguments" (the file's 0s).
+OVERRIDES.update({
+    "PyErr_Fetch": {0: Effect.ACQUIRE_OUT, 1: Effect.ACQUIRE_OUT, 2: Effect.ACQUIRE_OUT},
+    "PyErr_SetExcInfo": {0: Effect.CONSUME, 1: Effect.CONSUME, 2: Effect.CONSUME},
+})
+# Fills NULL where another's is (`Summary.fills_with`): PyErr_Fetch sets all three to NULL when
+# no error is set, so `if (type) PyErr_Restore (type, value, tb);` leaks nothing; value and
+# traceback may still be NULL beside a type.
+FILLS_WITH = {"PyErr_Fetch": ((1, 0), (2, 0))}
+# A `PyObject**` marked `+1` is a fill: `*p` receives a new reference (refcounts.dat's only way to
+# say so). A void call fills it unconditionally (PyErr_GetExcInfo; NULL where there is nothing);
+# an int one on the result its documentation names, NULL on the others: PyContextVar_Get "Returns
+# -1 if an error has occurred during lookup, and 0 if no error occurred" (then a new reference, or
+# NULL where there is no value nor default); PyWeakref_GetRef and PyIter_NextItem return 1 with
+# the new reference, 0 and -1 with NULL. An int fill the table does not name is not read
+# (PyIter_Send's `*presult` holds a new reference on both PYGEN_RETURN 1 and PYGEN_NEXT 0, a class
+# `When` has no name for).
+FILLED_ON = {"PyContextVar_Get": When.ZERO, "PyWeakref_GetRef": When.POSITIVE, "PyIter_NextItem": When.POSITIVE}
+# `+1` on an in-out `PyObject**` whose reference stays the caller's: PyErr_NormalizeException
+# replaces the three values in place ("+1???"), PyUnicode_InternInPlace replaces `*p` by the
+# interned string, releasing the old one: before and after the call `*p` holds the caller's own.
+IN_OUT = {"PyErr_NormalizeException", "PyUnicode_InternInPlace"}
+
 # `-1` entries that are not the caller's reference: PySet_Discard drops the set's own reference
 # to the key, PyContext_Exit/PyContextVar_Reset and Py_ReprLeave undo what their partner did.
 NOT_STEALS = {"PySet_Discard", "PyContext_Exit", "PyContextVar_Reset", "Py_ReprLeave"}
@@ -120,12 +147,25 @@ def record(e: Entry) -> Summary | None:
     effects: dict[int, Effect] = {}
     if e.name not in NOT_STEALS:
         effects = {i: Effect.CONSUME for i, (_, _, eff) in enumerate(e.arguments) if eff == "-1"}
+    effects.update(_fills(e))
     effects.update(OVERRIDES.get(e.name, {}))
     returns = Returns.OWNED if e.result == "+1" else Returns.BORROWED
     pointer = e.result in ("+1", "0", "null") or e.result_type.endswith("*")
     if returns is Returns.BORROWED and not effects and not pointer:
         return None
-    return Summary(returns=returns, **_arguments(effects))
+    return Summary(returns=returns, fills_with=FILLS_WITH.get(e.name, ()), **_arguments(effects))
+
+
+def _fills(e: Entry) -> dict[int, Effect | tuple[Effect, When]]:
+    """The out-parameters a `+1` marks as filled with a new reference (`FILLED_ON`, `IN_OUT`)."""
+    outs = [i for i, (typ, _, eff) in enumerate(e.arguments)
+            if typ.replace(" ", "") == "PyObject**" and eff == "+1"]
+    if not outs or e.name in IN_OUT:
+        return {}
+    if e.result_type == "void":
+        return {i: Effect.ACQUIRE_OUT for i in outs}
+    when = FILLED_ON.get(e.name)
+    return {} if when is None else {i: (Effect.ACQUIRE_OUT, when) for i in outs}
 
 
 def _arguments(effects: dict) -> dict:

@@ -27,7 +27,8 @@ from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
-from refcheck.frontend.owning import address_of_local, detach, emit_fill, forwarded_parameter, owning_locals
+from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
+                                      owning_locals)
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -130,7 +131,7 @@ class CallLowering(UserData):
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
-        self.fill(loc, name, args, filled)
+        self.fill(loc, name, args, filled, summary.fills_with)
         if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
             self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
         self.lend(loc, name, lent)
@@ -503,11 +504,15 @@ class CallLowering(UserData):
         v = self.address_of_local(a)
         return v is not None and strip(a).type.get_pointee().get_canonical().kind == ci.TypeKind.RECORD
 
-    def fill(self, loc, name: str, args: list, filled: dict) -> None:
+    def fill(self, loc, name: str, args: list, filled: dict, after: tuple = ()) -> None:
         """After a call that stores a fresh owned reference through `&v` (or a forwarded `p`):
-        v (`*p`) holds it."""
+        v (`*p`) holds it; one that `after` ties to a leader's local, only where that is not NULL."""
+        led = {i: j for i, j in after if i in filled and isinstance(filled.get(j), str)}
         for i, v in filled.items():
-            emit_fill(self.b, loc, name, v, fills_scalars(args[i]))
+            if i not in led:
+                emit_fill(self.b, loc, name, v, fills_scalars(args[i]))
+        if led:
+            emit_led_fills(self.b, loc, name, {filled[i]: (filled[j], fills_scalars(args[i])) for i, j in led.items()})
 
     def out_target(self, a):
         """What a call's fill of argument `a` writes: the local v of `&v`, a forwarded parameter."""

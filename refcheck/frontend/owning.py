@@ -94,6 +94,29 @@ def emit_fill(b, loc, name: str, target, scalars: bool) -> None:
         b.emit(ir.Assign(loc, target, t))
 
 
+def emit_led_fills(b, loc, name: str, led: dict) -> None:
+    """Fills that follow a leader's (`Summary.fills_with`): `target -> (leader, scalars)`; each
+    holds a new reference where its leader's local is not NULL after the call, NULL where it is."""
+    for leader in dict.fromkeys(l for l, _ in led.values()):
+        # The text names the local as written (its key's `#` suffix differs from run to run).
+        n = b.node("branch", loc, cond=ir.NullTest(leader), text=f"{name} filled {leader.split('#', 1)[0]}")
+        yes, no, join = b.node("block"), b.node("block"), b.node("block")
+        b.start(n)
+        b.edge(n, yes, True)
+        b.edge(n, no, False)
+        for block, filled in ((yes, True), (no, False)):
+            b.cur = block
+            for target, (lead, scalars) in led.items():
+                if lead != leader:
+                    continue
+                if filled:
+                    emit_fill(b, loc, name, target, scalars)
+                else:
+                    b.emit(ir.Assign(loc, target, None, null=True))
+            b.edge(b.cur, join)
+        b.cur = join
+
+
 def detach(b, loc, name: str, args: list, effects: dict) -> None:
     """After `g_list_remove_link (list, l)` (Effect.DETACH): l, a local, holds the unlinked node as
     a fresh list of its own (its old value, maybe the head the reallocation gave up, is not freed)."""
