@@ -18,10 +18,11 @@ from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
+from refcheck.analysis.locations import Locations
 from refcheck.analysis.nullness import fated_parameters
 from refcheck.analysis.summarize import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, made,
-                                     param_fate, restores, stale_view)
+                                     param_fate, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
@@ -38,7 +39,7 @@ _SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
 
 
 
-class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
+class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
     def __init__(self, cfg: FunctionCFG, conv: Conventions, relevant: set[int] | None = None,
                  untracked: frozenset = frozenset(), stolen: frozenset = frozenset()):
         """`relevant`: the branch nodes whose conditions may matter (`slicing`); None: all.
@@ -379,33 +380,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables):
             else:
                 st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
-            stored = st.facts.stored
-            before = stored.get(op.target)
-            if before is not None and before != oid and before in st.objs:
-                b = st.objs[before]
-                if b.debt:
-                    st.objs[before] = replace(b, debt=b.debt - 1)  # that copy is gone
-                elif b.paid and st.holders(before) and not b.gone:
-                    # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
-                    # Py_DECREF(tmp)`): the reference the location held is now ours. Not an object
-                    # released for good meanwhile (a realloc of the field's block, or a release
-                    # that took the location's reference back): that was the location's.
-                    st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
-                elif restores(oid, op.target) and b.shared and not b.owned and b.gone is Gone.NO:
-                    # The location's own earlier value put back (`old = s->f; s->f = obj; ...;
-                    # s->f = old;`): obj was only lent to it, its reference is ours again.
-                    st.objs[before] = replace(b, owned=1)
-            self.forget(st, ObjId(Kind.FIELD, op.target))
-            # Until the location or its address changes, loading it gives back what was stored.
-            if oid is not None:
-                stored[op.target] = oid
-                self.stored_deps[op.target] = op.deps
-            else:
-                stored.pop(op.target, None)
-            if before is not None and before != oid and before in st.objs:
-                # The fact pinned it: held by nobody now, it is gone (else a loop handing each
-                # turn's object to one call keeps every turn's, past the generations bound).
-                self.collect(st, before)
+            self.store_into(st, op, oid)
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
         if op.var in st.env:

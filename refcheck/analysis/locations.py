@@ -1,0 +1,45 @@
+"""What a store does to the location it writes: the object it held before, and the fact that
+loading the location gives back what was stored (Transfer.op_store's second half)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from refcheck import ir
+from refcheck.analysis.state import MAX_OWNED, Kind, ObjId, State, restores
+from refcheck.rules.events import Gone
+
+
+class Locations:
+    """Transfer's mixin: the location side of a store (`op.target`, a field or a slot)."""
+
+    def store_into(self, st: State, op: ir.Store, oid: ObjId | None) -> None:
+        """`op.target` now holds `oid` (None: a value nobody tracks): the object it held before
+        loses the copy, or takes the location's reference back (Py_CLEAR), or is lent back."""
+        stored = st.facts.stored
+        before = stored.get(op.target)
+        if before is not None and before != oid and before in st.objs:
+            b = st.objs[before]
+            if b.debt:
+                st.objs[before] = replace(b, debt=b.debt - 1)  # that copy is gone
+            elif b.paid and st.holders(before) and not b.gone:
+                # Taken out of the location as it is cleared (Py_CLEAR's `tmp = f; f = NULL;
+                # Py_DECREF(tmp)`): the reference the location held is now ours. Not an object
+                # released for good meanwhile (a realloc of the field's block, or a release
+                # that took the location's reference back): that was the location's.
+                st.objs[before] = replace(b, paid=b.paid - 1, owned=min(MAX_OWNED, b.owned + 1), gone=Gone.NO)
+            elif restores(oid, op.target) and b.shared and not b.owned and b.gone is Gone.NO:
+                # The location's own earlier value put back (`old = s->f; s->f = obj; ...;
+                # s->f = old;`): obj was only lent to it, its reference is ours again.
+                st.objs[before] = replace(b, owned=1)
+        self.forget(st, ObjId(Kind.FIELD, op.target))
+        # Until the location or its address changes, loading it gives back what was stored.
+        if oid is not None:
+            stored[op.target] = oid
+            self.stored_deps[op.target] = op.deps
+        else:
+            stored.pop(op.target, None)
+        if before is not None and before != oid and before in st.objs:
+            # The fact pinned it: held by nobody now, it is gone (else a loop handing each
+            # turn's object to one call keeps every turn's, past the generations bound).
+            self.collect(st, before)
