@@ -355,3 +355,31 @@ def test_source_text_is_kept_for_one_build_only(tmp_path):
         assert clangutil.read_source(str(path)) == b"long g;\n"  # a new build reads it again
     finally:
         clangutil.reset_kids()
+
+
+def test_locations_at_one_place_are_one_object_within_a_build(tmp_path):
+    """Within a build the cursors at one place (a macro expansion's, at its call site) share one
+    Location (`clangutil._PLACES`), equal to the place libclang gives each; outside a build each
+    ask makes its own."""
+    from refcheck.findings import Location
+    from refcheck.frontend import binding, clangutil
+
+    path = tmp_path / "unit.c"
+    path.write_bytes(b"#define M(x) ((x) + (x) * 2)\nint f(int a) { return M(a) + a; }\n")
+    fn = parse(str(path), []).functions[0]
+    clangutil.reset_kids(fn)
+    try:
+        cursors = list(fn.walk_preorder())
+        got = [clangutil.location(c) for c in cursors]
+    finally:
+        clangutil.reset_kids()
+    for c, loc in zip(cursors, got):
+        f, line, column, _ = binding.place(c)
+        assert loc == Location(binding.file_named(f).name if f else "", line, column)
+    by_place: dict = {}
+    for loc in got:
+        by_place.setdefault((loc.file, loc.line, loc.column), set()).add(id(loc))
+    assert all(len(ids) == 1 for ids in by_place.values())
+    assert len(by_place) < len(got)  # M(a)'s cursors share its call site
+    a, b = [n for n in fn.walk_preorder() if n.spelling == "a" and n.kind.name == "DECL_REF_EXPR"][:2]  # both M's
+    assert clangutil.location(a) == clangutil.location(b) and clangutil.location(a) is not clangutil.location(b)

@@ -15,8 +15,10 @@ from refcheck.conventions.summary import Effect
 from refcheck.frontend.aliases import inside, interior_root, plain_local
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.binding import of_kinds
 
 # The effects with which a callee keeps an argument: a hand-over, or its own reference (keep).
+_SITE_KINDS = frozenset({K.CALL_EXPR.value, K.BINARY_OPERATOR.value})
 _KEEPS = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING, Effect.KEEP)
 
 
@@ -52,16 +54,11 @@ def _pairs(b):
 
 def _sites(fn) -> list:
     """The assignments and calls under `fn`: the pairs are made again from these whenever an
-    interior alias is learnt (up to a few times per body), the body walked once, through the
-    build's listings of children (`clangutil.kids`) instead of the binding's walk_preorder."""
-    sites, stack = [], [fn]
-    while stack:
-        c = stack.pop()
-        k = kind_of(c)
-        if k == K.BINARY_OPERATOR and binop(c) == "=" or k == K.CALL_EXPR:
-            sites.append(c)
-        stack.extend(children_of(c))
-    return sites
+    interior alias is learnt (up to a few times per body). One walk in which libclang's visit
+    keeps only the two kinds (`binding.of_kinds`, compiled where `native` chose it): a walk of
+    the build's listings in Python asked every cursor its kind, 7% of a TH build. Order is
+    free: both users make sets."""
+    return [c for c in of_kinds(fn, _SITE_KINDS) if kind_of(c) == K.CALL_EXPR or binop(c) == "="]
 
 
 def _call_pairs(b, c):
