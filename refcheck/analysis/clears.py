@@ -6,6 +6,8 @@
   to `T **` first (a local whose every assignment copies the parameter is the parameter).
 - `released_or_kept`: the stolen-parameter rule of a function that returns nothing and releases
   a parameter on some paths, keeps it on the others (`Summarizer.stolen`).
+- `given_as_documented`: the same rule for a parameter the project's gtk-doc documents
+  `(transfer full)` (glib30), whatever the function returns.
 """
 
 from __future__ import annotations
@@ -78,3 +80,14 @@ def released_or_kept(fates: set) -> bool:
     the function's prose only) is then the function's own leak, reported in its body."""
     return bool(fates & {"released", "consumed"} and "sunk" in fates
                 and fates <= {"released", "consumed", "sunk", "borrowed", "null"})
+
+
+def given_as_documented(fates: set) -> bool:
+    """Whether a parameter its gtk-doc documents `(transfer full)` is treated so by the body
+    where the body says anything: given up (released or handed over: the caller's `& {...}`) on
+    some path, never retained, and on the others left as it came, a path that keeps it nowhere
+    being the function's own leak, reported there (grilo's grl_registry_add_config appends
+    @config to a list its registry keeps and forgets it where it has no plugin id). Round 17
+    found the annotation alone wrong too often (a parameter only read: libsecret's
+    @attributes, gdbus-codegen's @invocation), so a body that never gives it up decides."""
+    return fates <= {"released", "consumed", "sunk", "returned", "null", "borrowed"}

@@ -28,7 +28,7 @@ from __future__ import annotations
 from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
-from refcheck.analysis.clears import Clears, released_or_kept
+from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
 from refcheck.ir import SINGLETON_KEY
@@ -81,6 +81,7 @@ class Summarizer:
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setters = setters
+        self.documented: frozenset = frozenset()  # indices its gtk-doc says `(transfer full)`
         self.setter, self.lent, self.read_only = self.only_stored(cfg, setters, lends)
         # The parameters the body hands to a call that keeps them (a sink's argument), through
         # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
@@ -430,7 +431,8 @@ class Summarizer:
                          if self.maybe_given(i) or self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
                               or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"})
-                              or (not self.cfg.returns_value and released_or_kept(self.fates[i])))
+                              or (not self.cfg.returns_value and released_or_kept(self.fates[i]))
+                              or i in self.documented and given_as_documented(self.fates[i]))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
 

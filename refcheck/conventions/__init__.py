@@ -287,6 +287,11 @@ class Conventions:
     # stolen)`): it owns the parameter from its entry, and its callers give their reference up.
     # Off for TH, whose Golden Rule leaves releasing a parameter to the free/release functions.
     infer_steals: bool = False
+    # The input parameters a project's gtk-doc documents `(transfer full)` (`gtkdoc.takes`):
+    # name -> positions. Not a record (round 17 found the annotation wrong too often alone): a hint
+    # the body's inference reads (`Summarizer.stolen`), which trusts it where the body gives the
+    # parameter up on some path, so that a path leaving it is the function's own leak.
+    documented_takes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # A function whose only effect on a pointer parameter is to store it into memory another
     # parameter reaches (ultrajson's `SetupDictIter(obj, pc)`: `pc->dictObj = obj`) is built and
     # summarised as a `store` (the CPython store-then-INCREF idiom). The cpython preset's: in GLib

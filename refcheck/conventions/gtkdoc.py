@@ -42,10 +42,16 @@ def scan(text: str) -> dict[str, Record]:
     """Every function of one source text whose doc comment says who owns something: name ->
     record. A name documented twice with different records is left out (two static functions of
     one name: the comment that governs a call is not known)."""
+    return _scan(text)[0]
+
+
+def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
+    """`scan`'s records, and the input parameters documented `(transfer full)` (`_taken`)."""
     out: dict[str, Record] = {}
+    takes: dict[str, tuple[int, ...]] = {}
     clashes: set[str] = set()
     if "(transfer" not in text and "(out" not in text and "(inout" not in text:
-        return out  # most files: nothing to read
+        return out, takes  # most files: nothing to read
     for m in _BLOCK.finditer(text):
         body = m.group(1)
         if not _OWNERSHIP.search(body):
@@ -56,12 +62,16 @@ def scan(text: str) -> dict[str, Record]:
         name = element.get(C_NS + "identifier")
         record = record_of(element)
         if _takes_input(record):
-            # An input parameter's `(transfer full)` is not trusted (see _said), but a record
+            # An input parameter's `(transfer full)` is not trusted alone (see _said), but a record
             # without it would make that parameter borrowed over what the body says (libdex's
             # `dex_await_object (future, error)`: "@future: (transfer full)", its body's
-            # dex_unref; 16 false RC001 at its callers, glib26): the body and the name decide.
+            # dex_unref; 16 false RC001 at its callers, glib26): the body and the name decide,
+            # told of the annotation (`Summarizer.stolen`).
+            takes[name] = _taken(record, element)
             continue
         record = _said(record)
+        if _propagated(record, element, text, m.end()):
+            record = {**(record or {}), "returns": "borrowed"}
         if record is None or ("returns" not in record and "*" in _c_type(element)):
             # A pointer result the comment says nothing of: a record would make it borrowed over
             # what the body or the name says, so the parameters' annotations are left out too.
@@ -71,7 +81,55 @@ def scan(text: str) -> dict[str, Record]:
         out[name] = record
     for name in clashes:
         del out[name]
-    return out
+    return out, {n: t for n, t in takes.items() if t}
+
+
+def _taken(record: Record, element: ET.Element) -> tuple[int, ...]:
+    """The positions of the input parameters a converted record consumes, but a `T **` one
+    (dconf_changeset_get's `@value: (transfer full)`, an out parameter missing its `(out)`)."""
+    head = _listed(record)
+    types = [(t.get(C_NS + "type", "") if t is not None else "")
+             for t in (p.find(CORE + "type") for p in element.iter(CORE + "parameter"))]
+    return tuple(sorted(int(position) for position, effect in record.get("arguments", {}).items()
+                        if (effect.get("effect") if isinstance(effect, dict) else effect) == "consume"
+                        and position != head and int(position) < len(types)
+                        and not types[int(position)].endswith("**")))
+
+
+# `return g_task_propagate_pointer (...)`, or of a local given it (`x = g_task_propagate_pointer`).
+_PROPAGATE = re.compile(r"\bg_task_propagate_pointer\s*\(")
+_RETURN = re.compile(r"\breturn\b\s*([^;]*);")
+_TRIVIAL = re.compile(r"\(?\s*(?:NULL|FALSE|0|nullptr)\s*\)?")
+
+
+def _propagated(record: Record | None, element: ET.Element, text: str, end: int) -> bool:
+    """Whether a finish function documents its pointer result `(transfer none)` and its body
+    returns only what `g_task_propagate_pointer` gives (or NULL). What a GTask hands out is what
+    the project gave `g_task_return_pointer`, owned or lent: its transfer is the project's
+    protocol, which the finish's documentation states (gupnp's call_action_finish, the action
+    the caller passed, returned with a NULL notify). A result made by a constructor is not
+    covered: there the body wins (geocode_place_get_icon, `_said`)."""
+    ret = element.find(CORE + "return-value")
+    if (record or {}).get("returns") or ret is None or ret.get("transfer-ownership") != "none" \
+            or "*" not in _c_type(element) or end >= len(text) or text[end] != "{":
+        return False
+    body = _body(text, end)
+    if body is None or not _PROPAGATE.search(body):
+        return False
+    given = set(re.findall(r"(\w+)\s*=\s*(?:\(\s*[\w\s*]+\)\s*)?g_task_propagate_pointer\s*\(", body))
+    returns = [r.strip() for r in _RETURN.findall(body)]
+    return bool(returns) and all(_TRIVIAL.fullmatch(r) or _PROPAGATE.match(re.sub(r"^\([\w\s*]+\)\s*", "", r))
+                                 or r in given for r in returns)
+
+
+def _body(text: str, start: int, limit: int = 20000) -> str | None:
+    """The text of the braces opening at `start` (a function body), or None past `limit`."""
+    depth = 0
+    for i in range(start, min(len(text), start + limit)):
+        depth += (text[i] == "{") - (text[i] == "}")
+        if depth == 0:
+            return text[start + 1:i]
+    return None
 
 
 def _takes_input(record: Record | None) -> bool:
@@ -291,7 +349,13 @@ def _split(text: str) -> list[str]:
 def project_records(paths, max_bytes: int = 16 << 20) -> dict[str, Record]:
     """The records of every project source in `paths` (a file that cannot be read, or a larger
     one, is skipped: the scan never fails a run)."""
+    return _project(paths, max_bytes)[0]
+
+
+def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
+    """`project_records`, and the documented input takes of every source (`_scan`)."""
     out: dict[str, Record] = {}
+    takes: dict[str, tuple[int, ...]] = {}
     clashes: set[str] = set()
     for path in sorted(set(paths)):
         try:
@@ -301,11 +365,17 @@ def project_records(paths, max_bytes: int = 16 << 20) -> dict[str, Record]:
             continue
         if len(data) > max_bytes:
             continue
-        for name, record in scan(data.decode("utf-8", "replace")).items():
+        records, taken = _scan(data.decode("utf-8", "replace"))
+        for name, record in records.items():
             if name in out and out[name] != record:
                 clashes.add(name)
             out[name] = record
-    return {n: r for n, r in out.items() if n not in clashes}
+        for name, positions in taken.items():
+            if takes.get(name, positions) != positions:
+                clashes.add(name)
+            takes[name] = positions
+    return ({n: r for n, r in out.items() if n not in clashes},
+            {n: t for n, t in takes.items() if n not in clashes and n not in out})
 
 
 def annotated(conv, paths):
@@ -318,7 +388,10 @@ def annotated(conv, paths):
     from refcheck.conventions.presets import gir_records
     from refcheck.conventions.summary import RecordError
 
-    tables = {n: r for n, r in project_records(paths).items() if n not in conv.summaries}
+    found, takes = _project(paths)
+    tables = {n: r for n, r in found.items() if n not in conv.summaries}
+    if takes:
+        conv = replace(conv, documented_takes={n: t for n, t in takes.items() if n not in conv.summaries})
     if not tables:
         return conv
     records = {}

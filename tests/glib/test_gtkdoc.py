@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from refcheck.conventions import gtkdoc
 from refcheck.conventions.gtkdoc import annotated, project_records, scan
 from refcheck.conventions.presets import PRESETS
 from refcheck.conventions.summary import Returns, parse_record
@@ -126,3 +127,61 @@ def test_variadic_lists_taken_over():
     assert scan(loose) == {} and scan(none) == {}
     # Checked as a configured record: the variadic key is one the record reader knows.
     assert parse_record(said, "t").variadic[0] == 1
+
+
+# glib30: documented input takes (a hint the body reads) and `(transfer none)` finish functions.
+_ADD = """
+/**
+ * reg_add:
+ * @reg: the registry
+ * @item: (transfer full): an item
+ * @slot: (transfer full): a slot missing its (out)
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+reg_add (Reg *reg, Item *item, Item **slot)
+{
+  return TRUE;
+}
+"""
+
+_FINISH = """
+/**
+ * op_finish:
+ * @self: the object
+ * @result: a #GAsyncResult
+ * @error: an error location
+ *
+ * Returns: (transfer none): the action
+ */
+Action *
+op_finish (Op *self, GAsyncResult *result, GError **error)
+{
+  Action *action;
+
+  g_return_val_if_fail (G_IS_TASK (result), NULL);
+  if (self == NULL)
+    return NULL;
+  action = g_task_propagate_pointer (G_TASK (result), error);
+  return action;
+}
+"""
+
+
+def test_documented_input_takes_are_hints_not_records():
+    records, takes = gtkdoc._scan(_ADD)
+    assert "reg_add" not in records
+    assert takes == {"reg_add": (1,)}  # not the `Item **` misannotated out parameter
+
+
+def test_transfer_none_finish_over_a_propagated_pointer_is_borrowed():
+    records, _ = gtkdoc._scan(_FINISH)
+    assert records == {"op_finish": {"returns": "borrowed"}}
+
+
+def test_transfer_none_over_anything_else_yields_to_the_body():
+    made = _FINISH.replace("return action;", "return g_object_new (ACTION_TYPE, NULL);")
+    assert gtkdoc._scan(made)[0] == {}
+    full = _FINISH.replace("(transfer none)", "(transfer full)")
+    assert gtkdoc._scan(full)[0] == {"op_finish": {"returns": "owned"}}
