@@ -20,7 +20,7 @@ from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.locations import Locations
 from refcheck.analysis.nullness import fated_parameters
-from refcheck.analysis.summarize import flag_targets
+from refcheck.analysis.outslots import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, made,
                                      param_fate, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole

@@ -1,0 +1,68 @@
+"""Calls that move a value between the caller's variables: g_set_object's replace, realloc's
+reallocation, g_steal_pointer's steal (CallLowering's mixin)."""
+
+from __future__ import annotations
+
+from refcheck import ir
+from refcheck.findings import Location
+from refcheck.frontend.argtypes import is_function_pointer
+from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import NULL
+
+
+class Moves:
+    """Lowers the calls whose result is an argument's value moved, replaced or reallocated."""
+
+    def replace(self, loc, name: str, v: str, new) -> None:
+        """`g_set_object (&v, new)`: ref new, `v = new`, unref v's old value (in that order, as
+        the callee does: the same object in both is a retain and a release, no change)."""
+        old = self.b.temp(f"{name}(old)")
+        self.b.emit(ir.Assign(loc, old, v))
+        if new not in (None, NULL):
+            self.b.emit(ir.Retain(loc, new, name))
+        self.b.emit(ir.Assign(loc, v, new if new != NULL else None, null=new == NULL))
+        self.b.emit(ir.Release(loc, (old,), name))
+
+    def reallocation(self, loc, name, summary, old):
+        """realloc(p, n): a fresh owned block in place of p (`old`, the value of the first pointer
+        argument past handles: none where that is NULL, `g_list_append (NULL, x)`, whatever follows
+        it); one that may fail splits at once into success and failure (NULL, the old block still
+        ours)."""
+        t = self.b.temp(f"{name}(...)")
+        self.b.emit(ir.Realloc(loc, t, old, name, summary.may_fail))
+        if summary.may_fail:
+            n = self.b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} succeeded")
+            yes, no, join = self.b.node("block"), self.b.node("block"), self.b.node("block")
+            self.b.start(n)
+            self.b.edge(n, yes, True)
+            self.b.edge(n, no, False)
+            self.b.edge(yes, join)
+            self.b.edge(no, join)
+            self.b.cur = join
+        return t
+
+    def steal(self, loc: Location, name: str, args) -> str | None:
+        """`g_steal_pointer(&x)`: the result takes x's value over and x becomes NULL, so x's
+        cleanup (frontend.cleanups) releases nothing. None when this is no such call."""
+        if len(args) != 1 or not self.b.conv.matches("steal", name):
+            return None
+        inner = strip(args[0])
+        if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+            return None
+        target = strip(next(iter(children_of(inner)), inner))
+        v = self.b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
+        if v is None:
+            if (kind_of(target) not in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) or not has_pointer_type(target)
+                    or is_function_pointer(target.type)):  # a notify taken out: code, no owner
+                return None
+            # `g_steal_pointer(&priv->root)`: the reference the object held is now this function's.
+            self.value(target)
+            t = self.b.temp(f"{name}(&{expr_text(target)})")
+            self.b.emit(ir.Acquire(loc, t, name))
+            return t
+        t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
+        self.b.emit(ir.Assign(loc, t, v))
+        self.b.emit(ir.Assign(loc, v, None, null=True))
+        return t
+
