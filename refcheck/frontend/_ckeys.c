@@ -115,18 +115,25 @@ static int extend_run(PyObject *runs, PyObject *t) {
     return PyList_SetItem(run, 1, words);
 }
 
-/* shapes.result_position: whether the type name at tokens[i] starts a function type's result. */
-static int result_position(PyObject *tokens, Py_ssize_t i, PyObject *qualifiers) {
-    Py_ssize_t n = PyList_GET_SIZE(tokens), j = i + 1;
-    while (j < n) {
+/* The index of the first token from j on that is neither `*` nor a qualifier; -1 on error. */
+static Py_ssize_t past_qualifiers(PyObject *tokens, Py_ssize_t j, PyObject *qualifiers) {
+    Py_ssize_t n = PyList_GET_SIZE(tokens);
+    for (; j < n; j++) {
         PyObject *u = PyList_GET_ITEM(tokens, j);
         int q = is_char(u, '*') ? 1 : PySet_Contains(qualifiers, u);
         if (q < 0)
             return -1;
         if (!q)
             break;
-        j++;
     }
+    return j;
+}
+
+/* shapes.result_position: whether the type name at tokens[i] starts a function type's result. */
+static int result_position(PyObject *tokens, Py_ssize_t i, PyObject *qualifiers) {
+    Py_ssize_t n = PyList_GET_SIZE(tokens), j = past_qualifiers(tokens, i + 1, qualifiers);
+    if (j < 0)
+        return -1;
     if (j < n && is_char(PyList_GET_ITEM(tokens, j), '('))
         return 1;
     return j + 1 < n && starts_word(PyList_GET_ITEM(tokens, j)) && is_char(PyList_GET_ITEM(tokens, j + 1), '(');
@@ -533,16 +540,9 @@ static int declared_word(PyObject *tokens, PyObject *type_names, PyObject *quali
                 return -1;
             continue;
         }
-        Py_ssize_t j = i + 1;
-        while (j < n) {
-            PyObject *u = PyList_GET_ITEM(tokens, j);
-            int q = is_char(u, '*') ? 1 : PySet_Contains(qualifiers, u);
-            if (q < 0)
-                return -1;
-            if (!q)
-                break;
-            j++;
-        }
+        Py_ssize_t j = past_qualifiers(tokens, i + 1, qualifiers);
+        if (j < 0)
+            return -1;
         if (j >= n || !starts_word(PyList_GET_ITEM(tokens, j)))
             continue;
         if ((got = PySequence_Contains(type_names, PyList_GET_ITEM(tokens, j))) != 0) {
