@@ -17,7 +17,7 @@ from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import Nullness
 
 
-def slot_keys(cfg, index: dict) -> dict[str, int]:
+def slot_parameters(cfg, index: dict) -> dict[str, int]:
     """Location key -> parameter index of the stores through a pointer parameter or through a
     local whose every assignment copies one parameter (`DexObject **objptr = (DexObject **)
     data;`, never written otherwise). One pass over the ops; nothing where no store goes
@@ -42,7 +42,7 @@ class Clears:
 
     def __init__(self, cfg, index: dict):
         # Location key of `*p` (or `*alias`) -> parameter index: the stores through them.
-        self.keys: dict[str, int] = slot_keys(cfg, index) if index else {}
+        self.keys: dict[str, int] = slot_parameters(cfg, index) if index else {}
         self.released: set[int] = set()  # `*p`'s value on entry released on some path
         self.not_null: set[int] = set()  # `*p` not known NULL at some return
         self.stored: set[int] = set()  # `*p` holding a value the body stored there at some return
