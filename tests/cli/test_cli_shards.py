@@ -387,11 +387,13 @@ def test_three_shards_from_one_parse(project, sharding):
 # A cycle of two definitions (issue 32, refcheck.driver.cycles): pass_a frees `p`, keeps it, or
 # hands it to pass_b, which hands it back; settled optimistically both take `p` over, and
 # `start` hands its node on. Checked by source order alone, pass_a borrows `p` and frees it (RC006).
+# They return a status: a void function that releases a parameter on some paths and keeps it on
+# the others takes it over without any cycle round (glib28's `released_or_kept`).
 CYCLE = ("#include <stdlib.h>\nstruct node { int n; };\nstruct node *kept_node;\n"
-         "void pass_b(struct node *p);\n"
-         "void pass_a(struct node *p)\n{\n  if (p->n <= 0) {\n    free(p);\n    return;\n  }\n"
-         "  if (p->n == 5) {\n    kept_node = p;\n    return;\n  }\n  pass_b(p);\n}\n"
-         "void pass_b(struct node *p)\n{\n  p->n--;\n  pass_a(p);\n}\n"
+         "int pass_b(struct node *p);\n"
+         "int pass_a(struct node *p)\n{\n  if (p->n <= 0) {\n    free(p);\n    return 0;\n  }\n"
+         "  if (p->n == 5) {\n    kept_node = p;\n    return 1;\n  }\n  return pass_b(p);\n}\n"
+         "int pass_b(struct node *p)\n{\n  p->n--;\n  return pass_a(p);\n}\n"
          "void start(int n)\n{\n  struct node *p = malloc(sizeof *p);\n  if (!p)\n    return;\n"
          "  p->n = n;\n  pass_a(p);\n}\n")
 
