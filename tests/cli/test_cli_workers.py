@@ -92,7 +92,10 @@ def test_real_engine_output_identical_with_one_and_two_jobs_cold_and_warm(projec
 def test_ctrl_c_exits_130_promptly_and_leaves_the_cache_loadable(project):
     for i in range(12):
         project.write(f"u{i:02}.c", "void f(void) { t = LEAK(1); SLOW; }\n")
-    p = project.spawn("check", "-j", "2", ".", start_new_session=True)
+    # A terminal's child: SIGINT at its default action, whatever disposition the test runner
+    # inherited (an ignored SIGINT is inherited across exec, and Python then installs no handler).
+    p = project.spawn("check", "-j", "2", ".", start_new_session=True,
+                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Interrupt once some units are done and others are running (not on a fixed sleep: the
     # machine may be busy).
     entries_dir = project.root / ".refcheck_cache" / "entries"
