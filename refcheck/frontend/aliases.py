@@ -206,14 +206,20 @@ def first_member_base(c):
     return base if field.semantic_parent == record else None
 
 
+def address_of_member(a):
+    """The member expression m of an argument `&m` (`&self->f`, `&(s.f)`), else None."""
+    inner = strip(a)
+    if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+        return None
+    target = strip(next(iter(children_of(inner)), None) or inner)
+    return target if kind_of(target) == K.MEMBER_REF_EXPR else None
+
+
 def embedded_member_base(c):
     """The base `p` (stripped) of `&p->m`, m a struct (or union) member of p's own record at any
     offset; None otherwise (a pointer member's address is a location to fill, not the object)."""
-    x = strip(c)
-    if kind_of(x) != K.UNARY_OPERATOR or unop(x) != "&":
-        return None
-    inner = strip(next(iter(children_of(x)), x))
-    if kind_of(inner) != K.MEMBER_REF_EXPR or inner.type.get_canonical().kind != ci.TypeKind.RECORD:
+    inner = address_of_member(c)
+    if inner is None or inner.type.get_canonical().kind != ci.TypeKind.RECORD:
         return None
     base = next(iter(children_of(inner)), None)
     field = referenced(inner)

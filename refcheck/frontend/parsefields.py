@@ -11,20 +11,11 @@ the retain looked like a reference of our own, leaked at every exit (ijson's
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, expr_text, kind_of, strip, unop
-from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.aliases import address_of_member
+from refcheck.frontend.clangutil import expr_text
 from refcheck.frontend.conditions import expr_vars, key_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.steals import parse_outputs
-
-
-def address_of_member(a):
-    """The member expression m of an argument `&m` (`&self->f`, `&(s.f)`), else None."""
-    inner = strip(a)
-    if kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
-        return None
-    target = strip(next(iter(children_of(inner)), None) or inner)
-    return target if kind_of(target) == K.MEMBER_REF_EXPR else None
 
 
 def lend_fields(b: GraphBuilder, loc, name: str, args: list) -> None:
