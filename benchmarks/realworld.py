@@ -1,0 +1,539 @@
+"""Runs refcheck over the real-world corpora that benchmarks/corpora/*.toml describe.
+
+A spec names each project's source (`github:owner/name`), its commit, the Debian packages and
+build steps it needs, and what to check (a compile database, or unit globs with flags); third-party
+source is never committed. The runner lays out any missing tree from a local git mirror, builds
+once, runs `python -m refcheck check` from the checkout given (and `benchmarks/floor.py` with
+--floor), writes one results JSON per project, and scores the findings against the batch's
+verdicts file where there is one.
+
+    python benchmarks/realworld.py benchmarks/corpora/cpy22.toml --trees /tmp/corpora \\
+        --checkout /tmp/msnapR --out /tmp/corpora/results/R [--floor] [--only ijson,pycups]
+    python benchmarks/realworld.py --compare /tmp/corpora/results/R /tmp/corpora/results/B
+    python benchmarks/realworld.py benchmarks/corpora/cpy22.toml --score /tmp/corpora/results/R
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PRESETS = ("cpython", "glib", "th")
+BUILT_MARKER = ".realworld-built"
+COMMIT_MARKER = ".realworld-commit"
+HERE = Path(__file__).resolve().parent
+
+
+class SpecError(Exception):
+    """A spec, tree or verdicts file the runner cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Another repository laid out inside the tree (a git submodule the archive lacks)."""
+
+    path: str
+    source: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    source: str
+    commit: str
+    apt: tuple[str, ...] = ()
+    build: tuple[str, ...] = ()
+    compile_commands: str | None = None
+    units: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    errors: str | None = None
+    overlays: tuple[Overlay, ...] = ()
+
+
+@dataclass(frozen=True)
+class Batch:
+    batch: str
+    preset: str
+    projects: tuple[Project, ...]
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: bool
+    why: str
+
+
+def _strings(where: str, key: str, value) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, list) or not all(
+            isinstance(v, str) for v in value):
+        raise SpecError(f"{where}: '{key}' must be a list of strings")
+    return tuple(value)
+
+
+def _string(where: str, table: dict, key: str, required: bool = True) -> str | None:
+    value = table.get(key)
+    if value is None:
+        if required:
+            raise SpecError(f"{where}: missing key '{key}'")
+        return None
+    if not isinstance(value, str) or not value:
+        raise SpecError(f"{where}: '{key}' must be a non-empty string")
+    return value
+
+
+def _overlay(where: str, table) -> Overlay:
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: each overlay must be a table")
+    return Overlay(*(_string(where, table, k) for k in ("path", "source", "commit")))
+
+
+def _project(index: int, table) -> Project:
+    if not isinstance(table, dict):
+        raise SpecError(f"project #{index + 1}: must be a table ([[project]])")
+    where = f"project #{index + 1}"
+    name = _string(where, table, "name")
+    where = f"project '{name}'"
+    known = {"name", "source", "commit", "apt", "build", "compile_commands", "units", "flags",
+             "errors", "overlays", "note"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise SpecError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    source = _string(where, table, "source")
+    if not source.startswith("github:") or source.count("/") != 1:
+        raise SpecError(f"{where}: 'source' must read github:owner/name, not {source!r}")
+    units = _strings(where, "units", table.get("units", []))
+    compile_commands = _string(where, table, "compile_commands", required=False)
+    if not units and compile_commands is None:
+        raise SpecError(f"{where}: needs 'units' or 'compile_commands'")
+    errors = _string(where, table, "errors", required=False)
+    if errors not in (None, "abort", "unwind"):
+        raise SpecError(f"{where}: 'errors' must be abort or unwind")
+    overlays = table.get("overlays", [])
+    if not isinstance(overlays, list):
+        raise SpecError(f"{where}: 'overlays' must be a list of tables")
+    return Project(
+        name=name, source=source, commit=_string(where, table, "commit"),
+        apt=_strings(where, "apt", table.get("apt", [])),
+        build=_strings(where, "build", table.get("build", [])),
+        compile_commands=compile_commands, units=units,
+        flags=_strings(where, "flags", table.get("flags", [])), errors=errors,
+        overlays=tuple(_overlay(where, o) for o in overlays))
+
+
+def parse_spec(text: str, path: Path | None = None) -> Batch:
+    """The batch a spec's TOML text describes; SpecError says what is missing or malformed."""
+    label = str(path) if path else "spec"
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{label}: not valid TOML: {e}") from None
+    batch = _string(label, doc, "batch")
+    preset = _string(label, doc, "preset")
+    if preset not in PRESETS:
+        raise SpecError(f"{label}: 'preset' must be one of {', '.join(PRESETS)}")
+    tables = doc.get("project")
+    if not isinstance(tables, list) or not tables:
+        raise SpecError(f"{label}: no [[project]] tables")
+    projects = tuple(_project(i, t) for i, t in enumerate(tables))
+    names = [p.name for p in projects]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SpecError(f"{label}: project name(s) given twice: {', '.join(twice)}")
+    return Batch(batch=batch, preset=preset, projects=projects, path=path)
+
+
+def load_spec(path: Path) -> Batch:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SpecError(f"cannot read spec {path}: {e.strerror}") from None
+    return parse_spec(text, path)
+
+
+def parse_verdicts(text: str) -> dict[tuple, Verdict]:
+    """Verdict lines, `project file line rule function verdict why` (tab-separated), keyed by
+    (project, file, line, rule, function); '#' lines and blank lines are skipped."""
+    out: dict[tuple, Verdict] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if len(cells) < 6 or cells[5] not in ("true", "false") or not cells[2].isdigit():
+            raise SpecError(f"verdicts line {number}: want project, file, line, rule, function, "
+                            f"true|false, why (tab-separated): {line!r}")
+        key = (cells[0], cells[1], int(cells[2]), cells[3], cells[4])
+        out[key] = Verdict(cells[5] == "true", "\t".join(cells[6:]))
+    return out
+
+
+def finding_key(project: str, finding: dict) -> tuple:
+    return (project, finding["file"], int(finding["line"]), finding["rule"],
+            finding.get("function", ""))
+
+
+# -- laying out and building -------------------------------------------------------------------
+
+def _git_dir(mirror: Path, source: str) -> Path:
+    owner, name = source.removeprefix("github:").split("/")
+    git_dir = mirror / f"{owner}+{name}" / "repo"
+    if not git_dir.is_dir():
+        raise SpecError(f"no mirror of {source} at {git_dir} (fetch it first: `fetch {source}`)")
+    return git_dir
+
+
+def _archive(git_dir: Path, commit: str, dest: Path) -> str:
+    """Extracts `commit` of `git_dir` into dest (made here); returns the full sha."""
+    sha = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "--verify", "-q",
+                          f"{commit}^{{commit}}"], capture_output=True, text=True).stdout.strip()
+    if not sha:
+        raise SpecError(f"commit {commit} is not in {git_dir}")
+    dest.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "--git-dir", str(git_dir), "archive", sha],
+                               stdout=subprocess.PIPE)
+    tar = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout)
+    archive.stdout.close()
+    if archive.wait() != 0 or tar.returncode != 0:
+        raise SpecError(f"git archive {sha} of {git_dir} failed")
+    return sha
+
+
+def lay_out(project: Project, trees: Path, mirror: Path | None) -> Path:
+    """The project's tree, laid out from the mirror if it is missing."""
+    tree = trees / project.name
+    if tree.is_dir():
+        return tree
+    if mirror is None:
+        raise SpecError(f"{project.name}: no tree at {tree}, and no --mirror to lay it out from")
+    partial = trees / f".{project.name}.partial"
+    if partial.exists():
+        subprocess.run(["rm", "-rf", str(partial)], check=True)
+    sha = _archive(_git_dir(mirror, project.source), project.commit, partial)
+    for overlay in project.overlays:
+        target = partial / overlay.path
+        if target.is_dir() and not any(target.iterdir()):
+            target.rmdir()  # an empty submodule folder
+        _archive(_git_dir(mirror, overlay.source), overlay.commit, target)
+    (partial / COMMIT_MARKER).write_text(sha + "\n")
+    partial.rename(tree)
+    print(f"{project.name}: laid out {project.source} at {sha[:12]} in {tree}")
+    return tree
+
+
+def missing_packages(packages: tuple[str, ...]) -> list[str]:
+    missing = []
+    for package in packages:
+        status = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", package],
+                                capture_output=True, text=True).stdout
+        if "install ok installed" not in status:
+            missing.append(package)
+    return missing
+
+
+def build(project: Project, tree: Path) -> bool:
+    """Runs the build steps once per tree (a marker records the steps run); False on failure.
+    A failing step does not stop the check: `ninja -k 0` builds leave most units usable."""
+    if not project.build:
+        return True
+    digest = hashlib.sha256("\n".join(project.build).encode()).hexdigest()
+    marker = tree / BUILT_MARKER
+    if marker.is_file() and marker.read_text().split()[:1] == [digest]:
+        return "failed" not in marker.read_text()
+    ok = True
+    with open(tree / ".realworld-build.log", "w") as log:
+        for step in project.build:
+            log.write(f"$ {step}\n")
+            log.flush()
+            if subprocess.run(step, shell=True, cwd=tree, stdout=log, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL).returncode != 0:
+                ok = False
+                print(f"{project.name}: build step failed: {step} "
+                      f"(log: {tree / '.realworld-build.log'})")
+    marker.write_text(digest + ("" if ok else " failed") + "\n")
+    return ok
+
+
+# -- checking ----------------------------------------------------------------------------------
+
+def check_args(batch: Batch, project: Project, tree: Path) -> tuple[list[str], list[str]]:
+    """(paths, clang arguments) for the project: the database, or the units' globs expanded in
+    the tree, and the spec's flags (with the running Python's headers for the cpython preset)."""
+    extra = list(project.flags)
+    if batch.preset == "cpython":
+        extra.append("-I" + sysconfig.get_paths()["include"])
+    if project.compile_commands is not None:
+        if not (tree / project.compile_commands).exists():
+            raise SpecError(f"{project.name}: no compile database at "
+                            f"{tree / project.compile_commands} (did the build run?)")
+        return ["-p", project.compile_commands], extra
+    paths: list[str] = []
+    for pattern in project.units:
+        matched = sorted(glob.glob(pattern, root_dir=tree, recursive=True))
+        if not matched:
+            raise SpecError(f"{project.name}: unit glob {pattern!r} matches nothing in {tree}")
+        paths += [m for m in matched if m not in paths]
+    return paths, extra
+
+
+def write_config(batch: Batch, tree: Path) -> None:
+    """The preset in a refcheck.toml at the tree's root, which `check` and floor.py both load
+    (a project's own refcheck.toml would be replaced: none of the corpora has one)."""
+    (tree / "refcheck.toml").write_text(f'[tool.refcheck]\npreset = "{batch.preset}"\n')
+
+
+def _run_measured(argv: list[str], cwd: Path, env: dict) -> tuple[subprocess.CompletedProcess, float]:
+    """Runs argv to completion; returns it and its CPU seconds (user + sys, children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def parse_stages(stderr: str) -> dict[str, float]:
+    """The per-stage seconds of `--statistics` (lines `parse   0.062 s`)."""
+    stages = {}
+    for line in stderr.splitlines():
+        cells = line.split()
+        if len(cells) == 3 and cells[2] == "s" and cells[0].isidentifier():
+            try:
+                stages[cells[0]] = float(cells[1])
+            except ValueError:
+                pass
+    return stages
+
+
+def _env(checkout: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def run_check(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict:
+    paths, extra = check_args(batch, project, tree)
+    write_config(batch, tree)
+    argv = [sys.executable, "-m", "refcheck", "check", "-j1", "--no-cache", "--format", "json",
+            "--statistics", *[f"--clang-arg={a}" for a in extra]]
+    if project.errors:
+        argv.append(f"--errors={project.errors}")
+    done, cpu = _run_measured(argv + paths, tree, _env(checkout))
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise SpecError(f"{project.name}: refcheck exited {done.returncode} without a JSON "
+                        f"report:\n    " + "\n    ".join(tail)) from None
+    return {"exit": done.returncode, "findings": report["findings"], "errors": report["errors"],
+            "stats": report.get("stats", {}), "stages": parse_stages(done.stderr),
+            "cpu_seconds": round(cpu, 3), "argv": argv[1:] + paths}
+
+
+def run_floor(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict | None:
+    """benchmarks/floor.py (the checkout's, else this one's) over the same units and flags."""
+    paths, extra = check_args(batch, project, tree)
+    script = checkout / "benchmarks" / "floor.py"
+    if not script.is_file():
+        script = HERE / "floor.py"
+    argv = [sys.executable, str(script), str(tree), *paths, *[f"--clang-arg={a}" for a in extra]]
+    done, cpu = _run_measured(argv, tree, _env(checkout))
+    try:
+        floor = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        print(f"{project.name}: floor.py failed (exit {done.returncode})", file=sys.stderr)
+        return None
+    return {"parse_seconds": floor.get("parse_seconds"), "units": floor.get("units"),
+            "cpu_seconds": round(cpu, 3)}
+
+
+def run_project(batch: Batch, project: Project, args) -> dict:
+    tree = lay_out(project, args.trees, args.mirror)
+    missing = missing_packages(project.apt)
+    if missing:
+        print(f"{project.name}: packages not installed: {' '.join(missing)} "
+              f"(apt-get install -y {' '.join(missing)})")
+    built = build(project, tree)
+    result = {"batch": batch.batch, "project": project.name, "source": project.source,
+              "commit": _tree_commit(tree) or project.commit, "checkout": str(args.checkout),
+              "built": built, "missing_packages": missing,
+              **run_check(batch, project, tree, args.checkout)}
+    if args.floor:
+        result["floor"] = run_floor(batch, project, tree, args.checkout)
+    return result
+
+
+def _tree_commit(tree: Path) -> str | None:
+    marker = tree / COMMIT_MARKER
+    return marker.read_text().strip() if marker.is_file() else None
+
+
+# -- scoring and comparing ---------------------------------------------------------------------
+
+def verdicts_path(batch: Batch) -> Path | None:
+    if batch.path is None:
+        return None
+    path = batch.path.with_name(batch.path.stem + ".verdicts.tsv")
+    return path if path.is_file() else None
+
+
+def score(project: str, findings: list[dict], verdicts: dict[tuple, Verdict]) -> dict:
+    """Findings of one project split by verdict; the unjudged ones listed by key."""
+    counts = {"findings": len(findings), "true": 0, "false": 0, "unjudged": []}
+    for finding in findings:
+        verdict = verdicts.get(finding_key(project, finding))
+        if verdict is None:
+            counts["unjudged"].append(finding_key(project, finding)[1:])
+        else:
+            counts["true" if verdict.verdict else "false"] += 1
+    return counts
+
+
+def print_scores(results: list[dict], verdicts: dict[tuple, Verdict]) -> None:
+    total = {"findings": 0, "true": 0, "false": 0, "unjudged": 0}
+    print(f"{'project':24} {'findings':>8} {'true':>6} {'false':>6} {'unjudged':>8}")
+    for result in results:
+        counts = score(result["project"], result["findings"], verdicts)
+        print(f"{result['project']:24} {counts['findings']:8} {counts['true']:6} "
+              f"{counts['false']:6} {len(counts['unjudged']):8}")
+        for file, line, rule, function in counts["unjudged"]:
+            print(f"    unjudged: {file}:{line} {rule} {function}")
+        for k in ("findings", "true", "false"):
+            total[k] += counts[k]
+        total["unjudged"] += len(counts["unjudged"])
+    print(f"{'total':24} {total['findings']:8} {total['true']:6} {total['false']:6} "
+          f"{total['unjudged']:8}")
+
+
+def load_results(directory: Path) -> dict[str, dict]:
+    """Every results JSON under directory, keyed by its path relative to it (batch/project)."""
+    if not directory.is_dir():
+        raise SpecError(f"no results directory {directory}")
+    out = {}
+    for path in sorted(directory.rglob("*.json")):
+        try:
+            doc = json.loads(path.read_text())
+        except json.JSONDecodeError:
+            raise SpecError(f"{path}: not a results JSON") from None
+        if isinstance(doc, dict) and "findings" in doc and "project" in doc:
+            out[str(path.relative_to(directory).with_suffix(""))] = doc
+    return out
+
+
+def compare(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
+    """Per project present in either run: the finding keys gone and new (file, line, rule,
+    function); a project present in one run only has all its findings gone or new."""
+    out = {}
+    for name in sorted(set(old) | set(new)):
+        keys = []
+        for side in (old, new):
+            doc = side.get(name)
+            keys.append({finding_key(doc["project"], f)[1:] for f in doc["findings"]} if doc
+                        else set())
+        out[name] = {"old": len(keys[0]) if name in old else None,
+                     "new": len(keys[1]) if name in new else None,
+                     "gone": sorted(keys[0] - keys[1]), "added": sorted(keys[1] - keys[0])}
+    return out
+
+
+def print_compare(diff: dict[str, dict]) -> None:
+    changed = 0
+    for name, d in diff.items():
+        old = "-" if d["old"] is None else d["old"]
+        new = "-" if d["new"] is None else d["new"]
+        print(f"{name}: {old} -> {new}  ({len(d['gone'])} gone, {len(d['added'])} new)")
+        for sign, keys in (("-", d["gone"]), ("+", d["added"])):
+            for file, line, rule, function in keys:
+                print(f"  {sign} {file}:{line} {rule} {function}")
+        changed += bool(d["gone"] or d["added"])
+    print(f"{changed} of {len(diff)} projects changed")
+
+
+# -- command line ------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("spec", nargs="*", type=Path, help="spec files (benchmarks/corpora/*.toml)")
+    p.add_argument("--trees", type=Path, default=Path("/tmp/corpora"))
+    p.add_argument("--mirror", type=Path, default=None,
+                   help="folder of git mirrors, OWNER+NAME/repo each (e.g. /work/.mirror)")
+    p.add_argument("--checkout", type=Path, help="refcheck checkout to run (PYTHONPATH)")
+    p.add_argument("--out", type=Path, help="results folder: OUT/BATCH/PROJECT.json")
+    p.add_argument("--floor", action="store_true", help="also run benchmarks/floor.py")
+    p.add_argument("--only", default="", help="comma-separated project names")
+    p.add_argument("--layout-only", action="store_true", help="lay out and build, do not check")
+    p.add_argument("--score", type=Path, metavar="OUT",
+                   help="score an earlier run's results against the verdicts, run nothing")
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
+    return p
+
+
+def _run_batch(batch: Batch, args) -> list[dict]:
+    only = {n for n in args.only.split(",") if n}
+    results = []
+    for project in batch.projects:
+        if only and project.name not in only:
+            continue
+        try:
+            if args.layout_only:
+                tree = lay_out(project, args.trees, args.mirror)
+                build(project, tree)
+                continue
+            result = run_project(batch, project, args)
+        except SpecError as e:
+            print(f"{batch.batch}/{project.name}: {e}", file=sys.stderr)
+            continue
+        target = args.out / batch.batch / f"{project.name}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(result, indent=1) + "\n")
+        errors = sum(1 for e in result["errors"] if e["severity"] == "error")
+        print(f"{batch.batch}/{project.name}: {len(result['findings'])} findings, "
+              f"{errors} errors, {result['cpu_seconds']:.1f} s CPU")
+        results.append(result)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.compare:
+            print_compare(compare(load_results(args.compare[0]), load_results(args.compare[1])))
+            return 0
+        if not args.spec:
+            raise SpecError("give a spec file (or --compare OLD NEW)")
+        batches = [load_spec(path) for path in args.spec]
+        if args.score is None and not args.layout_only and (args.checkout is None or args.out is None):
+            raise SpecError("--checkout and --out are needed to run the checks")
+        if args.checkout is not None and not (args.checkout / "refcheck").is_dir():
+            raise SpecError(f"{args.checkout} is not a refcheck checkout (no refcheck/ in it)")
+        args.trees.mkdir(parents=True, exist_ok=True)
+        for batch in batches:
+            if args.score is not None:
+                found = load_results(args.score / batch.batch)
+                results = list(found.values())
+            else:
+                results = _run_batch(batch, args)
+            vpath = verdicts_path(batch)
+            if vpath is not None and not args.layout_only:
+                print(f"== {batch.batch}: scored against {vpath}")
+                print_scores(results, parse_verdicts(vpath.read_text()))
+            elif not args.layout_only:
+                total = sum(len(r["findings"]) for r in results)
+                print(f"== {batch.batch}: {total} findings in {len(results)} projects "
+                      f"(no verdicts file)")
+    except SpecError as e:
+        print(f"realworld: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
