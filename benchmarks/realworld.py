@@ -31,6 +31,7 @@ from pathlib import Path
 PRESETS = ("cpython", "glib", "th")
 BUILT_MARKER = ".realworld-built"
 COMMIT_MARKER = ".realworld-commit"
+MISSING_MARKER = ".realworld-missing"
 HERE = Path(__file__).resolve().parent
 
 
@@ -59,6 +60,7 @@ class Project:
     flags: tuple[str, ...] = ()
     errors: str | None = None
     overlays: tuple[Overlay, ...] = ()
+    tree: str = ""  # the folder under --trees (default: name); extensions of one project share it
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def _project(index: int, table) -> Project:
     name = _string(where, table, "name")
     where = f"project '{name}'"
     known = {"name", "source", "commit", "apt", "build", "compile_commands", "units", "flags",
-             "errors", "overlays", "note"}
+             "errors", "overlays", "tree"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {', '.join(unknown)}")
@@ -129,7 +131,8 @@ def _project(index: int, table) -> Project:
         build=_strings(where, "build", table.get("build", [])),
         compile_commands=compile_commands, units=units,
         flags=_strings(where, "flags", table.get("flags", [])), errors=errors,
-        overlays=tuple(_overlay(where, o) for o in overlays))
+        overlays=tuple(_overlay(where, o) for o in overlays),
+        tree=_string(where, table, "tree", required=False) or name)
 
 
 def parse_spec(text: str, path: Path | None = None) -> Batch:
@@ -193,39 +196,77 @@ def _git_dir(mirror: Path, source: str) -> Path:
     return git_dir
 
 
-def _archive(git_dir: Path, commit: str, dest: Path) -> str:
-    """Extracts `commit` of `git_dir` into dest (made here); returns the full sha."""
+def _archive(git_dir: Path, commit: str, dest: Path) -> tuple[str, list[str]]:
+    """Writes `commit`'s files of `git_dir` into dest (made here); returns the full sha and the
+    paths whose blobs the mirror lacks (written empty). Not `git archive`: with a blob missing it
+    stops there and still exits 0, leaving half a tree."""
     sha = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "--verify", "-q",
                           f"{commit}^{{commit}}"], capture_output=True, text=True).stdout.strip()
     if not sha:
         raise SpecError(f"commit {commit} is not in {git_dir}")
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", sha],
+                             capture_output=True, check=True).stdout
+    entries = []
+    for record in listing.split(b"\0"):
+        if record:
+            meta, path = record.split(b"\t", 1)
+            mode, kind, obj = meta.decode().split()
+            entries.append((mode, kind, obj, os.fsdecode(path)))
     dest.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "--git-dir", str(git_dir), "archive", sha],
-                               stdout=subprocess.PIPE)
-    tar = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout)
-    archive.stdout.close()
-    if archive.wait() != 0 or tar.returncode != 0:
-        raise SpecError(f"git archive {sha} of {git_dir} failed")
-    return sha
+    missing = []
+    with subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        for mode, kind, obj, path in entries:
+            target = dest / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "commit":  # a submodule: its folder, empty (see overlays)
+                target.mkdir(exist_ok=True)
+                continue
+            cat.stdin.write(obj.encode() + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline().split()
+            if header[1:2] == [b"missing"]:
+                missing.append(path)
+                data = b""
+            else:
+                data = cat.stdout.read(int(header[2]))
+                cat.stdout.read(1)  # the newline after the contents
+            if mode == "120000":
+                os.symlink(os.fsdecode(data), target)
+            else:
+                target.write_bytes(data)
+                if mode == "100755":
+                    target.chmod(0o755)
+        cat.stdin.close()
+    return sha, missing
 
 
 def lay_out(project: Project, trees: Path, mirror: Path | None) -> Path:
     """The project's tree, laid out from the mirror if it is missing."""
-    tree = trees / project.name
+    tree = trees / project.tree
     if tree.is_dir():
+        laid = _tree_commit(tree)
+        if laid is not None and not laid.startswith(project.commit):
+            raise SpecError(f"{project.name}: {tree} holds {laid[:12]}, not {project.commit}")
         return tree
     if mirror is None:
         raise SpecError(f"{project.name}: no tree at {tree}, and no --mirror to lay it out from")
-    partial = trees / f".{project.name}.partial"
+    partial = trees / f".{project.tree}.partial"
     if partial.exists():
         subprocess.run(["rm", "-rf", str(partial)], check=True)
-    sha = _archive(_git_dir(mirror, project.source), project.commit, partial)
+    sha, missing = _archive(_git_dir(mirror, project.source), project.commit, partial)
     for overlay in project.overlays:
         target = partial / overlay.path
         if target.is_dir() and not any(target.iterdir()):
             target.rmdir()  # an empty submodule folder
-        _archive(_git_dir(mirror, overlay.source), overlay.commit, target)
+        missing += [f"{overlay.path}/{m}" for m in
+                    _archive(_git_dir(mirror, overlay.source), overlay.commit, target)[1]]
     (partial / COMMIT_MARKER).write_text(sha + "\n")
+    if missing:
+        (partial / MISSING_MARKER).write_text("".join(m + "\n" for m in missing))
+        print(f"{project.name}: the mirror lacks {len(missing)} blob(s), written empty "
+              f"(listed in {tree / MISSING_MARKER}): {', '.join(missing[:3])}"
+              + (" ..." if len(missing) > 3 else ""))
     partial.rename(tree)
     print(f"{project.name}: laid out {project.source} at {sha[:12]} in {tree}")
     return tree
@@ -269,7 +310,7 @@ def build(project: Project, tree: Path) -> bool:
 def check_args(batch: Batch, project: Project, tree: Path) -> tuple[list[str], list[str]]:
     """(paths, clang arguments) for the project: the database, or the units' globs expanded in
     the tree, and the spec's flags (with the running Python's headers for the cpython preset)."""
-    extra = list(project.flags)
+    extra = [_expand(project.name, f) for f in project.flags]
     if batch.preset == "cpython":
         extra.append("-I" + sysconfig.get_paths()["include"])
     if project.compile_commands is not None:
@@ -284,6 +325,27 @@ def check_args(batch: Batch, project: Project, tree: Path) -> tuple[list[str], l
             raise SpecError(f"{project.name}: unit glob {pattern!r} matches nothing in {tree}")
         paths += [m for m in matched if m not in paths]
     return paths, extra
+
+
+def _placeholders() -> dict[str, str]:
+    """What a flag may name in braces: this machine's include folders."""
+    values = {"python_include": sysconfig.get_paths()["include"]}
+    try:
+        import numpy
+        values["numpy_include"] = numpy.get_include()
+    except ImportError:
+        pass
+    return values
+
+
+def _expand(project: str, flag: str) -> str:
+    if "{" not in flag:
+        return flag
+    try:
+        return flag.format(**_placeholders())
+    except (KeyError, ValueError, IndexError) as e:
+        raise SpecError(f"{project}: flag {flag!r} names {e}, unknown here "
+                        f"(known: {', '.join(_placeholders())})") from None
 
 
 def write_config(batch: Batch, tree: Path) -> None:
