@@ -61,6 +61,7 @@ class Project:
     errors: str | None = None
     overlays: tuple[Overlay, ...] = ()
     tree: str = ""  # the folder under --trees (default: name); extensions of one project share it
+    config: tuple[tuple[str, object], ...] = ()  # more [tool.refcheck] keys (gir = [...])
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,19 @@ def _overlay(where: str, table) -> Overlay:
     return Overlay(*(_string(where, table, k) for k in ("path", "source", "commit")))
 
 
+def _config(where: str, table) -> tuple[tuple[str, object], ...]:
+    """Extra configuration keys: strings, booleans, numbers or lists of strings (written as
+    JSON, which TOML reads the same for these)."""
+    if not isinstance(table, dict):
+        raise SpecError(f"{where}: 'config' must be a table")
+    for key, value in table.items():
+        plain = isinstance(value, (str, bool, int, float))
+        if not plain and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise SpecError(f"{where}: config key '{key}' must be a string, number, boolean "
+                            f"or list of strings")
+    return tuple(sorted(table.items()))
+
+
 def _project(index: int, table) -> Project:
     if not isinstance(table, dict):
         raise SpecError(f"project #{index + 1}: must be a table ([[project]])")
@@ -108,7 +122,7 @@ def _project(index: int, table) -> Project:
     name = _string(where, table, "name")
     where = f"project '{name}'"
     known = {"name", "source", "commit", "apt", "build", "compile_commands", "units", "flags",
-             "errors", "overlays", "tree"}
+             "errors", "overlays", "tree", "config"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {', '.join(unknown)}")
@@ -132,7 +146,8 @@ def _project(index: int, table) -> Project:
         compile_commands=compile_commands, units=units,
         flags=_strings(where, "flags", table.get("flags", [])), errors=errors,
         overlays=tuple(_overlay(where, o) for o in overlays),
-        tree=_string(where, table, "tree", required=False) or name)
+        tree=_string(where, table, "tree", required=False) or name,
+        config=_config(where, table.get("config", {})))
 
 
 def parse_spec(text: str, path: Path | None = None) -> Batch:
@@ -317,14 +332,19 @@ def check_args(batch: Batch, project: Project, tree: Path) -> tuple[list[str], l
         if not (tree / project.compile_commands).exists():
             raise SpecError(f"{project.name}: no compile database at "
                             f"{tree / project.compile_commands} (did the build run?)")
-        return ["-p", project.compile_commands], extra
+        return ["-p", project.compile_commands, *_expand_units(project, tree)], extra
+    return _expand_units(project, tree), extra
+
+
+def _expand_units(project: Project, tree: Path) -> list[str]:
+    """The units' globs expanded in the tree (files or folders), each path once, in order."""
     paths: list[str] = []
     for pattern in project.units:
         matched = sorted(glob.glob(pattern, root_dir=tree, recursive=True))
         if not matched:
             raise SpecError(f"{project.name}: unit glob {pattern!r} matches nothing in {tree}")
         paths += [m for m in matched if m not in paths]
-    return paths, extra
+    return paths
 
 
 def _placeholders() -> dict[str, str]:
@@ -348,10 +368,13 @@ def _expand(project: str, flag: str) -> str:
                         f"(known: {', '.join(_placeholders())})") from None
 
 
-def write_config(batch: Batch, tree: Path) -> None:
-    """The preset in a refcheck.toml at the tree's root, which `check` and floor.py both load
-    (a project's own refcheck.toml would be replaced: none of the corpora has one)."""
-    (tree / "refcheck.toml").write_text(f'[tool.refcheck]\npreset = "{batch.preset}"\n')
+def write_config(batch: Batch, project: Project, tree: Path) -> None:
+    """The preset (and the spec's config keys) in a refcheck.toml at the tree's root, which
+    `check` and floor.py both load (a project's own would be replaced: none of the corpora
+    has one)."""
+    lines = ["[tool.refcheck]", f'preset = "{batch.preset}"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in project.config]
+    (tree / "refcheck.toml").write_text("\n".join(lines) + "\n")
 
 
 def _run_measured(argv: list[str], cwd: Path, env: dict) -> tuple[subprocess.CompletedProcess, float]:
@@ -382,7 +405,7 @@ def _env(checkout: Path) -> dict:
 
 def run_check(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict:
     paths, extra = check_args(batch, project, tree)
-    write_config(batch, tree)
+    write_config(batch, project, tree)
     argv = [sys.executable, "-m", "refcheck", "check", "-j1", "--no-cache", "--format", "json",
             "--statistics", *[f"--clang-arg={a}" for a in extra]]
     if project.errors:
@@ -402,6 +425,8 @@ def run_check(batch: Batch, project: Project, tree: Path, checkout: Path) -> dic
 def run_floor(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict | None:
     """benchmarks/floor.py (the checkout's, else this one's) over the same units and flags."""
     paths, extra = check_args(batch, project, tree)
+    if project.compile_commands is not None:
+        paths = paths[:2]  # floor.py parses every unit of a database: it takes no paths with -p
     script = checkout / "benchmarks" / "floor.py"
     if not script.is_file():
         script = HERE / "floor.py"
@@ -551,7 +576,8 @@ def _run_batch(batch: Batch, args) -> list[dict]:
                 continue
             result = run_project(batch, project, args)
         except SpecError as e:
-            print(f"{batch.batch}/{project.name}: {e}", file=sys.stderr)
+            message = str(e).removeprefix(f"{project.name}: ")
+            print(f"{batch.batch}/{project.name}: {message}", file=sys.stderr)
             continue
         target = args.out / batch.batch / f"{project.name}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
