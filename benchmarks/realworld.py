@@ -11,6 +11,15 @@ verdicts file where there is one.
         --checkout /tmp/msnapR --out /tmp/corpora/results/R [--floor] [--only ijson,pycups]
     python benchmarks/realworld.py --compare /tmp/corpora/results/R /tmp/corpora/results/B
     python benchmarks/realworld.py benchmarks/corpora/cpy22.toml --score /tmp/corpora/results/R
+
+A spec: `batch`, `preset`, and per [[project]] `name`, `source` (github:owner/name), `commit`, and
+`units` (globs in the tree) or `compile_commands` (a database folder; with `units` too, only
+those paths of it); optional `apt`, `build` (shell steps run once in the tree), `flags` (clang
+arguments; `{python_include}`, `{numpy_include}` expand), `errors`, `tree` (a folder shared by
+extensions of one project), `overlays` (a submodule: path, source, commit) and `config` (more
+[tool.refcheck] keys). Verdicts: BATCH.verdicts.tsv beside the spec, tab-separated `project file
+line rule function true|false why`. `--rebuild` reruns the build steps in the existing tree
+(delete a meson build folder first: `meson setup` refuses a configured one).
 """
 
 from __future__ import annotations
@@ -25,18 +34,19 @@ import subprocess
 import sys
 import sysconfig
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-PRESETS = ("cpython", "glib", "th")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from realworld_results import (  # noqa: E402
+    SpecError, compare, load_results, parse_verdicts, print_compare, print_scores,
+    totals_line)
+
+PRESETS = ("cpython", "glib", "th", "lua-torch")  # refcheck/conventions/presets.py's
 BUILT_MARKER = ".realworld-built"
 COMMIT_MARKER = ".realworld-commit"
 MISSING_MARKER = ".realworld-missing"
 HERE = Path(__file__).resolve().parent
-
-
-class SpecError(Exception):
-    """A spec, tree or verdicts file the runner cannot use; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +80,6 @@ class Batch:
     preset: str
     projects: tuple[Project, ...]
     path: Path | None = None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    verdict: bool
-    why: str
 
 
 def _strings(where: str, key: str, value) -> tuple[str, ...]:
@@ -180,27 +184,6 @@ def load_spec(path: Path) -> Batch:
     return parse_spec(text, path)
 
 
-def parse_verdicts(text: str) -> dict[tuple, Verdict]:
-    """Verdict lines, `project file line rule function verdict why` (tab-separated), keyed by
-    (project, file, line, rule, function); '#' lines and blank lines are skipped."""
-    out: dict[tuple, Verdict] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cells = line.split("\t")
-        if len(cells) < 6 or cells[5] not in ("true", "false") or not cells[2].isdigit():
-            raise SpecError(f"verdicts line {number}: want project, file, line, rule, function, "
-                            f"true|false, why (tab-separated): {line!r}")
-        key = (cells[0], cells[1], int(cells[2]), cells[3], cells[4])
-        out[key] = Verdict(cells[5] == "true", "\t".join(cells[6:]))
-    return out
-
-
-def finding_key(project: str, finding: dict) -> tuple:
-    return (project, finding["file"], int(finding["line"]), finding["rule"],
-            finding.get("function", ""))
-
-
 # -- laying out and building -------------------------------------------------------------------
 
 def _git_dir(mirror: Path, source: str) -> Path:
@@ -297,22 +280,28 @@ def missing_packages(packages: tuple[str, ...]) -> list[str]:
     return missing
 
 
-def build(project: Project, tree: Path) -> bool:
-    """Runs the build steps once per tree (a marker records the steps run); False on failure.
-    A failing step does not stop the check: `ninja -k 0` builds leave most units usable."""
+def build(project: Project, tree: Path, path_first: tuple[str, ...] = (),
+          again: bool = False) -> bool:
+    """Runs the build steps once per tree (a marker records the steps run; `again` runs them
+    anyway); False on failure. A failing step does not stop the check: `ninja -k 0` builds
+    leave most units usable."""
     if not project.build:
         return True
     digest = hashlib.sha256("\n".join(project.build).encode()).hexdigest()
     marker = tree / BUILT_MARKER
-    if marker.is_file() and marker.read_text().split()[:1] == [digest]:
-        return "failed" not in marker.read_text()
+    if not again and marker.is_file() and marker.read_text().split()[:1] == [digest]:
+        if "failed" in marker.read_text():
+            print(f"{project.name}: its build failed before (--rebuild runs it again)")
+            return False
+        return True
     ok = True
+    env = {**os.environ, "PATH": os.pathsep.join([*path_first, os.environ.get("PATH", "")])}
     with open(tree / ".realworld-build.log", "w") as log:
         for step in project.build:
             log.write(f"$ {step}\n")
             log.flush()
             if subprocess.run(step, shell=True, cwd=tree, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL).returncode != 0:
+                              stdin=subprocess.DEVNULL, env=env).returncode != 0:
                 ok = False
                 print(f"{project.name}: build step failed: {step} "
                       f"(log: {tree / '.realworld-build.log'})")
@@ -447,7 +436,7 @@ def run_project(batch: Batch, project: Project, args) -> dict:
     if missing:
         print(f"{project.name}: packages not installed: {' '.join(missing)} "
               f"(apt-get install -y {' '.join(missing)})")
-    built = build(project, tree)
+    built = build(project, tree, tuple(args.build_path), args.rebuild)
     result = {"batch": batch.batch, "project": project.name, "source": project.source,
               "commit": _tree_commit(tree) or project.commit, "checkout": str(args.checkout),
               "built": built, "missing_packages": missing,
@@ -462,85 +451,13 @@ def _tree_commit(tree: Path) -> str | None:
     return marker.read_text().strip() if marker.is_file() else None
 
 
-# -- scoring and comparing ---------------------------------------------------------------------
+# -- scoring -----------------------------------------------------------------------------------
 
 def verdicts_path(batch: Batch) -> Path | None:
     if batch.path is None:
         return None
     path = batch.path.with_name(batch.path.stem + ".verdicts.tsv")
     return path if path.is_file() else None
-
-
-def score(project: str, findings: list[dict], verdicts: dict[tuple, Verdict]) -> dict:
-    """Findings of one project split by verdict; the unjudged ones listed by key."""
-    counts = {"findings": len(findings), "true": 0, "false": 0, "unjudged": []}
-    for finding in findings:
-        verdict = verdicts.get(finding_key(project, finding))
-        if verdict is None:
-            counts["unjudged"].append(finding_key(project, finding)[1:])
-        else:
-            counts["true" if verdict.verdict else "false"] += 1
-    return counts
-
-
-def print_scores(results: list[dict], verdicts: dict[tuple, Verdict]) -> None:
-    total = {"findings": 0, "true": 0, "false": 0, "unjudged": 0}
-    print(f"{'project':24} {'findings':>8} {'true':>6} {'false':>6} {'unjudged':>8}")
-    for result in results:
-        counts = score(result["project"], result["findings"], verdicts)
-        print(f"{result['project']:24} {counts['findings']:8} {counts['true']:6} "
-              f"{counts['false']:6} {len(counts['unjudged']):8}")
-        for file, line, rule, function in counts["unjudged"]:
-            print(f"    unjudged: {file}:{line} {rule} {function}")
-        for k in ("findings", "true", "false"):
-            total[k] += counts[k]
-        total["unjudged"] += len(counts["unjudged"])
-    print(f"{'total':24} {total['findings']:8} {total['true']:6} {total['false']:6} "
-          f"{total['unjudged']:8}")
-
-
-def load_results(directory: Path) -> dict[str, dict]:
-    """Every results JSON under directory, keyed by its path relative to it (batch/project)."""
-    if not directory.is_dir():
-        raise SpecError(f"no results directory {directory}")
-    out = {}
-    for path in sorted(directory.rglob("*.json")):
-        try:
-            doc = json.loads(path.read_text())
-        except json.JSONDecodeError:
-            raise SpecError(f"{path}: not a results JSON") from None
-        if isinstance(doc, dict) and "findings" in doc and "project" in doc:
-            out[str(path.relative_to(directory).with_suffix(""))] = doc
-    return out
-
-
-def compare(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
-    """Per project present in either run: the finding keys gone and new (file, line, rule,
-    function); a project present in one run only has all its findings gone or new."""
-    out = {}
-    for name in sorted(set(old) | set(new)):
-        keys = []
-        for side in (old, new):
-            doc = side.get(name)
-            keys.append({finding_key(doc["project"], f)[1:] for f in doc["findings"]} if doc
-                        else set())
-        out[name] = {"old": len(keys[0]) if name in old else None,
-                     "new": len(keys[1]) if name in new else None,
-                     "gone": sorted(keys[0] - keys[1]), "added": sorted(keys[1] - keys[0])}
-    return out
-
-
-def print_compare(diff: dict[str, dict]) -> None:
-    changed = 0
-    for name, d in diff.items():
-        old = "-" if d["old"] is None else d["old"]
-        new = "-" if d["new"] is None else d["new"]
-        print(f"{name}: {old} -> {new}  ({len(d['gone'])} gone, {len(d['added'])} new)")
-        for sign, keys in (("-", d["gone"]), ("+", d["added"])):
-            for file, line, rule, function in keys:
-                print(f"  {sign} {file}:{line} {rule} {function}")
-        changed += bool(d["gone"] or d["added"])
-    print(f"{changed} of {len(diff)} projects changed")
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -555,6 +472,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--checkout", type=Path, help="refcheck checkout to run (PYTHONPATH)")
     p.add_argument("--out", type=Path, help="results folder: OUT/BATCH/PROJECT.json")
     p.add_argument("--floor", action="store_true", help="also run benchmarks/floor.py")
+    p.add_argument("--rebuild", action="store_true", help="run the build steps again")
+    p.add_argument("--build-path", action="append", default=[], metavar="DIR",
+                   help="put DIR first on PATH for the build steps (a newer meson's bin/)")
     p.add_argument("--only", default="", help="comma-separated project names")
     p.add_argument("--layout-only", action="store_true", help="lay out and build, do not check")
     p.add_argument("--score", type=Path, metavar="OUT",
@@ -572,7 +492,7 @@ def _run_batch(batch: Batch, args) -> list[dict]:
         try:
             if args.layout_only:
                 tree = lay_out(project, args.trees, args.mirror)
-                build(project, tree)
+                build(project, tree, tuple(args.build_path), args.rebuild)
                 continue
             result = run_project(batch, project, args)
         except SpecError as e:
@@ -614,9 +534,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"== {batch.batch}: scored against {vpath}")
                 print_scores(results, parse_verdicts(vpath.read_text()))
             elif not args.layout_only:
-                total = sum(len(r["findings"]) for r in results)
-                print(f"== {batch.batch}: {total} findings in {len(results)} projects "
-                      f"(no verdicts file)")
+                print(f"== {batch.batch}: no verdicts file")
+            if results:
+                print(totals_line(batch.batch, results))
     except SpecError as e:
         print(f"realworld: {e}", file=sys.stderr)
         return 2

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import realworld  # noqa: E402
-from realworld import SpecError, compare, parse_spec, parse_verdicts, score  # noqa: E402
+from realworld import SpecError, compare, parse_spec, parse_verdicts  # noqa: E402
+from realworld_results import score  # noqa: E402
 
 GOOD = """
 batch = "demo"
