@@ -518,6 +518,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.spec:
             raise SpecError("give a spec file (or --compare OLD NEW)")
         batches = [load_spec(path) for path in args.spec]
+        unknown = {n for n in args.only.split(",") if n} - {
+            p.name for b in batches for p in b.projects}
+        if unknown:
+            raise SpecError(f"--only names no project of the spec(s): {', '.join(sorted(unknown))}")
         if args.score is None and not args.layout_only and (args.checkout is None or args.out is None):
             raise SpecError("--checkout and --out are needed to run the checks")
         if args.checkout is not None and not (args.checkout / "refcheck").is_dir():

@@ -149,3 +149,10 @@ def test_bad_input_gets_a_message_not_a_traceback(tmp_path, capsys):
     assert "demo/one: no tree at" in err and "no --mirror" in err
     assert realworld.main([str(spec)]) == 2
     assert "--checkout and --out are needed" in capsys.readouterr().err
+
+
+def test_only_must_name_a_project(tmp_path, capsys):
+    spec = tmp_path / "demo.toml"
+    spec.write_text(GOOD)
+    assert realworld.main([str(spec), "--only", "three", "--score", str(tmp_path)]) == 2
+    assert "--only names no project of the spec(s): three" in capsys.readouterr().err
