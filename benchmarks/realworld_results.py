@@ -4,6 +4,7 @@ two runs (finding keys gone and new per project). No refcheck import: results ar
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,17 +97,19 @@ def load_results(directory: Path) -> dict[str, dict]:
 
 def compare(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
     """Per project present in either run: the finding keys gone and new (file, line, rule,
-    function); a project present in one run only has all its findings gone or new."""
+    function), counted with multiplicity (one line may hold two findings of one rule, on two
+    names); a project present in one run only has all its findings gone or new."""
     out = {}
     for name in sorted(set(old) | set(new)):
         keys = []
         for side in (old, new):
             doc = side.get(name)
-            keys.append({finding_key(doc["project"], f)[1:] for f in doc["findings"]} if doc
-                        else set())
-        out[name] = {"old": len(keys[0]) if name in old else None,
-                     "new": len(keys[1]) if name in new else None,
-                     "gone": sorted(keys[0] - keys[1]), "added": sorted(keys[1] - keys[0])}
+            keys.append(Counter(finding_key(doc["project"], f)[1:] for f in doc["findings"])
+                        if doc else Counter())
+        out[name] = {"old": keys[0].total() if name in old else None,
+                     "new": keys[1].total() if name in new else None,
+                     "gone": sorted((keys[0] - keys[1]).elements()),
+                     "added": sorted((keys[1] - keys[0]).elements())}
     return out
 
 

@@ -156,3 +156,10 @@ def test_only_must_name_a_project(tmp_path, capsys):
     spec.write_text(GOOD)
     assert realworld.main([str(spec), "--only", "three", "--score", str(tmp_path)]) == 2
     assert "--only names no project of the spec(s): three" in capsys.readouterr().err
+
+
+def test_compare_counts_two_findings_on_one_line():
+    two = {"project": "p", "findings": [_finding("a.c", 7, "RC001", "f")] * 2}
+    one = {"project": "p", "findings": [_finding("a.c", 7, "RC001", "f")]}
+    diff = compare({"b/p": two}, {"b/p": one})["b/p"]
+    assert (diff["old"], diff["new"], diff["gone"], diff["added"]) == (2, 1, [("a.c", 7, "RC001", "f")], [])
