@@ -439,11 +439,21 @@ def run_project(batch: Batch, project: Project, args) -> dict:
     built = build(project, tree, tuple(args.build_path), args.rebuild)
     result = {"batch": batch.batch, "project": project.name, "source": project.source,
               "commit": _tree_commit(tree) or project.commit, "checkout": str(args.checkout),
-              "built": built, "missing_packages": missing,
+              "built": built, "missing_packages": missing, "environment": _environment(),
               **run_check(batch, project, tree, args.checkout)}
     if args.floor:
         result["floor"] = run_floor(batch, project, tree, args.checkout)
     return result
+
+
+def _environment() -> dict:
+    """What outside the tree changes findings: the Python headers and the installed .gir files
+    (the glib preset reads every installed library's, so another package's install can change a
+    GLib code base's findings)."""
+    gir = Path("/usr/share/gir-1.0")
+    return {"python": sysconfig.get_python_version(),
+            "python_include": sysconfig.get_paths()["include"],
+            "gir": sorted(p.name for p in gir.glob("*.gir")) if gir.is_dir() else []}
 
 
 def _tree_commit(tree: Path) -> str | None:
