@@ -103,6 +103,8 @@ def _cpython() -> Conventions:
         # The Py_BuildValue-style formats (their N units steal): the format's argument index.
         format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
                           r"^_?PyObject_CallMethod(?:Id)?(?:_SizeT)?$": 2},
+        # Their va_list forms: a project's variadic wrapper passing its format on is read as one.
+        va_formats={r"^_?Py_VaBuildValue(?:_SizeT)?$": 0},
         # PyArg_Parse*'s `O`-style outputs are borrowed (the tuple's): [format index, first output].
         parse_formats={r"^_?PyArg_Parse(?:Tuple)?(?:_SizeT)?$": [1, 2],
                        r"^_?PyArg_ParseTupleAndKeywords(?:_SizeT)?$": [2, 4], r"^PyArg_UnpackTuple$": [-1, 4]},

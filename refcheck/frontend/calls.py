@@ -171,7 +171,7 @@ class CallLowering(UserData, Moves):
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
         taken = (self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | self.freed_by_table(decl, args, effects, summary))
