@@ -482,12 +482,15 @@ class CallLowering(UserData, Moves):
             others = [a for i, a in enumerate(args) if i not in sinks]
             target = f"{name}({', '.join(expr_text(a) for a in others)})"
             deps = frozenset(v for a in others for v in expr_vars(a, self.b))
-        for v in kept:
+        for k, v in enumerate(kept):
             self.b.emit(ir.Use(loc, v))
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
                 self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
             else:
-                self.b.emit(ir.Store(loc, v, target, deps, sink=name, assumed=assumed))
+                # Each kept argument has a slot of its own: PyErr_Restore (t, v, tb) keeps three
+                # references; one key for all would make the second store overwrite the first.
+                slot = f"{target}#{k}" if target and len(kept) > 1 else target
+                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
