@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis.state import MAX_OWNED, Kind, ObjId, State, restores
+from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, restores
 from refcheck.rules.events import Gone
 
 
@@ -34,6 +34,15 @@ class Locations:
                 st.objs[before] = replace(b, owned=1)
         self.forget(st, ObjId(Kind.FIELD, op.target))
         # Until the location or its address changes, loading it gives back what was stored.
+        if oid is None and self.conv.infer_setters and (op.untracked or op.var is not None) \
+                and op.target and not op.sink and op.through is None:
+            # A value nothing here counts (`self->type = &Foo_Type`, a local whose address a
+            # converter filled) stored where stores hold references: the location owes one, so
+            # that `Py_INCREF (self->type)` after it pays the location's, as after a tracked
+            # value's store (`self->f = x; Py_INCREF (x);`).
+            oid = ObjId(Kind.FIELD, op.target)
+            st.objs[oid] = Obj(0, Gone.NO, Nullness.MAYBE, Origin.FIELD, op.loc, op.var or op.target,
+                               self.cfg.entry, deps=op.deps, debt=1)
         if oid is not None:
             stored[op.target] = oid
             self.stored_deps[op.target] = op.deps

@@ -271,6 +271,10 @@ class Conventions:
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
+    # Functions taking such a format with a `va_list` (pattern -> index of the format argument):
+    # a variadic function of the unit that hands its own format parameter to one of them is a
+    # format function itself, its `N` units steal (frontend.vaformats).
+    va_formats: dict[str, int] = field(default_factory=dict)
     # Calls that end the path when a macro of these names wrote them (callee pattern -> pattern of
     # the macro's name at the call's expansion): GLib's g_return_val_if_reached (val) is `g_log
     # (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "... should not be reached", ...); return (val);`, a
@@ -324,7 +328,7 @@ class Conventions:
     def _tables(self) -> dict[str, list[tuple[re.Pattern, object]]]:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
-                             "argument_returned_only_if", "families", "format_arguments", "parse_formats",
+                             "argument_returned_only_if", "families", "format_arguments", "va_formats", "parse_formats",
                              "exit_macros")}
 
     def pattern_value(self, table: str, name: str):

@@ -78,7 +78,12 @@ def _cpython() -> Conventions:
         # An object from a type's allocator (`type->tp_alloc(type, 0)`, PyType_GenericAlloc) is
         # PyObject_Malloc'd memory, which PyObject_Del (an alias of PyObject_Free) gives back:
         # one family with the `PyObject_*` releasers, not the `PyObject *` result's record type.
-        families={**Conventions().families, r"^(?:tp_alloc|PyType_GenericAlloc)$": "PyObject"},
+        # PyObject_New's and PyObject_NewVar's objects too ("PyObject_Del: releases memory
+        # allocated to an object using PyObject_New or PyObject_NewVar"; the macros call
+        # `_PyObject_New`, whose underscore no prefix reads); PyObject_GC_New's go back with
+        # PyObject_GC_Del, a family of their own (the GC header precedes the object).
+        families={**Conventions().families, r"^(?:tp_alloc|PyType_GenericAlloc)$": "PyObject",
+                  r"^_?PyObject_(?:New|NewVar)$": "PyObject", r"^_?PyObject_GC_(?:New|NewVar|Del)$": "PyObject_GC"},
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
         acquire=[
@@ -96,13 +101,16 @@ def _cpython() -> Conventions:
         # A type's tp_free slot (`Py_TYPE(self)->tp_free(self)`: PyObject_Free, PyObject_GC_Del)
         # gives back the memory of whatever allocator made the object (no family: tp_alloc's,
         # PyObject_New's), the C API's way to drop a half-built object in tp_new.
-        release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$", r"^tp_free$"],
+        release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$", r"^PyObject_GC_Del$",
+                 r"^tp_free$"],
         # The C API's steals are in its table (PyList_SetItem's item, PyModule_AddObject's value
         # on success, ...): by argument, never the first tracked one as `consume` patterns take.
         consume=[],
         # The Py_BuildValue-style formats (their N units steal): the format's argument index.
         format_arguments={r"^_?Py_BuildValue(?:_SizeT)?$": 0, r"^_?PyObject_CallFunction(?:_SizeT)?$": 1,
                           r"^_?PyObject_CallMethod(?:Id)?(?:_SizeT)?$": 2},
+        # Their va_list forms: a project's variadic wrapper passing its format on is read as one.
+        va_formats={r"^_?Py_VaBuildValue(?:_SizeT)?$": 0},
         # PyArg_Parse*'s `O`-style outputs are borrowed (the tuple's): [format index, first output].
         parse_formats={r"^_?PyArg_Parse(?:Tuple)?(?:_SizeT)?$": [1, 2],
                        r"^_?PyArg_ParseTupleAndKeywords(?:_SizeT)?$": [2, 4], r"^PyArg_UnpackTuple$": [-1, 4]},

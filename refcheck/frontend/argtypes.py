@@ -37,24 +37,47 @@ def unnotified(args, i: int) -> bool:
 
 def notify_after(decl, args, i: int, closure: bool = False):
     """The function named as the destroy notify of data `args[i]`: the next argument past scalars
-    only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor),
+    only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor), or
+    the last of the function pointers that follow it (`_last_callback`: SQLite's callbacks, then
+    the destructor),
     a callee parameter of a `void (*) (T *)` type; with `closure`, of a `void (*) (T *,
     gpointer)` type only (`gdk_pixbuf_new_from_data (pixels, ..., destroy_fn, destroy_fn_data)`:
     the notify is handed the data itself, then its closure); else None."""
+    types = parameter_types(decl, args)
     j = i + 1
     while j < len(args) and has_scalar_type(args[j]):
         j += 1
+    if not closure:
+        j = _last_callback(args, types, j)
     fn = named_function(args[j]) if j < len(args) else None
     if fn is None and j < len(args):
         fn = chosen_with_data(args[j], args[i])
     if fn is None:
         return None
-    types = parameter_types(decl, args)
     t = types[j].get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return None
     f = t.get_pointee().get_canonical()
     return fn if (closure_notify(f, types[i]) if closure else destroy_notify(f)) else None
+
+
+def _last_callback(args: list, types: list, j: int) -> int:
+    """Where the data's callbacks come before its destructor (SQLite's `sqlite3_create_function_v2
+    (db, name, n, flags, pApp, xFunc, xStep, xFinal, xDestroy)`: the function pointers handed the
+    data through `sqlite3_user_data`, then the one that frees it), the last function-pointer
+    parameter of the run that starts at `j` (function pointers, NULLs and scalars between them);
+    `j` itself where the argument there is no function pointer or the run is one long."""
+    last, k = j, j
+    while k < len(args) and (_function_pointer(types[k]) or has_scalar_type(args[k])):
+        if _function_pointer(types[k]):
+            last = k
+        k += 1
+    return last
+
+
+def _function_pointer(t) -> bool:
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.FUNCTIONPROTO
 
 
 def chosen_with_data(arg, data):

@@ -171,7 +171,7 @@ class CallLowering(UserData, Moves):
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args))
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(decl, args, effects, sinks)
         taken = (self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | self.freed_by_table(decl, args, effects, summary))
@@ -482,12 +482,15 @@ class CallLowering(UserData, Moves):
             others = [a for i, a in enumerate(args) if i not in sinks]
             target = f"{name}({', '.join(expr_text(a) for a in others)})"
             deps = frozenset(v for a in others for v in expr_vars(a, self.b))
-        for v in kept:
+        for k, v in enumerate(kept):
             self.b.emit(ir.Use(loc, v))
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
                 self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
             else:
-                self.b.emit(ir.Store(loc, v, target, deps, sink=name, assumed=assumed))
+                # Each kept argument has a slot of its own: PyErr_Restore (t, v, tb) keeps three
+                # references; one key for all would make the second store overwrite the first.
+                slot = f"{target}#{k}" if target and len(kept) > 1 else target
+                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""

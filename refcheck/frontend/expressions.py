@@ -421,9 +421,12 @@ class ExpressionLowerer(CallLowering):
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
+        untracked = src is None and through is None and bool(key) and has_pointer_type(target) \
+            and not is_null_constant(rhs)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
-                           truth=None if k is None else bool(k), null=through is not None and src == NULL))
+                           truth=None if k is None else bool(k), null=through is not None and src == NULL,
+                           untracked=untracked))
         return src
 
     def pointee_of(self, target) -> str | None:

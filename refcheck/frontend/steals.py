@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.gerrors import error_edge
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.owning import emit_fill
+from refcheck.frontend.vaformats import forwarded_format
 from refcheck.conventions.summary import Effect, When
 
 # Format units of Py_BuildValue (Python/modsupport.c) and the C arguments each takes; `#` after a
@@ -129,9 +130,12 @@ def string_literal(c) -> str | None:
     return "".join(parts) if parts else None
 
 
-def format_steals(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
-    """The argument indices a Py_BuildValue-family call steals by its format's `N` units."""
+def format_steals(b: GraphBuilder, name: str, args: list, decl=None) -> frozenset[int]:
+    """The argument indices a Py_BuildValue-family call steals by its format's `N` units (also a
+    call to the unit's variadic function that forwards its format: `vaformats`)."""
     index = b.conv.format_argument(name, len(args))
+    if index is None:
+        index = forwarded_format(b.conv, decl)
     if index is None:
         return frozenset()
     fmt = string_literal(args[index])

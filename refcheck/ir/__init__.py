@@ -145,6 +145,9 @@ class Store(Op):
     # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
     # path, `Summarizer.slot_state`), not an untracked value.
     null: bool = False
+    # A pointer no variable names was written (`s->type = &Foo_Type`, a cast of one): not NULL,
+    # not tracked; where stores hold references, a retain through the location pays for it.
+    untracked: bool = False
 
 
 @dataclass(frozen=True)
