@@ -70,9 +70,20 @@ def _last_callback(args: list, types: list, j: int) -> int:
     last, k = j, j
     while k < len(args) and (_function_pointer(types[k]) or has_scalar_type(args[k])):
         if _function_pointer(types[k]):
+            if k > j and _copies(types[last]) and not is_null_constant(args[last]):
+                # A copy function before the destructor (glib-networking's `g_tls_store_session_data
+                # (id, sess, dup, acquire, release, v)`): the callee keeps its own copy, and the
+                # destructor is for that copy, not the data handed (a NULL dup copies nothing).
+                return j
             last = k
         k += 1
     return last
+
+
+def _copies(t) -> bool:
+    """Whether function-pointer type `t` returns a pointer (a dup: `void *(*)(void *)`)."""
+    result = t.get_canonical().get_pointee().get_canonical().get_result().get_canonical()
+    return result.kind == ci.TypeKind.POINTER
 
 
 def _function_pointer(t) -> bool:
