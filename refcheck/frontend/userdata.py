@@ -42,10 +42,7 @@ class UserData:
             seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if not (given in KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
-                    or (n - 1) in record.conditional_effects(n)):
+            if not _gives_up(*seen):
                 lent.add(i)
         return lent
 
@@ -64,11 +61,7 @@ class UserData:
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
             seen = self.callback_of(decl, args, i)
-            if seen is None:
-                continue
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if given in KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+            if seen is not None and _gives_up(*seen):
                 taken.add(i)
         return taken
 
@@ -200,7 +193,34 @@ class UserData:
         record = self.b.summary_of(fn, fn.spelling)
         if not defined_here(fn) and record.source is not Source.INFERRED:
             return None
-        return record, len(list(fn.get_arguments()))
+        n = len(list(fn.get_arguments()))
+        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+
+
+def data_parameter(callback_type, n: int) -> int | None:
+    """The index of the callback's parameter its caller's data reaches: the last `gpointer` of
+    the callee's callback type (grilo's `GrlSourceResultCb (source, id, media, remaining,
+    user_data, error)` has an error after it), else the last parameter (GLib's layout:
+    GAsyncReadyCallback's, GSourceFunc's `gpointer user_data`, a callback declared with its
+    data's own type); None for a callback of no parameters."""
+    t = callback_type.get_canonical()
+    t = t.get_pointee().get_canonical() if t.kind == ci.TypeKind.POINTER else t
+    params = list(t.argument_types()) if t.kind == ci.TypeKind.FUNCTIONPROTO else []
+    voids = [k for k, p in enumerate(params) if _void_pointer(p)]
+    k = voids[-1] if voids and len(params) == n else n - 1
+    return k if k >= 0 else None
+
+
+def _gives_up(record, n: int, k: int | None) -> bool:
+    """The callback's record gives up its data parameter k: releases, consumes or keeps it, on
+    every path or on some (a conditional effect: a source's callback that frees its data where
+    it returns FALSE; a void relay that frees it on the last result, `if (remaining == 0)
+    g_list_free (keys)`, a count helper's release), or the callback is a releaser itself."""
+    if k is None:
+        return False
+    given = record.effects(n).get(k)
+    return (given in KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
+            or record.conditional_effects(n).get(k, (None,))[0] in (*KEPT, Effect.RELEASE))
 
 
 def _frees_first(record, fn) -> bool:
