@@ -365,7 +365,7 @@ class Summarizer:
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
-                    source=Source.INFERRED)
+                    given_some=self.given_some(), source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def result_family(self) -> tuple[str | None, bool]:
@@ -436,6 +436,13 @@ class Summarizer:
                               or i in self.documented and given_as_documented(self.fates[i]))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
+
+    def given_some(self) -> tuple:
+        """The `void *` parameters given up on some paths and left on others, no result telling
+        which (not `conditional`): a callback's data freed on its last call (`Summary.given_some`)."""
+        given = {"released", "consumed", "sunk"}
+        return tuple(i for i, var in self.params if var in self.cfg.untyped and self.fates[i] & given
+                     and self.fates[i] - given - {"null"} and self.conditional(i) is None)
 
     def partly_handed(self) -> set[str]:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
@@ -514,6 +521,8 @@ class Summarizer:
                 return True
             if finding.rule != "RC006" or finding.location not in self.where[i]:
                 continue
+            if i in self.given_some():
+                return True  # a callback's data, freed on its last call: its registration's protocol
             if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):
                 return True
         return False
