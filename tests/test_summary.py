@@ -64,6 +64,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(conditional=((2, Effect.ACQUIRE_OUT, When.ZERO),), fills_kept=(2,), source=Source.CONFIGURED),
     Summary(conditional=((3, Effect.RELEASE, When.ZERO),), maybe_given=(3,), source=Source.CONFIGURED),
     Summary(arguments=((0, Effect.CLEAR),), source=Source.CONFIGURED),
+    Summary(arguments=((4, Effect.RELEASE),), given_some=(4,), source=Source.CONFIGURED),
     Summary(arguments=tuple((i, Effect.ACQUIRE_OUT) for i in range(3)), fills_with=((1, 0), (2, 0)),
             source=Source.CONFIGURED),
 ])
@@ -216,3 +217,9 @@ def test_variadic_arguments_take_every_argument_from_an_index():
                 {"from": 1, "effect": "take"}):
         with pytest.raises(RecordError, match="variadic"):
             parse_record({"variadic": bad}, "t")
+
+
+def test_data_given_on_some_paths_differs_and_is_agreed_only_where_both_say_it():
+    some = Summary(given_some=(0,), source=Source.INFERRED)
+    assert some.says_something and some.digest() != DEFAULT.digest()
+    assert agreed(some, some) == some and agreed(some, Summary(source=Source.INFERRED)).given_some == ()

@@ -214,6 +214,8 @@ class Summarizer:
         o = ev.obj
         if ev.kind in _FAULTS and o.origin is Origin.PARAM and o.name in self.param_names:
             self.faulty.add(self.param_names[o.name])
+        elif ev.kind is EventKind.SUNK_BORROWED and o.origin is Origin.PARAM and o.name in self.param_names:
+            self.where[self.param_names[o.name]].add(ev.loc)  # `settles`, for `given_some` only
 
     def at_error(self) -> None:
         self.errors = True
@@ -365,7 +367,7 @@ class Summarizer:
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
-                    source=Source.INFERRED)
+                    given_some=self.given_some(), source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def result_family(self) -> tuple[str | None, bool]:
@@ -427,15 +429,26 @@ class Summarizer:
         # user data of the caller's own callback is taken over so too, but a path that hands it
         # nowhere is no leak of this function's (`Transfer.event`, `cfg.closures`).
         silent = self.results <= {("none",)}
+        # Not a `void *` of a function with a result (a source's callback returning FALSE on every
+        # path, `given_some`): handed to a keeper on one branch, its data follows its protocol.
+        data = self.cfg.untyped if self.cfg.returns_value else frozenset()
         # One given up on every success return and some others (`maybe_given`) too: the rest leak it.
         return frozenset(var for i, var in self.params
                          if self.maybe_given(i) or self.fates[i] & {"released", "consumed", "sunk"}
                          and (self.fates[i] <= {"released", "consumed", "sunk", "returned", "null"}
-                              or (silent and var in self.partly_handed() and self.fates[i] <= {"sunk", "borrowed", "null"})
+                              or (silent and var in self.partly_handed() - data
+                                  and self.fates[i] <= {"sunk", "borrowed", "null"})
                               or (not self.cfg.returns_value and released_or_kept(self.fates[i]))
                               or i in self.documented and given_as_documented(self.fates[i]))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
+
+    def given_some(self) -> tuple:
+        """The `void *` parameters given up on some paths and left on others, no result telling
+        which (not `conditional`): a callback's data freed on its last call (`Summary.given_some`)."""
+        given = {"released", "consumed", "sunk"}
+        return tuple(i for i, var in self.params if var in self.cfg.untyped and self.fates[i] & given
+                     and self.fates[i] - given - {"null"} and self.conditional(i) is None)
 
     def partly_handed(self) -> set[str]:
         """The parameters whose hand-over on some paths makes them the function's own: any keeper
@@ -512,6 +525,8 @@ class Summarizer:
             e = self.counted(i) if self.effect(i) is not Effect.KEEP else None
             if e is Effect.RETAIN and finding.rule == "RC001" and finding.origin in self.where[i]:
                 return True
+            if finding.rule in ("RC006", "RC009") and finding.location in self.where[i] and i in self.given_some():
+                return True  # a callback's data, freed on its last call: its registration's protocol
             if finding.rule != "RC006" or finding.location not in self.where[i]:
                 continue
             if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):

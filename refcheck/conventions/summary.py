@@ -188,6 +188,9 @@ class Summary:
     # has that effect (libdex's `dex_future_first (a, b, NULL)` takes every future it is given:
     # gtk-doc's `@...: (transfer full)`, or its NULL-terminated list's first element's).
     variadic: tuple = ()
+    # The `void *` parameter indices the body gives up on some paths only, no result telling which:
+    # a callback's data freed on its last call (grilo's relays; `frontend.userdata.partly_taken`).
+    given_some: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -312,6 +315,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         may_raise=a.may_raise or b.may_raise, pure=a.pure and b.pure,
         family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
         unkept=tuple(i for i in a.unkept if i in b.unkept),
+        given_some=tuple(i for i in a.given_some if i in b.given_some),
         variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
 
 
@@ -575,7 +579,7 @@ _READERS = {
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
-    "maybe_given": _indices, "fills_with": _pairs,
+    "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
 }
 
 
@@ -594,6 +598,7 @@ _WRITERS = {
     "owned_by_flag": list,
     "fills_kept": list,
     "maybe_given": list,
+    "given_some": list,
     "fills_with": lambda v: [list(x) for x in v],
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

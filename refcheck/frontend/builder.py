@@ -31,7 +31,8 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.setters import closure_data, reaching_locals, stores_through_locals, takes_notify
+from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
+                                       untyped_parameters)
 
 
 class Builder(GraphBuilder):
@@ -95,6 +96,8 @@ class Builder(GraphBuilder):
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals else frozenset(),
+                           untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset())

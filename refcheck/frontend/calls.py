@@ -101,6 +101,7 @@ class CallLowering(UserData, Moves):
                           | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
+        maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         conditional = {**conditional, **on_success}
         self.embedded_items(decl, args, effects, values)
@@ -123,6 +124,9 @@ class CallLowering(UserData, Moves):
         read = [i for i in positions if i not in ended]
         for i in read[1:] if role == "reallocate" else read:
             self.b.emit(ir.Use(loc, values[i], unkept=i in unkept))
+        for i in maybe:  # handed to a callback that frees it on some calls: unknown after the call
+            if isinstance(values[i], str) and i not in sinks:
+                self.b.emit(ir.Escape(loc, values[i], given=name))
         self.copy_members(loc, args, effects)
         if kept:
             plain = {i: values[i] for i, e in effects.items()

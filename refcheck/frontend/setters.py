@@ -135,6 +135,18 @@ def takes_notify(fn) -> bool:
     return False
 
 
+def untyped_parameters(fn) -> list:
+    """The `void *` parameters of `fn` (not `const void *`): GLib's `gpointer user_data`."""
+    out = []
+    for c in children_of(fn):
+        t = c.type.get_canonical() if kind_of(c) == K.PARM_DECL else None
+        if t is not None and t.kind == ci.TypeKind.POINTER:
+            p = t.get_pointee()
+            if p.get_canonical().kind == ci.TypeKind.VOID and not p.is_const_qualified():
+                out.append(c)
+    return out
+
+
 def closure_data(fn) -> list:
     """The `gpointer` parameters of `fn` that come right after a function-pointer parameter,
     where `fn` takes no destroy notify: the user data of its caller's callback (`gom_adapter_

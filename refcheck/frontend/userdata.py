@@ -42,11 +42,8 @@ class UserData:
             seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if not (given in KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
-                    or (n - 1) in record.conditional_effects(n)):
-                lent.add(i)
+            if _gives_up(*seen) != "all":
+                lent.add(i)  # read only, or given up on some calls only (`partly_taken`)
         return lent
 
     def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
@@ -64,13 +61,26 @@ class UserData:
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
             seen = self.callback_of(decl, args, i)
-            if seen is None:
-                continue
-            record, n = seen
-            given = record.effects(n).get(n - 1) if n else None
-            if given in KEPT or given is Effect.RELEASE or (n and record.role in ("release", "consume")):
+            if seen is not None and _gives_up(*seen) == "all":
                 taken.add(i)
         return taken
+
+    def partly_taken(self, decl, args: list, effects: dict) -> set[int]:
+        """Data positions handed to a callback that gives its data up on some of its calls only
+        (`Summary.given_some`: grilo's relays free their operation's state on its last result,
+        `if (remaining == 0)`; a source's callback on its error branch): the callback's protocol,
+        not the call, decides when it is freed, and the caller may still use it (grilo's
+        `media_decorate` calls its relay itself where no source took it). After the call the
+        caller's reference is unknown (`ir.Escape`): neither leaving nor releasing it is reported."""
+        maybe = set()
+        for i in range(1, len(args)):
+            if effects.get(i, Effect.BORROW) not in (Effect.BORROW, Effect.SINK, Effect.CONSUME) \
+                    or not has_pointer_type(args[i]):
+                continue
+            seen = self.callback_of(decl, args, i)
+            if seen is not None and _gives_up(*seen) == "some":
+                maybe.add(i)
+        return maybe
 
     def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
         """Data positions a callee nothing describes (no record, no body here) takes with a
@@ -200,7 +210,39 @@ class UserData:
         record = self.b.summary_of(fn, fn.spelling)
         if not defined_here(fn) and record.source is not Source.INFERRED:
             return None
-        return record, len(list(fn.get_arguments()))
+        n = len(list(fn.get_arguments()))
+        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+
+
+def data_parameter(callback_type, n: int) -> int | None:
+    """The index of the callback's parameter its caller's data reaches: the last `gpointer` of
+    the callee's callback type (grilo's `GrlSourceResultCb (source, id, media, remaining,
+    user_data, error)` has an error after it), else the last parameter (GLib's layout:
+    GAsyncReadyCallback's, GSourceFunc's `gpointer user_data`, a callback declared with its
+    data's own type); None for a callback of no parameters."""
+    t = callback_type.get_canonical()
+    t = t.get_pointee().get_canonical() if t.kind == ci.TypeKind.POINTER else t
+    params = list(t.argument_types()) if t.kind == ci.TypeKind.FUNCTIONPROTO else []
+    voids = [k for k, p in enumerate(params) if _void_pointer(p)]
+    k = voids[-1] if voids and len(params) == n else n - 1
+    return k if k >= 0 else None
+
+
+def _gives_up(record, n: int, k: int | None) -> str | None:
+    """Whether the callback's record gives up its data parameter k: "all" where it releases,
+    consumes or keeps it on every call (every path, or where it returns FALSE and so removes its
+    source: a conditional effect), or is a releaser itself; "some" where it does so on some calls
+    only (`Summary.given_some`: a relay freeing it on the last result, `if (remaining == 0)
+    g_list_free (keys)`); None where it only reads it."""
+    if k is None:
+        return None
+    if k in record.given_some:
+        return "some"
+    given = record.effects(n).get(k)
+    if (given in KEPT or given is Effect.RELEASE or record.role in ("release", "consume")
+            or record.conditional_effects(n).get(k, (None,))[0] in (*KEPT, Effect.RELEASE)):
+        return "all"
+    return None
 
 
 def _frees_first(record, fn) -> bool:

@@ -59,6 +59,9 @@ class FunctionCFG:
     # The `gpointer` parameters right after a function-pointer parameter, in a function taking no
     # destroy notify: GLib's (closure) user data of the caller's own callback (analysis.summarize).
     closures: frozenset = frozenset()
+    # The `void *` parameters (GLib's `gpointer user_data`): a callback's data, whose release on
+    # some paths is its registration's protocol (analysis.summarize `given_some`).
+    untyped: frozenset = frozenset()
     # Whether the function has a result (its type is not void): a caller can tell by it which path
     # ran, even where every return is an untracked integer (analysis.summarize `stolen`).
     returns_value: bool = False
