@@ -227,8 +227,10 @@ def base_glib() -> Conventions:
         # is not taken as lent (frontend.argtypes.opaque_unknown).
         opaque_unknown=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
-        # keeps its last argument without a reference of its own: the caller hands its over.
-        **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
+        # keeps its last argument without a reference of its own: the caller hands its over. Not
+        # `*_take_ref` (g_variant_take_ref, g_object_take_ref): GLib's ref_sink kind, returning
+        # the argument it was given with the caller's one reference (`ref_sink` below).
+        **{**_NO_TH_TABLES, "sinks": {r"_take_(?!ref$)[a-z]\w*$": [-1]}},
     )
 
 
