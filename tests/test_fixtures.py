@@ -24,6 +24,7 @@ from fixture_expect import (
     numpy_include,
     openssl_cflags,
     gnutls_cflags,
+    sqlite_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -76,6 +77,8 @@ def _missing_headers(unit: Path) -> str | None:
         return "no OpenSSL development headers (pkg-config openssl)"
     if options.gnutls_headers and gnutls_cflags() is None:
         return "no GnuTLS development headers (pkg-config gnutls)"
+    if options.sqlite_headers and sqlite_cflags() is None:
+        return "no SQLite development headers (pkg-config sqlite3)"
     if options.numpy_headers and not numpy_include():
         return "numpy is not installed (its C API headers come with it)"
     return None

@@ -112,4 +112,16 @@ GNUTLS = library("gnutls", "gnutls.h", [
     (r"^gnutls_(?:\w+_)?deinit$", {"arguments": {"0": "release"}}),
 ])
 
-LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS)
+# SQLite's memory (sqlite3.h; "Formatted String Printing Functions": "sqlite3_mprintf() and
+# sqlite3_vmprintf() write their results into memory obtained from sqlite3_malloc64(). The
+# strings returned by these two routines should be released by sqlite3_free()";
+# sqlite3_expanded_sql: "the string ... is held in memory obtained from sqlite3_malloc64() ...
+# the caller must free it with sqlite3_free()"; sqlite3_str_finish: "returns a pointer to a
+# memory buffer obtained from sqlite3_malloc64() ... the application must ... sqlite3_free()").
+# GNOME daemons build their statements so (colord's `statement = sqlite3_mprintf (...)`).
+SQLITE = library("sqlite", "sqlite3.h", [
+    (r"^sqlite3_(?:v?mprintf|malloc(?:64)?|expanded_sql|str_finish)$", _OWNED),
+    (r"^sqlite3_free$", {"arguments": {"0": "release"}}),
+])
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)
