@@ -553,10 +553,12 @@ class Conventions:
             return kept_arguments(s, inferred(name), GIVEN)
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
+        # One whose body frees only what its parameters hold says so, all borrowed (libnice's
+        # `discovery_free (agent)`: `Summarizer.frees_only_contents`).
         if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
                 and self.refine_patterns and inferred is not None and name:
             body = inferred(name)
-            if body is not None and body.arguments and all(e is Effect.RELEASE for _, e in body.arguments):
+            if body is not None and body.arguments and all(e in (Effect.RELEASE, Effect.BORROW) for _, e in body.arguments):
                 return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s
 
