@@ -27,6 +27,9 @@ class Library:
     # (pattern, family) pairs: structs of the library that are one family (what one releaser
     # frees whatever the pointer's declared type).
     records: tuple[tuple[str, str], ...] = ()
+    # The library declares everything in that one header, which sits beside every other
+    # library's (SQLite's /usr/include/sqlite3.h): no folder is the library's, only the file.
+    single: bool = False
 
     @cached_property
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
@@ -55,10 +58,10 @@ class Library:
         return None
 
 
-def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = ()) -> Library:
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False) -> Library:
     where = f"libraries.{name}"
     return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
-                   records)
+                   records, single)
 
 
 _OWNED = {"returns": "owned"}
@@ -122,6 +125,6 @@ GNUTLS = library("gnutls", "gnutls.h", [
 SQLITE = library("sqlite", "sqlite3.h", [
     (r"^sqlite3_(?:v?mprintf|malloc(?:64)?|expanded_sql|str_finish)$", _OWNED),
     (r"^sqlite3_free$", {"arguments": {"0": "release"}}),
-])
+], single=True)
 
 LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)
