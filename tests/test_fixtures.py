@@ -295,7 +295,11 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      # glib_pattern_bodies.c: releasers by name, whose bodies say which parameters.
                      "verify_and_free": "release", "pair_free": "release",
                      # vtable_slots.c: releasers by name, stored into a dispose field.
-                     "obj_free": "release", "quiet_obj_free": "release"}
+                     "obj_free": "release", "quiet_obj_free": "release",
+                     # glib_free_contents.c: a `*_free` whose body frees only what its parameter
+                     # holds, beside real ones.
+                     "fixture_item_free": "release", "fixture_discovery_free": "release",
+                     "fixture_agent_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:
