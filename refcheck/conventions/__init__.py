@@ -120,6 +120,9 @@ class Conventions:
     # same single full reference (`v = g_variant_ref_sink(g_variant_new_int32(1))` owns one).
     floating: list[str] = field(default_factory=list)
     ref_sink: list[str] = field(default_factory=list)
+    # The `ref_sink` kind that adds no reference to a full one (g_variant_take_ref: "If value is
+    # floating, sink it. Otherwise, do nothing"; g_object_take_ref alike).
+    take_ref: list[str] = field(default_factory=list)
     # Tests that are true only in a throwaway child process (GLib's g_test_subprocess(), true in
     # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
     # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
@@ -314,7 +317,7 @@ class Conventions:
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
-            "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
