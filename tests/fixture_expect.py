@@ -10,6 +10,7 @@
     // fixture-options: preset=cpython python-headers numpy-headers   (the installed numpy's headers)
     // fixture-options: preset=glib openssl-headers   (the installed OpenSSL headers, from pkg-config)
     // fixture-options: preset=glib gnutls-headers    (the installed GnuTLS headers, likewise)
+    // fixture-options: preset=glib sqlite-headers    (the installed SQLite headers, likewise)
     // fixture-options: preset=glib glib-headers gir-dir=fixtures/gir   (.gir files read as installed ones)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
@@ -78,6 +79,7 @@ class Options:
     gir_dir: str | None = None  # `gir-dir=PATH`: the folder (from the repository) of the "installed" .gir files
     openssl_headers: bool = False  # `openssl-headers`: compiled against the installed OpenSSL (pkg-config openssl)
     gnutls_headers: bool = False  # `gnutls-headers`: compiled against the installed GnuTLS (pkg-config gnutls)
+    sqlite_headers: bool = False  # `sqlite-headers`: compiled against the installed SQLite (pkg-config sqlite3)
 
 
 @dataclass
@@ -117,6 +119,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "gnutls-headers":
             options.gnutls_headers = True
             options.clang_args.extend(gnutls_cflags() or [])
+        elif token == "sqlite-headers":
+            options.sqlite_headers = True
+            options.clang_args.extend(sqlite_cflags() or [])
         elif token == "numpy-headers":
             options.numpy_headers = True
             include = numpy_include()
@@ -140,6 +145,11 @@ def openssl_cflags() -> list[str] | None:
 def gnutls_cflags() -> list[str] | None:
     """The installed GnuTLS's compiler flags, None without its development headers."""
     return _pkg_cflags("gnutls")
+
+
+def sqlite_cflags() -> list[str] | None:
+    """The installed SQLite's compiler flags, None without its development headers."""
+    return _pkg_cflags("sqlite3")
 
 
 def _pkg_cflags(package: str) -> list[str] | None:

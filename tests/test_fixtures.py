@@ -24,6 +24,7 @@ from fixture_expect import (
     numpy_include,
     openssl_cflags,
     gnutls_cflags,
+    sqlite_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -76,6 +77,8 @@ def _missing_headers(unit: Path) -> str | None:
         return "no OpenSSL development headers (pkg-config openssl)"
     if options.gnutls_headers and gnutls_cflags() is None:
         return "no GnuTLS development headers (pkg-config gnutls)"
+    if options.sqlite_headers and sqlite_cflags() is None:
+        return "no SQLite development headers (pkg-config sqlite3)"
     if options.numpy_headers and not numpy_include():
         return "numpy is not installed (its C API headers come with it)"
     return None
@@ -292,7 +295,11 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      # glib_pattern_bodies.c: releasers by name, whose bodies say which parameters.
                      "verify_and_free": "release", "pair_free": "release",
                      # vtable_slots.c: releasers by name, stored into a dispose field.
-                     "obj_free": "release", "quiet_obj_free": "release"}
+                     "obj_free": "release", "quiet_obj_free": "release",
+                     # glib_free_contents.c: a `*_free` whose body frees only what its parameter
+                     # holds, beside real ones.
+                     "fixture_item_free": "release", "fixture_discovery_free": "release",
+                     "fixture_agent_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

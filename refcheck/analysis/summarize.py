@@ -335,6 +335,9 @@ class Summarizer:
             # All of them is what the name already says (THFree (ptr)): a record would only make
             # callers checked before it ask again (phase 2), for the same answer.
             released = self.released_parameters()
+            if not released and self.frees_only_contents():
+                # Explicitly borrowed: the body frees what they hold, none of them (`Conventions`).
+                return Summary(arguments=tuple((i, Effect.BORROW) for i, _ in self.params), source=Source.INFERRED)
             return Summary(arguments=tuple((i, Effect.RELEASE) for i in released),
                            source=Source.INFERRED) if released and len(released) < len(self.params) else DEFAULT
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
@@ -415,6 +418,27 @@ class Summarizer:
         given = {v for _, d in self.cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)
                  if type(op) is ir.Release and not op.consume for v in op.vars}
         return [i for i, var in self.params if var in given]
+
+    def frees_only_contents(self) -> bool:
+        """A releaser by name whose body releases things, none of them a parameter or a local
+        copied from one, and hands no parameter to a call that keeps it: it frees what its
+        parameters hold (libnice's `discovery_free (agent)`: `g_slist_free_full
+        (agent->discovery_list, ...)`, the timer source; `conn_check_free (agent)`), not them.
+        A body that frees nothing visible (an indirect `self->klass->free (self)`) keeps its name's
+        reading, as does one releasing a local that a parameter was copied to (`Foo *foo = data;
+        ... g_free (foo);`, a GDestroyNotify's shape)."""
+        if not self.params:
+            return False
+        ops = [op for _, d in self.cfg.graph.nodes(data="data") for op in (*d.ops, *d.post)]
+        aliases = {var for _, var in self.params}
+        for _ in range(len(ops)):  # locals copied from a parameter, transitively
+            more = {op.dst for op in ops if type(op) is ir.Assign and op.src in aliases} - aliases
+            if not more:
+                break
+            aliases |= more
+        released = [v for op in ops if type(op) is ir.Release for v in op.vars]
+        handed = any(type(op) in (ir.Store, ir.Escape) and getattr(op, "var", None) in aliases for op in ops)
+        return bool(released) and not aliases & set(released) and not handed
 
     def stolen(self) -> frozenset:
         """The parameters the function treats as its own: given up (released or handed over) on

@@ -293,6 +293,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                 return
             if sunk_in_place(self.conv, self.data, st, oid):
                 return  # the location's floating reference, now its full one (analysis.floating)
+            if self.conv.matches("take_ref", op.callee):
+                return  # take_ref of a full reference: "Otherwise, do nothing"
             if oid.kind is Kind.PARAM:
                 o = replace(o, floated=True)  # the caller's reference, had it been floating, is ours
         if o.debt:  # this retain is a stored copy's reference, not ours (one per copy stored)

@@ -120,6 +120,9 @@ class Conventions:
     # same single full reference (`v = g_variant_ref_sink(g_variant_new_int32(1))` owns one).
     floating: list[str] = field(default_factory=list)
     ref_sink: list[str] = field(default_factory=list)
+    # The `ref_sink` kind that adds no reference to a full one (g_variant_take_ref: "If value is
+    # floating, sink it. Otherwise, do nothing"; g_object_take_ref alike).
+    take_ref: list[str] = field(default_factory=list)
     # Tests that are true only in a throwaway child process (GLib's g_test_subprocess(), true in
     # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
     # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
@@ -318,7 +321,7 @@ class Conventions:
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
-            "ref_sink", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:
@@ -557,10 +560,12 @@ class Conventions:
             return kept_arguments(s, inferred(name), GIVEN)
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
+        # One whose body frees only what its parameters hold says so, all borrowed (libnice's
+        # `discovery_free (agent)`: `Summarizer.frees_only_contents`).
         if s.source is Source.CONVENTIONS and s.effect_of(Tracked.EVERY) is Effect.RELEASE \
                 and self.refine_patterns and inferred is not None and name:
             body = inferred(name)
-            if body is not None and body.arguments and all(e is Effect.RELEASE for _, e in body.arguments):
+            if body is not None and body.arguments and all(e in (Effect.RELEASE, Effect.BORROW) for _, e in body.arguments):
                 return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s
 

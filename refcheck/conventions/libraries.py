@@ -27,6 +27,9 @@ class Library:
     # (pattern, family) pairs: structs of the library that are one family (what one releaser
     # frees whatever the pointer's declared type).
     records: tuple[tuple[str, str], ...] = ()
+    # The library declares everything in that one header, which sits beside every other
+    # library's (SQLite's /usr/include/sqlite3.h): no folder is the library's, only the file.
+    single: bool = False
 
     @cached_property
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
@@ -55,10 +58,10 @@ class Library:
         return None
 
 
-def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = ()) -> Library:
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False) -> Library:
     where = f"libraries.{name}"
     return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
-                   records)
+                   records, single)
 
 
 _OWNED = {"returns": "owned"}
@@ -112,4 +115,16 @@ GNUTLS = library("gnutls", "gnutls.h", [
     (r"^gnutls_(?:\w+_)?deinit$", {"arguments": {"0": "release"}}),
 ])
 
-LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS)
+# SQLite's memory (sqlite3.h; "Formatted String Printing Functions": "sqlite3_mprintf() and
+# sqlite3_vmprintf() write their results into memory obtained from sqlite3_malloc64(). The
+# strings returned by these two routines should be released by sqlite3_free()";
+# sqlite3_expanded_sql: "the string ... is held in memory obtained from sqlite3_malloc64() ...
+# the caller must free it with sqlite3_free()"; sqlite3_str_finish: "returns a pointer to a
+# memory buffer obtained from sqlite3_malloc64() ... the application must ... sqlite3_free()").
+# GNOME daemons build their statements so (colord's `statement = sqlite3_mprintf (...)`).
+SQLITE = library("sqlite", "sqlite3.h", [
+    (r"^sqlite3_(?:v?mprintf|malloc(?:64)?|expanded_sql|str_finish)$", _OWNED),
+    (r"^sqlite3_free$", {"arguments": {"0": "release"}}),
+], single=True)
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)

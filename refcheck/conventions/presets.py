@@ -235,8 +235,10 @@ def base_glib() -> Conventions:
         # is not taken as lent (frontend.argtypes.opaque_unknown).
         opaque_unknown=True,
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
-        # keeps its last argument without a reference of its own: the caller hands its over.
-        **{**_NO_TH_TABLES, "sinks": {r"_take_[a-z]\w*$": [-1]}},
+        # keeps its last argument without a reference of its own: the caller hands its over. Not
+        # `*_take_ref` (g_variant_take_ref, g_object_take_ref): GLib's ref_sink kind, returning
+        # the argument it was given with the caller's one reference (`ref_sink` below).
+        **{**_NO_TH_TABLES, "sinks": {r"_take_(?!ref$)[a-z]\w*$": [-1]}},
     )
 
 
@@ -436,12 +438,14 @@ def _glib() -> Conventions:
     # GLib's own functions take the table only where GLib's headers declare them (glib.h's
     # folder and below: glib/, gobject/, gio/); a project's function of the same name does not.
     # Floating results (g_variant_new_*) are owned until sunk; g_variant_ref_sink and
-    # g_object_ref_sink take such a reference over rather than adding one.
+    # g_object_ref_sink take such a reference over rather than adding one; the take_ref pair adds
+    # none to a full reference either (gdbus-codegen's `g_variant_take_ref (value)` statement).
     from refcheck.conventions.installed import installed
 
     return replace(base, library_header="glib.h", floating=[rf"^(?:{'|'.join(floating)})$"] if floating else [],
                    installed_gir=installed(),
-                   ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"], library_summaries={
+                   ref_sink=[r"^g_(?:variant|object)_(?:ref_sink|take_ref)$"],
+                   take_ref=[r"^g_(?:variant|object)_take_ref$"], library_summaries={
         **gir_records(base, table, f"glib_gir.json (GLib {version})"),
         **gir_records(base, GLIB_RULES, "presets.GLIB_RULES"),
         **{name: parse_record(t, f"presets.GLIB_FREE_SEGMENT: {name}") for name, t in GLIB_FREE_SEGMENT.items()}})

@@ -231,7 +231,7 @@ def _library_record(conv, decl, name: str):
             f = _file_of(decl)
             if not f:
                 return None
-        if in_library(f, lib.header):
+        if declares(lib, f):
             return s
     return installed_record(conv, decl, name) if conv.installed_gir else None
 
@@ -253,7 +253,13 @@ def library_declares(conv, decl) -> bool:
     """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
     callee in its own headers: its naming table describes it, whatever name it has."""
     f = _file_of(decl) if decl is not None else ""
-    return bool(f) and any(in_library(f, lib.header) for lib in conv.libraries)
+    return bool(f) and any(declares(lib, f) for lib in conv.libraries)
+
+
+def declares(lib, path: str) -> bool:
+    """Whether `path` is one of the library's headers: its main header's folder and below, or
+    that one file where the library has no folder of its own (`Library.single`: sqlite3.h)."""
+    return os.path.basename(path) == lib.header if lib.single else in_library(path, lib.header)
 
 
 def _file_of(decl) -> str:
