@@ -299,7 +299,9 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      # glib_free_contents.c: a `*_free` whose body frees only what its parameter
                      # holds, beside real ones.
                      "fixture_item_free": "release", "fixture_discovery_free": "release",
-                     "fixture_agent_free": "release"}
+                     "fixture_agent_free": "release",
+                     # glib_callback_protocol.c: libportal's `access_camera_call_free`.
+                     "fixture_portal_call_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

@@ -42,8 +42,14 @@ class UserData:
             seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
-            if _gives_up(*seen) != "all":
-                lent.add(i)  # read only, or given up on some calls only (`partly_taken`)
+            gives = _gives_up(*seen)
+            # Read only; or given up on some calls only (`partly_taken`), unless the data is the
+            # function's own parameter: handing it to that protocol hands it over as far as the
+            # function's callers can tell (libportal's `access_camera (call)` subscribes a
+            # signal handler that frees `call` and hands it to the D-Bus call's callback, which
+            # frees it on error: the public function that made `call` leaks nothing).
+            if gives is None or (gives == "some" and not _parameter(args[i])):
+                lent.add(i)
         return lent
 
     def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
@@ -280,3 +286,9 @@ def _initializer_functions(arg) -> tuple:
     if init is None:
         return ()
     return tuple(fn for k in children_of(init) if (fn := named_function(k)) is not None)
+
+
+def _parameter(arg) -> bool:
+    """Whether the argument is (a cast of) one of the calling function's parameters."""
+    c = strip(arg)
+    return kind_of(c) == K.DECL_REF_EXPR and kind_of(referenced(c)) == K.PARM_DECL
