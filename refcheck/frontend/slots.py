@@ -15,7 +15,7 @@ import weakref
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
-from refcheck.frontend.binding import among
+from refcheck.frontend.binding import among, definitions
 from refcheck.frontend.clangutil import K, kind_of, referenced
 from refcheck.ir.cfg import FunctionRole
 
@@ -77,8 +77,10 @@ def table_functions(top, conv: Conventions) -> dict[str, set[str]]:
     """Function name -> the fields or slot ids that name it, in the unit's tables."""
     tables = set(conv.slot_tables)
     out: dict[str, set[str]] = {}
-    # The variables picked in one query (binding.among): a GLib unit's top level is ~8,600 cursors.
-    for c in among(top, _VARIABLES):
+    # The variable definitions picked in compiled queries (binding.among, binding.definitions): a
+    # GLib unit's top level is ~8,600 cursors, and Python.h declares ~400 extern variables (no
+    # initializer, so no table) whose types were named twice each.
+    for c in definitions(among(top, _VARIABLES)):
         if not _records(c.type) & tables:
             continue
         init = next((k for k in c.get_children() if kind_of(k) == K.INIT_LIST_EXPR), None)
