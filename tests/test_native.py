@@ -217,6 +217,24 @@ def test_the_compiled_kind_and_definition_filters_are_the_bindings(tmp_path, nam
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_extents_are_the_bindings(tmp_path, name, text):
+    """binding.extents_raw (the instance keys' macro ranges): `extent_raw` of every cursor, the
+    unit's macro expansions (macro-id bit set) included; a non-cursor refused."""
+    path = tmp_path / name
+    path.write_text(text)
+    tu = ci.Index.create().parse(str(path), options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    cursors = [c for top in tu.cursor.get_children() for c in top.walk_preorder()]
+    got = native.CHOICE.module.extents_raw(cursors)
+    assert got == binding.PURE["extents_raw"](cursors) == [binding.extent_raw(c) for c in cursors]
+    assert any(b & binding.MACRO_ID_BIT for b, _ in got) or name.endswith(".cpp")
+    assert native.CHOICE.module.extents_raw(()) == []
+    with pytest.raises(TypeError):
+        native.CHOICE.module.extents_raw([cursors[0], b"short"])
+    assert binding.extents_raw is native.CHOICE.module.extents_raw
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

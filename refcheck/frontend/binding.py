@@ -429,6 +429,11 @@ def extent_raw(c) -> tuple[int, int]:
     return r.begin_int_data, r.end_int_data
 
 
+def extents_raw(cursors) -> list[tuple[int, int]]:
+    """`extent_raw` of each cursor, in one query (a unit's macro expansions: 33,000 on THTensor.c)."""
+    return [extent_raw(c) for c in cursors]
+
+
 MACRO_ID_BIT = 1 << 31
 
 
@@ -471,7 +476,7 @@ def arguments(c) -> list:
 PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
         "spellings": spellings, "top_level": top_level, "outside_system": outside_system,
         "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded,
-        "among": among, "definitions": definitions}
+        "among": among, "definitions": definitions, "extents_raw": extents_raw}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
 _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_getCursorExtent",
@@ -499,7 +504,7 @@ if native.CHOICE.module is not None:
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
     spellings, top_level, outside_system = _c.spellings, _c.top_level, _c.outside_system
-    among, definitions = _c.among, _c.definitions
+    among, definitions, extents_raw = _c.among, _c.definitions, _c.extents_raw
 
 
 def clang_version() -> str:
