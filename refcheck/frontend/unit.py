@@ -391,7 +391,7 @@ def _definitions(top: list, system_headers: bool = False, language: str = "c++")
     every record Python.h declares)."""
     import clang.cindex as ci
 
-    from refcheck.frontend.binding import among, definitions, file_named, location_file, outside_system
+    from refcheck.frontend.binding import definitions, file_named, location_file, outside_system
 
     global _CONTAINERS, _FUNCTIONS, _RECORDS
     if _CONTAINERS is None:
@@ -424,18 +424,23 @@ def _definitions(top: list, system_headers: bool = False, language: str = "c++")
     # defined; ~8,600 cursors on a GLib unit), and a location costs three queries. Likewise a
     # definition before its location (4970 declarations in THTensor.c against 1903 definitions).
     functions: list = []
-
-    def walk(cursors) -> None:
-        picked = among(cursors, _FUNCTIONS | containers)
-        entered = {id(c) for c in wanted([c for c in picked if c._kind_id in containers])}
-        for c in picked:
-            if c._kind_id not in containers:
-                functions.append(c)
-            elif id(c) in entered:
-                walk(c.get_children())
-
-    walk(top)
+    _functions_among(top, containers, wanted, functions)
     return wanted(definitions(functions))
+
+
+def _functions_among(cursors, containers: frozenset, wanted, out: list) -> None:
+    """Appends to `out` the function cursors among `cursors` and inside the containers `wanted`
+    keeps, in order. (A function of its own, not a closure that calls itself: that would be a
+    reference cycle holding the unit's cursors, and so its parse, until a collection.)"""
+    from refcheck.frontend.binding import among
+
+    picked = among(cursors, _FUNCTIONS | containers)
+    entered = {id(c) for c in wanted([c for c in picked if c._kind_id in containers])}
+    for c in picked:
+        if c._kind_id not in containers:
+            out.append(c)
+        elif id(c) in entered:
+            _functions_among(c.get_children(), containers, wanted, out)
 
 
 # --- what the per-function cache (refcheck/caches/fncache.py) needs from the parse ------------------------
