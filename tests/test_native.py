@@ -190,6 +190,51 @@ def test_the_compiled_system_filter_is_the_bindings(tmp_path):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP + "namespace n { int d(); int d() { return 0; } }\n")])
+def test_the_compiled_kind_and_definition_filters_are_the_bindings(tmp_path, name, text):
+    """binding.among and binding.definitions (the top-level filters of unit._definitions,
+    handles.counted_types, slots.table_functions): the same objects in the same order on both
+    paths, for every kind of the unit's cursors, none, an unknown id and a negative one; the
+    definitions those clang_isCursorDefinition says are; a non-cursor refused."""
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    cursors = [c for top in parsed.tu.cursor.get_children() for c in top.walk_preorder()]
+    fast, pure = native.CHOICE.module, binding.PURE
+    kinds = {c._kind_id for c in cursors}
+    for wanted in [set(), {-1, 5000}, *({k} for k in kinds), kinds, {ci.CursorKind.FUNCTION_DECL.value, 99999}]:
+        got = fast.among(cursors, wanted)
+        assert [id(c) for c in got] == [id(c) for c in pure["among"](cursors, wanted)]
+        assert [id(c) for c in got] == [id(c) for c in cursors if c._kind_id in wanted]
+    assert [id(c) for c in fast.among(iter(cursors), frozenset(kinds))] == [id(c) for c in cursors]
+    got = fast.definitions(cursors)
+    assert [id(c) for c in got] == [id(c) for c in pure["definitions"](cursors)]
+    assert [id(c) for c in got] == [id(c) for c in cursors if c.is_definition()]
+    assert {c.spelling for c in got} >= ({"f", "g"} if name == "w.c" else {"h", "m", "d"})
+    assert fast.among((), {1}) == [] and fast.definitions([]) == []
+    for query in (lambda: fast.among([cursors[0], b"short"], kinds), lambda: fast.definitions([b"short"])):
+        with pytest.raises(TypeError):
+            query()
+    assert binding.among is fast.among and binding.definitions is fast.definitions
+
+
+@needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_extents_are_the_bindings(tmp_path, name, text):
+    """binding.extents_raw (the instance keys' macro ranges): `extent_raw` of every cursor, the
+    unit's macro expansions (macro-id bit set) included; a non-cursor refused."""
+    path = tmp_path / name
+    path.write_text(text)
+    tu = ci.Index.create().parse(str(path), options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    cursors = [c for top in tu.cursor.get_children() for c in top.walk_preorder()]
+    got = native.CHOICE.module.extents_raw(cursors)
+    assert got == binding.PURE["extents_raw"](cursors) == [binding.extent_raw(c) for c in cursors]
+    assert any(b & binding.MACRO_ID_BIT for b, _ in got) or name.endswith(".cpp")
+    assert native.CHOICE.module.extents_raw(()) == []
+    with pytest.raises(TypeError):
+        native.CHOICE.module.extents_raw([cursors[0], b"short"])
+    assert binding.extents_raw is native.CHOICE.module.extents_raw
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

@@ -216,6 +216,7 @@ def raw():
                                                 ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
                                                 ctypes.POINTER(ctypes.c_uint)], None),
             ("clang_Location_isInSystemHeader", [_CXSourceLocation], ctypes.c_int),
+            ("clang_isCursorDefinition", [ci.Cursor], ctypes.c_uint),
             ("clang_getCursorType", [ci.Cursor], _CXType),
             ("clang_getCanonicalType", [_CXType], _CXType),
             ("clang_getCursorReferenced", [ci.Cursor], ci.Cursor),
@@ -288,6 +289,18 @@ def extent_places(c) -> tuple:
     own = raw()
     r = own.clang_getCursorExtent(c)
     return _place(own.clang_getRangeStart(r)), _place(own.clang_getRangeEnd(r))
+
+
+def among(cursors, kinds) -> list:
+    """The cursors whose kind id is in `kinds`, in order: a unit's top-level cursors narrowed to
+    the few kinds a walk reads (a GLib unit's ~8,600, a CPython one's ~4,300) in one query."""
+    return [c for c in cursors if c._kind_id in kinds]
+
+
+def definitions(cursors) -> list:
+    """The cursors clang says are definitions (`clang_isCursorDefinition`), in order."""
+    is_definition = raw().clang_isCursorDefinition
+    return [c for c in cursors if is_definition(c)]
 
 
 def file_named(pointer: int):
@@ -416,6 +429,11 @@ def extent_raw(c) -> tuple[int, int]:
     return r.begin_int_data, r.end_int_data
 
 
+def extents_raw(cursors) -> list[tuple[int, int]]:
+    """`extent_raw` of each cursor, in one query (a unit's macro expansions: 33,000 on THTensor.c)."""
+    return [extent_raw(c) for c in cursors]
+
+
 MACRO_ID_BIT = 1 << 31
 
 
@@ -457,7 +475,8 @@ def arguments(c) -> list:
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
 PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
         "spellings": spellings, "top_level": top_level, "outside_system": outside_system,
-        "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded}
+        "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded,
+        "among": among, "definitions": definitions, "extents_raw": extents_raw}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
 _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_getCursorExtent",
@@ -467,7 +486,7 @@ _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_ge
                      "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
                      "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose", "clang_getCursorType",
                      "clang_getCanonicalType", "clang_getCursorSpelling", "clang_getCString",
-                     "clang_disposeString", "clang_Location_isInSystemHeader")
+                     "clang_disposeString", "clang_Location_isInSystemHeader", "clang_isCursorDefinition")
 
 
 def _native_functions() -> tuple:
@@ -485,6 +504,7 @@ if native.CHOICE.module is not None:
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
     spellings, top_level, outside_system = _c.spellings, _c.top_level, _c.outside_system
+    among, definitions, extents_raw = _c.among, _c.definitions, _c.extents_raw
 
 
 def clang_version() -> str:

@@ -15,6 +15,7 @@ import weakref
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
+from refcheck.frontend.binding import among, definitions
 from refcheck.frontend.clangutil import K, kind_of, referenced
 from refcheck.ir.cfg import FunctionRole
 
@@ -22,6 +23,7 @@ _POINTER_KINDS = (ci.TypeKind.POINTER, ci.TypeKind.BLOCKPOINTER)
 # The last unit scanned (a weak reference: a worker must not keep a finished unit's parse alive)
 # and what it gave: a unit's functions are built one after another.
 _LAST: list = [None, {}]
+_VARIABLES = frozenset({K.VAR_DECL.value})
 
 
 def role_of(fn, conv: Conventions) -> FunctionRole:
@@ -75,8 +77,11 @@ def table_functions(top, conv: Conventions) -> dict[str, set[str]]:
     """Function name -> the fields or slot ids that name it, in the unit's tables."""
     tables = set(conv.slot_tables)
     out: dict[str, set[str]] = {}
-    for c in top:
-        if kind_of(c) != K.VAR_DECL or not _records(c.type) & tables:
+    # The variable definitions picked in compiled queries (binding.among, binding.definitions): a
+    # GLib unit's top level is ~8,600 cursors, and Python.h declares ~400 extern variables (no
+    # initializer, so no table) whose types were named twice each.
+    for c in definitions(among(top, _VARIABLES)):
+        if not _records(c.type) & tables:
             continue
         init = next((k for k in c.get_children() if kind_of(k) == K.INIT_LIST_EXPR), None)
         if init is not None:

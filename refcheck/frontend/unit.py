@@ -391,6 +391,8 @@ def _definitions(top: list, system_headers: bool = False, language: str = "c++")
     every record Python.h declares)."""
     import clang.cindex as ci
 
+    from refcheck.frontend.binding import definitions, file_named, location_file, outside_system
+
     global _CONTAINERS, _FUNCTIONS, _RECORDS
     if _CONTAINERS is None:
         K = ci.CursorKind
@@ -400,34 +402,45 @@ def _definitions(top: list, system_headers: bool = False, language: str = "c++")
         _FUNCTIONS = frozenset(k.value for k in (K.FUNCTION_DECL, K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR,
                                                  K.FUNCTION_TEMPLATE, K.CONVERSION_FUNCTION))
     containers = _CONTAINERS - _RECORDS if language == "c" else _CONTAINERS
-    is_definition = ci.conf.lib.clang_isCursorDefinition
     prelude = _prelude_dir()
-    out: list = []
     # CXFile -> (the prelude's, under SYSTEM_DIRS), asked once per file of the unit: a GLib
     # unit has ~1,100 definitions inline in its headers, from a few dozen files.
     files: dict[int, tuple[bool, bool]] = {}
 
-    def wanted(c) -> bool:  # in_system_header's verdict, its name test first (kept per file)
-        loc, f = location_file(c)
-        if not f:
-            return False
+    def verdicts(f: int) -> tuple[bool, bool]:
         known = files.get(f)
         if known is None:
             name = file_named(f).name
             known = files[f] = (name.startswith(prelude), in_system_dir(name))
-        return not (known[0] or (not system_headers and (known[1] or in_system_location(loc))))
+        return known
 
-    # The kind first, as the id libclang gave (no CursorKind lookup): most top-level cursors are
+    def wanted(cursors: list) -> list:  # in_system_header's verdict, its name test first (per file)
+        if system_headers:
+            return [c for c in cursors if (f := location_file(c)[1]) and not verdicts(f)[0]]
+        return outside_system(cursors, lambda f: verdicts(f) != (False, False))
+
+    # By kind first, in one compiled query (binding.among): most top-level cursors are
     # declarations from headers (2748 functions declared at a CPython module's top level, 18
-    # defined), and a location costs three queries. Likewise a definition before its location
-    # (4970 declarations in THTensor.c against 1903 definitions).
-    from refcheck.frontend.binding import file_named, in_system_location, location_file
-    from refcheck.frontend.clangutil import nested
+    # defined; ~8,600 cursors on a GLib unit), and a location costs three queries. Likewise a
+    # definition before its location (4970 declarations in THTensor.c against 1903 definitions).
+    functions: list = []
+    _functions_among(top, containers, wanted, functions)
+    return wanted(definitions(functions))
 
-    for c in nested(top, lambda c: c._kind_id in containers and wanted(c)):
-        if c._kind_id in _FUNCTIONS and is_definition(c) and wanted(c):
+
+def _functions_among(cursors, containers: frozenset, wanted, out: list) -> None:
+    """Appends to `out` the function cursors among `cursors` and inside the containers `wanted`
+    keeps, in order. (A function of its own, not a closure that calls itself: that would be a
+    reference cycle holding the unit's cursors, and so its parse, until a collection.)"""
+    from refcheck.frontend.binding import among
+
+    picked = among(cursors, _FUNCTIONS | containers)
+    entered = {id(c) for c in wanted([c for c in picked if c._kind_id in containers])}
+    for c in picked:
+        if c._kind_id not in containers:
             out.append(c)
-    return out
+        elif id(c) in entered:
+            _functions_among(c.get_children(), containers, wanted, out)
 
 
 # --- what the per-function cache (refcheck/caches/fncache.py) needs from the parse ------------------------

@@ -130,7 +130,7 @@ class Instances:
                     for e in c.get_children():
                         if e.kind == K.ENUM_CONSTANT_DECL:
                             self.decls.setdefault(binding.spelling(e), []).append(e)
-        macros = sorted(map(binding.extent_raw, parsed.expansions))
+        macros = sorted(binding.extents_raw(parsed.expansions))
         self.macros = macros
         self.macro_starts = [b for b, _ in macros]
         self.skipped = sorted(binding.skipped_raw(tu))
