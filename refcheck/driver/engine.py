@@ -516,10 +516,12 @@ class _UnitCheck:
         else:
             self.summaries.known.pop(self.names[index], None)
 
-    def stale(self) -> list[int]:
+    def stale(self, skip=frozenset()) -> list[int]:
         """The definitions whose check used a summary the unit's final table contradicts, their
-        findings, errors and counts taken back (they are checked again)."""
-        stale = [i for i, used in self.used_at.items() if self.summaries.used(n for n, _ in used) != used]
+        findings, errors and counts taken back (they are checked again); `skip`: those taken
+        back already and not checked since (`cycles`' users waiting for the members)."""
+        stale = [i for i, used in self.used_at.items()
+                 if i not in skip and self.summaries.used(n for n, _ in used) != used]
         self.take_back(stale)
         return stale
 
