@@ -227,6 +227,38 @@ def test_the_compiled_cursor_queries_are_the_bindings(tmp_path, name, text):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_strip_is_the_pythons(tmp_path, name, text):
+    """clangutil.strip's twin: the same cursor object for every cursor of the unit and each set the
+    build strips through, inside a build's walk (its listings) and outside one (clangutil.kids')."""
+    from refcheck.frontend import clangutil
+
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    compiled = native.CHOICE.module
+    moved = 0
+    for fn in parsed.functions:
+        for inside in (True, False):
+            clangutil.reset_kids(fn if inside else None)
+            try:
+                # (A body holding a lambda is a walk that breaks off: its cursors are the binding's.)
+                walked = [c for kids in clangutil._KIDS.values() for c in kids] if inside else []
+                cursors = walked or list(fn.walk_preorder())
+                for c in cursors:
+                    for through in (clangutil.STRIPPED, clangutil._IMPLICIT, frozenset(), {c._kind_id}):
+                        got = compiled.strip(c, through)
+                        assert got is clangutil.PURE_STRIP(c, through)
+                        moved += got is not c
+                    assert compiled.strip(c) is clangutil.PURE_STRIP(c)
+            finally:
+                clangutil.reset_kids()
+    assert moved and clangutil.strip is compiled.strip
+    with pytest.raises(TypeError):
+        compiled.strip()
+    with pytest.raises(TypeError):
+        compiled.strip(parsed.functions[0], None)
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")

@@ -245,6 +245,14 @@ def strip(c, through=STRIPPED):
     return c
 
 
+# The compiled twin (_cquery.c), the same steps without a Python frame per ask; this one is the
+# fallback and the tests' oracle.
+PURE_STRIP = strip
+if binding.native.CHOICE.module is not None:
+    binding.native.CHOICE.module.set_listing(kids, STRIPPED)
+    strip = binding.native.CHOICE.module.strip  # noqa: F811
+
+
 POINTER_IDS = frozenset(k.value for k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR))
 
 # bytes of a CXType -> its canonical TypeKind id, while one function's graph is built: a build
