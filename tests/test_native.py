@@ -218,6 +218,43 @@ def test_the_compiled_kind_and_definition_filters_are_the_bindings(tmp_path, nam
 
 @needs_compiled
 @pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_cursor_queries_are_the_bindings(tmp_path, name, text):
+    """_cquery.c's twins (the build's operators, names and the listings its walk did not make):
+    the values of binding.PURE's on every cursor of the unit, the spelling kept where the binding
+    keeps it, the children keeping their unit."""
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    compiled = native.CHOICE.module
+    cursors = [c for top in parsed.tu.cursor.get_children() for c in top.walk_preorder()]
+    ops = set()
+    for c in cursors:
+        for what in ("binary_operator", "unary_operator"):
+            got = getattr(compiled, what)(c)
+            assert got == binding.PURE[what](c)
+            ops.add((what, got))
+        # Fresh copies, so that neither finds the other's answer kept on the cursor.
+        a, b = (ci.Cursor.from_buffer_copy(bytes(c)) for _ in range(2))
+        a._tu = b._tu = c._tu
+        got = compiled.spelling(a)
+        assert got == binding.PURE["spelling"](b) == ci.Cursor.from_buffer_copy(bytes(c)).spelling
+        assert compiled.spelling(a) is got and a.spelling is got  # kept where the binding keeps it
+        kids, want = compiled.children(c), binding.PURE["children"](c)
+        assert [bytes(k) for k in kids] == [bytes(k) for k in want] and all(k._tu is c._tu for k in kids)
+    # `+` (both: 6), `+=` and `-` (w.c: 26, CXUnaryOperator 8) and a non-operator's 0 were among them.
+    assert {("binary_operator", 0), ("unary_operator", 0), ("binary_operator", 6)} <= ops
+    assert {("binary_operator", 26), ("unary_operator", 8)} <= ops or name == "w.cpp"
+    # A cursor with no unit kept and no children lists none, as get_children does; one with
+    # children and no unit is the binding's AttributeError.
+    bare = ci.Cursor.from_buffer_copy(bytes(next(c for c in cursors if c.kind.name == "INTEGER_LITERAL")))
+    assert compiled.children(bare) == [] == binding.PURE["children"](bare)
+    orphan = ci.Cursor.from_buffer_copy(bytes(parsed.functions[0]))
+    with pytest.raises(AttributeError):
+        compiled.children(orphan)
+    assert binding.spelling is compiled.spelling and binding.children is compiled.children
+    assert binding.binary_operator is compiled.binary_operator
+
+
+@needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
 def test_the_compiled_extents_are_the_bindings(tmp_path, name, text):
     """binding.extents_raw (the instance keys' macro ranges): `extent_raw` of every cursor, the
     unit's macro expansions (macro-id bit set) included; a non-cursor refused."""
@@ -235,11 +272,46 @@ def test_the_compiled_extents_are_the_bindings(tmp_path, name, text):
 
 
 @needs_compiled
+@pytest.mark.parametrize("name,text", [("w.c", SOURCE), ("w.cpp", CPP)])
+def test_the_compiled_strip_is_the_pythons(tmp_path, name, text):
+    """clangutil.strip's twin: the same cursor object for every cursor of the unit and each set the
+    build strips through, inside a build's walk (its listings) and outside one (clangutil.kids')."""
+    from refcheck.frontend import clangutil
+
+    parsed = CUnit(tmp_path).parse(text, name=name)
+    compiled = native.CHOICE.module
+    moved = 0
+    for fn in parsed.functions:
+        for inside in (True, False):
+            clangutil.reset_kids(fn if inside else None)
+            try:
+                # (A body holding a lambda is a walk that breaks off: its cursors are the binding's.)
+                walked = [c for kids in clangutil._KIDS.values() for c in kids] if inside else []
+                cursors = walked or list(fn.walk_preorder())
+                for c in cursors:
+                    for through in (clangutil.STRIPPED, clangutil._IMPLICIT, frozenset(), {c._kind_id}):
+                        got = compiled.strip(c, through)
+                        assert got is clangutil.PURE_STRIP(c, through)
+                        moved += got is not c
+                    assert compiled.strip(c) is clangutil.PURE_STRIP(c)
+            finally:
+                clangutil.reset_kids()
+    assert moved and clangutil.strip is compiled.strip
+    with pytest.raises(TypeError):
+        compiled.strip()
+    with pytest.raises(TypeError):
+        compiled.strip(parsed.functions[0], None)
+
+
+@needs_compiled
 def test_the_compiled_queries_refuse_what_is_not_a_cursor():
     with pytest.raises(TypeError):
         native.CHOICE.module.place(b"short")
     with pytest.raises(TypeError):
         native.CHOICE.module.children_by_key(None, [])
+    for query in ("binary_operator", "unary_operator", "spelling", "children"):
+        with pytest.raises(TypeError):
+            getattr(native.CHOICE.module, query)(b"short")
 
 
 FIRST_QUERY = """\
@@ -250,12 +322,13 @@ assert native.CHOICE.module is not None, native.CHOICE.describe()
 tu = ci.Index.create().parse("q.c", unsaved_files=[("q.c", "struct S { int n; };\\nint f(struct S *s) { return s->n; }\\n")])
 fn = [c for c in tu.cursor.get_children() if c.spelling == "f"][0]
 first = getattr(binding, sys.argv[1])(fn)
-print(first.kind.name if first is not None else None)
+print(first if isinstance(first, str) else len(first) if isinstance(first, list) else
+      first.kind.name if first is not None else None)
 """
 
 
 @needs_compiled
-@pytest.mark.parametrize("query", ["semantic_parent", "referenced"])
+@pytest.mark.parametrize("query", ["semantic_parent", "referenced", "spelling", "children"])
 def test_a_processs_first_compiled_query_may_be_a_cursor_of_a_cursor(query):
     """The may-raise scan of a unit whose other work came from the cache asks `semantic_parent`
     before any walk has loaded libclang's functions: the query loads them itself (a worker died
@@ -264,7 +337,8 @@ def test_a_processs_first_compiled_query_may_be_a_cursor_of_a_cursor(query):
     done = subprocess.run([sys.executable, "-c", FIRST_QUERY, query], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == {"semantic_parent": "TRANSLATION_UNIT", "referenced": "FUNCTION_DECL"}[query]
+    assert done.stdout.strip() == {"semantic_parent": "TRANSLATION_UNIT", "referenced": "FUNCTION_DECL",
+                                     "spelling": "f", "children": "2"}[query]
 
 
 # Every alternative of instances._TOKEN and its edges: punctuators by maximal munch, exponents'

@@ -2,7 +2,7 @@
  *
  * An optional extension (setup.py builds it when a C compiler is there; refcheck/frontend/native.py
  * chooses it or the pure-Python twins in binding.py, which are the fallback and the tests' oracle).
- * It includes no clang header and links against no libclang: the few structs below are libclang's
+ * It includes no clang header and links against no libclang: the few structs of _cwalk.h are libclang's
  * stable C ABI (clang-c/Index.h, CXString.h), and the functions are called through pointers that
  * binding.py reads from the libclang the clang.cindex binding has already loaded and hands over once
  * through a loader callable (set_loader), on the first query.
@@ -21,6 +21,8 @@
  *   among(cursors, kinds)      -> those whose kind id is in kinds, in order (binding.among)
  *   definitions(cursors)       -> those clang says are definitions, in order (binding.definitions)
  *   extents_raw(cursors)       -> [binding.extent_raw(c) for c in cursors]
+ * with the build's last ctypes queries from _cquery.c (cquery_methods: binary_operator,
+ * unary_operator, spelling, children),
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
  * with the keys' other passes over those tokens, from _ckeys.c (ckeys_methods, added at init).
@@ -28,76 +30,19 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include "_cwalk.h"
 #include "_ckeys.h"
 #include "_ctokens.h"
 
-/* clang-c/Index.h, ABI-stable since libclang's first C API. */
-typedef struct { int kind; int xdata; const void *data[3]; } CXCursor;
-typedef struct { const void *ptr_data[2]; unsigned int_data; } CXSourceLocation;
-typedef struct { const void *ptr_data[2]; unsigned begin_int_data; unsigned end_int_data; } CXSourceRange;
-typedef struct { int kind; void *data[2]; } CXType;
-typedef struct { const void *data; unsigned private_flags; } CXString;  /* clang-c/CXString.h */
-typedef void *CXFile;
-typedef void *CXClientData;
-enum { CXChildVisit_Break = 0, CXChildVisit_Continue = 1, CXChildVisit_Recurse = 2 };
-typedef int (*CXCursorVisitor)(CXCursor, CXCursor, CXClientData);
-
-typedef unsigned (*visit_children_fn)(CXCursor, CXCursorVisitor, CXClientData);
-typedef CXSourceLocation (*cursor_location_fn)(CXCursor);
-typedef CXSourceRange (*cursor_extent_fn)(CXCursor);
-typedef CXSourceLocation (*range_end_fn)(CXSourceRange);
-typedef void (*instantiation_fn)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
-typedef CXCursor (*cursor_to_cursor_fn)(CXCursor);
-typedef CXCursor (*null_cursor_fn)(void);
-typedef CXType (*cursor_type_fn)(CXCursor);
-typedef CXType (*canonical_type_fn)(CXType);
-typedef void *CXEvalResult;
-typedef CXEvalResult (*evaluate_fn)(CXCursor);
-typedef int (*eval_int_fn)(CXEvalResult);
-typedef unsigned long long (*eval_unsigned_fn)(CXEvalResult);
-typedef long long (*eval_long_fn)(CXEvalResult);
-typedef double (*eval_double_fn)(CXEvalResult);
-typedef void (*eval_dispose_fn)(CXEvalResult);
-typedef CXString (*cursor_spelling_fn)(CXCursor);
-typedef const char *(*get_cstring_fn)(CXString);
-typedef void (*dispose_string_fn)(CXString);
-typedef int (*in_system_header_fn)(CXSourceLocation);
-typedef unsigned (*is_definition_fn)(CXCursor);
-
-/* The order of the addresses the loader returns (binding._NATIVE_FUNCTIONS). */
-static struct {
-    visit_children_fn visit_children;
-    cursor_location_fn cursor_location;
-    cursor_extent_fn cursor_extent;
-    range_end_fn range_start;
-    range_end_fn range_end;
-    instantiation_fn instantiation;
-    cursor_to_cursor_fn referenced;
-    cursor_to_cursor_fn semantic_parent;
-    null_cursor_fn null_cursor;
-    evaluate_fn evaluate;
-    eval_int_fn eval_kind;
-    eval_int_fn eval_is_unsigned;
-    eval_unsigned_fn eval_unsigned;
-    eval_long_fn eval_long;
-    eval_double_fn eval_double;
-    eval_dispose_fn eval_dispose;
-    cursor_type_fn cursor_type;
-    canonical_type_fn canonical_type;
-    cursor_spelling_fn cursor_spelling;
-    get_cstring_fn get_cstring;
-    dispose_string_fn dispose_string;
-    in_system_header_fn in_system_header;
-    is_definition_fn is_definition;
-} lib;
-#define N_FUNCTIONS 23
+Lib lib;
 static CXCursor null_cursor;
 
 static PyObject *loader;       /* callable -> (tuple of N_FUNCTIONS addresses, the Cursor class) */
-static PyObject *cursor_type;  /* clang.cindex.Cursor, a ctypes Structure of one CXCursor */
-static PyObject *str_tu, *str_kids, *str_referenced, *str_semantic_parent;
+PyObject *cursor_type;
+PyObject *str_tu;
+static PyObject *str_kids, *str_referenced, *str_semantic_parent;
 
-static int load(void) {
+int load(void) {
     if (cursor_type != NULL)
         return 0;
     if (loader == NULL) {
@@ -134,7 +79,7 @@ static int load(void) {
 }
 
 /* A ctypes Cursor's CXCursor, through the buffer protocol (ctypes' public interface to its memory). */
-static int read_cursor(PyObject *obj, CXCursor *out) {
+int read_cursor(PyObject *obj, CXCursor *out) {
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0)
         return -1;
@@ -183,7 +128,6 @@ static PyObject *extent_places(PyObject *self, PyObject *arg) {
     return Py_BuildValue("(NN)", start, end);
 }
 
-static PyObject *new_cursor(const CXCursor *c);
 
 /* The walk's state: binding.children_by_key's locals. */
 typedef struct {
@@ -379,7 +323,7 @@ static PyObject *top_level(PyObject *self, PyObject *arg) {
 }
 
 /* A fresh Cursor holding `c` (Cursor.from_buffer_copy). */
-static PyObject *new_cursor(const CXCursor *c) {
+PyObject *new_cursor(const CXCursor *c) {
     PyObject *obj = PyObject_CallNoArgs(cursor_type);
     if (obj == NULL)
         return NULL;
@@ -400,7 +344,7 @@ static PyObject *new_cursor(const CXCursor *c) {
     return obj;
 }
 
-static int lookup_attr(PyObject *obj, PyObject *name, PyObject **out) {
+int lookup_attr(PyObject *obj, PyObject *name, PyObject **out) {
 #if PY_VERSION_HEX >= 0x030D0000
     return PyObject_GetOptionalAttr(obj, name, out);
 #else
@@ -694,10 +638,10 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
     str_semantic_parent = PyUnicode_InternFromString("_semantic_parent");
     if (str_tu == NULL || str_kids == NULL || str_referenced == NULL || str_semantic_parent == NULL)
         return NULL;
-    if (ctokens_init() < 0 || ckeys_init() < 0)
+    if (ctokens_init() < 0 || ckeys_init() < 0 || cquery_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
+    if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, cquery_methods) < 0 || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

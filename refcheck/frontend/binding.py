@@ -370,6 +370,22 @@ def spelling(c):
     return res
 
 
+def binary_operator(c) -> int:
+    """libclang's CXBinaryOperatorKind of a cursor (0 where it is none)."""
+    return raw().clang_getCursorBinaryOperatorKind(c)
+
+
+def unary_operator(c) -> int:
+    """libclang's CXUnaryOperatorKind of a cursor (0 where it is none)."""
+    return raw().clang_getCursorUnaryOperatorKind(c)
+
+
+def children(c) -> list:
+    """`list(c.get_children())`, each child keeping the unit (the listing of a cursor the build's
+    walk did not reach: a declaration's, a lambda body's where that walk broke off)."""
+    return list(c.get_children())
+
+
 def spellings(cursors) -> list:
     """`spelling` of each cursor, not kept on them: a walk naming thousands of declarations
     (`handles.counted_types`) asks the compiled twin once instead of three ctypes calls each."""
@@ -470,12 +486,15 @@ def arguments(c) -> list:
     return out
 
 
-# The compiled twins of `place`, `extent_places` and `children_by_key` (refcheck/frontend/_cwalk.c),
+# The compiled twins of `place`, `extent_places`, `children_by_key` and the rest (refcheck/frontend/_cwalk.c,
+# _cquery.c),
 # where native.py chose them: the same values without a ctypes call (or a Python callback) per
 # cursor. The Python definitions above stay the fallback and the tests' oracle.
 PURE = {"place": place, "extent_places": extent_places, "children_by_key": children_by_key, "of_kinds": of_kinds,
         "spellings": spellings, "top_level": top_level, "outside_system": outside_system,
         "referenced": referenced, "semantic_parent": semantic_parent, "folded": folded,
+        "spelling": spelling, "children": children, "binary_operator": binary_operator,
+        "unary_operator": unary_operator,
         "among": among, "definitions": definitions, "extents_raw": extents_raw}
 
 # The libclang functions _cwalk calls, in the order of its `lib` struct.
@@ -486,7 +505,9 @@ _NATIVE_FUNCTIONS = ("clang_visitChildren", "clang_getCursorLocation", "clang_ge
                      "clang_EvalResult_getAsUnsigned", "clang_EvalResult_getAsLongLong",
                      "clang_EvalResult_getAsDouble", "clang_EvalResult_dispose", "clang_getCursorType",
                      "clang_getCanonicalType", "clang_getCursorSpelling", "clang_getCString",
-                     "clang_disposeString", "clang_Location_isInSystemHeader", "clang_isCursorDefinition")
+                     "clang_disposeString", "clang_Location_isInSystemHeader",
+                     "clang_getCursorBinaryOperatorKind", "clang_getCursorUnaryOperatorKind",
+                     "clang_isCursorDefinition")
 
 
 def _native_functions() -> tuple:
@@ -504,6 +525,8 @@ if native.CHOICE.module is not None:
     # clangutil.canonical_kind's twin: both libclang calls in one, which needs no per-build cache.
     canonical_kind = _c.canonical_kind
     spellings, top_level, outside_system = _c.spellings, _c.top_level, _c.outside_system
+    spelling, children = _c.spelling, _c.children
+    binary_operator, unary_operator = _c.binary_operator, _c.unary_operator
     among, definitions, extents_raw = _c.among, _c.definitions, _c.extents_raw
 
 

@@ -10,8 +10,8 @@ from functools import lru_cache
 import clang.cindex as ci
 
 from refcheck.frontend import binding
-from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children_by_key, cursor_key,  # noqa: F401
-                                       extent_places, file_named, kind_of, lib, place,
+from refcheck.frontend.binding import (KIDS, STMT_EXPR, canonical_kind_id, children, children_by_key,  # noqa: F401
+                                       cursor_key, extent_places, file_named, kind_of, lib, place,
                                        folded, raw, referenced, semantic_parent, spelling, type_of)  # STMT_EXPR, kind_of, referenced re-exported
 from refcheck.findings import Location
 
@@ -40,7 +40,7 @@ _UNSET = object()
 def binop(c) -> str:
     op = getattr(c, _OP, None)
     if op is None:
-        op = BIN.get(raw().clang_getCursorBinaryOperatorKind(c), "?")
+        op = BIN.get(binding.binary_operator(c), "?")
         setattr(c, _OP, op)
     return op
 
@@ -48,9 +48,10 @@ def binop(c) -> str:
 def unop(c) -> str:
     op = getattr(c, _OP, None)
     if op is None:
-        op = UN.get(raw().clang_getCursorUnaryOperatorKind(c), "?")
+        op = UN.get(binding.unary_operator(c), "?")
         setattr(c, _OP, op)
     return op
+
 
 
 # What clang folds a cursor to (binding.folded: compiled where the walk is).
@@ -191,7 +192,7 @@ def kids(c) -> list:
         key = cursor_key(c)
         found = _KIDS.get(key)
         if found is None:
-            found = _KIDS[key] = list(c.get_children())
+            found = _KIDS[key] = children(c)
     return found
 
 
@@ -242,6 +243,14 @@ def strip(c, through=STRIPPED):
             return c
         c = children[-1]
     return c
+
+
+# The compiled twin (_cquery.c), the same steps without a Python frame per ask; this one is the
+# fallback and the tests' oracle.
+PURE_STRIP = strip
+if binding.native.CHOICE.module is not None:
+    binding.native.CHOICE.module.set_listing(kids, STRIPPED)
+    strip = binding.native.CHOICE.module.strip  # noqa: F811
 
 
 POINTER_IDS = frozenset(k.value for k in (T.POINTER, T.BLOCKPOINTER, T.MEMBERPOINTER, T.NULLPTR))
