@@ -4,7 +4,7 @@ A helper's failure value is its own convention, not C's: most CPython helpers re
 and -1 on failure, but a YAJL callback (ijson's `add_event_and_value`) returns 1 to go on and 0 to
 abort, and a truth-valued one (`gboolean`) TRUE on success. The body says which: a `return 0`
 taken straight from the NULL edge of a new reference (`if ((tuple = PyTuple_New (2)) == NULL)
-return 0;`) is its failure. `Summarizer.split` reads the other class as the success on which a
+return 0;`) is its failure. `Summarizer.split` reads the other class (`success_class`) as the success on which a
 parameter is taken over (`maybe_given`)."""
 
 from __future__ import annotations
@@ -15,6 +15,14 @@ from refcheck.conventions.summary import When
 
 # How far back from a return the walk looks through empty blocks for the branch that led there.
 _STEPS = 8
+
+
+def success_class(cfg: FunctionCFG) -> When:
+    """The class other than the failure class the body shows, else C's 0, or TRUE for a truth value."""
+    failure = failure_class(cfg)
+    if failure is not None:
+        return When.NONZERO if failure is When.ZERO else When.ZERO
+    return When.NONZERO if cfg.returns_truth else When.ZERO
 
 
 def failure_class(cfg: FunctionCFG) -> When | None:

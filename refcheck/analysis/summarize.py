@@ -29,7 +29,7 @@ from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
-from refcheck.analysis.failures import failure_class, taken_over
+from refcheck.analysis.failures import success_class, taken_over
 from refcheck.analysis.outslots import slot_keys
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
@@ -138,7 +138,8 @@ class Summarizer:
         self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
         # The parameters whose `*p` the body gives up and leaves NULL (`Effect.CLEAR`).
         self.clears = Clears(cfg, self.index)
-        self.failure: When | None | bool = False  # `success`'s reading of the graph, once
+        # The result on which a parameter given up on every such return is taken over (`split`).
+        self.success = success_class(cfg) if counts else When.NONZERO if cfg.returns_truth else When.ZERO
 
     def only_stored(self, cfg, setters: bool, lends: bool) -> tuple[frozenset, frozenset, set]:
         """The parameters the body gives up only by stores, read off the graph before its
@@ -540,7 +541,7 @@ class Summarizer:
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
-        sunk, success = self.sunk(i), self.success()
+        sunk, success = self.sunk(i), self.success
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
             if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
@@ -559,16 +560,6 @@ class Summarizer:
                 # before its `return 1`s): taken over there, maybe given on the other result.
                 return Effect.CONSUME, when, True
         return None
-
-    def success(self) -> When:
-        """The result class on which a parameter given up on every such return is taken over: the
-        one other than the failure class the body shows (`failures.failure_class`), else C's 0, or
-        TRUE for a truth value."""
-        if self.failure is False:
-            self.failure = failure_class(self.cfg) if self.counts else None
-        if self.failure is not None:
-            return When.NONZERO if self.failure is When.ZERO else When.ZERO
-        return When.NONZERO if self.cfg.returns_truth else When.ZERO
 
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
