@@ -29,6 +29,7 @@ from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
+from refcheck.analysis.failures import success_class, taken_over
 from refcheck.analysis.outslots import slot_keys
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
@@ -137,6 +138,8 @@ class Summarizer:
         self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
         # The parameters whose `*p` the body gives up and leaves NULL (`Effect.CLEAR`).
         self.clears = Clears(cfg, self.index)
+        # The result on which a parameter given up on every such return is taken over (`split`).
+        self.success = success_class(cfg) if counts else When.NONZERO if cfg.returns_truth else When.ZERO
 
     def only_stored(self, cfg, setters: bool, lends: bool) -> tuple[frozenset, frozenset, set]:
         """The parameters the body gives up only by stores, read off the graph before its
@@ -577,7 +580,7 @@ class Summarizer:
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
-        sunk, success = self.sunk(i), When.NONZERO if self.cfg.returns_truth else When.ZERO
+        sunk, success = self.sunk(i), self.success
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
             if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
@@ -590,6 +593,11 @@ class Summarizer:
                     return effect, when, False
                 if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
                     return effect, when, True
+            if self.counts and when is success and taken_over(given, kept):
+                # Released on some success returns, handed to a keeper on others (ijson's
+                # `add_event_and_value`: `Py_DECREF (val)` or `PyTuple_SET_ITEM (tuple, 1, val)`
+                # before its `return 1`s): taken over there, maybe given on the other result.
+                return Effect.CONSUME, when, True
         return None
 
     def returned(self) -> tuple[Returns, int | None]:
