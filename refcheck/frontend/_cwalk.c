@@ -432,33 +432,39 @@ static PyObject *canonical_kind(PyObject *self, PyObject *arg) {
 }
 
 
-/* binding.spelling of each cursor: its text decoded strictly, None for libclang's NULL string. */
-static PyObject *spellings(PyObject *self, PyObject *arg) {
+/* [each(c) for c in cursors] as a list: NULL (an error set) where a cursor is not one or `each` fails. */
+static PyObject *mapped(PyObject *arg, const char *what, PyObject *(*each)(CXCursor)) {
     if (load() < 0)
         return NULL;
-    PyObject *seq = PySequence_Fast(arg, "_cwalk.spellings: not a sequence");
+    PyObject *seq = PySequence_Fast(arg, what);
     if (seq == NULL)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         CXCursor c;
-        if (read_cursor(PySequence_Fast_GET_ITEM(seq, i), &c) < 0) {
+        PyObject *item = read_cursor(PySequence_Fast_GET_ITEM(seq, i), &c) < 0 ? NULL : each(c);
+        if (item == NULL) {
             Py_CLEAR(out);
             break;
         }
-        CXString s = lib.cursor_spelling(c);
-        const char *text = lib.get_cstring(s);
-        PyObject *name = text == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
-        lib.dispose_string(s);
-        if (name == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, i, name);
+        PyList_SET_ITEM(out, i, item);
     }
     Py_DECREF(seq);
     return out;
+}
+
+/* binding.spelling of a cursor: its text decoded strictly, None for libclang's NULL string. */
+static PyObject *spelling_of(CXCursor c) {
+    CXString s = lib.cursor_spelling(c);
+    const char *text = lib.get_cstring(s);
+    PyObject *name = text == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
+    lib.dispose_string(s);
+    return name;
+}
+
+static PyObject *spellings(PyObject *self, PyObject *arg) {
+    return mapped(arg, "_cwalk.spellings: not a sequence", spelling_of);
 }
 
 /* binding.outside_system: the cursors with a file whose file `system_file` (asked once per CXFile,
@@ -568,31 +574,15 @@ static PyObject *definitions(PyObject *self, PyObject *arg) {
     return filtered(arg, is_definition, NULL);
 }
 
-/* binding.extent_raw of each cursor: the raw (begin, end) of its CXSourceRange, for a unit's macro
+/* binding.extent_raw of a cursor: the raw (begin, end) of its CXSourceRange, for a unit's macro
  * expansions (33,000 on THTensor.c, a ctypes call each: ~20 ms of its instance keys' set-up). */
+static PyObject *extent_raw_of(CXCursor c) {
+    CXSourceRange r = lib.cursor_extent(c);
+    return Py_BuildValue("(kk)", (unsigned long)r.begin_int_data, (unsigned long)r.end_int_data);
+}
+
 static PyObject *extents_raw(PyObject *self, PyObject *arg) {
-    if (load() < 0)
-        return NULL;
-    PyObject *seq = PySequence_Fast(arg, "_cwalk.extents_raw: not a sequence");
-    if (seq == NULL)
-        return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject *out = PyList_New(n);
-    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
-        CXCursor c;
-        PyObject *pair = NULL;
-        if (read_cursor(PySequence_Fast_GET_ITEM(seq, i), &c) == 0) {
-            CXSourceRange r = lib.cursor_extent(c);
-            pair = Py_BuildValue("(kk)", (unsigned long)r.begin_int_data, (unsigned long)r.end_int_data);
-        }
-        if (pair == NULL) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, i, pair);
-    }
-    Py_DECREF(seq);
-    return out;
+    return mapped(arg, "_cwalk.extents_raw: not a sequence", extent_raw_of);
 }
 
 static PyObject *set_loader(PyObject *self, PyObject *arg) {
