@@ -123,8 +123,12 @@ GNUTLS = library("gnutls", "gnutls.h", [
 # memory buffer obtained from sqlite3_malloc64() ... the application must ... sqlite3_free()").
 # GNOME daemons build their statements so (colord's `statement = sqlite3_mprintf (...)`).
 SQLITE = library("sqlite", "sqlite3.h", [
-    (r"^sqlite3_(?:v?mprintf|malloc(?:64)?|expanded_sql|str_finish)$", _OWNED),
+    # sqlite3_serialize's copy is "obtained from sqlite3_malloc64()" (apsw frees it).
+    (r"^sqlite3_(?:v?mprintf|malloc(?:64)?|expanded_sql|str_finish|serialize)$", _OWNED),
     (r"^sqlite3_free$", {"arguments": {"0": "release"}}),
+    # The buffer a database is deserialized from is SQLite's with SQLITE_DESERIALIZE_FREEONCLOSE,
+    # "even if sqlite3_deserialize() fails" (apsw's Connection_deserialize).
+    (r"^sqlite3_deserialize$", {"arguments": {"2": "sink"}}),
 ], single=True)
 
 LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)
