@@ -230,6 +230,24 @@ typedef struct {
     int failed;
 } Picks;
 
+/* Marks in `wanted` (MAX_KIND flags) the kind ids the iterable `kinds` names, ids outside the
+ * table ignored: 0, or -1 with an error set. */
+static int read_kinds(PyObject *kinds, char *wanted) {
+    PyObject *it = PyObject_GetIter(kinds), *k;
+    if (it == NULL)
+        return -1;
+    while ((k = PyIter_Next(it)) != NULL) {
+        long v = PyLong_AsLong(k);
+        Py_DECREF(k);
+        if (v == -1 && PyErr_Occurred())
+            break;
+        if (v >= 0 && v < MAX_KIND)
+            wanted[v] = 1;
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static int keep(const CXCursor *c, Picks *p) {
     if (c->kind < 0 || c->kind >= MAX_KIND || !p->wanted[c->kind])
         return 0;
@@ -256,19 +274,7 @@ static PyObject *of_kinds(PyObject *self, PyObject *args) {
     if (load() < 0 || read_cursor(top, &c) < 0)
         return NULL;
     Picks p = {PyList_New(0), PyObject_GetAttr(top, str_tu), {0}, 0};
-    PyObject *it = p.out == NULL || p.tu == NULL ? NULL : PyObject_GetIter(kinds), *k;
-    if (it == NULL)
-        goto fail;
-    while ((k = PyIter_Next(it)) != NULL) {
-        long v = PyLong_AsLong(k);
-        Py_DECREF(k);
-        if (v == -1 && PyErr_Occurred())
-            break;
-        if (v >= 0 && v < MAX_KIND)
-            p.wanted[v] = 1;
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred() || keep(&c, &p) < 0)
+    if (p.out == NULL || p.tu == NULL || read_kinds(kinds, p.wanted) < 0 || keep(&c, &p) < 0)
         goto fail;
     lib.visit_children(c, pick, &p);
     if (p.failed)
@@ -547,23 +553,9 @@ static int is_definition(const CXCursor *c, const char *wanted) {
 }
 
 static PyObject *among(PyObject *self, PyObject *args) {
-    PyObject *cursors, *kinds, *k;
+    PyObject *cursors, *kinds;
     char wanted[MAX_KIND] = {0};
-    if (!PyArg_ParseTuple(args, "OO", &cursors, &kinds))
-        return NULL;
-    PyObject *it = PyObject_GetIter(kinds);
-    if (it == NULL)
-        return NULL;
-    while ((k = PyIter_Next(it)) != NULL) {
-        long v = PyLong_AsLong(k);
-        Py_DECREF(k);
-        if (v == -1 && PyErr_Occurred())
-            break;
-        if (v >= 0 && v < MAX_KIND)
-            wanted[v] = 1;
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred())
+    if (!PyArg_ParseTuple(args, "OO", &cursors, &kinds) || read_kinds(kinds, wanted) < 0)
         return NULL;
     return filtered(cursors, of_wanted_kind, wanted);
 }
