@@ -291,4 +291,5 @@ def _initializer_functions(arg) -> tuple:
 def _parameter(arg) -> bool:
     """Whether the argument is (a cast of) one of the calling function's parameters."""
     c = strip(arg)
-    return kind_of(c) == K.DECL_REF_EXPR and kind_of(referenced(c)) == K.PARM_DECL
+    target = referenced(c) if kind_of(c) == K.DECL_REF_EXPR else None
+    return target is not None and kind_of(target) == K.PARM_DECL
