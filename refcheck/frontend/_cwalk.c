@@ -25,7 +25,8 @@
  * unary_operator, spelling, children),
  * and one that reads no cursor, for the instance keys (refcheck/reuse/instances.py):
  *   tokens(text)               -> instances.tokenize's list for an ASCII text, None for another
- * with the keys' other passes over those tokens, from _ckeys.c (ckeys_methods, added at init).
+ * with the keys' other passes over those tokens, from _ckeys.c and _cconds.c (ckeys_methods,
+ * cconds_methods, added at init).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -623,7 +624,9 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
     if (ctokens_init() < 0 || ckeys_init() < 0 || cquery_init() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, cquery_methods) < 0 || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
+    if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, cconds_methods) < 0
+                      || PyModule_AddFunctions(m, cquery_methods) < 0
+                      || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
         Py_DECREF(m);
         return NULL;
     }
