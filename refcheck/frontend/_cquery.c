@@ -42,10 +42,7 @@ static PyObject *spelling(PyObject *self, PyObject *arg) {
         return found < 0 ? NULL : res;
     if (read_cursor(arg, &c) < 0)
         return NULL;
-    CXString s = lib.cursor_spelling(c);
-    const char *text = lib.get_cstring(s);
-    res = text == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "strict");
-    lib.dispose_string(s);
+    res = spelling_of(c);
     if (res == NULL)
         return NULL;
     if (PyObject_SetAttr(arg, str_spelling, res) < 0) {

@@ -1,4 +1,4 @@
-/* What _cwalk.c shares with the queries beside it (_cquery.c): libclang's stable C ABI (the few
+/* What _cwalk.c shares with the queries beside it (_cquery.c, _cseqs.c): libclang's stable C ABI (the few
  * structs and function types refcheck calls, clang-c/Index.h and CXString.h), the table of libclang
  * functions the loader fills, and the helpers every query reads a cursor through. */
 #ifndef REFCHECK_CWALK_H
@@ -81,5 +81,14 @@ int lookup_attr(PyObject *obj, PyObject *name, PyObject **out);
 
 extern PyMethodDef cquery_methods[];
 int cquery_init(void);
+extern PyMethodDef cseqs_methods[];  /* _cseqs.c */
+
+/* The kind ids a cursor can have, as a table's size (CXCursorKind stays below 1024). */
+#define MAX_KIND 1024
+/* Marks in `wanted` (MAX_KIND flags) the kind ids the iterable `kinds` names, ids outside the
+ * table ignored: 0, or -1 with an error set. */
+int read_kinds(PyObject *kinds, char *wanted);
+/* A cursor's spelling decoded strictly, None for libclang's NULL string (binding.spelling). */
+PyObject *spelling_of(CXCursor c);
 
 #endif
