@@ -253,7 +253,8 @@ class Summary:
 
     def digest(self) -> str:
         """Stable text of the record, for cache keys."""
-        text = repr(record_table(self)) + ("|assumed" if self.assumed else "") + (f"|{self.leans}" if self.leans else "")
+        text = repr(record_table(self)) + ("|assumed" if self.assumed else "")
+        text += f"|{self.leans}" if self.leans else ""
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:

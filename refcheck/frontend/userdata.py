@@ -98,7 +98,8 @@ class UserData:
                     decl, name = self.b.callee_of(call)
                     record = self.b.summary_of(decl, name)
                     nargs = len(arguments(call))
-                    if record.effects(nargs).get(j) in (Effect.KEEP, Effect.RETAIN) or (j == 0 and record.role == "retain"):
+                    if record.effects(nargs).get(j) in (Effect.KEEP, Effect.RETAIN) \
+                            or (j == 0 and record.role == "retain"):
                         return True
         return False
 
