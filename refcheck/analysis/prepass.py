@@ -442,6 +442,7 @@ class _Ends:
     def __init__(self):
         self.returned = False
         self.handed, self.confirmed, self.escaped = set(), set(), set()
+        self.leaning, self.freed = {}, set()
 
     def at_return(self, node, st, value) -> None:
         self.returned = True

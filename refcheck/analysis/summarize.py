@@ -90,6 +90,10 @@ class Summarizer:
         self.handed: set[str] = set()
         # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
         self.confirmed: set[str] = set()
+        # Per parameter: the names of the cycle's assumed keepers it was handed to (`Summary.leans`).
+        self.leaning: dict[str, set[str]] = {}
+        # The parameters the body hands to a release (or a consuming call) on some path.
+        self.freed: set[str] = set()
         # Parameters handed to a cycle's assumed keeper where the body no longer held them (libgusb's
         # rescan: `for (...) add_device (self, ...)`, explored as owning `self`): a body that gives a
         # parameter away twice on one path cannot be taking its one reference over, so the cycle's
@@ -373,8 +377,18 @@ class Summarizer:
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
-                    given_some=self.given_some(), source=Source.INFERRED)
+                    given_some=self.given_some(), leans=self.leans(args), source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def leans(self, args: list) -> tuple:
+        """`Summary.leans`: the parameters the record gives up whose only give-ups in the body
+        are hand-overs to a cycle's assumed records, each with those records' names: no release
+        (`freed`), no keeper no cycle assumes (`confirmed`). Whether such a hand-over is one is the cycle's
+        to say (refcheck.driver.cycles)."""
+        given = {i for i, e in args if e in (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE)}
+        real = self.confirmed | self.freed
+        return tuple((i, tuple(sorted(self.leaning[var]))) for i, var in self.params
+                     if i in given and var in self.leaning and var not in real)
 
     def result_family(self) -> tuple[str | None, bool]:
         """The allocator family of what it returns owned: one known family, else any (several, or

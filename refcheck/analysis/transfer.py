@@ -273,6 +273,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             if oid is not None:
                 if self.summarizer is not None:
                     self.summarizer.at_given(st, oid)
+                    if oid.kind is Kind.PARAM:
+                        self.summarizer.freed.add(oid.site)
                 self.release(st, oid, op, events)
         self.free_locations(st, op)
 
@@ -349,6 +351,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
             if not op.assumed:
                 self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
+            else:
+                self.summarizer.leaning.setdefault(oid.site, set()).add(op.sink)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
                 st.objs[oid] = replace(st.objs[oid], floated=True)

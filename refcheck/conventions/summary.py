@@ -184,6 +184,11 @@ class Summary:
     # function of the records it asked (the cache, replayed checks, shared instances); no table
     # key, and left out of the record another unit gets (`exported`).
     assumed: bool = False
+    # (index, names): a parameter this record gives up only by handing it to those records, each
+    # a cycle's assumption (`Summarizer.leans`); the cycle confirms it only where one of them gives
+    # something up for real (refcheck.driver.cycles). Like `assumed`, in the digest, no table key,
+    # not exported.
+    leans: tuple = ()
     # (index, effect): every argument from that index on, the variadic ones of `T *first, ...`,
     # has that effect (libdex's `dex_future_first (a, b, NULL)` takes every future it is given:
     # gtk-doc's `@...: (transfer full)`, or its NULL-terminated list's first element's).
@@ -249,6 +254,7 @@ class Summary:
     def digest(self) -> str:
         """Stable text of the record, for cache keys."""
         text = repr(record_table(self)) + ("|assumed" if self.assumed else "")
+        text += f"|{self.leans}" if self.leans else ""
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def positions(self, effect: Effect, nargs: int) -> frozenset[int]:
@@ -286,7 +292,8 @@ def exported(s: Summary) -> Summary:
     parameter nowhere, so exported it would make nearly every record say something, and every
     unit that used one before it was known be checked again in phase 2 (gcab's units parsed
     twice); another unit's call then counts as one that may keep the pointer, as before."""
-    return replace(s, unkept=(), frees_contents=(), assumed=False) if s.unkept or s.frees_contents or s.assumed else s
+    return replace(s, unkept=(), frees_contents=(), assumed=False, leans=()) \
+        if s.unkept or s.frees_contents or s.assumed or s.leans else s
 
 
 def agreed(a: Summary, b: Summary) -> Summary:
@@ -339,7 +346,7 @@ def _result_of(s: Summary) -> tuple:
 
 DEFAULT = Summary()
 # The fields `says_something` compares: all but where the record came from and the cycle's mark.
-_SAYING = tuple(f.name for f in fields(Summary) if f.name not in ("source", "assumed"))
+_SAYING = tuple(f.name for f in fields(Summary) if f.name not in ("source", "assumed", "leans"))
 
 
 def resolve(index: int, nargs: int) -> int | None:
@@ -352,7 +359,8 @@ def resolve(index: int, nargs: int) -> int | None:
 
 # The record's fields a table may set, and the key spelling of each.
 # Conditional effects are written in `arguments` (`2 = { effect = "release", when = "zero" }`).
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary) if f.name not in ("source", "conditional", "assumed")}
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Summary)
+         if f.name not in ("source", "conditional", "assumed", "leans")}
 
 
 class RecordError(ValueError):

@@ -26,21 +26,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from refcheck.conventions.summary import Effect, Source, Summary
+from refcheck.conventions.summary import DEFAULT, Effect, Source, Summary
 from refcheck.driver.cyclic import inner, members
 
 ROUNDS = 4
 _GIVEN = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.SINK_FLOATING)
 
 
-def optimistic(record: Summary, fn) -> Summary:
+def optimistic(record: Summary, fn, refuted=frozenset()) -> Summary:
     """The record with each pointer parameter it neither gives up nor names conditionally taken
-    over: the assumption the rounds check."""
+    over, but those `refuted`: the assumption the rounds check."""
     from refcheck.frontend.clangutil import has_pointer_type
 
     params = list(fn.get_arguments())
     told = {i for i, e in record.effects(len(params)).items() if e in _GIVEN}
-    told |= set(record.conditional_effects(len(params)))
+    told |= set(record.conditional_effects(len(params))) | set(refuted)
     extra = tuple((i, Effect.CONSUME) for i, p in enumerate(params) if i not in told and has_pointer_type(p))
     if not extra:
         return record
@@ -55,19 +55,64 @@ def marked(known: dict, name: str) -> None:
         known[name] = replace(record, assumed=True)
 
 
+def unconfirmed(records: dict, extra: dict) -> dict:
+    """Name -> the parameter indices its optimistic record assumed (`extra`, as `records` are the
+    settled ones, by name) that no member gives up for real: each leans (`Summary.leans`) only on
+    members none of which gives anything up but by leaning in turn. libnice's pseudotcp:
+    `attempt_send (self)` and `closedown (self)` hand `self` only to each other, so the rounds
+    agree on a take-over nothing performs; libportal's `parent_exported (data)` hands its data
+    only to `do_open (call)`, which frees `call` or hands it to an async call's callback: real.
+    By name, not position: a member giving up any parameter for real confirms those leaning on it."""
+    leaning = {name: dict(r.leans) for name, r in records.items()}
+    real = {name for name, r in records.items()
+            if any(e in _GIVEN and i not in leaning[name] for i, e in r.arguments if isinstance(i, int))}
+    for _ in range(len(records)):
+        more = {name for name, leans in leaning.items() if name not in real
+                and any(real.intersection(on) for on in leans.values())}
+        if not more:
+            break
+        real |= more
+    out = {}
+    for name, leans in leaning.items():
+        bad = {i for i, on in leans.items() if i in extra[name] and not real.intersection(on)}
+        if bad:
+            out[name] = bad
+    return out
+
+
+def _extra(assumed: Summary, own: Summary) -> set:
+    """The parameter indices the optimistic record takes over and the member's own does not give up."""
+    given = {i for i, e in own.arguments if e in _GIVEN}
+    return {i for i, e in assumed.arguments if e is Effect.CONSUME and i not in given}
+
+
 def settle(unit, plan, table) -> None:
-    """Checks the unit's cycles again from the optimistic records until they agree (see above)."""
+    """Checks the unit's cycles again from the optimistic records until they agree (see above);
+    where they agree on parameters no member gives up for real (`unconfirmed`), again without
+    assuming those, at most ROUNDS times."""
     cycle = members(dict(enumerate(unit.names)), unit.used_at)
     if not cycle:
         return
-    assumed = {i: optimistic(unit.own[i], unit.parsed.functions[i]) for i in cycle}
-    if all(assumed[i] == unit.own[i] for i in cycle):
-        return
-    saved = unit.snapshot()
-    for i in cycle:
-        unit.summaries.known[unit.names[i]] = replace(assumed[i], assumed=True)
-    if not _rounds(unit, plan, table, cycle):
+    refuted: dict = {}
+    for _ in range(ROUNDS):
+        own = {i: unit.own[i] for i in cycle}
+        assumed = {i: optimistic(own[i], unit.parsed.functions[i], refuted.get(i, ())) for i in cycle}
+        if not refuted and all(assumed[i] == own[i] for i in cycle):
+            return  # nothing to assume (where a retry assumes less, its rounds still run)
+        saved = unit.snapshot()
+        for i in cycle:
+            unit.summaries.known[unit.names[i]] = replace(assumed[i], assumed=True)
+        if not _rounds(unit, plan, table, cycle):
+            unit.restore(saved)
+            return
+        known = unit.summaries.known
+        bad = unconfirmed({unit.names[i]: known.get(unit.names[i], DEFAULT) for i in cycle},
+                          {unit.names[i]: _extra(assumed[i], own[i]) for i in cycle})
+        if not bad:
+            return
         unit.restore(saved)
+        for i in cycle:
+            refuted[i] = frozenset(refuted.get(i, ())) | bad.get(unit.names[i], set())
 
 
 def _rounds(unit, plan, table, cycle: list) -> bool:
@@ -120,14 +165,33 @@ def _changed(unit, index: int, check) -> bool:
 def settle_records(unit, records: dict, recheck) -> None:
     """`settle` for a split unit's fixup (refcheck.driver.splitting): over the shards' records,
     `recheck(index)` checking one again; where the rounds do not settle, the records before."""
+    cycle = members({i: r.name for i, r in records.items()}, {i: r.used for i, r in records.items()})
+    refuted: dict = {}
+    for _ in range(ROUNDS if cycle else 0):
+        assumed = {i: optimistic(records[i].summary, unit.parsed.functions[i], refuted.get(i, ())) for i in cycle}
+        if not refuted and all(assumed[i] == records[i].summary for i in cycle):
+            return
+        known = unit.summaries.known
+        saved, saved_known = dict(records), dict(known)
+        settled = _record_rounds(unit, records, recheck, cycle, assumed)
+        bad = unconfirmed({records[i].name: known.get(records[i].name, DEFAULT) for i in cycle},
+                          {records[i].name: _extra(assumed[i], saved[i].summary) for i in cycle}) if settled else {}
+        if settled and not bad:
+            return
+        records.update(saved)
+        known.clear()
+        known.update(saved_known)
+        if not settled:
+            return
+        for i in cycle:
+            refuted[i] = frozenset(refuted.get(i, ())) | bad.get(records[i].name, set())
+
+
+def _record_rounds(unit, records: dict, recheck, cycle: list, assumed: dict) -> bool:
+    """`_rounds` over a split unit's records: True where they settled."""
     from refcheck.driver import shards
 
-    cycle = members({i: r.name for i, r in records.items()}, {i: r.used for i, r in records.items()})
-    assumed = {i: optimistic(records[i].summary, unit.parsed.functions[i]) for i in cycle}
-    if all(assumed[i] == records[i].summary for i in cycle):
-        return
     known = unit.summaries.known
-    saved, saved_known = dict(records), dict(known)
     for i in cycle:
         known[records[i].name] = replace(assumed[i], assumed=True)
     inside = set(cycle)
@@ -143,11 +207,7 @@ def settle_records(unit, records: dict, recheck) -> None:
     while pending:
         now = _this_round(pending, first, counts)
         if now is None:
-            break
+            return False
         changed = [i for i in now if _changed(unit, i, check)]
         pending = pending.difference(now) | set(shards.stale(records, known)) | set(changed)
-    else:
-        return
-    records.update(saved)
-    known.clear()
-    known.update(saved_known)
+    return True

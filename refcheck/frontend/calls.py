@@ -176,8 +176,8 @@ class CallLowering(UserData, Moves):
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
-        effects, sinks = self.without_lent(decl, args, effects, sinks)
-        taken = (self.taken_by_callback(decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+        effects, sinks = self.without_lent(c, decl, args, effects, sinks)
+        taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | self.freed_by_table(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
@@ -350,10 +350,10 @@ class CallLowering(UserData, Moves):
             return self.borrowed_result(loc, name, args)
         return None
 
-    def without_lent(self, decl, args: list, effects: dict, sinks: set) -> tuple[dict, set]:
+    def without_lent(self, c, decl, args: list, effects: dict, sinks: set) -> tuple[dict, set]:
         """The call's effects and kept positions less those it only lends: a back-pointer, async
         user data its callback neither gives up nor keeps (issue 32)."""
-        lent = back_pointers(self.b, args, effects) | self.lent_to_callback(decl, args, effects, sinks)
+        lent = back_pointers(self.b, args, effects) | self.lent_to_callback(c, decl, args, effects, sinks)
         return {i: e for i, e in effects.items() if i not in lent}, set(sinks) - lent
 
     def summary_at(self, c, decl, name: str, args: list):

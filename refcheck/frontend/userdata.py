@@ -23,7 +23,7 @@ KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
 class UserData:
     """Reads `self.b` (the graph builder: `summary_of`), which `ExpressionLowerer` sets."""
 
-    def lent_to_callback(self, decl, args: list, effects: dict, sinks: set) -> set[int]:
+    def lent_to_callback(self, c, decl, args: list, effects: dict, sinks: set) -> set[int]:
         """The user data positions an async call only lends (issue 32): data handed to the one
         callback the call takes (no destroy notify beside it: `json_parser_load_from_stream_async
         (p, s, NULL, on_done, loop)`) goes to that callback's last parameter (GLib's `gpointer
@@ -42,7 +42,7 @@ class UserData:
             seen = self.callback_of(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
-            gives = _gives_up(*seen)
+            gives = None if self.kept_beside(c, args[i], seen) else _gives_up(*seen)
             # Read only; or given up on some calls only (`partly_taken`), unless the data is the
             # function's own parameter: handing it to that protocol hands it over as far as the
             # function's callers can tell (libportal's `access_camera (call)` subscribes a
@@ -52,7 +52,7 @@ class UserData:
                 lent.add(i)
         return lent
 
-    def taken_by_callback(self, decl, args: list, effects: dict) -> set[int]:
+    def taken_by_callback(self, c, decl, args: list, effects: dict) -> set[int]:
         """Data positions a call with no record for them hands to its callback, where that
         callback's body is in the unit and gives its last parameter up (releases, consumes,
         keeps it): xb_silo's `g_main_context_invoke (ctx, silo_notify_cb, g_steal_pointer
@@ -67,9 +67,41 @@ class UserData:
             if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
                 continue
             seen = self.callback_of(decl, args, i)
-            if seen is not None and _gives_up(*seen) == "all":
+            if seen is not None and _gives_up(*seen) == "all" and not self.kept_beside(c, args[i], seen):
                 taken.add(i)
         return taken
+
+    def kept_beside(self, c, arg, seen) -> bool:
+        """The callback gives its data up on its last call only (where it returns FALSE: a
+        conditional effect) and the caller hands the same data, after this call, to a keeper that
+        takes a reference of its own (KEEP, RETAIN): libmbim's `incoming_cb` registers
+        `connection_readable_cb` with `client` and a NULL notify, then `track_client (self,
+        client)` (a `client_ref` kept in a list) and `client_unref (client)`; the callback's
+        last call `untrack_client`s it, dropping the list's reference. With no notify the source
+        holds none of its own, so the data is lent to the callback: the caller's reference stays
+        the caller's. Data nothing else keeps stays handed over (glib_callback_last_call.c)."""
+        record, n, k = seen
+        if k is None or record.effects(n).get(k) is not None or record.role in ("release", "consume") \
+                or k not in record.conditional_effects(n):
+            return False
+        x = strip(arg)
+        target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+        if target is None or kind_of(target) not in (K.VAR_DECL, K.PARM_DECL):
+            return False
+        after = c.extent.end.offset
+        for call in self.b.fn.walk_preorder():
+            if kind_of(call) != K.CALL_EXPR or call.extent.start.offset <= after:
+                continue
+            for j, a in enumerate(arguments(call)):
+                a = strip(a)
+                if kind_of(a) == K.DECL_REF_EXPR and referenced(a) == target:
+                    decl, name = self.b.callee_of(call)
+                    record = self.b.summary_of(decl, name)
+                    nargs = len(arguments(call))
+                    if record.effects(nargs).get(j) in (Effect.KEEP, Effect.RETAIN) \
+                            or (j == 0 and record.role == "retain"):
+                        return True
+        return False
 
     def partly_taken(self, decl, args: list, effects: dict) -> set[int]:
         """Data positions handed to a callback that gives its data up on some of its calls only
