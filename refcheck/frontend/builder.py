@@ -58,6 +58,7 @@ class Builder(GraphBuilder):
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
+        self.parameter_vars: frozenset | None = None  # the parameters' variables (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
         self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)

@@ -25,7 +25,7 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
-from refcheck.frontend.parents import holds
+from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
 
@@ -409,7 +409,7 @@ class ExpressionLowerer(CallLowering):
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
         into = inside(self.b, target) if stored is not None else None
-        if into is not None and holds(self.b, stored, into):
+        if into is not None and back_pointer(self.b, stored, into):
             # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
             # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
