@@ -421,6 +421,8 @@ class ExpressionLowerer(CallLowering):
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
+        if through is None and key and src is None and has_scalar_type(target) and converted_constant(rhs):
+            self.b.flag_sets.append((self.b.cur, key[0]))  # `self->route_state = 1;` (frontend.flagfail)
         untracked = src is None and through is None and bool(key) and has_pointer_type(target) \
             and not is_null_constant(rhs)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
