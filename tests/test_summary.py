@@ -67,6 +67,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(arguments=((4, Effect.RELEASE),), given_some=(4,), source=Source.CONFIGURED),
     Summary(arguments=tuple((i, Effect.ACQUIRE_OUT) for i in range(3)), fills_with=((1, 0), (2, 0)),
             source=Source.CONFIGURED),
+    Summary(returns=Returns.OWNED, null_when_flags=((0, "route_state"),), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -223,3 +224,14 @@ def test_data_given_on_some_paths_differs_and_is_agreed_only_where_both_say_it()
     some = Summary(given_some=(0,), source=Source.INFERRED)
     assert some.says_something and some.digest() != DEFAULT.digest()
     assert agreed(some, some) == some and agreed(some, Summary(source=Source.INFERRED)).given_some == ()
+
+
+def test_a_flag_set_beside_a_null_result_differs_and_is_agreed_only_where_both_say_it():
+    flagged = Summary(returns=Returns.OWNED, null_when_flags=((0, "route_state"),), source=Source.INFERRED)
+    plain = Summary(returns=Returns.OWNED, source=Source.INFERRED)
+    assert flagged.digest() != plain.digest()
+    assert agreed(flagged, flagged) == flagged and agreed(flagged, plain).null_when_flags == ()
+    assert parse_record({"null-when-flags": [[1, "err"], [0, "bad"]]}, "t").null_when_flags == ((0, "bad"), (1, "err"))
+    for bad in ([[0]], [["0", "f"]], [[0, "not a field"]], [[-1, "f"]]):
+        with pytest.raises(RecordError, match="null-when-flags"):
+            parse_record({"null-when-flags": bad}, "t")

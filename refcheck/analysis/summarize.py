@@ -377,7 +377,8 @@ class Summarizer:
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
-                    given_some=self.given_some(), leans=self.leans(args), source=Source.INFERRED)
+                    given_some=self.given_some(), leans=self.leans(args),
+                    null_when_flags=self.cfg.null_when_flags, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 
     def leans(self, args: list) -> tuple:

@@ -196,6 +196,13 @@ class Summary:
     # The `void *` parameter indices the body gives up on some paths only, no result telling which:
     # a callback's data freed on its last call (grilo's relays; `frontend.userdata.partly_taken`).
     given_some: tuple = ()
+    # (index, field) pairs: the call sets the integer `field` of the struct its argument at that
+    # index points to (a failure flag) only on paths that return NULL, so where its result is not
+    # NULL the flag is as the caller left it (mwparserfromhell's `Tokenizer_parse (self, ...)`
+    # returns `Tokenizer_fail_route (self)`'s NULL after `self->route_state = 1`; its callers test
+    # `BAD_ROUTE` before the result). Inferred from a body that returns a pointer
+    # (`analysis.flagfail`).
+    null_when_flags: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -323,6 +330,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
         unkept=tuple(i for i in a.unkept if i in b.unkept),
         given_some=tuple(i for i in a.given_some if i in b.given_some),
+        null_when_flags=tuple(x for x in a.null_when_flags if x in b.null_when_flags),
         variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
 
 
@@ -556,6 +564,15 @@ def _indices(v) -> tuple:
     return tuple(sorted(set(v)))
 
 
+def _fields(v) -> tuple:
+    """Sorted (index, field) pairs from `[[0, "route_state"]]`."""
+    if not isinstance(v, list) or not all(isinstance(x, list) and len(x) == 2 and isinstance(x[0], int)
+                                          and not isinstance(x[0], bool) and x[0] >= 0
+                                          and isinstance(x[1], str) and x[1].isidentifier() for x in v):
+        raise ValueError(f"expected a list of [argument index, field name] pairs, got {v!r}")
+    return tuple(sorted({(x[0], x[1]) for x in v}))
+
+
 def _pairs(v) -> tuple:
     """Sorted (index, leader) pairs from `[[1, 0], [2, 0]]`."""
     if not isinstance(v, list) or not all(isinstance(x, list) and len(x) == 2 and all(
@@ -588,6 +605,7 @@ _READERS = {
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
+    "null_when_flags": _fields,
 }
 
 
@@ -608,5 +626,6 @@ _WRITERS = {
     "maybe_given": list,
     "given_some": list,
     "fills_with": lambda v: [list(x) for x in v],
+    "null_when_flags": lambda v: [list(x) for x in v],
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

@@ -18,8 +18,8 @@ from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_truth,
-                                         returns_value)
+from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_pointer,
+                                         returns_truth, returns_value)
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -31,6 +31,7 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
+from refcheck.frontend import flagfail
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
 
@@ -58,6 +59,7 @@ class Builder(GraphBuilder):
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
+        self.parameter_vars: frozenset | None = None  # the parameters' variables (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
         self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)
@@ -100,7 +102,8 @@ class Builder(GraphBuilder):
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
-                           read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset())
+                           read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
+                           null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)))
 
     def stmt(self, c) -> None:
         k = kind_of(c)
@@ -443,9 +446,13 @@ class Builder(GraphBuilder):
         # An integer constant returned (`return FALSE;`): the summary's conditional effects read
         # it; `return NULL;` is the zero result of a pointer (`Summarizer.at_return`).
         k = converted_constant(kids[0]) if kids and has_scalar_type(kids[0]) else 0 if kids and v == NULL else None
-        self.returned_constant(c, None if v == NULL else v, k)
+        n = self.returned_constant(c, None if v == NULL else v, k)
+        if returned is not None and kind_of(returned) == K.CALL_EXPR and has_pointer_type(returned):
+            keys = flagfail.keys_at_call(self, self.summary_of(*self.callee_of(returned)), arguments(returned))
+            if keys:
+                self.flag_returns[n] = frozenset(keys)
 
-    def returned_constant(self, c, v: str | None, k: int | None) -> None:
+    def returned_constant(self, c, v: str | None, k: int | None) -> int:
         """The return statement `c` of value v (the integer constant k) from the current block."""
         n = self.node("return", location(c), value=v, const=k)
         if self.scopes.any():
@@ -453,6 +460,7 @@ class Builder(GraphBuilder):
         self.goto(n)
         self.pending_temps = []
         self.g.add_edge(n, self.exit, branch=None, label="")
+        return n
 
     def try_stmt(self, c) -> None:
         kids = list(children_of(c))

@@ -306,6 +306,11 @@ def returns_truth(fn) -> bool:
     return t.spelling in BOOLEANS or t.get_canonical().kind == T.BOOL
 
 
+def returns_pointer(fn) -> bool:
+    """The function's result is a pointer."""
+    return fn.result_type.get_canonical().kind == T.POINTER
+
+
 def returns_value(fn) -> bool:
     """The function's result type is known and not void (a lambda's is not known here)."""
     return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)

@@ -25,7 +25,7 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
-from refcheck.frontend.parents import holds
+from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
 
@@ -409,7 +409,7 @@ class ExpressionLowerer(CallLowering):
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
         into = inside(self.b, target) if stored is not None else None
-        if into is not None and holds(self.b, stored, into):
+        if into is not None and back_pointer(self.b, stored, into):
             # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
             # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
@@ -421,6 +421,8 @@ class ExpressionLowerer(CallLowering):
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
+        if through is None and key and src is None and has_scalar_type(target) and converted_constant(rhs):
+            self.b.flag_sets.append((self.b.cur, key[0]))  # `self->route_state = 1;` (frontend.flagfail)
         untracked = src is None and through is None and bool(key) and has_pointer_type(target) \
             and not is_null_constant(rhs)
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",

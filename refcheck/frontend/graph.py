@@ -45,6 +45,10 @@ class GraphBuilder:
         self.data: dict[int, Node] = {}
         self.names: dict[str, str] = {}
         self.temps = 0
+        # (block, flag key) where the body may set a flag field, and per return node the flag keys
+        # its `return f (...)` sets only with a NULL result (frontend.flagfail).
+        self.flag_sets: list = []
+        self.flag_returns: dict[int, frozenset] = {}
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
         self.members: dict[str, dict[str, str]] = {}

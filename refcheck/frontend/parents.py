@@ -32,6 +32,28 @@ def holds(b, x: str, y: str) -> bool:
     return (x, y) in b.held[1]
 
 
+def back_pointer(b, stored: str, into: str) -> bool:
+    """Storing local `stored` into `into`'s memory is a back-pointer (no hand-over): `stored`
+    keeps `into`. Where each keeps the other by the function's own stores (pygame's
+    `_proxy_get_view`: `view->consumer = proxy; ... proxy->pg_view_p = view;`), one of the two
+    stores is the ownership: the parameter is the parent, so a local that is no parameter stored
+    into a parameter's memory is handed over, and the parameter's store into it is the back-pointer."""
+    if not holds(b, stored, into):
+        return False
+    if stored != into and holds(b, into, stored):
+        params = parameters(b)
+        return not (into in params and stored not in params)
+    return True
+
+
+def parameters(b) -> frozenset:
+    """The variables of the function's parameters, listed once per build."""
+    if b.parameter_vars is None:
+        b.parameter_vars = frozenset(v for c in children_of(b.fn) if kind_of(c) == K.PARM_DECL
+                                     for v in [b.var(c)] if v is not None)
+    return b.parameter_vars
+
+
 def body_sites(b) -> list:
     """The assignments and calls of the function being built, listed once per build."""
     if b.holding_sites is None:

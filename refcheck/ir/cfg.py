@@ -71,3 +71,6 @@ class FunctionCFG:
     # The parameters that point to const (`const char *buf`): C's promise not to write through
     # them, so a body storing one into memory lends it, never keeps it (analysis.summarize `sunk`).
     read_only: frozenset = frozenset()
+    # (parameter index, field): flags the body sets only on its way to a NULL return
+    # (frontend.flagfail; `Summary.null_when_flags`).
+    null_when_flags: tuple = ()
