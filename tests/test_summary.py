@@ -184,14 +184,15 @@ def test_the_cache_key_follows_every_field_of_the_conventions():
 
 def test_says_something_is_any_field_but_source_and_mark():
     """`says_something` compares field by field: a record differing from DEFAULT in any field
-    but `source` and `assumed` says something, one differing only there does not."""
+    but `source` and the cycle's marks (`assumed`, `leans`) says something, one differing only
+    there does not (`leans` only qualifies give-ups `arguments` already says)."""
     assert not DEFAULT.says_something
     assert not replace(DEFAULT, source=Source.INFERRED, assumed=True).says_something
     samples = {"returns": Returns.OWNED, "arguments": ((0, Effect.RELEASE),), "returned": 0,
                "ends": Ends.EXIT, "may_fail": True, "may_raise": True, "pure": True, "family": "f",
                "owned_if_null": 1, "unless_singleton": "Py_None", "floating": True}
     for f in fields(Summary):
-        if f.name in ("source", "assumed"):
+        if f.name in ("source", "assumed", "leans"):
             continue
         value = samples.get(f.name, ("x",) if f.type == "tuple" else None)
         if value is None or value == getattr(DEFAULT, f.name):
@@ -199,6 +200,7 @@ def test_says_something_is_any_field_but_source_and_mark():
         s = replace(DEFAULT, **{f.name: value}, source=Source.INFERRED)
         assert s.says_something, f.name
         assert s.says_something == (replace(s, source=Source.DEFAULT, assumed=False) != DEFAULT)
+    assert not replace(DEFAULT, source=Source.INFERRED, leans=((0, ("f",)),)).says_something
 
 
 def test_variadic_arguments_take_every_argument_from_an_index():
