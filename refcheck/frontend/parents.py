@@ -32,6 +32,14 @@ def holds(b, x: str, y: str) -> bool:
     return (x, y) in b.held[1]
 
 
+def held_by(b, owners: set) -> frozenset:
+    """The locals that one of `owners` (the pointer parameters) is made to keep in this body: a
+    fresh record linked into a container a parameter's memory holds (libnice's
+    `g_queue_push_tail (&component->incoming_checks, icheck)`), or stored into its memory."""
+    holds(b, "", "")  # fills the cache
+    return frozenset(y for x, y in b.held[1] if x in owners and y not in owners)
+
+
 def body_sites(b) -> list:
     """The assignments and calls of the function being built, listed once per build."""
     if b.holding_sites is None:
