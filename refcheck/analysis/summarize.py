@@ -149,7 +149,7 @@ class Summarizer:
         # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
         # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
-        lent = self.stored_only(cfg, cfg.held) if lends and not setters and not cfg.takes_notify else frozenset()
+        lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
         # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
         # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
         # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).
@@ -486,7 +486,7 @@ class Summarizer:
         before its recursive call, and its `PyObject **val` is a slot, no reference."""
         return self.handed if not self.cfg.returns_value else self.confirmed
 
-    def stored_only(self, cfg, held: frozenset = frozenset()) -> frozenset:
+    def stored_only(self, cfg) -> frozenset:
         """The pointer parameters written by plain stores into memory another pointer parameter
         reaches (`pc->dictObj = dictObj`: the out-object), and kept nowhere else (a local
         struct's field, a global, a call that keeps them: a steal, a sink, an `N` format unit)."""
@@ -495,7 +495,7 @@ class Summarizer:
             for op in (*d.ops, *d.post):
                 if type(op) is ir.Store and op.var in self.index:
                     out = op.target and not op.sink and any(v in self.index or v in cfg.reaching
-                                                            or v in held for v in op.deps - {op.var})
+                                                            for v in op.deps - {op.var})
                     (plain if out else kept).add(op.var)
         return frozenset(plain - kept)
 

@@ -31,7 +31,6 @@ from refcheck.frontend.longjmps import second_return
 from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
-from refcheck.frontend.parents import held_by
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
 
@@ -87,15 +86,14 @@ class Builder(GraphBuilder):
         if self.exit not in self.g:
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
-        through = self.conv.infer_steals and stores_through_locals(self.g, params)
         reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
-                             if (v := self.var(d)) is not None) if through else frozenset()
-        held = held_by(self, {v for v, ptr in params if ptr}) if through else frozenset()
+                             if (v := self.var(d)) is not None) \
+            if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
         # GLib's data/notify pair hands the data over, a `const gchar *` too (libxmlb's
         # `xb_opcode_init (self, kind, const gchar *str, val, destroy_func)`): not read-only there.
         notify = self.conv.infer_steals and takes_notify(self.fn)
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
-                           self.names, lambdas=self.lambdas, role=self.role, reaching=reaching, held=held,
+                           self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),

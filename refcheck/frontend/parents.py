@@ -26,22 +26,10 @@ def holds(b, x: str, y: str) -> bool:
     """This function makes local x keep local y (module docstring)."""
     if x == y:
         return True
-    return (x, y) in _held_pairs(b)
-
-
-def _held_pairs(b) -> frozenset:
-    """Every (holder, held) pair, made again when an interior alias was learnt since."""
     key = len(b.interiors)  # interior aliases are learnt as their declarations are lowered
     if b.held is None or b.held[0] != key:
         b.held = (key, frozenset(_pairs(b)))
-    return b.held[1]
-
-
-def held_by(b, owners: set) -> frozenset:
-    """The locals that one of `owners` (the pointer parameters) is made to keep in this body: a
-    fresh record linked into a container a parameter's memory holds (libnice's
-    `g_queue_push_tail (&component->incoming_checks, icheck)`), or stored into its memory."""
-    return frozenset(y for x, y in _held_pairs(b) if x in owners and y not in owners)
+    return (x, y) in b.held[1]
 
 
 def body_sites(b) -> list:
