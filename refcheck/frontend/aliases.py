@@ -161,6 +161,8 @@ def inside(b, c) -> str | None:
         if base.type.get_canonical().kind == ci.TypeKind.POINTER:  # `->`: inside *base
             if kind_of(base) == K.CALL_EXPR:  # `GET_PRIVATE (x)->f`
                 return instance_private(b, base)
+            if private_part(base) is not None:  # `x->priv->f`: x's own private part
+                base = strip(private_part(base))
             if kind_of(base) != K.DECL_REF_EXPR:
                 return None
             v = b.var(referenced(base))
@@ -183,7 +185,25 @@ def interior_root(b, c) -> str | None:
         return b.interiors.get(v) if v is not None else None
     if k == K.CALL_EXPR:
         return instance_private(b, x)
+    if private_part(x) is not None:  # `FooPrivate *priv = self->priv;`
+        return inside(b, x)
     return None
+
+
+def private_part(c):
+    """The base `x` of `x->priv` when the member points to x's own GObject private part: a
+    `FooPrivate` beside instance struct `Foo` (the pre-2.38 `priv` pointer, set from
+    G_TYPE_INSTANCE_GET_PRIVATE in `foo_init`: memory the instance owns, not another object).
+    None otherwise."""
+    if kind_of(c) != K.MEMBER_REF_EXPR:
+        return None
+    base = next(iter(children_of(c)), None)
+    t, bt = c.type.get_canonical(), strip(base).type.get_canonical() if base is not None else None
+    if bt is None or t.kind != ci.TypeKind.POINTER or bt.kind != ci.TypeKind.POINTER:
+        return None
+    own = bt.get_pointee().get_canonical().get_declaration().spelling.lstrip("_")
+    part = t.get_pointee().get_canonical().get_declaration().spelling.lstrip("_")
+    return base if own and part == own + "Private" else None
 
 
 def first_member_base(c):

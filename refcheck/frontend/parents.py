@@ -68,10 +68,19 @@ def _pairs(b):
             kids = list(children_of(c))
             if len(kids) == 2:
                 x, y = inside(b, kids[0]), _kept_value(b, kids[1])
-                if x is not None and y is not None:
+                if x is not None and y is not None and not _plain_parameter(kids[1]):
                     yield x, y
         else:
             yield from _call_pairs(b, c)
+
+
+def _plain_parameter(e) -> bool:
+    """Whether `e` is a parameter stored as it is, no retain: the function holds no reference of
+    its own of it to keep, so such a store is no evidence of holding (colord's `cd_state_get_child
+    (state)` stores `state` into the new child's private part and the child into `state`'s: the
+    child is held, its pointer back to the borrowed `state` is not)."""
+    c = strip(e)
+    return kind_of(c) == K.DECL_REF_EXPR and kind_of(c.referenced) == K.PARM_DECL
 
 
 def _sites(fn) -> list:
