@@ -55,8 +55,11 @@ def _holds_pointer(holder) -> bool:
         if child.tag in (CORE + "type", CORE + "array"):
             ctype = child.get(C_NS + "type", "")
             # An untyped `gpointer *` (g_hash_table_iter_next's key and value) says no more than
-            # an untyped result does: the container's element, owned or not.
-            return ctype.count("*") >= 2
+            # an untyped result does: the container's element, owned or not. A `const gchar **`
+            # receives a `const` pointer, which no one frees without casting the const away: a
+            # place in memory someone else owns, GLib's `const` convention (g_variant_type_string_scan's
+            # endptr, a pointer into its argument, which the scanner's default calls transfer full).
+            return ctype.count("*") >= 2 and not (ctype.startswith("const ") and ctype.count("*") == 2)
     return False
 
 

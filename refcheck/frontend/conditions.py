@@ -20,6 +20,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.steals import status_condition
+from refcheck.frontend.strequal import string_equality
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
@@ -281,11 +282,14 @@ FLIP = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
 def simple_condition(c, b: GraphBuilder):
-    """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant."""
+    """(var, op, k) for `v`, `v OP k` or `k OP v` over an integer local and a constant, or a string
+    equality of a local against a literal (`frontend.strequal`)."""
     c = strip(c)
     if kind_of(c) == K.DECL_REF_EXPR:
         v = b.var(referenced(c))
         return (v, "!=", 0) if v is not None else None
+    if kind_of(c) == K.CALL_EXPR:  # `strcmp (v, "lit")`: v's text against a literal
+        return string_equality(c, b)
     if kind_of(c) == K.BINARY_OPERATOR and binop(c) in FLIP:
         op = binop(c)
         operands = list(children_of(c))
