@@ -10,7 +10,7 @@ and the same with the integer constants of variables whose name contains SUBSTR 
 (`--forget contiguous`: TH_TENSOR_APPLY's `*_contiguous`, which decide its counters). The second
 count bounds what a join that keeps facts exact could reach, the third what one that drops the
 deciding constants could, before whatever the lost facts would split again
-(docs/performance.md, "Eleventh session: NULL-or-owned joins").
+(docs/history/performance.md, "Eleventh session: NULL-or-owned joins").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The measurement behind "NULL-or-owned joins" (tests/analysis/nulljoin_bound.py, docs/performance.md
+"""The measurement behind "NULL-or-owned joins" (tests/analysis/nulljoin_bound.py, docs/history/performance.md
 eleventh session): which states its key would merge, on fixtures/null_or_owned.c, and that the
 shapes it is about are reported, or not, as they should be by the exploration as it is."""
 
