@@ -90,6 +90,9 @@ class Endings:
                     st.objs[oid] = replace(o, owned=o.owned - 1)
                 elif o.gone:
                     self.event(EventKind.USED_AFTER_RELEASE, Via.RETURN, loc, st, oid, events)
+                elif o.taken:  # the reference its overwritten location held (locations.take_out)
+                    self.event(EventKind.RETURNED_OWNED, Via.RETURN, loc, st, oid, events)
+                    st.objs[oid] = replace(o, taken=False)
                 else:
                     self.event(EventKind.RETURNED_BORROWED, Via.RETURN, loc, st, oid, events)
         self.dangling(st, events)

@@ -32,6 +32,7 @@ class Locations:
                 # The location's own earlier value put back (`old = s->f; s->f = obj; ...;
                 # s->f = old;`): obj was only lent to it, its reference is ours again.
                 st.objs[before] = replace(b, owned=1)
+        self.take_out(st, ObjId(Kind.FIELD, op.target), oid)
         self.forget(st, ObjId(Kind.FIELD, op.target))
         # Until the location or its address changes, loading it gives back what was stored.
         if oid is None and self.conv.infer_setters and (op.untracked or op.var is not None) \
@@ -52,3 +53,13 @@ class Locations:
             # The fact pinned it: held by nobody now, it is gone (else a loop handing each
             # turn's object to one call keeps every turn's, past the generations bound).
             self.collect(st, before)
+
+    def take_out(self, st: State, fid: ObjId, oid: ObjId | None) -> None:
+        """The value `fid` loaded from a location that stores hold references in (CPython), the
+        location overwritten while a variable of the user's still holds it and nothing released
+        it: the location's reference went with the value (`old = g; g = new; return old;`)."""
+        b = st.objs.get(fid)
+        if b is None or fid == oid or not self.conv.infer_setters or b.owned or b.gone or b.taken:
+            return
+        if any(not v.startswith("$") for v in st.holders(fid)):
+            st.objs[fid] = replace(b, taken=True)

@@ -99,6 +99,10 @@ class Obj:
     # A fresh acquisition whose pointer left this frame (stored, its address taken, passed to a
     # call that may keep it): only then may a value loaded from memory be this object.
     escaped: bool = False
+    # The reference its location held, taken out as the location was overwritten without a release
+    # while a variable here held it (`old = g; g = new; return old;`, PyGreSQL's set_defhost):
+    # ours to hand back. Not counted as owned: a value left unreleased is not reported.
+    taken: bool = False
     # States are keyed on their objects; the generated hash would rebuild this tuple at every
     # lookup of the visited map (about a third of the exploration's time on torch7's max/min).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
@@ -114,7 +118,7 @@ class Obj:
         object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
                                                 self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
                                                 self.fresh, self.family, self.shared, self.by_location,
-                                                self.kept, self.floated, self.escaped)))
+                                                self.kept, self.floated, self.escaped, self.taken)))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
@@ -167,7 +171,7 @@ class _ViewIdent:
 
 def _view_fields(o: "Obj") -> tuple:
     return (o.null, o.origin, o.name, o.deps, o.link, o.may_be, o.fresh, o.family, o.shared, o.by_location,
-            o.kept, o.floated, o.escaped)
+            o.kept, o.floated, o.escaped, o.taken)
 
 
 _new = object.__new__  # the copies' constructor (`Facts.copy`, `State.copy`)

@@ -113,7 +113,7 @@ class ConditionLowerer:
             v = self.value(other)
             if v not in (None, NULL):
                 yes, no = (f, t) if op == "==" else (t, f)
-                self.test(c, v, yes, no, pointer=True, mark=mark)
+                self.test(c, v, yes, no, pointer=True, mark=mark, shown_inverted=op == "==")
                 return True
         if zeroed is not None:
             # `g_str_equal (a, b) == FALSE` is `!g_str_equal (a, b)`: one test of the
@@ -134,7 +134,7 @@ class ConditionLowerer:
                               fact=ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status))
                     return True
                 yes, no = (f, t) if op == "==" else (t, f)
-                self.test(c, v, yes, no, pointer=True, mark=mark)
+                self.test(c, v, yes, no, pointer=True, mark=mark, shown_inverted=op == "==")
                 return True
         # `x == Py_None`: a test of x against one fixed object, keyed by its text (a Fact,
         # which a retest of the same x correlates), not a comparison of two references.
@@ -196,7 +196,9 @@ class ConditionLowerer:
         del self.b.pending_temps[mark:]
         self.b.edge(n, t, True)
         self.b.edge(n, f, False)
-        if shown_inverted:  # the node tests a == b for the source's a != b: notes quote the source
+        # The node tests a == b for the source's a != b, or x non-NULL for the source's x == NULL:
+        # notes quote the source, so they name the source's branch.
+        if shown_inverted:
             self.b.g[n][t]["shown"] = False
             self.b.g[n][f]["shown"] = True
         self.b.cur = None

@@ -57,3 +57,27 @@ def test_the_cache_keeps_every_step_and_what_bears():
     back = load_result(dump_result(UnitResult("a.c", [f])))
     assert back.findings[0].path == tuple(path)
     assert [s.message for s in bearing_path(back.findings[0].path)] == ["acquired", "lost"]
+
+
+def test_a_null_comparison_names_the_branch_the_source_takes(project):
+    # `if (t == NULL) return 0;` passed with t non-NULL is the source's false branch (the node
+    # tests t non-NULL); `if (t != NULL)` taken is its true branch.
+    project.write("f.c", "#include <stddef.h>\n" + HEAD + """\
+int f(T *x, int n) {
+  T *t = T_newCopy(x);
+  if (t == NULL)
+    return 0;
+  if (t != NULL)
+    use(t, 0);
+  if (n > 9)
+    return -1;
+  T_free(t);
+  return 0;
+}
+""")
+    assert _path(project) == [
+        "8: acquired here by T_newCopy",
+        "9: taking the false branch (t == NULL)",
+        "11: taking the true branch (t != NULL)",
+        "14: not released before this return",
+    ]
