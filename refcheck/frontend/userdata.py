@@ -84,10 +84,21 @@ class UserData:
         if k is None or record.effects(n).get(k) is not None or record.role in ("release", "consume") \
                 or k not in record.conditional_effects(n):
             return False
+        for call, j in self.later_uses(c, arg):
+            decl, name = self.b.callee_of(call)
+            record = self.b.summary_of(decl, name)
+            if record.effects(len(arguments(call))).get(j) in (Effect.KEEP, Effect.RETAIN) \
+                    or (j == 0 and record.role == "retain"):
+                return True
+        return False
+
+    def later_uses(self, c, arg):
+        """(call, position) of every call after `c` in the function's source that passes the
+        local or parameter `arg` names as it is; nothing where `arg` names no variable."""
         x = strip(arg)
         target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
         if target is None or kind_of(target) not in (K.VAR_DECL, K.PARM_DECL):
-            return False
+            return
         after = c.extent.end.offset
         for call in self.b.fn.walk_preorder():
             if kind_of(call) != K.CALL_EXPR or call.extent.start.offset <= after:
@@ -95,13 +106,7 @@ class UserData:
             for j, a in enumerate(arguments(call)):
                 a = strip(a)
                 if kind_of(a) == K.DECL_REF_EXPR and referenced(a) == target:
-                    decl, name = self.b.callee_of(call)
-                    record = self.b.summary_of(decl, name)
-                    nargs = len(arguments(call))
-                    if record.effects(nargs).get(j) in (Effect.KEEP, Effect.RETAIN) \
-                            or (j == 0 and record.role == "retain"):
-                        return True
-        return False
+                    yield call, j
 
     def partly_taken(self, decl, args: list, effects: dict) -> set[int]:
         """Data positions handed to a callback that gives its data up on some of its calls only
@@ -171,20 +176,9 @@ class UserData:
         RETURN_NULL_IF_CAIRO_ERROR (status); Py_INCREF (base);`): handed borrowed, then given
         its reference once the keeping call succeeded, as `self->f = x; Py_INCREF (x);` is. Its
         hand-over is then a store whose debt that retain pays (no RC009 at the call)."""
-        x = strip(arg)
-        target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
-        if target is None or kind_of(target) not in (K.VAR_DECL, K.PARM_DECL):
-            return False
-        after = c.extent.end.offset
-        for k in self.b.fn.walk_preorder():
-            if kind_of(k) != K.CALL_EXPR or k.extent.start.offset <= after:
-                continue
-            given = arguments(k)
-            first = strip(given[0]) if given else None
-            if first is None or kind_of(first) != K.DECL_REF_EXPR or referenced(first) != target:
-                continue
-            decl, name = self.b.callee_of(k)
-            if self.b.summary_of(decl, name).role == "retain":
+        for call, j in self.later_uses(c, arg):
+            decl, name = self.b.callee_of(call)
+            if j == 0 and self.b.summary_of(decl, name).role == "retain":
                 return True
         return False
 
