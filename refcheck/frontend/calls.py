@@ -28,7 +28,7 @@ from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
-from refcheck.frontend import flagfail
+from refcheck.frontend import flagfail, indicator
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -80,6 +80,7 @@ class CallLowering(UserData, Moves):
         loc = location(c)
         args, kids = self.callee_first(c)
         summary = self.summary_at(c, decl, name, args)
+        indicator.may_set(self.b, c, loc, name, summary)
         flags = flagfail.keys_at_call(self.b, summary, args) if summary.null_when_flags else {}
         self.b.flag_sets.extend((self.b.cur, key) for key in flags)
         check = summary.error_condition
@@ -161,6 +162,7 @@ class CallLowering(UserData, Moves):
                 error_split(self.b, loc, name, t, error)
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
+            indicator.split_result(self.b, loc, name, t)
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to

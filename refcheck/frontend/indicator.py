@@ -1,0 +1,69 @@
+"""The error indicator read as a call's failure test (the conventions' `error_indicator`:
+CPython's `PyErr_Occurred`).
+
+A C API function returning an object returns NULL when it raises, so a non-NULL result means
+the call set no error. Code that tests the indicator right after such a call instead of the
+result (apsw: `obj = PyMapping_GetItemString (map, key); if (PyErr_Occurred ()) return -1; if
+(!obj) continue;`, because the dict branch's PyDict_GetItemString returns NULL without raising;
+`next = PyIter_Next (it); if (PyErr_Occurred ()) return NULL;`) owns nothing on the test's true
+edge. Lowered as a fact keyed by the indicator call's own text: an owned result's non-NULL edge
+writes it false (`ir.Store` with `truth=False`), and every later call that may raise (anything
+but a count operation, a pure call or the test itself) makes it unknown again, so the fact says
+something only about the last call before the test. Only in bodies that test the indicator.
+"""
+
+from __future__ import annotations
+
+from refcheck import ir
+from refcheck.frontend.clangutil import K, kind_of
+from refcheck.frontend.conditions import fact_key
+from refcheck.frontend.exitmacros import macro_role
+from refcheck.frontend.parents import body_sites
+
+# Calls that leave the indicator as it was: count operations (a destructor leaves no error set).
+_QUIET_ROLES = frozenset(("retain", "release"))
+
+
+def is_indicator(b, name: str | None) -> bool:
+    """Whether `name` is the conventions' error-indicator test."""
+    return bool(name) and bool(b.conv.error_indicator) and b.conv.matches("error_indicator", name)
+
+
+def indicator_key(b) -> str | None:
+    """The fact key of the indicator's test where this body tests it, else None (once per build)."""
+    if b.indicator is None:
+        found = ""
+        if b.conv.error_indicator:
+            for c in body_sites(b):
+                if kind_of(c) == K.CALL_EXPR and is_indicator(b, b.callee_of(c)[1]):
+                    key = fact_key(c, b)
+                    found = key[0] if key is not None and not key[1] else ""
+                    break
+        b.indicator = found
+    return b.indicator or None
+
+
+def may_set(b, c, loc, name: str | None, summary) -> None:
+    """At call `c` that may raise: the indicator says nothing about an earlier result any more."""
+    key = indicator_key(b)
+    if key is None or is_indicator(b, name) or b.conv.matches("pure", name or ""):
+        return
+    if (summary.role or macro_role(b, c, name)) in _QUIET_ROLES:
+        return
+    b.emit(ir.Store(loc, None, key))
+
+
+def split_result(b, loc, name: str, t: str) -> None:
+    """After `t = name (...)`: on t's non-NULL edge the call set no error."""
+    key = indicator_key(b)
+    if key is None:
+        return
+    test = b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} returned a value, no error set")
+    b.start(test)
+    ok, join = b.node("block"), b.node("block")
+    b.edge(test, ok, True)
+    b.edge(test, join, False)
+    b.cur = ok
+    b.emit(ir.Store(loc, None, key, truth=False))
+    b.goto(join)
+    b.cur = join
