@@ -162,7 +162,7 @@ class CallLowering(UserData, Moves):
                 error_split(self.b, loc, name, t, error)
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
-            indicator.split_result(self.b, loc, name, t)
+            indicator.split_result(self.b, c, loc, name, t)
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to

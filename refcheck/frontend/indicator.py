@@ -15,10 +15,14 @@ something only about the last call before the test. Only in bodies that test the
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, kind_of
+from refcheck.frontend.binding import cursor_key, of_kinds
+from refcheck.frontend.clangutil import K, binop, kind_of, strip
+from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import fact_key
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.parents import body_sites
+
+_ASSIGNING = frozenset({K.BINARY_OPERATOR.value, K.VAR_DECL.value})
 
 # Calls that leave the indicator as it was: count operations (a destructor leaves no error set).
 _QUIET_ROLES = frozenset(("retain", "release"))
@@ -40,7 +44,40 @@ def indicator_key(b) -> str | None:
                     found = key[0] if key is not None and not key[1] else ""
                     break
         b.indicator = found
+        b.indicator_calls = _assigned_calls(b) if found else frozenset()
     return b.indicator or None
+
+
+def _assigned_calls(b) -> frozenset:
+    """The calls whose result goes straight into a local variable (`x = f (...)`, `T x = f
+    (...)`): only there can a later test of the indicator speak of it. A result handed to another
+    call (`PyDict_SetItemString (d, k, PyLong_FromLong (v))`) meets that call first, and one
+    stored into an array element or a field is no variable the test could decide; splitting
+    those would only multiply states (a module initializer's fifty results)."""
+    out = set()
+    for c in of_kinds(b.fn, _ASSIGNING):
+        kids = list(children_of(c))
+        if kind_of(c) == K.BINARY_OPERATOR:
+            if binop(c) != "=" or len(kids) != 2 or kind_of(strip(kids[0])) != K.DECL_REF_EXPR:
+                continue
+            value = kids[1]
+        elif kids:
+            value = kids[-1]
+        else:
+            continue
+        out.update(_value_calls(value))
+    return frozenset(out)
+
+
+def _value_calls(value) -> list:
+    """The calls whose result is the value of `value`: itself, or the arms of `c ? f () : g ()`
+    (apsw's `PyDict_Check (b) ? PyDict_GetItemString (b, k) : PyMapping_GetItemString (b, k)`)."""
+    value = strip(value)
+    if kind_of(value) == K.CALL_EXPR:
+        return [cursor_key(value)]
+    if kind_of(value) == K.CONDITIONAL_OPERATOR:
+        return [k for arm in list(children_of(value))[1:] for k in _value_calls(arm)]
+    return []
 
 
 def may_set(b, c, loc, name: str | None, summary) -> None:
@@ -53,10 +90,10 @@ def may_set(b, c, loc, name: str | None, summary) -> None:
     b.emit(ir.Store(loc, None, key))
 
 
-def split_result(b, loc, name: str, t: str) -> None:
-    """After `t = name (...)`: on t's non-NULL edge the call set no error."""
+def split_result(b, c, loc, name: str, t: str) -> None:
+    """After `x = name (...)` (its result `t`): on t's non-NULL edge the call set no error."""
     key = indicator_key(b)
-    if key is None:
+    if key is None or cursor_key(c) not in b.indicator_calls:
         return
     test = b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} returned a value, no error set")
     b.start(test)
