@@ -15,7 +15,7 @@ something only about the last call before the test. Only in bodies that test the
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.binding import cursor_key, of_kinds
+from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import fact_key
@@ -58,10 +58,11 @@ def _assigned_calls(b) -> frozenset:
     for c in of_kinds(b.fn, _ASSIGNING):
         kids = list(children_of(c))
         if kind_of(c) == K.BINARY_OPERATOR:
-            if binop(c) != "=" or len(kids) != 2 or kind_of(strip(kids[0])) != K.DECL_REF_EXPR:
-                continue
+            target = strip(kids[0]) if binop(c) == "=" and len(kids) == 2 else None
+            if target is None or kind_of(target) != K.DECL_REF_EXPR or b.var(referenced(target)) is None:
+                continue  # not a local: a global's many initializers (PyGreSQL's exceptions) stay one state
             value = kids[1]
-        elif kids:
+        elif kids and b.var(c) is not None:
             value = kids[-1]
         else:
             continue
