@@ -7,7 +7,7 @@ import json
 
 from refcheck.data import cpython_refcounts as gen
 from refcheck.frontend.graph import in_library
-from refcheck.frontend.steals import build_value_steals, parse_borrowed_outputs
+from refcheck.frontend.steals import build_value_steals, parse_allocated_outputs, parse_borrowed_outputs
 from refcheck.conventions.presets import PRESETS, cpython_table
 from refcheck.conventions.summary import Effect, Returns, Tracked, When
 
@@ -182,6 +182,13 @@ def test_parse_tuple_formats_name_their_borrowed_outputs():
     assert parse_borrowed_outputs("s#es#y*(OS)$p;message") == (6, 7)  # lengths, encoding, nesting
     assert parse_borrowed_outputs("etY") == (2,)
     assert parse_borrowed_outputs("%d") is None  # not a getargs.c format: nothing assumed
+
+
+def test_parse_tuple_formats_name_the_buffers_they_allocate():
+    assert parse_allocated_outputs("et|i:open") == (1,)  # the encoding first, then the char **
+    assert parse_allocated_outputs("Oes#et") == (2, 5)  # es# has its length after the buffer
+    assert parse_allocated_outputs("s#zy*O") == ()  # pointers into the argument, a Py_buffer
+    assert parse_allocated_outputs("%d") is None
 
 
 def test_the_extra_records_are_only_what_refcounts_dat_does_not_list():

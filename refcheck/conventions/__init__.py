@@ -152,6 +152,10 @@ class Conventions:
     # take a new reference and drop it, handing back a pointer the object's owner keeps alive.
     # The references their calls return are not theirs to track.
     borrow_accessors: list[str] = field(default_factory=list)
+    # The error indicator's test (CPython's `PyErr_Occurred`): right after a call whose object
+    # result is not NULL it is false, since such a call returns NULL when it raises
+    # (frontend.indicator).
+    error_indicator: list[str] = field(default_factory=list)
     # Record types whose static initialisers list the functions a runtime calls through them
     # (CPython's PyTypeObject, PyMethodDef, PyType_Slot arrays): a function stored in one that
     # returns a pointer hands its caller a new reference, whatever its name (`frontend.slots`).
@@ -320,7 +324,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
             "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "floating",
+            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "floating",
             "ref_sink", "take_ref", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property

@@ -126,6 +126,9 @@ def _cpython() -> Conventions:
         # Py_GetConstantBorrowed (3.13), pythoncapi_compat.h's _PyFrame_GetCodeBorrow,
         # _PyThreadState_GetFrameBorrow: a new reference dropped for a borrowed pointer.
         borrow_accessors=[r"^_?Py\w*Borrow(?:ed)?$"],
+        # A function returning an object returns NULL when it raises: the indicator tested right
+        # after it is false where the result is not (apsw's `if (PyErr_Occurred ()) return -1;`).
+        error_indicator=[r"^PyErr_Occurred$"],
         # The tables the interpreter calls a type's or module's functions through: every
         # `PyObject *` slot's result is a new reference (RC005 when a borrowed one is returned),
         # and tp_dealloc (tp_free) destroys the object it is handed, whatever the function's name.

@@ -10,7 +10,7 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import Effect, Returns, Source, resolve
+from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
                                         points_to_scalar, success_result, unnotified, untyped_unknown,
@@ -28,7 +28,7 @@ from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
-from refcheck.frontend import flagfail
+from refcheck.frontend import flagfail, indicator
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -36,7 +36,7 @@ from refcheck.frontend.moves import Moves
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
-from refcheck.frontend.steals import format_steals, parse_outputs, result_split
+from refcheck.frontend.steals import format_steals, parse_allocations, parse_outputs, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address
@@ -80,6 +80,7 @@ class CallLowering(UserData, Moves):
         loc = location(c)
         args, kids = self.callee_first(c)
         summary = self.summary_at(c, decl, name, args)
+        indicator.may_set(self.b, c, loc, name, summary)
         flags = flagfail.keys_at_call(self.b, summary, args) if summary.null_when_flags else {}
         self.b.flag_sets.extend((self.b.cur, key) for key in flags)
         check = summary.error_condition
@@ -161,6 +162,7 @@ class CallLowering(UserData, Moves):
                 error_split(self.b, loc, name, t, error)
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
+            indicator.split_result(self.b, c, loc, name, t)
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
@@ -285,6 +287,10 @@ class CallLowering(UserData, Moves):
         kept = summary.kept_fills(len(args))
         fills = {v: (w, fills_scalars(args[i]), i in kept) for i, (e, w) in conditional.items()
                  if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None}
+        # `&buf` of a PyArg_ParseTuple `es`/`et` unit receives a PyMem block on success, to be
+        # PyMem_Free'd; left as it was on failure.
+        fills.update({v: (When.NONZERO, True, True) for i in parse_allocations(self.b, name, args)
+                      if (v := self.out_target(args[i])) is not None})
         # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
         lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.

@@ -235,6 +235,9 @@ def pure_call_against_zero(lhs, rhs, b: GraphBuilder):
     g_str_equal macro is `strcmp (a, b) == 0`): tested as that expression itself. Else None."""
     for x, y in ((lhs, rhs), (rhs, lhs)):
         e = strip(x)
+        if kind_of(e) == K.CALL_EXPR and is_null_constant(y) and \
+                b.conv.matches("error_indicator", b.callee_of(e)[1] or ""):
+            return e  # `PyErr_Occurred () != NULL`: the indicator's own test (frontend.indicator)
         if converted_constant(y) != 0:
             continue
         if kind_of(e) == K.BINARY_OPERATOR and binop(e) in _TRUTH_VALUED:
@@ -389,7 +392,9 @@ def _subkey_of(x, b: GraphBuilder):
         return None
     if k == K.CALL_EXPR:
         _, name = b.callee_of(x)
-        if not b.conv.matches("pure", name):
+        # The error indicator's test is keyed too: an owned result's non-NULL edge decides it
+        # (frontend.indicator).
+        if not b.conv.matches("pure", name) and not b.conv.matches("error_indicator", name or ""):
             return None
         head = f"call:{name}("
     elif k == K.BINARY_OPERATOR:

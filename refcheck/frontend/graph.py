@@ -49,6 +49,8 @@ class GraphBuilder:
         # its `return f (...)` sets only with a NULL result (frontend.flagfail).
         self.flag_sets: list = []
         self.flag_returns: dict[int, frozenset] = {}
+        self.indicator: str | None = None  # the error indicator's fact key, "" if untested (frontend.indicator)
+        self.indicator_calls: frozenset = frozenset()  # calls whose result a local receives (same)
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
         self.members: dict[str, dict[str, str]] = {}

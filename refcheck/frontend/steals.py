@@ -62,7 +62,22 @@ _PARSE_BUFFERS = set("szyuZw")
 def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
     """The positions, among the outputs after the format, that a PyArg_ParseTuple format fills
     with a borrowed object; None when the format is not one getargs.c reads."""
-    out, arg, i = [], 0, 0
+    kinds = parse_output_kinds(fmt)
+    return None if kinds is None else kinds[0]
+
+
+def parse_allocated_outputs(fmt: str) -> tuple[int, ...] | None:
+    """The positions of the `char **buffer` outputs of `es`/`et` units (`es#`/`et#` too): the C
+    API reference's "Strings and buffers" has getargs.c allocate the buffer with PyMem_NEW on
+    success, and the caller PyMem_Free it. None when the format is not one getargs.c reads."""
+    kinds = parse_output_kinds(fmt)
+    return None if kinds is None else kinds[1]
+
+
+def parse_output_kinds(fmt: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(borrowed object outputs, allocated buffer outputs) of a PyArg_ParseTuple format, as
+    positions among the outputs after it; None when getargs.c would not read the format."""
+    out, allocated, arg, i = [], [], 0, 0
     while i < len(fmt) and fmt[i] not in ":;":
         c, nxt = fmt[i], fmt[i + 1] if i + 1 < len(fmt) else ""
         if c in "()|$":
@@ -70,6 +85,7 @@ def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
         elif c in _PARSE_SCALARS:
             arg += 1
         elif c == "e" and nxt in ("s", "t"):  # encoding, buffer[, length]
+            allocated.append(arg + 1)
             i += 1
             arg += 2
             if i + 1 < len(fmt) and fmt[i + 1] == "#":
@@ -92,7 +108,7 @@ def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
         else:
             return None
         i += 1
-    return tuple(out)
+    return tuple(out), tuple(allocated)
 
 
 def parse_outputs(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
@@ -105,6 +121,18 @@ def parse_outputs(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
         return frozenset(range(first, len(args)))
     fmt = string_literal(args[index]) if index < len(args) else None
     outs = parse_borrowed_outputs(fmt) if fmt is not None else None
+    return frozenset(first + i for i in outs or () if first + i < len(args))
+
+
+def parse_allocations(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
+    """The argument indices of a PyArg_Parse-style call whose `es`/`et` buffer it allocates on
+    success (PyArg_UnpackTuple has no format: none)."""
+    found = b.conv.parse_format(name, len(args))
+    if found is None or found[0] is None or found[0] >= len(args):
+        return frozenset()
+    index, first = found
+    fmt = string_literal(args[index])
+    outs = parse_allocated_outputs(fmt) if fmt is not None else None
     return frozenset(first + i for i in outs or () if first + i < len(args))
 
 
