@@ -52,9 +52,7 @@ def callees_first(paths: list[str], read) -> list[int]:
 
 
 def _placed(calls: list[set[int]]) -> list[int]:
-    """Kahn's order of `calls` (unit -> the units it calls), cycles broken as callees_first says.
-    Both choices come from heaps (the cycle's with stale entries skipped), so that a run of
-    thousands of units that call each other is no quadratic scan."""
+    """Kahn's order of `calls` (unit -> the units it calls), cycles broken as callees_first says."""
     callers: list[list[int]] = [[] for _ in calls]
     for u, vs in enumerate(calls):
         for v in vs:
@@ -62,31 +60,22 @@ def _placed(calls: list[set[int]]) -> list[int]:
     waits = [len(vs) for vs in calls]  # the units each still waits for
     waited = [len(us) for us in callers]  # the units still waiting for each
     ready = [u for u in range(len(calls)) if not waits[u]]
-    stuck = [(waits[u] - waited[u], u) for u in range(len(calls)) if waits[u]]
     heapq.heapify(ready)
-    heapq.heapify(stuck)
     placed = [False] * len(calls)
     order: list[int] = []
     while len(order) < len(calls):
         if ready:
             unit = heapq.heappop(ready)
-            if placed[unit]:
-                continue
         else:
-            key, unit = heapq.heappop(stuck)
-            if placed[unit] or not waits[unit] or key != waits[unit] - waited[unit]:
-                continue
+            unit = min((u for u in range(len(calls)) if not placed[u]), key=lambda u: (waits[u] - waited[u], u))
         placed[unit] = True
         order.append(unit)
-        for u in set(calls[unit]) | set(callers[unit]):
-            if u in calls[unit]:
-                waited[u] -= 1
-            if unit in calls[u] and not placed[u]:
-                waits[u] -= 1
+        for v in calls[unit]:
+            waited[v] -= 1
+        for u in callers[unit]:
             if not placed[u]:
-                if waits[u]:
-                    heapq.heappush(stuck, (waits[u] - waited[u], u))
-                elif unit in calls[u]:
+                waits[u] -= 1
+                if not waits[u]:
                     heapq.heappush(ready, u)
     return order
 
