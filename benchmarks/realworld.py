@@ -12,6 +12,10 @@ verdicts file where there is one.
     python benchmarks/realworld.py --compare /tmp/corpora/results/R /tmp/corpora/results/B
     python benchmarks/realworld.py benchmarks/corpora/cpy22.toml --score /tmp/corpora/results/R
 
+Times: each run compiles refcheck's modules from source (PYTHONDONTWRITEBYTECODE=1), which on a
+small unit is most of its stages; `--bytecode DIR` runs from bytecode compiled once, as an
+installed refcheck does (each result says which under `bytecode`).
+
 A spec: `batch`, `preset`, and per [[project]] `name`, `source` (github:owner/name), `commit`, and
 `units` (globs in the tree) or `compile_commands` (a database folder; with `units` too, only
 those paths of it); optional `apt`, `build` (shell steps run once in the tree), `flags` (clang
@@ -38,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bytecode  # noqa: E402
 from realworld_results import (  # noqa: E402
     SpecError, compare, load_results, parse_verdicts, print_compare, print_scores,
     totals_line)
@@ -388,18 +393,18 @@ def parse_stages(stderr: str) -> dict[str, float]:
     return stages
 
 
-def _env(checkout: Path) -> dict:
-    return {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+def _env(checkout: Path, pycache: Path | None = None) -> dict:
+    return bytecode.env({**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}, pycache)
 
 
-def run_check(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict:
+def run_check(batch: Batch, project: Project, tree: Path, checkout: Path, pycache: Path | None = None) -> dict:
     paths, extra = check_args(batch, project, tree)
     write_config(batch, project, tree)
     argv = [sys.executable, "-m", "refcheck", "check", "-j1", "--no-cache", "--format", "json",
             "--statistics", *[f"--clang-arg={a}" for a in extra]]
     if project.errors:
         argv.append(f"--errors={project.errors}")
-    done, cpu = _run_measured(argv + paths, tree, _env(checkout))
+    done, cpu = _run_measured(argv + paths, tree, _env(checkout, pycache))
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -411,7 +416,7 @@ def run_check(batch: Batch, project: Project, tree: Path, checkout: Path) -> dic
             "cpu_seconds": round(cpu, 3), "argv": argv[1:] + paths}
 
 
-def run_floor(batch: Batch, project: Project, tree: Path, checkout: Path) -> dict | None:
+def run_floor(batch: Batch, project: Project, tree: Path, checkout: Path, pycache: Path | None = None) -> dict | None:
     """benchmarks/floor.py (the checkout's, else this one's) over the same units and flags."""
     paths, extra = check_args(batch, project, tree)
     if project.compile_commands is not None:
@@ -420,7 +425,7 @@ def run_floor(batch: Batch, project: Project, tree: Path, checkout: Path) -> dic
     if not script.is_file():
         script = HERE / "floor.py"
     argv = [sys.executable, str(script), str(tree), *paths, *[f"--clang-arg={a}" for a in extra]]
-    done, cpu = _run_measured(argv, tree, _env(checkout))
+    done, cpu = _run_measured(argv, tree, _env(checkout, pycache))
     try:
         floor = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -440,9 +445,10 @@ def run_project(batch: Batch, project: Project, args) -> dict:
     result = {"batch": batch.batch, "project": project.name, "source": project.source,
               "commit": _tree_commit(tree) or project.commit, "checkout": str(args.checkout),
               "built": built, "missing_packages": missing, "environment": _environment(),
-              **run_check(batch, project, tree, args.checkout)}
+              "bytecode": "cached" if args.bytecode else "compiled at each run",
+              **run_check(batch, project, tree, args.checkout, args.bytecode)}
     if args.floor:
-        result["floor"] = run_floor(batch, project, tree, args.checkout)
+        result["floor"] = run_floor(batch, project, tree, args.checkout, args.bytecode)
     return result
 
 
@@ -482,6 +488,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--checkout", type=Path, help="refcheck checkout to run (PYTHONPATH)")
     p.add_argument("--out", type=Path, help="results folder: OUT/BATCH/PROJECT.json")
     p.add_argument("--floor", action="store_true", help="also run benchmarks/floor.py")
+    p.add_argument("--bytecode", type=Path, metavar="DIR",
+                   help="compile the checkout's modules once into DIR and run from there, as an installed "
+                        "refcheck does (default: every run compiles them from source; benchmarks/bytecode.py)")
     p.add_argument("--rebuild", action="store_true", help="run the build steps again")
     p.add_argument("--build-path", action="append", default=[], metavar="DIR",
                    help="put DIR first on PATH for the build steps (a newer meson's bin/)")
@@ -537,6 +546,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.checkout is not None and not (args.checkout / "refcheck").is_dir():
             raise SpecError(f"{args.checkout} is not a refcheck checkout (no refcheck/ in it)")
         args.trees.mkdir(parents=True, exist_ok=True)
+        if args.bytecode is not None and args.checkout is not None and args.score is None:
+            bytecode.prime(args.checkout, args.bytecode)
         for batch in batches:
             if args.score is not None:
                 found = load_results(args.score / batch.batch)

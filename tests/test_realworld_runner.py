@@ -163,3 +163,22 @@ def test_compare_counts_two_findings_on_one_line():
     one = {"project": "p", "findings": [_finding("a.c", 7, "RC001", "f")]}
     diff = compare({"b/p": two}, {"b/p": one})["b/p"]
     assert (diff["old"], diff["new"], diff["gone"], diff["added"]) == (2, 1, [("a.c", 7, "RC001", "f")], [])
+
+
+def test_bytecode_is_primed_outside_the_checkout(tmp_path):
+    """--bytecode: every module of the checkout's refcheck package compiled once into the cache
+    folder (one that fails to import skipped), none into the checkout, and the runs pointed at it."""
+    import bytecode
+
+    pkg = tmp_path / "checkout" / "refcheck"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "fine.py").write_text("import colorsys\nVALUE = 1\n")
+    (pkg / "broken.py").write_text("raise ImportError('a GPU-only helper')\n")
+    cache = tmp_path / "pyc"
+    bytecode.prime(tmp_path / "checkout", cache)
+    compiled = {p.name.split(".")[0] for p in cache.rglob("*.pyc")}
+    assert {"__init__", "fine", "colorsys"} <= compiled
+    assert not list((tmp_path / "checkout").rglob("*.pyc"))
+    env = realworld._env(tmp_path / "checkout", cache)
+    assert env["PYTHONPYCACHEPREFIX"] == str(cache.resolve()) and env["PYTHONDONTWRITEBYTECODE"] == "1"
