@@ -98,3 +98,34 @@ def test_joined_result_owned_only_where_every_function_returns_owned():
     assert vtables.joined([owned, owned]).returns is Returns.OWNED
     assert vtables.joined([owned, _record((0, Effect.RELEASE))]).returns is Returns.UNKNOWN
     assert vtables.joined([_record((0, Effect.RELEASE))]).returns is Returns.UNKNOWN
+
+
+SEQUENCE_SOURCE = """
+#define HEAD void (*del)(void *); int (*get)(void *);
+typedef struct Base { HEAD } Base;
+typedef struct A { HEAD int a; } A;
+typedef struct B { HEAD char *b; } B;
+typedef struct Other { int k; void (*del)(void *); } Other;
+static void a_del(void *p) { }
+static void b_del(void *p) { }
+static int a_get(void *p) { return 0; }
+void make(A *a, B *b, Other *o) { a->del = a_del; a->get = a_get; b->del = b_del; }
+"""
+
+
+def test_a_field_unstored_takes_its_common_initial_sequence(tmp_path):
+    """A call through Base.del, which the unit never stores into, runs what A and B store at the
+    same place of the same leading fields (C11 6.5.2.3p6); Other.del is at another place."""
+    p = tmp_path / "s.c"
+    p.write_text(SEQUENCE_SOURCE)
+    tu = ci.Index.create().parse(str(p))
+    fields = {f"{c.semantic_parent.spelling}.{c.spelling}": c for c in tu.cursor.walk_preorder()
+              if c.kind == ci.CursorKind.FIELD_DECL}
+    key, stores = vtables.stored_in(tu, fields["Base.del"])
+    assert key.startswith(vtables.SEQUENCE) and stores == vtables.Stores(("a_del", "b_del"), False)
+    assert vtables.stored_in(tu, fields["Base.get"])[1] == vtables.Stores(("a_get",), False)
+    # A field with stores of its own keeps them; one at another place gets nothing.
+    assert vtables.stored_in(tu, fields["A.del"])[1] == vtables.Stores(("a_del",), False)
+    assert vtables.stored_in(tu, fields["Other.del"])[1] is None
+    # The note names the key it was found under, and the unit still stores the same there.
+    assert vtables.still_stored(tu, ((vtables.noted(key, stores), "-"),))

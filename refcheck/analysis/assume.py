@@ -27,6 +27,13 @@ def is_view(oid: ObjId, o) -> bool:
     return o is not None and oid.kind in _VIEWS and not (o.owned or o.gone or o.debt or o.paid)
 
 
+def null_key(var: str) -> tuple:
+    """The condition key of a null test of a pointer no object is tracked in (`elem` of
+    `if (elem) v = new (elem); if (v == NULL || elem == NULL) ...`): its answer, remembered
+    while the pointer keeps its value, decides its next test."""
+    return ("null?", var)  # no C name has a "?": no pair of variables (`same_key`) is this key
+
+
 def same_key(cond: ir.SameObject) -> tuple:
     return tuple(sorted((cond.a, cond.b)))
 
@@ -121,8 +128,8 @@ class Assumptions:
     def assume_null(self, st: State, var: str, taken: bool) -> State | None:
         """The `taken` edge of a null test of var (taken: not NULL), on a copy of st."""
         oid = st.env.get(var)
-        if oid is None:
-            return st.copy()
+        if oid is None:  # no object: the pointer's earlier test answers, where there was one
+            return self.assume_correlated(st, null_key(var), taken)
         return self.assume_null_object(st, oid, taken)
 
     def assume_null_object(self, st: State, oid: ObjId, taken: bool) -> State | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from refcheck import ir
-from refcheck.analysis.assume import same_key
+from refcheck.analysis.assume import null_key, same_key
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ def condition_tables(data: dict, relevant: set[int] | None) -> ConditionTables:
             key = same_key(cond)
             cond_vars[key] = frozenset((cond.a, cond.b))
             pair_keys.add(key)
+        elif isinstance(cond, ir.NullTest):
+            # Read only where the pointer holds no tracked object (`Assumptions.assume_null`).
+            key = null_key(cond.var)
+            cond_vars[key] = frozenset((cond.var,))
         else:
             key = None
         if key is not None:

@@ -127,6 +127,12 @@ class Conventions:
     # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
     # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
     child_process: list[str] = field(default_factory=list)
+    # Calls that end the calling thread as a return from its start routine does (POSIX
+    # pthread_exit(3): "an implicit call to pthread_exit() is made when a thread other than the
+    # thread in which main() was first invoked returns from the start routine"): the process runs
+    # on, so what the thread still owns there is leaked, and a path ending there is a return.
+    thread_exits: list[str] = field(default_factory=lambda: [r"^pthread_exit$", r"^PyThread_exit_thread$",
+                                                             r"^g_thread_exit$"])
     # Types (canonical spelling) of a local whose address a call takes as its error out-parameter
     # (GLib's `GError *`: "struct _GError"): set, the call returned no value (frontend.gerrors).
     error_out: list[str] = field(default_factory=list)
@@ -325,7 +331,7 @@ class Conventions:
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "floating",
-            "ref_sink", "take_ref", "child_process", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

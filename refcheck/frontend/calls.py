@@ -144,6 +144,9 @@ class CallLowering(UserData, Moves):
             self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
         self.lend(loc, name, lent)
         lend_fields(self.b, loc, name, args)  # `&self->f` a parse output fills: a borrowed store
+        if self.b.conv.matches("thread_exits", name):
+            self.b.returned_constant(c, None, None)  # the thread's end: its start routine returns
+            return None
         if role in ("error", "exit") or self.b.noreturn(decl):
             n = self.b.error_node(loc, name) if role == "error" else self.b.node("stop", loc, text=name)
             self.b.goto(n)

@@ -82,16 +82,26 @@ def foreign(slot, library_header: str) -> bool:
     return False
 
 
-# The stores of the unit parsed last, by slot USR: walked once, at the first call through a slot.
-_UNIT: list = [None, None]
+# The stores of the unit parsed last, by slot USR: walked once, at the first call through a slot;
+# then by common initial sequence (`sequences_of`), at the first call through a field it never
+# stores into.
+_UNIT: list = [None, None, None]
 
 
 def stores_of(tu) -> dict:
     """USR of each slot -> Stores, for the unit `tu` (cached while it lives)."""
     ref = _UNIT[0]
     if ref is None or ref() is not tu:
-        _UNIT[:] = [weakref.ref(tu), _walk(tu)]
+        _UNIT[:] = [weakref.ref(tu), _walk(tu), None]
     return _UNIT[1]
+
+
+def sequences_of(tu) -> dict:
+    """`sequence_key` -> the union of the stores of the unit's fields at that place."""
+    stores = stores_of(tu)
+    if _UNIT[2] is None:
+        _UNIT[2] = _sequences(tu, stores)
+    return _UNIT[2]
 
 
 def _walk(tu) -> dict:
@@ -113,6 +123,60 @@ def _walk(tu) -> dict:
     return {usr: Stores(tuple(sorted(found.get(usr, ()))), usr in opened) for usr in found.keys() | opened}
 
 
+# The prefix of the key under which `_walk` files the stores of a field by its place in its
+# record's common initial sequence (`sequence_key`).
+SEQUENCE = "(sequence) "
+
+
+def sequence_key(field) -> str | None:
+    """The field's place in a common initial sequence: the names and types of its record's
+    fields up to it, or None. C lets code read the fields of such a sequence through any of the
+    records that share it (C11 6.5.2.3p6): a base struct's `r->delete (r)` where each derived
+    struct (cbor's `READER_FUNCTIONS` leading `BufferReader`, `ObjectReader`) stores its own."""
+    record = field.semantic_parent
+    if record is None or kind_of(record) not in (K.STRUCT_DECL, K.UNION_DECL):
+        return None
+    parts = []
+    for f in record.get_children():
+        if kind_of(f) != K.FIELD_DECL:
+            continue
+        parts.append(f"{f.spelling}:{f.type.get_canonical().spelling}")
+        if f == field:
+            return SEQUENCE + ";".join(parts)
+    return None
+
+
+def _sequences(tu, stores: dict) -> dict:
+    """Each common-initial-sequence key (`sequence_key`) of the fields stored into -> the union
+    of those fields' stores: for a call through a field of the same place that the unit stores
+    nothing into itself (`stored_in`)."""
+    fields = {}
+    for top in _user_tops(tu):
+        for c in of_kinds(top, _FIELDS):
+            if c.get_usr() in stores:
+                fields.setdefault(c.get_usr(), c)
+    grouped: dict[str, list] = {}
+    for usr, field in fields.items():
+        key = sequence_key(field)
+        if key is not None:
+            grouped.setdefault(key, []).append(stores[usr])
+    return {key: Stores(tuple(sorted({f for s in group for f in s.functions})), any(s.open for s in group))
+            for key, group in grouped.items()}
+
+
+def stored_in(tu, slot) -> tuple[str, Stores | None]:
+    """The key a slot's stores are under in the unit and those stores: its own (by USR), else,
+    for a field the unit stores nothing into, those of the fields at its place in a common
+    initial sequence (`sequence_key`), else (its USR, None)."""
+    usr = slot.get_usr()
+    table = stores_of(tu)
+    if usr in table or kind_of(slot) != K.FIELD_DECL:
+        return usr, table.get(usr)
+    key = sequence_key(slot)
+    sequences = sequences_of(tu) if key is not None else {}
+    return (key, sequences[key]) if key in sequences else (usr, None)
+
+
 def _user_tops(tu) -> list:
     """The unit's top-level cursors outside system headers (`in_system_header`'s verdict, its
     name test kept per file): a GLib unit has ~9,500, nearly all from a few dozen headers, and a
@@ -127,6 +191,7 @@ def _user_tops(tu) -> list:
 # walk (binding.of_kinds: compiled where built). Listing them all, through `Cursor.walk_preorder`'s
 # callback per cursor and then `children_by_key`, was a quarter and then a tenth of regex's _regex.c.
 _KINDS = frozenset(k.value for k in (K.BINARY_OPERATOR, K.INIT_LIST_EXPR, K.VAR_DECL, K.UNARY_OPERATOR))
+_FIELDS = frozenset((K.FIELD_DECL.value,))
 
 
 def _assignment(c, found: dict, opened: set) -> None:
@@ -214,9 +279,10 @@ def _given_up(records: list[Summary]) -> list[Summary]:
             for r in records]
 
 
-def noted(slot, stores: Stores) -> str:
-    """The name a check notes for the slot's record (`NOTE`): its USR and the functions stored."""
-    return f"{NOTE}{slot.get_usr()}={','.join(stores.functions)}{'+open' if stores.open else ''}"
+def noted(key: str, stores: Stores) -> str:
+    """The name a check notes for the slot's record (`NOTE`): the key its stores are under
+    (`stored_in`: its USR, or its common initial sequence's) and the functions stored."""
+    return f"{NOTE}{key}={','.join(stores.functions)}{'+open' if stores.open else ''}"
 
 
 def still_stored(tu, used) -> bool:
@@ -227,7 +293,7 @@ def still_stored(tu, used) -> bool:
     now = stores_of(tu)
     for n in notes:
         usr, _, rest = n[len(NOTE):].rpartition("=")
-        s = now.get(usr, Stores())
+        s = (sequences_of(tu) if usr.startswith(SEQUENCE) else now).get(usr, Stores())
         if rest != ",".join(s.functions) + ("+open" if s.open else ""):
             return False
     return True
@@ -245,10 +311,10 @@ def stored_record(b, call) -> Summary | None:
     if b.conv.parent_classes and chains_up(b.conv, kids[0]):
         return None
     usr = slot.get_usr()
-    stores = stores_of(call.translation_unit).get(usr)
+    key, stores = stored_in(call.translation_unit, slot)
     table = b.conv.inferred
     if table is not None:
-        table.asked.add(noted(slot, stores or Stores()))
+        table.asked.add(noted(key, stores or Stores()))
     if stores is None:
         other = table.get(SLOT + usr) if table is not None else None
         return other if other is not None and adds(other) else None
