@@ -131,4 +131,25 @@ SQLITE = library("sqlite", "sqlite3.h", [
     (r"^sqlite3_deserialize$", {"arguments": {"2": "sink"}}),
 ], single=True)
 
-LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)
+# libdbus, the reference D-Bus library (dbus/dbus.h; its API reference): at-spi2-core's
+# atspi and registryd, BlueZ, PulseAudio and Avahi call it directly. Its getters mostly lend
+# (`dbus_message_get_path`: "The returned string becomes invalid if the message is modified or
+# freed"), so the preset's `get` reading holds, except where the reference says otherwise:
+# dbus_message_iter_get_signature, dbus_signature_iter_get_signature: "The returned string must
+# be freed with dbus_free()"; dbus_address_escape_value/unescape_value: "newly-allocated ...
+# value"; dbus_pending_call_steal_reply: "Ownership of the reply message passes to the caller";
+# dbus_connection_pop_message: "The caller owns a reference to the returned message";
+# dbus_connection_send_with_reply_and_block returns the reply its callers unref; dbus_bus_get:
+# "The caller of this function owns a reference to the bus" (dbus_bus_get_private,
+# dbus_connection_open too); dbus_server_listen returns a new server. dbus_malloc's memory is
+# dbus_free's ("Frees a block of memory previously allocated by dbus_malloc()").
+LIBDBUS = library("libdbus", "dbus.h", [
+    (r"^dbus_(?:message_iter|signature_iter)_get_signature$|^dbus_address_(?:un)?escape_value$", _OWNED),
+    (r"^dbus_pending_call_steal_reply$|^dbus_connection_pop_message$"
+     r"|^dbus_connection_send_with_reply_and_block$", _OWNED),
+    (r"^dbus_bus_get(?:_private)?$|^dbus_connection_open(?:_private)?$|^dbus_server_listen$", _OWNED),
+    (r"^dbus_(?:malloc0?|realloc)$", _OWNED),
+    (r"^dbus_free$", {"arguments": {"0": "release"}}),
+])
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE, LIBDBUS)
