@@ -11,6 +11,7 @@
     // fixture-options: preset=glib openssl-headers   (the installed OpenSSL headers, from pkg-config)
     // fixture-options: preset=glib gnutls-headers    (the installed GnuTLS headers, likewise)
     // fixture-options: preset=glib sqlite-headers    (the installed SQLite headers, likewise)
+    // fixture-options: preset=glib dbus-headers      (the installed libdbus headers, likewise)
     // fixture-options: preset=glib glib-headers gir-dir=fixtures/gir   (.gir files read as installed ones)
     // clean: what the next function shows     (or `// buggy: ...`, one before every function)
 
@@ -80,6 +81,7 @@ class Options:
     openssl_headers: bool = False  # `openssl-headers`: compiled against the installed OpenSSL (pkg-config openssl)
     gnutls_headers: bool = False  # `gnutls-headers`: compiled against the installed GnuTLS (pkg-config gnutls)
     sqlite_headers: bool = False  # `sqlite-headers`: compiled against the installed SQLite (pkg-config sqlite3)
+    dbus_headers: bool = False  # `dbus-headers`: compiled against the installed libdbus (pkg-config dbus-1)
 
 
 @dataclass
@@ -122,6 +124,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
         elif token == "sqlite-headers":
             options.sqlite_headers = True
             options.clang_args.extend(sqlite_cflags() or [])
+        elif token == "dbus-headers":
+            options.dbus_headers = True
+            options.clang_args.extend(dbus_cflags() or [])
         elif token == "numpy-headers":
             options.numpy_headers = True
             include = numpy_include()
@@ -150,6 +155,11 @@ def gnutls_cflags() -> list[str] | None:
 def sqlite_cflags() -> list[str] | None:
     """The installed SQLite's compiler flags, None without its development headers."""
     return _pkg_cflags("sqlite3")
+
+
+def dbus_cflags() -> list[str] | None:
+    """The installed libdbus's compiler flags, None without its development headers."""
+    return _pkg_cflags("dbus-1")
 
 
 def _pkg_cflags(package: str) -> list[str] | None:

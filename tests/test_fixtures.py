@@ -25,6 +25,7 @@ from fixture_expect import (
     openssl_cflags,
     gnutls_cflags,
     sqlite_cflags,
+    dbus_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -79,6 +80,8 @@ def _missing_headers(unit: Path) -> str | None:
         return "no GnuTLS development headers (pkg-config gnutls)"
     if options.sqlite_headers and sqlite_cflags() is None:
         return "no SQLite development headers (pkg-config sqlite3)"
+    if options.dbus_headers and dbus_cflags() is None:
+        return "no libdbus development headers (pkg-config dbus-1)"
     if options.numpy_headers and not numpy_include():
         return "numpy is not installed (its C API headers come with it)"
     return None

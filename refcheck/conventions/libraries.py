@@ -131,4 +131,32 @@ SQLITE = library("sqlite", "sqlite3.h", [
     (r"^sqlite3_deserialize$", {"arguments": {"2": "sink"}}),
 ], single=True)
 
-LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE)
+# libdbus, the reference D-Bus library (dbus/dbus.h; its API reference): at-spi2-core's
+# atspi and registryd, BlueZ, PulseAudio and Avahi call it directly. Its getters mostly lend
+# (`dbus_message_get_path`: "The returned string becomes invalid if the message is modified or
+# freed"), so the preset's `get` reading holds, except where the reference says otherwise:
+# dbus_message_iter_get_signature, dbus_signature_iter_get_signature: "The returned string must
+# be freed with dbus_free()"; dbus_address_escape_value/unescape_value: "newly-allocated ...
+# value"; dbus_pending_call_steal_reply: "Ownership of the reply message passes to the caller";
+# dbus_connection_pop_message: "The caller owns a reference to the returned message";
+# dbus_connection_send_with_reply_and_block returns the reply its callers unref. dbus_malloc's
+# memory is dbus_free's ("Frees a block of memory previously allocated by dbus_malloc()");
+# dbus_message_ref/unref and dbus_pending_call_ref/unref count them.
+LIBDBUS = library("libdbus", "dbus.h", [
+    (r"^dbus_(?:message_iter|signature_iter)_get_signature$|^dbus_address_(?:un)?escape_value$", _OWNED),
+    (r"^dbus_pending_call_steal_reply$|^dbus_connection_pop_message$"
+     r"|^dbus_connection_send_with_reply_and_block$", _OWNED),
+    # Not yet dbus_bus_get(_private), dbus_connection_open(_private), dbus_server_listen (owned
+    # too): dbus-python hands them to `DBusPyConnection_NewConsumingDBusConnection`, which stores
+    # them in its object, a store the cpython preset reads as a setter's, not a take-over (7 false).
+    (r"^dbus_malloc0?$", _OWNED),
+    (r"^dbus_free$|^dbus_free_string_array$", {"arguments": {"0": "release"}}),
+    # The messages' and pending calls' pairs, so that a preset without the `_ref`/`_unref`
+    # patterns (cpython: dbus-python's bindings) sees the owned results above given back. Not the
+    # connections' and servers' yet (their constructors are not here: see above).
+    (r"^dbus_(?:message|pending_call)_unref$", {"arguments": {"0": "release"}}),
+    (r"^dbus_(?:message|pending_call)_ref$",
+     {"returns": "argument", "returned": 0, "arguments": {"0": "retain"}}),
+])
+
+LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE, LIBDBUS)
