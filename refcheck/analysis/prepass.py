@@ -108,16 +108,18 @@ def why_unknown(cfg, conv, unwinding: bool = True) -> str:
     return _answer(cfg, conv, unwinding)[0]
 
 
-def _answer(cfg, conv, unwinding: bool = True, plan: "_Plan | None" = None) -> tuple[str, "_Plan | None"]:
-    """`why_unknown`'s answer and the screening's plan (None: it gave up); `plan`: an earlier one's."""
+def _answer(cfg, conv, unwinding: bool = True) -> tuple[str, "_Flow | None"]:
+    """`why_unknown`'s answer and the flow that gave it (None: the screening or the flow gave up).
+    The flow is the same with or without `unwinding`: an error end is an end either way, and its
+    owned objects are noted (`_Flow.leaky`), not followed; only the answer reads them."""
     try:
-        if plan is None:
-            plan = _screen(cfg, conv)
-        flow = _Flow(cfg, conv, plan, unwinding)
+        flow = _Flow(cfg, conv, _screen(cfg, conv))
         flow.run()
     except (Unknown, Bound) as e:
-        return str(e) or type(e).__name__, plan
-    return _ends_answer(cfg, conv, flow), plan
+        return str(e) or type(e).__name__, None
+    if unwinding and flow.leaky:
+        return "an owned object at an end", flow  # `Endings.on_exit` at an unwinding error end
+    return _ends_answer(cfg, conv, flow), flow
 
 
 def _ends_answer(cfg, conv, flow: "_Flow") -> str:
@@ -229,18 +231,21 @@ class _Classes:
 # Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
 # Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
 MAX_CASES = 64
-# The tail cut (`unwinding_only`) is tried where at least 1/TAIL_SHARE of the nodes reach no error.
+# The tail cut (`unwinding_only`) is made where at least 1/TAIL_SHARE of the nodes reach no leaky error end.
 TAIL_SHARE = 4
 
 
 class _Flow:
     """The per-site sets at every node, to a fixed point (they only grow, and are finite)."""
 
-    def __init__(self, cfg, conv, plan: _Plan, unwinding: bool = True):
+    def __init__(self, cfg, conv, plan: _Plan):
         self.cfg, self.conv, self.plan = cfg, conv, plan
         self.data = plan.data
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
-        self.unwind = unwinding and conv.errors == "unwind"
+        self.unwind = conv.errors == "unwind"
+        # The unwinding error ends where an acquired object may be owned: the only ones where
+        # the exploration may report (`unwinding_only`).
+        self.leaky: set[int] = set()
         self.family_check = SimpleNamespace(conv=conv)  # `Endings.wrong_family` reads only conv
         self.reached_return = self.reached_error = self.reached_stop = False
         self.sizes = plan.sizes
@@ -316,8 +321,10 @@ class _Flow:
                 facts = sizes.op(facts, op, lambda v: _owned_by_site(st, v))
             st = self.op(st, op, (node, i))
         kind = d.kind
-        if kind in ("return", "exit") or (kind == "error" and self.unwind):
+        if kind in ("return", "exit"):
             self.no_owned(st)  # `Endings.on_exit`: an owned reference at an end is lost
+        elif kind == "error" and self.unwind and _any_owned(st):
+            self.leaky.add(node)
         if kind in ("return", "exit"):
             self.reached_return = True
             return []
@@ -414,8 +421,12 @@ class _Flow:
         return self.each(st, lambda x: (Status.NULLED, x[1]) if var in x[1] else x)
 
     def no_owned(self, st: dict) -> None:
-        if any(x is not None and x[0] is Status.OWNED for xs in st.values() for x in xs):
+        if _any_owned(st):
             raise Unknown("an owned object at an end")
+
+
+def _any_owned(st: dict) -> bool:
+    return any(x is not None and x[0] is Status.OWNED for xs in st.values() for x in xs)
 
 
 def _owned_by_site(st: dict, var: str) -> bool:
@@ -490,19 +501,28 @@ def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:
     return False, set()
 
 
-def unwinding_only(cfg, conv, why: str, plan: "_Plan | None" = None) -> frozenset:
+def unwinding_only(cfg, conv, why: str, flow: "_Flow | None" = None) -> frozenset:
     """Where the only events the exploration can have are unwinding error ends losing owned
     objects (errors=unwind; `why`: the pass's answer, an owned object at an end), and the
-    summary is the default: the nodes from which no error node is reachable, where exploring
-    can report nothing and change no summary (the tail after the last error). Empty where not.
+    summary is the default: the nodes from which no leaky error end is reachable (one where
+    the flow has an acquired object owned, `_Flow.leaky`), where exploring can report nothing
+    and change no summary. Empty where not. The flow over-approximates every explored state,
+    so an error end it never reaches owning an object is one the exploration reports nothing
+    at either (the tail after the last error; the code after the last release, whose calls
+    may still raise).
 
-    The findings are the exploration's at its error nodes, whose states the cut leaves as they
-    were: the worklist explores the same states in the same order but for those at the tail
-    (`plan`: the screening of the answer `why`, not made twice)."""
+    The findings are the exploration's at the leaky ends, whose states the cut leaves as they
+    were: no node outside the tail is reached from it (the tail is closed under successors), so
+    the worklist explores the same states in the same order but for those at the tail
+    (`flow`: the one that gave the answer `why`, not run twice)."""
     if why != "an owned object at an end" or conv.errors != "unwind" or conv.may_raise_summaries or conv.infer_steals:
         return frozenset()
+    if flow is None:
+        flow = _answer(cfg, conv)[1]
+    if flow is None:
+        return frozenset()
     g = cfg.graph
-    reach = {n for n, d in g.nodes(data="data") if d.kind == "error"}
+    reach = set(flow.leaky)
     todo = list(reach)
     while todo:
         for p in g.predecessors(todo.pop()):
@@ -510,8 +530,8 @@ def unwinding_only(cfg, conv, why: str, plan: "_Plan | None" = None) -> frozense
                 reach.add(p)
                 todo.append(p)
     tail = frozenset(n for n in g.nodes if n not in reach)
-    # A short tail saves less than the second flow and the witness cost (about 3 ms).
-    if len(tail) * TAIL_SHARE < len(g) or _answer(cfg, conv, False, plan)[0]:
+    # A short tail saves less than the witness of a return costs (about 3 ms).
+    if len(tail) * TAIL_SHARE < len(g) or _ends_answer(cfg, conv, flow):
         return frozenset()
     return tail
 
@@ -541,16 +561,16 @@ def first_pass(cfg, conv, explore):
         return explore()
     if WHY:
         return _logged(cfg, conv, explore)
-    why, plan = _answer(cfg, conv)
+    why, flow = _answer(cfg, conv)
     if CHECK and not why:
         _check(cfg, explore())
     if not why:
         return Result([], 0, summary=DEFAULT, proved=True)
-    return _explored(cfg, conv, explore, why, plan)
+    return _explored(cfg, conv, explore, why, flow)
 
 
-def _explored(cfg, conv, explore, why: str, plan: "_Plan | None" = None):
-    tail = unwinding_only(cfg, conv, why, plan)
+def _explored(cfg, conv, explore, why: str, flow: "_Flow | None" = None):
+    tail = unwinding_only(cfg, conv, why, flow)
     if not tail:
         return explore()
     cut = explore(tail=tail)
@@ -563,11 +583,11 @@ def _explored(cfg, conv, explore, why: str, plan: "_Plan | None" = None):
 def _logged(cfg, conv, explore):
     """`first_pass` with REFCHECK_PREPASS_WHY: a line per analysis (`tools/prepass_why.py` sums them)."""
     start = time.process_time()
-    why, plan = _answer(cfg, conv)
+    why, flow = _answer(cfg, conv)
     line = {"function": cfg.name, "errors": conv.errors, "why": why, "pass_s": time.process_time() - start}
     if why:
         start = time.process_time()
-        result = _explored(cfg, conv, explore, why, plan)
+        result = _explored(cfg, conv, explore, why, flow)
         line.update(explore_s=time.process_time() - start, states=result.states, findings=len(result.findings))
     else:
         if CHECK:

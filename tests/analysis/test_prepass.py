@@ -175,3 +175,17 @@ def test_the_tail_after_the_last_error_is_cut_only_where_nothing_is_reported_the
     assert not prepass.unwinding_only(leak, conv, prepass.why_unknown(leak, conv))
     assert len(explore(leak, conv, RULES.values()).findings) == 2  # the counter, and buf
     assert not prepass.unwinding_only(cut, Conventions(errors="abort"), why)
+    # Error ends past the last release own nothing: the cut starts at the release, and stops
+    # before an error end the buffer is still owned at (whose leak is still reported).
+    for name, leaks in (("fixture_prepass_sizes_tail_after_release", 1),
+                        ("fixture_prepass_sizes_tail_before_release", 2)):
+        g = cfgs[name]
+        why = prepass.why_unknown(g, conv)
+        tail = prepass.unwinding_only(g, conv, why)
+        assert why == "an owned object at an end" and bool(tail) == (leaks == 1), name
+        full, part = explore(g, conv, RULES.values()), explore(g, conv, RULES.values(), tail=tail)
+        assert part.states <= full.states and part.findings == full.findings, name
+        assert len(full.findings) == leaks, (name, full.findings)
+    after = cfgs["fixture_prepass_sizes_tail_after_release"]
+    cut_after = prepass.unwinding_only(after, conv, prepass.why_unknown(after, conv))
+    assert any(after.graph.nodes[n]["data"].kind == "error" for n in cut_after)  # the THError past the release
