@@ -13,7 +13,7 @@ as before (the store hands the parameter over)."""
 from __future__ import annotations
 
 from refcheck.conventions.summary import Effect
-from refcheck.frontend.argtypes import notify_after
+from refcheck.frontend.argtypes import named_function, notify_after
 from refcheck.frontend.binding import cursor_key, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
@@ -55,7 +55,9 @@ def _notifies_of(b, record) -> list:
                 if _names(a, record):
                     fn = notify_after(b.callee_of(c)[0], args, i)
                     if fn is not None:
-                        found.append(fn)
+                        # The callbacks handed beside it read the record too: one that names
+                        # the field may hand it on (grilo's `get_url_cb` passes `c->result`).
+                        found.extend(f for a in args if (f := named_function(a)) is not None)
         elif binop(c) == "=":
             kids = children_of(c)
             if len(kids) == 2 and _names(kids[1], record):
