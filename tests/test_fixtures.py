@@ -304,7 +304,10 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      "fixture_item_free": "release", "fixture_discovery_free": "release",
                      "fixture_agent_free": "release",
                      # glib_callback_protocol.c: libportal's `access_camera_call_free`.
-                     "fixture_portal_call_free": "release"}
+                     "fixture_portal_call_free": "release",
+                     # glib_notify_fields.c: task data destructors, the notify whose body is read.
+                     "fixture_task_data_free": "release", "fixture_owned_data_free": "release",
+                     "fixture_cleared_data_free": "release", "fixture_slice_data_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

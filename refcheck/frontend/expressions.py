@@ -25,6 +25,7 @@ from refcheck.frontend.conditions import (NULL, NULL_KINDS, expr_vars, has_side_
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
+from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
@@ -413,6 +414,12 @@ class ExpressionLowerer(CallLowering):
             # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
             # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
+            self.b.emit(ir.Use(loc, src))
+            return src
+        if stored is not None and self.b.conv.infer_steals and not self.b.conv.infer_setters \
+                and lent_field(self.b, target, rhs):
+            # `tdata->buffer_out = buffer_out` in a record whose destroy notify never frees that
+            # field: the caller's, lent (frontend.fieldowners).
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)
