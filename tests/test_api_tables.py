@@ -10,7 +10,8 @@ import pytest
 
 from refcheck.conventions import Conventions
 from refcheck.conventions.presets import PRESETS, numpy_table
-from refcheck.conventions.summary import Effect, Returns, parse_record
+from refcheck.conventions.summary import Effect, Returns
+from refcheck.conventions.records import parse_record
 from refcheck.data import numpy_api
 from refcheck.frontend.api_tables import header_names
 

@@ -186,7 +186,7 @@ def test_lua_torch_preset_reads_the_lua_api_records():
 
 def test_preset_records_are_checked_like_configured_ones():
     from refcheck.conventions.presets import records
-    from refcheck.conventions.summary import RecordError
+    from refcheck.conventions.records import RecordError
     assert records({"f": {"arguments": {"0": "consume"}}}, "p")["f"].effect_of(0) is Effect.CONSUME
     with pytest.raises(RecordError, match="p: f: unknown key 'retrns'"):
         records({"f": {"retrns": "owned"}}, "p")

@@ -6,8 +6,8 @@ import pytest
 
 from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import (Effect, Returns, Source, Summary, RecordError, SummaryTable, Tracked, parse_record,
-                              record_table)
+from refcheck.conventions.summary import Effect, Returns, Source, Summary, SummaryTable, Tracked
+from refcheck.conventions.records import RecordError, parse_record, record_table
 
 
 def test_parse_record_round_trips_and_explains_mistakes():

@@ -6,8 +6,8 @@ import pytest
 
 from refcheck.workspace.config import ConfigError, parse
 from refcheck.conventions import Conventions
-from refcheck.conventions.summary import (DEFAULT, Effect, Ends, ErrorCondition, RecordError, Returns, Source, Summary, Tracked, When,
-                              agreed, exported, parse_record, record_table, with_maybe_given)
+from refcheck.conventions.summary import DEFAULT, Effect, Ends, ErrorCondition, Returns, Source, Summary, Tracked, When, agreed, exported, with_maybe_given
+from refcheck.conventions.records import RecordError, parse_record, record_table
 
 TH = Conventions()
 

@@ -43,7 +43,8 @@ from refcheck.support import safeio
 from refcheck.caches.serial import MAX_ITEMS, Invalid, _count, _obj, dump_result, load_result
 from refcheck.caches.sealed import prune_directory, replace_atomically, seal, unseal
 from refcheck.findings import Finding, ToolError, UnitResult
-from refcheck.conventions.summary import DEFAULT, Source, Summary, RecordError, parse_record, record_table
+from refcheck.conventions.summary import DEFAULT, Source, Summary
+from refcheck.conventions.records import RecordError, parse_record, record_table
 
 FORMAT = 4  # 2: path steps may say bears=False (cache.FORMAT 3); 3: each function's own summary and the ones it used;
 # 4: findings carry their statement text and extent (cache.FORMAT 5)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from refcheck.conventions.summary import Source, RecordError, parse_record, record_table
+from refcheck.conventions.summary import Source
+from refcheck.conventions.records import RecordError, parse_record, record_table
 from refcheck.findings import Comment, Extent, Finding, Location, StatementText, Step, ToolError, UnitResult
 
 MAX_TEXT = 64 << 10

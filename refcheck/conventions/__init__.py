@@ -13,8 +13,8 @@ from functools import cached_property, lru_cache
 from refcheck.conventions.libraries import LIBRARIES, Library
 from refcheck.conventions.naming import from_patterns
 from refcheck.conventions.refine import GIVEN, RESULT_ONLY, kept_arguments, refined
-from refcheck.conventions.summary import (DEFAULT, Counts, Effect, ErrorCondition, Returns, Source, Summary,
-                                          Tracked, parse_record, record_table)
+from refcheck.conventions.summary import DEFAULT, Counts, Effect, ErrorCondition, Returns, Source, Summary, Tracked
+from refcheck.conventions.records import parse_record, record_table
 from refcheck.conventions.summary import resolve as _resolve
 
 # A name "begins with new" after any type prefix: THFloatTensor_newContiguous, newScratch,

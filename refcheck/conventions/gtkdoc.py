@@ -386,7 +386,7 @@ def annotated(conv, paths):
     from dataclasses import replace
 
     from refcheck.conventions.presets import gir_records
-    from refcheck.conventions.summary import RecordError
+    from refcheck.conventions.records import RecordError
 
     found, takes = _project(paths)
     tables = {n: r for n, r in found.items() if n not in conv.summaries}

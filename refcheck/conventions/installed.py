@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from refcheck.conventions.gir import GirError, parse_gir
-from refcheck.conventions.summary import RecordError
+from refcheck.conventions.records import RecordError
 
 # The tables GLib's own .gir files make are committed (tools/glib_gir.py): never read twice.
 BUNDLED = frozenset({"GLib-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir", "GModule-2.0.gir"})

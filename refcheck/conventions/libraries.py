@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from refcheck.conventions.summary import Source, Summary, parse_record
+from refcheck.conventions.summary import Source, Summary
+from refcheck.conventions.records import parse_record
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Callable
 
 from refcheck.conventions import LIBC_RECORDS, Conventions
-from refcheck.conventions.summary import Summary, parse_record
+from refcheck.conventions.summary import Summary
+from refcheck.conventions.records import parse_record
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ own table of the C API's reference behaviour, Doc/data/refcounts.dat.
     python -m refcheck.data.cpython_refcounts --git-dir CPYTHON.git v3.8.0 v3.9.0 ... main
     python -m refcheck.data.cpython_refcounts --file refcounts.dat --label 3.14 --commit SHA
 
-Each function gets one record table (`refcheck.conventions.summary.record_table`): a `+1` return is an
+Each function gets one record table (`refcheck.conventions.records.record_table`): a `+1` return is an
 owned result, `0` or `null` a borrowed one; an argument marked `-1` (or commented "stolen") is
 stolen. The file's own header warns that its argument column is unreliable ("PyList_SetItem ...
 lists as a 0 change ... in fact it steals"), so `OVERRIDES` restates, from the C API reference,
@@ -22,7 +22,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from refcheck.conventions.summary import Effect, Returns, Summary, Tracked, When, record_table
+from refcheck.conventions.summary import Effect, Returns, Summary, Tracked, When
+from refcheck.conventions.records import record_table
 
 OUT = Path(__file__).with_name("cpython_refcounts.json")
 

@@ -24,7 +24,8 @@ import re
 import sys
 from pathlib import Path
 
-from refcheck.conventions.summary import Effect, Returns, Summary, record_table
+from refcheck.conventions.summary import Effect, Returns, Summary
+from refcheck.conventions.records import record_table
 
 OUT = Path(__file__).with_name("numpy_api.json")
 HEADERS = ("numpy/__multiarray_api.h", "numpy/__ufunc_api.h")

@@ -17,7 +17,7 @@ from refcheck.filters import selection
 from refcheck.support.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
 from refcheck.conventions import Conventions
 from refcheck.conventions.presets import PRESETS
-from refcheck.conventions.summary import RecordError, parse_record
+from refcheck.conventions.records import RecordError, parse_record
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -328,7 +328,7 @@ def _with_gir(conv, path: str, where: str):
     """The project's own GObject-Introspection data (`gir`), when the build has written it."""
     from refcheck.conventions.gir import GirError, parse_gir
     from refcheck.conventions.presets import gir_records
-    from refcheck.conventions.summary import RecordError
+    from refcheck.conventions.records import RecordError
 
     if not os.path.isfile(path):
         return conv  # not built yet: the patterns alone

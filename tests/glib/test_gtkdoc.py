@@ -8,7 +8,8 @@ import random
 from refcheck.conventions import gtkdoc
 from refcheck.conventions.gtkdoc import annotated, project_records, scan
 from refcheck.conventions.presets import PRESETS
-from refcheck.conventions.summary import Returns, parse_record
+from refcheck.conventions.summary import Returns
+from refcheck.conventions.records import parse_record
 
 
 def _doc(name: str, tags: str, signature: str) -> str:
