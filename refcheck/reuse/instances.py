@@ -181,6 +181,7 @@ class Instances:
         self._scalar: dict[str, bool] = {}
         self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
+        self._identifiers: dict[tuple, frozenset] = {}  # (file, start, stop) -> its identifiers
         self.tu = tu
 
     # -- the key -------------------------------------------------------------------------------
@@ -241,7 +242,7 @@ class Instances:
         # The graph also holds the definition's own source text (expressions as messages show
         # them), where a name stays as written: a renamed name spelled there could only be
         # renamed into itself (`TH_MATH_NAME(log)` calls logf for float, log for double).
-        written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
+        written = self._written(place.file, source, start, stop) if names else ()
         spelled = tuple(n if n.encode() in written else "" for n in names)
         verdicts = tuple(self._verdict(n) for n in names)
         key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled,
@@ -258,6 +259,15 @@ class Instances:
             if ordinals:
                 key += (tuple(runs[k][1] for k in ordinals),)
         return key, names
+
+    def _written(self, file: str, source: bytes, start: int, stop: int) -> frozenset:
+        """The identifiers of the source text [start, stop): the same for every instantiation of
+        one generic body (one place, one extent), so read once per extent, not per definition."""
+        at = (file, start, stop)
+        got = self._identifiers.get(at)
+        if got is None:
+            got = self._identifiers[at] = frozenset(_IDENTIFIER.findall(source, start, stop))
+        return got
 
     def _declarations(self, queue: list, numbers: dict, shaped) -> list[str]:
         """The declarations of the renamed names `queue` holds (and of those they name in turn)."""
@@ -375,8 +385,9 @@ def _signature(decls: dict, cache: dict, name: str) -> list[str]:
             parts.append(kind.name)
             if kind == K.FUNCTION_DECL:
                 # Not printed: a definition prints with its body.
-                parts += tokenize(d.type.spelling)
-                parts.append("noreturn" if is_noreturn(d) else "returns")
+                spelled = d.type.spelling
+                parts += tokenize(spelled)
+                parts.append("noreturn" if is_noreturn(d, spelled) else "returns")
             elif kind == K.ENUM_CONSTANT_DECL:
                 parts.append(str(d.enum_value))
             else:
