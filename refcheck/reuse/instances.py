@@ -199,7 +199,7 @@ class Instances:
     def keys(self, definitions: list) -> list[tuple[tuple, list[str]] | None]:
         """`key` of each (fn, place), for keys compared only among themselves (one plan's): a key
         no other of them shares before its converted runs gets none (the scan that finds them,
-        a fifth of the keys' time, is for telling apart definitions that share it: THTensor.c's
+        about a tenth of the keys' time, is for telling apart definitions that share it: THTensor.c's
         407 scans, 172 of them for such keys). Two keys are equal here exactly where `key`'s are."""
         based: list = []
         firsts: dict = {}  # base key -> its first definition's (printed text, runs): not its tokens (memory)
