@@ -532,3 +532,35 @@ def test_which_conditionals_are_typed_by_name(body, named):
     from refcheck.reuse.shapes import named_conditional
 
     assert named_conditional(body.split(), {"F"}, {"f"}) is named
+
+
+def test_a_plans_keys_scan_converted_runs_only_for_keys_two_definitions_share(tmp_path, monkeypatch):
+    # Instances.keys (a plan's keys, compared only among themselves) finds which erased runs a
+    # constant is converted to only for a key some other definition shares before those runs:
+    # the same partition as `key`, without the scan for a key nothing else has.
+    from refcheck.reuse import converted
+
+    one = ("int TN(one)(T *x, real v) {\n  real k = 300;\n#if CAT(T, flag)\n  v = v + 1;\n#endif\n"
+           "  return k == 44 && v > 0;\n}\n")
+    kept = "int TN(k)(T *x) { T *t = TN(new)(); real k = 300; if (k == 44) TN(free)(t); return 0; }\n"
+    parsed, keys, path = keyed_unit(tmp_path, BODY + kept + one, header=HEADER + "#define F_flag 1\n",
+                                    instantiate=typed("unsigned char", "int"))
+    assert keys["F_one"][0] != keys["D_one"][0] and keys["F_sum"][0] == keys["D_sum"][0]
+    assert keys["F_k"][0] != keys["D_k"][0]  # apart by their converted runs only
+    scanned = []
+    real = converted.Reader.kept_types
+    monkeypatch.setattr(converted.Reader, "kept_types", lambda self, tokens: scanned.append(1) or real(self, tokens))
+    fns = parsed.functions
+    batch = Instances(parsed, CONV).keys([(fn, location(fn)) for fn in fns])
+
+    def partition(got):
+        first: dict = {}
+        return [(first.setdefault(k[0], i), k[1]) if k is not None else None for i, k in enumerate(got)]
+
+    assert partition(batch) == partition([keys[fn.spelling] for fn in fns])
+    assert len(scanned) == 2  # TN(sum)'s and TN(k)'s keys, not TN(one)'s two
+    scanned.clear()
+    one_by_one = Instances(parsed, CONV)
+    [one_by_one.key(fn, location(fn)) for fn in fns]
+    assert len(scanned) == 4
+    engine_agrees(path)

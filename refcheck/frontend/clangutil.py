@@ -343,17 +343,19 @@ def qualified_name(decl) -> str:
     return "::".join(reversed(parts))
 
 
-def is_noreturn(decl) -> bool:
+def is_noreturn(decl, type_spelling: str | None = None) -> bool:
     """`__attribute__((noreturn))` shows in the function's type; `_Noreturn` and `[[noreturn]]` only
     as an unexposed attribute, whose own source text we read. (Not its tokens: for an attribute
     spelled through a macro such as TH_API, libclang returns tokens from the macro's definition
-    onward, which can run into an unrelated `noreturn` further down the header.)"""
+    onward, which can run into an unrelated `noreturn` further down the header.)
+    `type_spelling`: `decl.type.spelling` where the caller has it already (the instance keys ask
+    of every declaration a unit's keyed bodies name: THTensor.c's 3,900)."""
     if decl is None:
         return False
-    if "noreturn" in decl.type.spelling:
+    if "noreturn" in (decl.type.spelling if type_spelling is None else type_spelling):
         return True
-    for child in decl.get_children():
-        if child.kind != K.UNEXPOSED_ATTR:
+    for child in children(decl):  # compiled: no Python callback per parameter
+        if child._kind_id != _UNEXPOSED_ATTR:
             continue
         start, end = child.extent.start, child.extent.end
         if start.file is None or end.file is None or start.file.name != end.file.name:
@@ -365,6 +367,7 @@ def is_noreturn(decl) -> bool:
     return False
 
 
+_UNEXPOSED_ATTR = K.UNEXPOSED_ATTR.value
 _TEXTS: dict | None = None  # path -> bytes, while one function's graph is built
 
 

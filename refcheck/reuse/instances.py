@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 
 from refcheck.conventions import Conventions
 from refcheck.frontend import binding, native
@@ -181,6 +182,7 @@ class Instances:
         self._scalar: dict[str, bool] = {}
         self._measures: dict[str, bool] = {}  # name -> whether its declarations measure or compare types
         self._sources: dict[str, bytes | None] = {}
+        self._identifiers: dict[tuple, frozenset] = {}  # (file, start, stop) -> its identifiers
         self.tu = tu
 
     # -- the key -------------------------------------------------------------------------------
@@ -188,6 +190,60 @@ class Instances:
         """(key, names) for definition `fn` at `place` (clangutil.location), or None when the key
         cannot vouch for it. `names` are the renamed names in their order of first appearance:
         what `renaming.renamer` pairs between two definitions with one key."""
+        got = self._base(fn, place)
+        if got is None:
+            return None
+        key, names, runs, tokens, _ = got
+        return self._converted_key(key, runs, tokens), names
+
+    def keys(self, definitions: list) -> list[tuple[tuple, list[str]] | None]:
+        """`key` of each (fn, place), for keys compared only among themselves (one plan's): a key
+        no other of them shares before its converted runs gets none (the scan that finds them,
+        about a tenth of the keys' time, is for telling apart definitions that share it: THTensor.c's
+        407 scans, 172 of them for such keys). Two keys are equal here exactly where `key`'s are."""
+        based: list = []
+        firsts: dict = {}  # base key -> its first definition's (printed text, runs): not its tokens (memory)
+        for fn, place in definitions:
+            got = self._base(fn, place)
+            if got is not None:
+                firsts.setdefault(got[0], (got[4], got[2]))
+                got = got[:3]
+            based.append(got)
+        count = Counter(b[0] for b in based if b is not None)
+        out: list = []
+        for b in based:
+            if b is None:
+                out.append(None)
+                continue
+            key, names, runs = b
+            if count[key] > 1 or key in self._converted_runs:
+                if runs and key not in self._converted_runs:
+                    text, first_runs = firsts[key]
+                    self._converted_runs[key] = self._ordinals(tokenize(text), first_runs)
+                key = self._converted_key(key, runs, None)
+            out.append((key, names))
+        return out
+
+    def _converted_key(self, key: tuple, runs: list | None, tokens: list[str] | None) -> tuple:
+        """`key` with the words of its erased runs a constant of the build is converted to
+        (converted.py). Definitions with one key so far differ only in their erased runs, and
+        their constants are converted at the same runs: the first one (its `tokens`) finds which."""
+        if not runs:
+            return key
+        ordinals = self._converted_runs.get(key)
+        if ordinals is None:
+            ordinals = self._converted_runs[key] = self._ordinals(tokens, runs)
+        return key + (tuple(runs[k][1] for k in ordinals),) if ordinals else key
+
+    def _ordinals(self, tokens: list[str], runs: list | None) -> tuple[int, ...]:
+        """Which of `runs` (an erased run's [token index, words]) the build converts a constant to."""
+        if not runs:
+            return ()
+        ranges = self._converted.kept_types(tokens)
+        return tuple(k for k, (at, _) in enumerate(runs) if any(i <= at < j for i, j in ranges))
+
+    def _base(self, fn, place) -> tuple | None:
+        """(key before its converted runs, names, erased runs, tokens, printed text), or None."""
         if not self.c:
             return None
         source = self._source(place.file)
@@ -241,23 +297,21 @@ class Instances:
         # The graph also holds the definition's own source text (expressions as messages show
         # them), where a name stays as written: a renamed name spelled there could only be
         # renamed into itself (`TH_MATH_NAME(log)` calls logf for float, log for double).
-        written = set(_IDENTIFIER.findall(source, start, stop)) if names else set()
+        written = self._written(place.file, source, start, stop) if names else ()
         spelled = tuple(n if n.encode() in written else "" for n in names)
         verdicts = tuple(self._verdict(n) for n in names)
         key = (place, expansions, skipped, "\x1f".join(out), verdicts, spelled,
                family_pattern(self.conv, self.which, names))
-        if runs:
-            # The erased types a constant of the build is converted to (converted.py) are kept.
-            # Definitions with one key so far differ only in their erased runs, and their
-            # constants are converted at the same runs: the first one finds which.
-            ordinals = self._converted_runs.get(key)
-            if ordinals is None:
-                ranges = self._converted.kept_types(tokens)
-                ordinals = self._converted_runs[key] = tuple(
-                    k for k, (at, _) in enumerate(runs) if any(i <= at < j for i, j in ranges))
-            if ordinals:
-                key += (tuple(runs[k][1] for k in ordinals),)
-        return key, names
+        return key, names, runs, tokens, text
+
+    def _written(self, file: str, source: bytes, start: int, stop: int) -> frozenset:
+        """The identifiers of the source text [start, stop): the same for every instantiation of
+        one generic body (one place, one extent), so read once per extent, not per definition."""
+        at = (file, start, stop)
+        got = self._identifiers.get(at)
+        if got is None:
+            got = self._identifiers[at] = frozenset(_IDENTIFIER.findall(source, start, stop))
+        return got
 
     def _declarations(self, queue: list, numbers: dict, shaped) -> list[str]:
         """The declarations of the renamed names `queue` holds (and of those they name in turn)."""
@@ -375,8 +429,9 @@ def _signature(decls: dict, cache: dict, name: str) -> list[str]:
             parts.append(kind.name)
             if kind == K.FUNCTION_DECL:
                 # Not printed: a definition prints with its body.
-                parts += tokenize(d.type.spelling)
-                parts.append("noreturn" if is_noreturn(d) else "returns")
+                spelled = d.type.spelling
+                parts += tokenize(spelled)
+                parts.append("noreturn" if is_noreturn(d, spelled) else "returns")
             elif kind == K.ENUM_CONSTANT_DECL:
                 parts.append(str(d.enum_value))
             else:

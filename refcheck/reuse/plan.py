@@ -70,10 +70,10 @@ class Plan:
         a = time.perf_counter()
         instances = self.instances if self.instances is not None else Instances(parsed, self.conv)
         groups: dict = {}
-        for index in left:
-            place = places[index]
-            got = self.instance_keys[index] = instances.key(parsed.functions[index], place)
-            groups.setdefault(place, set()).add(got[0] if got is not None else index)
+        functions = parsed.functions
+        for index, got in zip(left, instances.keys([(functions[i], places[i]) for i in left])):
+            self.instance_keys[index] = got
+            groups.setdefault(places[index], set()).add(got[0] if got is not None else index)
         # Places where every definition left to build has one instance key: at most one graph
         # is built there, so no class key can find it a partner (class keys hold the place).
         self.alone = {place for place, keys in groups.items() if len(keys) == 1}
