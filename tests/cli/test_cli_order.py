@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from cli_helpers import jobs as read_jobs
+
 # chain_first -> chain_middle -> chain_last, defined callers first: one stale round settled
 # chain_middle only, so chain_first's owned result (and chain_user's leak) was found only where
 # phase 2 checked the unit again with its own exports from the run's table.
@@ -48,7 +50,10 @@ void handed(void)
 }
 """
 # Another unit's function the first calls: checked after it, it has the first checked again.
-OTHER = "#include <stdlib.h>\n\nvoid other_drop(char *p)\n{\n  free(p);\n}\n"
+# It calls the first unit too, so that neither unit's calls place it first (driver.ordering):
+# the two layouts below check them in the two orders.
+OTHER = ("#include <stdlib.h>\n\nchar *chain_last(size_t n);\n\nvoid other_drop(char *p)\n{\n  free(p);\n}\n\n"
+         "int other_user(void)\n{\n  char *p = chain_last(4);\n  return p != NULL;\n}\n")
 
 
 def _found(project, chained: str, other: str) -> list:
@@ -65,3 +70,17 @@ def test_findings_do_not_depend_on_the_units_order(project):
     assert first == second
     assert ("chained", 28, "RC001", "chain_user") in first, first
     assert ("chained", 9, "RC004", "chain_first") in first, first
+
+
+def test_a_split_unit_settles_its_chains_as_a_whole_one(project, sharding):
+    """The chain settles in a split unit's fixup as in the whole unit's check (chains.settle_records)."""
+    project.write("a.c", CHAINED)
+
+    def found(*args):
+        r = project.run("check", "--no-cache", "--format", "json", *args, "a.c")
+        return sorted((f["line"], f["rule"], f["function"]) for f in json.loads(r.out)["findings"])
+
+    whole = found("-j", "1")
+    assert (28, "RC001", "chain_user") in whole, whole
+    assert found("-j", "2") == whole
+    assert any(str(j.get("shard", "")).startswith("fixup") for j in read_jobs(sharding))
