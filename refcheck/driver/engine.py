@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import frozen_heap, paused_collector
 from refcheck.conventions.summary import DEFAULT, exported
-from refcheck.driver import cycles, fntables, leading, preloading, shards, splitting, stealing
+from refcheck.driver import chains, cycles, fntables, leading, preloading, shards, splitting, stealing
 from refcheck.driver.shards import How
 from refcheck.driver.repeats import Check, Repeats, repeat
 from refcheck.findings import Finding, Location, StatementText, ToolError, UnitResult, merge_findings
@@ -194,18 +194,23 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = conv.for_unit(unit_may_raise=may_raise_functions(parsed.functions, conv))
+    names = [qualified_name(fn) for fn in parsed.functions]
     # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
     # run), then this unit's own as each is analysed; callers use them where names say nothing.
+    # The run's table never answers for a name the unit defines: in phase 2 it holds the unit's
+    # own records from its last check, and a caller defined before its callee (or a cycle's
+    # member) would start from them instead of from nothing, so the unit's result would depend
+    # on whether it was checked before or after the units it calls (libsecret's on_init_base).
     from refcheck.conventions.summary import SummaryTable
 
-    summaries = SummaryTable(settings.summaries)
+    defined = set(names)
+    summaries = SummaryTable({n: s for n, s in settings.summaries.items() if n not in defined})
     conv = conv.for_unit(inferred=summaries)
     # Where each definition is (as findings name it), for instantiation classes and cache keys.
     places = [location(fn) for fn in parsed.functions]
     table = fntables.open_table(path, parsed, places, settings, conv, set(result.includes))
     selected = [i for i, fn in enumerate(parsed.functions)
                 if settings.only_functions is None or fn.spelling in settings.only_functions]
-    names = [qualified_name(fn) for fn in parsed.functions]
     _carry_comments(parsed, result, settings.root)
     return _Prepared(settings, rel, parsed, result, conv, summaries, places, names, table, selected, parse_seconds)
 
@@ -288,7 +293,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
         return splitting.fixup(unit, plan, table, shard.records, unit.settings.helper)
     # In source order (C defines helpers before their callers, mostly); a function whose check
     # used a summary that changed later in the unit (a helper defined after it, recursion) is
-    # checked once more at the end, with the unit's final table.
+    # checked again at the end, with the unit's table then, until none is (driver.chains).
     for index in selected:
         unit.definition(index, plan, table)
     if shard is not None:
@@ -297,6 +302,7 @@ def _definitions(unit: "_UnitCheck", plan, table, selected: list[int], shard) ->
     plan.rechecking()
     for index in unit.stale():
         unit.definition(index, plan, table)
+    chains.settle(unit, plan, table)
     cycles.settle(unit, plan, table)
     return {}
 

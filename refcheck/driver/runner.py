@@ -21,10 +21,12 @@ from refcheck.caches.fncache import UNWRITABLE_TABLE
 from refcheck.workspace.config import Config
 from refcheck.findings import Finding, Location, RunResult, ToolError, UnitResult, merge_findings
 from refcheck.driver import shards
+from refcheck.driver.ordering import callees_first
 from refcheck.driver.progress import Progress
 from refcheck.driver.units import Request, Stdin, adapted_args, args_for, in_database, outside_database, units_for  # noqa: F401
 from refcheck.workspace.sources import relative
 from refcheck.findings.source import SourceCache
+from refcheck.support import safeio
 from refcheck.filters.suppressions import Suppressions
 
 
@@ -177,6 +179,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
     included = _included_by((units[i], r) for i, r in results.items())
     storing = _Storing(cache, keys, parts, hasher, request.verbose)
     todo.sort(key=lambda t: (t[1].count(os.sep), t[0]))
+    if len(todo) > 1:  # callees' units first: fewer units parsed again in phase 2
+        todo = [todo[k] for k in callees_first([t[1] for t in todo], lambda p: _text(p, hasher.max_bytes))]
     if todo:
         # Imported here: a run served from the cache needs no multiprocessing.
         from refcheck.driver import pool
@@ -248,6 +252,13 @@ def _check_again(units, results, included, request: Request, cache: Cache, stori
                         held=workers.held())
     _collect(outcomes, results, included, report, storing, progress, root, again=True, assembly=assembly)
     return True
+
+
+def _text(path: str, max_bytes: int) -> bytes | None:
+    try:
+        return safeio.read_regular(path, max_bytes)
+    except safeio.UnreadableFile:
+        return None
 
 
 def _measured(cache: Cache):

@@ -305,7 +305,10 @@ def stale(records: dict, table: dict) -> list[int]:
 def needs_fixup(records: dict, start: dict) -> bool:
     """Whether the shards' records differ from the whole-unit order anywhere (a fixup job
     replays it and checks those definitions again)."""
-    table = dict(start)
+    # The unit's own names are never the run's table's to answer (engine._prepare): the fixup's
+    # check starts without them too.
+    own = {r.name for r in records.values()}
+    table = {n: s for n, s in start.items() if n not in own}
     replayed = dict(records)
     from refcheck.driver.cyclic import members
 

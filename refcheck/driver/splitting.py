@@ -4,7 +4,7 @@ engine._UnitCheck."""
 
 from __future__ import annotations
 
-from refcheck.driver import cycles, fixsplit, shards, stealing
+from refcheck.driver import chains, cycles, fixsplit, shards, stealing
 from refcheck.driver.shards import How
 
 
@@ -77,6 +77,7 @@ def fixup(unit, plan, table, records: dict, helper=None) -> dict:
     again = fixsplit.second_round(unit, plan, table, shards.stale(records, known), recheck, helper)
     records.update(again)
     checked.update(again)
+    chains.settle_records(records, known, recheck)
     cycles.settle_records(unit, records, recheck)
     # Where the cycles' rounds fell back, the records before them stand (`checked` holds the
     # last round's otherwise).
