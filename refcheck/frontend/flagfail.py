@@ -38,12 +38,7 @@ def keys_at_call(b, summary, args: list) -> dict:
 
 def split_result(b, loc, name: str, t: str, keys: dict) -> None:
     """After `t = name (...)`: on t's non-NULL edge the call set none of these flags."""
-    test = b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} returned a value, its flag clear")
-    b.start(test)
-    ok, join = b.node("block"), b.node("block")
-    b.edge(test, ok, True)
-    b.edge(test, join, False)
-    b.cur = ok
+    join = b.non_null_arm(loc, t, f"{name} returned a value, its flag clear")
     for key, v in keys.items():
         b.emit(ir.Store(loc, None, key, frozenset((v,)), truth=False))
     b.goto(join)

@@ -123,6 +123,17 @@ class GraphBuilder:
         self.edge(n, no, False)
         return yes, no, join
 
+    def non_null_arm(self, loc: Location, value: str, text: str) -> int:
+        """A test of `value` against NULL from the current block, its non-NULL arm made current;
+        returns the node the arm and the NULL edge join at (the caller's `goto` ends the arm)."""
+        test = self.node("branch", loc, cond=ir.NullTest(value), text=text)
+        self.start(test)
+        ok, join = self.node("block"), self.node("block")
+        self.edge(test, ok, True)
+        self.edge(test, join, False)
+        self.cur = ok
+        return join
+
     def error_node(self, loc: Location, name: str) -> int:
         return self.node("error", loc, text=name)
 

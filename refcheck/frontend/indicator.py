@@ -96,12 +96,7 @@ def split_result(b, c, loc, name: str, t: str) -> None:
     key = indicator_key(b)
     if key is None or cursor_key(c) not in b.indicator_calls:
         return
-    test = b.node("branch", loc, cond=ir.NullTest(t), text=f"{name} returned a value, no error set")
-    b.start(test)
-    ok, join = b.node("block"), b.node("block")
-    b.edge(test, ok, True)
-    b.edge(test, join, False)
-    b.cur = ok
+    join = b.non_null_arm(loc, t, f"{name} returned a value, no error set")
     b.emit(ir.Store(loc, None, key, truth=False))
     b.goto(join)
     b.cur = join
