@@ -29,8 +29,9 @@ from refcheck import ir
 from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
-from refcheck.analysis.failures import success_class, taken_over
+from refcheck.analysis.failures import success_class
 from refcheck.analysis.outslots import slot_keys
+from refcheck.analysis.paramfates import ParameterEffects
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
 from refcheck.ir import SINGLETON_KEY
@@ -52,7 +53,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer:
+class Summarizer(ParameterEffects):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -513,107 +514,6 @@ class Summarizer:
                                                             for v in op.deps - {op.var})
                     (plain if out else kept).add(op.var)
         return frozenset(plain - kept)
-
-    def effect(self, i: int) -> Effect | None:
-        fates = self.fates[i] - {"null"}
-        var = self.params_by_index[i]
-        if var in self.stolen_vars and var not in self.overgiven and fates != {"released"}:
-            return Effect.CONSUME  # a stolen parameter: its caller hands it over
-        # In CPython code (`counts`) a helper storing a parameter it holds no reference to is a
-        # store the caller settles (`SetupDictIter(obj, pc); Py_INCREF(obj);`, the store-then-INCREF
-        # idiom, precision 4) or hands its own reference to: a plain store, no sink (no RC009).
-        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", self.sunk(i)),
-                             ("kept", Effect.KEEP), ("floated", Effect.SINK_FLOATING)):
-            if fates == {fate}:
-                return effect
-        if "floated" in fates and fates <= {"floated", "borrowed"}:
-            # GLib's floating convention is the callee's promise to sink: one that sinks its
-            # GVariant on some paths takes a floating one there, and leaves it on the others only
-            # where its caller passes none (dconf_writer_complete_invocation's result, NULL with
-            # an error); else the floating reference leaks in the callee, which no caller avoids.
-            return Effect.SINK_FLOATING
-        return self.counted(i)
-
-    def sunk(self, i: int) -> Effect | None:
-        """The effect of parameter i handed over by stores: a setter's STORE (cpython), none
-        where it is lent (`lent`, GLib), else a SINK."""
-        var = self.params_by_index[i]
-        if var in self.read_only:
-            return None  # `const T *`: the body promises not to write through it, so not to free it
-        return Effect.STORE if var in self.setter else None if var in self.lent else Effect.SINK
-
-    def counted(self, i: int) -> Effect | None:
-        """RETAIN (RELEASE) of a parameter whose count the function only raises (lowers), on some
-        paths, and leaves alone on the others: regex's acquire_state_lock/release_state_lock
-        retain and release `owner` under one test of a field (`state->lock`) their callers share.
-        Only a function returning nothing: a result tells its caller what happened (`return -1`
-        after a release is a conditional release), and a method's count is its own to balance."""
-        told = self.results - {("none",)} or any(k is not None for k in self.by_result[i])
-        if not self.counts or told or i in self.faulty:
-            return None  # it returns something: a method, a status; its count is its own
-        fates = self.fates[i] - {"null"}
-        if "retained" in fates and fates <= {"retained", "borrowed"}:
-            return Effect.RETAIN
-        return Effect.RELEASE if fates == {"released", "borrowed"} else None
-
-    def settles(self, finding) -> bool:
-        """A finding of a count helper's own body on the count it hands its caller: the retain
-        it keeps (RC001 from that retain) or the release its twin pairs (RC006 there). Where
-        steals are inferred (`counts`), also the release of a parameter its record gives up on
-        one result only (`conditional`: xdg-dbus-proxy's update_socket_messages frees `buffer`
-        and returns FALSE): its callers are told by that result, as they are told of a steal on
-        every path, whose body owns the parameter from entry (RC006 there)."""
-        for i, _ in self.params:
-            e = self.counted(i) if self.effect(i) is not Effect.KEEP else None
-            if e is Effect.RETAIN and finding.rule == "RC001" and finding.origin in self.where[i]:
-                return True
-            if finding.rule in ("RC006", "RC009") and finding.location in self.where[i] and i in self.given_some():
-                return True  # a callback's data, freed on its last call: its registration's protocol
-            if finding.rule != "RC006" or finding.location not in self.where[i]:
-                continue
-            if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):
-                return True
-        return False
-
-    def conditional(self, i: int) -> tuple[Effect, When] | None:
-        """(effect, result) where parameter i is given up on every return of one constant class
-        (0, or non-zero) and only there: every return returns a known constant, and on those of
-        the other class it is kept, as borrowed (or NULL). A setter's store on one result only
-        (multidict's `_md_add_with_hash_steal_refs` fills a table entry on 0, nothing on -1) is
-        a conditional STORE; a reference of its own kept on one result (`Py_INCREF (key)` before
-        that call) a conditional KEEP, whatever the other result does with its own count: a
-        reference still held there is the function's own leak, reported in its body."""
-        found = self.split(i)
-        return found[:2] if found is not None else None
-
-    def maybe_given(self, i: int) -> bool:
-        return (self.split(i) or (None, None, False))[2]
-
-    def split(self, i: int) -> tuple[Effect, When, bool] | None:
-        """`conditional`'s (effect, result), and whether the other may have given it up too (`maybe_given`,
-        with `counts`): released on every success return (0, a truth value's TRUE) and on some others."""
-        by = self.by_result[i]
-        if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
-            return None
-        sunk, success = self.sunk(i), self.success
-        for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
-            given, kept = by[when] - {"null"}, by[other] - {"null"}
-            if given == {"kept"} and kept <= {"borrowed", "retained"} and self.counts:
-                return Effect.KEEP, when, False
-            for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", sunk)):
-                # A parameter stored on one result only into memory another parameter reaches is
-                # lent (`sunk` None: totem-pl-parser's `iter->data1 = playlist; return TRUE;`):
-                # no effect on that result, no conditional record.
-                if given == {fate} and effect is not None and kept <= {"borrowed"}:
-                    return effect, when, False
-                if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
-                    return effect, when, True
-            if self.counts and when is success and taken_over(given, kept):
-                # Released on some success returns, handed to a keeper on others (ijson's
-                # `add_event_and_value`: `Py_DECREF (val)` or `PyTuple_SET_ITEM (tuple, 1, val)`
-                # before its `return 1`s): taken over there, maybe given on the other result.
-                return Effect.CONSUME, when, True
-        return None
 
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
