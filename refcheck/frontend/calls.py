@@ -36,7 +36,7 @@ from refcheck.frontend.moves import Moves
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
-from refcheck.frontend.steals import format_steals, parse_allocations, parse_outputs, result_split
+from refcheck.frontend.steals import format_steals, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address
@@ -292,10 +292,10 @@ class CallLowering(UserData, Moves):
                  if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None}
         # `&buf` of a PyArg_ParseTuple `es`/`et` unit receives a PyMem block on success, to be
         # PyMem_Free'd; left as it was on failure.
-        fills.update({v: (When.NONZERO, True, True) for i in parse_allocations(self.b, name, args)
-                      if (v := self.out_target(args[i])) is not None})
+        borrowed, allocated = parse_positions(self.b, name, args)
+        fills.update({v: (When.NONZERO, True, True) for i in allocated if (v := self.out_target(args[i])) is not None})
         # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
-        lent = {i: v for i in parse_outputs(self.b, name, args) if (v := self.address_of_local(args[i])) is not None}
+        lent = {i: v for i in borrowed if (v := self.address_of_local(args[i])) is not None}
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 

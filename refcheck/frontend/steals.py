@@ -113,27 +113,24 @@ def parse_output_kinds(fmt: str) -> tuple[tuple[int, ...], tuple[int, ...]] | No
 
 def parse_outputs(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
     """The argument indices of a PyArg_Parse-style call that receive a borrowed object."""
+    return parse_positions(b, name, args)[0]
+
+
+def parse_positions(b: GraphBuilder, name: str, args: list) -> tuple[frozenset[int], frozenset[int]]:
+    """The argument indices of a PyArg_Parse-style call that receive a borrowed object, and those
+    whose `es`/`et` buffer it allocates on success, from one reading of its format
+    (`parse_output_kinds`; PyArg_UnpackTuple has none: every output an object of the tuple)."""
     found = b.conv.parse_format(name, len(args))
     if found is None:
-        return frozenset()
+        return frozenset(), frozenset()
     index, first = found
-    if index is None:  # PyArg_UnpackTuple: every output is an object of the tuple
-        return frozenset(range(first, len(args)))
+    if index is None:
+        return frozenset(range(first, len(args))), frozenset()
     fmt = string_literal(args[index]) if index < len(args) else None
-    outs = parse_borrowed_outputs(fmt) if fmt is not None else None
-    return frozenset(first + i for i in outs or () if first + i < len(args))
-
-
-def parse_allocations(b: GraphBuilder, name: str, args: list) -> frozenset[int]:
-    """The argument indices of a PyArg_Parse-style call whose `es`/`et` buffer it allocates on
-    success (PyArg_UnpackTuple has no format: none)."""
-    found = b.conv.parse_format(name, len(args))
-    if found is None or found[0] is None or found[0] >= len(args):
-        return frozenset()
-    index, first = found
-    fmt = string_literal(args[index])
-    outs = parse_allocated_outputs(fmt) if fmt is not None else None
-    return frozenset(first + i for i in outs or () if first + i < len(args))
+    kinds = parse_output_kinds(fmt) if fmt is not None else None
+    if kinds is None:
+        return frozenset(), frozenset()
+    return tuple(frozenset(first + i for i in outs if first + i < len(args)) for outs in kinds)
 
 
 def string_literal(c) -> str | None:
