@@ -14,13 +14,18 @@ from __future__ import annotations
 
 from refcheck.conventions.summary import Effect
 from refcheck.frontend.argtypes import named_function, notify_after
-from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.parents import body_sites
 
 # (cursor_key of a notify, field name) -> whether its body may free that field.
 _SEEN: dict = {}
+
+# The kinds a body is scanned for (`binding.of_kinds`: one visit, compiled where built).
+_RETURNS = frozenset((K.RETURN_STMT.value,))
+_CALLS = frozenset((K.CALL_EXPR.value,))
+_LOCALS = frozenset((K.VAR_DECL.value,))
 
 
 def lent_field(b, target, rhs) -> bool:
@@ -62,17 +67,9 @@ def _notifies_of(b, record) -> list:
             kids = children_of(c)
             if len(kids) == 2 and _names(kids[1], record):
                 return []
-    if any(_names(k, record) for r in _returns(b.fn) for k in children_of(r)):
+    if any(_names(k, record) for r in of_kinds(b.fn, _RETURNS) for k in children_of(r)):
         return []
     return found
-
-
-def _returns(c):
-    for k in children_of(c):
-        if kind_of(k) == K.RETURN_STMT:
-            yield k
-        else:
-            yield from _returns(k)
 
 
 def _may_free(b, fn, field: str) -> bool:
@@ -92,9 +89,9 @@ def _frees_field(b, d, field: str) -> bool:
     if not params:
         return True
     holders = {params[0]}
-    calls = [k for k in _all(d) if kind_of(k) == K.CALL_EXPR]
-    for k in _all(d):
-        if kind_of(k) == K.VAR_DECL and any(_is_one(x, holders) for x in children_of(k)):
+    calls = of_kinds(d, _CALLS)
+    for k in of_kinds(d, _LOCALS):
+        if any(_is_one(x, holders) for x in children_of(k)):
             holders.add(k)
     for parent, k in _edges(d):
         if kind_of(k) == K.MEMBER_REF_EXPR and k.spelling == field:
@@ -127,12 +124,6 @@ def _released_by(b, calls: list, ref) -> bool:
             # `g_free (tdata)`: a releaser's record names its argument among the tracked ones.
             return summary.role == "release" or all(effects.get(i) is Effect.RELEASE for i in hit)
     return False
-
-
-def _all(c):
-    for k in children_of(c):
-        yield k
-        yield from _all(k)
 
 
 # Casts and parentheses between a reference and what uses it.
