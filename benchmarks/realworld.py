@@ -362,12 +362,15 @@ def _expand(project: str, flag: str) -> str:
                         f"(known: {', '.join(_placeholders())})") from None
 
 
-def write_config(batch: Batch, project: Project, tree: Path) -> None:
-    """The preset (and the spec's config keys) in a refcheck.toml at the tree's root, which
-    `check` and floor.py both load (a project's own would be replaced: none of the corpora
-    has one)."""
+def write_config(batch: Batch, project: Project, tree: Path,
+                 overrides: tuple[tuple[str, object], ...] = ()) -> None:
+    """The preset, the spec's config keys and the run's overrides (which win) in a refcheck.toml
+    at the tree's root, which `check` and floor.py both load (a project's own would be replaced:
+    none of the corpora has one)."""
+    keys = dict(project.config)
+    keys.update(overrides)
     lines = ["[tool.refcheck]", f'preset = "{batch.preset}"']
-    lines += [f"{key} = {json.dumps(value)}" for key, value in project.config]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in keys.items()]
     (tree / "refcheck.toml").write_text("\n".join(lines) + "\n")
 
 
@@ -397,9 +400,10 @@ def _env(checkout: Path, pycache: Path | None = None) -> dict:
     return bytecode.env({**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}, pycache)
 
 
-def run_check(batch: Batch, project: Project, tree: Path, checkout: Path, pycache: Path | None = None) -> dict:
+def run_check(batch: Batch, project: Project, tree: Path, checkout: Path, pycache: Path | None = None,
+              overrides: tuple[tuple[str, object], ...] = ()) -> dict:
     paths, extra = check_args(batch, project, tree)
-    write_config(batch, project, tree)
+    write_config(batch, project, tree, overrides)
     argv = [sys.executable, "-m", "refcheck", "check", "-j1", "--no-cache", "--format", "json",
             "--statistics", *[f"--clang-arg={a}" for a in extra]]
     if project.errors:
@@ -442,14 +446,24 @@ def run_project(batch: Batch, project: Project, args) -> dict:
         print(f"{project.name}: packages not installed: {' '.join(missing)} "
               f"(apt-get install -y {' '.join(missing)})")
     built = build(project, tree, tuple(args.build_path), args.rebuild)
+    overrides = _overrides(args)
     result = {"batch": batch.batch, "project": project.name, "source": project.source,
               "commit": _tree_commit(tree) or project.commit, "checkout": str(args.checkout),
               "built": built, "missing_packages": missing, "environment": _environment(),
               "bytecode": "cached" if args.bytecode else "compiled at each run",
-              **run_check(batch, project, tree, args.checkout, args.bytecode)}
+              "overrides": dict(overrides),
+              **run_check(batch, project, tree, args.checkout, args.bytecode, overrides)}
     if args.floor:
         result["floor"] = run_floor(batch, project, tree, args.checkout, args.bytecode)
     return result
+
+
+def _overrides(args) -> tuple[tuple[str, object], ...]:
+    """Config keys the command line sets for every project: a longer per-function time limit
+    keeps a loaded machine's time-outs from changing what two runs report."""
+    if args.function_seconds is None:
+        return ()
+    return (("function-seconds", args.function_seconds),)
 
 
 def _environment() -> dict:
@@ -491,6 +505,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bytecode", type=Path, metavar="DIR",
                    help="compile the checkout's modules once into DIR and run from there, as an installed "
                         "refcheck does (default: every run compiles them from source; benchmarks/bytecode.py)")
+    p.add_argument("--function-seconds", type=float, metavar="S",
+                   help="set function-seconds = S in every project's refcheck.toml (default: refcheck's "
+                        "10 s): under load, functions near the limit flip between runs")
     p.add_argument("--rebuild", action="store_true", help="run the build steps again")
     p.add_argument("--build-path", action="append", default=[], metavar="DIR",
                    help="put DIR first on PATH for the build steps (a newer meson's bin/)")

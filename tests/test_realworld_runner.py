@@ -182,3 +182,15 @@ def test_bytecode_is_primed_outside_the_checkout(tmp_path):
     assert not list((tmp_path / "checkout").rglob("*.pyc"))
     env = realworld._env(tmp_path / "checkout", cache)
     assert env["PYTHONPYCACHEPREFIX"] == str(cache.resolve()) and env["PYTHONDONTWRITEBYTECODE"] == "1"
+
+
+def test_function_seconds_override_wins_over_the_spec(tmp_path):
+    spec = GOOD.replace('config = { gir = ["build/Two-1.0.gir"] }',
+                        'config = { gir = ["build/Two-1.0.gir"], function-seconds = 5 }')
+    batch = parse_spec(spec)
+    args = realworld._parser().parse_args(["x.toml", "--function-seconds", "600"])
+    realworld.write_config(batch, batch.projects[1], tmp_path, realworld._overrides(args))
+    text = (tmp_path / "refcheck.toml").read_text()
+    assert 'function-seconds = 600.0' in text and "= 5" not in text
+    assert 'gir = ["build/Two-1.0.gir"]' in text
+    assert realworld._overrides(realworld._parser().parse_args(["x.toml"])) == ()
