@@ -20,18 +20,27 @@ class Verdict:
 
 
 def parse_verdicts(text: str) -> dict[tuple, Verdict]:
-    """Verdict lines, `project file line rule function verdict why` (tab-separated), keyed by
-    (project, file, line, rule, function); '#' lines and blank lines are skipped."""
+    """Verdict lines, `project file line rule function [subject] verdict why` (tab-separated),
+    keyed by (project, file, line, rule, function, subject); '#' lines and blank lines are
+    skipped. The optional subject (the name a finding's message quotes first) tells apart two
+    findings of one rule on one line; a line without it judges every finding of its key that
+    no line with a subject judges. Two lines of one key that disagree are an error: the last
+    would win without a word."""
     out: dict[tuple, Verdict] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         cells = line.split("\t")
-        if len(cells) < 6 or cells[5] not in ("true", "false") or not cells[2].isdigit():
+        at = 6 if len(cells) > 6 and cells[6] in ("true", "false") else 5
+        if len(cells) <= at or cells[at] not in ("true", "false") or not cells[2].isdigit():
             raise SpecError(f"verdicts line {number}: want project, file, line, rule, function, "
-                            f"true|false, why (tab-separated): {line!r}")
-        key = (cells[0], cells[1], int(cells[2]), cells[3], cells[4])
-        out[key] = Verdict(cells[5] == "true", "\t".join(cells[6:]))
+                            f"[subject,] true|false, why (tab-separated): {line!r}")
+        key = (cells[0], cells[1], int(cells[2]), cells[3], cells[4], cells[5] if at == 6 else "")
+        verdict = Verdict(cells[at] == "true", "\t".join(cells[at + 1:]))
+        if key in out and out[key].verdict != verdict.verdict:
+            raise SpecError(f"verdicts line {number}: {key[1]}:{key[2]} {key[3]} {key[4]} "
+                            f"{key[5]!r} judged both true and false: give each its subject")
+        out[key] = verdict
     return out
 
 
@@ -40,11 +49,26 @@ def finding_key(project: str, finding: dict) -> tuple:
             finding.get("function", ""))
 
 
+def finding_subject(finding: dict) -> str:
+    """The name the message quotes first (`'obj' (acquired by ...) is not released`), or ''."""
+    message = finding.get("message", "")
+    if message.startswith("'"):
+        end = message.find("'", 1)
+        if end > 0:
+            return message[1:end]
+    return ""
+
+
+def verdict_for(project: str, finding: dict, verdicts: dict[tuple, Verdict]) -> Verdict | None:
+    key = finding_key(project, finding)
+    return verdicts.get(key + (finding_subject(finding),)) or verdicts.get(key + ("",))
+
+
 def score(project: str, findings: list[dict], verdicts: dict[tuple, Verdict]) -> dict:
     """Findings of one project split by verdict; the unjudged ones listed by key."""
     counts = {"findings": len(findings), "true": 0, "false": 0, "unjudged": []}
     for finding in findings:
-        verdict = verdicts.get(finding_key(project, finding))
+        verdict = verdict_for(project, finding, verdicts)
         if verdict is None:
             counts["unjudged"].append(finding_key(project, finding)[1:])
         else:

@@ -194,3 +194,14 @@ def test_function_seconds_override_wins_over_the_spec(tmp_path):
     assert 'function-seconds = 600.0' in text and "= 5" not in text
     assert 'gir = ["build/Two-1.0.gir"]' in text
     assert realworld._overrides(realworld._parser().parse_args(["x.toml"])) == ()
+
+
+def test_two_findings_on_one_line_are_told_apart_by_their_subject():
+    verdicts = parse_verdicts("one\ta.c\t10\tRC001\tf\tmatches\ttrue\tnever freed\n"
+                              "one\ta.c\t10\tRC001\tf\tfalse\tthe list takes the rest\n")
+    def leak(name):
+        return {**_finding("a.c", 10, "RC001", "f"), "message": f"'{name}' (acquired by g at line 3)"}
+    counts = score("one", [leak("matches"), leak("results"), leak("other")], verdicts)
+    assert (counts["true"], counts["false"]) == (1, 2)
+    with pytest.raises(SpecError, match="line 2: a.c:10 RC001 f '' judged both"):
+        parse_verdicts("one\ta.c\t10\tRC001\tf\ttrue\tx\none\ta.c\t10\tRC001\tf\tfalse\ty\n")
