@@ -52,23 +52,37 @@ class SourceCache:
         return lines[number - 1]
 
 
+# Line ends as clang counts them (SourceManager's line table): \n, \r, and \r\n or \n\r as one.
+# str.splitlines also breaks at form feeds, vertical tabs and Unicode separators: in a GNU-style
+# file with ^L page breaks every later line would be read one off what a location names.
+_LINE_END = re.compile(r"\r\n|\n\r|\r|\n")
+
+
+def text_lines(data: bytes) -> list[str] | None:
+    """A file's lines as clang numbers them (no line endings), or None for binary bytes. Odd
+    bytes become replacement characters rather than a failure: one in a comment should not cost
+    the whole listing."""
+    if b"\0" in data:
+        return None
+    lines = _LINE_END.split(data.decode("utf-8", errors="replace"))
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _read(path: str) -> list[str] | None:
     from refcheck.support import safeio
 
     data = standin(path)
     if data is not None:
-        return None if b"\0" in data else data.decode("utf-8", errors="replace").splitlines()
+        return text_lines(data)
     try:
         # A location can name any file (a header that is now a FIFO, say): read only regular
         # files, bounded, so that showing a line can never block or flood the report.
         data = safeio.read_regular(path, 64 << 20)
     except safeio.UnreadableFile:
         return None
-    if b"\0" in data:
-        return None
-    # Replacement characters rather than a failure: one odd byte in a comment should not cost
-    # the whole listing.
-    return data.decode("utf-8", errors="replace").splitlines()
+    return text_lines(data)
 
 
 _COMMENT = re.compile(r"//.*?$|/\*.*?\*/", re.S | re.M)

@@ -9,7 +9,7 @@ stand-in, or a file edited since, cannot differ from what was checked.
 from __future__ import annotations
 
 from refcheck.findings import Comment, Extent, Location
-from refcheck.findings.source import statement_text
+from refcheck.findings.source import statement_text, text_lines
 
 # Comments are looked for only in files whose bytes mention this at all: lexing a file in Python
 # costs a token object per token, and nearly no file holds a suppression.
@@ -75,9 +75,7 @@ class SourceLines:
 
             got = parsed_contents(self.tu, [name])
             data = got.get(name) if got else None
-            # As findings.source reads a file: no text for binary bytes, odd bytes replaced.
-            self._lines[name] = (None if data is None or b"\0" in data
-                                 else data.decode("utf-8", errors="replace").splitlines())
+            self._lines[name] = None if data is None else text_lines(data)
         return self._lines[name]
 
     def statement(self, loc: Location | None) -> str | None:

@@ -109,3 +109,15 @@ def test_fingerprints_hash_the_text_the_check_carried_as_the_source_would_give_i
     assert carried == fingerprints([replace(f, statements=None) for f in findings], SourceCache(str(tmp_path)))
     (tmp_path / "u.c").write_text("/* rewritten since */\n")
     assert fingerprints(findings, SourceCache(str(tmp_path))) == carried
+
+
+def test_statements_are_read_on_clangs_lines_past_a_form_feed(c_unit, tmp_path):
+    # GNU-style C separates pages with ^L on a line of its own: clang counts it as one line, and
+    # so must the text a finding's statements and fingerprint come from (str.splitlines split it).
+    source = ("typedef struct T T;\nT *T_new(void);\nvoid use(T *);\n\x0c\n"
+              "void f(int c) {\n  T *t = T_new();\n  if (c)\n    return;\n  use(t);\n}\n")
+    findings = c_unit.check_text(source).findings
+    assert findings and findings[0].statements.origin == "T_new();"
+    assert SourceCache(str(tmp_path)).line("u.c", findings[0].location.line) == "    return;"
+    carried = fingerprints(findings, SourceCache(str(tmp_path)))
+    assert carried == fingerprints([replace(f, statements=None) for f in findings], SourceCache(str(tmp_path)))
