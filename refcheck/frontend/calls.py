@@ -411,7 +411,8 @@ class CallLowering(UserData, Moves):
         index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
         source = values[index] if index is not None and values[index] in tracked else None
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
-        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless))
+        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless,
+                               nonnull=self.b.conv.matches("never_null", name)))
         return t
 
     def borrowed_result(self, loc, name: str, args: list) -> str:
