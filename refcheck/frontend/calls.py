@@ -174,7 +174,9 @@ class CallLowering(UserData, Moves):
             or self.b.conv.matches("borrowed", name)
         if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
-            return self.borrowed_result(loc, name, args)
+            t = self.borrowed_result(loc, name, args)
+            indicator.split_result(self.b, c, loc, name, t)  # a getter's NULL is its error too
+            return t
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional, sunk)
 
