@@ -22,9 +22,9 @@ class Verdict:
 def parse_verdicts(text: str) -> dict[tuple, Verdict]:
     """Verdict lines, `project file line rule function [subject] verdict why` (tab-separated),
     keyed by (project, file, line, rule, function, subject); '#' lines and blank lines are
-    skipped. The optional subject (the name a finding's message quotes first) tells apart two
-    findings of one rule on one line; a line without it judges every finding of its key that
-    no line with a subject judges. Two lines of one key that disagree are an error: the last
+    skipped. The optional subject (the name a finding's message quotes first, or the start of
+    its message) tells apart findings of one rule on one line; a line without it judges every
+    finding of its key that no line with a subject judges. Two lines of one key that disagree are an error: the last
     would win without a word."""
     out: dict[tuple, Verdict] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -59,16 +59,35 @@ def finding_subject(finding: dict) -> str:
     return ""
 
 
-def verdict_for(project: str, finding: dict, verdicts: dict[tuple, Verdict]) -> Verdict | None:
+def subject_index(verdicts: dict[tuple, Verdict]) -> dict[tuple, list[str]]:
+    """The subjects given per finding key."""
+    index: dict[tuple, list[str]] = {}
+    for key in verdicts:
+        if key[5]:
+            index.setdefault(key[:5], []).append(key[5])
+    return index
+
+
+def verdict_for(project: str, finding: dict, verdicts: dict[tuple, Verdict],
+                subjects: dict[tuple, list[str]]) -> Verdict | None:
+    """The line judging this finding: the longest subject that is its quoted name or a prefix of
+    its message (`'value' (acquired by PyList_New` where one name leaks from many calls), else the
+    key's line without a subject."""
     key = finding_key(project, finding)
-    return verdicts.get(key + (finding_subject(finding),)) or verdicts.get(key + ("",))
+    name, message = finding_subject(finding), finding.get("message", "")
+    best = ""
+    for subject in subjects.get(key, ()):
+        if (subject == name or message.startswith(subject)) and len(subject) > len(best):
+            best = subject
+    return verdicts.get(key + (best,))
 
 
 def score(project: str, findings: list[dict], verdicts: dict[tuple, Verdict]) -> dict:
     """Findings of one project split by verdict; the unjudged ones listed by key."""
     counts = {"findings": len(findings), "true": 0, "false": 0, "unjudged": []}
+    subjects = subject_index(verdicts)
     for finding in findings:
-        verdict = verdict_for(project, finding, verdicts)
+        verdict = verdict_for(project, finding, verdicts, subjects)
         if verdict is None:
             counts["unjudged"].append(finding_key(project, finding)[1:])
         else:

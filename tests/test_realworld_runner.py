@@ -205,3 +205,13 @@ def test_two_findings_on_one_line_are_told_apart_by_their_subject():
     assert (counts["true"], counts["false"]) == (1, 2)
     with pytest.raises(SpecError, match="line 2: a.c:10 RC001 f '' judged both"):
         parse_verdicts("one\ta.c\t10\tRC001\tf\ttrue\tx\none\ta.c\t10\tRC001\tf\tfalse\ty\n")
+
+
+def test_a_subject_may_be_the_start_of_the_message():
+    # One name leaked from many calls at one return: the acquisition tells the findings apart.
+    verdicts = parse_verdicts("one\ta.c\t10\tRC001\tf\t'v' (acquired by PyList_New\ttrue\tleaks\n"
+                              "one\ta.c\t10\tRC001\tf\tv\tfalse\tinfeasible\n")
+    def leak(call):
+        return {**_finding("a.c", 10, "RC001", "f"), "message": f"'v' (acquired by {call} at line 3)"}
+    counts = score("one", [leak("PyList_New"), leak("PyLong_FromLong")], verdicts)
+    assert (counts["true"], counts["false"]) == (1, 1)

@@ -225,7 +225,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                 chain = (source,)
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family, not op.scalars)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family, not op.scalars, op.nonnull)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -502,14 +502,15 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         raise Bound(f"more than {MAX_GENERATIONS} live objects from one site (in a loop)")
 
     def acquire(self, st: State, dst: str, loc: Location, callee: str, node: int, index: int,
-                record: str = "", by_prefix: bool = True) -> None:
+                record: str = "", by_prefix: bool = True, nonnull: bool = False) -> None:
         oid = self.fresh(st, Kind.ACQUIRE, (node, index))
         # A family table entry (malloc, THAlloc) first, then the record type, then the name.
-        key = (loc, callee, node, record, by_prefix)
+        key = (loc, callee, node, record, by_prefix, nonnull)
         o = self.made.get(key)
         if o is None:
             family = self.conv.family(callee, record, by_prefix)
-            o = self.made[key] = Obj(1, Gone.NO, MAYBE, Origin.ACQUIRE, loc, callee, node, family=family)
+            o = self.made[key] = Obj(1, Gone.NO, NONNULL if nonnull else MAYBE, Origin.ACQUIRE, loc, callee, node,
+                                     family=family)
         st.objs[oid] = o
         st.env[dst] = oid
 

@@ -78,6 +78,9 @@ class Conventions:
     # String comparisons equal to 0 for (x, NULL) exactly where x is NULL (GLib's g_strcmp0:
     # "Handles NULL gracefully by sorting it before non-NULL strings"; frontend.nullcmp).
     null_sorted: list[str] = field(default_factory=list)
+    # Acquirers that never return NULL (CPython's PyObject_Type of an object, PyBool_FromLong):
+    # the NULL edge of a test of their result is infeasible (frontend.calls, Transfer.acquire).
+    never_null: list[str] = field(default_factory=list)
     # Frees of a container's cells only, not of what they hold (GLib's g_list_free: "If list
     # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
     # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
@@ -328,7 +331,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "shallow_free", "parent_classes", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "floating",
             "ref_sink", "take_ref", "child_process", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}

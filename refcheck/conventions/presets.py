@@ -95,6 +95,12 @@ def _cpython() -> Conventions:
             r"^PyErr_NewException$", r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$",
         ],
         reallocate=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$"],
+        # New references that are never NULL: PyObject_Type(o) is `Py_NewRef(Py_TYPE(o))` for an
+        # object o (NULL, SystemError, only for a NULL argument, a crash any use of o would be);
+        # PyBool_FromLong returns Py_True or Py_False ("Return Py_True or Py_False, depending on
+        # the truth value of v"). pymongo's `value_type = PyObject_Type(value); if (value_type ==
+        # NULL) goto invalid;` left every decoded value on an edge no run takes.
+        never_null=[r"^PyObject_Type$", r"^PyBool_FromLong$"],
         # They return NULL on failure and leave the old block valid (the C API's memory docs),
         # as realloc does: `d = PyMem_Realloc(b, n); if (!d) goto error;` still owns b there.
         may_fail=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$", r"^realloc$", r"^reallocarray$"],

@@ -174,7 +174,9 @@ class CallLowering(UserData, Moves):
             or self.b.conv.matches("borrowed", name)
         if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
-            return self.borrowed_result(loc, name, args)
+            t = self.borrowed_result(loc, name, args)
+            indicator.split_result(self.b, c, loc, name, t)  # a getter's NULL is its error too
+            return t
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional, sunk)
 
@@ -411,7 +413,8 @@ class CallLowering(UserData, Moves):
         index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
         source = values[index] if index is not None and values[index] in tracked else None
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
-        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless))
+        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless,
+                               nonnull=self.b.conv.matches("never_null", name)))
         return t
 
     def borrowed_result(self, loc, name: str, args: list) -> str:

@@ -39,6 +39,9 @@ class Acquire(Op):
     # The singleton's load key (`&global:_Py_NoneStruct`) the acquirer may return bare, borrowed
     # (Summary.unless_singleton): where the result equals it, nothing is owned.
     unless: str = ""
+    # The acquirer never returns NULL (the conventions' `never_null`): its result's null test
+    # has one feasible edge.
+    nonnull: bool = False
 
 
 @dataclass(frozen=True)
