@@ -33,6 +33,9 @@ _TAG = re.compile(r"^\s*(@\w+|@\.\.\.|returns?|return value)\s*:\s*((?:\([^()]*(
 _ANNOTATION = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _QUALIFIERS = re.compile(r"\b(?:static|extern|inline|__inline__|G_INLINE_FUNC|_?\w*_EXPORT|"
                          r"G_GNUC_\w+|G_DEPRECATED\w*|GLIB_AVAILABLE_IN_\w+|_?\w*_AVAILABLE_IN_\w+)\b")
+# A function's name after nothing but a type on its line, and the rest of its definition.
+_HEAD = re.compile(r"(?m)^[ \t]*(?:[A-Za-z_][\w \t*]*?[ \t*])?([A-Za-z_]\w*)[ \t]*\(")
+_DEFINED = re.compile(r"[^;{}]*\)\s*\{")
 # GIR's type names the converter asks of (`_type_name`): the callback data and its notify.
 _TYPE_NAMES = {"gpointer": "gpointer", "GDestroyNotify": "GLib.DestroyNotify",
                "GClosureNotify": "GObject.ClosureNotify"}
@@ -374,8 +377,37 @@ def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[
             if takes.get(name, positions) != positions:
                 clashes.add(name)
             takes[name] = positions
+    clashes |= _defined_twice(paths, out.keys() | takes.keys(), max_bytes)
     return ({n: r for n, r in out.items() if n not in clashes},
             {n: t for n, t in takes.items() if n not in clashes and n not in out})
+
+
+def _defined_twice(paths, names, max_bytes: int) -> set[str]:
+    """The documented names that two of the sources define: two functions of one name in two
+    binaries of the project (colord's daemon defines a `cd_device_get_metadata (device, key)`
+    returning a `const gchar *` of its own, beside the client library's documented `(transfer
+    container)` one): which of them a call reaches is the build's choice, so the comment governs
+    no call (as two different comments of one name do not)."""
+    seen: dict[str, int] = {}
+    for path in sorted(set(paths)) if names else ():
+        try:
+            with open(path, "rb") as f:
+                data = f.read(max_bytes + 1)
+        except OSError:
+            continue
+        if len(data) <= max_bytes:
+            for name in _definitions(data.decode("utf-8", "replace"), names):
+                seen[name] = seen.get(name, 0) + 1
+    return {n for n, k in seen.items() if k > 1}
+
+
+def _definitions(text: str, names) -> set[str]:
+    """Which of `names` the text defines: the name first on its line or after nothing but a type,
+    its parameters, then a body (`if (f (x)) {`, `#define f(x) {` and ` * f() is` in a comment
+    are no definitions)."""
+    return {m.group(1) for m in _HEAD.finditer(text)
+            if m.group(1) in names and _DEFINED.match(text, m.end())}
+
 
 
 def annotated(conv, paths):

@@ -63,6 +63,7 @@ class Builder(GraphBuilder):
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
         self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)
+        self.lent_structs: frozenset | None = None  # local structs whose address a call gets (frontend.owning)
 
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:

@@ -312,8 +312,12 @@ class CallLowering(UserData, Moves):
         # objects (GVariant *); a string or a number there is read.
         effects = {i: e for i, e in effects.items()
                    if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
-        # Data given with a NULL destroy notify is only lent, whatever the record keeps.
-        effects = {i: Effect.BORROW if e in KEPT and isinstance(i, int) and unnotified(args, i) else e
+        # Data given with a NULL destroy notify is only lent, whatever the record keeps; so is
+        # data a helper frees on some paths only (`Summary.given_some`), where those are the
+        # ones its notify is called on (`if (notify != NULL) notify (data)`: libnice's
+        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it.
+        effects = {i: Effect.BORROW if isinstance(i, int) and unnotified(args, i) and (
+                       e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this

@@ -26,6 +26,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
+from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
@@ -234,6 +235,8 @@ class ExpressionLowerer(CallLowering):
                 self.b.emit(ir.Use(location(c), base, deref=True))
         if has_pointer_type(c):
             held = self.member_read(c)  # `s.f` of a local struct: the member's own object
+            if held is None and filled_by_others(self.b, c):
+                return self.b.temp(expr_text(c, macros=True))  # untracked: unknown ownership
             return held if held is not None else self.load(c, location(c))
         return None
 

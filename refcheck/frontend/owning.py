@@ -40,6 +40,34 @@ def address_of_local(b, a) -> str | None:
     return b.var(referenced(target)) if kind_of(target) == K.DECL_REF_EXPR else None
 
 
+def filled_by_others(b, c) -> bool:
+    """`s.f` of a local struct s whose address this function hands to a call (`&helper` as the
+    user data of an async call whose callback fills `helper->sample`: GIO's `_sync` wrappers over
+    a stack helper, colord's `cd_sensor_get_sample_sync` returning `helper.sample`): a pointer
+    member this function did not write holds what the callee, or code it calls back, put there,
+    of an ownership nothing here says: unknown, not a load of memory the function borrows."""
+    base = next(iter(children_of(c)), None)
+    base = strip(base) if base is not None else None
+    if base is None or kind_of(base) != K.DECL_REF_EXPR:
+        return False
+    v = b.var(referenced(base))
+    if v is None:
+        return False
+    if b.lent_structs is None:
+        b.lent_structs = frozenset(_lent_structs(b))
+    return v in b.lent_structs
+
+
+def _lent_structs(b):
+    stack = [b.fn]
+    while stack:
+        c = stack.pop()
+        stack.extend(children_of(c))
+        if kind_of(c) == K.CALL_EXPR:
+            yield from (v for a in arguments(c) if (v := address_of_local(b, a)) is not None
+                        and strip(a).type.get_pointee().get_canonical().kind == ci.TypeKind.RECORD)
+
+
 def _owning(b):
     stack = [b.fn]
     while stack:

@@ -66,6 +66,22 @@ def test_two_comments_disagreeing_say_nothing(tmp_path):
     assert project_records([str(one), str(tmp_path / "missing.c")]) == {"helper_get": {"arguments": {"0": "acquire-out"}}}
 
 
+def test_a_name_two_sources_define_says_nothing(tmp_path):
+    # glib31, colord: the client library documents `cd_device_get_metadata` `(transfer container)`,
+    # the daemon (another binary of the project) defines an undocumented one of the same name
+    # returning a `const gchar *`: which of them a call reaches is the build's choice.
+    lib, daemon, user = tmp_path / "lib.c", tmp_path / "daemon.c", tmp_path / "user.c"
+    lib.write_text(_doc("dev_get_metadata", "Returns: (transfer container): table",
+                        "GHashTable *\ndev_get_metadata (Dev *device)"))
+    daemon.write_text("const gchar *\ndev_get_metadata (Dev *device, const gchar *key)\n{\n  return NULL;\n}\n")
+    assert project_records([str(lib), str(daemon)]) == {}
+    # Calls, a test's condition, a macro and a comment's mention define nothing.
+    user.write_text("/*\n * dev_get_metadata() is {\n */\n#define dev_get_metadata(d) { d }\n"
+                    "void f (Dev *d)\n{\n  if (dev_get_metadata (d)) {\n  }\n"
+                    "  h = dev_get_metadata (d);\n}\n")
+    assert project_records([str(lib), str(user)]) == {"dev_get_metadata": {"returns": "owned"}}
+
+
 def test_bad_input_never_fails():
     rng = random.Random(7)
     pieces = ["/**", "*/", " * ", "(transfer", "full)", "(out", ")", "@x:", "Returns:", "f_g:", "(", ",",
