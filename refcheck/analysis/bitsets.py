@@ -104,6 +104,24 @@ def backward(g, gens: tuple[dict, ...], keeps: tuple[dict, ...]) -> list[dict]:
     return [{n: (x >> a) & m for n, x in live.items()} for a, m in zip(shifts, masks)]
 
 
+def solve_together(g, parts) -> None:
+    """Solve the backward problems of several tables of one graph in one fixpoint (`backward`):
+    each part holds `problem` ((gens, keeps), as `backward` takes them) and takes its solutions
+    in `solved(lives)`. The pruner's three tables (bindings and facts, null tests, branch
+    answers) were three worklists over the same nodes; one costs one pass of them."""
+    gens: tuple = ()
+    keeps: tuple = ()
+    for part in parts:
+        gens += part.problem[0]
+        keeps += part.problem[1]
+    lives = backward(g, gens, keeps)
+    at = 0
+    for part in parts:
+        width = len(part.problem[0])
+        part.solved(lives[at:at + width])
+        at += width
+
+
 def _packed(g, gens: tuple[dict, ...], keeps: tuple[dict, ...]) -> tuple[list[int], dict, dict]:
     """The problems' fields' offsets (and, last, the end of the last field), and per node the
     packed gen and keep bits (a keep masked to its field: keeps are complements, so negative)."""

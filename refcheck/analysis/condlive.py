@@ -38,8 +38,9 @@ def branch_key(cond):
 class CondLiveness:
     """Per node, the droppable condition keys live at its entry (`live`, as bits of `keys`)."""
 
-    def __init__(self, cfg, cond_vars: dict, droppable, effect) -> None:
-        """`effect`: an op's (env kills, fact kills, reads), `liveness._op_effect`."""
+    def __init__(self, cfg, cond_vars: dict, droppable, effect, solve: bool = True) -> None:
+        """`effect`: an op's (env kills, fact kills, reads), `liveness._op_effect`; `solve`: False
+        leaves the fixpoint to the caller (`bitsets.solve_together`)."""
         self.keys = keys = Bits()
         by_var: dict[str, int] = {}
         for k in droppable:
@@ -58,7 +59,14 @@ class CondLiveness:
             self.read[n] = r
             gen[n] = r & ~k_ops
             keep[n] = ~(k_ops | k_post)
-        (self.live,) = backward(cfg.graph, (gen,), (keep,))
+        self.problem = ((gen,), (keep,))
+        if solve:
+            self.solved(backward(cfg.graph, *self.problem))
+
+    def solved(self, lives) -> None:
+        """Take the fixpoint's solution."""
+        self.problem = None
+        (self.live,) = lives
 
     def died(self, pred: int | None, node: int, conds: dict) -> list:
         """The keys of `conds` dead at `node`'s entry (with `pred`: only those that could be alive

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from refcheck import ir
 from refcheck.analysis import nullness
-from refcheck.analysis.bitsets import Bits, LazySets, backward
+from refcheck.analysis.bitsets import Bits, LazySets, backward, solve_together
 from refcheck.analysis.condlive import CondLiveness
 from refcheck.analysis.sizes import Same
 from refcheck.analysis.state import Kind, State
@@ -106,7 +106,8 @@ def _node_reads(d) -> tuple:
 class Liveness:
     """Per node, the variables live at its entry, for bindings (`env`) and for facts (`facts`)."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, solve: bool = True):
+        """`solve`: False leaves the fixpoint to the caller (`bitsets.solve_together`)."""
         g = cfg.graph
         # Sets of variables as bits of an int: the fixpoint revisits nodes many times (TH's
         # APPLY loops nest four deep), and a node's ops compose into one transfer,
@@ -121,6 +122,10 @@ class Liveness:
         touched: dict[int, int] = {}  # the variables a node mentions at all
         key_bit, gen_k = _load_keys(g)
         for n, d in g.nodes(data="data"):
+            if not d.ops and not d.post:  # 39% of THTensor.c's explored nodes: reads alone
+                touched[n] = gen_e[n] = gen_f[n] = bits(_node_reads(d))
+                kill_e[n] = kill_f[n] = -1
+                continue
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
@@ -143,15 +148,23 @@ class Liveness:
             gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
             touched[n] = t
         # Load keys are never killed: a key loaded on some path from a node stays live there.
-        env, facts, keys = backward(g, (gen_e, gen_f, gen_k), (kill_e, kill_f, dict.fromkeys(g.nodes, -1)))
-        # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
+        self.problem = ((gen_e, gen_f, gen_k), (kill_e, kill_f, dict.fromkeys(g.nodes, -1)))
         self.names = names
-        self.env = LazySets(names, env)
-        # Per node, the load keys that some path from its entry loads.
-        self.keys = LazySets(Bits(key_bit), keys)
-        self.facts = LazySets(names, facts)
+        self._key_bit = key_bit
         self.touched = touched
         self._died: dict[tuple, frozenset] = {}
+        if solve:
+            self.solved(backward(g, *self.problem))
+
+    def solved(self, lives) -> None:
+        """Take the fixpoint's solution (`problem`'s three, in order)."""
+        env, facts, keys = lives
+        self.problem = None  # the gen and kill tables are not read again
+        # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
+        self.env = LazySets(self.names, env)
+        # Per node, the load keys that some path from its entry loads.
+        self.keys = LazySets(Bits(self._key_bit), keys)
+        self.facts = LazySets(self.names, facts)
 
     def read_after(self, g, node: int, index: int, var: str) -> bool:
         """Whether some path from after op `index` of `node` reads `var`'s binding before
@@ -214,10 +227,13 @@ class PruneTables:
            cond_vars: dict | None = None, droppable: frozenset = frozenset()) -> PruneTables:
         """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all;
         `droppable`: the remembered condition keys only branches read (`condlive.droppable_keys`)."""
-        null = nullness.NullLiveness(cfg, relevant).live if nullness.tests_nullness(cfg) else None
+        live = Liveness(cfg, solve=False)
+        null_live = nullness.NullLiveness(cfg, relevant, solve=False) if nullness.tests_nullness(cfg) else None
+        conds = CondLiveness(cfg, cond_vars or {}, droppable, _op_effect, solve=False) if droppable else None
+        solve_together(cfg.graph, [p for p in (live, null_live, conds) if p is not None])
+        null = null_live.live if null_live is not None else None
         quiet = nullness.quiet_edges(cfg, null) if null is not None and skip_quiet else frozenset()
-        conds = CondLiveness(cfg, cond_vars or {}, droppable, _op_effect) if droppable else None
-        return cls(Liveness(cfg), null, quiet, conds)
+        return cls(live, null, quiet, conds)
 
 
 class Pruner:

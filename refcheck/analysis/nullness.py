@@ -145,7 +145,8 @@ def quiet_edges(cfg, live: LazySets) -> frozenset:
 class NullLiveness:
     """Per node, the variables whose nullness some path from its entry may read (`live`)."""
 
-    def __init__(self, cfg, relevant: set[int] | None):
+    def __init__(self, cfg, relevant: set[int] | None, solve: bool = True):
+        """`solve`: False leaves the fixpoint to the caller (`bitsets.solve_together`)."""
         g = cfg.graph
         data = dict(g.nodes(data="data"))
         # Sets of variables as bits of an int, as in `liveness.Liveness`: the fixpoint revisits
@@ -212,7 +213,15 @@ class NullLiveness:
             if last_op < 0:
                 g_ |= end
             gen[n], keep[n] = g_, ~k_
-        self.live = LazySets(names, backward(g, (gen,), (keep,))[0])
+        self.names = names
+        self.problem = ((gen,), (keep,))
+        if solve:
+            self.solved(backward(g, *self.problem))
+
+    def solved(self, lives) -> None:
+        """Take the fixpoint's solution."""
+        self.problem = None
+        self.live = LazySets(self.names, lives[0])
 
 
 def _deciding(g, data: dict, relevant) -> frozenset:
