@@ -25,6 +25,7 @@ from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, rele
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
+from refcheck.frontend.userdata import forwarded
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.longjmps import second_return
@@ -101,6 +102,8 @@ class Builder(GraphBuilder):
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals else frozenset(),
+                           forwards=frozenset((self.var(d), self.var(c)) for d, c in forwarded(self.fn))
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
