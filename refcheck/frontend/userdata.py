@@ -267,6 +267,8 @@ def forwarded(fn) -> list:
     notify later (`Summary.forwards`: `soup_session_send_and_read_async (info->session, msg, ...,
     callback, info)` in libgweather's `_gweather_info_queue_request (info, msg, callback)`)."""
     out = []
+    if not any(kind_of(p) == K.PARM_DECL and is_function_pointer(p.type) for p in children_of(fn)):
+        return out  # no callback of its own: the body is not walked (most functions)
     for call in of_kinds(fn, _CALLS):
         args = [strip(a) for a in arguments(call)]
         for j, (cb, data) in enumerate(zip(args, args[1:])):
