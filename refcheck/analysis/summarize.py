@@ -378,9 +378,16 @@ class Summarizer(ParameterEffects):
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
-                    given_some=self.given_some(), leans=self.leans(args),
+                    given_some=self.given_some(), leans=self.leans(args), forwards=self.forwards(args),
                     null_when_flags=self.cfg.null_when_flags, source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def forwards(self, args: list) -> tuple:
+        """`Summary.forwards`: the (data, callback) pairs of the body's async calls
+        (`cfg.forwards`) whose data the record says is kept or taken over."""
+        kept = {i for i, e in args if e in (Effect.SINK, Effect.CONSUME)}
+        return tuple(sorted((self.index[d], self.index[c]) for d, c in self.cfg.forwards
+                            if d in self.index and c in self.index and self.index[d] in kept))
 
     def leans(self, args: list) -> tuple:
         """`Summary.leans`: the parameters the record gives up whose only give-ups in the body

@@ -228,6 +228,7 @@ _READERS = {
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
+    "forwards": _pairs,
     "null_when_flags": _fields,
 }
 
@@ -249,6 +250,7 @@ _WRITERS = {
     "maybe_given": list,
     "given_some": list,
     "fills_with": lambda v: [list(x) for x in v],
+    "forwards": lambda v: [list(x) for x in v],
     "null_when_flags": lambda v: [list(x) for x in v],
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},
 }

@@ -194,6 +194,12 @@ class Summary:
     # The `void *` parameter indices the body gives up on some paths only, no result telling which:
     # a callback's data freed on its last call (grilo's relays; `frontend.userdata.partly_taken`).
     given_some: tuple = ()
+    # (data, callback) index pairs: the parameter at `data` is handed to an async call as the user
+    # data of the function's own callback parameter at `callback`, no destroy notify beside it
+    # (libgweather's `_gweather_info_queue_request (info, msg, callback)`). Where a caller passes
+    # a callback whose body neither gives its data up nor keeps it, the data is lent, whatever
+    # `arguments` says (`frontend.userdata.lent_to_callback`).
+    forwards: tuple = ()
     # (index, field) pairs: the call sets the integer `field` of the struct its argument at that
     # index points to (a failure flag) only on paths that return NULL, so where its result is not
     # NULL the flag is as the caller left it (mwparserfromhell's `Tokenizer_parse (self, ...)`
@@ -329,6 +335,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         family=a.family if a.family == b.family else None, any_family=a.any_family or b.any_family,
         unkept=tuple(i for i in a.unkept if i in b.unkept),
         given_some=tuple(i for i in a.given_some if i in b.given_some),
+        forwards=tuple(x for x in a.forwards if x in b.forwards),
         null_when_flags=tuple(x for x in a.null_when_flags if x in b.null_when_flags),
         variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
 

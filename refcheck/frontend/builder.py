@@ -25,6 +25,7 @@ from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, rele
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
+from refcheck.frontend.userdata import forwarded
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.longjmps import second_return
@@ -58,6 +59,7 @@ class Builder(GraphBuilder):
         self.interiors: dict[str, str] = {}
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
+        self.held_elements: dict | None = None  # parameters removed from a field's list (frontend.heldelements)
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
         self.parameter_vars: frozenset | None = None  # the parameters' variables (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
@@ -101,6 +103,8 @@ class Builder(GraphBuilder):
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals else frozenset(),
+                           forwards=frozenset((self.var(d), self.var(c)) for d, c in forwarded(self.fn))
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),

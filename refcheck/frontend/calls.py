@@ -25,6 +25,7 @@ from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
+from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
@@ -122,6 +123,9 @@ class CallLowering(UserData, Moves):
         self.exceptional_exits(loc, name, role, decl, summary)
         ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
+        if role == "release" and (held := container_held(self.b, c, args)):
+            # The reference a field's list held, unlinked just before: not the caller's (heldelements).
+            tracked = [v for v in tracked if v not in {values[i] for i in held}]
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))

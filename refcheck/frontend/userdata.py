@@ -7,9 +7,9 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.conventions.summary import Effect, Source
-from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, named_function, notify_after,
-                                        parameter_types)
-from refcheck.frontend.binding import arguments, cursor_key
+from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
+                                        notify_after, parameter_types)
+from refcheck.frontend.binding import arguments, cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -18,6 +18,7 @@ from refcheck.frontend.conditions import is_null_constant
 _CONDITIONED = (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR)
 # Effects by which a callee keeps its argument (the reference is no longer the caller's to drop).
 KEPT = (Effect.SINK, Effect.CONSUME, Effect.STORE, Effect.SINK_FLOATING)
+_CALLS = frozenset((K.CALL_EXPR.value,))
 
 
 class UserData:
@@ -39,7 +40,7 @@ class UserData:
         for i in taken:
             if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
                 continue
-            seen = self.callback_of(decl, args, i)
+            seen = self.callback_of(decl, args, i) or self.forwarded_to(decl, args, i)
             if seen is None:
                 continue  # not GLib's layout, or a callback whose body is not seen: the sink stands
             gives = None if self.kept_beside(c, args[i], seen) else _gives_up(*seen)
@@ -51,6 +52,20 @@ class UserData:
             if gives is None or (gives == "some" and not _parameter(args[i])):
                 lent.add(i)
         return lent
+
+    def forwarded_to(self, decl, args: list, i: int):
+        """`callback_of` for data the callee's record says it hands to its own callback parameter
+        (`Summary.forwards`: `_gweather_info_queue_request (info, msg, iwin_finish)`)."""
+        record = self.b.summary_of(decl, decl.spelling) if decl is not None else None
+        j = next((c for d, c in record.forwards if d == i and c < len(args)), None) if record else None
+        fn = named_function(args[j]) if j is not None else None
+        if fn is None:
+            return None
+        seen = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and seen.source is not Source.INFERRED:
+            return None
+        n = len(list(fn.get_arguments()))
+        return seen, n, data_parameter(parameter_types(decl, args)[j], n)
 
     def taken_by_callback(self, c, decl, args: list, effects: dict) -> set[int]:
         """Data positions a call with no record for them hands to its callback, where that
@@ -244,6 +259,30 @@ class UserData:
             return None
         n = len(list(fn.get_arguments()))
         return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+
+
+def forwarded(fn) -> list:
+    """(data, callback) parameter pairs of `fn`: a call of its body passes its own callback
+    parameter with one of its own pointer parameters right after it as the data, and no destroy
+    notify later (`Summary.forwards`: `soup_session_send_and_read_async (info->session, msg, ...,
+    callback, info)` in libgweather's `_gweather_info_queue_request (info, msg, callback)`)."""
+    out = []
+    if not any(kind_of(p) == K.PARM_DECL and is_function_pointer(p.type) for p in children_of(fn)):
+        return out  # no callback of its own: the body is not walked (most functions)
+    for call in of_kinds(fn, _CALLS):
+        args = [strip(a) for a in arguments(call)]
+        for j, (cb, data) in enumerate(zip(args, args[1:])):
+            c, d = _own_parameter(cb), _own_parameter(data)
+            if c is None or d is None or not is_function_pointer(c.type) or not has_pointer_type(data):
+                continue
+            if not any(is_function_pointer(a.type) and not is_null_constant(a) for a in args[j + 2:]):
+                out.append((d, c))
+    return out
+
+
+def _own_parameter(x):
+    target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
+    return target if target is not None and kind_of(target) == K.PARM_DECL else None
 
 
 def data_parameter(callback_type, n: int) -> int | None:

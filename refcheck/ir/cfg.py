@@ -62,6 +62,9 @@ class FunctionCFG:
     # The `void *` parameters (GLib's `gpointer user_data`): a callback's data, whose release on
     # some paths is its registration's protocol (analysis.summarize `given_some`).
     untyped: frozenset = frozenset()
+    # (data, callback) parameter-name pairs: the data handed to an async call beside the
+    # function's own callback parameter, no notify (frontend.userdata.forwarded; `Summary.forwards`).
+    forwards: frozenset = frozenset()
     # Whether the function has a result (its type is not void): a caller can tell by it which path
     # ran, even where every return is an untracked integer (analysis.summarize `stolen`).
     returns_value: bool = False
