@@ -22,10 +22,12 @@ nothing and the stores stay aliases, their variables' references reported as bef
 
 from __future__ import annotations
 
+import re
+
 import clang.cindex as ci
 
-from refcheck.frontend.binding import arguments, of_kinds, referenced
-from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
+from refcheck.frontend.binding import arguments, extent_places, of_kinds, referenced
+from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, name_of_file, read_source, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.loops import for_parts
 
@@ -179,3 +181,31 @@ def holder(b, target, loc) -> str | None:
         held.append(name)
         b.names[name] = f"{b.names.get(arr, arr)}[...]"
     return name
+
+
+_INVOKED = re.compile(r"^([A-Za-z_]\w*)\s*\(")
+# Writing an element in place (`PyList_SET_ITEM`, `Py_SETREF (PyTuple_GET_ITEM (t, i), v)`): a
+# body that does releases the old element it replaces, which the list's own reference paid for.
+_WRITES_ITEMS = re.compile(rb"_SET_ITEM\s*\(|Py_SETREF\s*\(|Py_XSETREF\s*\(")
+
+
+def borrowed_item(b, text: str) -> str:
+    """The macro a loaded element is read through (`PyTuple_GET_ITEM (args, 0)`), where the
+    conventions call its value borrowed and the body writes no element in place; else ""."""
+    if not b.conv.borrowed_items:
+        return ""
+    m = _INVOKED.match(text)
+    if m is None or not b.conv.matches("borrowed_items", m.group(1)):
+        return ""
+    if b.writes_items is None:
+        b.writes_items = _WRITES_ITEMS.search(function_text(b.fn)) is not None
+    return "" if b.writes_items else m.group(1)
+
+
+def function_text(fn) -> bytes:
+    """The source text of a function's definition (empty where it spans files)."""
+    start, end = extent_places(fn)
+    name = name_of_file(start[0])
+    if not name or name != name_of_file(end[0]):
+        return b""
+    return read_source(name)[start[3]:end[3]]

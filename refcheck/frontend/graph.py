@@ -58,6 +58,7 @@ class GraphBuilder:
         # one does, and array -> the variables standing for its elements stored into so far.
         self.array_loops: dict[str, bool] = {}
         self.array_holders: dict[str, list[str]] = {}
+        self.writes_items: bool | None = None  # the body writes a container's element in place (same)
         self.breaks: list[int] = []
         self.continues: list[int] = []
         self.switches: list[list] = []  # [dispatch node, has default]
