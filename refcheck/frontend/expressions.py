@@ -243,11 +243,9 @@ class ExpressionLowerer(CallLowering):
         t = self.b.temp(text)
         key = key_of(self.b, c)
         deps = key[1] if key else expr_vars(c, self.b)
-        # `PyTuple_GET_ITEM (args, 0)`: the C API's borrowed element, a call's result, one object
-        # per read: a result keeps its identity while its index changes, and a loop's next
-        # element is another object (frontend.arrays).
+        # `PyTuple_GET_ITEM (args, 0)`: the C API's borrowed element, a call's result (frontend.arrays).
         call = arrays.borrowed_item(self.b, text) if kind_of(c) == K.ARRAY_SUBSCRIPT_EXPR else ""
-        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key and not call else "", call=call,
+        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else "", call=call,
                             through=self.pointee_of(c)))
         return t
 
