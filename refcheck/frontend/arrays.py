@@ -89,9 +89,9 @@ def _index(b, init) -> str | None:
             return None
         value = list(children_of(decls[0]))
         return b.var(decls[0]) if value and constant(strip(value[-1])) == 0 else None
-    if kind_of(init) == K.BINARY_OPERATOR and binop(init) == "=":
-        lhs, rhs = list(children_of(init))
-        return _var_of(b, lhs) if constant(strip(rhs)) == 0 else None
+    kids = list(children_of(init))
+    if kind_of(init) == K.BINARY_OPERATOR and binop(init) == "=" and len(kids) == 2:
+        return _var_of(b, kids[0]) if constant(strip(kids[1])) == 0 else None
     return None
 
 
@@ -111,10 +111,10 @@ def _steps(b, inc, i: str) -> bool:
 def _bound(b, cond, i: str):
     """The bound B of `i < B`, else None."""
     cond = strip(cond) if cond is not None else None
-    if cond is None or kind_of(cond) != K.BINARY_OPERATOR or binop(cond) != "<":
+    kids = list(children_of(cond)) if cond is not None else []
+    if cond is None or kind_of(cond) != K.BINARY_OPERATOR or binop(cond) != "<" or len(kids) != 2:
         return None
-    lhs, rhs = list(children_of(cond))
-    return strip(rhs) if _var_of(b, lhs) == i else None
+    return strip(kids[1]) if _var_of(b, kids[0]) == i else None
 
 
 def _released(b, body, i: str) -> dict:
