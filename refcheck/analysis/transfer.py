@@ -570,14 +570,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # Not an element read in place (`PySequence_Fast_GET_ITEM (seq, i)`, `borrowed_items`):
         # a location, the next index's is another object (py-spidev's loop released each).
         for oid in [k for k, o in st.objs.items() if o.deps and var in o.deps and k.kind is Kind.FIELD
-                    and not (o.origin is Origin.RESULT and o.ident is not None and not self.element(o))]:
+                    and not (o.origin is Origin.RESULT and o.ident is not None
+                             and not self.conv.matches("borrowed_items", o.name))]:
             self.forget(st, oid, moved=True)
         st.facts.invalidate(var, self.cond_vars, self.stored_deps)
-
-
-    def element(self, o) -> bool:
-        """Whether a borrowed result is an element read in place (`Conventions.borrowed_items`)."""
-        return bool(self.conv.borrowed_items) and self.conv.matches("borrowed_items", o.name)
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
