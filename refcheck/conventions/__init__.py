@@ -165,6 +165,10 @@ class Conventions:
     # result is not NULL it is false, since such a call returns NULL when it raises
     # (frontend.indicator).
     error_indicator: list[str] = field(default_factory=list)
+    # Macros whose expansion reads a container's element in place (CPython's PyTuple_GET_ITEM,
+    # PyList_GET_ITEM, PySequence_Fast_GET_ITEM): the C API documents them as returning a borrowed
+    # reference, so their value is a borrowed result, not a field (`frontend.arrays`).
+    borrowed_items: list[str] = field(default_factory=list)
     # Record types whose static initialisers list the functions a runtime calls through them
     # (CPython's PyTypeObject, PyMethodDef, PyType_Slot arrays): a function stored in one that
     # returns a pointer hands its caller a new reference, whatever its name (`frontend.slots`).
@@ -333,7 +337,7 @@ class Conventions:
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "parent_classes", "error",
             "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "floating",
+            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
             "ref_sink", "take_ref", "child_process", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property

@@ -136,6 +136,9 @@ def _cpython() -> Conventions:
         # A function returning an object returns NULL when it raises: the indicator tested right
         # after it is false where the result is not (apsw's `if (PyErr_Occurred ()) return -1;`).
         error_indicator=[r"^PyErr_Occurred$"],
+        # "Return the object at position pos in the tuple pointed to by p" (a borrowed reference):
+        # releasing one the function never retained is RC010 (py-spidev a27c171).
+        borrowed_items=[r"^(?:PyTuple_GET_ITEM|PyList_GET_ITEM|PySequence_Fast_GET_ITEM)$"],
         # The tables the interpreter calls a type's or module's functions through: every
         # `PyObject *` slot's result is a new reference (RC005 when a borrowed one is returned),
         # and tp_dealloc (tp_free) destroys the object it is handed, whatever the function's name.

@@ -14,6 +14,7 @@ from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, plain_local, union_alias,
                                       union_member)
+from refcheck.frontend import arrays
 from refcheck.frontend.calls import CallLowering
 from refcheck.frontend.cxxcalls import placement, throw_split
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
@@ -245,7 +246,10 @@ class ExpressionLowerer(CallLowering):
         t = self.b.temp(text)
         key = key_of(self.b, c)
         deps = key[1] if key else expr_vars(c, self.b)
-        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else "", through=self.pointee_of(c)))
+        # `PyTuple_GET_ITEM (args, 0)`: the C API's borrowed element, a call's result (frontend.arrays).
+        call = arrays.borrowed_item(self.b, text) if kind_of(c) == K.ARRAY_SUBSCRIPT_EXPR else ""
+        self.b.emit(ir.Load(loc, t, text, frozenset(deps), key[0] if key else "", call=call,
+                            through=self.pointee_of(c)))
         return t
 
     def subscript(self, c):
@@ -408,6 +412,9 @@ class ExpressionLowerer(CallLowering):
         if member is not None:
             self.b.emit(ir.Kill(loc, member))  # the member no longer holds what it held
         if self.local_array_element(target) and src not in (None, NULL) and not src.startswith("$"):
+            held = arrays.holder(self.b, target, loc)
+            if held is not None:  # `keep[n++] = t;` released by a loop over keep (frontend.arrays)
+                self.b.emit(ir.Assign(loc, held, src))
             self.lvalue_base(target)
             return src
         self.lvalue_base(target)

@@ -54,6 +54,11 @@ class GraphBuilder:
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
         self.members: dict[str, dict[str, str]] = {}
+        # Local arrays a for loop releases every element of (`frontend.arrays`): array -> whether
+        # one does, and array -> the variables standing for its elements stored into so far.
+        self.array_loops: dict[str, bool] = {}
+        self.array_holders: dict[str, list[str]] = {}
+        self.writes_items: bool | None = None  # the body writes a container's element in place (same)
         self.breaks: list[int] = []
         self.continues: list[int] = []
         self.switches: list[list] = []  # [dispatch node, has default]
