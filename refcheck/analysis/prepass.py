@@ -5,7 +5,7 @@ infer the default summary: PROVEN. Anything it does not fully understand is UNKN
 the function is explored as before. It is sound by construction, as an over-approximation of the
 exploration's own states, restricted to what it can follow exactly:
 
-- The function is screened first (`_screen`): every op, condition and node kind must be one
+- The function is screened first (`screening.screen`): every op, condition and node kind must be one
   whose effect on owned objects is listed below; a parameter is never released, retained, stored
   or handed back; no store, sink or return hands on a value an acquisition may have given; no
   convention that reads more of the body (a primitive's, a destructor's or a `new*` function's
@@ -46,18 +46,16 @@ import json
 import os
 import time
 from collections import deque
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 from refcheck import ir
 from refcheck.analysis import mustsizes
 from refcheck.analysis.endings import Endings
+from refcheck.analysis.screening import INERT, Plan, Unknown, screen
 from refcheck.analysis.explore import Result
-from refcheck.analysis.slicing import alias_classes
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
-from refcheck.ir.cfg import FunctionRole
-from refcheck.conventions.summary import DEFAULT, Effect, Source
+from refcheck.conventions.summary import DEFAULT
 
 # Read once, here: the switch and the check mode.
 ENABLED = os.environ.get("REFCHECK_PREPASS", "1") != "0"
@@ -77,26 +75,6 @@ class Status(enum.IntEnum):
     NULLED = 2  # known NULL on this path (a null test's false edge): owned by nobody, inert
 
 
-class Unknown(Exception):
-    """Something the pass does not follow exactly, or an event the exploration could emit."""
-
-
-# The ops whose effect on acquired objects `_Flow` follows; any other op makes the answer UNKNOWN.
-_INERT = (ir.Call, ir.Count, ir.SameSize, ir.Touch, ir.Const)
-_CONDS = (type(None), ir.NullTest, ir.Fact, ir.SizeTest, ir.SameObject, ir.Opaque)
-_KINDS = frozenset(("entry", "block", "branch", "switch", "return", "exit", "error", "stop"))
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What screening learned: the acquisition sites and the families of their objects."""
-
-    sites: tuple  # (node, op index) of each acquisition
-    families: dict  # site -> the acquired object's family (`Conventions.family`)
-    data: dict  # node -> its ir Node (the graph's view costs a call per lookup)
-    sizes: "mustsizes.MustSizes | None"  # where the function tests sizes: the facts' transfer
-
-
 def prove(cfg, conv) -> bool:
     """True: the exploration would report no finding and infer DEFAULT (see the module's text)."""
     return not why_unknown(cfg, conv)
@@ -113,7 +91,7 @@ def _answer(cfg, conv, unwinding: bool = True) -> tuple[str, "_Flow | None"]:
     The flow is the same with or without `unwinding`: an error end is an end either way, and its
     owned objects are noted (`_Flow.leaky`), not followed; only the answer reads them."""
     try:
-        flow = _Flow(cfg, conv, _screen(cfg, conv))
+        flow = _Flow(cfg, conv, screen(cfg, conv))
         flow.run()
     except (Unknown, Bound) as e:
         return str(e) or type(e).__name__, None
@@ -140,93 +118,6 @@ def _ends_answer(cfg, conv, flow: "_Flow") -> str:
 
 
 # -- screening -------------------------------------------------------------------------------------
-def _screen(cfg, conv) -> _Plan:
-    if conv.is_primitive(cfg.name) or cfg.role is not FunctionRole.PLAIN or conv.returns_owned(cfg.name):
-        raise Unknown("a primitive, a destructor or a function returning a new reference")
-    own = conv.summary(cfg.name, library=False)
-    if own.source is Source.CONFIGURED and own.positions(Effect.CONSUME, len(cfg.params)):
-        raise Unknown("a parameter owned from entry")
-    data = dict(cfg.graph.nodes(data="data"))
-    if any(d is None for d in data.values()):
-        raise Unknown("a node without its data")
-    ops = [op for d in data.values() for op in (*d.ops, *d.post)]
-    classes = _Classes(cfg, ops)
-    sites, families = [], {}
-    for n, d in data.items():
-        if d.kind not in _KINDS or not isinstance(d.cond, _CONDS):
-            raise Unknown("a node or condition not followed")
-        if d.kind == "return" and d.value is not None:
-            raise Unknown("a value handed back")
-        _screen_cond(d.cond, classes)
-        for i, op in enumerate(d.ops):
-            if type(op) is ir.Acquire:
-                sites.append((n, i))
-                families[(n, i)] = conv.family(op.callee, op.family, not op.scalars)
-        for op in (*d.ops, *d.post):
-            _screen_op(op, classes, conv.infer_setters)
-        if any(type(op) is ir.Acquire for op in d.post):
-            raise Unknown("an acquisition on a branch edge")
-    sizes = mustsizes.MustSizes(cfg, conv, ops, classes.acquired) if mustsizes.has_size_tests(data) else None
-    return _Plan(tuple(sites), families, data, sizes)
-
-
-def _screen_op(op, classes: "_Classes", setters: bool) -> None:
-    t = type(op)
-    if t is ir.Acquire:
-        # An acquirer that may return its argument (newContiguous) gives a fresh object unless
-        # that argument is one of ours (`Transfer.reacquired`: one more reference on it).
-        if (op.source is not None and classes.acquired(op.source)) or op.unless:
-            raise Unknown("an acquirer that may return an acquired object")
-    elif t is ir.Release:
-        # A loaded location's value released is no event (`Endings.release`: not counted here);
-        # only the summary's frees_contents reads it, where setters are inferred.
-        if op.consume or op.cleanup or any(classes.borrowed(v, setters) for v in op.vars):
-            raise Unknown("a release of a parameter or a call's result")
-    elif t is ir.Store:
-        if op.sink or op.floating or op.member or (op.var is not None and classes.counted(op.var)):
-            raise Unknown("a store of a parameter or an acquired object")
-    elif t not in (ir.Assign, ir.Kill, ir.Use, ir.Load, ir.Escape, ir.Shift) and t not in _INERT:
-        raise Unknown(f"an op not followed: {t.__name__}")
-
-
-def _screen_cond(cond, classes: "_Classes") -> None:
-    # A pointer comparison (or an asserted one, `Transfer.equate`) may make a variable of
-    # another class hold an acquired object: not followed.
-    if isinstance(cond, ir.SameObject) and (classes.acquired(cond.a) or classes.acquired(cond.b)):
-        raise Unknown("an acquired object compared")
-    if isinstance(cond, ir.Fact) and cond.same is not None and classes.acquired(cond.same[0]):
-        raise Unknown("an acquired object compared with a singleton")
-
-
-class _Classes:
-    """Which values a variable may hold, per alias class: joined by assignment, and by loads
-    and stores of one location (a load gives back what a store there put)."""
-
-    def __init__(self, cfg, ops):
-        # The same classes the slicing's tables join (`slicing.alias_classes`).
-        self.find, _ = alias_classes(ops)
-        self.params = {self.find(v) for v, is_ptr in cfg.params if v is not None and is_ptr}
-        self.sites = {self.find(op.dst) for op in ops if type(op) is ir.Acquire}
-        # Loaded values: the borrowed results of calls (`Origin.RESULT`), and values read from
-        # memory (`Origin.FIELD`, whose release is no event: `Endings.release`).
-        self.results = {self.find(op.dst) for op in ops if type(op) is ir.Load and op.call}
-        self.views = {self.find(op.dst) for op in ops if type(op) is ir.Load}
-
-    def acquired(self, v: str) -> bool:
-        return self.find(v) in self.sites
-
-    def borrowed(self, v: str, loads: bool) -> bool:
-        """May hold a parameter or a call's result (releasing either is an event or a fate), or
-        (`loads`) a value loaded from memory."""
-        r = self.find(v)
-        return r in self.params or r in self.results or (loads and r in self.views)
-
-    def counted(self, v: str) -> bool:
-        """May hold a parameter or an acquired object (storing either hands it on)."""
-        r = self.find(v)
-        return r in self.params or r in self.sites
-
-
 # -- the flow --------------------------------------------------------------------------------------
 # Per site, the set of what its object may be at a node: None (not live) or (Status, holders).
 # Past this many, the pass gives up (holders' subsets could make it exponential; a counter has 4).
@@ -238,7 +129,7 @@ TAIL_SHARE = 4
 class _Flow:
     """The per-site sets at every node, to a fixed point (they only grow, and are finite)."""
 
-    def __init__(self, cfg, conv, plan: _Plan):
+    def __init__(self, cfg, conv, plan: Plan):
         self.cfg, self.conv, self.plan = cfg, conv, plan
         self.data = plan.data
         self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
@@ -366,7 +257,7 @@ class _Flow:
                 if v in self.held:
                     st = self.each(st, lambda x, site_: self.release(x, v, op, site_), with_site=True)
             return st
-        if t in _INERT or t is ir.Store:
+        if t in INERT or t is ir.Store:
             return st  # a store of no counted value and the inert ops move no acquired object
         var = op.dst if t is ir.Assign or t is ir.Load or t is ir.Shift else op.var
         if t is ir.Assign and op.src in self.held and not op.null:
