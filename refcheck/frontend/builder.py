@@ -102,6 +102,7 @@ class Builder(GraphBuilder):
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
+                           returns_pointer=returns_pointer(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
                            null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)))
 
