@@ -273,3 +273,45 @@ def test_a_callback_in_another_unit_lends_the_closure_it_only_reads(project):
     data, r = _check_pair(project, SYNC_LIB, SYNC_USER,
                           "preset = 'glib'\n[summaries.queue_keep]\narguments = { 1 = 'sink' }\n")
     assert data["findings"] == [] and not data["errors"], r.out + r.err
+
+
+FILLER = """void g_free(void *p);
+int remote_call(void *obj, const char *method, const char *type, ...);
+char *lookup_name(void *obj, int i);
+char *get_name(void *obj, int i)
+{
+  char *retval = 0;
+  if (!obj)
+    return 0;
+  remote_call(obj, "GetName", "i=>s", i, &retval);
+  return retval;
+}
+char *get_label(void *obj, int i)
+{
+  char *label = lookup_name(obj, i);
+  return label;
+}
+"""
+FILLED = """void g_free(void *p);
+char *get_name(void *obj, int i);
+char *get_label(void *obj, int i);
+void show(void *obj)
+{
+  char *name = get_name(obj, 0);
+  char *label = get_label(obj, 0);
+  g_free(name);
+  g_free(label);
+}
+"""
+
+
+def test_a_local_filled_through_its_address_and_returned_is_unknown_in_another_unit(project):
+    # at-spi2-core's getters: `_atspi_dbus_call (obj, iface, "GetName", error, "i=>s", i,
+    # &retval); return retval;`, with `_atspi_dbus_call` in another unit. What the call stored
+    # nobody knows: the getter's record says "unknown" (as its own unit's callers already read
+    # a body that is not analysed), so the caller in another unit does not take it as the
+    # bodiless default's borrowed result (no RC010 at its g_free). A local assigned a call's
+    # result and returned keeps that reading: releasing the bodiless lookup's result is RC010.
+    data, r = _check_pair(project, FILLER, FILLED, "preset = 'glib'\n")
+    found = sorted((f["file"], f["rule"], f["line"]) for f in data["findings"])
+    assert found == [("user.c", "RC010", 9)], r.out + r.err
