@@ -94,8 +94,10 @@ class ParameterEffects:
         own leak, RC001 there once, rather than in each caller. Not where every value returned
         after the release is known not to be NULL: then NULL does tell (realloc's "the old object
         is not deallocated" on failure, C11 7.22.3.5), nor where a constant class does
-        (`conditional`), nor where a value return keeps it."""
-        if not self.cfg.returns_pointer or i in self.faulty:
+        (`conditional`), nor where a value return keeps it. GLib code only (`glib`): a CPython
+        method's NULL is an exception and its parameters are borrowed by the calling convention
+        (pyparted's `py_ped_device_destroy` releasing its `self` is RC006, not a steal; cpy27)."""
+        if not self.glib or not self.cfg.returns_pointer or i in self.faulty:
             return False
         by = {k: fates - {"null"} for k, fates in self.by_null[i].items()}
         values, nulls = by[Nullness.MAYBE] | by[Nullness.NONNULL], by[Nullness.NULL]

@@ -87,6 +87,8 @@ class Summarizer(ParameterEffects):
         self.by_null: dict[int, dict] = {i: {k: set() for k in Nullness} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setters = setters
+        # GLib code (steals inferred, setters not: the glib preset): `dropped_on_failure`.
+        self.glib = lends and not setters
         self.documented: frozenset = frozenset()  # indices its gtk-doc says `(transfer full)`
         self.setter, self.lent, self.read_only = self.only_stored(cfg, setters, lends)
         # The parameters the body hands to a call that keeps them (a sink's argument), through
