@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from refcheck.analysis.failures import taken_over
 from refcheck.conventions.summary import Effect, When
+from refcheck.rules.events import Nullness
 
 
 class ParameterEffects:
@@ -81,6 +82,28 @@ class ParameterEffects:
         reference still held there is the function's own leak, reported in its body."""
         found = self.split(i)
         return found[:2] if found is not None else None
+
+    def dropped_on_failure(self, i: int) -> bool:
+        """Parameter i of a function returning a pointer is given up (released, consumed) on every
+        return of a value other than NULL, and left as it came only on returns of NULL (early
+        failure exits), where some return after the release may give NULL too: at-spi2-core's
+        `_atspi_dbus_send_with_reply_and_block (message, error)` unrefs `message` after the call
+        and returns its reply (NULL where the call failed), or NULL before the call where the
+        application was disposed. No caller can read from a NULL that the reference is still its
+        own, so the body owns it from entry (`stolen`): the NULL exit that keeps it nowhere is its
+        own leak, RC001 there once, rather than in each caller. Not where every value returned
+        after the release is known not to be NULL: then NULL does tell (realloc's "the old object
+        is not deallocated" on failure, C11 7.22.3.5), nor where a constant class does
+        (`conditional`), nor where a value return keeps it. GLib code only (`glib`): a CPython
+        method's NULL is an exception and its parameters are borrowed by the calling convention
+        (pyparted's `py_ped_device_destroy` releasing its `self` is RC006, not a steal; cpy27)."""
+        if not self.glib or not self.cfg.returns_pointer or i in self.faulty:
+            return False
+        by = {k: fates - {"null"} for k, fates in self.by_null[i].items()}
+        values, nulls = by[Nullness.MAYBE] | by[Nullness.NONNULL], by[Nullness.NULL]
+        given = {"released", "consumed"}
+        return (bool(by[Nullness.MAYBE] & given) and values <= given
+                and "borrowed" in nulls and nulls <= given | {"borrowed"})
 
     def maybe_given(self, i: int) -> bool:
         return (self.split(i) or (None, None, False))[2]

@@ -82,8 +82,13 @@ class Summarizer(ParameterEffects):
         self.fates: dict[int, set] = {i: set() for i, _ in self.params}
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
+        # Per parameter index, of a function returning a pointer: the fates at returns of NULL,
+        # of a value that may be NULL, and of one known not to be (`dropped_on_failure`).
+        self.by_null: dict[int, dict] = {i: {k: set() for k in Nullness} for i, _ in self.params}
         self.consts = {n: d.const for n, d in cfg.graph.nodes(data="data") if d.kind == "return"}
         self.setters = setters
+        # GLib code (steals inferred, setters not: the glib preset): `dropped_on_failure`.
+        self.glib = lends and not setters
         self.documented: frozenset = frozenset()  # indices its gtk-doc says `(transfer full)`
         self.setter, self.lent, self.read_only = self.only_stored(cfg, setters, lends)
         # The parameters the body hands to a call that keeps them (a sink's argument), through
@@ -183,6 +188,9 @@ class Summarizer(ParameterEffects):
             result = When.NONZERO
         if self.flag_targets:
             self.at_flags(st, oid)
+        # `return NULL;` is a constant, no object; an untracked value (a call nobody counts) may be NULL.
+        nullness = Nullness.NULL if self.consts.get(node) == 0 else \
+            st.objs[oid].null if oid is not None and oid in st.objs else Nullness.MAYBE
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
@@ -193,6 +201,7 @@ class Summarizer(ParameterEffects):
             if fate in ("retained", "released") and o is not None:
                 self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
+            self.by_null[i][nullness].add(fate)
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
         self.clears.at_return(st)
@@ -489,7 +498,8 @@ class Summarizer(ParameterEffects):
                               or (silent and var in self.partly_handed() - data
                                   and self.fates[i] <= {"sunk", "borrowed", "null"})
                               or (not self.cfg.returns_value and released_or_kept(self.fates[i]))
-                              or i in self.documented and given_as_documented(self.fates[i]))
+                              or i in self.documented and given_as_documented(self.fates[i])
+                              or self.dropped_on_failure(i))
                          and not (var in self.setter | self.lent | self.read_only
                                   and self.fates[i] <= {"sunk", "null"}))
 

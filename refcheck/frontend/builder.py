@@ -109,6 +109,7 @@ class Builder(GraphBuilder):
                            forwards=frozenset((self.var(d), self.var(c)) for d, c in forwarded(self.fn))
                            if self.conv.infer_steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
+                           returns_pointer=returns_pointer(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
                            null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)))
 

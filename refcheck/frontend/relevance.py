@@ -9,7 +9,8 @@ import functools
 from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns, Source
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip
+from refcheck.frontend.binding import arguments
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
@@ -51,6 +52,33 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
     return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(e, summary)
 
 
+def _local_pointer(e):
+    """The local pointer variable's declaration that expression e (stripped) names, else None."""
+    e = strip(e) if e is not None else None
+    if e is None or kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
+        return None
+    target = referenced(e)
+    return target if target is not None and kind_of(target) == K.VAR_DECL else None
+
+
+def filled_locals(call) -> list:
+    """The local pointers v of the call's `&v` arguments: what the call stores there."""
+    found = []
+    for a in arguments(call):
+        inner = strip(a) if a is not None else None
+        if inner is not None and kind_of(inner) == K.UNARY_OPERATOR and unop(inner) == "&":
+            v = _local_pointer(next(iter(children_of(inner)), None))
+            if v is not None:
+                found.append(v)
+    return found
+
+
+def returned_local(ret):
+    """The local pointer variable of `return v;`, else None."""
+    kids = list(children_of(ret))
+    return _local_pointer(kids[0]) if kids else None
+
+
 def _says_something(summary) -> bool:
     return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
             or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional)
@@ -70,6 +98,12 @@ def can_find_anything(fn, conv: Conventions) -> bool:
         return True
     reach = functools.cache(lambda: reaching_locals(fn, conv))  # asked for a store through a local only
     stack = list(children_of(fn))
+    # `_atspi_dbus_call (obj, iface, "GetName", error, "i=>s", i, &retval); return retval;`: a
+    # local filled through its address by a call no record speaks of, then returned. What the
+    # call stored there nobody knows: the record says so ("unknown", as the same unit's callers
+    # read a body that is not analysed), else callers in other units take the bodiless
+    # default's borrowed result and report its release (RC010).
+    filled, returned = set(), set()
     while stack:
         c = stack.pop()
         k = kind_of(c)
@@ -82,6 +116,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             if any(_says_something(s) for s in (conv.summary(name), *conv.library_records(name), installed)
                    if s is not None):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
+            filled.update(filled_locals(c))
         elif k in OWNERSHIP_KINDS:
             return True
         elif k == K.UNEXPOSED_ATTR:  # a cleanup attribute releases (frontend.cleanups); others rare
@@ -92,6 +127,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True  # its summary: an unknown result, not the default's borrowed one
         elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c, reach):
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
+        elif k == K.RETURN_STMT and (v := returned_local(c)) is not None:
+            returned.add(v)
         stack.extend(children_of(c))
-    return False
+    return bool(filled & returned)
 

@@ -71,6 +71,9 @@ class FunctionCFG:
     # Whether that result is a truth value (`gboolean`, `bool`): TRUE is its success, where an
     # integer status's is 0 (analysis.summarize `maybe_given`).
     returns_truth: bool = False
+    # Whether that result is a pointer: a constant 0 returned is NULL, its failure (analysis.paramfates
+    # `dropped_on_failure`).
+    returns_pointer: bool = False
     # The parameters that point to const (`const char *buf`): C's promise not to write through
     # them, so a body storing one into memory lends it, never keeps it (analysis.summarize `sunk`).
     read_only: frozenset = frozenset()

@@ -315,6 +315,34 @@ int measure(void *sensor)
   return 0;
 }
 """
+FILLER = """void g_free(void *p);
+int remote_call(void *obj, const char *method, const char *type, ...);
+char *lookup_name(void *obj, int i);
+char *get_name(void *obj, int i)
+{
+  char *retval = 0;
+  if (!obj)
+    return 0;
+  remote_call(obj, "GetName", "i=>s", i, &retval);
+  return retval;
+}
+char *get_label(void *obj, int i)
+{
+  char *label = lookup_name(obj, i);
+  return label;
+}
+"""
+FILLED = """void g_free(void *p);
+char *get_name(void *obj, int i);
+char *get_label(void *obj, int i);
+void show(void *obj)
+{
+  char *name = get_name(obj, 0);
+  char *label = get_label(obj, 0);
+  g_free(name);
+  g_free(label);
+}
+"""
 
 
 def test_a_sync_wrapper_returning_its_stack_helper_member_is_unknown_in_another_unit(project):
@@ -323,3 +351,15 @@ def test_a_sync_wrapper_returning_its_stack_helper_member_is_unknown_in_another_
     # another unit is no RC010 (fixtures/glib_sync_stack_helper.c: the wrapper's own members).
     data, r = _check_pair(project, STACK_HELPER, STACK_HELPER_USER, "preset = 'glib'\n")
     assert data["findings"] == [] and not data["errors"], r.out + r.err
+
+
+def test_a_local_filled_through_its_address_and_returned_is_unknown_in_another_unit(project):
+    # at-spi2-core's getters: `_atspi_dbus_call (obj, iface, "GetName", error, "i=>s", i,
+    # &retval); return retval;`, with `_atspi_dbus_call` in another unit. What the call stored
+    # nobody knows: the getter's record says "unknown" (as its own unit's callers already read
+    # a body that is not analysed), so the caller in another unit does not take it as the
+    # bodiless default's borrowed result (no RC010 at its g_free). A local assigned a call's
+    # result and returned keeps that reading: releasing the bodiless lookup's result is RC010.
+    data, r = _check_pair(project, FILLER, FILLED, "preset = 'glib'\n")
+    found = sorted((f["file"], f["rule"], f["line"]) for f in data["findings"])
+    assert found == [("user.c", "RC010", 9)], r.out + r.err
