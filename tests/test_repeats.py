@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cunit import check
 
-from refcheck.driver import engine, repeats
+from refcheck.driver import repeats, unitcheck
 
 # a and b call each other: the cycle rounds start both taking `t` over; b drops it where n <= 0,
 # so the records fall back and the last round checks them with the records they had before.
@@ -24,14 +24,14 @@ def _count(tmp_path, monkeypatch, source: str, saw=None, repeat: bool = True):
     """The check of `source` and the definitions it built; `repeat=False`: no earlier check taken,
     `saw`: `Check.saw` replaced."""
     built = []
-    real = engine._UnitCheck.build_and_analyse
+    real = unitcheck.UnitCheck.build_and_analyse
 
     def counted(self, index, top, plan):
         built.append(top.spelling)
         return real(self, index, top, plan)
 
     with monkeypatch.context() as m:
-        m.setattr(engine._UnitCheck, "build_and_analyse", counted)
+        m.setattr(unitcheck.UnitCheck, "build_and_analyse", counted)
         if saw is not None:
             m.setattr(repeats.Check, "saw", saw)
         if not repeat:

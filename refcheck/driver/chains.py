@@ -22,7 +22,7 @@ ROUNDS = 8
 
 
 def settle(unit, plan, table) -> None:
-    """A whole unit's check (engine._UnitCheck) after its second round: its stale definitions
+    """A whole unit's check (unitcheck.UnitCheck) after its second round: its stale definitions
     outside cycles checked again, round by round."""
     ring = frozenset(members(dict(enumerate(unit.names)), unit.used_at))
     for _ in range(ROUNDS):

@@ -25,7 +25,7 @@ MIN_STALE = 2
 def second_round(unit, plan, table, stale: list[int], recheck, helper) -> dict:
     """The stale definitions' records (index -> Record), checked again as the whole unit's second
     round (`recheck(index)` checks one here); with `helper` (a forking.Lender) split as above.
-    `unit`, `plan`, `table`: engine._UnitCheck, the reuse plan, the per-function table."""
+    `unit`, `plan`, `table`: unitcheck.UnitCheck, the reuse plan, the per-function table."""
     claims = None
     if helper is not None and len(stale) >= MIN_STALE and forking.native_threads_only_python(tries=1):
         claims = stealing.Claims.make(stealing.Layout(tuple((i,) for i in stale), (0,) * len(stale)))

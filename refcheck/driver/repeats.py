@@ -2,7 +2,7 @@
 
 A unit's later rounds (the stale round, the cycle rounds of `driver.cycles`, a fixup's replay)
 check a definition again because a record it asked changed. A check is a function of the
-definition and the records it asks (the premise of `_UnitCheck.stale` and of the per-function
+definition and the records it asks (the premise of `UnitCheck.stale` and of the per-function
 cache), so where every record an earlier check asked is now equal to what that check saw, the
 check would repeat it: the earlier outcome is taken instead of a build and an analysis. That
 happens where the cycle rounds' optimistic records fall back: the last round checks the members
@@ -26,7 +26,7 @@ class Check:
     None: its own name's before the check's own record was learnt), and what it left."""
 
     seen: tuple
-    spans: tuple  # engine._UnitCheck.spans' entry: (findings, errors, functions, counts)
+    spans: tuple  # unitcheck.UnitCheck.spans' entry: (findings, errors, functions, counts)
     own: object  # the summary it inferred
     used_at: tuple
     seconds: float
@@ -80,7 +80,7 @@ def _unmarked(record):
 
 
 def repeat(unit, index: int, earlier: Check) -> None:
-    """Definition `index` of the unit's check (engine._UnitCheck) checked again with the records
+    """Definition `index` of the unit's check (unitcheck.UnitCheck) checked again with the records
     `earlier` saw: that check's findings, errors, counts, asks and record, as a fresh one leaves them."""
     findings, errors, functions, by = earlier.spans
     unit.findings.extend(findings)

@@ -6,7 +6,7 @@ becomes K shard jobs: each parses the unit and checks only its share of the defi
 places, so that a generic body's instantiations stay together and the instance plan still
 analyses them once). The parent then replays the whole-unit check's order over what the shards
 report: round 1 in source order, each definition seeing the summaries of the ones before it,
-then the second round for stale summaries (engine._UnitCheck). A definition whose check saw
+then the second round for stale summaries (unitcheck.UnitCheck). A definition whose check saw
 other summaries than that order gives it (a callee in another shard) is checked again by one
 fixup, which replays the same way with the definitions' records; the merged result is the one a
 whole-unit check gives. A shared parse's lead runs the fixup itself once its children's records
@@ -81,7 +81,7 @@ class Shard:
 
 class How(enum.Enum):
     """How round 1 got a definition's outcome: the whole-unit check takes CACHED and SHARED ones
-    as they are, whatever the summaries then (engine._UnitCheck.definition)."""
+    as they are, whatever the summaries then (unitcheck.UnitCheck.definition)."""
 
     CHECKED = "checked"
     CACHED = "cached"
@@ -265,7 +265,7 @@ def split(places: list, cost: list[float], count: int, head: float = 0.0) -> lis
 # --- the whole-unit order, replayed (the parent and the fixup job) --------------------------------
 
 def learn(table: dict, name: str, summary) -> None:
-    """As engine._UnitCheck._learn: a summary that says nothing hides another unit's of the name."""
+    """As unitcheck.UnitCheck._learn: a summary that says nothing hides another unit's of the name."""
     if summary.says_something:
         table[name] = summary
     else:

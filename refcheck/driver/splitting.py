@@ -1,6 +1,6 @@
 """A worker's side of a split unit (driver/shards.py): which definitions each shard checks, and
 the fixup job's replay of the whole-unit order. `prep` is engine._Prepared, `unit` an
-engine._UnitCheck."""
+unitcheck.UnitCheck."""
 
 from __future__ import annotations
 

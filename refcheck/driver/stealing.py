@@ -102,7 +102,7 @@ def check(unit, plan, table, claims: Claims, number: int, plan_for) -> tuple[lis
 def shard(prep, unit, plan, claims: Claims, number: int, plan_of):
     """A shared parse's shard `number` checked (`check`): its records, the names the stolen
     groups' instance keys asked for, and (groups taken, their definitions' CPU seconds).
-    `prep`, `unit`: engine._Prepared, engine._UnitCheck; `plan_of(prep, indices, stolen)`: a
+    `prep`, `unit`: engine._Prepared, unitcheck.UnitCheck; `plan_of(prep, indices, stolen)`: a
     reuse plan and its keys' asks (engine._plan)."""
     asked: set = set()
     groups: list = []

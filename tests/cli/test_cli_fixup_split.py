@@ -12,7 +12,7 @@ import time
 import pytest
 
 from cli_helpers import jobs as read_jobs
-from refcheck.driver import engine, fixsplit, forking
+from refcheck.driver import fixsplit, forking, unitcheck
 
 pytestmark = pytest.mark.skipif(not forking.available(), reason="no os.fork")
 
@@ -57,14 +57,14 @@ def _findings(project, *args):
 def slow_wrap(monkeypatch):
     """pkg_wrap's second-round check takes 0.6 s (in whichever process claims it first): the
     other claims pkg_user meanwhile."""
-    real = engine._UnitCheck.definition
+    real = unitcheck.UnitCheck.definition
 
     def definition(self, index, plan, table):
         if self.second and self.names[index] == "pkg_wrap":
             time.sleep(0.6)
         return real(self, index, plan, table)
 
-    monkeypatch.setattr(engine._UnitCheck, "definition", definition)
+    monkeypatch.setattr(unitcheck.UnitCheck, "definition", definition)
 
 
 def test_the_helper_checks_part_of_the_second_round(project, sharding, slow_wrap, monkeypatch, tmp_path):
@@ -142,14 +142,14 @@ def test_the_helpers_checks_go_to_the_function_cache(project, sharding, slow_wra
     and a -j1 run after an edit elsewhere in the unit reports what a fresh check reports."""
     project.write("one.c", UNIT.replace("  char *a = pkg_wrap(n);\n", "  char *a = malloc(n);\n"))
     log = tmp_path / "adopted"
-    real = engine._UnitCheck.adopt
+    real = unitcheck.UnitCheck.adopt
 
     def adopt(self, index, record, table):
         real(self, index, record, table)
         with open(log, "a") as f:
             f.write(f"{self.names[index]} {table is not None and table.keys[index] in table._new}\n")
 
-    monkeypatch.setattr(engine._UnitCheck, "adopt", adopt)
+    monkeypatch.setattr(unitcheck.UnitCheck, "adopt", adopt)
     cached = project.run("check", "--format", "json", "-j", "2", "one.c")
     assert [j for j in read_jobs(sharding) if j["shard"] == "fixup-helper"]
     (name, stored), = [line.split() for line in log.read_text().splitlines()]

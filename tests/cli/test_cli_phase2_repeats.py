@@ -8,7 +8,7 @@ import json
 
 from cli_helpers import log_calls, logged_lines
 
-from refcheck.driver import engine, repeats
+from refcheck.driver import engine, repeats, unitcheck
 
 # Each unit calls a function of the other: whichever is checked first asks for a record the other
 # exports only later, and is checked again in phase 2. In each, `alone` and `frees` ask for no
@@ -71,7 +71,7 @@ void user_frees(size_t n)
 
 def _run(project, monkeypatch, log, earlier: bool):
     with monkeypatch.context() as m:  # in the worker: one line per build
-        log_calls(m, engine._UnitCheck, "build_and_analyse", log,
+        log_calls(m, unitcheck.UnitCheck, "build_and_analyse", log,
                   lambda self, index, top, plan: f"{self.parsed.tu.spelling.rsplit('/', 1)[-1]} {top.spelling}")
         if not earlier:
             m.setattr(repeats.Repeats, "earlier", lambda self, names: None)
