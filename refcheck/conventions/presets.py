@@ -199,6 +199,10 @@ def base_glib() -> Conventions:
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
         shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # g_hash_table_new (hash, equal) frees neither keys nor values; g_hash_table_new_full
+        # (hash, equal, key_destroy, value_destroy) those its non-NULL functions free.
+        table_new={r"^g_hash_table_new$": {}, r"^g_hash_table_new_full$": {"key": 2, "value": 3}},
+        table_store=[r"^g_hash_table_(?:insert|replace|add)$"],
         # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
         # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
         parent_classes=[r"parent_class$"],
