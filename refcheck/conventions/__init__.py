@@ -89,6 +89,10 @@ class Conventions:
     # frontend.bare_tables).
     table_new: dict[str, dict[str, int]] = field(default_factory=dict)
     table_store: list[str] = field(default_factory=list)
+    # Tests of an object's error state (pattern -> pattern of the calls that return NULL exactly
+    # when the state of the object they are handed first is set): GLib's g_task_had_error and
+    # g_task_propagate_pointer (frontend.taskerrors).
+    error_state: dict[str, str] = field(default_factory=dict)
     # Variables holding the parent's class struct (GObject's chain-up: G_DEFINE_TYPE's
     # `<type>_parent_class`): a call through its slots runs the parent's function, not the ones
     # the unit stores there for its own class (frontend.vtables).
@@ -349,7 +353,7 @@ class Conventions:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
                              "argument_returned_only_if", "families", "format_arguments", "va_formats", "parse_formats",
-                             "exit_macros", "table_new")}
+                             "exit_macros", "table_new", "error_state")}
 
     def pattern_value(self, table: str, name: str):
         """The value of `table`'s first pattern that matches `name` (its argument positions...)."""

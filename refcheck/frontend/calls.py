@@ -29,7 +29,7 @@ from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
-from refcheck.frontend import flagfail, indicator
+from refcheck.frontend import flagfail, indicator, taskerrors
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -167,6 +167,7 @@ class CallLowering(UserData, Moves):
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
             indicator.split_result(self.b, c, loc, name, t)
+            taskerrors.split_result(self.b, loc, name, t, args)
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
