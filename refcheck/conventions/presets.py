@@ -203,7 +203,7 @@ def base_glib() -> Conventions:
         # (hash, equal, key_destroy, value_destroy) those its non-NULL functions free.
         table_new={r"^g_hash_table_new$": {}, r"^g_hash_table_new_full$": {"key": 2, "value": 3}},
         table_store=[r"^g_hash_table_(?:insert|replace|add)$"],
-        # "If the task resulted in an error ... this will return NULL and set error"
+        # "If the task resulted in an error, or was cancelled, then this will instead return NULL"
         # (g_task_propagate_pointer); g_task_had_error (task) tells whether it did.
         error_state={r"^g_task_had_error$": r"^g_task_propagate_pointer$"},
         # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:

@@ -2,8 +2,9 @@
 
 GLib's containers keep the data they are given (the glib preset's `store` of
 `g_hash_table_insert`'s key and value), which the table's destroy functions free when it goes:
-"If you supply a key_destroy_func or value_destroy_func ... you must not free them yourself"
-(GLib's documentation of g_hash_table_new_full). A table made with `g_hash_table_new`, or
+a key_destroy_func is "a function to free the memory allocated for the key used when removing
+the entry from the GHashTable, or NULL if you don't want to supply such a function" (GLib's
+g_hash_table_new_full; a value_destroy_func the same for values). A table made with `g_hash_table_new`, or
 `g_hash_table_new_full` with a NULL key (value) destroy function, frees none of its keys
 (values): they are borrowed by it, and whoever held them still owes their release
 (geocode-glib's `g_hash_table_insert (ht, "q", location); ...; g_hash_table_unref (ht);

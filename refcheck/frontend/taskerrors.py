@@ -1,8 +1,8 @@
 """An object's error state tested beside a result that is NULL exactly when it is set (the
 conventions' `error_state`: GLib's `g_task_had_error` and `g_task_propagate_pointer`).
 
-`g_task_propagate_pointer (task, error)` "Gets the result of task as a pointer ... If the task
-resulted in an error ... this will return NULL and set error" (GLib's documentation), and
+`g_task_propagate_pointer (task, error)`: "If the task resulted in an error, or was cancelled,
+then this will instead return NULL and set error" (GLib's documentation), and
 `g_task_had_error (task)` tells whether it did. Code tests the state rather than the result,
 before (libsecret's `if (g_task_had_error (task)) g_task_propagate_pointer (task, error); else
 ...`: the discarded result is NULL) or after the call (grilo's `op = g_task_propagate_pointer
