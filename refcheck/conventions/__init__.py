@@ -85,6 +85,17 @@ class Conventions:
     # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
     # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
     shallow_free: list[str] = field(default_factory=list)
+    # Table constructors (pattern -> {"key": index, "value": index} of their destroy function
+    # arguments; none for a table that frees neither) and the calls that store a key (position 1)
+    # and a value (position 2) into the table they are handed first: a local table made without
+    # a destroy function only borrows what is stored there (GLib's g_hash_table_new;
+    # frontend.bare_tables).
+    table_new: dict[str, dict[str, int]] = field(default_factory=dict)
+    table_store: list[str] = field(default_factory=list)
+    # Tests of an object's error state (pattern -> pattern of the calls that return NULL exactly
+    # when the state of the object they are handed first is set): GLib's g_task_had_error and
+    # g_task_propagate_pointer (frontend.taskerrors).
+    error_state: dict[str, str] = field(default_factory=dict)
     # Variables holding the parent's class struct (GObject's chain-up: G_DEFINE_TYPE's
     # `<type>_parent_class`): a call through its slots runs the parent's function, not the ones
     # the unit stores there for its own class (frontend.vtables).
@@ -335,7 +346,7 @@ class Conventions:
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "parent_classes", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
             "ref_sink", "take_ref", "child_process", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
@@ -349,7 +360,7 @@ class Conventions:
         return {name: [(re.compile(p), v) for p, v in getattr(self, name).items()]
                 for name in ("sinks", "error_if_nonzero", "may_return_argument", "same_size", "same_size_test",
                              "argument_returned_only_if", "families", "format_arguments", "va_formats", "parse_formats",
-                             "exit_macros")}
+                             "exit_macros", "table_new", "error_state")}
 
     def pattern_value(self, table: str, name: str):
         """The value of `table`'s first pattern that matches `name` (its argument positions...)."""

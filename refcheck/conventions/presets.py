@@ -208,6 +208,13 @@ def base_glib() -> Conventions:
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
         shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # g_hash_table_new (hash, equal) frees neither keys nor values; g_hash_table_new_full
+        # (hash, equal, key_destroy, value_destroy) those its non-NULL functions free.
+        table_new={r"^g_hash_table_new$": {}, r"^g_hash_table_new_full$": {"key": 2, "value": 3}},
+        table_store=[r"^g_hash_table_(?:insert|replace|add)$"],
+        # "If the task resulted in an error, or was cancelled, then this will instead return NULL"
+        # (g_task_propagate_pointer); g_task_had_error (task) tells whether it did.
+        error_state={r"^g_task_had_error$": r"^g_task_propagate_pointer$"},
         # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
         # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
         parent_classes=[r"parent_class$"],
@@ -235,7 +242,7 @@ def base_glib() -> Conventions:
         # String comparisons read their arguments only: tested again with the same text and
         # nothing assigned, they give the same answer (totem-pl-parser's `g_str_equal (field,
         # GENRE)` in an if/else-if chain ending in `g_str_equal (field, GENRE) == FALSE`).
-        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$",
+        pure=[r"^G_IS_\w+$", r"^g_\w+_(?:get_length|length|size)$", r"^g_task_had_error$",
               r"^(?:g_str_equal|g_strcmp0|g_str_has_prefix|g_str_has_suffix|g_ascii_strn?casecmp|strn?cmp|strn?casecmp)$"],
         errors="abort",
         primitive=[r"^g_(?:try_)?(?:malloc0?|realloc)(?:_n)?$", r"^g_free$", *AUTOPTR_PRIMITIVES],

@@ -15,6 +15,7 @@ from refcheck.frontend.aliases import embedded_member_base, interior_root, plain
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
                                         points_to_scalar, success_result, unnotified, untyped_unknown,
                                         indirect_unknown)
+from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (BOOLEANS, K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
@@ -29,7 +30,7 @@ from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
-from refcheck.frontend import flagfail, indicator
+from refcheck.frontend import flagfail, indicator, taskerrors
 from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
@@ -170,6 +171,7 @@ class CallLowering(UserData, Moves):
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
             indicator.split_result(self.b, c, loc, name, t)
+            taskerrors.split_result(self.b, loc, name, t, args)
             return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
@@ -334,6 +336,9 @@ class CallLowering(UserData, Moves):
         # An element put into a local list the function frees shallowly is lent (frontend.shallow).
         elif Effect.STORE in effects.values() and cursor_key(c) in lending_calls(self.b):
             effects = {i: Effect.BORROW if e is Effect.STORE else e for i, e in effects.items()}
+        # A key or value stored into a local table that frees none (frontend.bare_tables) is lent.
+        if Effect.STORE in effects.values() and (lent := lent_positions(self.b, self.b.callee_of(c)[1] or "", args)):
+            effects = {i: Effect.BORROW if e is Effect.STORE and i in lent else e for i, e in effects.items()}
         return effects
 
     def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
