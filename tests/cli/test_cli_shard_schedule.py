@@ -124,7 +124,9 @@ def test_an_early_leads_wait_is_not_its_units_time(project, sharding, monkeypatc
     assert ("big.c", "RC001") in [f[:2] for f in found]  # its own leaks (`leaky`), checked in shards
     jobs = read_jobs(sharding)
     (lead,) = [j for j in jobs if j["unit"] == "big.c" and j["shard"] == 0]
-    assert lead["waited"][1] - lead["waited"][0] >= 1.5, lead
+    # It waited for seconds of the unit's 2 s: the lead starts after the unit ahead, by up to a
+    # second on a loaded machine (1.498 s measured at load 15 against an earlier bound of 1.5).
+    assert lead["waited"][1] - lead["waited"][0] >= 1.0, lead
 
 
 def test_a_lead_does_not_start_early_behind_much_work():
