@@ -64,11 +64,10 @@ def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
             continue
         name = element.get(C_NS + "identifier")
         record = record_of(element)
-        if skipped or _lent_back(element, text, m.end()):
-            # A `(skip)` function's annotations were never checked (`_element`), but for the
-            # getter shape the body confirms (gdbus-codegen's `_peek_*`, all `(skip)`).
-            if not _lent_back(element, text, m.end()):
-                continue
+        lent = _lent_back(element, text, m.end())
+        if skipped and not lent:
+            continue  # never checked by g-ir-scanner (`_element`), nor confirmed by the body
+        if lent:  # gdbus-codegen's `_peek_*`, all `(skip)`: the body confirms the comment
             record = {"returns": "borrowed"}
             if name in out and out[name] != record:
                 clashes.add(name)
