@@ -59,11 +59,20 @@ def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
         body = m.group(1)
         if not _OWNERSHIP.search(body):
             continue
-        element = _element(body, m.group(2))
+        element, skipped = _element(body, m.group(2))
         if element is None:
             continue
         name = element.get(C_NS + "identifier")
         record = record_of(element)
+        lent = _lent_back(element, text, m.end())
+        if skipped and not lent:
+            continue  # never checked by g-ir-scanner (`_element`), nor confirmed by the body
+        if lent:  # gdbus-codegen's `_peek_*`, all `(skip)`: the body confirms the comment
+            record = {"returns": "borrowed"}
+            if name in out and out[name] != record:
+                clashes.add(name)
+            out[name] = record
+            continue
         if _takes_input(record):
             # An input parameter's `(transfer full)` is not trusted alone (see _said), but a record
             # without it would make that parameter borrowed over what the body says (libdex's
@@ -123,6 +132,47 @@ def _propagated(record: Record | None, element: ET.Element, text: str, end: int)
     returns = [r.strip() for r in _RETURN.findall(body)]
     return bool(returns) and all(_TRIVIAL.fullmatch(r) or _PROPAGATE.match(re.sub(r"^\([\w\s*]+\)\s*", "", r))
                                  or r in given for r in returns)
+
+
+_ACQUIRED = re.compile(r"\b(\w+)\s*=\s*(?:\([\w\s*]+\)\s*)?(\w+)\s*\(([^;]*)\)\s*;")
+_TEXTUAL = re.compile(r"(?:const\s+)?g?u?char\*")
+
+
+def _lent_back(element: ET.Element, text: str, end: int) -> bool:
+    """Whether a function documents its pointer result `(transfer none)` and its body returns
+    only (NULL or) what one call given an owner gave a local it then unrefs: gdbus-codegen's
+    `ret = g_dbus_object_get_interface (G_DBUS_OBJECT (object), ...); g_object_unref (ret);
+    return GOA_ACCOUNT (ret);`, whose owner keeps the object (`frontend.ownergets`, which reads
+    the body so too: this is its callers' record). The owner is a pointer parameter that is
+    no string, or a local given one; a constructor (`_new`) has no owner."""
+    ret = element.find(CORE + "return-value")
+    if ret is None or ret.get("transfer-ownership") != "none" or "*" not in _c_type(element) \
+            or end >= len(text) or text[end] != "{":
+        return False
+    body = _body(text, end)
+    if body is None:
+        return False
+    owners = {p.get("name") for p in element.iter(CORE + "parameter")
+              if "*" in (t := _param_type(p)) and not _TEXTUAL.fullmatch(t)}
+    owners |= {m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*([^;=]*);", body)
+               if set(re.findall(r"\w+", m.group(2))) & owners}
+    held = set()
+    for m in _ACQUIRED.finditer(body):
+        x, callee, first = m.group(1), m.group(2), _split(m.group(3))[0]
+        if re.search(r"_new(?:_|$)", callee) or not set(re.findall(r"\w+", first)) & owners \
+                or len(re.findall(rf"\b{x}\s*=(?!=)", body)) != 1 \
+                or not re.search(rf"\b\w+_unref\s*\(\s*{x}\s*\)", body):
+            continue
+        held.add(x)
+        held |= {a for a in re.findall(rf"\b(\w+)\s*=\s*{x}\s*;", body)}
+    returns = [r.strip() for r in _RETURN.findall(body)]
+    bare = [re.sub(r"^\w+\s*\(\s*(\w+)\s*\)$", r"\1", r) for r in returns]
+    return bool(held) and any(r in held for r in bare) and all(_TRIVIAL.fullmatch(r) or r in held for r in bare)
+
+
+def _param_type(p: ET.Element) -> str:
+    t = p.find(CORE + "type")
+    return t.get(C_NS + "type", "") if t is not None else ""
 
 
 def _body(text: str, start: int, limit: int = 20000) -> str | None:
@@ -196,25 +246,26 @@ def _lines(body: str) -> list[str]:
     return [re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines()]
 
 
-def _element(body: str, after: str) -> ET.Element | None:
-    """The GIR `<function>` of one doc block and the signature after it, or None."""
+def _element(body: str, after: str) -> tuple[ET.Element | None, bool]:
+    """The GIR `<function>` of one doc block and the signature after it, or None; and whether
+    the block says `(skip)`."""
     lines = [line for line in _lines(body)]
     first = next((line for line in lines if line.strip()), "")
     named = _NAME.match(first)
-    if named and re.search(r"\(\s*skip\s*\)", first):
-        # `name: (skip)`: g-ir-scanner leaves the function out of the .gir, so its annotations
-        # were never checked by anyone (appstream-glib's as_node_from_xml: "(transfer none)" on
-        # a tree every caller frees): no record, as a .gir would have none.
-        return None
+    # `name: (skip)`: g-ir-scanner leaves the function out of the .gir, so its annotations
+    # were never checked by anyone (appstream-glib's as_node_from_xml: "(transfer none)" on a
+    # tree every caller frees): no record, as a .gir would have none, but where its body
+    # confirms the comment (`_lent_back`).
+    skipped = bool(named and re.search(r"\(\s*skip\s*\)", first))
     signature = _signature(after, named.group(1)) if named else None
     if signature is None:
-        return None
+        return None, skipped
     name, ret_type, params = signature
     if any(t.endswith("Notify") or t == "gpointer (*)" for t, _ in params):
         # Data handed with its destructor (gdk_pixbuf_new_from_data's `data` and `destroy_fn`,
         # secret_value_new_full's): the pairing rule of functions no record describes decides
         # who frees it, which any record here would stop (docs/semantics.md).
-        return None
+        return None, skipped
     tags = _tags(lines)
     tag = "constructor" if re.search(r"_new(?:_|$)", name) else "function"
     element = ET.Element(CORE + tag, {C_NS + "identifier": name})
@@ -235,7 +286,7 @@ def _element(body: str, after: str) -> ET.Element | None:
             _variadic(p, tags, lines, params)
             continue
         _annotate(p, tags.get("@" + pname, []), ctype, names)
-    return element
+    return element, skipped
 
 
 def _variadic(holder: ET.Element, tags: dict, lines: list[str], params: list) -> None:
@@ -251,6 +302,17 @@ def _variadic(holder: ET.Element, tags: dict, lines: list[str], params: list) ->
         word, _, arg = a.partition(" ")
         if word == "transfer" and arg in ("full", "none", "container"):
             holder.set("transfer-ownership", arg)
+
+
+def result_transfer(comment: str) -> str | None:
+    """The transfer a doc comment's `Returns:` annotates ("none", "full", "container"), or None.
+    Read for the commented function's own body (`frontend.ownergets`), where `(transfer none)`
+    is trusted only beside the shape that needs it; for its callers `_said` decides."""
+    for a in _tags(_lines(comment.strip("/*"))).get("returns", []):
+        word, _, arg = a.partition(" ")
+        if word == "transfer" and arg in ("full", "none", "container"):
+            return arg
+    return None
 
 
 def _tags(lines: list[str]) -> dict[str, list[str]]:

@@ -62,6 +62,8 @@ class Builder(GraphBuilder):
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
         self.held_elements: dict | None = None  # parameters removed from a field's list (frontend.heldelements)
+        self.owner_gets: dict | None = None  # a transfer-none getter's owner acquisitions (frontend.ownergets)
+        self.owner_lent: frozenset = frozenset()  # the locals holding one, lowered borrowed (same)
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
         self.parameter_vars: frozenset | None = None  # the parameters' variables (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)

@@ -27,6 +27,7 @@ from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
+from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
@@ -127,6 +128,9 @@ class CallLowering(UserData, Moves):
         if role == "release" and (held := container_held(self.b, c, args)):
             # The reference a field's list held, unlinked just before: not the caller's (heldelements).
             tracked = [v for v in tracked if v not in {values[i] for i in held}]
+        if role == "release" and (lent := owner_released(self.b, args)):
+            # The getter's extra reference on what its owner keeps, lowered borrowed (ownergets).
+            tracked = [v for v in tracked if v not in {values[i] for i in lent}]
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
@@ -161,6 +165,8 @@ class CallLowering(UserData, Moves):
             t = self.reallocation(loc, name, summary, values[given] if given in read else None)
             detach(self.b, loc, name, args, effects)
             return t
+        if role == "acquire" and not self.b.borrows and owner_acquisition(self.b, c):
+            role = "owner"  # lowered borrowed below: a transfer-none getter's owner keeps it (ownergets)
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
@@ -177,7 +183,7 @@ class CallLowering(UserData, Moves):
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.
         said = (summary.returns is Returns.BORROWED and summary.source is Source.CONFIGURED) \
-            or self.b.conv.matches("borrowed", name)
+            or self.b.conv.matches("borrowed", name) or role == "owner"
         if said and has_pointer_type(c) and not self.b.primitive:
             self.b.emit(ir.Call(loc, name, tuple(tracked)))
             t = self.borrowed_result(loc, name, args)

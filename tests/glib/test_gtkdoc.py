@@ -202,3 +202,35 @@ def test_transfer_none_over_anything_else_yields_to_the_body():
     assert gtkdoc._scan(made)[0] == {}
     full = _FINISH.replace("(transfer none)", "(transfer full)")
     assert gtkdoc._scan(full)[0] == {"op_finish": {"returns": "owned"}}
+
+
+def _getter(name: str, transfer: str, signature: str, body: str, skip: str = "") -> str:
+    return f"/**\n * {name}:{skip}\n * Returns: (transfer {transfer}): x\n */\n{signature}\n{{\n{body}\n}}\n"
+
+
+_PEEK = ("  GDBusInterface *ret;\n  ret = g_dbus_object_get_interface (G_DBUS_OBJECT (object), \"a.B\");\n"
+         "  if (ret == NULL)\n    return NULL;\n  g_object_unref (ret);\n  return A_B (ret);")
+
+
+def test_a_transfer_none_getter_dropping_its_owners_reference_lends_its_result():
+    # gdbus-codegen's goa_object_peek_* (all `(skip)`): the body confirms the comment.
+    text = _getter("a_object_peek_b", "none", "AB *a_object_peek_b (AObject *object)", _PEEK, " (skip)")
+    assert scan(text) == {"a_object_peek_b": {"returns": "borrowed"}}
+    cached = ("  AProxy *proxy = A_PROXY (object);\n  GVariant *variant;\n  GVariant *value = NULL;\n"
+              "  variant = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (proxy), \"B\");\n"
+              "  value = variant;\n  if (variant != NULL)\n    g_variant_unref (variant);\n  return value;")
+    text = _getter("a_proxy_get_b", "none", "GVariant *a_proxy_get_b (AObject *object)", cached)
+    assert scan(text) == {"a_proxy_get_b": {"returns": "borrowed"}}
+
+
+def test_a_reference_with_no_owner_is_not_lent():
+    # A constructor's result, a string's icon, a comment saying transfer full: the body decides.
+    fresh = "  GObject *o = g_object_new_with (object);\n  g_object_unref (o);\n  return o;"
+    assert scan(_getter("a_fresh", "none", "GObject *a_fresh (AObject *object)", fresh, " (skip)")) == {}
+    icon = "  GIcon *i = g_themed_icon_for (name);\n  g_object_unref (i);\n  return i;"
+    assert scan(_getter("a_icon", "none", "GIcon *a_icon (const gchar *name)", icon)) == {}
+    said = scan(_getter("a_object_get_b", "full", "AB *a_object_get_b (AObject *object)", _PEEK))
+    assert said == {"a_object_get_b": {"returns": "owned"}}  # what it says: the body's release is RC003
+    # Another return of something else: not only the owner's object.
+    other = _PEEK.replace("  return A_B (ret);", "  if (object->x)\n    return object->other;\n  return A_B (ret);")
+    assert scan(_getter("a_object_peek_b", "none", "AB *a_object_peek_b (AObject *object)", other, " (skip)")) == {}
