@@ -310,9 +310,13 @@ def passed_unseen(fn, k: int | None) -> bool:
 
 
 def _direct(call) -> bool:
-    """The call names its function (not a field's, a variable's or a parameter's pointer)."""
+    """The call names its function (not a field's, a variable's or a parameter's pointer),
+    parenthesized too: GLib's `g_object_ref (o)` macro calls `(g_object_ref) (o)`."""
     target = referenced(call)
-    return target is not None and kind_of(target) == K.FUNCTION_DECL
+    if target is not None and kind_of(target) == K.FUNCTION_DECL:
+        return True
+    callee = next(iter(children_of(call)), None)
+    return callee is not None and named_function(callee) is not None
 
 
 def _refers(x, names: set) -> bool:
