@@ -34,9 +34,15 @@ def refcheck_comments(parsed) -> tuple[Comment, ...]:
         extent = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(parsed.tu, f, 0),
                                                ci.SourceLocation.from_offset(parsed.tu, f, len(data)))
         for tok in parsed.tu.get_tokens(extent=extent):
-            if tok.kind == ci.TokenKind.COMMENT and "refcheck" in tok.spelling:
+            if tok.kind != ci.TokenKind.COMMENT:
+                continue
+            try:
+                text = tok.spelling
+            except UnicodeDecodeError:  # bytes that are no UTF-8 (the fuzz tests): no directive
+                continue
+            if "refcheck" in text:
                 loc = tok.location
-                out.append(Comment(Location(name, loc.line, loc.column), tok.spelling))
+                out.append(Comment(Location(name, loc.line, loc.column), text))
     return tuple(out)
 
 

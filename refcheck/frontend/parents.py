@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from refcheck.conventions.summary import Effect
 from refcheck.frontend.aliases import inside, interior_root, plain_local
+from refcheck.frontend.argtypes import named_function
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import of_kinds
@@ -42,8 +43,23 @@ def back_pointer(b, stored: str, into: str) -> bool:
         return False
     if stored != into and holds(b, into, stored):
         params = parameters(b)
+        if into not in params and stored not in params:
+            # Two locals made here (grilo's `bs->user_data = brc; brc->spec.browse = bs;`): the
+            # one handed on as a callback's data (`g_idle_add_full (p, browse_idle, bs, NULL)`)
+            # carries the other; where neither is, both stay the function's own.
+            return not handed_as_data(b, into)
         return not (into in params and stored not in params)
     return True
+
+
+def handed_as_data(b, x: str) -> bool:
+    """Local x is passed as a callback's data: right after an argument naming a function."""
+    for c in body_sites(b):
+        if kind_of(c) == K.CALL_EXPR:
+            args = list(c.get_arguments())
+            if any(named_function(f) is not None and plain_local(b, a) == x for f, a in zip(args, args[1:])):
+                return True
+    return False
 
 
 def parameters(b) -> frozenset:

@@ -126,7 +126,8 @@ class UserData:
     def partly_taken(self, decl, args: list, effects: dict) -> set[int]:
         """Data positions handed to a callback that gives its data up on some of its calls only
         (`Summary.given_some`: grilo's relays free their operation's state on its last result,
-        `if (remaining == 0)`; a source's callback on its error branch): the callback's protocol,
+        `if (remaining == 0)`; a source's callback on its error branch), or that hands it on to a
+        call through a function pointer (`passed_unseen`): the callback's protocol,
         not the call, decides when it is freed, and the caller may still use it (grilo's
         `media_decorate` calls its relay itself where no source took it). After the call the
         caller's reference is unknown (`ir.Escape`): neither leaving nor releasing it is reported."""
@@ -136,7 +137,8 @@ class UserData:
                     or not has_pointer_type(args[i]):
                 continue
             seen = self.callback_of(decl, args, i)
-            if seen is not None and _gives_up(*seen) == "some":
+            if seen is not None and (_gives_up(*seen) == "some" or _gives_up(*seen) is None
+                                     and passed_unseen(named_function(args[i - 1]), seen[2])):
                 maybe.add(i)
         return maybe
 
@@ -278,6 +280,50 @@ def forwarded(fn) -> list:
             if not any(is_function_pointer(a.type) and not is_null_constant(a) for a in args[j + 2:]):
                 out.append((d, c))
     return out
+
+
+def passed_unseen(fn, k: int | None) -> bool:
+    """The callback `fn`'s body hands its data parameter k (or a local initialized or assigned
+    from it: `GrlSourceBrowseSpec *bs = user_data`) as it is to a call through a function pointer
+    (a class's virtual method, a callback field or parameter), whose body no record describes:
+    grilo's `browse_idle (bs)` runs `GRL_SOURCE_GET_CLASS (bs->source)->browse (bs->source, bs)`,
+    whose plugin reports results to the relay that frees `bs`. Where the data goes then is that
+    protocol's to say, not the callback's record (which only reads it). A callback that only
+    reads its data, or passes its fields on, is not such a hand-on."""
+    body = fn.get_definition() if fn is not None and k is not None else None
+    params = [p for p in children_of(body) if kind_of(p) == K.PARM_DECL] if body is not None else []
+    if k is None or k >= len(params):
+        return False
+    names = {cursor_key(params[k])}
+    for x in body.walk_preorder():
+        kind = kind_of(x)
+        if kind == K.VAR_DECL and _refers(next((c for c in children_of(x) if c.kind.is_expression()), None), names):
+            names.add(cursor_key(x))
+        elif kind == K.BINARY_OPERATOR and (kids := children_of(x)) and len(kids) == 2 \
+                and _refers(kids[1], names) and kind_of(strip(kids[0])) == K.DECL_REF_EXPR:
+            target = referenced(strip(kids[0]))
+            if target is not None and kind_of(target) == K.VAR_DECL:
+                names.add(cursor_key(target))
+        elif kind == K.CALL_EXPR and not _direct(x) and any(_refers(a, names) for a in arguments(x)):
+            return True
+    return False
+
+
+def _direct(call) -> bool:
+    """The call names its function (not a field's, a variable's or a parameter's pointer),
+    parenthesized too: GLib's `g_object_ref (o)` macro calls `(g_object_ref) (o)`."""
+    target = referenced(call)
+    if target is not None and kind_of(target) == K.FUNCTION_DECL:
+        return True
+    callee = next(iter(children_of(call)), None)
+    return callee is not None and named_function(callee) is not None
+
+
+def _refers(x, names: set) -> bool:
+    """`x`, casts aside, names a variable of `names`."""
+    x = strip(x) if x is not None else None
+    target = referenced(x) if x is not None and kind_of(x) == K.DECL_REF_EXPR else None
+    return target is not None and cursor_key(target) in names
 
 
 def _own_parameter(x):
