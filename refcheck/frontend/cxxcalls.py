@@ -1,5 +1,6 @@
 """C++ shapes of a call: whether it may throw (and the split to the enclosing try's handlers),
-placement `new`'s arguments, and a member container's insert that keeps its arguments."""
+placement `new`'s arguments, a member container's insert that keeps its arguments, and the
+`new`, `delete` and `throw` expressions."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import re
 
 import clang.cindex as ci
 
+from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.clangutil import K, kind_of, referenced, strip
+from refcheck.frontend.clangutil import K, is_expression, kind_of, location, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import NULL
 from refcheck.frontend.graph import GraphBuilder
 
 _INSERTS = re.compile(r"(?:^|::)(?:push_back|emplace_back|push_front|emplace_front|push|emplace|insert|append)$")
@@ -66,3 +69,41 @@ def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
         b.edge(n, entry, label="throw")
     b.cur = b.node("block")
     b.edge(n, b.cur)
+
+
+class CxxExpressions:
+    """`new`, `delete` and `throw`, mixed into `expressions.ExpressionLowerer` (whose `value` and
+    builder `b` they use)."""
+
+    def new_expr(self, c):
+        placed = None
+        for child in children_of(c):
+            if is_expression(child):
+                v = self.value(child)
+                if placed is None and placement(c, child):
+                    placed = v if v is not None else NULL
+        if placed is not None:  # `new (buf) T()` constructs in buf: it allocates nothing
+            return None if placed == NULL else placed
+        if self.b.handlers:
+            throw_split(self.b, location(c), "new")  # std::bad_alloc, before anything is owned
+        t = self.b.temp("new")
+        self.b.emit(ir.Acquire(location(c), t, "new"))
+        return t
+
+    def delete_expr(self, c):
+        vals = [self.value(child) for child in children_of(c) if is_expression(child)]
+        tracked = tuple(v for v in vals if v not in (None, NULL))
+        self.b.emit(ir.Release(location(c), tracked, "delete"))
+        return None
+
+    def throw_expr(self, c):
+        for child in children_of(c):
+            self.value(child)
+        if self.b.handlers:
+            src = self.b.cur
+            for entry in self.b.handlers[-1]:
+                self.b.edge(src, entry, label="throw")
+            self.b.cur = None
+        else:
+            self.b.goto(self.b.error_node(location(c), "throw"))
+        return None

@@ -16,7 +16,7 @@ from refcheck.frontend.aliases import (aliased, first_member_base, inside, never
                                       union_member)
 from refcheck.frontend import arrays
 from refcheck.frontend.calls import CallLowering
-from refcheck.frontend.cxxcalls import placement, throw_split
+from refcheck.frontend.cxxcalls import CxxExpressions
 from refcheck.frontend.clangutil import (STMT_EXPR, K, STRIPPED, binop, constant, converted_constant, expr_text,
                                          has_pointer_type, has_scalar_type, is_expression, kind_of, location,
                                          referenced, strip, unop)
@@ -33,7 +33,7 @@ from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.weak import weak_store
 
 
-class ExpressionLowerer(CallLowering):
+class ExpressionLowerer(CxxExpressions, CallLowering):
     """Lowers expressions into the graph being built. Conditions inside expressions (`&&`, `?:`,
     THArgCheck's test) and statements inside them (`({ ... })`) go to the lowerers the builder
     connects, so this module depends on neither."""
@@ -565,39 +565,6 @@ class ExpressionLowerer(CallLowering):
         n = record_name(c.type)
         conv = self.b.conv
         return n is not None and (conv.matches("context", n) or (bool(conv.unit_counted) and n not in conv.unit_counted))
-
-    def new_expr(self, c):
-        placed = None
-        for child in children_of(c):
-            if is_expression(child):
-                v = self.value(child)
-                if placed is None and placement(c, child):
-                    placed = v if v is not None else NULL
-        if placed is not None:  # `new (buf) T()` constructs in buf: it allocates nothing
-            return None if placed == NULL else placed
-        if self.b.handlers:
-            throw_split(self.b, location(c), "new")  # std::bad_alloc, before anything is owned
-        t = self.b.temp("new")
-        self.b.emit(ir.Acquire(location(c), t, "new"))
-        return t
-
-    def delete_expr(self, c):
-        vals = [self.value(child) for child in children_of(c) if is_expression(child)]
-        tracked = tuple(v for v in vals if v not in (None, NULL))
-        self.b.emit(ir.Release(location(c), tracked, "delete"))
-        return None
-
-    def throw_expr(self, c):
-        for child in children_of(c):
-            self.value(child)
-        if self.b.handlers:
-            src = self.b.cur
-            for entry in self.b.handlers[-1]:
-                self.b.edge(src, entry, label="throw")
-            self.b.cur = None
-        else:
-            self.b.goto(self.b.error_node(location(c), "throw"))
-        return None
 
 
 EXPR_HANDLERS = {
