@@ -21,9 +21,10 @@ alone (g_hash_table_add: the key is its own value) where both are.
 from __future__ import annotations
 
 from refcheck.frontend.aliases import plain_local
-from refcheck.frontend.clangutil import K, STRIPPED, binop, is_expression, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.shallow import local_uses
 
 
 def lent_positions(b, name: str, args: list) -> frozenset:
@@ -54,22 +55,11 @@ def _find(b) -> dict:
     the locals only ever made by a `table_new` constructor or set to NULL."""
     made: dict = {}
     other: set = set()
-    stack = [(b.fn, None, None)]
-    while stack:
-        c, parent, wrapper = stack.pop()
-        k = kind_of(c)
-        if k == K.DECL_REF_EXPR and parent is not None:
-            v = b.var(referenced(c))
-            if v is not None:
-                _classify(b, v, parent, wrapper, made, other)
-        elif k == K.VAR_DECL:
-            v = b.var(c)
-            init = [x for x in children_of(c) if is_expression(x)]
-            if v is not None and init:
-                _assigned(b, v, init[-1], made, other)
-        stripped = c._kind_id in STRIPPED
-        for x in children_of(c):
-            stack.append((x, parent, wrapper) if stripped else (x, c, x))
+    for what, v, parent, wrapper in local_uses(b):
+        if what == "ref":
+            _classify(b, v, parent, wrapper, made, other)
+        elif parent:
+            _assigned(b, v, parent[-1], made, other)
     return {v: frees for v, frees in made.items() if v not in other}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import defined_here, is_function_pointer, named_function
 from refcheck.frontend.binding import cursor_key
-from refcheck.frontend.clangutil import K, STRIPPED, binop, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import K, STRIPPED, binop, is_expression, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 
@@ -33,8 +33,10 @@ def lending_calls(b) -> frozenset:
     return b.shallow_calls
 
 
-def _lending_calls(b):
-    freed, walked, calls = set(), set(), []
+def local_uses(b):
+    """Each use of a local in the function's body: ("ref", v, parent, wrapper) for a reference
+    (its parent expression past implicit casts and parentheses, and the parent's child that
+    holds it), ("init", v, initializer expressions) for a declaration."""
     stack = [(b.fn, None, None)]
     while stack:
         c, parent, wrapper = stack.pop()
@@ -42,15 +44,25 @@ def _lending_calls(b):
         if k == K.DECL_REF_EXPR and parent is not None:
             v = b.var(referenced(c))
             if v is not None:
-                _classify(b, v, parent, wrapper, freed, walked, calls)
+                yield "ref", v, parent, wrapper
         elif k == K.VAR_DECL:
-            init = [x for x in children_of(c) if kind_of(strip(x)) == K.CALL_EXPR]
             v = b.var(c)
-            if v is not None and init:
-                calls.append((v, strip(init[-1])))
+            if v is not None:
+                yield "init", v, [x for x in children_of(c) if is_expression(x)], None
         stripped = c._kind_id in STRIPPED
         for x in children_of(c):
             stack.append((x, parent, wrapper) if stripped else (x, c, x))
+
+
+def _lending_calls(b):
+    freed, walked, calls = set(), set(), []
+    for what, v, parent, wrapper in local_uses(b):
+        if what == "ref":
+            _classify(b, v, parent, wrapper, freed, walked, calls)
+        else:
+            init = [x for x in parent if kind_of(strip(x)) == K.CALL_EXPR]
+            if init:
+                calls.append((v, strip(init[-1])))
     lists = freed - walked
     return (cursor_key(call) for v, call in calls if v in lists)
 
