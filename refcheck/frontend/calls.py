@@ -125,12 +125,11 @@ class CallLowering(UserData, Moves):
         self.exceptional_exits(loc, name, role, decl, summary)
         ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
-        if role == "release" and (held := container_held(self.b, c, args)):
-            # The reference a field's list held, unlinked just before: not the caller's (heldelements).
-            tracked = [v for v in tracked if v not in {values[i] for i in held}]
-        if role == "release" and (lent := owner_released(self.b, args)):
-            # The getter's extra reference on what its owner keeps, lowered borrowed (ownergets).
-            tracked = [v for v in tracked if v not in {values[i] for i in lent}]
+        if role == "release":
+            # References that are not the caller's: the one a field's list held, unlinked just
+            # before (heldelements), and a getter's extra one on what its owner keeps (ownergets).
+            others = {values[i] for i in (*container_held(self.b, c, args), *owner_released(self.b, args))}
+            tracked = [v for v in tracked if v not in others]
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))

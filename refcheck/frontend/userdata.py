@@ -137,8 +137,10 @@ class UserData:
                     or not has_pointer_type(args[i]):
                 continue
             seen = self.callback_of(decl, args, i)
-            if seen is not None and (_gives_up(*seen) == "some" or _gives_up(*seen) is None
-                                     and passed_unseen(named_function(args[i - 1]), seen[2])):
+            if seen is None:
+                continue
+            gives = _gives_up(*seen)
+            if gives == "some" or gives is None and passed_unseen(named_function(args[i - 1]), seen[2]):
                 maybe.add(i)
         return maybe
 
