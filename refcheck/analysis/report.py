@@ -63,7 +63,10 @@ class Reporter:
 
     def finding(self, rule, ev: Event, trace) -> None:
         o = ev.obj
-        place = (ev.loc.file, ev.loc.line) if rule.per_line else ev.loc
+        if rule.per_release and o.released_at is not None:
+            place = ("released", o.released_at)
+        else:
+            place = (ev.loc.file, ev.loc.line) if rule.per_line else ev.loc
         key = self.cleanup_key(rule, ev) or (rule.code, place, o.site)
         known = self.findings.get(key)
         # Reported at the first exit in the source, whichever path the exploration took first.

@@ -39,6 +39,10 @@ class Rule:
     # One finding per object per source line: the events of one statement are one defect (a use
     # of a released object inside `return CAST (ret);` and the return itself).
     per_line: bool = False
+    # One finding per object per release: every later use of an object released at one place is
+    # one defect (the release came too early, or the uses too late), reported at the first use in
+    # the source, as an analyzer that ends the path at its first use of freed memory reports it.
+    per_release: bool = False
     home: Path = field(default=HERE, compare=False)  # the directory of the rule's file and page
 
     @property

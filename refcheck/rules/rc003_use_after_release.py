@@ -11,4 +11,5 @@ RULE = Rule(
     note=lambda ev: _NOTES[ev.via],
     shows_release=True,
     per_line=True,
+    per_release=True,
 )

@@ -16,6 +16,9 @@ refer to them). Where the contract is silent, it reads it literally:
   (decision 1);
 - passing p to THFloatTensor_newClone and retaining it are calls, hence uses (RC003 if released);
 - returning a released or consumed reference is RC003 (decision 3), and not also RC005;
+- the uses after one release of an object are one RC003, at the first use in the source over
+  every path (RC003's "one finding per release"); the release is the last one that took a
+  reference of the object (a second release, RC002, leaves it where it was, a consume moves it);
 - storing a pointer not owned records a debt per location the next retain pays (decision 4);
 - nullness belongs to the object: an alias is null exactly when its original is, a pointer
   found non-null stays non-null, and a variable holding the NULL constant is null.
@@ -54,6 +57,7 @@ class Obj:
     # The line of a release that took back the reference a location still holding it was handed
     # (decision 9's exception): RC006 there if the location still holds it when the function returns.
     taken_back: int | None = None
+    released_line: int | None = None  # the release the object's uses after release are keyed by
     # Made by an acquirer that never returns an existing object (newClone), and, for one that
     # may (newContiguous), the argument's object: the only existing object it may be.
     fresh: bool = False
@@ -73,6 +77,8 @@ class Execution:
     unwind: bool = False  # errors="unwind": THError is an exit where nothing may be held
     trace: list[bool] = field(default_factory=list)
     findings: set[Verdict] = field(default_factory=set)
+    # RC003, one per (object, release): (origin, parameter?, release line) -> the first use's line.
+    used_after: dict = field(default_factory=dict)
     vars: dict[str, Obj | None] = field(default_factory=dict)
     objects: list[Obj] = field(default_factory=list)
     conds: dict = field(default_factory=dict)  # opaque condition -> the edge it took
@@ -147,7 +153,11 @@ class Execution:
 
     def use(self, obj: Obj | None, line: int) -> None:
         if obj is not None and (obj.released or obj.consumed) and obj.owned == 0:
-            self.report("RC003", line)
+            self.used_after_release(obj, line)
+
+    def used_after_release(self, obj: Obj, line: int) -> None:
+        key = (obj.origin, obj.param, obj.released_line)
+        self.used_after[key] = min(line, self.used_after.get(key, line))
 
     # -- exits ------------------------------------------------------------------------------
 
@@ -168,7 +178,7 @@ class Execution:
         obj = self.value(r.value) if r.value else None
         if obj is not None:
             if (obj.released or obj.consumed) and obj.owned == 0:
-                self.report("RC003", line)  # decision 3
+                self.used_after_release(obj, line)  # decision 3
             elif obj.owned > 0:
                 if not self.fn.acquire_named:
                     self.report("RC004", line)
@@ -456,6 +466,7 @@ class Execution:
         fault = None
         if obj.owned > 0:
             obj.owned -= 1
+            obj.released_line = line
             # A parameter is back to the caller's reference only (decision 1); a shared object to
             # its other holder's.
             if obj.param or obj.shared:
@@ -472,6 +483,8 @@ class Execution:
             fault = "RC006"
         if fault:
             self.report(fault, line)
+        if fault != "RC008" and (fault != "RC002" or consume):
+            obj.released_line = line
         if consume:
             obj.consumed = True
         else:
@@ -494,15 +507,18 @@ def distinct(a: Obj, b: Obj) -> bool:
 def verdicts(fn: Function, layout: Layout, unwind: bool = False) -> set[Verdict]:
     """The union of findings over every path of `fn`."""
     found: set[Verdict] = set()
+    used_after: dict = {}
     prefix: list[bool] = []
     not_tracked = untracked(fn.body)
     while True:
         ex = Execution(fn, layout, prefix, unwind, untracked=not_tracked)
         ex.run()
         found |= ex.findings
+        for key, line in ex.used_after.items():
+            used_after[key] = min(line, used_after.get(key, line))
         trace = ex.trace
         while trace and trace[-1]:
             trace.pop()
         if not trace:
-            return found
+            return found | {("RC003", line) for line in used_after.values()}
         prefix = trace[:-1] + [True]
