@@ -111,8 +111,8 @@ def _cpython() -> Conventions:
         # A type's tp_free slot (`Py_TYPE(self)->tp_free(self)`: PyObject_Free, PyObject_GC_Del)
         # gives back the memory of whatever allocator made the object (no family: tp_alloc's,
         # PyObject_New's), the C API's way to drop a half-built object in tp_new.
-        release=[r"^_?Py_X?DECREF$", r"^Py_DecRef$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$", r"^PyObject_GC_Del$",
-                 r"^tp_free$"],
+        release=[r"^_?Py_X?DECREF$", r"^Py_DecRef$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$",
+                 r"^PyObject_GC_Del$", r"^tp_free$"],
         # The C API's steals are in its table (PyList_SetItem's item, PyModule_AddObject's value
         # on success, ...): by argument, never the first tracked one as `consume` patterns take.
         consume=[],
