@@ -104,12 +104,15 @@ def _cpython() -> Conventions:
         # They return NULL on failure and leave the old block valid (the C API's memory docs),
         # as realloc does: `d = PyMem_Realloc(b, n); if (!d) goto error;` still owns b there.
         may_fail=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$", r"^realloc$", r"^reallocarray$"],
-        retain=[r"^_?Py_X?INCREF$"],
+        # Py_IncRef and Py_DecRef are the function forms of Py_XINCREF and Py_XDECREF (the C API
+        # reference: "A function version of Py_XDECREF()"), which code loading Python at run time
+        # or avoiding the macros calls (deflate's `Py_DecRef(bytes); return NULL;`).
+        retain=[r"^_?Py_X?INCREF$", r"^Py_IncRef$"],
         # A type's tp_free slot (`Py_TYPE(self)->tp_free(self)`: PyObject_Free, PyObject_GC_Del)
         # gives back the memory of whatever allocator made the object (no family: tp_alloc's,
         # PyObject_New's), the C API's way to drop a half-built object in tp_new.
-        release=[r"^_?Py_X?DECREF$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$", r"^PyObject_GC_Del$",
-                 r"^tp_free$"],
+        release=[r"^_?Py_X?DECREF$", r"^Py_DecRef$", r"^Py_CLEAR$", r"^PyMem_(?:Raw)?Free$", r"^PyObject_Free$",
+                 r"^PyObject_GC_Del$", r"^tp_free$"],
         # The C API's steals are in its table (PyList_SetItem's item, PyModule_AddObject's value
         # on success, ...): by argument, never the first tracked one as `consume` patterns take.
         consume=[],
