@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from refcheck.analysis.failures import taken_over
+from refcheck.analysis.failures import maybe_taken, taken_over
 from refcheck.conventions.summary import Effect, When
 from refcheck.rules.events import Nullness
 
@@ -110,7 +110,8 @@ class ParameterEffects:
 
     def split(self, i: int) -> tuple[Effect, When, bool] | None:
         """`conditional`'s (effect, result), and whether the other may have given it up too (`maybe_given`,
-        with `counts`): released on every success return (0, a truth value's TRUE) and on some others."""
+        with `counts`): released on every success return (0, a truth value's TRUE) and on some others,
+        or on every return of either result and handed to a keeper on some others."""
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
@@ -125,7 +126,11 @@ class ParameterEffects:
                 # no effect on that result, no conditional record.
                 if given == {fate} and effect is not None and kept <= {"borrowed"}:
                     return effect, when, False
-                if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
+                # Given up on every return of one result and handed to a keeper on some of the
+                # other (`maybe_taken`): whichever is the success, the caller cannot tell the
+                # other's returns apart, so the helper takes it over and a return keeping it is its leak.
+                if given == {fate} != {"sunk"} and self.counts \
+                        and (when is success and kept == {"borrowed", fate} or maybe_taken(kept)):
                     return effect, when, True
             if self.counts and when is success and taken_over(given, kept):
                 # Released on some success returns, handed to a keeper on others (ijson's
