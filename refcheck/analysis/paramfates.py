@@ -137,4 +137,19 @@ class ParameterEffects:
                 # `add_event_and_value`: `Py_DECREF (val)` or `PyTuple_SET_ITEM (tuple, 1, val)`
                 # before its `return 1`s): taken over there, maybe given on the other result.
                 return Effect.CONSUME, when, True
+        return self.negative(i)
+
+    def negative(self, i: int) -> tuple[Effect, When, bool] | None:
+        """(RELEASE or CONSUME, NEGATIVE, False) where parameter i is given up on every return of
+        a negative constant and kept (borrowed) on every return of 0 and of a positive one, each
+        sign returned somewhere: cffi's `check_bytes_for_float_compatible (io, &value)` releases
+        `io` before its `return -1` and returns 0 or 1 with it untouched; its callers test `res
+        == -1` and go on using `io` on the other two."""
+        by = self.by_sign[i]
+        if set(by) != {-1, 0, 1}:
+            return None
+        given, kept = by[-1] - {"null"}, (by[0] | by[1]) - {"null"}
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME)):
+            if given == {fate} and kept <= {"borrowed"}:
+                return effect, When.NEGATIVE, False
         return None

@@ -82,6 +82,9 @@ class Summarizer(ParameterEffects):
         self.fates: dict[int, set] = {i: set() for i, _ in self.params}
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
+        # Per parameter index: the sign (-1, 0, 1) of the integer constant returned -> fates at
+        # those returns, where every return's constant is known (`ParameterEffects.negative`).
+        self.by_sign: dict[int, dict] = {i: {} for i, _ in self.params}
         # Per parameter index, of a function returning a pointer: the fates at returns of NULL,
         # of a value that may be NULL, and of one known not to be (`dropped_on_failure`).
         self.by_null: dict[int, dict] = {i: {k: set() for k in Nullness} for i, _ in self.params}
@@ -201,6 +204,7 @@ class Summarizer(ParameterEffects):
             if fate in ("retained", "released") and o is not None:
                 self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
+            self.by_sign[i].setdefault(None if k is None else (k > 0) - (k < 0), set()).add(fate)
             self.by_null[i][nullness].add(fate)
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))

@@ -56,10 +56,15 @@ class When(Enum):
     # Above 0 (CPython's 1, "found"); the other results are 0 (absent) and -1 (error). Only an
     # out-parameter's fill: PyMapping_GetOptionalItem's `*result` is a new reference on 1 only.
     POSITIVE = "positive"
+    # Below 0 (CPython's -1) where the function also returns 0 and 1: cffi's
+    # `check_bytes_for_float_compatible (io, &value)` releases `io` on -1 only and keeps it on
+    # 0 ("not a string") and 1 ("converted"). Read from bodies only.
+    NEGATIVE = "negative"
 
     def holds(self, k: int) -> bool:
         """Whether the result `k` is of this class."""
-        return k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE else k != 0
+        return (k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE
+                else k < 0 if self is When.NEGATIVE else k != 0)
 
 
 # The effects a call may have on one of its results only: it gives the reference up or not.

@@ -189,7 +189,9 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     if error in fills or error in effects:  # the record says what the call does with it (a fill)
         error = None
     r = status or b.temp(f"{name}(...)")
-    results = [0, nonzero] + ([1] if nonzero != 1 and any(f[0] is When.POSITIVE for f in fills.values()) else [])
+    # A third edge where a fill or an effect tells 1 from -1 (PyIter_NextItem's 1, a helper's -1).
+    signed = any(f[0] is When.POSITIVE for f in fills.values()) or any(w is When.NEGATIVE for _, w in effects.values())
+    results = [0, nonzero] + ([1] if nonzero != 1 and signed else [])
     join = b.node("block")
     for pos, k in enumerate(results):
         if pos < len(results) - 1:  # a branch to this result's edge, the rest on its other edge
