@@ -30,6 +30,7 @@ from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
+from refcheck.analysis.nullness import null_told_parameters
 from refcheck.analysis.outslots import slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
 from refcheck.analysis.state import Kind, ObjId, State
@@ -392,8 +393,18 @@ class Summarizer(ParameterEffects):
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
                     given_some=self.given_some(), leans=self.leans(args), forwards=self.forwards(args),
-                    null_when_flags=self.cfg.null_when_flags, source=Source.INFERRED)
+                    null_when_flags=self.cfg.null_when_flags, null_when_nonzero=self.null_when_nonzero(),
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def null_when_nonzero(self) -> tuple:
+        """`Summary.null_when_nonzero`: the parameters known NULL at every return of a non-zero
+        constant, not at some return of 0, where every return's constant is known (an integer
+        test of its argument: `if (r == NULL && PyErr_ExceptionMatches (E)) return 1; return 0;`)."""
+        told = null_told_parameters(self.cfg)
+        return tuple(i for i, var in self.params if var in told
+                     and set(by := self.by_result[i]) == {When.ZERO, When.NONZERO}
+                     and by[When.NONZERO] == {"null"} and by[When.ZERO] - {"null"})
 
     def forwards(self, args: list) -> tuple:
         """`Summary.forwards`: the (data, callback) pairs of the body's async calls

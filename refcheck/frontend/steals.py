@@ -236,6 +236,27 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     return r
 
 
+def null_split(b: GraphBuilder, loc, name: str, call, status: str | None, var: str) -> None:
+    """A tested call whose record says its argument `var` is NULL wherever it returns non-zero
+    (`Summary.null_when_nonzero`): on var's non-NULL edge its result is 0; on the NULL edge it
+    is unknown (pylibmc's `if (_PylibMC_cache_miss_simulated (val)) continue;` then leaves
+    nothing of val's on the true edge)."""
+    r = status or b.temp(f"{name}(...)")
+    test = b.node("branch", loc, cond=ir.NullTest(var), text=f"{name} returns 0 where {b.names.get(var, var)} is not NULL")
+    b.start(test)
+    zero, unknown, join = b.node("block"), b.node("block"), b.node("block")
+    b.edge(test, zero, True)
+    b.edge(test, unknown, False)
+    b.cur = zero
+    b.emit(ir.Const(loc, r, 0))
+    b.goto(join)
+    b.cur = unknown
+    b.emit(ir.Touch(loc, r))
+    b.goto(join)
+    b.cur = join
+    b.status_vars[cursor_key(call)] = r
+
+
 def status_condition(b: GraphBuilder, c, op_const) -> tuple[str, str, int] | None:
     """For a condition over a success-split call (`f(...)`, `f(...) < 0`, `f(...) == -1`, lowered
     already), the (variable, op, constant) test the split's constants decide."""
