@@ -70,3 +70,14 @@ def taken_over(given: set, kept: set) -> bool:
     on some returns of the other result and given up on some."""
     return (len(given) > 1 and given <= _GIVEN and bool(given & {"released", "consumed"})
             and "borrowed" in kept and kept <= _GIVEN | {"borrowed"} and bool(kept & _GIVEN))
+
+
+def maybe_taken(kept: set) -> bool:
+    """Fates of a parameter on the result other than the one that gives it up on every return:
+    kept as borrowed on some returns, handed to a keeper (a stealing call, a store) on some
+    (netifaces' `add_to_family (result, family, obj)` returns TRUE after `PyList_SET_ITEM (list,
+    0, obj)` or `Py_DECREF (obj)`, and early, keeping it, where `obj` is empty). The hand-over
+    says the helper means to own it, and its callers cannot tell its returns apart: the returns
+    that keep it are its leak. Releases alone say nothing (a function releasing its parameter on
+    some returns of each result is no helper: the release is RC006)."""
+    return "borrowed" in kept and bool(kept & {"sunk", "consumed"}) and kept <= _GIVEN | {"borrowed"}

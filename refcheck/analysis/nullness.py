@@ -276,7 +276,7 @@ def fated_parameters(cfg) -> frozenset[str]:
                     given.add(op.src)
             elif t is ir.Assign and op.src is not None:
                 flows.setdefault(op.src, set()).add(op.dst)
-    out = set()
+    out = set(null_told_parameters(cfg))
     for p in params:
         seen, stack = {p}, [p]
         while stack:
@@ -288,6 +288,36 @@ def fated_parameters(cfg) -> frozenset[str]:
                 if w not in seen:
                     seen.add(w)
                     stack.append(w)
+    return frozenset(out)
+
+
+def null_told_parameters(cfg) -> frozenset[str]:
+    """The pointer parameters whose NULL edge every return of a non-zero constant lies past: no
+    such return is reached from the entry without crossing a null test of the parameter on its
+    NULL edge, and one is reached with (pylibmc's `_PylibMC_cache_miss_simulated (r)`: `if (r ==
+    NULL && ...) return 1; return 0;`). Their NULL is kept to the end (a fate the summary reads:
+    `Summary.null_when_nonzero`), and the first pass leaves such a function to the exploration."""
+    data = dict(cfg.graph.nodes(data="data"))
+    told = {d.const for d in data.values() if d.kind == "return"}
+    if not told or None in told or told == {0}:
+        return frozenset()  # a return of no constant, or of 0 only: no non-zero result to tell by
+    tested = {d.cond.var for d in data.values() if d.kind == "branch" and type(d.cond) is ir.NullTest}
+    out = set()
+    for p in tested & {v for v, is_ptr in cfg.params if v is not None and is_ptr}:
+        seen, stack = {cfg.entry}, [cfg.entry]
+        while stack:
+            n = stack.pop()
+            d = data[n]
+            if d.kind == "return" and d.const:
+                break
+            for m in cfg.graph.successors(n):
+                null_edge = d.kind == "branch" and type(d.cond) is ir.NullTest and d.cond.var == p \
+                    and cfg.graph[n][m].get("branch") is False
+                if m not in seen and not null_edge:
+                    seen.add(m)
+                    stack.append(m)
+        else:
+            out.add(p)
     return frozenset(out)
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from refcheck.analysis.failures import taken_over
+from refcheck.analysis.failures import maybe_taken, taken_over
 from refcheck.conventions.summary import Effect, When
 from refcheck.rules.events import Nullness
 
@@ -110,7 +110,8 @@ class ParameterEffects:
 
     def split(self, i: int) -> tuple[Effect, When, bool] | None:
         """`conditional`'s (effect, result), and whether the other may have given it up too (`maybe_given`,
-        with `counts`): released on every success return (0, a truth value's TRUE) and on some others."""
+        with `counts`): released on every success return (0, a truth value's TRUE) and on some others,
+        or on every return of either result and handed to a keeper on some others."""
         by = self.by_result[i]
         if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
             return None
@@ -125,11 +126,30 @@ class ParameterEffects:
                 # no effect on that result, no conditional record.
                 if given == {fate} and effect is not None and kept <= {"borrowed"}:
                     return effect, when, False
-                if given == {fate} != {"sunk"} and self.counts and when is success and kept == {"borrowed", fate}:
+                # Given up on every return of one result and handed to a keeper on some of the
+                # other (`maybe_taken`): whichever is the success, the caller cannot tell the
+                # other's returns apart, so the helper takes it over and a return keeping it is its leak.
+                if given == {fate} != {"sunk"} and self.counts \
+                        and (when is success and kept == {"borrowed", fate} or maybe_taken(kept)):
                     return effect, when, True
             if self.counts and when is success and taken_over(given, kept):
                 # Released on some success returns, handed to a keeper on others (ijson's
                 # `add_event_and_value`: `Py_DECREF (val)` or `PyTuple_SET_ITEM (tuple, 1, val)`
                 # before its `return 1`s): taken over there, maybe given on the other result.
                 return Effect.CONSUME, when, True
+        return self.negative(i)
+
+    def negative(self, i: int) -> tuple[Effect, When, bool] | None:
+        """(RELEASE or CONSUME, NEGATIVE, False) where parameter i is given up on every return of
+        a negative constant and kept (borrowed) on every return of 0 and of a positive one, each
+        sign returned somewhere: cffi's `check_bytes_for_float_compatible (io, &value)` releases
+        `io` before its `return -1` and returns 0 or 1 with it untouched; its callers test `res
+        == -1` and go on using `io` on the other two."""
+        by = self.by_sign[i]
+        if set(by) != {-1, 0, 1}:
+            return None
+        given, kept = by[-1] - {"null"}, (by[0] | by[1]) - {"null"}
+        for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME)):
+            if given == {fate} and kept <= {"borrowed"}:
+                return effect, When.NEGATIVE, False
         return None

@@ -53,6 +53,7 @@ from refcheck.analysis import mustsizes
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.screening import INERT, Plan, Unknown, screen
 from refcheck.analysis.explore import Result
+from refcheck.analysis.nullness import null_told_parameters
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.conventions.summary import DEFAULT
@@ -104,6 +105,8 @@ def _ends_answer(cfg, conv, flow: "_Flow") -> str:
     """What the flow's ends leave unproved (a may_raise summary, no return, an unkept parameter)."""
     if flow.reached_error and conv.errors == "unwind" and conv.may_raise_summaries:
         return "the summary would say may_raise"
+    if conv.infer_steals and null_told_parameters(cfg):
+        return "a non-zero result may say a parameter is NULL (Summary.null_when_nonzero)"
     # Where steals are inferred, the summary names the pointer parameters kept nowhere (unkept):
     # it is the default only where each escapes on some explored path.
     params = {v for v, is_ptr in cfg.params if v is not None and is_ptr} if conv.infer_steals else set()

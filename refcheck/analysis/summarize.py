@@ -30,6 +30,7 @@ from refcheck.ir.digraph import immediate_dominators
 
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
+from refcheck.analysis.nullness import null_told_parameters
 from refcheck.analysis.outslots import slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
 from refcheck.analysis.state import Kind, ObjId, State
@@ -82,6 +83,9 @@ class Summarizer(ParameterEffects):
         self.fates: dict[int, set] = {i: set() for i, _ in self.params}
         # Per parameter index: (the integer constant returned, or None) -> fates at those returns.
         self.by_result: dict[int, dict] = {i: {} for i, _ in self.params}
+        # Per parameter index: the sign (-1, 0, 1) of the integer constant returned -> fates at
+        # those returns, where every return's constant is known (`ParameterEffects.negative`).
+        self.by_sign: dict[int, dict] = {i: {} for i, _ in self.params}
         # Per parameter index, of a function returning a pointer: the fates at returns of NULL,
         # of a value that may be NULL, and of one known not to be (`dropped_on_failure`).
         self.by_null: dict[int, dict] = {i: {k: set() for k in Nullness} for i, _ in self.params}
@@ -201,6 +205,7 @@ class Summarizer(ParameterEffects):
             if fate in ("retained", "released") and o is not None:
                 self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
+            self.by_sign[i].setdefault(None if k is None else (k > 0) - (k < 0), set()).add(fate)
             self.by_null[i][nullness].add(fate)
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
@@ -388,8 +393,18 @@ class Summarizer(ParameterEffects):
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
                     given_some=self.given_some(), leans=self.leans(args), forwards=self.forwards(args),
-                    null_when_flags=self.cfg.null_when_flags, source=Source.INFERRED)
+                    null_when_flags=self.cfg.null_when_flags, null_when_nonzero=self.null_when_nonzero(),
+                    source=Source.INFERRED)
         return s if s.says_something else DEFAULT
+
+    def null_when_nonzero(self) -> tuple:
+        """`Summary.null_when_nonzero`: the parameters known NULL at every return of a non-zero
+        constant, not at some return of 0, where every return's constant is known (an integer
+        test of its argument: `if (r == NULL && PyErr_ExceptionMatches (E)) return 1; return 0;`)."""
+        told = null_told_parameters(self.cfg)
+        return tuple(i for i, var in self.params if var in told
+                     and set(by := self.by_result[i]) == {When.ZERO, When.NONZERO}
+                     and by[When.NONZERO] == {"null"} and by[When.ZERO] - {"null"})
 
     def forwards(self, args: list) -> tuple:
         """`Summary.forwards`: the (data, callback) pairs of the body's async calls

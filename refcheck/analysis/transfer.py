@@ -284,6 +284,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             return
         self.check_alive(st, oid, op.loc, Via.RETAIN, events)
         o = st.objs[oid]
+        if o.null == NULL:
+            # A known NULL counts nothing (`Py_XINCREF (NULL)`; a plain retain of it has no path
+            # on), as its release releases nothing (`Endings.release`). Counted, each loop
+            # iteration's NULL borrowed result retained (pylibmc's `key_obj = PyDict_GetItem (map,
+            # k); Py_INCREF (key_obj);` on the indicator's NULL edge) stayed live past the bound.
+            return
         if op.kept:  # the callee's own reference, kept by it: ours is unchanged
             st.objs[oid] = replace(o, shared=True, kept=True)
             return

@@ -120,7 +120,7 @@ def _effect(v) -> tuple[Effect, When | None]:
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise ValueError(f"unknown key '{key}' in a conditional effect{hint}")
         if set(v) != {"effect", "when"}:
-            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero"|"positive" }')
+            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero"|"positive"|"negative" }')
         effect, when = _enum(Effect)(v["effect"]), _enum(When)(v["when"])
         if effect not in CONDITIONAL_EFFECTS:
             names = ", ".join(repr(e.value) for e in CONDITIONAL_EFFECTS)
@@ -229,7 +229,7 @@ _READERS = {
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
     "forwards": _pairs,
-    "null_when_flags": _fields,
+    "null_when_flags": _fields, "null_when_nonzero": _indices,
 }
 
 
@@ -249,6 +249,7 @@ _WRITERS = {
     "fills_kept": list,
     "maybe_given": list,
     "given_some": list,
+    "null_when_nonzero": list,
     "fills_with": lambda v: [list(x) for x in v],
     "forwards": lambda v: [list(x) for x in v],
     "null_when_flags": lambda v: [list(x) for x in v],

@@ -56,10 +56,15 @@ class When(Enum):
     # Above 0 (CPython's 1, "found"); the other results are 0 (absent) and -1 (error). Only an
     # out-parameter's fill: PyMapping_GetOptionalItem's `*result` is a new reference on 1 only.
     POSITIVE = "positive"
+    # Below 0 (CPython's -1) where the function also returns 0 and 1: cffi's
+    # `check_bytes_for_float_compatible (io, &value)` releases `io` on -1 only and keeps it on
+    # 0 ("not a string") and 1 ("converted"). Read from bodies only.
+    NEGATIVE = "negative"
 
     def holds(self, k: int) -> bool:
         """Whether the result `k` is of this class."""
-        return k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE else k != 0
+        return (k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE
+                else k < 0 if self is When.NEGATIVE else k != 0)
 
 
 # The effects a call may have on one of its results only: it gives the reference up or not.
@@ -207,6 +212,11 @@ class Summary:
     # `BAD_ROUTE` before the result). Inferred from a body that returns a pointer
     # (`analysis.flagfail`).
     null_when_flags: tuple = ()
+    # The argument indices that are NULL wherever the call returns non-zero: an integer test of
+    # its argument (pylibmc's `_PylibMC_cache_miss_simulated (r)` returns 1 only where `r ==
+    # NULL` and a cache-miss error is set, else 0). Where the argument is not NULL the result is
+    # 0, so a caller's `if (f (val)) continue;` has nothing of val's to release on that edge.
+    null_when_nonzero: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -337,6 +347,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         given_some=tuple(i for i in a.given_some if i in b.given_some),
         forwards=tuple(x for x in a.forwards if x in b.forwards),
         null_when_flags=tuple(x for x in a.null_when_flags if x in b.null_when_flags),
+        null_when_nonzero=tuple(i for i in a.null_when_nonzero if i in b.null_when_nonzero),
         variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
 
 

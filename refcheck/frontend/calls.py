@@ -39,7 +39,7 @@ from refcheck.frontend.moves import Moves
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
-from refcheck.frontend.steals import format_steals, parse_positions, result_split
+from refcheck.frontend.steals import format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address
@@ -367,6 +367,10 @@ class CallLowering(UserData, Moves):
             return None
         if got is not None:
             return got
+        nulls = [v for i in summary.null_when_nonzero if i < len(values) and isinstance(v := values[i], str)]
+        if nulls and not (pending or fills) and has_scalar_type(c) and (status is not None or cursor_key(c) in self.b.tested):
+            null_split(self.b, loc, name, c, status, nulls[0])
+            return None
         # An inferred condition may depend on the caller's arguments (`f (o, 0)` never fails): it
         # is split only where the caller tests the result; a configured one wherever it is called.
         if (pending or fills) and has_scalar_type(c) and (summary.source is not Source.INFERRED or status is not None

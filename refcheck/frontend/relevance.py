@@ -10,7 +10,8 @@ from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.binding import arguments
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import (SCALAR_KINDS, K, binop, constant, converted_constant, has_pointer_type,
+                                         has_scalar_type, kind_of, referenced, strip, unop)
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
@@ -27,13 +28,7 @@ def returns_parameter(ret) -> bool:
     """`return p;` of a pointer parameter p (through casts): a chaining setter or initialiser,
     whose callers hold what they passed in (`add(list, init(alloc(), 3))`)."""
     kids = list(children_of(ret))
-    if not kids:
-        return False
-    e = strip(kids[0])
-    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
-        return False
-    target = referenced(e)
-    return target is not None and kind_of(target) == K.PARM_DECL
+    return bool(kids) and names_parameter(kids[0])
 
 
 def returns_unknown_result(ret, conv: Conventions) -> bool:
@@ -79,6 +74,39 @@ def returned_local(ret):
     return _local_pointer(kids[0]) if kids else None
 
 
+def _parameter_null_test(c) -> bool:
+    """`p == NULL`, `p != NULL` or `!p` of a pointer parameter p."""
+    k = kind_of(c)
+    if k == K.UNARY_OPERATOR and unop(c) == "!":
+        sides = list(children_of(c))
+    elif k == K.BINARY_OPERATOR and binop(c) in ("==", "!="):
+        sides = list(children_of(c))
+        if len(sides) != 2 or not any(_null(s) for s in sides):
+            return False
+    else:
+        return False
+    return any(names_parameter(s) for s in sides)
+
+
+def _null(c) -> bool:
+    s = strip(c)
+    return kind_of(s) in (K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR) or constant(s) == 0
+
+
+def names_parameter(e) -> bool:
+    """`e` (through casts) names a pointer parameter."""
+    e = strip(e)
+    if kind_of(e) != K.DECL_REF_EXPR or not has_pointer_type(e):
+        return False
+    target = referenced(e)
+    return target is not None and kind_of(target) == K.PARM_DECL
+
+
+def _nonzero_return(ret) -> bool:
+    kids = list(children_of(ret))
+    return bool(kids) and has_scalar_type(kids[0]) and converted_constant(kids[0]) not in (None, 0)
+
+
 def _says_something(summary) -> bool:
     return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
             or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional)
@@ -104,6 +132,10 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     # read a body that is not analysed), else callers in other units take the bodiless
     # default's borrowed result and report its release (RC010).
     filled, returned = set(), set()
+    # An integer result that may tell a parameter is NULL (`Summary.null_when_nonzero`): a
+    # non-zero constant returned and a parameter tested against NULL, where steals are inferred.
+    tells = conv.infer_steals and fn.result_type.get_canonical().kind in SCALAR_KINDS
+    told = [False, False]
     while stack:
         c = stack.pop()
         k = kind_of(c)
@@ -129,6 +161,10 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         elif k == K.RETURN_STMT and (v := returned_local(c)) is not None:
             returned.add(v)
+        elif tells and k == K.RETURN_STMT and _nonzero_return(c):
+            told[0] = True
+        elif tells and _parameter_null_test(c):
+            told[1] = True
         stack.extend(children_of(c))
-    return bool(filled & returned)
+    return bool(filled & returned) or all(told)
 

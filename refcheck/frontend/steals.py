@@ -189,7 +189,9 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     if error in fills or error in effects:  # the record says what the call does with it (a fill)
         error = None
     r = status or b.temp(f"{name}(...)")
-    results = [0, nonzero] + ([1] if nonzero != 1 and any(f[0] is When.POSITIVE for f in fills.values()) else [])
+    # A third edge where a fill or an effect tells 1 from -1 (PyIter_NextItem's 1, a helper's -1).
+    signed = any(f[0] is When.POSITIVE for f in fills.values()) or any(w is When.NEGATIVE for _, w in effects.values())
+    results = [0, nonzero] + ([1] if nonzero != 1 and signed else [])
     join = b.node("block")
     for pos, k in enumerate(results):
         if pos < len(results) - 1:  # a branch to this result's edge, the rest on its other edge
@@ -232,6 +234,27 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     b.cur = join
     b.status_vars[cursor_key(call)] = r
     return r
+
+
+def null_split(b: GraphBuilder, loc, name: str, call, status: str | None, var: str) -> None:
+    """A tested call whose record says its argument `var` is NULL wherever it returns non-zero
+    (`Summary.null_when_nonzero`): on var's non-NULL edge its result is 0; on the NULL edge it
+    is unknown (pylibmc's `if (_PylibMC_cache_miss_simulated (val)) continue;` then leaves
+    nothing of val's on the true edge)."""
+    r = status or b.temp(f"{name}(...)")
+    test = b.node("branch", loc, cond=ir.NullTest(var), text=f"{name} returns 0 where {b.names.get(var, var)} is not NULL")
+    b.start(test)
+    zero, unknown, join = b.node("block"), b.node("block"), b.node("block")
+    b.edge(test, zero, True)
+    b.edge(test, unknown, False)
+    b.cur = zero
+    b.emit(ir.Const(loc, r, 0))
+    b.goto(join)
+    b.cur = unknown
+    b.emit(ir.Touch(loc, r))
+    b.goto(join)
+    b.cur = join
+    b.status_vars[cursor_key(call)] = r
 
 
 def status_condition(b: GraphBuilder, c, op_const) -> tuple[str, str, int] | None:
