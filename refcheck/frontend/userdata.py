@@ -138,7 +138,9 @@ class UserData:
                 continue
             seen = self.callback_of(decl, args, i)
             if seen is None:
-                handler = self.handler_of(decl, args, i)
+                # Not the function's own parameter: what its callers hand it is decided by its
+                # other hand-overs, as in `lent_to_callback` (libportal's `start (call)`).
+                handler = None if _parameter(args[i]) else self.handler_of(decl, args, i)
                 if handler is not None and _gives_up(*handler) is not None:
                     maybe.add(i)
                 continue
@@ -153,7 +155,7 @@ class UserData:
         (loader, "closed", G_CALLBACK (on_closed), copy)`, `g_dbus_connection_signal_subscribe
         (..., on_response, call, NULL)`), whose body is in the unit. Such a handler runs any
         number of times, maybe never; one that gives its data up (gdk-pixbuf's "closed" handler
-        unrefs the copy, libportal's response handler frees its call) follows a protocol of the
+        unrefs the copy, at-spi2-core's pending call's notify frees its name) follows a protocol of the
         signal's (emitted once, the last emission), so the caller's reference is unknown after
         the connection (`partly_taken`). One that only reads its data leaves the caller's leak."""
         fn = named_function(args[i - 1]) if i >= 1 else None
