@@ -34,7 +34,7 @@ from fixture_expect import (
 )
 
 from refcheck.conventions import Conventions
-from refcheck.conventions import gtkdoc
+from refcheck.conventions import callbacktypes, gtkdoc
 from refcheck.conventions.installed import installed
 from refcheck.driver.engine import Settings, check_unit
 from refcheck.findings import Finding, UnitResult, merge_findings
@@ -105,6 +105,7 @@ def _analyze(unit: Path, errors: str) -> UnitResult:
     conventions = PRESETS[options.preset].conventions
     if options.preset == "glib":  # the fixture's own gtk-doc annotations, as a run reads its units'
         conventions = gtkdoc.annotated(conventions, [str(s.path) for s in _sources(unit)])
+        conventions = callbacktypes.annotated(conventions, [str(s.path) for s in _sources(unit)], None)
     if options.gir_dir:  # the fixture's own "installed" .gir files, in place of the machine's
         conventions = replace(conventions, installed_gir=installed((str(REPO / options.gir_dir),)))
     settings = Settings(

@@ -326,6 +326,10 @@ class Conventions(Answers):
     # the body's inference reads (`Summarizer.stolen`), which trusts it where the body gives the
     # parameter up on some path, so that a path leaving it is the function's own leak.
     documented_takes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # Callback types (function-pointer typedefs) a project's gtk-doc documents taking parameters
+    # over (`callbacktypes`: GrlSourceResultCb's `@media: (transfer full)`): typedef name ->
+    # positions. A call through a pointer of that type consumes those arguments.
+    documented_callbacks: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # A function whose only effect on a pointer parameter is to store it into memory another
     # parameter reaches (ultrajson's `SetupDictIter(obj, pc)`: `pc->dictObj = obj`) is built and
     # summarised as a `store` (the CPython store-then-INCREF idiom). The cpython preset's: in GLib

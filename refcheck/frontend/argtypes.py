@@ -289,6 +289,20 @@ def through_pointer(call) -> bool:
     return ref is not None and kind_of(ref) in _POINTER_CALLEES
 
 
+def pointer_type_name(call) -> str | None:
+    """The typedef a call through a function pointer names its pointer by (`GrlSourceResultCb
+    callback;` -> "GrlSourceResultCb"), else None (a bare `void (*cb) (void *)`, a direct call)."""
+    if not through_pointer(call):
+        return None
+    x = strip(children_of(call)[0])
+    while kind_of(x) == K.UNARY_OPERATOR and unop(x) == "*":
+        x = strip(children_of(x)[0])
+    t = x.type
+    while t.kind == ci.TypeKind.ELABORATED:
+        t = t.get_named_type()
+    return t.spelling if t.kind == ci.TypeKind.TYPEDEF else None
+
+
 def points_to_scalar(c) -> bool:
     """A `char *`, `const char *`, `int *` ... result: no counted reference (void * may be one)."""
     t = c.type.get_canonical()

@@ -10,10 +10,10 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
+from refcheck.conventions.summary import Effect, Returns, Source, Summary, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
-                                        points_to_scalar, success_result, unnotified, untyped_unknown,
+                                        pointer_type_name, points_to_scalar, success_result, unnotified, untyped_unknown,
                                         indirect_unknown)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.binding import arguments, cursor_key
@@ -401,6 +401,8 @@ class CallLowering(UserData, Moves):
         record = self.b.summary_of(decl, name)
         # A call through a function-pointer slot the unit fills: its stored functions' join.
         record = (stored_record(self.b, c) if record.source is Source.DEFAULT else None) or record
+        if record.source is Source.DEFAULT:
+            record = documented_callback(self.b.conv, c) or record
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)
@@ -600,6 +602,16 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
 
 
 # Truth values (`BOOLEANS`): a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
+def documented_callback(conv, c) -> Summary | None:
+    """The record of a call through a function pointer of a callback type the project's gtk-doc
+    documents taking parameters over (`conventions.callbacktypes`: `@media: (transfer full)`):
+    those arguments are consumed, the rest borrowed; None for any other call."""
+    positions = conv.documented_callbacks.get(pointer_type_name(c) or "") if conv.documented_callbacks else None
+    if not positions:
+        return None
+    return Summary(arguments=tuple((i, Effect.CONSUME) for i in positions), source=Source.CONVENTIONS)
+
+
 def is_boolean(c) -> bool:
     """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
     t = c.type

@@ -3,6 +3,8 @@ reallocation, g_steal_pointer's steal (CallLowering's mixin)."""
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.argtypes import is_function_pointer
@@ -59,10 +61,27 @@ class Moves:
             # `g_steal_pointer(&priv->root)`: the reference the object held is now this function's.
             self.value(target)
             t = self.b.temp(f"{name}(&{expr_text(target)})")
-            self.b.emit(ir.Acquire(loc, t, name))
+            if not closure_data(target):
+                self.b.emit(ir.Acquire(loc, t, name))
             return t
         t = self.b.temp(f"{name}(&{self.b.names.get(v, v)})")
         self.b.emit(ir.Assign(loc, t, v))
         self.b.emit(ir.Assign(loc, v, None, null=True))
         return t
 
+
+
+def closure_data(member) -> bool:
+    """A `gpointer` member of a struct that also holds a function pointer: the data of that
+    callback or destroy notify (libdex's `async_result->user_data` beside its `callback`, a
+    block's `callback_data` beside `callback_data_destroy`). Whose it is is that protocol's (a
+    GAsyncReadyCallback's data stays its caller's; a notify frees its data where it is set), so
+    the value stolen out of it is no reference of the stealer's: not tracked. A typed member, or
+    a `void *` buffer of a struct holding no function, is one."""
+    t = member.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER or t.get_pointee().get_canonical().kind != ci.TypeKind.VOID:
+        return False
+    field = referenced(member)
+    record = field.semantic_parent if field is not None and kind_of(field) == K.FIELD_DECL else None
+    return record is not None and any(kind_of(f) == K.FIELD_DECL and is_function_pointer(f.type)
+                                      for f in children_of(record))

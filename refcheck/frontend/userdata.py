@@ -138,11 +138,37 @@ class UserData:
                 continue
             seen = self.callback_of(decl, args, i)
             if seen is None:
+                # Not the function's own parameter: what its callers hand it is decided by its
+                # other hand-overs, as in `lent_to_callback` (libportal's `start (call)`).
+                handler = None if _parameter(args[i]) else self.handler_of(decl, args, i)
+                if handler is not None and _gives_up(*handler) is not None:
+                    maybe.add(i)
                 continue
             gives = _gives_up(*seen)
             if gives == "some" or gives is None and passed_unseen(named_function(args[i - 1]), seen[2]):
                 maybe.add(i)
         return maybe
+
+    def handler_of(self, decl, args: list, i: int):
+        """`callback_of` for a handler `once_with` leaves the caller's data: a void callback
+        before data `args[i]` with nothing but NULL function pointers after it (`g_signal_connect
+        (loader, "closed", G_CALLBACK (on_closed), copy)`, `g_dbus_connection_signal_subscribe
+        (..., on_response, call, NULL)`), whose body is in the unit. Such a handler runs any
+        number of times, maybe never; one that gives its data up (gdk-pixbuf's "closed" handler
+        unrefs the copy, at-spi2-core's pending call's notify frees its name) follows a protocol of the
+        signal's (emitted once, the last emission), so the caller's reference is unknown after
+        the connection (`partly_taken`). One that only reads its data leaves the caller's leak."""
+        fn = named_function(args[i - 1]) if i >= 1 else None
+        if fn is None or fn.result_type.get_canonical().kind != ci.TypeKind.VOID:
+            return None
+        pointers = function_pointer_positions(decl, args)
+        if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
+            return None
+        record = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and record.source is not Source.INFERRED:
+            return None
+        n = len(list(fn.get_arguments()))
+        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
 
     def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
         """Data positions a callee nothing describes (no record, no body here) takes with a
