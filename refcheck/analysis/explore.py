@@ -106,6 +106,7 @@ def _mirrors(cfg, tr: Transfer, pruner) -> dict[int, int]:
                 continue
             if live is not None and (live.env.bits[node] != live.env.bits[succ]
                                      or live.facts.bits[node] != live.facts.bits[succ] or live.died(node, succ)
+                                     or live.consts.bits[node] != live.consts.bits[succ]
                                      or (pruner.null is not None and pruner.null.bits[node] != pruner.null.bits[succ])
                                      or (pruner.conds is not None and pruner.conds.live[node] != pruner.conds.live[succ])):
                 continue

@@ -81,6 +81,30 @@ def _op_effect(op) -> tuple[tuple, tuple, tuple]:
     return (), (), ((var,) if var is not None else ())
 
 
+def _const_effect(op) -> tuple[tuple, tuple]:
+    """(kills, reads) of one op for the constant facts (`Liveness.consts`): only a `Shift` reads
+    a variable's constant (into another variable's); `i++` passes it on to `i` itself, so its
+    constant is needed before exactly where it is needed after. The kills are the fact kills
+    and a `Const` (`Transfer.op_const` sets the value or its exclusion anew)."""
+    t = type(op)
+    if t is ir.Shift:
+        return ((), ()) if op.src == op.dst else ((op.dst,), (op.src,))
+    if t is ir.Const:
+        return (op.var,), ()
+    return _op_effect(op)[1], ()
+
+
+def _const_reads(d) -> tuple:
+    """The variables whose constant a node's own test reads: a comparison with a constant
+    (`Assumptions.assume_simple`, a size test's fallback too), a switch (`assume_case`), a
+    returned value (`Summarizer.at_return`)."""
+    cond = d.cond.fallback if isinstance(d.cond, ir.SizeTest) else d.cond
+    out = [cond.simple[0]] if isinstance(cond, ir.Fact) and cond.simple else []
+    if isinstance(d.value, str):
+        out.append(d.value)
+    return tuple(out)
+
+
 def _node_reads(d) -> tuple:
     cond = d.cond
     out: list = []
@@ -104,7 +128,9 @@ def _node_reads(d) -> tuple:
 
 
 class Liveness:
-    """Per node, the variables live at its entry, for bindings (`env`) and for facts (`facts`)."""
+    """Per node, the variables live at its entry, for bindings (`env`), for facts (`facts`) and
+    for their constant values (`consts`: a test against a constant, a switch, a `Shift` into
+    another variable or a return reads it before an invalidation; a subset of `facts`)."""
 
     def __init__(self, cfg, solve: bool = True):
         """`solve`: False leaves the fixpoint to the caller (`bitsets.solve_together`)."""
@@ -120,12 +146,17 @@ class Liveness:
         gen_f: dict[int, int] = {}
         kill_f: dict[int, int] = {}
         touched: dict[int, int] = {}  # the variables a node mentions at all
+        gen_c: dict[int, int] = {}
+        kill_c: dict[int, int] = {}
+        set_c: dict[int, int] = {}  # the variables a node's ops may give a constant (`Const`, `Shift`)
         key_bit, gen_k = _load_keys(g)
         for n, d in g.nodes(data="data"):
             if not d.ops and not d.post:  # 39% of THTensor.c's explored nodes: reads alone
                 touched[n] = gen_e[n] = gen_f[n] = bits(_node_reads(d))
-                kill_e[n] = kill_f[n] = -1
+                kill_e[n] = kill_f[n] = kill_c[n] = -1
+                gen_c[n] = bits(_const_reads(d))
                 continue
+            gen_c[n], kill_c[n], set_c[n] = _const_transfer(d, bits)
             seq = [_op_effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
             seq += [_op_effect(op) for op in reversed(d.ops)]
@@ -148,23 +179,26 @@ class Liveness:
             gen_e[n], kill_e[n], gen_f[n], kill_f[n] = ge, ~ke, gf, ~kf
             touched[n] = t
         # Load keys are never killed: a key loaded on some path from a node stays live there.
-        self.problem = ((gen_e, gen_f, gen_k), (kill_e, kill_f, dict.fromkeys(g.nodes, -1)))
+        self.problem = ((gen_e, gen_f, gen_k, gen_c), (kill_e, kill_f, dict.fromkeys(g.nodes, -1), kill_c))
         self.names = names
         self._key_bit = key_bit
         self.touched = touched
+        self._set_c = set_c
         self._died: dict[tuple, frozenset] = {}
+        self._died_c: dict[tuple, frozenset] = {}
         if solve:
             self.solved(backward(g, *self.problem))
 
     def solved(self, lives) -> None:
         """Take the fixpoint's solution (`problem`'s three, in order)."""
-        env, facts, keys = lives
+        env, facts, keys, consts = lives
         self.problem = None  # the gen and kill tables are not read again
         # As sets of names only for the nodes read (`LazySets`); comparisons use the bits.
         self.env = LazySets(self.names, env)
         # Per node, the load keys that some path from its entry loads.
         self.keys = LazySets(Bits(self._key_bit), keys)
         self.facts = LazySets(self.names, facts)
+        self.consts = LazySets(self.names, consts)
 
     def read_after(self, g, node: int, index: int, var: str) -> bool:
         """Whether some path from after op `index` of `node` reads `var`'s binding before
@@ -180,6 +214,16 @@ class Liveness:
                 return False
         return any(var in self.env[s] for s in g.successors(node))
 
+    def consts_died(self, pred: int, succ: int) -> frozenset:
+        """The variables whose constant may be known leaving `pred` (live there, or given one
+        by its ops) and is dead at `succ`: the others' were already dropped at `pred`."""
+        out = self._died_c.get((pred, succ))
+        if out is None:
+            consts = self.consts.bits
+            b = (consts[pred] | self._set_c.get(pred, 0)) & ~consts[succ]
+            out = self._died_c[pred, succ] = self.names.set_of(b)  # once per edge
+        return out
+
     def died(self, pred: int, succ: int) -> frozenset:
         """The variables that may be live (for facts) or mentioned in `pred` and are dead at `succ`:
         facts over any other variable dead at `succ` were already forgotten at `pred`."""
@@ -189,6 +233,27 @@ class Liveness:
             b = (facts[pred] | self.touched[pred]) & ~facts[succ]
             out = self._died[pred, succ] = self.names.set_of(b)  # once per edge
         return out
+
+
+def _const_transfer(d, bits) -> tuple[int, int, int]:
+    """A node's (gen, keep, set) for `Liveness.consts`: its ops and post ops backward; its own
+    test's reads count at its entry (before its ops: keeping more is the safe side); `set`: the
+    variables its ops may give a constant (a branch's own edges give one only to what it reads)."""
+    gen = kill = made = 0
+    for op in (*reversed(d.post), *reversed(d.ops)):
+        kills, reads = _const_effect(op)
+        if kills:
+            k = bits(kills)
+            gen &= ~k
+            kill |= k
+        if reads:
+            gen |= bits(reads)
+        t = type(op)
+        if t is ir.Const:
+            made |= bits((op.var,))
+        elif t is ir.Shift:
+            made |= bits((op.dst,))
+    return gen | bits(_const_reads(d)), ~kill, made
 
 
 def _load_keys(g) -> tuple[dict[str, int], dict[int, int]]:
@@ -317,8 +382,7 @@ class Pruner:
         dead = env.keys() - live
         unbound = False  # a holder dropped: what it held may have no holder left that is read
         if pred is None:
-            died_f = frozenset(k for d in (st.facts.consts, st.facts.excluded) for k in d) - self.live.facts[node]
-            died_f |= frozenset(v for k in st.facts.conds for v in self.cond_vars.get(k, ())) - self.live.facts[node]
+            died_f = frozenset(v for k in st.facts.conds for v in self.cond_vars.get(k, ())) - self.live.facts[node]
         else:
             died_f = self.live.died(pred, node)
         if dead:
@@ -341,16 +405,23 @@ class Pruner:
         facts = st.facts
         if not facts:
             return
+        if facts.consts or facts.excluded:
+            # A constant no later test, switch, return or shift reads before an invalidation
+            # (`Liveness.consts`), however live its variable: a loop counter set to 0 that is
+            # compared with 0 only after its next assignment (TH_TENSOR_APPLY's `t_i`).
+            if pred is None:
+                died_c = (facts.consts.keys() | facts.excluded.keys()) - self.live.consts[node]
+            else:
+                died_c = self.live.consts_died(pred, node)
+            if died_c:
+                for d in (facts.consts, facts.excluded):
+                    if d:
+                        for v in died_c & d.keys():
+                            del d[v]
         if facts.conds and self.conds is not None:  # answers no later branch reads (`condlive`)
             self.conds.drop(pred, node, facts.conds)
         if not died_f:
             return
-        if facts.consts:
-            for v in died_f & facts.consts.keys():
-                del facts.consts[v]
-        if facts.excluded:
-            for v in died_f & facts.excluded.keys():
-                del facts.excluded[v]
         if facts.conds:
             alive = self.live.facts[node]
             for k in facts.conds.keys() & self.dead_conds(died_f):

@@ -117,3 +117,37 @@ def test_a_second_exploration_reuses_the_pruners_tables_and_explores_alike(monke
     assert len(made) == 2
     assert (shared.states, shared.summary, [f.rule for f in shared.findings]) == \
         (fresh.states, fresh.summary, [f.rule for f in fresh.findings])
+
+
+def _counter():
+    # t = new(); if (c) i = 0; else i = 1;  use(i); i = n - 2; if (i == 0) ...; free(t); return;
+    # i is mentioned at the join (facts about it live) but its constant is read by no test
+    # before `i = n - 2`: the two arms' constants are one state there (`Liveness.consts`).
+    return make([
+        Node("entry", L(1)), Node("exit", L(9)),
+        Node("block", ops=[ir.Acquire(L(2), "t", "THFloatTensor_new")]),
+        Node("branch", L(3), cond=ir.Opaque("c"), text="c"),
+        Node("block", ops=[ir.Const(L(3), "i", 0)]),
+        Node("block", ops=[ir.Const(L(4), "i", 1)]),
+        Node("block", ops=[ir.Use(L(5), "i"), ir.Assign(L(5), "i", None)]),
+        Node("branch", L(6), cond=ir.Fact("i", frozenset({"i"}), ("i", "==", 0)), text="i == 0"),
+        Node("block", ops=[ir.Use(L(7), "t")]),
+        Node("block", ops=[ir.Release(L(8), ("t",), "THFloatTensor_free")]),
+        Node("return", L(8)),
+    ], [(0, 2), (2, 3), (3, 4, True), (3, 5, False), (4, 6), (5, 6), (6, 7), (7, 8, True), (7, 9, False),
+        (8, 9), (9, 10)])
+
+
+def test_a_constant_no_test_reads_is_dropped_though_its_variable_is_live():
+    cfg = _counter()
+    live = Liveness(cfg)
+    assert "i" in live.facts[6] and "i" not in live.consts[6]  # mentioned, its value unread
+    assert "i" in live.consts[7]  # the test against 0 reads it
+    table, pruned = state_table(cfg, CONV, RULES.values())
+    full = explore(cfg, CONV, RULES.values(), prune=False)
+    assert len(table[6]) == 1 and not any("i ==" in line for line in table[6])
+    assert pruned.findings == full.findings == []
+    # The edge-wise drop equals the set difference it stands for.
+    for p, s in cfg.graph.edges:
+        made = live.names.set_of(live._set_c.get(p, 0))
+        assert live.consts_died(p, s) == (live.consts[p] | made) - live.consts[s]
