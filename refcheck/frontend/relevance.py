@@ -10,7 +10,7 @@ from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.binding import arguments
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
@@ -79,6 +79,23 @@ def returned_local(ret):
     return _local_pointer(kids[0]) if kids else None
 
 
+def assigned_unknown(c, conv: Conventions):
+    """The local pointer `v` of `v = fp (...)` or `T *v = fp (...)`, a call through a function
+    pointer nothing describes (`argtypes.indirect_unknown`): egg-asn1x's `string = (allocator)
+    (NULL, n)` with the caller's EggAllocator (g_realloc). Its result nobody counts; else None."""
+    kids = list(children_of(c))
+    if kind_of(c) == K.BINARY_OPERATOR:
+        if binop(c) != "=" or len(kids) != 2:
+            return None
+        target, value = _local_pointer(kids[0]), kids[-1]
+    else:
+        target, value = (c, kids[-1]) if kids and has_pointer_type(c) else (None, None)
+    e = strip(value) if value is not None else None
+    if target is None or e is None or kind_of(e) != K.CALL_EXPR:
+        return None
+    return target if indirect_unknown(e, conv.summary(resolved_callee(e, conv)[1])) else None
+
+
 def _says_something(summary) -> bool:
     return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
             or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional)
@@ -102,7 +119,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     # local filled through its address by a call no record speaks of, then returned. What the
     # call stored there nobody knows: the record says so ("unknown", as the same unit's callers
     # read a body that is not analysed), else callers in other units take the bodiless
-    # default's borrowed result and report its release (RC010).
+    # default's borrowed result and report its release (RC010). So is a local assigned the result
+    # of a call through a function pointer (`assigned_unknown`), then returned.
     filled, returned = set(), set()
     while stack:
         c = stack.pop()
@@ -129,6 +147,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
         elif k == K.RETURN_STMT and (v := returned_local(c)) is not None:
             returned.add(v)
+        elif k in (K.BINARY_OPERATOR, K.VAR_DECL) and (v := assigned_unknown(c, conv)) is not None:
+            filled.add(v)
         stack.extend(children_of(c))
     return bool(filled & returned)
 
