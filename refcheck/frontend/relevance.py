@@ -44,12 +44,15 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
     as borrowed (the bodiless default) and report its release (RC010)."""
     kids = list(children_of(ret))
     e = strip(kids[0]) if kids else None
-    if e is None or kind_of(e) != K.CALL_EXPR or not has_pointer_type(e):
-        return False
-    summary = conv.summary(resolved_callee(e, conv)[1])
-    # A virtual method's wrapper (`return klass->finish (self, result, error);`) forwards what
-    # the implementations return: unknown too.
-    return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(e, summary)
+    return e is not None and kind_of(e) == K.CALL_EXPR and has_pointer_type(e) and unknown_result(e, conv)
+
+
+def unknown_result(call, conv: Conventions) -> bool:
+    """A call whose pointer result nobody counts: a project function's, inferred so, or a call
+    through a function pointer (a virtual method's wrapper, `return klass->finish (self, result,
+    error);`, forwards what the implementations return: unknown too)."""
+    summary = conv.summary(resolved_callee(call, conv)[1])
+    return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(call, summary)
 
 
 def _local_pointer(e):
@@ -80,9 +83,9 @@ def returned_local(ret):
 
 
 def assigned_unknown(c, conv: Conventions):
-    """The local pointer `v` of `v = fp (...)` or `T *v = fp (...)`, a call through a function
-    pointer nothing describes (`argtypes.indirect_unknown`): egg-asn1x's `string = (allocator)
-    (NULL, n)` with the caller's EggAllocator (g_realloc). Its result nobody counts; else None."""
+    """The local pointer `v` of `v = f (...)` or `T *v = f (...)`, a call whose result nobody
+    counts (`unknown_result`): egg-asn1x's `string = (allocator) (NULL, n)` with the caller's
+    EggAllocator (g_realloc), and `string = egg_asn1x_get_string_as_raw (...)` after it; else None."""
     kids = list(children_of(c))
     if kind_of(c) == K.BINARY_OPERATOR:
         if binop(c) != "=" or len(kids) != 2:
@@ -93,7 +96,7 @@ def assigned_unknown(c, conv: Conventions):
     e = strip(value) if value is not None else None
     if target is None or e is None or kind_of(e) != K.CALL_EXPR:
         return None
-    return target if indirect_unknown(e, conv.summary(resolved_callee(e, conv)[1])) else None
+    return target if unknown_result(e, conv) else None
 
 
 def _says_something(summary) -> bool:
