@@ -140,6 +140,10 @@ class Conventions(Answers):
     # the process g_test_trap_subprocess() spawns to watch it fail): the arm they guard is that
     # process's whole run, which ends where the arm ends (an exit: nothing is checked there).
     child_process: list[str] = field(default_factory=list)
+    # Enum constants that hand the pointer argument right after them over to the callee
+    # (libsoup 2's SOUP_MEMORY_TAKE: "libsoup will assume ownership of it and free it"), whatever
+    # the callee's record says of that argument (frontend.argtypes.taken_by_constant).
+    take_constants: list[str] = field(default_factory=list)
     # Calls that end the calling thread as a return from its start routine does (POSIX
     # pthread_exit(3): "an implicit call to pthread_exit() is made when a thread other than the
     # thread in which main() was first invoked returns from the start routine"): the process runs
@@ -352,7 +356,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
-            "ref_sink", "take_ref", "child_process", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

@@ -148,7 +148,10 @@ def _record(callable_) -> Record | None:
                 arguments[position] = dict(_ON_TRUE) if on_true else "acquire-out"
             elif out:
                 pass  # a number written back, or the caller's own buffer filled in
-            elif full and _is_pointer(p):
+            elif (full or p.get("transfer-ownership") == "container") and _is_pointer(p):
+                # `(transfer container)` on an argument: the callee takes the container, and frees
+                # it, its elements moved (g_ptr_array_extend_and_steal's second array: "@array is
+                # then freed"); the caller's reference to it is gone either way.
                 arguments[position] = "consume"
             if notify and p.get("closure") is not None:  # a callback's user data
                 # The attribute links the callback and its data either way round

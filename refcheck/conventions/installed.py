@@ -25,6 +25,7 @@ from refcheck.conventions.records import RecordError
 # The tables GLib's own .gir files make are committed (tools/glib_gir.py): never read twice.
 BUNDLED = frozenset({"GLib-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir", "GModule-2.0.gir"})
 _INCLUDE = re.compile(rb'<c:include\s+name="([^"]+)"')
+_PACKAGE = re.compile(rb'<package\s+name="([^"]+)"')
 # The head of a .gir that holds its <c:include> lines (they come before the namespace).
 _HEAD = 16384
 
@@ -34,6 +35,8 @@ class InstalledGir:
     path: str
     includes: tuple[str, ...]  # `<c:include name=...>`: "libsoup/soup.h"
     stamp: tuple[int, int]  # size and modification time: a new version changes the fingerprint
+    # `<package name=...>`, the pkg-config names: "libsoup-3.0", whose headers' folder it names.
+    packages: tuple[str, ...] = ()
 
 
 def gir_dirs() -> list[str]:
@@ -60,8 +63,9 @@ def installed(dirs: tuple[str, ...] | None = None) -> tuple[InstalledGir, ...]:
             except OSError:
                 continue
             includes = tuple(m.decode("utf-8", "replace") for m in _INCLUDE.findall(head))
+            packages = tuple(m.decode("utf-8", "replace") for m in _PACKAGE.findall(head))
             if includes:
-                out.append(InstalledGir(path, includes, (st.st_size, st.st_mtime_ns)))
+                out.append(InstalledGir(path, includes, (st.st_size, st.st_mtime_ns), packages))
     return tuple(out)
 
 
@@ -92,17 +96,22 @@ def gir_of(girs: tuple[InstalledGir, ...], header: str) -> InstalledGir | None:
 def _find(girs: tuple[InstalledGir, ...], folder: str) -> InstalledGir | None:
     """The .gir whose `<c:include>` is in the header's own folder, else the nearest above it: one
     prefix folder can hold several libraries' headers (/usr/include/gtk-3.0 holds gdk/ and gtk/,
-    and Gdk-3.0.gir, first by name, is no word on gtk/gtklabel.h; issue 32, glib25)."""
+    and Gdk-3.0.gir, first by name, is no word on gtk/gtklabel.h; issue 32, glib25). Two versions
+    of one library name the same header (Soup-2.4.gir and Soup-3.0.gir: `libsoup/soup.h`): the one
+    whose package names a folder of the header's path wins (`/usr/include/libsoup-3.0/...`: issue
+    32, glib35, where Soup-2.4.gir, first by name, cost libgweather three true leaks)."""
     tops = [folder, os.path.dirname(folder), os.path.dirname(os.path.dirname(folder))]
-    best, rank = None, len(tops) + 1
+    parts = set(folder.split(os.sep))
+    best, rank = None, (len(tops) + 1, 1)
     for gir in girs:
+        other = 0 if parts & set(gir.packages) else 1
         for inc in gir.includes:
             for i, top in enumerate(tops):
                 path = os.path.join(top, inc)
-                r = 0 if os.path.dirname(os.path.normpath(path)) == folder else i + 1
+                r = (0 if os.path.dirname(os.path.normpath(path)) == folder else i + 1, other)
                 if r < rank and os.path.isfile(path):
                     best, rank = gir, r
-        if rank == 0:
+        if rank == (0, 0):
             return best
     return best
 

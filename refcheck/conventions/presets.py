@@ -257,6 +257,11 @@ def base_glib() -> Conventions:
         # cairo_create, archive_entry_new's kin: an opaque handle from a library nothing describes
         # is not taken as lent (frontend.argtypes.opaque_unknown).
         opaque_unknown=True,
+        # libsoup 2's SoupMemoryUse: with SOUP_MEMORY_TAKE "the caller has allocated the memory
+        # for the SoupBuffer's use; libsoup will assume ownership of it and free it (with
+        # g_free()) when it is done with it" (soup_message_set_request, soup_message_body_append,
+        # soup_buffer_new: the data follows the constant); _COPY, _STATIC, _TEMPORARY only read it.
+        take_constants=[r"^SOUP_MEMORY_TAKE$"],
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over. Not
         # `*_take_ref` (g_variant_take_ref, g_object_take_ref): GLib's ref_sink kind, returning

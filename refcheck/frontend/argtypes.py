@@ -7,7 +7,8 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.conventions.summary import Source, When
-from refcheck.frontend.clangutil import K, argument_types, binop, has_scalar_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import (K, argument_types, binop, has_pointer_type, has_scalar_type, kind_of, referenced,
+                                         strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.graph import library_declares
@@ -263,6 +264,23 @@ def opaque_unknown(c, decl, summary, conv) -> bool:
 # What a call through a function pointer names: a struct member (`klass->finish (...)`, a
 # GObject class's or interface's virtual method), a variable or a parameter (`(*to_bytes) (v)`).
 _POINTER_CALLEES = (K.FIELD_DECL, K.VAR_DECL, K.PARM_DECL)
+
+
+def taken_by_constant(conv, args: list) -> list[int]:
+    """The positions of the pointer arguments that the enum constant right before them hands
+    over (`Conventions.take_constants`: libsoup 2's `soup_message_body_append (body,
+    SOUP_MEMORY_TAKE, data, n)`, where libsoup frees `data`). Named at the call, the constant
+    decides: SOUP_MEMORY_COPY there leaves `data` the caller's."""
+    if not conv.take_constants:
+        return []
+    taken = []
+    for i in range(len(args) - 1):
+        e = strip(args[i])
+        ref = referenced(e) if e is not None and kind_of(e) == K.DECL_REF_EXPR else None
+        if (ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL and conv.matches("take_constants", ref.spelling)
+                and has_pointer_type(args[i + 1])):
+            taken.append(i + 1)
+    return taken
 
 
 def indirect_unknown(call, summary) -> bool:

@@ -13,7 +13,8 @@ from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, Summary, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
-                                        pointer_type_name, points_to_scalar, success_result, unnotified, untyped_unknown,
+                                        pointer_type_name, points_to_scalar, success_result, taken_by_constant,
+                                        unnotified, untyped_unknown,
                                         indirect_unknown)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.binding import arguments, cursor_key
@@ -344,7 +345,8 @@ class CallLowering(UserData, Moves):
         # A key or value stored into a local table that frees none (frontend.bare_tables) is lent.
         if Effect.STORE in effects.values() and (lent := lent_positions(self.b, self.b.callee_of(c)[1] or "", args)):
             effects = {i: Effect.BORROW if e is Effect.STORE and i in lent else e for i, e in effects.items()}
-        return effects
+        # Data handed over by the constant before it (libsoup 2's SOUP_MEMORY_TAKE), whatever the record says.
+        return {**effects, **{i: Effect.CONSUME for i in taken_by_constant(self.b.conv, args)}}
 
     def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                    conditional, sunk=frozenset()):

@@ -39,12 +39,15 @@ def returns_unknown_result(ret, conv: Conventions) -> bool:
     as borrowed (the bodiless default) and report its release (RC010)."""
     kids = list(children_of(ret))
     e = strip(kids[0]) if kids else None
-    if e is None or kind_of(e) != K.CALL_EXPR or not has_pointer_type(e):
-        return False
-    summary = conv.summary(resolved_callee(e, conv)[1])
-    # A virtual method's wrapper (`return klass->finish (self, result, error);`) forwards what
-    # the implementations return: unknown too.
-    return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(e, summary)
+    return e is not None and kind_of(e) == K.CALL_EXPR and has_pointer_type(e) and unknown_result(e, conv)
+
+
+def unknown_result(call, conv: Conventions) -> bool:
+    """A call whose pointer result nobody counts: a project function's, inferred so, or a call
+    through a function pointer (a virtual method's wrapper, `return klass->finish (self, result,
+    error);`, forwards what the implementations return: unknown too)."""
+    summary = conv.summary(resolved_callee(call, conv)[1])
+    return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(call, summary)
 
 
 def _local_pointer(e):
@@ -107,6 +110,23 @@ def _nonzero_return(ret) -> bool:
     return bool(kids) and has_scalar_type(kids[0]) and converted_constant(kids[0]) not in (None, 0)
 
 
+def assigned_unknown(c, conv: Conventions):
+    """The local pointer `v` of `v = f (...)` or `T *v = f (...)`, a call whose result nobody
+    counts (`unknown_result`): egg-asn1x's `string = (allocator) (NULL, n)` with the caller's
+    EggAllocator (g_realloc), and `string = egg_asn1x_get_string_as_raw (...)` after it; else None."""
+    kids = list(children_of(c))
+    if kind_of(c) == K.BINARY_OPERATOR:
+        if binop(c) != "=" or len(kids) != 2:
+            return None
+        target, value = _local_pointer(kids[0]), kids[-1]
+    else:
+        target, value = (c, kids[-1]) if kids and has_pointer_type(c) else (None, None)
+    e = strip(value) if value is not None else None
+    if target is None or e is None or kind_of(e) != K.CALL_EXPR:
+        return None
+    return target if unknown_result(e, conv) else None
+
+
 def _says_something(summary) -> bool:
     return (summary.role in OWNERSHIP_ROLES or summary.returns is Returns.ARGUMENT
             or any(e is not Effect.BORROW for _, e in summary.arguments) or bool(summary.conditional)
@@ -130,7 +150,8 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     # local filled through its address by a call no record speaks of, then returned. What the
     # call stored there nobody knows: the record says so ("unknown", as the same unit's callers
     # read a body that is not analysed), else callers in other units take the bodiless
-    # default's borrowed result and report its release (RC010).
+    # default's borrowed result and report its release (RC010). So is a local assigned the result
+    # of a call through a function pointer (`assigned_unknown`), then returned.
     filled, returned = set(), set()
     # An integer result that may tell a parameter is NULL (`Summary.null_when_nonzero`): a
     # non-zero constant returned and a parameter tested against NULL, where steals are inferred.
@@ -165,6 +186,9 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             told[0] = True
         elif tells and _parameter_null_test(c):
             told[1] = True
+
+        elif k in (K.BINARY_OPERATOR, K.VAR_DECL) and (v := assigned_unknown(c, conv)) is not None:
+            filled.add(v)
         stack.extend(children_of(c))
     return bool(filled & returned) or all(told)
 

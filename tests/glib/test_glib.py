@@ -182,6 +182,27 @@ def test_installed_gir(tmp_path: Path) -> None:
     assert records(conv, found[0], gir_records) == {}  # a broken file of the system's says nothing
 
 
+def test_installed_gir_of_two_versions(tmp_path: Path) -> None:
+    """Two versions of one library name the same header (Soup-2.4.gir and Soup-3.0.gir:
+    `libsoup/soup.h`, each in its own `/usr/include/libsoup-N`): the .gir whose package names a
+    folder of the header's path is the one, not the first by name."""
+    from refcheck.conventions.installed import gir_of, installed
+
+    gir_dir = tmp_path / "gir-1.0"
+    gir_dir.mkdir()
+    for version in ("2.4", "3.0"):
+        folder = tmp_path / "include" / f"foo-{version}" / "foo"
+        folder.mkdir(parents=True)
+        (folder / "foo.h").write_text("")
+        (folder / "foo-session.h").write_text("")
+        head = f'<package name="foo-{version}"/>\n  <c:include name="foo/foo.h"/>\n  <namespace'
+        (gir_dir / f"Foo-{version}.gir").write_text(GIR.replace("<namespace", head, 1))
+    found = installed((str(gir_dir),))
+    assert [g.packages for g in found] == [("foo-2.4",), ("foo-3.0",)]
+    for version, gir in zip(("2.4", "3.0"), found):
+        assert gir_of(found, str(tmp_path / "include" / f"foo-{version}" / "foo" / "foo-session.h")) == gir
+
+
 def test_bad_gir_and_table(tmp_path: Path) -> None:
     bad = tmp_path / "bad.gir"
     bad.write_text("<repository")
