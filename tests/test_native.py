@@ -613,8 +613,8 @@ def test_the_compiled_class_key_writer_is_the_pythons():
     from refcheck.reuse import renaming
 
     tf = native_oracle.tf
-    compiled, graphs = renaming._Writer, 0
-    assert compiled is not renaming._PURE_WRITER
+    compiled, numbered, graphs = renaming._Writer, renaming._numbered, 0
+    assert compiled is not renaming._PURE_WRITER and numbered is not renaming._PURE_NUMBERED
     try:
         for unit in tf._parsable_units():
             options = tf._sources(unit)[0].options
@@ -623,16 +623,16 @@ def test_the_compiled_class_key_writer_is_the_pythons():
             conv = native_oracle.replace(conv, unit_counted=counted_types(parsed.top, conv))
             for fn in parsed.functions:
                 cfg = build_cfg(fn, conv)
-                renaming._Writer = compiled
+                renaming._Writer, renaming._numbered = compiled, numbered
                 fast = renaming.class_key(cfg, conv)
-                renaming._Writer = renaming._PURE_WRITER
+                renaming._Writer, renaming._numbered = renaming._PURE_WRITER, renaming._PURE_NUMBERED
                 pure = renaming.class_key(cfg, conv)
                 assert (fast[0][0] == "unshared") == (pure[0][0] == "unshared"), fn.spelling
                 if pure[0][0] != "unshared":
                     assert fast == pure, fn.spelling
                 graphs += 1
     finally:
-        renaming._Writer = compiled
+        renaming._Writer, renaming._numbered = compiled, numbered
     assert graphs > 1000
 
 
@@ -657,3 +657,18 @@ def test_the_compiled_class_key_writer_writes_every_value_as_the_python_one():
             except renaming._Unshared:
                 written = True
             assert written, unshared
+
+
+@needs_compiled
+def test_the_compiled_name_numbering_is_the_regexs():
+    from refcheck.reuse import renaming
+
+    texts = ["", "a", "9abc", "a#12b c#", "x#y $t3 $", "#5 a#5#6 b##7", "\x02THFloat_add\x03(\x02x\x03=3)\x00",
+             "f(a, a, b_2, a#1, a#12)", "a\nb\x1fc" * 50, "é x"]
+    for text in texts:
+        got = native.CHOICE.module.numbered(text)
+        if not text.isascii():
+            assert got is None and renaming._numbered(text) == renaming._PURE_NUMBERED(text)
+            continue
+        want = renaming._PURE_NUMBERED(text)
+        assert got == want and list(got[2]) == list(want[2]), text

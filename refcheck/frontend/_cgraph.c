@@ -332,8 +332,79 @@ static PyObject *write_graph(PyObject *self, PyObject *args) {
     return finish(&e, r, out);
 }
 
+static int starts_name(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '$';
+}
+
+static int in_name(unsigned char c) {
+    return starts_name(c) || (c >= '0' && c <= '9');
+}
+
+/* numbered(text): renaming._numbered for ASCII text, None for any other. The names are
+ * renaming.TOKEN's matches, `[A-Za-z_$][\w$]*(?:#\d+)?`, found leftmost first as re.split finds
+ * them: (the text with each replaced by \x00, each one's number in order of first appearance,
+ * name -> number). */
+static PyObject *numbered(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_cwalk.numbered: not a str");
+        return NULL;
+    }
+    if (!PyUnicode_IS_ASCII(arg))
+        Py_RETURN_NONE;
+    const unsigned char *t = (const unsigned char *)PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    char *layout = PyMem_Malloc((size_t)n + 1);
+    PyObject *numbers = PyList_New(0), *index = PyDict_New(), *got = NULL;
+    if (layout == NULL || numbers == NULL || index == NULL) {
+        if (layout == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t k = 0, i = 0;
+    while (i < n) {
+        if (!starts_name(t[i])) {
+            layout[k++] = (char)t[i++];
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < n && in_name(t[j]))
+            j++;
+        if (j + 1 < n && t[j] == '#' && t[j + 1] >= '0' && t[j + 1] <= '9') {
+            j += 2;
+            while (j < n && t[j] >= '0' && t[j] <= '9')
+                j++;
+        }
+        PyObject *name = PyUnicode_FromStringAndSize((const char *)t + i, j - i);
+        if (name == NULL)
+            goto done;
+        PyObject *number = PyDict_GetItemWithError(index, name);  /* borrowed */
+        if (number == NULL && !PyErr_Occurred()) {
+            number = PyLong_FromSsize_t(PyDict_GET_SIZE(index));
+            if (number != NULL && PyDict_SetItem(index, name, number) < 0)
+                Py_CLEAR(number);
+            Py_XDECREF(number);  /* the dict holds it */
+        }
+        Py_DECREF(name);
+        if (number == NULL || PyList_Append(numbers, number) < 0)
+            goto done;
+        layout[k++] = '\0';
+        i = j;
+    }
+    PyObject *text = PyUnicode_DecodeASCII(layout, k, "strict"), *tuple = text ? PyList_AsTuple(numbers) : NULL;
+    if (tuple != NULL)
+        got = PyTuple_Pack(3, text, tuple, index);
+    Py_XDECREF(text);
+    Py_XDECREF(tuple);
+done:
+    PyMem_Free(layout);
+    Py_XDECREF(numbers);
+    Py_XDECREF(index);
+    return got;
+}
+
 PyMethodDef cgraph_methods[] = {
     {"write_values", write_values, METH_VARARGS, "renaming._Writer.value over a tuple of values, in C."},
     {"write_graph", write_graph, METH_VARARGS, "renaming.class_key's loop over a graph's nodes and edges, in C."},
+    {"numbered", numbered, METH_O, "renaming._numbered for ASCII text, in C."},
     {NULL, NULL, 0, NULL},
 };

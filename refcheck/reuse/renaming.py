@@ -202,10 +202,7 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
     strings = "".join(w.strs)
     if STR_OPEN in strings or STR_CLOSE in strings:
         return ("unshared", object()), []  # a string holding a delimiter would make the layout ambiguous
-    parts = _SPLIT.split("".join(out))
-    literal = parts[0::2]
-    index: dict[str, int] = {}
-    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    literal, numbers, index = _numbered("".join(out))
     sets = []
     for v in w.sets:
         # Set order depends on the names; numbered names give an order independent of them.
@@ -222,7 +219,26 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
     tokens = list(index)
     which = _fingerprint(conv)
     verdicts = tuple(verdict(conv, which, t) for t in tokens)
-    return ("\x00".join(literal), numbers, tuple(sets), verdicts, family_pattern(conv, which, tokens)), tokens
+    return (literal, numbers, tuple(sets), verdicts, family_pattern(conv, which, tokens)), tokens
+
+
+def _numbered(text: str) -> tuple[str, tuple, dict]:
+    """(`text` with every name replaced by \\x00, each name's number in order of first appearance,
+    name -> its number): the key's layout and its names."""
+    parts = _SPLIT.split(text)
+    index: dict[str, int] = {}
+    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    return "\x00".join(parts[0::2]), numbers, index
+
+
+# The compiled twin (refcheck/frontend/_cgraph.c `numbered`): the same scan without the regex
+# engine, for ASCII text (None for any other, which the regex reads). The definition above stays
+# the fallback and the oracle (tests/test_native.py).
+_PURE_NUMBERED = _numbered
+if native.CHOICE.module is not None:
+    def _numbered(text: str, _compiled=native.CHOICE.module.numbered) -> tuple[str, tuple, dict]:  # noqa: F811
+        got = _compiled(text)
+        return got if got is not None else _PURE_NUMBERED(text)
 
 
 _VERDICTS: dict = {}
