@@ -16,7 +16,7 @@ from setuptools.command.build_ext import build_ext
 
 SOURCE = os.path.join("refcheck", "frontend", "_cwalk.c")
 # The instance keys' passes and tokenizer, one extension with the walk (refcheck/frontend/native.py SOURCES).
-SOURCES = [SOURCE] + [os.path.join("refcheck", "frontend", n) for n in ("_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c")]
+SOURCES = [SOURCE] + [os.path.join("refcheck", "frontend", n) for n in ("_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c", "_cgraph.c")]
 HEADERS = [os.path.join("refcheck", "frontend", n) for n in ("_ckeys.h", "_ctokens.h", "_cwalk.h")]
 
 

@@ -30,7 +30,7 @@ def _build_the_compiled_walk() -> None:
     if any(os.environ.get(v, "") not in ("", "0") for v in ("REFCHECK_PURE_PYTHON", "REFCHECK_NO_EXTENSION")):
         return
     # native.SOURCES, not imported: importing native chooses the module before it is built.
-    names = ("_cwalk.c", "_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c", "_ckeys.h", "_ctokens.h", "_cwalk.h")
+    names = ("_cwalk.c", "_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c", "_cgraph.c", "_ckeys.h", "_ctokens.h", "_cwalk.h")
     sources = [REPO / "refcheck" / "frontend" / name for name in names]
     built = sources[0].with_name("_cwalk" + sysconfig.get_config_var("EXT_SUFFIX"))
     if not all(s.exists() for s in sources) or \

@@ -598,3 +598,77 @@ def test_a_build_with_a_compiler_gives_the_compiled_walk_and_refuses_a_stale_one
     with open(copy / "refcheck" / "frontend" / "_cwalk.c", "a") as f:
         f.write("/* edited since the build */\n")
     assert _in_copy(copy, WHY).stdout.strip() == "stale"
+
+
+@needs_compiled
+def test_the_compiled_class_key_writer_is_the_pythons():
+    # Every function graph of every parsable fixture unit, class-keyed with the compiled writer
+    # and with the Python one (renaming._PURE_WRITER) in one process, so that the codes agree.
+    sys.path.insert(0, str(REPO / "tests"))
+    import native_oracle
+    from refcheck.conventions.presets import PRESETS
+    from refcheck.frontend.builder import build_cfg
+    from refcheck.frontend.handles import counted_types
+    from refcheck.frontend.unit import parse
+    from refcheck.reuse import renaming
+
+    tf = native_oracle.tf
+    compiled, numbered, graphs = renaming._Writer, renaming._numbered, 0
+    assert compiled is not renaming._PURE_WRITER and numbered is not renaming._PURE_NUMBERED
+    try:
+        for unit in tf._parsable_units():
+            options = tf._sources(unit)[0].options
+            parsed = parse(str(unit), ["-I", str(tf.INCLUDE), *options.clang_args])
+            conv = PRESETS[options.preset].conventions
+            conv = native_oracle.replace(conv, unit_counted=counted_types(parsed.top, conv))
+            for fn in parsed.functions:
+                cfg = build_cfg(fn, conv)
+                renaming._Writer, renaming._numbered = compiled, numbered
+                fast = renaming.class_key(cfg, conv)
+                renaming._Writer, renaming._numbered = renaming._PURE_WRITER, renaming._PURE_NUMBERED
+                pure = renaming.class_key(cfg, conv)
+                assert (fast[0][0] == "unshared") == (pure[0][0] == "unshared"), fn.spelling
+                if pure[0][0] != "unshared":
+                    assert fast == pure, fn.spelling
+                graphs += 1
+    finally:
+        renaming._Writer, renaming._numbered = compiled, numbered
+    assert graphs > 1000
+
+
+@needs_compiled
+def test_the_compiled_class_key_writer_writes_every_value_as_the_python_one():
+    from refcheck.findings import Location
+    from refcheck.ir.cfg import Node
+    from refcheck.reuse import renaming
+
+    loc = Location("é/a.c", 3, 7)
+    values = ("name$3#12", None, True, False, 0, -5, 2**70, 1.5, -0.0, float("inf"), loc, (1, "x"), ["y", (None,)],
+              frozenset({"a", "b"}), Node("block", loc, text="héllo wörld"), "")
+    fast, pure = renaming._Writer(), renaming._PURE_WRITER()
+    fast.many(values)
+    pure.many(values)
+    assert "".join(fast.out) == "".join(pure.out) and fast.sets == pure.sets
+    for unshared in ("a\x02b", "c\x03", object(), b"bytes", {"a": 1}):
+        for w in (renaming._Writer(), renaming._PURE_WRITER()):
+            try:
+                w.many((unshared,))
+                written = "\x02" in "".join(w.strs) or "\x03" in "".join(w.strs)
+            except renaming._Unshared:
+                written = True
+            assert written, unshared
+
+
+@needs_compiled
+def test_the_compiled_name_numbering_is_the_regexs():
+    from refcheck.reuse import renaming
+
+    texts = ["", "a", "9abc", "a#12b c#", "x#y $t3 $", "#5 a#5#6 b##7", "\x02THFloat_add\x03(\x02x\x03=3)\x00",
+             "f(a, a, b_2, a#1, a#12)", "a\nb\x1fc" * 50, "é x"]
+    for text in texts:
+        got = native.CHOICE.module.numbered(text)
+        if not text.isascii():
+            assert got is None and renaming._numbered(text) == renaming._PURE_NUMBERED(text)
+            continue
+        want = renaming._PURE_NUMBERED(text)
+        assert got == want and list(got[2]) == list(want[2]), text

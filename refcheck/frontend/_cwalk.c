@@ -482,6 +482,7 @@ PyMODINIT_FUNC PyInit__cwalk(void) {
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddFunctions(m, ckeys_methods) < 0 || PyModule_AddFunctions(m, cconds_methods) < 0
                       || PyModule_AddFunctions(m, cseqs_methods) < 0
+                      || PyModule_AddFunctions(m, cgraph_methods) < 0
                       || PyModule_AddFunctions(m, cquery_methods) < 0
                       || PyModule_AddFunctions(m, ctokens_methods) < 0)) {
         Py_DECREF(m);

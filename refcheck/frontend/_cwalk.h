@@ -82,6 +82,7 @@ int lookup_attr(PyObject *obj, PyObject *name, PyObject **out);
 extern PyMethodDef cquery_methods[];
 int cquery_init(void);
 extern PyMethodDef cseqs_methods[];  /* _cseqs.c */
+extern PyMethodDef cgraph_methods[];  /* _cgraph.c: the class key's writer */
 
 /* The kind ids a cursor can have, as a table's size (CXCursorKind stays below 1024). */
 #define MAX_KIND 1024

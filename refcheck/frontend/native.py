@@ -43,7 +43,7 @@ class Choice:
 
 
 # The files the module is built from, in setup.py's order (SOURCES, HEADERS).
-SOURCES = ("_cwalk.c", "_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c", "_ckeys.h", "_ctokens.h", "_cwalk.h")
+SOURCES = ("_cwalk.c", "_ckeys.c", "_cconds.c", "_ctokens.c", "_cquery.c", "_cseqs.c", "_cgraph.c", "_ckeys.h", "_ctokens.h", "_cwalk.h")
 
 
 def _digest(paths: list[str]) -> str | None:

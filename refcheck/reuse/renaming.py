@@ -27,6 +27,7 @@ from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns
 from refcheck.findings import Finding, Location
+from refcheck.frontend import native
 
 # A name as the lowering writes it: an identifier, a temporary ($3), with a declaration hash (#123).
 TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:#\d+)?")
@@ -122,23 +123,15 @@ class _Writer:
         else:
             raise _Unshared
 
+    def many(self, values: tuple) -> None:
+        """Each of `values` in turn (the compiled writer's unit of work)."""
+        for v in values:
+            self.value(v)
 
-class _Unshared(Exception):
-    """A value the key cannot describe: the graph gets a class of its own."""
-
-
-def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
-    """(key, tokens): graphs with equal keys are the same up to renaming tokens[i] to tokens[i]."""
-    w = _Writer()
-    out, value = w.out, w.value
-    g = cfg.graph
-    try:
-        value(cfg.name)
-        out.append(f"={cfg.entry}={cfg.exit}")
-        value(cfg.loc)
-        value(tuple(cfg.params))
-        data = dict(g.nodes(data="data"))
-        for n, edges in sorted(g.adjacency()):
+    def graph(self, adjacency: list, data: dict) -> None:
+        """The nodes (`adjacency`: [(node, {successor: {attribute: value}})], in order) and edges."""
+        out, value = self.out, self.value
+        for n, edges in adjacency:
             d = data[n]
             if type(d) is Node:  # its kind is structure, not a name: a code, like an op's class
                 out.append(f"\n={n}^{_code(d.kind)}")
@@ -157,20 +150,59 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
                 for k in (sorted(e) if len(e) > 1 else e):
                     out.append(f"^{_code(k)}")
                     value(e[k])
+
+
+class _Unshared(Exception):
+    """A value the key cannot describe: the graph gets a class of its own."""
+
+
+# The compiled writer (refcheck/frontend/_cgraph.c `write_values`, where native.py chose the
+# module): `_Writer.many` without a Python call per value, the same pieces. `_PURE_WRITER` stays the
+# fallback and the oracle (tests/test_native.py). A class it meets first is described here: its
+# code (the emitter's) and its fields' names, in order.
+_DESCRIBED: dict = {}
+
+
+def _describe(cls):
+    got = _DESCRIBED[cls] = (f"%{_code(cls)}(", tuple(f.name for f in fields(cls))) if is_dataclass(cls) else None
+    return got
+
+
+_PURE_WRITER = _Writer
+if native.CHOICE.module is not None:
+    class _Writer(_PURE_WRITER):  # noqa: F811
+        """`_Writer` whose `many` is the compiled writer's."""
+
+        def many(self, values: tuple, _write=native.CHOICE.module.write_values,
+                 _env=(_DESCRIBED, Location, _CODES, _code, _describe)) -> None:
+            if not _write(values, self.out, self.sets, _env):
+                raise _Unshared
+
+        def graph(self, adjacency: list, data: dict, _write=native.CHOICE.module.write_graph,
+                  _env=(_DESCRIBED, Location, _CODES, _code, _describe)) -> None:
+            if not _write(adjacency, data, Node, self.out, self.sets, _env):
+                raise _Unshared
+
+
+def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
+    """(key, tokens): graphs with equal keys are the same up to renaming tokens[i] to tokens[i]."""
+    w = _Writer()
+    out, many = w.out, w.many
+    g = cfg.graph
+    try:
+        many((cfg.name,))
+        out.append(f"={cfg.entry}={cfg.exit}")
+        many((cfg.loc, tuple(cfg.params)))
+        w.graph(sorted(g.adjacency()), dict(g.nodes(data="data")))
         out.append("\n;")
-        for k, v in cfg.names.items():
-            value(k)
-            value(v)
+        many(tuple(x for item in cfg.names.items() for x in item))
         out.append(f"={len(cfg.lambdas)}={cfg.role.value}")
     except _Unshared:
         return ("unshared", object()), []
     strings = "".join(w.strs)
     if STR_OPEN in strings or STR_CLOSE in strings:
         return ("unshared", object()), []  # a string holding a delimiter would make the layout ambiguous
-    parts = _SPLIT.split("".join(out))
-    literal = parts[0::2]
-    index: dict[str, int] = {}
-    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    literal, numbers, index = _numbered("".join(out))
     sets = []
     for v in w.sets:
         # Set order depends on the names; numbered names give an order independent of them.
@@ -187,7 +219,26 @@ def class_key(cfg: FunctionCFG, conv: Conventions) -> tuple[tuple, list[str]]:
     tokens = list(index)
     which = _fingerprint(conv)
     verdicts = tuple(verdict(conv, which, t) for t in tokens)
-    return ("\x00".join(literal), numbers, tuple(sets), verdicts, family_pattern(conv, which, tokens)), tokens
+    return (literal, numbers, tuple(sets), verdicts, family_pattern(conv, which, tokens)), tokens
+
+
+def _numbered(text: str) -> tuple[str, tuple, dict]:
+    """(`text` with every name replaced by \\x00, each name's number in order of first appearance,
+    name -> its number): the key's layout and its names."""
+    parts = _SPLIT.split(text)
+    index: dict[str, int] = {}
+    numbers = tuple([index.setdefault(t, len(index)) for t in parts[1::2]])
+    return "\x00".join(parts[0::2]), numbers, index
+
+
+# The compiled twin (refcheck/frontend/_cgraph.c `numbered`): the same scan without the regex
+# engine, for ASCII text (None for any other, which the regex reads). The definition above stays
+# the fallback and the oracle (tests/test_native.py).
+_PURE_NUMBERED = _numbered
+if native.CHOICE.module is not None:
+    def _numbered(text: str, _compiled=native.CHOICE.module.numbered) -> tuple[str, tuple, dict]:  # noqa: F811
+        got = _compiled(text)
+        return got if got is not None else _PURE_NUMBERED(text)
 
 
 _VERDICTS: dict = {}
