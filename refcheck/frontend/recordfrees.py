@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 
-from refcheck.conventions.summary import Effect, Tracked
+from refcheck.conventions.summary import Effect, Source, Tracked
 from refcheck.frontend.binding import cursor_key, file_named, of_kinds, outside_system, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -29,6 +29,8 @@ from refcheck.frontend.unit import in_system_dir, in_system_header
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _ASSIGNS = frozenset((K.BINARY_OPERATOR.value, K.VAR_DECL.value))
+_USES = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value, K.VAR_DECL.value,
+                   K.RETURN_STMT.value))
 # What a destroyer does to an argument that gives it up.
 _GIVEN = frozenset((Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.CLEAR,
                     Effect.REPLACE))
@@ -36,8 +38,11 @@ _GIVEN = frozenset((Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, E
 _TESTS = frozenset(("==", "!=", "&&", "||"))
 _READERS = frozenset((K.MEMBER_REF_EXPR, K.IF_STMT, K.WHILE_STMT, K.CONDITIONAL_OPERATOR))
 
-# (weak unit, record USR -> destroyers' function cursors or None (a foreign destructor), field cache)
-_UNIT: list = [None, None, None]
+# (weak unit, record USR -> destroyers' function cursors or None (a foreign destructor), the fields
+# given up anywhere (`_given`), (record, field) -> lent)
+_UNIT: list = [None, None, None, None]
+# (function key, parameter index) -> whether its body may give the parameter up (`_parameter_given`).
+_PARAMS: dict = {}
 
 
 def unit_lent_field(b, target, rhs) -> bool:
@@ -52,21 +57,62 @@ def unit_lent_field(b, target, rhs) -> bool:
     if kind_of(base) != K.DECL_REF_EXPR or kind_of(referenced(base)) != K.VAR_DECL:
         return False
     field = referenced(member)
-    if field is None or kind_of(field) != K.FIELD_DECL:
-        return False
-    record, fields = _unit(b, member.translation_unit)
+    if field is None or kind_of(field) != K.FIELD_DECL or _assigned(b.fn, referenced(value)):
+        return False  # a parameter given another value holds an object of this function's own
+    record, given, fields = _unit(b, member.translation_unit)
     key = (_record_usr(base.type), field.get_usr())
     if key not in fields:
         destroyers = record.get(key[0])
-        fields[key] = bool(destroyers) and not any(_may_free(b, fn, key[1]) for fn in destroyers)
+        fields[key] = bool(destroyers) and key[1] not in given \
+            and not any(_may_free(b, fn, key[1]) for fn in destroyers)
     return fields[key]
 
 
-def _unit(b, tu) -> tuple[dict, dict]:
+def _assigned(fn, param) -> bool:
+    """Whether the body of `fn` assigns the parameter `param`."""
+    for c in of_kinds(fn, _ASSIGNS):
+        kids = children_of(c)
+        if kind_of(c) == K.BINARY_OPERATOR and binop(c) == "=" and len(kids) == 2 \
+                and kind_of(strip(kids[0])) == K.DECL_REF_EXPR and referenced(strip(kids[0])) == param:
+            return True
+    return False
+
+
+def _unit(b, tu) -> tuple[dict, frozenset, dict]:
     ref = _UNIT[0]
     if ref is None or ref() is not tu:
-        _UNIT[:] = [weakref.ref(tu), _destroyers(b, tu), {}]
-    return _UNIT[1], _UNIT[2]
+        tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
+                if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
+        _PARAMS.clear()  # keys hold a unit's pointers
+        _UNIT[:] = [weakref.ref(tu), _destroyers(b, tops), _given(b, tops), {}]
+    return _UNIT[1], _UNIT[2], _UNIT[3]
+
+
+def _given(b, tops: list) -> frozenset:
+    """The USRs of the fields some function of the unit may give a value of up: handed to a call
+    whose record gives it up (or to a callback, untyped), its address taken (a clear, a steal),
+    copied into a variable or another location, returned."""
+    out = set()
+    for fn in tops:
+        for c in of_kinds(fn, _USES):
+            k = kind_of(c)
+            if k == K.CALL_EXPR:
+                out.update(_usr(a) for a in c.get_arguments() if _usr(a) and _given_by(b, c, strip(a)))
+            elif k == K.UNARY_OPERATOR and unop(c) == "&" or k in (K.VAR_DECL, K.RETURN_STMT):
+                out.update(_usr(a) for a in children_of(c)[-1:])
+            elif k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids := children_of(c)) == 2:
+                out.add(_usr(kids[1]))
+    out.discard("")
+    return frozenset(out)
+
+
+def _usr(e) -> str:
+    """The field USR of a member expression `e` of pointer type ("" for anything else)."""
+    m = strip(e)
+    if kind_of(m) != K.MEMBER_REF_EXPR or m.type.get_canonical().kind.name != "POINTER":
+        return ""
+    f = referenced(m)
+    return f.get_usr() if f is not None and kind_of(f) == K.FIELD_DECL else ""
 
 
 def _record_usr(t) -> str:
@@ -78,14 +124,11 @@ def _record_usr(t) -> str:
     return d.get_usr() if kind_of(d) in (K.STRUCT_DECL, K.UNION_DECL) else ""
 
 
-def _destroyers(b, tu) -> dict:
+def _destroyers(b, tops: list) -> dict:
     """Record USR -> the functions of the unit that free one with a library deallocator; None for
     a record handed to a releasing project function the unit has no body of."""
     found: dict = {}
-    tops = outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
     for fn in tops:
-        if kind_of(fn) != K.FUNCTION_DECL or not fn.is_definition():
-            continue
         fresh = None
         for call in of_kinds(fn, _CALLS):
             args = list(call.get_arguments())
@@ -100,7 +143,8 @@ def _destroyers(b, tu) -> dict:
                     found[usr] = None  # its destructor is elsewhere and may free any field
                     continue
                 fresh = _fresh_locals(b, fn) if fresh is None else fresh
-                if referenced(strip(a)) not in fresh and found.get(usr, ()) is not None:
+                freed = referenced(strip(a))
+                if (freed is None or cursor_key(freed) not in fresh) and found.get(usr, ()) is not None:
                     found.setdefault(usr, []).append(fn)
     return {usr: _helpers(b, usr, fns) if fns is not None else None for usr, fns in found.items()}
 
@@ -131,9 +175,10 @@ def _library(decl) -> bool:
     return decl is not None and decl.location.file is not None and in_system_header(decl.location)
 
 
-def _fresh_locals(b, fn) -> list:
-    """The local variables of `fn` given an allocation's result (a failed constructor's record)."""
-    out = []
+def _fresh_locals(b, fn) -> set:
+    """The keys of the local variables of `fn` given an allocation's result (a failed
+    constructor's record)."""
+    out = set()
     for c in of_kinds(fn, _ASSIGNS):
         kids = list(children_of(c))
         if kind_of(c) == K.BINARY_OPERATOR and (binop(c) != "=" or len(kids) != 2):
@@ -142,7 +187,7 @@ def _fresh_locals(b, fn) -> list:
         value = strip(kids[-1]) if kids else None
         if var is not None and value is not None and kind_of(value) == K.CALL_EXPR \
                 and b.summary_of(*b.callee_of(value)).role in ("acquire", "reallocate"):
-            out.append(var)
+            out.add(cursor_key(var))
     return out
 
 
@@ -165,16 +210,54 @@ def _may_free(b, fn, field_usr: str) -> bool:
     return False
 
 
-def _given_by(b, call, k) -> bool:
+def _given_by(b, call, k, depth: int = 0) -> bool:
+    """Whether `call` may give up the value of its argument `k`."""
     args = list(call.get_arguments())
     hit = [i for i, a in enumerate(args) if strip(a) == k]
     if not hit:
-        return True  # the callee itself (a function pointer member): not a value read
+        return False  # the callee itself (a function pointer member): not a value read
     decl, name = b.callee_of(call)
-    if decl is None:
-        return False  # a callback handed the field: it borrows, as callbacks do
-    effects = b.summary_of(decl, name).effects(len(args))
+    if decl is None or kind_of(decl) != K.FUNCTION_DECL:
+        # A callback handed the field: a typed object (GLib's source object, `cb (data->agent,
+        # ...)`) is lent to it; untyped user data is the callback's to dispose of.
+        return k.type.get_canonical().get_pointee().kind.name == "VOID"
+    summary = b.summary_of(decl, name)
+    d = decl.get_definition()
+    if summary.source is Source.DEFAULT and d is not None:
+        # A function of the unit not summarised yet: what its body does with the parameter.
+        return any(_parameter_given(b, d, i, depth + 1) for i in hit)
+    effects = summary.effects(len(args))
     return any(_effect_at(effects, args, i) in _GIVEN for i in hit)
+
+
+def _parameter_given(b, fn, i: int, depth: int) -> bool:
+    """Whether the body of `fn` may give up its parameter i: hands it to a call that may, copies,
+    stores or returns it, takes its address; past a few calls deep, assumed so."""
+    params = [k for k in children_of(fn) if kind_of(k) == K.PARM_DECL]
+    if i >= len(params) or depth > 3:
+        variadic = fn.type.kind.name == "FUNCTIONPROTO" and fn.type.is_function_variadic()
+        return i < len(params) or not variadic
+    key = (cursor_key(fn), i)
+    if key not in _PARAMS:
+        _PARAMS[key] = True  # a recursive call assumes the worst
+        _PARAMS[key] = any(_gives(b, c, params[i], depth) for c in of_kinds(fn, _USES))
+    return _PARAMS[key]
+
+
+def _gives(b, c, param, depth: int) -> bool:
+    """Whether use site `c` may give up the parameter `param`."""
+    def named(e):
+        x = strip(e)
+        return kind_of(x) == K.DECL_REF_EXPR and referenced(x) == param
+    k = kind_of(c)
+    if k == K.CALL_EXPR:
+        return any(named(a) and _given_by(b, c, strip(a), depth) for a in c.get_arguments())
+    if k == K.UNARY_OPERATOR:
+        return unop(c) == "&" and any(named(a) for a in children_of(c))
+    if k in (K.VAR_DECL, K.RETURN_STMT):
+        return any(named(a) for a in children_of(c)[-1:])
+    kids = children_of(c)
+    return binop(c) == "=" and len(kids) == 2 and named(kids[1])
 
 
 def _effect_at(effects: dict, args: list, i: int) -> Effect | None:
