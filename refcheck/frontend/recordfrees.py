@@ -219,8 +219,9 @@ def _given_by(b, call, k, depth: int = 0) -> bool:
     decl, name = b.callee_of(call)
     if decl is None or kind_of(decl) != K.FUNCTION_DECL:
         # A callback handed the field: a typed object (GLib's source object, `cb (data->agent,
-        # ...)`) is lent to it; untyped user data is the callback's to dispose of.
-        return k.type.get_canonical().get_pointee().kind.name == "VOID"
+        # ...)` of a `void (*) (NiceAgent *, gpointer)`) is lent to it; what it takes as an
+        # untyped pointer (user data, a GDestroyNotify's argument) is its own to dispose of.
+        return any(_untyped_parameter(call, i) for i in hit)
     summary = b.summary_of(decl, name)
     d = decl.get_definition()
     if summary.source is Source.DEFAULT and d is not None:
@@ -228,6 +229,18 @@ def _given_by(b, call, k, depth: int = 0) -> bool:
         return any(_parameter_given(b, d, i, depth + 1) for i in hit)
     effects = summary.effects(len(args))
     return any(_effect_at(effects, args, i) in _GIVEN for i in hit)
+
+
+def _untyped_parameter(call, i: int) -> bool:
+    """Whether the function pointer `call` calls takes its argument i as a `void *` (or its type
+    is not known: a K&R declaration, a variadic position)."""
+    callee = next(iter(children_of(call)), None)
+    t = strip(callee).type.get_canonical() if callee is not None else None
+    t = t.get_pointee() if t is not None and t.kind.name == "POINTER" else t
+    if t is None or t.kind.name != "FUNCTIONPROTO":
+        return True
+    params = list(t.argument_types())
+    return i >= len(params) or params[i].get_canonical().get_pointee().kind.name == "VOID"
 
 
 def _parameter_given(b, fn, i: int, depth: int) -> bool:
