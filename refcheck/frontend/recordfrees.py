@@ -51,8 +51,9 @@ def unit_lent_field(b, target, rhs) -> bool:
     value, member = strip(rhs), strip(target)
     if kind_of(value) != K.DECL_REF_EXPR or kind_of(referenced(value)) != K.PARM_DECL:
         return False
-    if kind_of(member) != K.MEMBER_REF_EXPR:
-        return False
+    pointee = value.type.get_canonical().get_pointee().kind.name
+    if kind_of(member) != K.MEMBER_REF_EXPR or pointee in ("FUNCTIONPROTO", "FUNCTIONNOPROTO", "INVALID"):
+        return False  # not an object pointer: a function pointer is code, not an object with an owner
     base = strip(next(iter(children_of(member)), member))
     if kind_of(base) != K.DECL_REF_EXPR or kind_of(referenced(base)) != K.VAR_DECL:
         return False
