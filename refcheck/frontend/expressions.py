@@ -27,6 +27,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
+from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
@@ -427,9 +428,10 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             self.b.emit(ir.Use(loc, src))
             return src
         if stored is not None and self.b.conv.infer_steals and not self.b.conv.infer_setters \
-                and lent_field(self.b, target, rhs):
+                and (lent_field(self.b, target, rhs) or unit_lent_field(self.b, target, rhs)):
             # `tdata->buffer_out = buffer_out` in a record whose destroy notify never frees that
-            # field: the caller's, lent (frontend.fieldowners).
+            # field, `icheck->local_socket = sockptr` in one the unit's destroyers never free it
+            # of: the caller's, lent (frontend.fieldowners, frontend.recordfrees).
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)

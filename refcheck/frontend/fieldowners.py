@@ -93,7 +93,7 @@ def _frees_field(b, d, field: str) -> bool:
     for k in of_kinds(d, _LOCALS):
         if any(_is_one(x, holders) for x in children_of(k)):
             holders.add(k)
-    for parent, k in _edges(d):
+    for parent, k in edges(d):
         if kind_of(k) == K.MEMBER_REF_EXPR and k.spelling == field:
             return True
         if kind_of(k) != K.DECL_REF_EXPR or referenced(k) not in holders:
@@ -130,9 +130,9 @@ def _released_by(b, calls: list, ref) -> bool:
 _WRAPPERS = frozenset({K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR})
 
 
-def _edges(c, user=None):
+def edges(c, user=None):
     """(user, cursor) pairs: the nearest enclosing cursor that is no cast or parentheses."""
     user = c if user is None or kind_of(c) not in _WRAPPERS else user
     for k in children_of(c):
         yield user, k
-        yield from _edges(k, user)
+        yield from edges(k, user)
