@@ -14,7 +14,11 @@ A function's key covers everything its result can depend on:
   the body), so a function that moved to another line is a miss;
 - the hash of its own body bytes;
 - with may-raise summaries (errors = "unwind"), the unit's set of functions that may raise,
-  since a callee's body changes its callers' results.
+  since a callee's body changes its callers' results;
+- where the conventions read other bodies of the unit for one function's check (`whole_unit`:
+  the glib and cpython presets' callbacks found in the unit, the destroyers of a record whose
+  field a store fills, `frontend.recordfrees` and `fieldowners`), every checked body: an edit
+  anywhere in the unit misses every function of it, as a unit-cache miss would.
 
 Generic TH code (generic/THTensorMath.c included once per type) gives 7-8 definitions with the
 same body bytes: their names differ, and the skeleton covers the macros that make them differ.
@@ -129,9 +133,10 @@ class FunctionCache:
     Built after the parse; `keys[i]` is None for a function never served from the table."""
 
     def __init__(self, directory: str, unit_key: str, unit_path: str, parsed,
-                 places: list, files: set[str], may_raise: frozenset | None, secret: bytes) -> None:
+                 places: list, files: set[str], may_raise: frozenset | None, secret: bytes,
+                 whole_unit: bool = False) -> None:
         """places: each definition's Location (clangutil.location); files: the unit's files as
-        findings name them (relative to the root)."""
+        findings name them (relative to the root); whole_unit: every body is in every key."""
         from refcheck.frontend.unit import body_of, parsed_contents
 
         self.directory = os.path.join(directory, SUBDIR)
@@ -165,7 +170,11 @@ class FunctionCache:
         for name in sorted(contents):
             skeleton.update(_digest(name.encode(), *_pieces(contents[name], cuts.get(name, ()))).encode())
         raising = b"\n".join(sorted(n.encode() for n in may_raise)) if may_raise is not None else b"-"
-        unit = _digest(unit_key.encode(), skeleton.hexdigest().encode(), raising)
+        everything = b"-"
+        if whole_unit:
+            everything = _digest(*(contents[b.file][b.start:b.end] for b in bodies
+                                   if b is not None and (b.start, b.end) in cuts.get(b.file, ()))).encode()
+        unit = _digest(unit_key.encode(), skeleton.hexdigest().encode(), raising, everything)
         seen: dict[tuple, int] = {}
         for i, (fn, place, b) in enumerate(zip(parsed.functions, places, bodies)):
             if b is None or (b.start, b.end) not in cuts.get(b.file, ()):

@@ -53,5 +53,7 @@ def open_table(path: str, parsed, places: list, settings, conv, files: set):
     except KeyProblem:
         return None  # the parent says so once (its unit cache is off for the same reason)
     may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
+    # The glib and cpython presets (`infer_steals`) read other bodies of the unit for a function's
+    # check (callbacks, destroyers of a record, field owners): no key of one body alone covers them.
     return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
-                         may_raise, secret)
+                         may_raise, secret, whole_unit=conv.infer_steals)

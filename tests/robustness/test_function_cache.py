@@ -108,6 +108,19 @@ def test_an_edit_inside_one_body_rechecks_only_that_function(project, unit):
     assert counts(project.check("-q", "--statistics", "unit.c"))["cached"] == 3
 
 
+def test_presets_reading_other_bodies_miss_every_function_after_any_edit(project, unit):
+    # The glib and cpython presets read other bodies of the unit for a function's check (a
+    # callback that frees its data, the destroyers of a record): one edited body may change
+    # another function's findings, so every key covers every body (TH's above: one re-check).
+    project.write("refcheck.toml", 'preset = "cpython"\n')
+    first = project.check("-q", "--statistics", "unit.c")
+    assert counts(first)["cached"] == 0
+    edit(unit, "return c + 1;", "return c + 2;")
+    r = project.check("-q", "--statistics", "unit.c")
+    assert counts(r)["cached"] == 0, r.err
+    same_as_no_cache(project, r, "unit.c")
+
+
 def test_a_leak_introduced_in_one_body_is_reported(project, unit):
     cold(project)
     edit(unit, "  THFloatTensor_free(t);\n}\nindex_t", "  THFloatTensor_fill(t, 1);\n}\nindex_t")
