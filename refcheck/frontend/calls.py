@@ -147,6 +147,7 @@ class CallLowering(UserData, Moves):
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
+        self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
         self.fill(loc, name, args, filled, summary.fills_with)
         if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
             self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
@@ -296,7 +297,7 @@ class CallLowering(UserData, Moves):
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         # A parameter `p` handed on there is filled too: a store through p (`owning.Forwarded`).
         filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.out_target(a)) is not None}
+                  if effects.get(i) in (Effect.ACQUIRE_OUT, Effect.RENEW) and (v := self.out_target(a)) is not None}
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         # `*out` of these receives a new reference on one result only, NULL on the others (or,
         # `fills_kept`, maybe NULL there and left as it was on the others).
