@@ -327,9 +327,12 @@ class CallLowering(UserData, Moves):
         # Data given with a NULL destroy notify is only lent, whatever the record keeps; so is
         # data a helper frees on some paths only (`Summary.given_some`), where those are the
         # ones its notify is called on (`if (notify != NULL) notify (data)`: libnice's
-        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it.
-        effects = {i: Effect.BORROW if isinstance(i, int) and unnotified(args, i) and (
-                       e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
+        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it. Not a
+        # configured store: the holder hands the value on to whoever takes it out, the notify
+        # serving only a value nobody takes (g_task_return_pointer's result, for the `_finish`).
+        stored = summary.source is Source.CONFIGURED
+        effects = {i: Effect.BORROW if isinstance(i, int) and unnotified(args, i) and not (stored and e is Effect.STORE)
+                   and (e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
