@@ -215,6 +215,10 @@ def base_glib() -> Conventions:
         # "If the task resulted in an error, or was cancelled, then this will instead return NULL"
         # (g_task_propagate_pointer); g_task_had_error (task) tells whether it did.
         error_state={r"^g_task_had_error$": r"^g_task_propagate_pointer$"},
+        # g_task_return_pointer (task, result, NULL): the task holds the result for the `_finish`
+        # whose g_task_propagate_pointer takes it (transfer full): a store, not a lent value
+        # (grilo's get_url_mocked); with a notify it stays GIR's sink (a lent one is RC009).
+        held_results=[r"^g_task_return_pointer$"],
         # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
         # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
         parent_classes=[r"parent_class$"],
@@ -371,13 +375,6 @@ GLIB_RULES: dict[str, dict] = {
     # gobject.h's static inline g_set_object (&x, y) (a header body, not analysed): refs y, stores
     # it into x, unrefs x's old value. g_set_weak_pointer takes no reference: it borrows.
     "g_set_object": {"arguments": {"0": "replace", "1": "keep"}},
-    # g_task_return_pointer (task, result, result_destroy): "If result is not NULL, then
-    # result_destroy will be used to free result if the caller does not take ownership of it with
-    # g_task_propagate_pointer()", whose result is "(transfer full)". The task holds the result
-    # for the `_finish` that propagates it, as a container holds an element: an owned result is
-    # handed over whatever the notify (a NULL one: the `_finish` frees it, grilo's
-    # get_url_mocked), a lent one (the source object, gupnp's action) is fine.
-    "g_task_return_pointer": {"arguments": {"1": "store"}},
     # g_clear_error (&err): "If err or *err is NULL, does nothing. Otherwise, calls g_error_free()
     # on *err and sets *err to NULL." A clear of the caller's variable (GIR calls it an out).
     "g_clear_error": {"arguments": {"0": "clear"}},

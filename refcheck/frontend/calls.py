@@ -99,7 +99,7 @@ class CallLowering(UserData, Moves):
             # A status code (cudaError_t) from a function pointer named malloc, say; or a function
             # pointer (`g_steal_pointer (&notify)`): code, not an object with an owner.
             role = None
-        effects = self.call_effects(c, summary, args)
+        effects = self.call_effects(c, summary, args, name)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None and replaced[2] is not None:
             effects[replaced[2]] = Effect.BORROW  # y: read here, retained below for x
@@ -313,7 +313,7 @@ class CallLowering(UserData, Moves):
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 
-    def call_effects(self, c, summary, args: list) -> dict:
+    def call_effects(self, c, summary, args: list, name: str) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
         effects = summary.effects(len(args))
         # A function pointer is code, not an object with an owner: a record that keeps one (an
@@ -327,12 +327,11 @@ class CallLowering(UserData, Moves):
         # Data given with a NULL destroy notify is only lent, whatever the record keeps; so is
         # data a helper frees on some paths only (`Summary.given_some`), where those are the
         # ones its notify is called on (`if (notify != NULL) notify (data)`: libnice's
-        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it. Not a
-        # configured store: the holder hands the value on to whoever takes it out, the notify
-        # serving only a value nobody takes (g_task_return_pointer's result, for the `_finish`).
-        stored = summary.source is Source.CONFIGURED
-        effects = {i: Effect.BORROW if isinstance(i, int) and unnotified(args, i) and not (stored and e is Effect.STORE)
-                   and (e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
+        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it. A call
+        # holding a result for whoever takes it out stores it (`Conventions.held_results`).
+        lent = Effect.STORE if self.b.conv.matches("held_results", name) else Effect.BORROW
+        effects = {i: lent if isinstance(i, int) and unnotified(args, i) and (
+                       e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
