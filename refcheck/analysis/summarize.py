@@ -31,7 +31,7 @@ from refcheck.ir.digraph import immediate_dominators
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
 from refcheck.analysis.nullness import null_told_parameters
-from refcheck.analysis.outslots import slot_keys
+from refcheck.analysis.outslots import Renewals, slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
@@ -133,6 +133,7 @@ class Summarizer(ParameterEffects):
         # Per parameter index: the keys of `*p` stored to; per (index, constant returned or
         # None): whether `*p` held NULL ("null"), an object ("set") or unknown at those returns.
         self.slots: dict[int, set] = slot_keys(cfg, self.index)
+        self.renewals = Renewals(self.slots)  # the in-out ones (`Effect.RENEW`)
         # The parameters `*p` of which some store gave a non-NULL object the body did not own.
         self.lent_into: set[int] = set()
         # The parameters `*p` whose value on entry the body releases or hands over: a replace, no
@@ -210,6 +211,7 @@ class Summarizer(ParameterEffects):
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
         self.clears.at_return(st)
+        self.renewals.at_return(st, oid)
         if oid is None:
             # An untracked value (a call whose result nobody counts: g_string_free(s, FALSE)'s
             # buffer, an unknown container element) says nothing about ownership.
@@ -364,7 +366,8 @@ class Summarizer(ParameterEffects):
                            source=Source.INFERRED) if released and len(released) < len(self.params) else DEFAULT
         args = [(i, e) for i, _ in self.params if (e := self.effect(i)) is not None]
         fills = {i: self.fill_condition(i) for i in self.filled()}
-        args += [(i, Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
+        renewed = self.renewals.renewed(fills, self.replaced)
+        args += [(i, Effect.RENEW if i in renewed else Effect.ACQUIRE_OUT) for i, w in fills.items() if w is None]
         args += [(i, Effect.CLEAR) for i in self.clears.cleared(self.faulty) if not any(a[0] == i for a in args)]
         # A store on some paths only: NULL on the other results (PyDict_GetItemRef's compat body:
         # its 1 stores the item, its 0 and -1 NULL), else left as it was there (`fills_kept`).

@@ -150,6 +150,12 @@ class Conventions(Answers):
     # on, so what the thread still owns there is leaked, and a path ending there is a return.
     thread_exits: list[str] = field(default_factory=lambda: [r"^pthread_exit$", r"^PyThread_exit_thread$",
                                                              r"^g_thread_exit$"])
+    # Calls that hold a value for whoever takes it out, with a destroy notify only for a value
+    # nobody takes (GLib's g_task_return_pointer: "result_destroy will be used to free result if
+    # the caller does not take ownership of it with g_task_propagate_pointer()", transfer full):
+    # given a NULL notify, the value is stored (an owned one handed over, a lent one fine), not
+    # lent as other user data with a NULL notify is (`frontend.argtypes.unnotified`).
+    held_results: list[str] = field(default_factory=list)
     # Types (canonical spelling) of a local whose address a call takes as its error out-parameter
     # (GLib's `GError *`: "struct _GError"): set, the call returned no value (frontend.gerrors).
     error_out: list[str] = field(default_factory=list)
@@ -356,7 +362,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

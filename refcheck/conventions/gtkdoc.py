@@ -81,7 +81,7 @@ def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
             # told of the annotation (`Summarizer.stolen`).
             takes[name] = _taken(record, element)
             continue
-        record = _said(record)
+        record = _renewed(_said(record), element)
         if _propagated(record, element, text, m.end()):
             record = {**(record or {}), "returns": "borrowed"}
         if record is None or ("returns" not in record and "*" in _c_type(element)):
@@ -235,6 +235,23 @@ def _said(record: Record | None) -> Record | None:
     if kept:
         out["arguments"] = dict(sorted(kept.items(), key=lambda kv: int(kv[0])))
     return out or None
+
+
+def _renewed(record: Record | None, element: ET.Element) -> Record | None:
+    """The record with its in-out lists and objects: a `T **` parameter a comment writes both
+    `(inout)` and `(transfer full)` or `(transfer container)` of (grilo's filter_slow `@keys`) gives
+    its input up and receives an owned output (GObject-Introspection's in-out rule: `Effect.RENEW`).
+    Only a comment that says so: g-ir-scanner writes `full` for every unannotated in-out parameter
+    (g_prefix_error's error, g_option_context_parse's argv, rewritten in place), and a `GError **`
+    is an error updated in place."""
+    renewed = {str(i): "renew" for i, p in enumerate(element.iter(CORE + "parameter"))
+               if p.get("direction") == "inout" and p.get("transfer-ownership") in ("full", "container")
+               and _param_type(p).count("*") == 2 and _param_type(p).endswith("**")
+               and _param_type(p).replace(" ", "") != "GError**"}
+    if not renewed:
+        return record
+    arguments = {**(record or {}).get("arguments", {}), **renewed}
+    return {**(record or {}), "arguments": dict(sorted(arguments.items(), key=lambda kv: int(kv[0])))}
 
 
 def _c_type(element: ET.Element) -> str:

@@ -218,6 +218,10 @@ def base_glib() -> Conventions:
         # "If the task resulted in an error, or was cancelled, then this will instead return NULL"
         # (g_task_propagate_pointer); g_task_had_error (task) tells whether it did.
         error_state={r"^g_task_had_error$": r"^g_task_propagate_pointer$"},
+        # g_task_return_pointer (task, result, NULL): the task holds the result for the `_finish`
+        # whose g_task_propagate_pointer takes it (transfer full): a store, not a lent value
+        # (grilo's get_url_mocked); with a notify it stays GIR's sink (a lent one is RC009).
+        held_results=[r"^g_task_return_pointer$"],
         # G_DEFINE_TYPE's `static gpointer <type>_parent_class`, hand-written `parent_class`:
         # `G_OBJECT_CLASS (foo_parent_class)->finalize (obj)` chains up to the parent's function.
         parent_classes=[r"parent_class$"],

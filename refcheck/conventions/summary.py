@@ -31,6 +31,13 @@ class Effect(Enum):
     # `floating` acquirer gave is handed over; any other is only read (the callee takes its own).
     SINK_FLOATING = "sink-floating"
     ACQUIRE_OUT = "acquire-out"  # `*arg` receives a fresh owned reference
+    # `*arg` (a `T **`) gives its old reference up and receives a fresh owned one: an `(inout)`
+    # parameter documented `(transfer full)` or `(transfer container)`, GObject-Introspection's
+    # in-out rule (the callee takes the input value over, the caller owns the output value:
+    # grilo's `filter_slow (source, &keys, FALSE)` frees `*keys` and stores a new list). On a
+    # local `&x` x's old value is consumed and x holds the new one; on a forwarded parameter only
+    # the fill is the caller's (as ACQUIRE_OUT); on memory nothing the caller tracks.
+    RENEW = "renew"
     # `*arg` (a `T **`) gives its old reference up and holds the next argument with a reference of
     # the callee's own (GLib's g_set_object (&x, y): ref y, `*arg = y`, unref the old value). On a
     # local `&x` x now owns y; on memory (`&priv->x`) the next argument is only kept (KEEP).

@@ -100,7 +100,7 @@ class CallLowering(UserData, Moves):
             # A status code (cudaError_t) from a function pointer named malloc, say; or a function
             # pointer (`g_steal_pointer (&notify)`): code, not an object with an owner.
             role = None
-        effects = self.call_effects(c, summary, args)
+        effects = self.call_effects(c, summary, args, name)
         filled, conditional, fills, lent, replaced = self.outputs(name, args, effects, summary)
         if replaced is not None and replaced[2] is not None:
             effects[replaced[2]] = Effect.BORROW  # y: read here, retained below for x
@@ -148,6 +148,7 @@ class CallLowering(UserData, Moves):
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
+        self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
         self.fill(loc, name, args, filled, summary.fills_with)
         if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
             self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
@@ -297,7 +298,7 @@ class CallLowering(UserData, Moves):
         # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
         # A parameter `p` handed on there is filled too: a store through p (`owning.Forwarded`).
         filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) is Effect.ACQUIRE_OUT and (v := self.out_target(a)) is not None}
+                  if effects.get(i) in (Effect.ACQUIRE_OUT, Effect.RENEW) and (v := self.out_target(a)) is not None}
         conditional = summary.conditional_effects(len(args))  # on one result only: split below
         # `*out` of these receives a new reference on one result only, NULL on the others (or,
         # `fills_kept`, maybe NULL there and left as it was on the others).
@@ -313,7 +314,7 @@ class CallLowering(UserData, Moves):
         # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
         return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 
-    def call_effects(self, c, summary, args: list) -> dict:
+    def call_effects(self, c, summary, args: list, name: str) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
         effects = summary.effects(len(args))
         # A function pointer is code, not an object with an owner: a record that keeps one (an
@@ -327,8 +328,10 @@ class CallLowering(UserData, Moves):
         # Data given with a NULL destroy notify is only lent, whatever the record keeps; so is
         # data a helper frees on some paths only (`Summary.given_some`), where those are the
         # ones its notify is called on (`if (notify != NULL) notify (data)`: libnice's
-        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it.
-        effects = {i: Effect.BORROW if isinstance(i, int) and unnotified(args, i) and (
+        # `run_io_stream_test (..., l_data, NULL, r_data, NULL)`): NULL, nothing frees it. A call
+        # holding a result for whoever takes it out stores it (`Conventions.held_results`).
+        lent = Effect.STORE if self.b.conv.matches("held_results", name) else Effect.BORROW
+        effects = {i: lent if isinstance(i, int) and unnotified(args, i) and (
                        e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's

@@ -26,6 +26,20 @@ class Moves:
         self.b.emit(ir.Assign(loc, v, new if new != NULL else None, null=new == NULL))
         self.b.emit(ir.Release(loc, (old,), name))
 
+    def renew(self, loc, name: str, targets: list) -> None:
+        """An in-out `&v` (or a forwarded `p`) the callee takes over before it stores a new
+        reference there (its fill, `Effect.RENEW`): v's old value (`*p`'s) is consumed, freed or
+        handed back as the result. A forwarded `*p` given up so is the caller's own in-out value
+        given up: this function renews it too (analysis.summarize)."""
+        for v in targets:
+            old = self.b.temp(f"{name}(old)")
+            if isinstance(v, str):
+                self.b.emit(ir.Assign(loc, old, v))
+            else:
+                self.b.emit(ir.Load(loc, old, f"*{v.var.split('#', 1)[0]}", frozenset((v.var,)), v.key,
+                                    through=v.var))
+            self.b.emit(ir.Release(loc, (old,), name, consume=True))
+
     def reallocation(self, loc, name, summary, old):
         """realloc(p, n): a fresh owned block in place of p (`old`, the value of the first pointer
         argument past handles: none where that is NULL, `g_list_append (NULL, x)`, whatever follows
