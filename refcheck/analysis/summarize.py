@@ -196,6 +196,8 @@ class Summarizer(ParameterEffects):
         # `return NULL;` is a constant, no object; an untracked value (a call nobody counts) may be NULL.
         nullness = Nullness.NULL if self.consts.get(node) == 0 else \
             st.objs[oid].null if oid is not None and oid in st.objs else Nullness.MAYBE
+        # A known constant may be a non-number (a string literal's key, `return "none";`): no sign.
+        sign = (k > 0) - (k < 0) if isinstance(k, (int, float)) else None
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
@@ -206,7 +208,7 @@ class Summarizer(ParameterEffects):
             if fate in ("retained", "released") and o is not None:
                 self.where[i].add(o.site if fate == "retained" else o.released_at)
             self.by_result[i].setdefault(result, set()).add(fate)
-            self.by_sign[i].setdefault(None if k is None else (k > 0) - (k < 0), set()).add(fate)
+            self.by_sign[i].setdefault(sign, set()).add(fate)
             self.by_null[i][nullness].add(fate)
         for i, keys in self.slots.items():
             self.slot_states.setdefault((i, k), set()).add(self.slot_state(st, keys))
