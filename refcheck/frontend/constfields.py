@@ -81,6 +81,9 @@ def constant_truth(b, target, k: int | None) -> bool | None:
 def spared(b, address, v: str) -> frozenset:
     """The fact keys of constant stores into v's members that the call handed `address` (`&v`)
     cannot write."""
+    inner = next(iter(children_of(address)), None)
+    if inner is None or inner.type.get_canonical().kind != _RECORD:
+        return frozenset()  # `&error`, `&n`: no struct, no member facts
     e = exposure(b)
     written = e.at.get(cursor_key(address), ALL)
     if written is ALL or e.kept.get(v) is ALL:
@@ -120,7 +123,9 @@ def _walk(b, c, argument, e: Exposure) -> None:
         keys = {cursor_key(a): i for i, a in enumerate(args)}
         for kid in children_of(c):
             i = keys.get(cursor_key(kid))
-            _walk(b, kid, False if i is None else reach(decl, i), e)
+            # Only an address argument needs the callee's body read.
+            address = i is not None and kind_of(strip(kid)) == K.UNARY_OPERATOR and unop(strip(kid)) == "&"
+            _walk(b, kid, reach(decl, i) if address else False, e)
         return
     through = argument if c._kind_id in _THROUGH else False
     for kid in children_of(c):
