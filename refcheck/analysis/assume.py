@@ -188,6 +188,7 @@ class Assumptions:
             st2 = self.assume_correlated(st, cond.key, taken)
             if st2 is not None:
                 learn_equality(st2, cond.simple, taken)
+                learn_order(st2, cond.simple, taken, self.compared_values(cond.simple[0]))
             return st2
         if isinstance(cond, ir.Fact):
             # A test of a location's truth where this path stored an object (`*result = f(...);
@@ -300,6 +301,22 @@ def learn_equality(st: State, simple: tuple, taken: bool) -> None:
         st.facts.excluded.pop(var, None)
     else:
         st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | {k}
+
+
+_ORDER = {"<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+
+
+def learn_order(st: State, simple: tuple, taken: bool, compared: frozenset) -> None:
+    """What an undecided `var < k` (`>`, `<=`, `>=`) edge says of var: none of the constants it is
+    compared with or assigned elsewhere that the edge rules out, so that `if (n < 0) ...; else if
+    ...; if (n == 0)` does not take the equal edge after `n < 0` (libnice's n_sent)."""
+    var, op, k = simple
+    holds = _ORDER.get(op)
+    if holds is None:
+        return
+    ruled_out = frozenset(c for c in compared if holds(c, k) != taken)
+    if ruled_out:
+        st.facts.excluded[var] = st.facts.excluded.get(var, frozenset()) | ruled_out
 
 
 def loop_tests(g, data: dict, relevant) -> set:

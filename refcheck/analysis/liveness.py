@@ -61,8 +61,8 @@ def _op_effect(op) -> tuple[tuple, tuple, tuple]:
         return (op.dst,), (), ()
     if t is ir.Realloc:
         return (op.dst,), (), ((op.src,) if op.src is not None else ())
-    if t is ir.Escape:
-        return (op.var,), (op.var,), ()
+    if t is ir.Escape:  # facts some of which it spares stay live across it
+        return (op.var,), (() if op.spared else (op.var,)), ()
     if t is ir.Touch:
         return (), (op.var,), (op.var,)
     if t is ir.Shift:

@@ -398,7 +398,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if op.var in st.env:
             self.escape(st, st.env[op.var])  # `&v` handed on: whoever got it may keep v's value
         oid = st.env.pop(op.var, None)
+        kept = {k: st.facts.conds[k] for k in op.spared if k in st.facts.conds} if op.spared else None
         self.invalidate(st, op.var)
+        if kept:  # fields the callee cannot write (frontend.constfields)
+            st.facts.conds.update(kept)
         # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
         # sig's: only an escaping sole holder may hand its reference over. A holder no later op
         # reads (a macro's statement-expression temporary, `__inst` of G_TYPE_CHECK_INSTANCE_TYPE,

@@ -31,6 +31,7 @@ from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
+from refcheck.frontend.constfields import constant_truth, spared
 from refcheck.frontend.weak import weak_store
 
 
@@ -275,7 +276,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             if kind_of(inner) == K.DECL_REF_EXPR:
                 v = self.b.var(referenced(inner))
                 if v is not None:
-                    self.b.emit(ir.Escape(location(c), v))
+                    self.b.emit(ir.Escape(location(c), v, spared=spared(self.b, c, v)))
                 elif singleton_address(c, self.b):
                     # `&_Py_NoneStruct` (Py_None): an object that outlives the call, borrowed, one
                     # load key for all its mentions (Py_INCREF(Py_None); return Py_None;).
@@ -444,9 +445,12 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             self.b.flag_sets.append((self.b.cur, key[0]))  # `self->route_state = 1;` (frontend.flagfail)
         untracked = src is None and through is None and bool(key) and has_pointer_type(target) \
             and not is_null_constant(rhs)
+        truth = None if k is None else bool(k)
+        if through is None and key and src in (None, NULL) and has_scalar_type(target):
+            truth = constant_truth(self.b, target, converted_constant(rhs))  # `s.done = TRUE;`
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
-                           truth=None if k is None else bool(k), null=through is not None and src == NULL,
+                           truth=truth, null=through is not None and src == NULL,
                            untracked=untracked))
         return src
 

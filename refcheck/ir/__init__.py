@@ -161,6 +161,10 @@ class Escape(Op):
     # A call's result that may have given var's reference up or not (`Summary.maybe_given`):
     # that callee; var's value is as unknown as after `&var` escaped.
     given: str = ""
+    # `&s` of a local struct handed to a call that keeps it nowhere and writes none of these
+    # members: the facts of constant stores into them (`s.done = TRUE;`) survive the call
+    # (frontend.constfields).
+    spared: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
