@@ -132,7 +132,7 @@ class CallLowering(UserData, Moves):
             # before (heldelements), and a getter's extra one on what its owner keeps (ownergets).
             others = {values[i] for i in (*container_held(self.b, c, args), *owner_released(self.b, args))}
             tracked = [v for v in tracked if v not in others]
-            named = (named_released(name, args, [i for i in positions if values[i] in tracked])
+            named = (named_released(name, decl, args, [i for i in positions if values[i] in tracked])
                      if summary.source is Source.CONVENTIONS and len(tracked) > 1 else None)
             if named is not None:  # the name's own object; a GCancellable, a GError ** beside it are read
                 for v in tracked:
