@@ -37,6 +37,7 @@ from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
+from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
@@ -131,6 +132,13 @@ class CallLowering(UserData, Moves):
             # before (heldelements), and a getter's extra one on what its owner keeps (ownergets).
             others = {values[i] for i in (*container_held(self.b, c, args), *owner_released(self.b, args))}
             tracked = [v for v in tracked if v not in others]
+            named = (named_released(name, decl, args, [i for i in positions if values[i] in tracked])
+                     if summary.source is Source.CONVENTIONS and len(tracked) > 1 else None)
+            if named is not None:  # the name's own object; a GCancellable, a GError ** beside it are read
+                for v in tracked:
+                    if v not in {values[i] for i in named}:
+                        self.b.emit(ir.Use(loc, v))
+                tracked = [values[i] for i in named]
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
