@@ -123,7 +123,7 @@ def _tested_variable(cond):
 
 def success_result(call, boolean: bool):
     """Which result of a status-returning call is success, where its type says it: a truth value
-    (`boolean`: `calls.is_boolean`: `bool`, `dbus_bool_t`) true (When.NONZERO); a status enum whose
+    (`boolean`: `callparts.is_boolean`: `bool`, `dbus_bool_t`) true (When.NONZERO); a status enum whose
     zero enumerator is named for success (cairo's `CAIRO_STATUS_SUCCESS = 0`, libusb's
     `LIBUSB_SUCCESS`, curl's `CURLE_OK`) zero (When.ZERO); else None (an `int` says nothing:
     0 or -1 may be either)."""

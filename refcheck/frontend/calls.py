@@ -10,22 +10,22 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import Effect, Returns, Source, Summary, When, resolve
-from refcheck.frontend.aliases import embedded_member_base, interior_root, plain_local, pointed_local
+from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
+from refcheck.frontend.aliases import embedded_member_base, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
-                                        pointer_type_name, points_to_scalar, success_result, taken_by_constant,
-                                        unnotified, untyped_unknown,
+                                        points_to_scalar, success_result, taken_by_constant, unnotified, untyped_unknown,
                                         indirect_unknown)
 from refcheck.frontend.bare_tables import lent_positions
+from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
+                                         released_record, replaced_local)
 from refcheck.frontend.binding import arguments, cursor_key
-from refcheck.frontend.clangutil import (BOOLEANS, K, expr_text, has_pointer_type, has_scalar_type, kind_of,
+from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local, error_split
-from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
@@ -33,7 +33,6 @@ from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
                                       owning_locals)
 from refcheck.frontend import flagfail, indicator, taskerrors
-from refcheck.frontend.parents import holds
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
@@ -45,33 +44,6 @@ from refcheck.frontend.steals import format_steals, null_split, parse_positions,
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address
-
-
-def record_pointee(c) -> str:
-    """The name of the struct a pointer-typed expression points to, or ""."""
-    return _record_of(c.type)
-
-
-def _record_of(t) -> str:
-    t = t.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return ""
-    p = t.get_pointee()
-    if p.kind != ci.TypeKind.RECORD:
-        return ""
-    return p.spelling.replace("const ", "").replace("struct ", "").strip()
-
-
-def released_record(decl) -> str:
-    """The one struct every pointer parameter of the called releaser points to (`BIO_free (BIO
-    *)`: bio_st), the family of what it releases; "" where they point to several or to
-    something else too (`THCudaTensor_free (state, t)`, `luaT_free (L, void *)`: the name's
-    prefix says it) or the callee is not known (a function pointer)."""
-    if decl is None or kind_of(decl) != K.FUNCTION_DECL:
-        return ""
-    records = {_record_of(a.type) for a in decl.get_arguments()
-               if a.type.get_canonical().kind == ci.TypeKind.POINTER}
-    return next(iter(records)) if len(records) == 1 else ""
 
 
 class CallLowering(UserData, Moves):
@@ -583,49 +555,3 @@ class CallLowering(UserData, Moves):
         """What a call's fill of argument `a` writes: the local v of `&v`, a forwarded parameter."""
         v = self.address_of_local(a)
         return v if v is not None else forwarded_parameter(self.b, a)
-
-
-def replaced_local(b, args: list, effects: dict) -> tuple[int, str, int | None] | None:
-    """(i, v, j) for the record's REPLACE position i whose argument points at the local v (`&v`, or
-    what g_set_object's macro puns it through), with a next argument j to put there, or its CLEAR
-    position i (j None: v is left NULL); else None (memory, `&priv->x`: REPLACE's next argument is
-    kept by its own reference, KEEP; CLEAR's old value is no local's)."""
-    for i, e in effects.items():
-        if e is Effect.REPLACE and isinstance(i, int) and i + 1 < len(args) \
-                or e is Effect.CLEAR and isinstance(i, int) and i < len(args):
-            v = pointed_local(b, args[i])
-            return (i, v, i + 1 if e is Effect.REPLACE else None) if v is not None else None
-    return None
-
-
-def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
-    """Kept positions whose value is a local x that another argument points inside of
-    (`init_side (client, &client->client_side)`), or inside an object x holds (frontend.parents):
-    the callee stores x there, a back-pointer that cannot own x (the cycle would never be freed),
-    so the call borrows x."""
-    out = set()
-    for i, e in effects.items():
-        if e not in KEPT or not isinstance(i, int):
-            continue
-        x = plain_local(b, args[i]) if i < len(args) else None
-        if x is not None and any(j != i and (r := interior_root(b, a)) is not None and holds(b, x, r)
-                                 for j, a in enumerate(args)):
-            out.add(i)
-    return out
-
-
-# Truth values (`BOOLEANS`): a non-zero result of these is 1 (TRUE), of any other integer -1 (CPython's error).
-def documented_callback(conv, c) -> Summary | None:
-    """The record of a call through a function pointer of a callback type the project's gtk-doc
-    documents taking parameters over (`conventions.callbacktypes`: `@media: (transfer full)`):
-    those arguments are consumed, the rest borrowed; None for any other call."""
-    positions = conv.documented_callbacks.get(pointer_type_name(c) or "") if conv.documented_callbacks else None
-    if not positions:
-        return None
-    return Summary(arguments=tuple((i, Effect.CONSUME) for i in positions), source=Source.CONVENTIONS)
-
-
-def is_boolean(c) -> bool:
-    """The call's result type is a truth value (gboolean is a typedef of int: its spelling says)."""
-    t = c.type
-    return t.spelling in BOOLEANS or t.get_canonical().kind == ci.TypeKind.BOOL

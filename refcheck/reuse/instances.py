@@ -64,7 +64,7 @@ from collections import Counter
 from refcheck.conventions import Conventions
 from refcheck.frontend import binding, native
 from refcheck.reuse import converted, shapes, unevaluated
-from refcheck.frontend.calls import BOOLEANS
+from refcheck.frontend.clangutil import BOOLEANS
 from refcheck.frontend.clangutil import K, SCALAR_KINDS, T, is_noreturn, kind_of
 from refcheck.reuse.ctokens import ARITHMETIC, ERASED, ERASED_TOKEN, QUALIFIERS
 from refcheck.reuse.renaming import family_pattern, verdict

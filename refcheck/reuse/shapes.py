@@ -11,7 +11,7 @@ met again on the way, `struct THFloatStorage *view`, by how many levels up it is
 conventions say of the name. Two types of one shape are the same type to the graph build:
 
 - The build asks of a type what its shape says: whether it is a pointer, a scalar, an array, a
-  record (and its fields), a union; what its typedef names (calls.is_boolean's `gboolean`) and
+  record (and its fields), a union; what its typedef names (callparts.is_boolean's `gboolean`) and
   records (handles: the `context` patterns and the unit's counted types, slots: `object_records`,
   gerrors: `error_out`) are called, as predicates of the one name, which the shape holds.
 - It never compares two types: implicit conversions between them (clang's BitCast where the two
