@@ -241,6 +241,16 @@ def dominators(start, successors, predecessors) -> dict:
     return idom
 
 
+def out_edges(g) -> dict:
+    """Node -> its ((successor, edge attributes), ...): read at every step by the first pass's
+    flow and by both transfers of a function, made once per graph (`DiGraph.memo`; shared:
+    never changed by its readers)."""
+    def make(g):
+        return {n: tuple(edges.items()) for n, edges in g.adjacency()}
+    memo = getattr(g, "memo", None)
+    return memo("out_edges", make) if memo is not None else make(g)
+
+
 def components(g) -> dict:
     """Each node mapped to the number of its strongly connected component (Tarjan's algorithm,
     iterative: a CFG's depth-first paths are as long as the function). Made once per graph
