@@ -49,6 +49,7 @@ from collections import deque
 from types import SimpleNamespace
 
 from refcheck import ir
+from refcheck.ir.digraph import out_edges
 from refcheck.analysis import mustsizes
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.screening import INERT, Plan, Unknown, screen
@@ -135,7 +136,7 @@ class _Flow:
     def __init__(self, cfg, conv, plan: Plan):
         self.cfg, self.conv, self.plan = cfg, conv, plan
         self.data = plan.data
-        self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
+        self.out = out_edges(cfg.graph)
         self.unwind = conv.errors == "unwind"
         # The unwinding error ends where an acquired object may be owned: the only ones where
         # the exploration may report (`unwinding_only`).

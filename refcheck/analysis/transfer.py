@@ -24,6 +24,7 @@ from refcheck.analysis.outslots import flag_targets
 from refcheck.analysis.state import (MAX_GENERATIONS, MAX_OWNED, Bound, Facts, Kind, Obj, ObjId, State, made,
                                      param_fate, stale_view)
 from refcheck.ir.cfg import FunctionCFG, FunctionRole
+from refcheck.ir.digraph import out_edges
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Effect, Source
 from refcheck.rules.events import Event, EventKind, Gone, Nullness, Origin, Via
@@ -64,7 +65,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # of what they hold is never taken back from them. The locations a cleanup variable's
         # value was stored into (an alias while it holds it).
         self.out_slots, self.sink_slots, self.alias_slots = self.store_targets(params)
-        self.out = {n: tuple(edges.items()) for n, edges in cfg.graph.adjacency()}
+        self.out = out_edges(cfg.graph)
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
         # So does a function the unit's tables say returns a new reference (CPython's slots).

@@ -15,10 +15,11 @@ from typing import Iterator
 class _Nodes:
     """`g.nodes`: iterate, test, `g.nodes[n]` (the attribute dict), `g.nodes(data="key")`."""
 
-    __slots__ = ("_node",)
+    __slots__ = ("_node", "_memo")
 
-    def __init__(self, node: dict) -> None:
+    def __init__(self, node: dict, memo: dict) -> None:
         self._node = node
+        self._memo = memo
 
     def __iter__(self) -> Iterator:
         return iter(self._node)
@@ -37,8 +38,14 @@ class _Nodes:
             return iter(self._node)
         if data is True:
             return iter(self._node.items())
-        # A list, not a generator: every analysis reads all of it (dict(g.nodes(data="data"))).
-        return [(n, d.get(data, default)) for n, d in self._node.items()]
+        # A tuple, not a generator: every analysis reads all of it (dict(g.nodes(data="data"))),
+        # a dozen times per function (the transfer, the first pass, the tables): made once per
+        # graph until the graph changes (`DiGraph.memo`), and immutable since shared.
+        key = ("nodes", data, default)
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = tuple([(n, d.get(data, default)) for n, d in self._node.items()])
+        return out
 
 
 class _Edges:
@@ -63,22 +70,35 @@ class _Edges:
 class DiGraph:
     """Nodes with attribute dicts, directed edges with attribute dicts; no parallel edges."""
 
-    __slots__ = ("_node", "_succ", "_pred")
+    __slots__ = ("_node", "_succ", "_pred", "_memo")
 
     def __init__(self) -> None:
         self._node: dict = {}
         self._succ: dict = {}
         self._pred: dict = {}
+        # Tables read off the graph alone (its node data listing, its components), made once
+        # and dropped by every change through the methods below (`memo`).
+        self._memo: dict = {}
 
     @property
     def nodes(self) -> _Nodes:
-        return _Nodes(self._node)
+        return _Nodes(self._node, self._memo)
+
+    def memo(self, key, make):
+        """`make(self)`, made once until the graph next changes: the analysis reads the same
+        graph-only tables from the first pass, the return witness and the exploration. The
+        value is shared: callers never change it."""
+        out = self._memo.get(key)
+        if out is None:
+            out = self._memo[key] = make(self)
+        return out
 
     @property
     def edges(self) -> _Edges:
         return _Edges(self._succ)
 
     def add_node(self, n, **attr) -> None:
+        self._memo.clear()
         if n not in self._node:
             self._node[n] = attr
             self._succ[n] = {}
@@ -91,6 +111,7 @@ class DiGraph:
             self.add_node(n)
 
     def add_edge(self, u, v, **attr) -> None:
+        self._memo.clear()
         for n in (u, v):
             if n not in self._node:
                 self.add_node(n)
@@ -100,6 +121,7 @@ class DiGraph:
         data.update(attr)
 
     def remove_nodes_from(self, nodes) -> None:
+        self._memo.clear()
         for n in nodes:
             if n not in self._node:
                 continue
@@ -219,9 +241,25 @@ def dominators(start, successors, predecessors) -> dict:
     return idom
 
 
+def out_edges(g) -> dict:
+    """Node -> its ((successor, edge attributes), ...): read at every step by the first pass's
+    flow and by both transfers of a function, made once per graph (`DiGraph.memo`; shared:
+    never changed by its readers)."""
+    def make(g):
+        return {n: tuple(edges.items()) for n, edges in g.adjacency()}
+    memo = getattr(g, "memo", None)
+    return memo("out_edges", make) if memo is not None else make(g)
+
+
 def components(g) -> dict:
     """Each node mapped to the number of its strongly connected component (Tarjan's algorithm,
-    iterative: a CFG's depth-first paths are as long as the function)."""
+    iterative: a CFG's depth-first paths are as long as the function). Made once per graph
+    (`DiGraph.memo`): the return witness's transfer and the exploration's both ask."""
+    memo = getattr(g, "memo", None)
+    return memo("components", _components) if memo is not None else _components(g)
+
+
+def _components(g) -> dict:
     index: dict = {}
     low: dict = {}
     comp: dict = {}
