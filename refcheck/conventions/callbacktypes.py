@@ -17,7 +17,7 @@ import os
 import re
 
 from refcheck.conventions.gir import C_NS, record_of
-from refcheck.conventions.gtkdoc import _BLOCK, _element, _taken
+from refcheck.conventions.gtkdoc import _BLOCK, _element, _taken, source_text
 
 # `typedef RESULT (*Name) (parameters)`: the text after a doc block up to its `;`.
 _TYPEDEF = re.compile(r"\s*typedef\s+([\w\s*]+?)\(\s*\*\s*(\w+)\s*\)\s*\(([^;]*)\)\s*$")
@@ -55,14 +55,10 @@ def project_callbacks(units, root: str | None, max_bytes: int = 4 << 20) -> dict
     out: dict[str, tuple[int, ...]] = {}
     clashes: set[str] = set()
     for path in sorted(set(units) | set(_headers(root))):
-        try:
-            with open(path, "rb") as f:
-                data = f.read(max_bytes + 1)
-        except OSError:
+        text = source_text(path, max_bytes)
+        if text is None:
             continue
-        if len(data) > max_bytes:
-            continue
-        for name, positions in scan(data.decode("utf-8", "replace")).items():
+        for name, positions in scan(text).items():
             if out.get(name, positions) != positions:
                 clashes.add(name)
             out[name] = positions

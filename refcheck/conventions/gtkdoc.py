@@ -434,20 +434,27 @@ def project_records(paths, max_bytes: int = 16 << 20) -> dict[str, Record]:
     return _project(paths, max_bytes)[0]
 
 
+def source_text(path: str, max_bytes: int) -> str | None:
+    """A source file's text (bytes not UTF-8 replaced), or None where it cannot be read or is larger
+    than max_bytes (a generated table is no project's documentation)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if len(data) <= max_bytes else None
+
+
 def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
     """`project_records`, and the documented input takes of every source (`_scan`)."""
     out: dict[str, Record] = {}
     takes: dict[str, tuple[int, ...]] = {}
     clashes: set[str] = set()
     for path in sorted(set(paths)):
-        try:
-            with open(path, "rb") as f:
-                data = f.read(max_bytes + 1)
-        except OSError:
+        text = source_text(path, max_bytes)
+        if text is None:
             continue
-        if len(data) > max_bytes:
-            continue
-        records, taken = _scan(data.decode("utf-8", "replace"))
+        records, taken = _scan(text)
         for name, record in records.items():
             if name in out and out[name] != record:
                 clashes.add(name)

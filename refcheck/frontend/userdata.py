@@ -149,6 +149,15 @@ class UserData:
                 maybe.add(i)
         return maybe
 
+    def body_record(self, fn, decl, args: list, i: int):
+        """(record, parameter count, its data parameter) of a callback fn whose body is known (in
+        the unit, or inferred in another unit of the run), data args[i]; else None."""
+        record = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and record.source is not Source.INFERRED:
+            return None
+        n = len(list(fn.get_arguments()))
+        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+
     def handler_of(self, decl, args: list, i: int):
         """`callback_of` for a handler `once_with` leaves the caller's data: a void callback
         before data `args[i]` with nothing but NULL function pointers after it (`g_signal_connect
@@ -164,11 +173,7 @@ class UserData:
         pointers = function_pointer_positions(decl, args)
         if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
             return None
-        record = self.b.summary_of(fn, fn.spelling)
-        if not defined_here(fn) and record.source is not Source.INFERRED:
-            return None
-        n = len(list(fn.get_arguments()))
-        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+        return self.body_record(fn, decl, args, i)
 
     def freed_by_notify(self, decl, args: list, effects: dict, summary) -> set[int]:
         """Data positions a callee nothing describes (no record, no body here) takes with a
@@ -284,11 +289,7 @@ class UserData:
         pointers = function_pointer_positions(decl, args)
         if i - 1 not in pointers or any(j > i for j in pointers) and not self.once_with(decl, args, i, pointers):
             return None
-        record = self.b.summary_of(fn, fn.spelling)
-        if not defined_here(fn) and record.source is not Source.INFERRED:
-            return None
-        n = len(list(fn.get_arguments()))
-        return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+        return self.body_record(fn, decl, args, i)
 
 
 def forwarded(fn) -> list:
