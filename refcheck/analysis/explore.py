@@ -196,7 +196,11 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             seen = visited.setdefault(succ, {})
             extra = machine_state(st2, machines) if machines else None
             if loose is not None:
-                # Past the join share: keyed with the nullness of what it owns joined (`nulljoin`).
+                # Past the join share: what the exact core explored covers is dropped as before;
+                # the rest is keyed with the nullness of what it owns joined (`nulljoin`).
+                exact = seen.get(st2.core() if not machines else (st2.core(), extra))
+                if exact and any(v.within(st2.facts) for v in exact):
+                    continue
                 key, covered = loose.admit(succ, st2, extra)
                 variants = seen.setdefault(key, [])
             else:

@@ -69,11 +69,13 @@ class NullJoins:
         if old is None:
             self.seen[(node, key)] = joinable
             return key, False
-        if all(old[k] is _MAYBE or old[k] == n for k, n in joinable.items()):
+        # An object one state's stored fact pinned is keyed unmasked there: equal keys mean it was
+        # MAYBE already (`old` lacks it), as good as joined.
+        if all(old.get(k, _MAYBE) is _MAYBE or old[k] == n for k, n in joinable.items()):
             if old != joinable:
-                _set_masked(st, [k for k, n in joinable.items() if n != old[k]])
+                _set_masked(st, [k for k, n in joinable.items() if n != old.get(k, _MAYBE)])
             return key, True
-        merged = {k: (n if old[k] == n else _MAYBE) for k, n in joinable.items()}
+        merged = {k: (n if old.get(k, _MAYBE) == n else _MAYBE) for k, n in joinable.items()}
         _set_masked(st, [k for k, n in joinable.items() if merged[k] != n])
         self.seen[(node, key)] = merged
         return key, False
