@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from refcheck.analysis.condlive import droppable_keys
 from refcheck.analysis.liveness import Pruner, PruneTables
+from refcheck.analysis.nulljoin import NullJoins
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
@@ -152,10 +153,12 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     events: list = []
     variants_kept = FACT_VARIANTS
     join_after = max_states // JOIN_SHARE
+    loose = None
     while work:
         states += 1
         if states == join_after:
             variants_kept = 1
+            loose = NullJoins()
         if states > max_states:
             incomplete = f"more than {max_states} states"
             break
@@ -191,11 +194,22 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
-            # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
-            key = st2.core() if len(seen) <= PILE or not tr.stale_made else (renumbered_core(st2) or st2.core())
-            variants = seen.setdefault(key if not machines else (key, machine_state(st2, machines)), [])
+            extra = machine_state(st2, machines) if machines else None
+            if loose is not None:
+                # Past the join share: what the exact core explored covers is dropped as before;
+                # the rest is keyed with the nullness of what it owns joined (`nulljoin`).
+                exact = seen.get(st2.core() if not machines else (st2.core(), extra))
+                if exact and any(v.within(st2.facts) for v in exact):
+                    continue
+                key, covered = loose.admit(succ, st2, extra)
+                variants = seen.setdefault(key, [])
+            else:
+                # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
+                key = st2.core() if len(seen) <= PILE or not tr.stale_made else (renumbered_core(st2) or st2.core())
+                variants = seen.setdefault(key if not machines else (key, extra), [])
+                covered = True
             facts = st2.facts
-            if any(v.within(facts) for v in variants):
+            if covered and any(v.within(facts) for v in variants):
                 continue
             if len(variants) >= variants_kept:
                 common = facts
