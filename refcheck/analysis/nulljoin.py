@@ -30,7 +30,7 @@ def _joinable(st: State) -> dict:
     """The objects whose nullness may be joined -> their nullness."""
     pinned = set(st.facts.stored.values()) if st.facts.stored else ()
     return {oid: o.null for oid, o in st.objs.items()
-            if oid.kind is not Kind.PARAM and o.link is None and oid not in pinned}
+            if oid.kind is Kind.ACQUIRE and o.link is None and oid not in pinned}
 
 
 def _masked(oid, o):
@@ -62,8 +62,11 @@ class NullJoins:
     def admit(self, node: int, st: State, extra) -> tuple:
         """(key, covered): the visited-map key of `st` at `node` (`extra`: what else keys it, the
         state machines') and whether the nullness explored under that key covers `st`'s; `st`'s
-        nullness is joined with it (the caller joins the facts)."""
+        nullness is joined with it (the caller joins the facts). The key is None where `st`
+        knows the nullness of no object it could join: its exact core keys it."""
         joinable = _joinable(st)
+        if all(n is _MAYBE for n in joinable.values()):
+            return None, True  # nothing to join: the exact core keys it, as before the share
         key = (_loose_core(st, joinable), extra)
         old = self.seen.get((node, key))
         if old is None:
