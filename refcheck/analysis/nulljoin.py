@@ -11,9 +11,11 @@ are joined into one where that object's nullness is MAYBE, as it was before its 
 MAYBE covers both: a later null test splits the state again, a release of a MAYBE object is a
 release (of a NULL, none: nothing is reported either way), an object left owned at an exit is
 reported as the not-NULL state would report it. So the join only adds paths, as the joins of
-facts do. Parameters are never joined (their NULL is a fate the summary reads), nor objects a
-reallocation links or a stored fact names, nor anything below the join share: a function that
-finishes under it is explored exactly as before.
+facts do. Only acquisitions are joined: a parameter's NULL is a fate the summary reads, and
+joining views re-split them at every later test (libnice's priv_conn_check_tick_stream_nominate
+went past the bound); nor objects a reallocation links or a stored fact names, nor anything below
+the join share or at a node whose cores do not pile up (`symmetry.PILE`): a function that
+finishes under the share is explored exactly as before.
 """
 
 from __future__ import annotations
