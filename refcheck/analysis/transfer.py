@@ -584,7 +584,21 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                     and not (o.origin is Origin.RESULT and o.ident is not None
                              and not self.conv.matches("borrowed_items", o.name))]:
             self.forget(st, oid, moved=True)
-        st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+        dropped = st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+        if dropped:
+            self.unpinned(st, dropped)
+
+    def unpinned(self, st: State, oids) -> None:
+        """Objects whose stored fact `var`'s change dropped: one nobody holds, stored unpaid and
+        found only through that fact is gone, as `lost` drops it when its last holder goes after
+        the fact (`a[i] = new_item (...)` in a loop: the store's temporary went first, then `i++`
+        forgot the location; kept, each trip's item piled up past the bound of live objects)."""
+        left = st.facts.stored.values()
+        for oid in oids:
+            o = st.objs.get(oid)
+            if o is not None and oid not in left and o.owned == 0 and o.debt and oid.kind not in _RELOADABLE \
+                    and not st.holders(oid) and not (oid.site in self.fated and param_fate(oid, o)):
+                del st.objs[oid]
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))
