@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis import sizes
+from refcheck.analysis import bounds, sizes
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.ir.digraph import components
 from refcheck.rules.events import Gone, Nullness, Origin
@@ -108,7 +108,8 @@ class Assumptions:
                 return taken is False
             if op == "!=" and k in excluded:
                 return taken is True
-            return None
+            holds = bounds.decide(excluded, op, k) if excluded else None  # a counter past k
+            return None if holds is None else holds == taken
         holds = {"==": known == k, "!=": known != k, "<": known < k, ">": known > k,
                  "<=": known <= k, ">=": known >= k}[op]
         return holds == taken
