@@ -242,7 +242,7 @@ class Facts:
         out = [f"{'same' if v else 'differ'}: {n(k[0])} {n(k[1])}" if isinstance(k, tuple)
                else f"cond {k}: {'true' if v else 'false'}" for k, v in self.conds.items()]
         out += [f"{n(v)} == {k}" for v, k in self.consts.items()]
-        out += [f"{n(v)} not in {{{', '.join(map(str, sorted(ks)))}}}" for v, ks in self.excluded.items()]
+        out += [f"{n(v)} not in {{{', '.join(sorted(map(str, ks), key=lambda x: (len(x), x)))}}}" for v, ks in self.excluded.items()]
         out += [f"stored {k}: {o.text()}" for k, o in self.stored.items()]
         out += [k.describe(v, n) for k, v in self.sizes.items()]
         return sorted(out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis import sizes
+from refcheck.analysis import bounds, sizes
 from refcheck.analysis.assume import Assumptions, loop_tests
 from refcheck.analysis.conditions import condition_tables
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
@@ -444,12 +444,17 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             st.facts.excluded.pop(op.var, None)  # exactly this value now
 
     def op_shift(self, st: State, op: ir.Shift, node: int, index: int, events: list) -> None:
-        known = st.facts.consts.get(op.src)
+        known, excluded = st.facts.consts.get(op.src), st.facts.excluded.get(op.src, frozenset())
         self.bind(st, op.dst, None, op.loc, False, events)
         # Only to a value the variable is compared with: a loop's `i = i + 1` would otherwise
         # make a state per trip (the values compared with are finite, so the states are).
-        if known is not None and op.dst in self.const_vars and known + op.delta in self.compared_values(op.dst):
+        if op.dst not in self.const_vars:
+            return
+        compared = self.compared_values(op.dst)
+        if known is not None and known + op.delta in compared:
             st.facts.consts[op.dst] = known + op.delta
+        elif marks := bounds.shifted(known, excluded, op.delta, compared):
+            st.facts.excluded[op.dst] = marks  # past them: which side it stays on (bounds)
 
     # -- helpers --------------------------------------------------------------------------------
     def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,

@@ -448,6 +448,13 @@ class Conventions(Answers):
         # NyMutBitSet_New); the library's records are the documented ones.
         return self._fresh is None or s.source is Source.INFERRED or self._fresh.search(callee) is not None
 
+    def constructs(self, callee: str) -> bool:
+        """A library constructor the preset names in `fresh_results`: its result was made by the
+        call, so it is none of the `singletons` (which exist before any call). Not a project's
+        inferred acquirer: `Py_RETURN_NONE` gives a new reference to None."""
+        return self._fresh is not None and self._fresh.search(callee) is not None and \
+            self.summary(callee).source is not Source.INFERRED
+
     @cached_property
     def _fresh(self) -> re.Pattern | None:
         if self.fresh_results is None:

@@ -163,6 +163,7 @@ def _cpython() -> Conventions:
         fresh_results=[r"^Py(?:List|Dict|Set|Cell|Capsule|StructSequence)_New$", r"^_?PyObject_(?:GC_)?New(?:Var)?$",
                        r"^(?:tp_alloc|PyType_GenericAlloc|PyType_GenericNew)$", r"^PyModule_(?:Create2?|New|NewObject)$",
                        r"^PyErr_NewException(?:WithDoc)?$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
+                       r"^PyFloat_From(?:Double|String)$", r"^PyComplex_From(?:Doubles|CComplex)$",
                        r"^Py(?:List_GetSlice|Sequence_List)$", r"^PyByteArray_From\w+$",
                        r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$"],
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
