@@ -228,6 +228,10 @@ class Summarizer(ParameterEffects):
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
+        elif self.left_by_freed_holder(st, oid, o):
+            # `message = builder->message; g_slice_free (builder); return message;` (libmbim's
+            # command builder): the holder's reference leaves with the holder's end, to the caller.
+            self.results.add(("owned", None))
         elif (name := singleton_of(st, oid)) is not None:
             # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
             self.results.add(("singleton", name))
@@ -333,6 +337,16 @@ class Summarizer(ParameterEffects):
             if x.kind is Kind.PARAM and x.site in self.index:
                 return self.index[x.site]
         return None
+
+    def left_by_freed_holder(self, st: State, oid: ObjId, o) -> bool:
+        """Whether the returned object was read from a field of one pointer parameter that this
+        path released (a plain free of the holder, whose field's reference it did not release:
+        a destructor that drops its fields leaves the object released, not borrowed). A holder
+        explored as owned (`stolen`) is dropped at its release: `with_freed_holder_result`."""
+        if oid.kind not in (Kind.FIELD, Kind.STALE) or o.gone is not Gone.NO or len(o.deps) != 1:
+            return False
+        var = next(iter(o.deps))
+        return var in self.index and self.fate(st, ObjId(Kind.PARAM, var)) == "released"
 
     @staticmethod
     def fate(st: State, oid: ObjId) -> str:
