@@ -297,13 +297,15 @@ class Summarizer(ParameterEffects):
 
     def fill_condition(self, i: int) -> When | None:
         """The result class on which `*p` holds the new reference, where it holds NULL at every
-        return of the other results (PyMapping_GetOptionalItem's 1; 0 and -1 leave NULL)."""
+        return of the other results (PyMapping_GetOptionalItem's 1; 0 and -1 leave NULL), or
+        what the function released again there (libpeas' `*params = g_new0 (...)`, `g_free
+        (*params); return FALSE;`: no reference for the caller either)."""
         by = {k: v for (j, k), v in self.slot_states.items() if j == i}
         if not by or None in by:
             return None
         for when in (When.POSITIVE, When.ZERO, When.NONZERO):
             inside = [k for k in by if when.holds(k)]
-            if inside and all(by[k] == {"null"} for k in by if k not in inside) \
+            if inside and all(by[k] <= {"null", "gone"} for k in by if k not in inside) \
                     and len(inside) < len(by) and any("set" in by[k] for k in inside):
                 return when
         return None
