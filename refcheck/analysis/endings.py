@@ -27,9 +27,17 @@ class Endings:
         held = st.facts.stored.get(oid.site) if oid.kind is Kind.FIELD and oid.site in self.out_slots else None
         if held is not None and held in st.objs and st.objs[oid].origin is Origin.FIELD:
             # `g_free (*params); return FALSE;`: a parameter's slot this function filled, loaded
-            # as a location's value (`op_load`: only the slot holds it), releases what it holds:
-            # the reference handed to the slot, taken back (the record's `gone` slot there).
+            # as a location's value (`op_load`: only the slot holds it), releases what it holds.
             oid = held
+        self.release_held(st, oid, op, events)
+        if any(v in self.slot_values for v in op.vars) and st.objs[oid].gone:
+            # Released through the slot itself (`g_strfreev (*array)`): the function took back
+            # the reference it handed the slot, whose record reads it as holding nothing on that
+            # result (`Summarizer.slot_state`: gone), no location left dangling by a release
+            # elsewhere (`*out = obj` and obj's autoptr: `dangling` still reports that one).
+            st.objs[oid] = replace(st.objs[oid], dropped_at=None)
+
+    def release_held(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
         o = st.objs[oid]
         if o.null == NULL:
             return
@@ -106,12 +114,8 @@ class Endings:
 
     def dangling(self, st: State, events: list) -> None:
         """A location given a reference and still holding it after the release took it back:
-        the release was of a reference handed over (RC006 at the release). Not a parameter's
-        slot alone (`*array = g_new0 (...); ... g_strfreev (*array); return FALSE;`: the function
-        took back what it made, and its record leaves the slot unfilled on that result)."""
+        the release was of a reference handed over (RC006 at the release)."""
         for oid in dict.fromkeys(st.facts.stored.values()):
-            if all(k in self.out_slots for k, v in st.facts.stored.items() if v == oid):
-                continue
             o = st.objs.get(oid)
             # shared: it was handed over by a store (a released object stored later is RC003's).
             if o is not None and o.origin in _OURS and o.shared and o.gone and o.owned == 0 \
