@@ -31,6 +31,10 @@ class Library:
     # The library declares everything in that one header, which sits beside every other
     # library's (SQLite's /usr/include/sqlite3.h): no folder is the library's, only the file.
     single: bool = False
+    # The naming describes the library's every function (OpenSSL's get0/get1): what no pattern
+    # matches is lent. False: only the records listed (cairo's copies), the rest of the library's
+    # opaque handles unknown as before (`frontend.argtypes.opaque_unknown`).
+    names_all: bool = True
 
     @cached_property
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
@@ -59,10 +63,11 @@ class Library:
         return None
 
 
-def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False) -> Library:
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False,
+            names_all: bool = True) -> Library:
     where = f"libraries.{name}"
     return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
-                   records, single)
+                   records, single, names_all)
 
 
 _OWNED = {"returns": "owned"}
@@ -172,7 +177,7 @@ LIBDBUS_CONNECTIONS = library("libdbus-connections", "dbus.h", [
     (r"^dbus_bus_get(?:_private)?$|^dbus_connection_open(?:_private)?$", _OWNED),
     (r"^dbus_connection_unref$", {"arguments": {"0": "release"}}),
     (r"^dbus_connection_ref$", {"returns": "argument", "returned": 0, "arguments": {"0": "retain"}}),
-])
+], names_all=False)
 
 # cairo's copies (its API reference): cairo_copy_path: "the copy of the current path. The caller
 # owns the returned object and should call cairo_path_destroy() when finished with it" (so
@@ -183,7 +188,7 @@ LIBDBUS_CONNECTIONS = library("libdbus-connections", "dbus.h", [
 CAIRO = library("cairo", "cairo.h", [
     (r"^cairo_copy_(?:path|path_flat|clip_rectangle_list)$|^cairo_font_options_copy$", _OWNED),
     (r"^cairo_(?:path|rectangle_list)_destroy$", {"arguments": {"0": "release"}}),
-])
+], names_all=False)
 
 # libxml2's strings (its API reference, tree.h): xmlGetProp, xmlGetNsProp, xmlGetNoNsProp: "the
 # attribute value or NULL if not found. It's up to the caller to free the memory with xmlFree()";
@@ -194,7 +199,7 @@ CAIRO = library("cairo", "cairo.h", [
 LIBXML2 = library("libxml2", "xmlversion.h", [
     (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
      r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup)$", _OWNED),
-])
+], names_all=False)
 
 # p11-kit's module lists (p11-kit/modules.h): p11_kit_modules_load_and_initialize,
 # p11_kit_modules_load: "Returns: a NULL terminated list of modules, or NULL on failure"; the list
@@ -203,7 +208,7 @@ LIBXML2 = library("libxml2", "xmlversion.h", [
 P11KIT = library("p11-kit", "p11-kit.h", [
     (r"^p11_kit_modules_load(?:_and_initialize)?$", _OWNED),
     (r"^p11_kit_modules_(?:finalize_and_)?release$", {"arguments": {"0": "release"}}),
-])
+], names_all=False)
 
 # The glib preset's: GNOME code calls these beside GLib (libgdata's libxml2, libgxps' cairo, gcr's
 # p11-kit, at-spi2-core's libdbus connections).
