@@ -199,6 +199,9 @@ CAIRO = library("cairo", "cairo.h", [
 LIBXML2 = library("libxml2", "xmlversion.h", [
     (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
      r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup)$", _OWNED),
+    # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
+    # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
+    (r"^xmlFree$", {"arguments": {"0": "release"}}),
 ], names_all=False)
 
 # p11-kit's module lists (p11-kit/modules.h): p11_kit_modules_load_and_initialize,
