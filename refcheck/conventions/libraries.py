@@ -193,12 +193,13 @@ CAIRO = library("cairo", "cairo.h", [
 # libxml2's strings (its API reference, tree.h): xmlGetProp, xmlGetNsProp, xmlGetNoNsProp: "the
 # attribute value or NULL if not found. It's up to the caller to free the memory with xmlFree()";
 # xmlNodeGetContent: "a new #xmlChar * or NULL if no content is available. It's up to the caller
-# to free the memory with xmlFree()"; xmlNodeListGetString: "a pointer to the string copy, the
+# to free the memory with xmlFree()"; xmlGetNsList: "an NULL terminated array of all the xmlNsPtr
+# found that need to be freed by the caller"; xmlNodeListGetString: "a pointer to the string copy, the
 # caller must free it with xmlFree()"; xmlStrdup/xmlStrndup: "a new xmlChar * or NULL". xmlFree
 # is the default allocator's free (g_free of it is what GNOME code writes, and is right there).
 LIBXML2 = library("libxml2", "xmlversion.h", [
     (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
-     r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup)$", _OWNED),
+     r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup|GetNsList)$", _OWNED),
     # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
     # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
     (r"^xmlFree$", {"arguments": {"0": "release"}}),
