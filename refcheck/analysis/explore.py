@@ -28,7 +28,7 @@ from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import paused_collector
 from refcheck.findings import Finding
-from refcheck.conventions.summary import DEFAULT, Summary, with_maybe_given
+from refcheck.conventions.summary import DEFAULT, Summary, with_freed_holder_result, with_maybe_given
 
 FACT_VARIANTS = 16
 # Past this share of the bound, a function's states are merged as property simulation does
@@ -77,7 +77,9 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
             first = result.summary
             result, _, _ = _explore(cfg, conv, rules, *args, stolen=stolen, pruned=pruned)
             if not result.incomplete:  # the first's reading of a steal on one result (`maybe_given`)
-                result = replace(result, summary=with_maybe_given(first, result.summary))
+                indices = frozenset(i for i, (var, _) in enumerate(cfg.params) if var in stolen)
+                summary = with_freed_holder_result(first, with_maybe_given(first, result.summary), indices)
+                result = replace(result, summary=summary)
         return result
 
 

@@ -65,6 +65,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # of what they hold is never taken back from them. The locations a cleanup variable's
         # value was stored into (an alias while it holds it).
         self.out_slots, self.sink_slots, self.alias_slots = self.store_targets(params)
+        # The variables a load of such a slot writes (`g_strfreev (*array)`'s argument).
+        self.slot_values = frozenset(op.dst for d in self.data.values() for op in (*d.ops, *d.post)
+                                     if type(op) is ir.Load and op.key in self.out_slots)
         self.out = out_edges(cfg.graph)
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).

@@ -336,6 +336,10 @@ class Conventions(Answers):
     # the body's inference reads (`Summarizer.stolen`), which trusts it where the body gives the
     # parameter up on some path, so that a path leaving it is the function's own leak.
     documented_takes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # Functions whose gtk-doc documents a non-const pointer result (`Returns: a new #RestXmlNode`)
+    # with no transfer annotation: g-ir-scanner's default for it is `full`. Not a record: read
+    # only where no body said anything (`Answers._documented_default`), below every other source.
+    documented_results: frozenset = frozenset()
     # Callback types (function-pointer typedefs) a project's gtk-doc documents taking parameters
     # over (`callbacktypes`: GrlSourceResultCb's `@media: (transfer full)`): typedef name ->
     # positions. A call through a pointer of that type consumes those arguments.

@@ -15,6 +15,7 @@ libclang-free: the scan reads the text of the project's sources (the run's units
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 
@@ -94,6 +95,41 @@ def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
     for name in clashes:
         del out[name]
     return out, {n: t for n, t in takes.items() if t}
+
+
+def unannotated_results(text: str) -> set[str]:
+    """The functions of one source text whose doc block documents a non-const pointer result
+    (`Returns: a new #RestXmlNode`) with no transfer annotation, which g-ir-scanner reads as
+    `full` (a `const` one as `none`), where the text calls it new ("a new #RestXmlNode").
+    Not a record (`Conventions.documented_results`)."""
+    found: set[str] = set()
+    if "eturn" not in text:
+        return found
+    for m in _BLOCK.finditer(text):
+        lines = _lines(m.group(1))
+        said = _tag_text(lines, "returns")
+        first = next((line for line in lines if line.strip()), "")
+        named = _NAME.match(first)
+        if not said or named is None or re.search(r"\(\s*skip\s*\)", first) or "floating" in said.lower():
+            continue
+        if not re.search(r"\b(?:a new|newly)\b", _tag_block(lines, said), re.I):
+            # A body read past the state limit records nothing, so a getter's `Returns: the
+            # name` would be taken too: only a result the text itself calls new.
+            continue
+        if any(a.split(" ")[0] == "transfer" for a in _tags(lines).get("returns", [])):
+            continue  # annotated: `_scan`'s record, if any, says it
+        signature = _signature(m.group(2), named.group(1))
+        ret = _normal(_QUALIFIERS.sub(" ", signature[1])) if signature else ""
+        if "*" in ret and not re.search(r"\bconst\b", ret):
+            found.add(signature[0])
+    return found
+
+
+def _tag_block(lines: list[str], said: str) -> str:
+    """A tag's text with its continuation lines (up to a blank line or the next tag)."""
+    i = lines.index(said)
+    rest = list(itertools.takewhile(lambda line: line.strip() and not _TAG.match(line), lines[i + 1:]))
+    return " ".join([said, *rest])
 
 
 def _taken(record: Record, element: ET.Element) -> tuple[int, ...]:
@@ -468,6 +504,16 @@ def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[
             {n: t for n, t in takes.items() if n not in clashes and n not in out})
 
 
+def _defaults(paths, max_bytes: int = 16 << 20) -> set[str]:
+    """`unannotated_results` of every project source, but a name defined twice (two statics)."""
+    found: set[str] = set()
+    for path in sorted(set(paths)):
+        text = source_text(path, max_bytes)
+        if text is not None:
+            found |= unannotated_results(text)
+    return found - _defined_twice(paths, found, max_bytes) if found else found
+
+
 def _defined_twice(paths, names, max_bytes: int) -> set[str]:
     """The documented names that two of the sources define: two functions of one name in two
     binaries of the project (colord's daemon defines a `cd_device_get_metadata (device, key)`
@@ -510,6 +556,9 @@ def annotated(conv, paths):
     tables = {n: r for n, r in found.items() if n not in conv.summaries}
     if takes:
         conv = replace(conv, documented_takes={n: t for n, t in takes.items() if n not in conv.summaries})
+    defaults = _defaults(paths) - found.keys() - conv.summaries.keys()
+    if defaults:
+        conv = replace(conv, documented_results=frozenset(defaults))
     if not tables:
         return conv
     records = {}

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from refcheck.conventions import LIBC_RECORDS, Conventions
+from refcheck.conventions.libraries import GLIB_LIBRARIES
 from refcheck.conventions.summary import Summary
 from refcheck.conventions.records import parse_record
 
@@ -180,6 +181,7 @@ _UNREF_TO = r"_unref_to_[a-z]\w*$"
 def base_glib() -> Conventions:
     """The glib preset's name patterns alone, before the GObject-Introspection table."""
     return Conventions(
+        libraries=GLIB_LIBRARIES,
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
                  r"^g_slice_(?:alloc0?|copy)$",

@@ -274,9 +274,10 @@ def installed_record(conv, decl, name: str):
 
 def library_declares(conv, decl) -> bool:
     """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
-    callee in its own headers: its naming table describes it, whatever name it has."""
+    callee in its own headers: its naming table describes it, whatever name it has (not one that
+    lists some records only, `Library.names_all`)."""
     f = _file_of(decl) if decl is not None else ""
-    return bool(f) and any(declares(lib, f) for lib in conv.libraries)
+    return bool(f) and any(declares(lib, f) for lib in conv.libraries if lib.names_all)
 
 
 def declares(lib, path: str) -> bool:
