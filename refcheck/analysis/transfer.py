@@ -339,7 +339,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                 # the next call of the same text gives another object (`invalidate`).
                 st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, op.deps)
             else:
-                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, op.deps)
+                # A location whose truth this path decided (`if (*error)`, or a store of its truth,
+                # frontend.errorslots) loads a pointer of that nullness.
+                known = st.facts.conds.get(op.key) if op.key in self.correlated else None
+                null = MAYBE if known is None else NONNULL if known else NULL
+                st.objs[oid] = made(self.made, 0, Gone.NO, null, Origin.FIELD, op.loc, op.what, node, op.deps)
         self.bind(st, op.dst, oid, op.loc, False, events)
 
     def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:

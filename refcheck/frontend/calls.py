@@ -25,6 +25,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
+from refcheck.frontend.errorslots import slot_split
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
@@ -155,6 +156,8 @@ class CallLowering(UserData, Moves):
             error = error_out_local(self.b, args)
             if error is not None:
                 error_split(self.b, loc, name, t, error)
+            else:
+                slot_split(self.b, loc, name, t, args)
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
             indicator.split_result(self.b, c, loc, name, t)
