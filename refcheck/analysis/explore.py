@@ -197,22 +197,22 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
             extra = machine_state(st2, machines) if machines else None
+            # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
             renumbered = renumbered_core(st2) if len(seen) > PILE and tr.stale_made else None
+            core = renumbered or st2.core()
+            exact = core if not machines else (core, extra)
             key = None
             if loose is not None and len(seen) > PILE and renumbered is None:
                 # Past the join share, where a node's cores pile up: what the exact core explored
                 # covers is dropped as before; the rest is keyed with the nullness of what it owns
                 # joined (`nulljoin`).
-                exact = seen.get(st2.core() if not machines else (st2.core(), extra))
-                if exact and any(v.within(st2.facts) for v in exact):
+                if any(v.within(st2.facts) for v in seen.get(exact, ())):
                     continue
                 key, covered = loose.admit(succ, st2, extra)
                 if key is not None:
                     variants = seen.setdefault(key, [])
             if key is None:
-                # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
-                key = renumbered or st2.core()
-                variants = seen.setdefault(key if not machines else (key, extra), [])
+                variants = seen.setdefault(exact, [])
                 covered = True
             facts = st2.facts
             if covered and any(v.within(facts) for v in variants):

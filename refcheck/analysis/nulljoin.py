@@ -41,7 +41,7 @@ def _masked(oid, o):
     before its test: `x = get (); if (x) use (x);` meets again as it left the call."""
     if o.null is _MAYBE:
         return o
-    if o.null is Nullness.NULL and oid.kind is Kind.ACQUIRE and not o.owned and o.gone is Gone.NO:
+    if o.null is Nullness.NULL and not o.owned and o.gone is Gone.NO:  # (joinable: acquisitions only)
         return replace(o, null=_MAYBE, owned=1)
     return replace(o, null=_MAYBE)
 

@@ -67,7 +67,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         self.out_slots, self.sink_slots, self.alias_slots = self.store_targets(params)
         # The variables a load of such a slot writes (`g_strfreev (*array)`'s argument).
         self.slot_values = frozenset(op.dst for d in self.data.values() for op in (*d.ops, *d.post)
-                                     if type(op) is ir.Load and op.key in self.out_slots)
+                                     if type(op) is ir.Load and op.key in self.out_slots) if self.out_slots else frozenset()
         self.out = out_edges(cfg.graph)
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -554,13 +554,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if st.holders(oid):
             return
         o = st.objs[oid]
-        if oid.kind is Kind.FIELD and o.owned > 0:
-            return  # retained, and still reachable by loading the same expression again
-        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
-            return  # stored, unpaid: a load of the location gives it back for the retain
-        if oid.site in self.fated and param_fate(oid, o):
-            return
-        if self.in_slot(st, oid, o):
+        if self.findable(st, oid, o):
             return
         if o.owned == 1 and self.alias_slots and any(st.facts.stored.get(t) == oid for t in self.alias_slots):
             # A cleanup variable cleared while a location it was stored into still holds its
@@ -573,6 +567,14 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             else:
                 self.event(EventKind.LOST, Via.DISCARD, loc, st, oid, events)
         del st.objs[oid]
+
+    def findable(self, st: State, oid: ObjId, o: Obj) -> bool:
+        """Whether an object nobody holds is still found or read later, so is kept (`lost`)."""
+        if oid.kind is Kind.FIELD and o.owned > 0:
+            return True  # retained, and still reachable by loading the same expression again
+        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
+            return True  # stored, unpaid: a load of the location gives it back for the retain
+        return (oid.site in self.fated and param_fate(oid, o)) or self.in_slot(st, oid, o)
 
     def collect(self, st: State, oid: ObjId) -> None:
         # Not an object a store still owes a reference (a borrowed call result stored into a
@@ -605,11 +607,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         found only through that fact is gone, as `lost` drops it when its last holder goes after
         the fact (`a[i] = new_item (...)` in a loop: the store's temporary went first, then `i++`
         forgot the location; kept, each trip's item piled up past the bound of live objects)."""
-        left = st.facts.stored.values()
         for oid in oids:
             o = st.objs.get(oid)
-            if o is not None and oid not in left and o.owned == 0 and o.debt and oid.kind not in _RELOADABLE \
-                    and not st.holders(oid) and not (oid.site in self.fated and param_fate(oid, o)):
+            if o is not None and o.owned == 0 and o.debt and not st.holders(oid) and not self.findable(st, oid, o):
                 del st.objs[oid]
 
 

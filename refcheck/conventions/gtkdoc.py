@@ -481,10 +481,12 @@ def source_text(path: str, max_bytes: int) -> str | None:
     return data.decode("utf-8", "replace") if len(data) <= max_bytes else None
 
 
-def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
-    """`project_records`, and the documented input takes of every source (`_scan`)."""
+def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]], set[str]]:
+    """`project_records`, the documented input takes of every source (`_scan`) and the results
+    documented new with no annotation (`unannotated_results`), from one read of each source."""
     out: dict[str, Record] = {}
     takes: dict[str, tuple[int, ...]] = {}
+    defaults: set[str] = set()
     clashes: set[str] = set()
     for path in sorted(set(paths)):
         text = source_text(path, max_bytes)
@@ -499,19 +501,12 @@ def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[
             if takes.get(name, positions) != positions:
                 clashes.add(name)
             takes[name] = positions
-    clashes |= _defined_twice(paths, out.keys() | takes.keys(), max_bytes)
+        defaults |= unannotated_results(text)
+    twice = _defined_twice(paths, out.keys() | takes.keys() | defaults, max_bytes)
+    clashes |= twice
     return ({n: r for n, r in out.items() if n not in clashes},
-            {n: t for n, t in takes.items() if n not in clashes and n not in out})
-
-
-def _defaults(paths, max_bytes: int = 16 << 20) -> set[str]:
-    """`unannotated_results` of every project source, but a name defined twice (two statics)."""
-    found: set[str] = set()
-    for path in sorted(set(paths)):
-        text = source_text(path, max_bytes)
-        if text is not None:
-            found |= unannotated_results(text)
-    return found - _defined_twice(paths, found, max_bytes) if found else found
+            {n: t for n, t in takes.items() if n not in clashes and n not in out},
+            defaults - twice)
 
 
 def _defined_twice(paths, names, max_bytes: int) -> set[str]:
@@ -522,13 +517,9 @@ def _defined_twice(paths, names, max_bytes: int) -> set[str]:
     no call (as two different comments of one name do not)."""
     seen: dict[str, int] = {}
     for path in sorted(set(paths)) if names else ():
-        try:
-            with open(path, "rb") as f:
-                data = f.read(max_bytes + 1)
-        except OSError:
-            continue
-        if len(data) <= max_bytes:
-            for name in _definitions(data.decode("utf-8", "replace"), names):
+        text = source_text(path, max_bytes)
+        if text is not None:
+            for name in _definitions(text, names):
                 seen[name] = seen.get(name, 0) + 1
     return {n for n, k in seen.items() if k > 1}
 
@@ -552,11 +543,11 @@ def annotated(conv, paths):
     from refcheck.conventions.presets import gir_records
     from refcheck.conventions.records import RecordError
 
-    found, takes = _project(paths)
+    found, takes, defaults = _project(paths)
     tables = {n: r for n, r in found.items() if n not in conv.summaries}
     if takes:
         conv = replace(conv, documented_takes={n: t for n, t in takes.items() if n not in conv.summaries})
-    defaults = _defaults(paths) - found.keys() - conv.summaries.keys()
+    defaults = defaults - found.keys() - conv.summaries.keys()
     if defaults:
         conv = replace(conv, documented_results=frozenset(defaults))
     if not tables:

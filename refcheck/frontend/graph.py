@@ -51,7 +51,7 @@ class GraphBuilder:
         self.flag_returns: dict[int, frozenset] = {}
         self.indicator: str | None = None  # the error indicator's fact key, "" if untested (frontend.indicator)
         self.state_tests: dict | None = None  # error-state tests of objects (frontend.taskerrors)
-        self.error_slots: dict | None = None  # reads of forwarded `GError **` parameters (frontend.gerrors)
+        self.error_slots: dict | None = None  # reads of forwarded `GError **` parameters (frontend.errorslots)
         self.indicator_calls: frozenset = frozenset()  # calls whose result a local receives (same)
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
