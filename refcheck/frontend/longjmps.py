@@ -8,13 +8,17 @@ Which calls may longjmp: those with no body in the unit and no record at all (th
 calls, `png_read_image(png, rows)`); not an acquirer, a release, a Lua call with a record, a
 function of the unit, nor one of the project's other units (declared in a header of its own, not
 a system header: gdk-pixbuf's `gdk_pixbuf_set_option` between libjpeg's calls) or of the preset's
-library, which never longjmps (GLib). A later setjmp takes over as the target.
+library, which never longjmps (GLib). A later setjmp takes over as the target. Nor does a call
+handed `&p`, p the pointer the buffer is reached through (`png_destroy_read_struct (&png, &info,
+NULL)`): it ends p's context and the buffer with it; where it is a statement of the setjmp's own
+block, no later call jumps back either.
 """
 
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.frontend.clangutil import K, binop, constant, kind_of, strip, unop
+from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder, in_library, callee_of
 from refcheck.frontend.unit import in_system_header
@@ -42,6 +46,46 @@ def second_return(cond) -> bool | None:
     if k == K.CALL_EXPR:
         return True if callee_of(c)[1] in SETJMPS else None
     return None
+
+
+def buffer_root(b: GraphBuilder, cond) -> str | None:
+    """The local pointer variable the setjmp's buffer is reached through (`png` of
+    `setjmp (png_jmpbuf (png))`); None for a buffer in a struct of the function's own
+    (libjpeg's `setjmp (jerr.setjmp_buffer)`)."""
+    stack = [cond]
+    while stack:
+        e = stack.pop()
+        if kind_of(e) == K.DECL_REF_EXPR and has_pointer_type(e):
+            var = b.var(referenced(e))
+            if var is not None:
+                return var
+        stack.extend(reversed(children_of(e)))
+    return None
+
+
+def context_ends(b: GraphBuilder, call, args: list) -> bool:
+    """Whether `call` is handed `&p`, p the setjmp buffer's pointer: p's context ends there, and
+    the call does not jump back. As a statement of the setjmp's own block, every later path has
+    passed it: no later call jumps back (the target is dropped)."""
+    if b.longjmp_context is None:
+        return False
+    root, block = b.longjmp_context
+    if not any(_address_of(b, a) == root for a in args):
+        return False
+    statement = strip(b.statement) if b.statement is not None else None
+    if block is not None and b.blocks and b.blocks[-1] is block and statement is not None \
+            and cursor_key(statement) == cursor_key(strip(call)):
+        b.longjmp_target = None
+        b.longjmp_context = None
+    return True
+
+
+def _address_of(b: GraphBuilder, a) -> str | None:
+    e = strip(a)
+    if kind_of(e) != K.UNARY_OPERATOR or unop(e) != "&":
+        return None
+    inner = strip(next(iter(children_of(e)), None))
+    return b.var(referenced(inner)) if inner is not None and kind_of(inner) == K.DECL_REF_EXPR else None
 
 
 def _is_zero(c) -> bool:
