@@ -8,7 +8,8 @@ Which calls may longjmp: those with no body in the unit and no record at all (th
 calls, `png_read_image(png, rows)`); not an acquirer, a release, a Lua call with a record, a
 function of the unit, nor one of the project's other units (declared in a header of its own, not
 a system header: gdk-pixbuf's `gdk_pixbuf_set_option` between libjpeg's calls) or of the preset's
-library, which never longjmps (GLib). A later setjmp takes over as the target. Nor does a call
+library, which never longjmps (GLib), nor the C library's (memcpy; not qsort, with its callback,
+nor raise, with a signal handler). A later setjmp takes over as the target. Nor does a call
 handed `&p`, p the pointer the buffer is reached through (`png_destroy_read_struct (&png, &info,
 NULL)`): it ends p's context and the buffer with it; where it is a statement of the setjmp's own
 block, no later call jumps back either.
@@ -16,13 +17,22 @@ block, no later call jumps back either.
 
 from __future__ import annotations
 
+import os
+
 from refcheck import ir
-from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.argtypes import is_function_pointer
+from refcheck.frontend.binding import cursor_key, referenced, spelling
 from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder, in_library, callee_of
 from refcheck.frontend.unit import in_system_header
 from refcheck.findings import Location
+
+# The C library's own headers: their functions never longjmp, but through a callback they are
+# handed (qsort's comparison) or a signal handler they run (raise, kill).
+_LIBC_HEADERS = frozenset({"string.h", "strings.h", "stdlib.h", "stdio.h", "ctype.h", "wchar.h", "wctype.h",
+                           "math.h", "time.h", "locale.h", "inttypes.h", "unistd.h", "fcntl.h", "stat.h"})
+_SIGNALS = frozenset({"raise", "kill", "killpg", "abort", "pthread_kill", "sigqueue"})
 
 # glibc spells setjmp as a macro over _setjmp; sigsetjmp over __sigsetjmp.
 SETJMPS = frozenset({"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp", "__builtin_setjmp"})
@@ -109,9 +119,17 @@ def _never_jumps(b: GraphBuilder, decl) -> bool:
     if f is None:
         return False
     if in_system_header(decl.location):
-        return bool(b.conv.library_header) and in_library(f.name, b.conv.library_header)
+        return (bool(b.conv.library_header) and in_library(f.name, b.conv.library_header)) or _libc(decl, f.name)
     own = b.fn.location.file
     return own is not None and f.name != own.name
+
+
+def _libc(decl, path: str) -> bool:
+    """A C library function (memcpy, strlen, malloc) that no callback or signal handler of the
+    program's runs inside."""
+    if os.path.basename(path) not in _LIBC_HEADERS or spelling(decl) in _SIGNALS:
+        return False
+    return not any(is_function_pointer(a.type) for a in decl.get_arguments())
 
 
 def longjmp_split(b: GraphBuilder, loc: Location, name: str) -> None:
