@@ -67,6 +67,8 @@ class GraphBuilder:
         self.labels: dict[str, int] = {}
         self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
         self.longjmp_target: int | None = None  # the last setjmp's second return (frontend.longjmps)
+        # Its buffer's pointer variable and the block of its `if` (frontend.longjmps.context_ends).
+        self.longjmp_context: tuple[str, object] | None = None
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
