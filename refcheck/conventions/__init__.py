@@ -161,6 +161,9 @@ class Conventions(Answers):
     error_out: list[str] = field(default_factory=list)
     # Predicates that are false where their first argument is NULL (GLib's g_error_matches).
     false_if_null: list[str] = field(default_factory=list)
+    # Counts that are zero exactly where their first argument is NULL (GLib's g_list_length: the
+    # empty list is NULL).
+    zero_if_null: list[str] = field(default_factory=list)
     # Pointer types that are handles passed along, not counted references (THC's state argument):
     # the cases the unit's types cannot tell (`unit_counted` below tells the others).
     context: list[str] = field(default_factory=lambda: [r"^THCState$", r"^THNNState$", r"^THCudaState$"])
@@ -366,7 +369,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

@@ -248,6 +248,7 @@ def base_glib() -> Conventions:
         error_out=[r"^struct _GError$"],
         # "If error is NULL, FALSE will be returned" (g_error_matches' documentation).
         false_if_null=[r"^g_error_matches$"],
+        zero_if_null=[r"^g_s?list_length$"],
         conditional_error={},
         # String comparisons read their arguments only: tested again with the same text and
         # nothing assigned, they give the same answer (totem-pl-parser's `g_str_equal (field,

@@ -75,12 +75,14 @@ class ConditionLowerer:
                 self.value(lhs)
                 self.branch(rhs, t, f)
                 return
-            if op in ("==", "!=") and self.equality(c, op, lhs, rhs, t, f):
+            if op in ("==", "!=") and (self.counted(c, op, lhs, rhs, t, f) or self.equality(c, op, lhs, rhs, t, f)):
                 return
         value = constant(c) if k in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.BINARY_OPERATOR,
                                      K.CXX_BOOL_LITERAL_EXPR, K.UNARY_OPERATOR, K.UNEXPOSED_EXPR) else None
         if value is not None and not has_side_effects(c):
             self.b.goto(t if value else f)
+            return
+        if k == K.CALL_EXPR and self.counted(c, "!=", c, None, t, f):
             return
         if k == K.CALL_EXPR:
             self.null_guard(c, f)
@@ -149,6 +151,29 @@ class ConditionLowerer:
                 self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,
                           shown_inverted=op == "!=")
                 return True
+        return False
+
+    def counted(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:
+        """`g_list_length (l) == 0` (or `!= 0`, or the count as a truth value) lowered as a null
+        test of l, a local: the conventions' `zero_if_null` counts are zero exactly for NULL."""
+        for x, y in ((lhs, rhs), (rhs, lhs)):
+            e = strip(x) if x is not None else None
+            if e is None or kind_of(e) != K.CALL_EXPR or (y is not None and converted_constant(y) != 0):
+                continue
+            if not self.b.conv.matches("zero_if_null", self.b.callee_of(e)[1] or ""):
+                continue
+            args = arguments(e)
+            first = strip(args[0]) if args else None
+            if first is None or kind_of(first) != K.DECL_REF_EXPR or self.b.var(referenced(first)) is None \
+                    or not has_pointer_type(first):
+                continue
+            mark = len(self.b.pending_temps)
+            v = self.value(first)
+            if v in (None, NULL):
+                continue
+            yes, no = (f, t) if op == "==" else (t, f)
+            self.test(c, v, yes, no, pointer=True, mark=mark, shown_inverted=op == "==")
+            return True
         return False
 
     def null_guard(self, c, f: int) -> None:
