@@ -332,21 +332,28 @@ def loop_tests(g, data: dict, relevant) -> set:
     (self->reader)` in a body that `goto`es back): its next trip tests the same, unchanged text
     again, so it correlates with itself as two sites do. A loop's own exit test is not one (the
     exit edge leaves): remembered, a field the body changes through a call would never let the
-    loop end."""
-    out = set()
+    loop end. The (node, key) pairs are found once per graph (`DiGraph.memo`: the return
+    witness's transfer asks for every branch, the exploration's for the relevant ones)."""
+    memo = getattr(g, "memo", None)
+    found = memo("loop_tests", lambda g: _loop_tests(g, data)) if memo is not None else _loop_tests(g, data)
+    return {key for n, key in found if relevant is None or n in relevant}
+
+
+def _loop_tests(g, data: dict) -> tuple:
+    out = []
     scc = None
     for n, d in data.items():
         cond = d.cond
         if isinstance(cond, ir.SizeTest):
             cond = cond.fallback
-        if not isinstance(cond, ir.Fact) or not (relevant is None or n in relevant):
+        if not isinstance(cond, ir.Fact):
             continue
         if scc is None:
             scc = components(g)
         succ = list(g.successors(n))
         if len(succ) > 1 and all(scc[s] == scc[n] for s in succ):
-            out.add(cond.key)
-    return out
+            out.append((n, cond.key))
+    return tuple(out)
 
 def same_as_singleton(st: State, same: tuple, data: dict) -> None:
     """`v == Py_False` held: v's object is the singleton, so a later load of it (`Py_DECREF

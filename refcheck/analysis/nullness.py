@@ -257,7 +257,15 @@ def fated_parameters(cfg) -> frozenset[str]:
     retained or reallocated, directly or through locals assigned from them): only theirs has a
     fate the summary reads at a path's end (`state.param_fate`), NULL included. Keeping every
     parameter's NULL made THNN's BatchNormalization_backward, which gives up none of its eleven,
-    exceed the state bound."""
+    exceed the state bound. Once per graph and parameters (`DiGraph.memo`): the return witness's
+    transfer and the exploration's both ask."""
+    memo = getattr(cfg.graph, "memo", None)
+    if memo is None:
+        return _fated_parameters(cfg)
+    return memo(("fated", tuple(cfg.params), cfg.entry), lambda _: _fated_parameters(cfg))
+
+
+def _fated_parameters(cfg) -> frozenset[str]:
     params = {v for v, is_ptr in cfg.params if v is not None and is_ptr}
     if not params:
         return frozenset()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from refcheck import ir
 from refcheck.analysis import mustsizes
-from refcheck.analysis.slicing import alias_classes
+from refcheck.analysis.slicing import all_ops, graph_alias_classes
 from refcheck.ir.cfg import FunctionRole
 from refcheck.conventions.summary import Effect, Source
 
@@ -41,7 +41,7 @@ def screen(cfg, conv) -> Plan:
     data = dict(cfg.graph.nodes(data="data"))
     if any(d is None for d in data.values()):
         raise Unknown("a node without its data")
-    ops = [op for d in data.values() for op in (*d.ops, *d.post)]
+    ops = all_ops(cfg)
     classes = _Classes(cfg, ops)
     sites, families = [], {}
     for n, d in data.items():
@@ -96,7 +96,7 @@ class _Classes:
 
     def __init__(self, cfg, ops):
         # The same classes the slicing's tables join (`slicing.alias_classes`).
-        self.find, _ = alias_classes(ops)
+        self.find, _ = graph_alias_classes(cfg)
         self.params = {self.find(v) for v, is_ptr in cfg.params if v is not None and is_ptr}
         self.sites = {self.find(op.dst) for op in ops if type(op) is ir.Acquire}
         # Loaded values: the borrowed results of calls (`Origin.RESULT`), and values read from

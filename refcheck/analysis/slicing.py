@@ -20,9 +20,26 @@ _ENDS = ("return", "exit", "error", "stop")
 
 
 def _node_ops(cfg) -> list[tuple]:
-    """(node, data, its ops and post ops) of every node: listed once for the tables below, which
-    each listed them again (five listings per graph, a fifth of `relevant_branches`)."""
-    return [(n, d, (*d.ops, *d.post)) for n, d in cfg.graph.nodes(data="data")]
+    """(node, data, its ops and post ops) of every node: listed once per graph (`DiGraph.memo`)
+    for the tables below, the screening and the untracked values, which each listed them again.
+    Shared: never changed by its readers."""
+    return _memo(cfg.graph, "node_ops", lambda g: [(n, d, (*d.ops, *d.post)) for n, d in g.nodes(data="data")])
+
+
+def all_ops(cfg) -> list:
+    """Every op and post op of the graph, in node order (once per graph, shared)."""
+    return _memo(cfg.graph, "all_ops", lambda g: [op for _, _, ops in _node_ops(cfg) for op in ops])
+
+
+def graph_alias_classes(cfg) -> tuple:
+    """`alias_classes` of every op of the graph: the screening, the released values and the
+    untracked values each joined the same classes (three union-finds per explored function)."""
+    return _memo(cfg.graph, "alias_classes", lambda g: alias_classes(all_ops(cfg)))
+
+
+def _memo(g, key, make):
+    memo = getattr(g, "memo", None)
+    return memo(key, make) if memo is not None else make(g)
 
 
 def pointer_values(cfg, node_ops: list | None = None) -> set[str]:
@@ -80,7 +97,7 @@ def released_values(cfg, node_ops: list | None = None) -> dict[str, set[int]]:
 
     Aliases are joined by assignment and by loading the same location, over-approximately."""
     node_ops = node_ops if node_ops is not None else _node_ops(cfg)
-    find, parent = alias_classes(op for _, _, ops in node_ops for op in ops)
+    find, parent = graph_alias_classes(cfg)
     releases: list[tuple[int, tuple]] = []
     for n, _, ops in node_ops:
         for op in ops:
@@ -112,7 +129,7 @@ def untracked_values(cfg, relevant: set | None = None, regions: dict | None = No
     object, so a location one non-qualifying variable loads disqualifies every variable loading
     it; assignments join variables both ways (an alias of a released value is released too)."""
     g = cfg.graph
-    ops = [op for _, d in g.nodes(data="data") for op in (*d.ops, *d.post)]
+    ops = all_ops(cfg)
     stored = {op.target for op in ops if type(op) is ir.Store and op.target}
     assigned, _ = alias_classes(op for op in ops if type(op) is ir.Assign)
     idle = idle_null_tests(cfg, relevant, regions, assigned) if relevant is not None and regions else set()
@@ -155,7 +172,7 @@ def untracked_values(cfg, relevant: set | None = None, regions: dict | None = No
             tracked.update((cond.a, cond.b))
     # One alias class, one object: any tracked member tracks the class (a store's value is
     # tracked, so joining it with the loads of its location adds nothing to what is tracked).
-    find, _ = alias_classes(ops)
+    find, _ = graph_alias_classes(cfg)
     tracked_classes = {find(v) for v in tracked if v is not None}
     tested_classes = {assigned(v) for v in tested if v is not None}
     return frozenset(v for v in candidates if find(v) not in tracked_classes and assigned(v) not in tested_classes
