@@ -12,9 +12,9 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
-                                        points_to_scalar, success_result, taken_by_constant, unnotified, untyped_unknown,
-                                        indirect_unknown)
+from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, forwarded_pair, is_function_pointer,
+                                        opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
+                                        untyped_unknown, indirect_unknown)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
                                          released_record, replaced_local)
@@ -316,6 +316,11 @@ class CallLowering(UserData, Moves):
         lent = Effect.STORE if self.b.conv.matches("held_results", name) else Effect.BORROW
         effects = {i: lent if isinstance(i, int) and unnotified(args, i) and (
                        e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
+                   for i, e in effects.items()}
+        # A parameter handed on with its own destroy notify parameter (`argtypes.forwarded_pair`)
+        # is the caller's data passed on with the duty to free it: whatever keeps it, nothing of
+        # the caller's is lent or taken (libgdata's progress data).
+        effects = {i: Effect.BORROW if isinstance(i, int) and e in KEPT and forwarded_pair(self.b.fn, args, i) else e
                    for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
