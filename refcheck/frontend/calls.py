@@ -126,7 +126,11 @@ class CallLowering(UserData, Moves):
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
+            # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
+            # to free it goes with the pair, no reference of this function's is needed (no RC009).
+            paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
+                      and forwarded_pair(self.b.fn, args, i)}
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
@@ -317,11 +321,6 @@ class CallLowering(UserData, Moves):
         effects = {i: lent if isinstance(i, int) and unnotified(args, i) and (
                        e in KEPT or (e is Effect.RELEASE and i in summary.given_some)) else e
                    for i, e in effects.items()}
-        # A parameter handed on with its own destroy notify parameter (`argtypes.forwarded_pair`)
-        # is the caller's data passed on with the duty to free it: whatever keeps it, nothing of
-        # the caller's is lent or taken (libgdata's progress data).
-        effects = {i: Effect.BORROW if isinstance(i, int) and e in KEPT and forwarded_pair(self.b.fn, args, i) else e
-                   for i, e in effects.items()}
         # An inferred setter handed the address of a struct of this frame (multidict's
         # `md_init_finder (md, identity, &finder)`) stores into memory that dies with this
         # function: an alias, as a local struct's member holds one (frontend.expressions), not a
@@ -508,7 +507,8 @@ class CallLowering(UserData, Moves):
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,
+                  paired=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -532,7 +532,7 @@ class CallLowering(UserData, Moves):
                 # read as taken over on some paths (libnice's `agent`: 37 false findings, grilo's
                 # examples: 2), a cause not yet found.
                 slot = f"{target}#{k}" if target and len(kept) > 1 and self.b.conv.infer_setters else target
-                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed))
+                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed, paired=v in paired))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
