@@ -190,7 +190,7 @@ class CallLowering(UserData, Moves):
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
-                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects))
+                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
         # function): where the result's type says which result is success and the caller tests
