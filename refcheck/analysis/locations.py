@@ -126,7 +126,7 @@ class Locations:
             o = st.objs[oid]
             # A retained reference already handed on (stored) is no longer ours to give either.
             if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
-                    and not self.forwards:
+                    and not self.forwards and not op.paired:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
                 if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:
                     self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice

@@ -36,6 +36,34 @@ def unnotified(args, i: int) -> bool:
     return before is not None and destroy_notify(before)
 
 
+def forwarded_pair(fn, args, i: int) -> bool:
+    """Data `args[i]` is a parameter of `fn` (the function making the call) handed on together
+    with its own destroy notify, the parameter right after it in `fn`'s list past scalars, as
+    the next argument past scalars (libgdata's `gdata_service_query_async (..., progress_callback,
+    progress_user_data, destroy_progress_user_data, ...)` in each `*_query_*_async` taking that
+    triple): the data came with the duty to call that notify, and the pair hands both on, so the
+    caller lends nothing it should have retained. Data handed with any other notify (`g_free`,
+    a notify parameter of other data) is no such pair."""
+    if fn is None or i + 1 >= len(args):
+        return False
+    data, j = strip(args[i]), i + 1
+    while j < len(args) and has_scalar_type(args[j]):
+        j += 1
+    notify = strip(args[j]) if j < len(args) else None
+    if notify is None or K.DECL_REF_EXPR != kind_of(data) or K.DECL_REF_EXPR != kind_of(notify):
+        return False
+    params = list(fn.get_arguments())
+    p, q = referenced(data), referenced(notify)
+    if p not in params or q not in params:
+        return False
+    k = params.index(p) + 1
+    while k < len(params) and params[k].type.get_canonical().kind != ci.TypeKind.POINTER:
+        k += 1  # scalars between the data and its notify (a length)
+    t = q.type.get_canonical()
+    return (k < len(params) and params[k] == q and t.kind == ci.TypeKind.POINTER
+            and destroy_notify(t.get_pointee().get_canonical()))
+
+
 def notify_after(decl, args, i: int, closure: bool = False):
     """The function named as the destroy notify of data `args[i]`: the next argument past scalars
     only (`sqlite3_bind_text (stmt, n, text, -1, g_free)`: data, its length, the destructor), or

@@ -12,9 +12,9 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, is_function_pointer, opaque_unknown,
-                                        points_to_scalar, success_result, taken_by_constant, unnotified, untyped_unknown,
-                                        indirect_unknown)
+from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, forwarded_pair, is_function_pointer,
+                                        opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
+                                        untyped_unknown, indirect_unknown)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
                                          released_record, replaced_local)
@@ -126,7 +126,11 @@ class CallLowering(UserData, Moves):
             plain = {i: values[i] for i, e in effects.items()
                      if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed)
+            # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
+            # to free it goes with the pair, no reference of this function's is needed (no RC009).
+            paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
+                      and forwarded_pair(self.b.fn, args, i)}
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
@@ -186,7 +190,7 @@ class CallLowering(UserData, Moves):
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
-                 | self.freed_by_table(decl, args, effects, summary))
+                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
         # function): where the result's type says which result is success and the caller tests
@@ -504,7 +508,8 @@ class CallLowering(UserData, Moves):
             self.b.emit(ir.Retain(loc, v, name))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
-    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False):
+    def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,
+                  paired=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -528,7 +533,7 @@ class CallLowering(UserData, Moves):
                 # read as taken over on some paths (libnice's `agent`: 37 false findings, grilo's
                 # examples: 2), a cause not yet found.
                 slot = f"{target}#{k}" if target and len(kept) > 1 and self.b.conv.infer_setters else target
-                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed))
+                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed, paired=v in paired))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""

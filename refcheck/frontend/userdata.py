@@ -86,6 +86,36 @@ class UserData:
                 taken.add(i)
         return taken
 
+    def to_itself(self, decl, args: list, effects: dict, summary) -> set[int]:
+        """Data positions a callback hands back to itself: the callback argument names the
+        function being built, right before the data, no function pointer but a NULL one after
+        it (librest's `_continuous_call_read_cb` reads on with `g_input_stream_read_async (...,
+        _continuous_call_read_cb, closure)`; grilo's `media_from_uri_cb` asks the next source
+        with itself and `mfucd`). Its next call receives the data and its other paths decide
+        its fate, so the hand-over is whole, as to any callback freeing it on every call; a
+        path that neither frees nor hands the data on is still its leak. Not where the callee's
+        body is read (in the unit, or inferred elsewhere): its record says what it does with the
+        pair (dconf's `dconf_engine_dbus_handle_connection_closed (..., G_CALLBACK (self), data)`
+        only disconnects the handler)."""
+        if summary.source is Source.INFERRED or (
+                decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
+            return set()
+        fn = self.b.fn
+        usr = fn.get_usr() if fn is not None else ""
+        if not usr:
+            return set()
+        taken = set()
+        for i in range(1, len(args)):
+            if effects.get(i, Effect.BORROW) is not Effect.BORROW or not has_pointer_type(args[i]):
+                continue
+            cb = named_function(args[i - 1])
+            if cb is None or cb.get_usr() != usr:
+                continue
+            pointers = function_pointer_positions(decl, args)
+            if i - 1 in pointers and not any(j > i and not is_null_constant(args[j]) for j in pointers):
+                taken.add(i)
+        return taken
+
     def kept_beside(self, c, arg, seen) -> bool:
         """The callback gives its data up on its last call only (where it returns FALSE: a
         conditional effect) and the caller hands the same data, after this call, to a keeper that

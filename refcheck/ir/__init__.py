@@ -151,6 +151,10 @@ class Store(Op):
     # A pointer no variable names was written (`s->type = &Foo_Type`, a cast of one): not NULL,
     # not tracked; where stores hold references, a retain through the location pays for it.
     untracked: bool = False
+    # A parameter handed to the sink beside its own destroy-notify parameter (GLib's data/notify
+    # pair forwarded: libgdata's `progress_user_data, destroy_progress_user_data`): the duty to
+    # call that notify goes with it, so no reference of the function's own is needed (no RC009).
+    paired: bool = False
 
 
 @dataclass(frozen=True)
