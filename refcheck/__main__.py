@@ -9,7 +9,10 @@ import sys
 
 def run() -> None:
     try:
-        from refcheck.commands.cli import main
+        from refcheck.support.gcpause import paused_collector
+
+        with paused_collector():  # see gcpause.py: the start's imports leave no garbage cycles
+            from refcheck.commands.cli import main
     except KeyboardInterrupt:
         print("refcheck: interrupted", file=sys.stderr)
         sys.exit(130)

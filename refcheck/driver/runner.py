@@ -27,6 +27,7 @@ from refcheck.driver.units import Request, Stdin, adapted_args, args_for, in_dat
 from refcheck.workspace.sources import relative
 from refcheck.findings.source import SourceCache
 from refcheck.support import safeio
+from refcheck.support.gcpause import paused_collector
 from refcheck.filters.suppressions import Suppressions
 
 
@@ -184,7 +185,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         todo = [todo[k] for k in callees_first([t[1] for t in todo], lambda p: _text(p, hasher.max_bytes))]
     if todo:
         # Imported here: a run served from the cache needs no multiprocessing.
-        from refcheck.driver import pool
+        with paused_collector():
+            from refcheck.driver import pool
 
         jobs, options, functions = _jobs(todo, request, cache, keys)
         progress = Progress(jobs, request.progress, workers=request.jobs,
