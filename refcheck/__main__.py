@@ -16,7 +16,30 @@ def run() -> None:
     except KeyboardInterrupt:
         print("refcheck: interrupted", file=sys.stderr)
         sys.exit(130)
-    main()
+    try:
+        main()
+    except SystemExit as done:
+        _exit(done)
+
+
+def _exit(done: SystemExit) -> None:
+    """Ends the process as `sys.exit` would, less the interpreter's teardown: freeing every module
+    and object one by one was 25-30 ms of CPU after the report was written (a process holding
+    the check's 250 modules), for a run of 250. The exit handlers still run and the standard
+    streams are flushed; where a stream cannot be (a closed pipe), Python's own exit reports it."""
+    import atexit
+    import os
+
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        raise done  # a message: Python prints it
+    try:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - Python's own exit reports whatever this was
+        raise done from None
+    os._exit(code or 0)
 
 
 if __name__ == "__main__":
