@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from refcheck.conventions import callbacktypes, gtkdoc, presets
+from refcheck.conventions import presets
 from refcheck.conventions.summary import agreed
 from refcheck.filters import baseline as baselines
 from refcheck.caches.cache import Cache, FileHasher, unit_key
@@ -78,6 +78,9 @@ def run(request: Request) -> Report:
     if cfg.preset == "glib" and cfg.gtk_doc:
         # The project's own gtk-doc annotations, from every unit: a caller in one unit sees
         # only the header's declaration of a function another unit defines and documents.
+        # Imported here: only a GLib run reads gtk-doc (and its XML records).
+        from refcheck.conventions import callbacktypes, gtkdoc
+
         cfg.conventions = gtkdoc.annotated(cfg.conventions, units)
         cfg.conventions = callbacktypes.annotated(cfg.conventions, units, cfg.root)
     cache = Cache(cfg.cache_dir if request.use_cache else None, since_ns=time.time_ns(),
