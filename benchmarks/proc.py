@@ -18,6 +18,9 @@ class Run:
     peak_rss_mb: float
     stdout: str
     stderr: str
+    # User + system CPU of the process and the descendants it waited for (the workers): what a
+    # loaded machine's walls blur.
+    cpu_seconds: float = 0.0
 
 
 def run(argv: list[str], cwd: str, env: dict | None = None) -> Run:
@@ -30,7 +33,7 @@ def run(argv: list[str], cwd: str, env: dict | None = None) -> Run:
         seconds = time.perf_counter() - started
     p.returncode = os.waitstatus_to_exitcode(status)
     return Run(argv, p.returncode, seconds, usage.ru_maxrss / 1024.0,
-               out.decode(errors="replace"), err.decode(errors="replace"))
+               out.decode(errors="replace"), err.decode(errors="replace"), usage.ru_utime + usage.ru_stime)
 
 
 def _communicate(p: subprocess.Popen) -> tuple[bytes, bytes]:

@@ -91,18 +91,26 @@ def main() -> int:
     check = [py, "-m", "refcheck", "check", "small.c", "-j", "1", "--no-cache"]
     floor = [py, os.path.join(HERE, "floor.py"), work, "small.c"]
     rows: dict[str, list[float]] = {"python -c pass": [], "refcheck check": [], "floor process": [], "parse": []}
+    # CPU (user + system, the workers included): on a shared machine the walls vary with the load,
+    # the CPU much less.
+    cpu: dict[str, list[float]] = {"python -c pass": [], "refcheck check": [], "floor process": []}
     peaks: list[float] = []  # refcheck's largest process (the worker), MB
     for _ in range(args.rounds):
-        rows["python -c pass"].append(run([py, "-c", "pass"], cwd=work, env=env).seconds)
+        p = run([py, "-c", "pass"], cwd=work, env=env)
+        rows["python -c pass"].append(p.seconds)
+        cpu["python -c pass"].append(p.cpu_seconds)
         r = run(check, cwd=work, env=env)
         if r.returncode != 1 or "RC001" not in r.stdout:
             raise SystemExit(f"refcheck did not report the leak (rc {r.returncode}): {r.stdout}{r.stderr[-2000:]}")
         rows["refcheck check"].append(r.seconds)
+        cpu["refcheck check"].append(r.cpu_seconds)
         peaks.append(r.peak_rss_mb)
         f = run(floor, cwd=work, env=env)
         rows["floor process"].append(f.seconds)
+        cpu["floor process"].append(f.cpu_seconds)
         rows["parse"].append(json.loads(f.stdout)["parse_seconds"])
     med = {k: statistics.median(v) for k, v in rows.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     commit = subprocess.run(["git", "-C", args.code, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     # With PYTHONDONTWRITEBYTECODE set (as on the shared machine) every module of a checkout is
@@ -111,7 +119,9 @@ def main() -> int:
     bytecode = "not written (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "cached"
     result = {"label": args.label, "commit": commit, "rounds": args.rounds, "load": os.getloadavg(),
               "bytecode": bytecode,
-              "machine": platform.platform(), "runs": rows, "medians": med, "peak_rss_mb": statistics.median(peaks),
+              "machine": platform.platform(), "runs": rows, "medians": med,
+              "cpu_runs": cpu, "cpu_medians": med_cpu,
+              "cpu_above_floor": med_cpu["refcheck check"] - med_cpu["floor process"], "peak_rss_mb": statistics.median(peaks),
               "above_parse": med["refcheck check"] - med["parse"],
               "above_python": med["refcheck check"] - med["python -c pass"]}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
@@ -122,6 +132,8 @@ def main() -> int:
         print(f"  {k:16s} {v * 1000:7.1f} ms")
     print(f"  refcheck above its parse {result['above_parse'] * 1000:.1f} ms (target <= 250 ms), "
           f"above python -c pass {result['above_python'] * 1000:.1f} ms; peak {result['peak_rss_mb']:.0f} MB")
+    print("  CPU (user + system, workers included): " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in med_cpu.items())
+          + f"; refcheck above the floor process {result['cpu_above_floor'] * 1000:.1f} ms")
     return 0
 
 

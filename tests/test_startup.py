@@ -68,3 +68,58 @@ def test_a_preset_is_built_only_when_chosen(tmp_path):
     out = subprocess.run([sys.executable, "-c", LAZY_PRESETS], capture_output=True, text=True, timeout=120,
                          cwd=tmp_path)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_distinfo_reads_the_wheels_as_importlib_metadata_does():
+    # frontend/headers.py asks every run for the libclang and clang-tidy wheels: distinfo reads
+    # their dist-info without importing importlib.metadata (11-15 ms of each start).
+    from importlib import metadata
+
+    from refcheck.support import distinfo
+    for name in ("libclang", "clang-tidy", "click"):
+        dist = distinfo.find(name)
+        assert dist is not None and dist.version == metadata.version(name)
+        want = metadata.distribution(name)
+        assert dist.files() == [str(f) for f in want.files]
+        assert [dist.locate(f) for f in dist.files()[:3]] == [str(want.locate_file(f)) for f in want.files[:3]]
+    assert distinfo.find("refcheck-no-such-distribution") is None
+
+
+def test_distinfo_defers_to_importlib_metadata_where_the_first_is_an_egg(tmp_path, monkeypatch):
+    from refcheck.support import distinfo
+    egg, wheel = tmp_path / "a", tmp_path / "b"
+    (egg / "Some_Pkg-1.0.egg-info").mkdir(parents=True)
+    (wheel / "some_pkg-2.0.dist-info").mkdir(parents=True)
+    (wheel / "some_pkg-2.0.dist-info" / "METADATA").write_text("Name: some.pkg\nVersion: 2.0\n\nbody\n")
+    (wheel / "some_pkg-2.0.dist-info" / "RECORD").write_text('some_pkg/__init__.py,,\n"some_pkg/a,b.h",,\n')
+    monkeypatch.setattr("sys.path", [str(wheel)])
+    dist = distinfo.find("Some.Pkg")
+    assert dist.version == "2.0" and dist.files() == ["some_pkg/__init__.py", "some_pkg/a,b.h"]
+    monkeypatch.setattr("sys.path", [str(egg), str(wheel)])
+    assert distinfo.find("some-pkg") is None  # headers.py then asks importlib.metadata
+
+
+EXIT = """
+import atexit, sys
+atexit.register(lambda: print("exit handler ran"))
+sys.argv = ["refcheck", "check", "small.c", "-j1", "--no-cache", "--format", "json"]
+from refcheck.__main__ import run
+run()
+"""
+
+LEAK = ("typedef struct THTensor THTensor;\nTHTensor *THTensor_new(void);\nvoid THTensor_free(THTensor *t);\n"
+        "void f(int c)\n{\n  THTensor *t = THTensor_new();\n  if (c)\n    return;\n  THTensor_free(t);\n}\n")
+
+
+def test_the_process_ends_without_teardown_but_with_its_exit_handlers_and_output(tmp_path):
+    # __main__._exit: os._exit after the atexit handlers and a flush of the standard streams.
+    (tmp_path / "small.c").write_text(LEAK)
+    with open(tmp_path / "out.json", "w") as out:  # a file: stdout is block-buffered
+        r = subprocess.run([sys.executable, "-c", EXIT], stdout=out, stderr=subprocess.PIPE, text=True,
+                           cwd=tmp_path, timeout=120)
+    text = (tmp_path / "out.json").read_text()
+    assert r.returncode == 1, r.stderr
+    assert text.rstrip().endswith("exit handler ran") and '"rule": "RC001"' in text
+    r = subprocess.run([sys.executable, "-m", "refcheck", "check", "missing.c"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "missing.c" in r.stderr

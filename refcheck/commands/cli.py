@@ -203,15 +203,18 @@ def check(paths, config_path, compile_commands, include_dirs, defines, undefines
     def body():
         import time
 
-        from refcheck import reporters
-        from refcheck.driver import progress, runner
-        from refcheck.support import terminal
-        from refcheck.workspace.config import Resolver
+        from refcheck.support.gcpause import paused_collector
 
-        cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
-                                                defines, undefines, std, clang_args, errors,
-                                                system_headers=system_headers)
-        _require_builtin_headers()
+        with paused_collector():  # the start's imports and tables (gcpause.py)
+            from refcheck import reporters
+            from refcheck.driver import progress, runner
+            from refcheck.support import terminal
+            from refcheck.workspace.config import Resolver
+
+            cfg, database, overrides = _load_config(config_path, compile_commands, include_dirs,
+                                                    defines, undefines, std, clang_args, errors,
+                                                    system_headers=system_headers)
+            _require_builtin_headers()
         _select_rules(overrides, select, extend_select, ignore)
         overrides.apply_selection(cfg)
         cfg.exclude = cfg.exclude + list(exclude)

@@ -19,7 +19,6 @@ import os
 import re
 from dataclasses import dataclass
 
-from refcheck.conventions.gir import GirError, parse_gir
 from refcheck.conventions.records import RecordError
 
 # The tables GLib's own .gir files make are committed (tools/glib_gir.py): never read twice.
@@ -122,6 +121,9 @@ def records(conv, gir: InstalledGir, convert) -> dict:
     gives none."""
     key = (gir.path, gir.stamp, conv.fingerprint())
     if key not in _TABLES:
+        # Imported here: the XML reader, for a unit that includes an installed .gir's headers.
+        from refcheck.conventions.gir import GirError, parse_gir
+
         if len(_TABLES) > 64:
             _TABLES.clear()
         try:

@@ -3,7 +3,6 @@ tables and the caches all write and read records through here."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import fields
 from enum import Enum
 
@@ -11,6 +10,12 @@ from refcheck.conventions.summary import (CONDITIONAL_EFFECTS, DEFAULT, Effect, 
                                           Summary, Tracked, When)
 
 _NAMED = {"consume-on-success": (Effect.CONSUME, When.ZERO)}
+
+def _close_matches(word: str, names, n: int = 1) -> list[str]:
+    import difflib  # only for a typo's message
+
+    return difflib.get_close_matches(word, names, n=n)
+
 
 # -- configuration: one table per callee ---------------------------------------------------------
 
@@ -32,7 +37,7 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
     for key, value in table.items():
         name = _KEYS.get(key)
         if name is None:
-            close = difflib.get_close_matches(str(key), _KEYS, n=1)
+            close = _close_matches(str(key), _KEYS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise RecordError(f"{where}: unknown key '{key}'{hint}")
         try:
@@ -83,7 +88,7 @@ def _enum(kind):
             return kind(v)
         except ValueError:
             names = [m.value for m in kind]
-            close = difflib.get_close_matches(str(v), names, n=1)
+            close = _close_matches(str(v), names, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ValueError(f"expected one of {', '.join(map(repr, names))}, got {v!r}{hint}") from None
     return read
@@ -116,7 +121,7 @@ def _effect(v) -> tuple[Effect, When | None]:
     if isinstance(v, dict):
         for key in v:
             if key not in ("effect", "when"):
-                close = difflib.get_close_matches(str(key), ["effect", "when"], n=1)
+                close = _close_matches(str(key), ["effect", "when"], n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise ValueError(f"unknown key '{key}' in a conditional effect{hint}")
         if set(v) != {"effect", "when"}:
@@ -134,7 +139,7 @@ def _effect(v) -> tuple[Effect, When | None]:
         return Effect(v), None
     except ValueError:
         names = [m.value for m in Effect] + list(_NAMED)
-        close = difflib.get_close_matches(str(v), names, n=1)
+        close = _close_matches(str(v), names, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ValueError(f"expected one of {', '.join(map(repr, names))}, got {v!r}{hint}") from None
 

@@ -24,6 +24,7 @@ from refcheck.conventions import Conventions
 from refcheck.driver import forking, joblog
 from refcheck.driver.limits import OUT_OF_MEMORY, StderrWatch, bound_memory, signal_name
 from refcheck.findings import ToolError, UnitResult
+from refcheck.support.gcpause import paused_collector
 
 
 @dataclass
@@ -94,7 +95,9 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
     if parent is not None:
         forking.die_with_parent(parent)
     bound_memory(options.max_memory)
-    from refcheck.reuse import across
+    with paused_collector():  # the worker's own imports (gcpause.py)
+        from refcheck.reuse import across
+        from refcheck.driver import engine, preloading
 
     across.start()  # this worker's units share their identical analyses (headers, twins)
     # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
@@ -110,7 +113,6 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
         import faulthandler
 
         faulthandler.disable()
-    from refcheck.driver import engine, preloading
     preloading.start_preload()
 
     def settings_for(o: Options):

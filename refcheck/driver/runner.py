@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from refcheck.conventions import callbacktypes, gtkdoc, presets
+from refcheck.conventions import presets
 from refcheck.conventions.summary import agreed
 from refcheck.filters import baseline as baselines
 from refcheck.caches.cache import Cache, FileHasher, unit_key
@@ -27,6 +27,7 @@ from refcheck.driver.units import Request, Stdin, adapted_args, args_for, in_dat
 from refcheck.workspace.sources import relative
 from refcheck.findings.source import SourceCache
 from refcheck.support import safeio
+from refcheck.support.gcpause import paused_collector
 from refcheck.filters.suppressions import Suppressions
 
 
@@ -77,6 +78,9 @@ def run(request: Request) -> Report:
     if cfg.preset == "glib" and cfg.gtk_doc:
         # The project's own gtk-doc annotations, from every unit: a caller in one unit sees
         # only the header's declaration of a function another unit defines and documents.
+        # Imported here: only a GLib run reads gtk-doc (and its XML records).
+        from refcheck.conventions import callbacktypes, gtkdoc
+
         cfg.conventions = gtkdoc.annotated(cfg.conventions, units)
         cfg.conventions = callbacktypes.annotated(cfg.conventions, units, cfg.root)
     cache = Cache(cfg.cache_dir if request.use_cache else None, since_ns=time.time_ns(),
@@ -184,7 +188,8 @@ def _analyze(units: list[str], request: Request, cache: Cache,
         todo = [todo[k] for k in callees_first([t[1] for t in todo], lambda p: _text(p, hasher.max_bytes))]
     if todo:
         # Imported here: a run served from the cache needs no multiprocessing.
-        from refcheck.driver import pool
+        with paused_collector():
+            from refcheck.driver import pool
 
         jobs, options, functions = _jobs(todo, request, cache, keys)
         progress = Progress(jobs, request.progress, workers=request.jobs,

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
+from refcheck.support import distinfo
+
 ENV_VAR = "REFCHECK_RESOURCE_DIR"
 WHEEL = "clang-tidy"  # the distribution that ships the resource directory
 
@@ -107,32 +109,46 @@ def expected_major() -> int | None:
     Read without loading the library, so that a run served from the cache never loads libclang;
     `refcheck doctor` compares with the version of the library itself.
     """
+    m = re.match(r"(\d+)", _wheel_version("libclang"))
+    if m:
+        return int(m.group(1))
+    return libclang_info().major
+
+
+def _wheel_version(name: str) -> str:
+    """The installed version of distribution `name`, "" when it is not installed."""
+    dist = distinfo.find(name)
+    if dist is not None:
+        return dist.version
     from importlib import metadata
 
     try:
-        m = re.match(r"(\d+)", metadata.version("libclang"))
-        if m:
-            return int(m.group(1))
+        return metadata.version(name)
     except metadata.PackageNotFoundError:
-        pass
-    return libclang_info().major
+        return ""
 
 
 def _wheel_dirs() -> tuple[str, list[str]]:
     """The clang-tidy wheel's version and the resource directories its RECORD lists."""
-    from importlib import metadata
+    dist = distinfo.find(WHEEL)
+    if dist is not None:
+        version, files, locate = dist.version, dist.files(), dist.locate
+    else:
+        from importlib import metadata
 
-    try:
-        dist = metadata.distribution(WHEEL)
-    except metadata.PackageNotFoundError:
-        return "", []
+        try:
+            found_dist = metadata.distribution(WHEEL)
+        except metadata.PackageNotFoundError:
+            return "", []
+        version, files = found_dist.version, [str(f) for f in found_dist.files or ()]
+        locate = lambda f: str(found_dist.locate_file(f))  # noqa: E731
     found = []
-    for f in dist.files or ():
-        parts = str(f).replace("\\", "/").split("/")
+    for f in files:
+        parts = f.replace("\\", "/").split("/")
         # clang_tidy/data/lib/clang/<version>/include/stddef.h
         if parts[-2:] == ["include", "stddef.h"] and parts[-5:-3] == ["lib", "clang"]:
-            found.append(os.path.dirname(os.path.dirname(str(dist.locate_file(f)))))
-    return dist.version, [d for d in found if _has_stddef(d)]
+            found.append(os.path.dirname(os.path.dirname(locate(f))))
+    return version, [d for d in found if _has_stddef(d)]
 
 
 def _pick(dirs: list[str], want: int | None) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions.gtkdoc import result_transfer
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
@@ -65,8 +64,12 @@ def _transfer_none(fn) -> bool:
     if fn.result_type.get_canonical().kind != ci.TypeKind.POINTER:
         return False
     comment = fn.raw_comment
-    if comment and result_transfer(comment) == "none":
-        return True
+    if comment and "transfer" in comment:
+        # Imported here: gtk-doc's reader (and the XML it imports) for a commented GLib result.
+        from refcheck.conventions.gtkdoc import result_transfer
+
+        if result_transfer(comment) == "none":
+            return True
     return _generated(fn)
 
 

@@ -6,7 +6,6 @@ pattern list otherwise silently turns a check off.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
@@ -18,11 +17,6 @@ from refcheck.support.errors import ConfigError  # noqa: F401 - raised here, and
 from refcheck.conventions import Conventions
 from refcheck.conventions.presets import PRESETS
 from refcheck.conventions.records import RecordError, parse_record
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 PATTERN_KINDS = ("acquire", "reallocate", "retain", "release", "consume", "error", "exit", "pure", "primitive",
                  "may_raise", "context", "borrowed", "steal", "frame")
@@ -264,6 +258,8 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
     for key, value in table.items():
         check = KEYS.get(key)
         if check is None:
+            import difflib  # only for a typo's message
+
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ConfigError(f"{where}: unknown key '{key}'{hint}")
@@ -341,6 +337,11 @@ def _with_gir(conv, path: str, where: str):
 
 
 def _read_toml(path: str) -> dict:
+    # Imported where a file is read: a run without a configuration file never parses TOML (3 ms).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
