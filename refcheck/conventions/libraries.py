@@ -197,9 +197,17 @@ CAIRO = library("cairo", "cairo.h", [
 # found that need to be freed by the caller"; xmlNodeListGetString: "a pointer to the string copy, the
 # caller must free it with xmlFree()"; xmlStrdup/xmlStrndup: "a new xmlChar * or NULL". xmlFree
 # is the default allocator's free (g_free of it is what GNOME code writes, and is right there).
+# entities.h's xmlEncodeSpecialChars and xmlEncodeEntitiesReentrant: "A newly allocated string
+# with the substitution done"; xmlNodeGetBase: "It's up to the caller to free the memory with
+# xmlFree()"; uri.h's xmlBuildURI, xmlBuildRelativeURI: "a new URI string (to be freed by the
+# caller)", xmlURIEscapeStr: "a copy of the string, but escaped", xmlSaveUri: "a new string (to
+# be deallocated by caller)"; xmlstring.h's xmlStrncatNew: "a new xmlChar * or NULL" (glib39,
+# gupnp-av's setters: `escaped = xmlEncodeSpecialChars (...); ... xmlFree (escaped)`, 5 false RC010).
 LIBXML2 = library("libxml2", "xmlversion.h", [
     (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
-     r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup|GetNsList)$", _OWNED),
+     r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup|GetNsList"
+     r"|EncodeSpecialChars|EncodeEntitiesReentrant|NodeGetBase|BuildURI|BuildRelativeURI"
+     r"|URIEscapeStr|SaveUri|StrncatNew)$", _OWNED),
     # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
     # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
     (r"^xmlFree$", {"arguments": {"0": "release"}}),

@@ -213,10 +213,16 @@ class GraphBuilder:
             f = decl.location.file
             s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header))
         if decl is not None and not s.says_something and s.role is None:
-            i = identity_position(decl)
+            i = identity_position(decl, self.passes)
             if i is not None:
                 return replace(s, returns=Returns.ARGUMENT, returned=i, pure=True, source=Source.CONVENTIONS)
         return s
+
+    def passes(self, name: str) -> int | None:
+        """The argument position the callee `name` hands back by its record (the checked
+        casts' g_type_check_instance_cast), or None."""
+        s = self.conv.summary(name)
+        return s.returned if s.returns is Returns.ARGUMENT and s.returned is not None and s.returned >= 0 else None
 
     def noreturn(self, decl) -> bool:
         if decl is None:

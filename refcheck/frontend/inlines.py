@@ -6,7 +6,7 @@ from the body: the release inside the macro releases `sk` itself."""
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.binding import arguments, cursor_key, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 
@@ -14,18 +14,23 @@ from refcheck.frontend.clangutil import kids as children_of
 _SEEN: dict = {}
 
 
-def identity_position(decl) -> int | None:
+def identity_position(decl, passes=None) -> int | None:
     """The index of the parameter a function's whole body returns (`return (T *) p;`, casts and
-    parentheses aside), when its result is a pointer; None for any other body or none."""
+    parentheses aside), when its result is a pointer; None for any other body or none.
+    `passes(name)`: the argument position a callee returns, or None (the conventions' record):
+    `return f (p, ...)` of such a callee returns p too. G_DECLARE_FINAL_TYPE's and
+    G_DECLARE_DERIVABLE_TYPE's cast functions in an installed header (librest's REST_PROXY_CALL,
+    libsoup 3's SOUP_SESSION) are `return G_TYPE_CHECK_INSTANCE_CAST (ptr, ...)`, which is
+    `g_type_check_instance_cast ((GTypeInstance *) ptr, ...)` unless cast checks are disabled."""
     key = cursor_key(decl)
     if key not in _SEEN:
         if len(_SEEN) > 4096:  # keys hold a unit's pointers: keep the table from growing per unit
             _SEEN.clear()
-        _SEEN[key] = _identity(decl)
+        _SEEN[key] = _identity(decl, passes)
     return _SEEN[key]
 
 
-def _identity(decl) -> int | None:
+def _identity(decl, passes) -> int | None:
     try:
         d = decl.get_definition()
     except Exception:  # a cursor libclang cannot resolve: no body known
@@ -41,7 +46,17 @@ def _identity(decl) -> int | None:
     if len(stmts) != 1 or kind_of(stmts[0]) != K.RETURN_STMT or len(children_of(stmts[0])) != 1:
         return None
     e = strip(children_of(stmts[0])[0])
-    if kind_of(e) != K.DECL_REF_EXPR:
+    if kind_of(e) == K.CALL_EXPR and passes is not None:
+        e = _passed(e, passes)
+    if e is None or kind_of(e) != K.DECL_REF_EXPR:
         return None
     target = referenced(e)
     return next((i for i, p in enumerate(params) if target is not None and p == target), None)
+
+
+def _passed(call, passes):
+    """The argument (casts aside) a call hands back by its callee's record, or None."""
+    callee = referenced(call)
+    i = passes(callee.spelling) if callee is not None and kind_of(callee) == K.FUNCTION_DECL else None
+    args = arguments(call) if i is not None else []
+    return strip(args[i]) if i is not None and i < len(args) else None
