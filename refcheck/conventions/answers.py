@@ -45,7 +45,13 @@ class Answers:
         # alone (gtk-doc's dex_future_new_for_pointer), says nothing of the arguments: the body may.
         if s.returns is Returns.OWNED and s.source in RESULT_ONLY and not (s.arguments or s.variadic) \
                 and self.refine_patterns and inferred is not None and name:
-            return kept_arguments(s, inferred(name), GIVEN)
+            body = inferred(name)
+            s = kept_arguments(s, body, GIVEN)
+            # A name's `_new` whose body hands every object it returns to a keeper first
+            # (`Summary.result_kept`) returns the keeper's reference; a documented one is believed.
+            if body is not None and body.result_kept and s.source is Source.CONVENTIONS:
+                s = replace(s, returns=Returns.BORROWED, family=None, any_family=False, source=Source.INFERRED)
+            return s
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
         # One whose body frees only what its parameters hold says so, all borrowed (libnice's
