@@ -21,6 +21,8 @@ from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import K, STRIPPED, binop, is_expression, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.fieldowners import edges
+from refcheck.frontend.recordfrees import given_by
 
 
 # Where a list's mention is only a test of it.
@@ -122,6 +124,34 @@ def _only_read(parent, wrapper) -> bool:
     return k == K.UNARY_OPERATOR and unop(parent) == "!"
 
 
+def _takes_elements(b, call) -> bool:
+    """Whether `call` is to a function of this unit whose body pops elements out of the list it
+    is handed first and hands them on (`while ((d = g_queue_pop_head (queue))) notify_data_free
+    (d);`): the list's elements were its to give."""
+    decl = b.callee_of(call)[0]
+    d = decl.get_definition() if decl is not None and kind_of(decl) == K.FUNCTION_DECL else None
+    params = [k for k in children_of(d) if kind_of(k) == K.PARM_DECL] if d is not None else []
+    if not params:
+        return False
+    popped, out = set(), False
+    for user, k in edges(d):
+        if kind_of(k) != K.CALL_EXPR or not b.conv.matches("list_pops", b.callee_of(k)[1] or ""):
+            continue
+        first = next(iter(k.get_arguments()), None)
+        first = strip(first) if first is not None else None
+        if first is None or kind_of(first) != K.DECL_REF_EXPR or referenced(first) != params[0]:
+            continue
+        lhs = strip(children_of(user)[0]) if kind_of(user) == K.BINARY_OPERATOR and binop(user) == "=" else None
+        if kind_of(user) == K.VAR_DECL:
+            popped.add(cursor_key(user))
+        elif lhs is not None and kind_of(lhs) == K.DECL_REF_EXPR:
+            popped.add(cursor_key(referenced(lhs)))
+        else:
+            out = out or kind_of(user) == K.CALL_EXPR and given_by(b, user, k)
+    return out or any(kind_of(user) == K.CALL_EXPR and given_by(b, user, k) for user, k in edges(d)
+                      if kind_of(k) == K.DECL_REF_EXPR and cursor_key(referenced(k)) in popped)
+
+
 def _may_free(b, a) -> bool:
     """Whether argument `a` is a function that may free what it is given first: a releaser
     (`(GFunc) g_object_unref`), a function whose body releases its first parameter, one whose body
@@ -148,6 +178,8 @@ def _classify(b, v: str, parent, wrapper, freed: set, walked: set, calls: list) 
             walked.add(v)  # g_list_foreach (l, (GFunc) g_object_unref, NULL) frees the elements
         elif b.conv.matches("shallow_free", b.callee_of(parent)[1] or ""):
             freed.add(v)
+        elif wrapper is args[0] and _takes_elements(b, parent):
+            walked.add(v)  # gupnp's create_property_set (queue) pops and frees every element
         elif wrapper is args[0]:
             calls.append((v, parent))
         return
