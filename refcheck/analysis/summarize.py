@@ -121,6 +121,7 @@ class Summarizer(ParameterEffects):
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
+        self.in_containers: set = set()  # objects put into a container a parameter or local reaches
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -236,8 +237,11 @@ class Summarizer(ParameterEffects):
         elif (name := singleton_of(st, oid)) is not None:
             # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
             self.results.add(("singleton", name))
-        elif oid.kind is Kind.ACQUIRE and o.shared and o.gone is Gone.NO and oid not in self.filled_with:
-            # Made here and handed to a keeper before it is returned (`Summary.result_kept`).
+        elif oid.kind is Kind.ACQUIRE and o.shared and o.gone is Gone.NO and oid in self.in_containers \
+                and oid not in self.filled_with:
+            # Made here and put into a container before it is returned (`Summary.result_kept`):
+            # not a plain field store (gdk-pixbuf's `pixdata->pixel_data = data; return data;`
+            # hands the caller the data to free) nor a global registry (dconf's engine list).
             self.results.add(("kept",))
         else:
             self.results.add(("borrowed",))

@@ -38,7 +38,10 @@ class Answers:
             s = self._named(name)
         # Where the names and tables say nothing, or say borrowed, the body may say more.
         if s.source is Source.DEFAULT and inferred is not None and name:
-            return inferred(name) or self._documented_default(name, s)
+            body = inferred(name)
+            if body is not None and body.result_kept and not replace(body, result_kept=False).says_something:
+                body = None  # only the keeper's borrowed result: a documented new one is believed
+            return body or self._documented_default(name, s)
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
             return refined(s, inferred(name))
         # A pattern's acquirer (`dconf_changeset_new_write (path, value)`), or a record of the result

@@ -151,6 +151,10 @@ class Store(Op):
     # A pointer no variable names was written (`s->type = &Foo_Type`, a cast of one): not NULL,
     # not tracked; where stores hold references, a retain through the location pays for it.
     untracked: bool = False
+    # A container's element (Effect.STORE) put into a container reached from a parameter or a
+    # local (`stream->conncheck_list`), not a global registry: a body that returns var returns
+    # the container's reference (`Summary.result_kept`).
+    element: bool = False
 
 
 @dataclass(frozen=True)
