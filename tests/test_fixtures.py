@@ -312,7 +312,9 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      "fixture_portal_call_free": "release",
                      # glib_notify_fields.c: task data destructors, the notify whose body is read.
                      "fixture_task_data_free": "release", "fixture_owned_data_free": "release",
-                     "fixture_cleared_data_free": "release", "fixture_slice_data_free": "release"}
+                     "fixture_cleared_data_free": "release", "fixture_slice_data_free": "release",
+                     # glib_local_queue.c: gupnp's notify_data_free, handed each popped element.
+                     "fixture_notify_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

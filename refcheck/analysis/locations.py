@@ -110,6 +110,8 @@ class Locations:
             self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.element and oid is not None and self.summarizer is not None:
+            self.summarizer.in_containers.add(oid)
         if op.sink and oid is not None and self.summarizer is not None:
             self.summarizer.at_given(st, oid)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:

@@ -120,6 +120,8 @@ class Summarizer(ParameterEffects):
         self.flags: dict[int, set] = {}
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
+        self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
+        self.in_containers: set = set()  # objects put into a container a parameter or local reaches
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -235,6 +237,12 @@ class Summarizer(ParameterEffects):
         elif (name := singleton_of(st, oid)) is not None:
             # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
             self.results.add(("singleton", name))
+        elif oid.kind is Kind.ACQUIRE and o.shared and o.gone is Gone.NO and oid in self.in_containers \
+                and oid not in self.filled_with:
+            # Made here and put into a container before it is returned (`Summary.result_kept`):
+            # not a plain field store (gdk-pixbuf's `pixdata->pixel_data = data; return data;`
+            # hands the caller the data to free) nor a global registry (dconf's engine list).
+            self.results.add(("kept",))
         else:
             self.results.add(("borrowed",))
 
@@ -257,6 +265,8 @@ class Summarizer(ParameterEffects):
                  member: str = "") -> None:
         """A store through `through` (`*through = v`, at location key `target`), or of a returned
         local struct's `member`, before its transfer."""
+        if through is not None and oid is not None:
+            self.filled_with.add(oid)  # `*out = obj; return obj;`: no keeper's
         if member:
             o = st.objs.get(oid) if oid is not None else None
             if o is not None and o.null != Nullness.NULL:
@@ -415,6 +425,7 @@ class Summarizer(ParameterEffects):
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),
                     given_some=self.given_some(), leans=self.leans(args), forwards=self.forwards(args),
                     null_when_flags=self.cfg.null_when_flags, null_when_nonzero=self.null_when_nonzero(),
+                    result_kept=returns is Returns.BORROWED and self.results - {("null",), ("none",)} == {("kept",)},
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 

@@ -84,6 +84,10 @@ class Conventions(Answers):
     # elements contain dynamically-allocated memory, you should either use g_list_free_full() or
     # free them manually first"): a local list freed so held its elements borrowed (frontend.shallow).
     shallow_free: list[str] = field(default_factory=list)
+    # Calls that take an element out of the list they are handed first (GLib's g_queue_pop_head):
+    # a shallowly freed list whose popped elements are handed on (freed, stored, returned) held
+    # them owned after all (frontend.shallow).
+    list_pops: list[str] = field(default_factory=list)
     # Table constructors (pattern -> {"key": index, "value": index} of their destroy function
     # arguments; none for a table that frees neither) and the calls that store a key (position 1)
     # and a value (position 2) into the table they are handed first: a local table made without
@@ -366,7 +370,7 @@ class Conventions(Answers):
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "table_store", "parent_classes", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
             "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "destructor_names", "singletons")}

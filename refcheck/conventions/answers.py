@@ -38,14 +38,23 @@ class Answers:
             s = self._named(name)
         # Where the names and tables say nothing, or say borrowed, the body may say more.
         if s.source is Source.DEFAULT and inferred is not None and name:
-            return inferred(name) or self._documented_default(name, s)
+            body = inferred(name)
+            if body is not None and body.result_kept and not replace(body, result_kept=False).says_something:
+                body = None  # only the keeper's borrowed result: a documented new one is believed
+            return body or self._documented_default(name, s)
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
             return refined(s, inferred(name))
         # A pattern's acquirer (`dconf_changeset_new_write (path, value)`), or a record of the result
         # alone (gtk-doc's dex_future_new_for_pointer), says nothing of the arguments: the body may.
         if s.returns is Returns.OWNED and s.source in RESULT_ONLY and not (s.arguments or s.variadic) \
                 and self.refine_patterns and inferred is not None and name:
-            return kept_arguments(s, inferred(name), GIVEN)
+            body = inferred(name)
+            s = kept_arguments(s, body, GIVEN)
+            # A name's `_new` whose body hands every object it returns to a keeper first
+            # (`Summary.result_kept`) returns the keeper's reference; a documented one is believed.
+            if body is not None and body.result_kept and s.source is Source.CONVENTIONS:
+                s = replace(s, returns=Returns.BORROWED, family=None, any_family=False, source=Source.INFERRED)
+            return s
         # A name the patterns make a releaser of every argument whose body releases some of its
         # parameters itself (`verify_and_free (sources, n, expected_names, k)`): those are the ones.
         # One whose body frees only what its parameters hold says so, all borrowed (libnice's

@@ -213,7 +213,10 @@ def base_glib() -> Conventions:
         consume=[r"_take$", _UNREF_TO],
         consume_owned=[_UNREF_TO],
         null_sorted=[r"^g_strcmp0$"],
-        shallow_free=[r"^g_(?:s?list|queue)_free$"],
+        # g_queue_clear: "Removes all the elements in queue. If queue elements contain
+        # dynamically-allocated memory, they should be freed first" (a GQueue on the stack).
+        shallow_free=[r"^g_(?:s?list|queue)_free$", r"^g_queue_clear$"],
+        list_pops=[r"^g_queue_(?:pop|peek)_(?:head|tail|nth)$"],
         # g_hash_table_new (hash, equal) frees neither keys nor values; g_hash_table_new_full
         # (hash, equal, key_destroy, value_destroy) those its non-NULL functions free.
         table_new={r"^g_hash_table_new$": {}, r"^g_hash_table_new_full$": {"key": 2, "value": 3}},

@@ -224,6 +224,12 @@ class Summary:
     # NULL` and a cache-miss error is set, else 0). Where the argument is not NULL the result is
     # 0, so a caller's `if (f (val)) continue;` has nothing of val's to release on that edge.
     null_when_nonzero: tuple = ()
+    # BORROWED: every object it returns is a fresh one its body handed to a keeper first (a list
+    # or table that a parameter or a global holds: libnice's `priv_add_new_check_pair` inserts
+    # its pair into `stream->conncheck_list`, libmbim's `transaction_new` registers what it makes
+    # in its device's table, and each returns it): the keeper's reference, not the caller's.
+    # Inferred; where a name's pattern alone says owned (a `_new`), the body is believed.
+    result_kept: bool = False
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:

@@ -524,7 +524,8 @@ class CallLowering(UserData, Moves):
         for k, v in enumerate(kept):
             self.b.emit(ir.Use(loc, v))
             if v in plain:  # a container's element (Effect.STORE): a new place, borrowed is fine
-                self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating))
+                held = bool(args) and 0 not in sinks and bool(expr_vars(args[0], self.b))
+                self.b.emit(ir.Store(loc, v, "", frozenset(), floating=v in floating, element=held))
             else:
                 # Each kept argument has a slot of its own where stores hold references
                 # (`infer_setters`, the cpython preset's: PyErr_Restore (t, v, tb) keeps three; one

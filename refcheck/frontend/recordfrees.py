@@ -98,7 +98,7 @@ def _given(b, tops: list) -> frozenset:
         for c in of_kinds(fn, _USES):
             k = kind_of(c)
             if k == K.CALL_EXPR:
-                out.update(_usr(a) for a in c.get_arguments() if _usr(a) and _given_by(b, c, strip(a)))
+                out.update(_usr(a) for a in c.get_arguments() if _usr(a) and given_by(b, c, strip(a)))
             elif k == K.UNARY_OPERATOR and unop(c) == "&" or k in (K.VAR_DECL, K.RETURN_STMT):
                 out.update(_usr(a) for a in children_of(c)[-1:])
             elif k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids := children_of(c)) == 2:
@@ -205,13 +205,13 @@ def _may_free(b, fn, field_usr: str) -> bool:
             if binop(parent) in _TESTS or (binop(parent) == "=" and kids and strip(kids[0]) == k):
                 continue
             return True
-        if pk == K.CALL_EXPR and not _given_by(b, parent, k):
+        if pk == K.CALL_EXPR and not given_by(b, parent, k):
             continue
         return True
     return False
 
 
-def _given_by(b, call, k, depth: int = 0) -> bool:
+def given_by(b, call, k, depth: int = 0) -> bool:
     """Whether `call` may give up the value of its argument `k`."""
     args = list(call.get_arguments())
     hit = [i for i, a in enumerate(args) if strip(a) == k]
@@ -265,7 +265,7 @@ def _gives(b, c, param, depth: int) -> bool:
         return kind_of(x) == K.DECL_REF_EXPR and referenced(x) == param
     k = kind_of(c)
     if k == K.CALL_EXPR:
-        return any(named(a) and _given_by(b, c, strip(a), depth) for a in c.get_arguments())
+        return any(named(a) and given_by(b, c, strip(a), depth) for a in c.get_arguments())
     if k == K.UNARY_OPERATOR:
         return unop(c) == "&" and any(named(a) for a in children_of(c))
     if k in (K.VAR_DECL, K.RETURN_STMT):

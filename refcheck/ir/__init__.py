@@ -155,6 +155,10 @@ class Store(Op):
     # pair forwarded: libgdata's `progress_user_data, destroy_progress_user_data`): the duty to
     # call that notify goes with it, so no reference of the function's own is needed (no RC009).
     paired: bool = False
+    # A container's element (Effect.STORE) put into a container reached from a parameter or a
+    # local (`stream->conncheck_list`), not a global registry: a body that returns var returns
+    # the container's reference (`Summary.result_kept`).
+    element: bool = False
 
 
 @dataclass(frozen=True)
