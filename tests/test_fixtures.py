@@ -310,6 +310,8 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      "fixture_agent_free": "release",
                      # glib_callback_protocol.c: libportal's `access_camera_call_free`.
                      "fixture_portal_call_free": "release",
+                     # glib_callback_to_itself.c, glib_forwarded_notify.c: the data's destructors.
+                     "fixture_reader_free": "release", "fixture_query_free": "release",
                      # glib_notify_fields.c: task data destructors, the notify whose body is read.
                      "fixture_task_data_free": "release", "fixture_owned_data_free": "release",
                      "fixture_cleared_data_free": "release", "fixture_slice_data_free": "release",
