@@ -109,10 +109,38 @@ def _result(callable_, ret) -> Record:
     return record
 
 
+# A result documented as one of the arguments: "Returns: @string" (g_string_append and its kin,
+# g_strchomp), "the same pointer passed in as @string" (g_strreverse), "the #GValueArray passed
+# in as @value_array" (g_value_array_append: the array is grown in place, its struct stays).
+# GIR's transfer says "none" or "full" of what is the argument itself (issue 32, glib33).
+_RETURNS_ARGUMENT = re.compile(r"^(?:the (?:same )?(?:pointer |#\w+ )?(?:passed in as )?)?@(\w+)\.?$", re.I)
+# A copy kept inside another object's memory: "a pointer to the copy of @string within the
+# #GStringChunk" (g_string_chunk_insert*, which GIR calls transfer full): the chunk frees it.
+_INSIDE_OTHER = re.compile(r"\bwithin the #\w+\s*$|\ba pointer into\b", re.I)
+
+
+def _documented_result(callable_, ret) -> Record:
+    """What the return value's documentation says over its transfer annotation."""
+    if ret is None or not _is_pointer(ret):
+        return {}
+    text = " ".join(_doc(ret).split())
+    match = _RETURNS_ARGUMENT.match(text)
+    if match:
+        params = callable_.find(CORE + "parameters")
+        names = [] if params is None else [p.get("name") for p in params
+                                            if p.tag in (CORE + "instance-parameter", CORE + "parameter")]
+        if match.group(1) in names:
+            return {"returns": "argument", "returned": names.index(match.group(1))}
+    if ret.get("transfer-ownership") == "full" and _INSIDE_OTHER.search(text):
+        return {"returns": "borrowed"}
+    return {}
+
+
 def _record(callable_) -> Record | None:
     record: Record = {}
     ret = callable_.find(CORE + "return-value")
     record.update(_result(callable_, ret))
+    record.update(_documented_result(callable_, ret))
     params = callable_.find(CORE + "parameters")
     arguments: dict[str, str] = {}
     if params is not None:
@@ -331,7 +359,7 @@ def check_record(name: str, record, where: str) -> Record:
     """A record table validated (clear errors, never a traceback)."""
     if not isinstance(record, dict):
         raise GirError(f"{where}: {name}: expected a table")
-    unknown = set(record) - {"returns", "arguments", UNOWNED_CONSTRUCTOR}
+    unknown = set(record) - {"returns", "returned", "arguments", UNOWNED_CONSTRUCTOR}
     if unknown:
         raise GirError(f"{where}: {name}: unknown key {sorted(unknown)[0]!r}")
     if UNOWNED_CONSTRUCTOR in record and (record[UNOWNED_CONSTRUCTOR] is not True or record.get("returns") != "unknown"):

@@ -197,12 +197,19 @@ def base_glib() -> Conventions:
         may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$"],
         # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
         # function-pointer members): a release, not the retain `_ref` would make it.
-        retain=[r"(?<!dec)_ref(?:_sink)?$"],
+        # Weak references take none: g_object_weak_ref "Adds a weak reference callback to an
+        # object. Weak references are used for notification when an object is disposed", and
+        # g_object_weak_unref "Removes a weak reference callback": neither a retain nor a release
+        # (at-spi2-core's atk_relation_add_target, gupnp's context manager). A toggle reference is
+        # a strong one: g_object_add_toggle_ref "Increases the reference count of the object by
+        # one", g_object_remove_toggle_ref "Removes a reference added with g_object_add_toggle_ref().
+        # The reference count of the object is decreased by one" (a release, not `_ref`'s retain).
+        retain=[r"(?<!dec)(?<!weak)(?<!remove_toggle)_ref(?:_sink)?$"],
         # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
         # the context's reference; "This does not unref the GSource: if you still hold a
         # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
         # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
-        release=[r"_unref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+        release=[r"(?<!weak)_unref$", r"_remove_toggle_ref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$",
                  # "Frees one GList element" (g_list_free1 is its alias): an unlinked node's free.
                  r"^g_s?list_free_?1$"],

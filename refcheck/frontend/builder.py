@@ -68,6 +68,7 @@ class Builder(GraphBuilder):
         self.holding_sites: list | None = None  # the body's assignments and calls, listed once (frontend.parents)
         self.parameter_vars: frozenset | None = None  # the parameters' variables (frontend.parents)
         self.weak_locations: frozenset | None = None  # keys given to g_object_add_weak_pointer (frontend.weak)
+        self.weak_referenced: frozenset | None = None  # keys given to g_object_weak_ref (frontend.weak)
         self.shallow_calls: frozenset | None = None  # calls filling a list freed shallowly (frontend.shallow)
         self.bare_tables: dict | None = None  # tables made without destroy functions (frontend.bare_tables)
         self.owning: frozenset | None = None  # locals that own what is stored into them (frontend.owning)

@@ -44,7 +44,7 @@ from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.steals import format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
-from refcheck.frontend.weak import forget_released, weak_address
+from refcheck.frontend.weak import forget_released, weak_address, weak_held
 
 
 class CallLowering(UserData, Moves):
@@ -383,8 +383,10 @@ class CallLowering(UserData, Moves):
 
     def without_lent(self, c, decl, args: list, effects: dict, sinks: set) -> tuple[dict, set]:
         """The call's effects and kept positions less those it only lends: a back-pointer, async
-        user data its callback neither gives up nor keeps (issue 32)."""
+        user data its callback neither gives up nor keeps (issue 32), an object the function
+        weak-refs (frontend.weak)."""
         lent = back_pointers(self.b, args, effects) | self.lent_to_callback(c, decl, args, effects, sinks)
+        lent |= {i for i in sinks if isinstance(i, int) and i < len(args) and weak_held(self.b, args[i])}
         return {i: e for i, e in effects.items() if i not in lent}, set(sinks) - lent
 
     def summary_at(self, c, decl, name: str, args: list):

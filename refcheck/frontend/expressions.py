@@ -32,7 +32,7 @@ from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.constfields import constant_truth, spared
-from refcheck.frontend.weak import weak_store
+from refcheck.frontend.weak import weak_held, weak_store
 
 
 class ExpressionLowerer(CxxExpressions, CallLowering):
@@ -446,8 +446,10 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             self.b.emit(ir.Use(loc, src))
             return src
         key = key_of(self.b, target)
-        # A cleanup variable's copy, or a weak pointer (`frontend.weak`): an alias, no hand-over.
-        alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else ""))
+        # A cleanup variable's copy, a weak pointer or a weak-ref'd object (`frontend.weak`): an
+        # alias, no hand-over.
+        alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else "")
+                                        or weak_held(self.b, rhs))
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None

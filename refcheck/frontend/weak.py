@@ -13,6 +13,15 @@ released object after its release: finalization NULLs it, or another owner keeps
 way what it holds is no longer this function's to track, as after `&local` escapes
 (`forget_released`; an assignment would read as the overwrite of a reference still owned where the
 function held two).
+
+A weak reference (`g_object_weak_ref (obj, notify, data)`: "Weak references are used for
+notification when an object is disposed"; it takes no reference) beside a store of the same
+object is the store's own weakness: the notify removes it from the list, the table or the closure
+it was put in (gupnp's `g_ptr_array_add (priv->control_points, cp)`, the `doc_cache` insert,
+librest's `closure->weak_object = weak_object`). So a plain store of an object the function
+weak-refs, or a store into the location it weak-refs, is no hand-over (`weak_held`); a reference
+of the store's own (`g_ptr_array_add (objects, g_object_ref (cp))`) is not a plain store and still
+is one (round 29b).
 """
 
 from __future__ import annotations
@@ -29,7 +38,47 @@ WEAK_POINTER_CALLS = frozenset({"g_object_add_weak_pointer"})
 # The calls given `&loc` only to register or unregister it as a weak pointer: the address does not
 # escape (nothing but finalization writes through it, which `forget_released` stands for).
 WEAK_REGISTRATIONS = WEAK_POINTER_CALLS | {"g_object_remove_weak_pointer"}
+# The calls that take a weak reference on their first argument (GObject's documented API).
+WEAK_REF_CALLS = frozenset({"g_object_weak_ref"})
+# G_OBJECT (x) and its kin expand to this checked cast of x (without G_DISABLE_CAST_CHECKS).
+_CHECKED_CAST = "g_type_check_instance_cast"
 _CALLS = frozenset({K.CALL_EXPR.value})
+
+
+def _uncast(c):
+    """c without casts and GObject's checked casts (`G_OBJECT (doc)`)."""
+    c = strip(c)
+    while kind_of(c) == K.CALL_EXPR and c.spelling == _CHECKED_CAST:
+        args = children_of(c)[1:]
+        if not args:
+            break
+        c = strip(args[0])
+    return c
+
+
+def _key(b, c) -> str | None:
+    key = key_of(b, _uncast(c))
+    return key[0] if key else None
+
+
+def weak_referenced(b) -> frozenset[str]:
+    """The keys of the objects (a local, a location) the function being built weak-refs."""
+    if b.weak_referenced is None:
+        keys = set()
+        calls = of_kinds(b.fn, _CALLS)
+        for c, name in zip(calls, spellings(calls)):
+            args = children_of(c)[1:] if name in WEAK_REF_CALLS else ()
+            key = _key(b, args[0]) if args else None
+            if key:
+                keys.add(key)
+        b.weak_referenced = frozenset(keys)
+    return b.weak_referenced
+
+
+def weak_held(b, c) -> bool:
+    """Whether storing expression c stores, plainly, an object the function weak-refs."""
+    key = _key(b, c) if weak_referenced(b) else None
+    return key is not None and key in b.weak_referenced
 
 
 def weak_locations(b) -> frozenset[str]:
@@ -55,8 +104,9 @@ def weak_locations(b) -> frozenset[str]:
 
 
 def weak_store(b, key: str) -> bool:
-    """Whether a store into the location of `key` writes a weak pointer."""
-    return bool(key) and key in weak_locations(b)
+    """Whether a store into the location of `key` writes a weak pointer, or the location holds an
+    object the function weak-refs."""
+    return bool(key) and (key in weak_locations(b) or key in weak_referenced(b))
 
 
 def weak_address(name: str, i: int) -> bool:
