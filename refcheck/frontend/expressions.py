@@ -469,12 +469,16 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         return self.b.var(referenced(base)) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
 
     def local_array_element(self, target) -> bool:
-        """`arr[i]` where arr is an array (not a pointer) local to this function."""
+        """`arr[i]` where arr is an array (not a pointer, nor a parameter) local to this function."""
         if kind_of(target) != K.ARRAY_SUBSCRIPT_EXPR:
             return False
         base = next(iter(children_of(target)), None)
         base = strip(base) if base is not None else None
         if base is None or kind_of(base) != K.DECL_REF_EXPR or self.b.var(referenced(base)) is None:
+            return False
+        # Not a parameter declared as an array (`_cffi_opcode_t opcodes[]`): C adjusts it to a
+        # pointer (C11 6.7.6.3p7), the caller's memory, whose store hands the reference over.
+        if kind_of(referenced(base)) == K.PARM_DECL:
             return False
         return referenced(base).type.get_canonical().kind in (
             ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
