@@ -82,6 +82,8 @@ class Options:
     gnutls_headers: bool = False  # `gnutls-headers`: compiled against the installed GnuTLS (pkg-config gnutls)
     sqlite_headers: bool = False  # `sqlite-headers`: compiled against the installed SQLite (pkg-config sqlite3)
     dbus_headers: bool = False  # `dbus-headers`: compiled against the installed libdbus (pkg-config dbus-1)
+    # `pkg=NAME`: compiled against that installed library too (pkg-config NAME's flags).
+    packages: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -132,6 +134,9 @@ def _parse_options(path: Path, line: int, text: str) -> Options:
             include = numpy_include()
             if include:
                 options.clang_args.append(f"-I{include}")
+        elif token.startswith("pkg="):
+            options.packages.append(token.removeprefix("pkg="))
+            options.clang_args.extend(_pkg_cflags(options.packages[-1]) or [])
         elif token.startswith("gir-dir="):
             options.gir_dir = token.removeprefix("gir-dir=")
         elif token.startswith("args="):
@@ -160,6 +165,11 @@ def sqlite_cflags() -> list[str] | None:
 def dbus_cflags() -> list[str] | None:
     """The installed libdbus's compiler flags, None without its development headers."""
     return _pkg_cflags("dbus-1")
+
+
+def pkg_cflags(package: str) -> list[str] | None:
+    """An installed library's compiler flags (`pkg=NAME`), None without its development headers."""
+    return _pkg_cflags(package)
 
 
 def _pkg_cflags(package: str) -> list[str] | None:

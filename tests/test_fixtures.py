@@ -26,6 +26,7 @@ from fixture_expect import (
     gnutls_cflags,
     sqlite_cflags,
     dbus_cflags,
+    pkg_cflags,
     FixtureFile,
     FixtureSyntaxError,
     find_units,
@@ -82,6 +83,9 @@ def _missing_headers(unit: Path) -> str | None:
         return "no SQLite development headers (pkg-config sqlite3)"
     if options.dbus_headers and dbus_cflags() is None:
         return "no libdbus development headers (pkg-config dbus-1)"
+    missing = next((p for p in options.packages if pkg_cflags(p) is None), None)
+    if missing:
+        return f"no {missing} development headers (pkg-config {missing})"
     if options.numpy_headers and not numpy_include():
         return "numpy is not installed (its C API headers come with it)"
     return None

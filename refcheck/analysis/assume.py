@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis import sizes
+from refcheck.analysis import bounds, sizes
 from refcheck.analysis.state import Kind, ObjId, State
 from refcheck.ir.digraph import components
 from refcheck.rules.events import Gone, Nullness, Origin
@@ -108,7 +108,8 @@ class Assumptions:
                 return taken is False
             if op == "!=" and k in excluded:
                 return taken is True
-            return None
+            holds = bounds.decide(excluded, op, k) if excluded else None  # a counter past k
+            return None if holds is None else holds == taken
         holds = {"==": known == k, "!=": known != k, "<": known < k, ">": known > k,
                  "<=": known <= k, ">=": known >= k}[op]
         return holds == taken
@@ -196,6 +197,8 @@ class Assumptions:
             held = st.facts.stored.get(cond.key) if st.facts.stored else None
             st2 = self.assume_correlated(st, cond.key, taken)
             if st2 is not None and cond.same is not None and cond.same[2] == taken:
+                if self.constructed(st2, st2.env.get(cond.same[0])):
+                    return None  # a constructor's new object is no singleton
                 same_as_singleton(st2, cond.same, self.data)
             if held is not None and st2 is not None and held in st2.objs:
                 return self.assume_null_object(st2, held, taken)
@@ -255,6 +258,11 @@ class Assumptions:
         """The result of an acquirer that never hands back an object that existed before the call."""
         o = st.objs.get(oid)
         return oid.kind is Kind.ACQUIRE and o is not None and (o.fresh or self.conv.acquires_fresh(o.name))
+
+    def constructed(self, st: State, oid: ObjId | None) -> bool:
+        """oid is a live result of a library constructor (`Conventions.constructs`)."""
+        o = st.objs.get(oid) if oid is not None else None
+        return o is not None and oid.kind is Kind.ACQUIRE and o.null != NULL and self.conv.constructs(o.name)
 
     def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter

@@ -24,6 +24,22 @@ class Endings:
     """Releases, returns and exits; `Transfer` supplies the state's tables and `event`."""
 
     def release(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
+        held = st.facts.stored.get(oid.site) if oid.kind is Kind.FIELD and oid.site in self.out_slots else None
+        through = held is not None and held in st.objs and st.objs[oid].origin is Origin.FIELD
+        if through:
+            # `g_free (*params); return FALSE;`: a parameter's slot this function filled, loaded
+            # as a location's value (`op_load`: only the slot holds it), releases what it holds
+            # (also under `?:`: gcr's `g_free (iv ? *iv : NULL)`).
+            oid = held
+        self.release_held(st, oid, op, events)
+        if (through or any(v in self.slot_values for v in op.vars)) and st.objs[oid].gone:
+            # Released through the slot itself (`g_strfreev (*array)`): the function took back
+            # the reference it handed the slot, whose record reads it as holding nothing on that
+            # result (`Summarizer.slot_state`: gone), no location left dangling by a release
+            # elsewhere (`*out = obj` and obj's autoptr: `dangling` still reports that one).
+            st.objs[oid] = replace(st.objs[oid], dropped_at=None)
+
+    def release_held(self, st: State, oid: ObjId, op: ir.Release, events: list) -> None:
         o = st.objs[oid]
         if o.null == NULL:
             return

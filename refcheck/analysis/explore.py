@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from refcheck.analysis.condlive import droppable_keys
 from refcheck.analysis.liveness import Pruner, PruneTables
+from refcheck.analysis.nulljoin import NullJoins
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
 from refcheck.analysis.state import Bound
@@ -27,7 +28,7 @@ from refcheck.ir.cfg import FunctionCFG
 from refcheck.conventions import Conventions
 from refcheck.support.gcpause import paused_collector
 from refcheck.findings import Finding
-from refcheck.conventions.summary import DEFAULT, Summary, with_maybe_given
+from refcheck.conventions.summary import DEFAULT, Summary, with_freed_holder_result, with_maybe_given
 
 FACT_VARIANTS = 16
 # Past this share of the bound, a function's states are merged as property simulation does
@@ -76,7 +77,9 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
             first = result.summary
             result, _, _ = _explore(cfg, conv, rules, *args, stolen=stolen, pruned=pruned)
             if not result.incomplete:  # the first's reading of a steal on one result (`maybe_given`)
-                result = replace(result, summary=with_maybe_given(first, result.summary))
+                indices = frozenset(i for i, (var, _) in enumerate(cfg.params) if var in stolen)
+                summary = with_freed_holder_result(first, with_maybe_given(first, result.summary), indices)
+                result = replace(result, summary=summary)
         return result
 
 
@@ -152,10 +155,12 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     events: list = []
     variants_kept = FACT_VARIANTS
     join_after = max_states // JOIN_SHARE
+    loose = None
     while work:
         states += 1
         if states == join_after:
             variants_kept = 1
+            loose = NullJoins()
         if states > max_states:
             incomplete = f"more than {max_states} states"
             break
@@ -191,11 +196,26 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if pruner is not None:
                 pruner(succ, st2, node)
             seen = visited.setdefault(succ, {})
+            extra = machine_state(st2, machines) if machines else None
             # Up to the numbering of stale views where the node's cores pile up (`symmetry`).
-            key = st2.core() if len(seen) <= PILE or not tr.stale_made else (renumbered_core(st2) or st2.core())
-            variants = seen.setdefault(key if not machines else (key, machine_state(st2, machines)), [])
+            renumbered = renumbered_core(st2) if len(seen) > PILE and tr.stale_made else None
+            core = renumbered or st2.core()
+            exact = core if not machines else (core, extra)
+            key = None
+            if loose is not None and len(seen) > PILE and renumbered is None:
+                # Past the join share, where a node's cores pile up: what the exact core explored
+                # covers is dropped as before; the rest is keyed with the nullness of what it owns
+                # joined (`nulljoin`).
+                if any(v.within(st2.facts) for v in seen.get(exact, ())):
+                    continue
+                key, covered = loose.admit(succ, st2, extra)
+                if key is not None:
+                    variants = seen.setdefault(key, [])
+            if key is None:
+                variants = seen.setdefault(exact, [])
+                covered = True
             facts = st2.facts
-            if any(v.within(facts) for v in variants):
+            if covered and any(v.within(facts) for v in variants):
                 continue
             if len(variants) >= variants_kept:
                 common = facts

@@ -1,17 +1,24 @@
-"""What a store does to the location it writes: the object it held before, and the fact that
-loading the location gives back what was stored (Transfer.op_store's second half)."""
+"""Transfer's memory ops: loads, stores, escapes and reallocations, and what a store does to the
+location it writes (the object it held before; loading it gives back what was stored)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, restores
-from refcheck.rules.events import Gone
+from refcheck.analysis import sizes
+from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, made, restores
+from refcheck.rules.events import EventKind, Gone, Via
+
+NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
+# Origins of references the function never owned: handing one to a sink is RC009.
+# Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
+# `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
+_SINK_NEEDS_OWNED = (Origin.PARAM, Origin.RESULT, Origin.RETAIN)
 
 
 class Locations:
-    """Transfer's mixin: the location side of a store (`op.target`, a field or a slot)."""
+    """Transfer's mixin: the memory ops, and the location side of a store (a field or a slot)."""
 
     def store_into(self, st: State, op: ir.Store, oid: ObjId | None) -> None:
         """`op.target` now holds `oid` (None: a value nobody tracks): the object it held before
@@ -63,3 +70,122 @@ class Locations:
             return
         if any(not v.startswith("$") for v in st.holders(fid)):
             st.objs[fid] = replace(b, taken=True)
+
+    def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
+        # In a primitive (a Lua `retain` method retaining its userdata's object) a call's result
+        # is what the function manipulates the count of, as its parameters are: not tracked.
+        if op.dst in self.untracked or (op.call and self.primitive):
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
+        stored = st.facts.stored.get(op.key) if op.key else None
+        # One only a parameter's slot keeps (`in_slot`, for its nullness) is loaded as before: a
+        # location's value, not a reference this function handed over.
+        if stored is not None and stored in st.objs and (st.holders(stored) or not self.in_slot(st, stored, st.objs[stored])):
+            self.bind(st, op.dst, stored, op.loc, False, events)
+            return
+        oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
+        if oid not in st.objs:
+            if op.call:
+                # Its arguments' variables as deps: one assigned once something was done to it,
+                # the next call of the same text gives another object (`invalidate`).
+                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, op.deps)
+            else:
+                # A location whose truth this path decided (`if (*error)`, or a store of its truth,
+                # frontend.errorslots) loads a pointer of that nullness.
+                known = st.facts.conds.get(op.key) if op.key in self.correlated else None
+                null = MAYBE if known is None else NONNULL if known else NULL
+                st.objs[oid] = made(self.made, 0, Gone.NO, null, Origin.FIELD, op.loc, op.what, node, op.deps)
+        self.bind(st, op.dst, oid, op.loc, False, events)
+
+    def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
+        sizes.on_store(st, op)
+        if op.target in self.correlated or (op.through is not None and op.target):
+            # The location's own truth, tested (or an out-parameter's slot): what this store wrote.
+            if op.truth is None and not op.null:
+                st.facts.conds.pop(op.target, None)
+            else:
+                st.facts.conds[op.target] = bool(op.truth)
+        oid = st.env.get(op.var) if op.var is not None else None
+        if oid is not None:
+            self.escape(st, oid)
+        if (op.through is not None or op.member) and self.summarizer is not None:
+            self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
+        if op.sink and oid is not None and self.summarizer is not None:
+            self.summarizer.at_given(st, oid)
+        if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
+            self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
+            if not op.assumed:
+                self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
+            else:
+                self.summarizer.leaning.setdefault(oid.site, set()).add(op.sink)
+        if oid is not None and op.floating and not self.floating(st.objs[oid]):
+            if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
+                st.objs[oid] = replace(st.objs[oid], floated=True)
+            oid = None  # a sink of floating references takes its own reference of any other
+        if oid is not None:
+            o = st.objs[oid]
+            # A retained reference already handed on (stored) is no longer ours to give either.
+            if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
+                    and not self.forwards:
+                self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
+                if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:
+                    self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice
+            # One debt per location holding it: storing it again where it already is owes nothing.
+            again = bool(op.target) and st.facts.stored.get(op.target) == oid
+            if ((o.kept and o.owned <= 1 and not self.conv.infer_setters) or (op.alias and o.owned)) and not op.sink and op.through is None:
+                # A keeper holds its own reference, or a cleanup variable keeps ours to its scope's end:
+                # this copy is a borrowed alias, no hand-over (`*out = x` still is). Not where stores
+                # hold references (`infer_setters`: CPython's `self->last = node` after PyDict_SetItem).
+                # Not a reference retained beyond our one (glib-networking's `g_hash_table_insert
+                # (complete, g_bytes_ref (der), g_bytes_ref (der))` after a helper kept `der`):
+                # that one is for the location.
+                pass
+            # An owned reference stored: its new holder keeps the object alive past our releases.
+            elif o.owned:
+                # The location holds that reference (`*pkey = Py_NewRef(key)`, `Py_INCREF(x);
+                # self->f = x;`): cleared while a variable here still holds the object
+                # (`Py_CLEAR(self->f)`, `Py_XSETREF(self->f, NULL)`), it is ours again (precision
+                # 4, 9). Not a sink's slot: its keeper decides (precision 11).
+                paid = o.paid + 1 if op.target and not op.sink else o.paid
+                st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid))
+            else:
+                st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
+        if op.target:
+            self.store_into(st, op, oid)
+
+    def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
+        if op.var in st.env:
+            self.escape(st, st.env[op.var])  # `&v` handed on: whoever got it may keep v's value
+        oid = st.env.pop(op.var, None)
+        kept = {k: st.facts.conds[k] for k in op.spared if k in st.facts.conds} if op.spared else None
+        self.invalidate(st, op.var)
+        if kept:  # fields the callee cannot write (frontend.constfields)
+            st.facts.conds.update(kept)
+        # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
+        # sig's: only an escaping sole holder may hand its reference over. A holder no later op
+        # reads (a macro's statement-expression temporary, `__inst` of G_TYPE_CHECK_INSTANCE_TYPE,
+        # or a block's local whose scope ended) can never release it: it does not count.
+        if oid is not None and not self.held_after(st, oid, node, index):
+            st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
+            self.collect(st, oid)
+
+    def held_after(self, st: State, oid: ObjId, node: int, index: int) -> bool:
+        """Whether a variable some later op reads holds `oid` (with no liveness: any holder)."""
+        held = [v for v, o in st.env.items() if o == oid]
+        if self.live is None or not held:
+            return bool(held)
+        return any(self.live.read_after(self.cfg.graph, node, index, v) for v in held)
+
+    def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
+        src = st.env.get(op.src) if op.src is not None else None
+        if op.src is not None and src is None:
+            # A block nobody here counts (its variable escaped: `lookup (table, key, &list)`
+            # filled it with the table's own list): the result is as unknown as the argument.
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
+        if src is not None and not op.may_fail:
+            self.drop_ref(st, src, op.loc)
+        self.acquire(st, op.dst, op.loc, op.callee, node, index)
+        if src is not None and op.may_fail:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], link=src)

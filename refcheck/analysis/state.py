@@ -206,19 +206,22 @@ class Facts:
     def __bool__(self) -> bool:
         return bool(self.conds or self.consts or self.excluded or self.stored or self.sizes)
 
-    def invalidate(self, var: str, cond_vars: dict, stored_deps: dict) -> None:
-        """`var` changed: forget every fact that mentions it."""
+    def invalidate(self, var: str, cond_vars: dict, stored_deps: dict) -> list:
+        """`var` changed: forget every fact that mentions it. Returns the objects of the stored
+        facts forgotten."""
         if self.conds:
             for k in [k for k in self.conds if var in cond_vars.get(k, ())]:
                 del self.conds[k]
         self.consts.pop(var, None)
         self.excluded.pop(var, None)
+        dropped = []
         if self.stored:
             for k in [k for k in self.stored if k == var or var in stored_deps.get(k, ())]:
-                del self.stored[k]
+                dropped.append(self.stored.pop(k))
         if self.sizes:
             for k in [k for k, v in self.sizes.items() if k.mentions(v, var)]:
                 del self.sizes[k]
+        return dropped
 
     def within(self, other: "Facts") -> bool:
         """Every fact here is also known in `other` (so `other`'s paths are covered by ours)."""
@@ -239,7 +242,7 @@ class Facts:
         out = [f"{'same' if v else 'differ'}: {n(k[0])} {n(k[1])}" if isinstance(k, tuple)
                else f"cond {k}: {'true' if v else 'false'}" for k, v in self.conds.items()]
         out += [f"{n(v)} == {k}" for v, k in self.consts.items()]
-        out += [f"{n(v)} not in {{{', '.join(map(str, sorted(ks)))}}}" for v, ks in self.excluded.items()]
+        out += [f"{n(v)} not in {{{', '.join(sorted(map(str, ks), key=lambda x: (len(x), x)))}}}" for v, ks in self.excluded.items()]
         out += [f"stored {k}: {o.text()}" for k, o in self.stored.items()]
         out += [k.describe(v, n) for k, v in self.sizes.items()]
         return sorted(out)

@@ -228,6 +228,10 @@ class Summarizer(ParameterEffects):
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
             self.results.add(("argument", self.index[oid.site]))
+        elif self.left_by_freed_holder(st, oid, o):
+            # `message = builder->message; g_slice_free (builder); return message;` (libmbim's
+            # command builder): the holder's reference leaves with the holder's end, to the caller.
+            self.results.add(("owned", None))
         elif (name := singleton_of(st, oid)) is not None:
             # A bare `return Py_None;`: the interpreter's object, borrowed, one the caller can test.
             self.results.add(("singleton", name))
@@ -293,13 +297,15 @@ class Summarizer(ParameterEffects):
 
     def fill_condition(self, i: int) -> When | None:
         """The result class on which `*p` holds the new reference, where it holds NULL at every
-        return of the other results (PyMapping_GetOptionalItem's 1; 0 and -1 leave NULL)."""
+        return of the other results (PyMapping_GetOptionalItem's 1; 0 and -1 leave NULL), or
+        what the function released again there (libpeas' `*params = g_new0 (...)`, `g_free
+        (*params); return FALSE;`: no reference for the caller either)."""
         by = {k: v for (j, k), v in self.slot_states.items() if j == i}
         if not by or None in by:
             return None
         for when in (When.POSITIVE, When.ZERO, When.NONZERO):
             inside = [k for k in by if when.holds(k)]
-            if inside and all(by[k] == {"null"} for k in by if k not in inside) \
+            if inside and all(by[k] <= {"null", "gone"} for k in by if k not in inside) \
                     and len(inside) < len(by) and any("set" in by[k] for k in inside):
                 return when
         return None
@@ -333,6 +339,16 @@ class Summarizer(ParameterEffects):
             if x.kind is Kind.PARAM and x.site in self.index:
                 return self.index[x.site]
         return None
+
+    def left_by_freed_holder(self, st: State, oid: ObjId, o) -> bool:
+        """Whether the returned object was read from a field of one pointer parameter that this
+        path released (a plain free of the holder, whose field's reference it did not release:
+        a destructor that drops its fields leaves the object released, not borrowed). A holder
+        explored as owned (`stolen`) is dropped at its release: `with_freed_holder_result`."""
+        if oid.kind not in (Kind.FIELD, Kind.STALE) or o.gone is not Gone.NO or len(o.deps) != 1:
+            return False
+        var = next(iter(o.deps))
+        return var in self.index and self.fate(st, ObjId(Kind.PARAM, var)) == "released"
 
     @staticmethod
     def fate(st: State, oid: ObjId) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from refcheck import ir
-from refcheck.analysis import sizes
+from refcheck.analysis import bounds, sizes
 from refcheck.analysis.assume import Assumptions, loop_tests
 from refcheck.analysis.conditions import condition_tables
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
@@ -31,11 +31,6 @@ from refcheck.rules.events import Event, EventKind, Gone, Nullness, Origin, Via
 from refcheck.findings import Location
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
-# Origins of references the function never owned: handing one to a sink is RC009.
-# Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
-# `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
-_BORROWED = (Origin.PARAM, Origin.RESULT)
-_SINK_NEEDS_OWNED = (*_BORROWED, Origin.RETAIN)
 
 
 
@@ -65,6 +60,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # of what they hold is never taken back from them. The locations a cleanup variable's
         # value was stored into (an alias while it holds it).
         self.out_slots, self.sink_slots, self.alias_slots = self.store_targets(params)
+        # The variables a load of such a slot writes (`g_strfreev (*array)`'s argument).
+        self.slot_values = frozenset(op.dst for d in self.data.values() for op in (*d.ops, *d.post)
+                                     if type(op) is ir.Load and op.key in self.out_slots) if self.out_slots else frozenset()
         self.out = out_edges(cfg.graph)
         # THAlloc and THRealloc return owned memory by definition, like any new* function, and so
         # do the allocator implementations (conventions.primitive).
@@ -317,121 +315,6 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                                site=o.site if keep else op.loc, node=o.node if keep else node,
                                origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
 
-    def op_load(self, st: State, op: ir.Load, node: int, index: int, events: list) -> None:
-        # In a primitive (a Lua `retain` method retaining its userdata's object) a call's result
-        # is what the function manipulates the count of, as its parameters are: not tracked.
-        if op.dst in self.untracked or (op.call and self.primitive):
-            self.bind(st, op.dst, None, op.loc, False, events)
-            return
-        stored = st.facts.stored.get(op.key) if op.key else None
-        # One only a parameter's slot keeps (`in_slot`, for its nullness) is loaded as before: a
-        # location's value, not a reference this function handed over.
-        if stored is not None and stored in st.objs and (st.holders(stored) or not self.in_slot(st, stored, st.objs[stored])):
-            self.bind(st, op.dst, stored, op.loc, False, events)
-            return
-        oid = ObjId(Kind.FIELD, op.key) if op.key else self.fresh(st, Kind.LOAD, (node, index))
-        if oid not in st.objs:
-            if op.call:
-                # Its arguments' variables as deps: one assigned once something was done to it,
-                # the next call of the same text gives another object (`invalidate`).
-                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.RESULT, op.loc, op.call, node, op.deps)
-            else:
-                st.objs[oid] = made(self.made, 0, Gone.NO, MAYBE, Origin.FIELD, op.loc, op.what, node, op.deps)
-        self.bind(st, op.dst, oid, op.loc, False, events)
-
-    def op_store(self, st: State, op: ir.Store, node: int, index: int, events: list) -> None:
-        sizes.on_store(st, op)
-        if op.target in self.correlated or (op.through is not None and op.target):
-            # The location's own truth, tested (or an out-parameter's slot): what this store wrote.
-            if op.truth is None and not op.null:
-                st.facts.conds.pop(op.target, None)
-            else:
-                st.facts.conds[op.target] = bool(op.truth)
-        oid = st.env.get(op.var) if op.var is not None else None
-        if oid is not None:
-            self.escape(st, oid)
-        if (op.through is not None or op.member) and self.summarizer is not None:
-            self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
-        if op.sink and oid is not None and self.summarizer is not None:
-            self.summarizer.at_given(st, oid)
-        if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:
-            self.summarizer.handed.add(oid.site)  # a parameter handed to a call that keeps it
-            if not op.assumed:
-                self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
-            else:
-                self.summarizer.leaning.setdefault(oid.site, set()).add(op.sink)
-        if oid is not None and op.floating and not self.floating(st.objs[oid]):
-            if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
-                st.objs[oid] = replace(st.objs[oid], floated=True)
-            oid = None  # a sink of floating references takes its own reference of any other
-        if oid is not None:
-            o = st.objs[oid]
-            # A retained reference already handed on (stored) is no longer ours to give either.
-            if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
-                    and not self.forwards:
-                self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
-                if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:
-                    self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice
-            # One debt per location holding it: storing it again where it already is owes nothing.
-            again = bool(op.target) and st.facts.stored.get(op.target) == oid
-            if ((o.kept and o.owned <= 1 and not self.conv.infer_setters) or (op.alias and o.owned)) and not op.sink and op.through is None:
-                # A keeper holds its own reference, or a cleanup variable keeps ours to its scope's end:
-                # this copy is a borrowed alias, no hand-over (`*out = x` still is). Not where stores
-                # hold references (`infer_setters`: CPython's `self->last = node` after PyDict_SetItem).
-                # Not a reference retained beyond our one (glib-networking's `g_hash_table_insert
-                # (complete, g_bytes_ref (der), g_bytes_ref (der))` after a helper kept `der`):
-                # that one is for the location.
-                pass
-            # An owned reference stored: its new holder keeps the object alive past our releases.
-            elif o.owned:
-                # The location holds that reference (`*pkey = Py_NewRef(key)`, `Py_INCREF(x);
-                # self->f = x;`): cleared while a variable here still holds the object
-                # (`Py_CLEAR(self->f)`, `Py_XSETREF(self->f, NULL)`), it is ours again (precision
-                # 4, 9). Not a sink's slot: its keeper decides (precision 11).
-                paid = o.paid + 1 if op.target and not op.sink else o.paid
-                st.objs[oid] = replace(o, owned=o.owned - 1, shared=True, paid=min(MAX_OWNED, paid))
-            else:
-                st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
-        if op.target:
-            self.store_into(st, op, oid)
-
-    def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
-        if op.var in st.env:
-            self.escape(st, st.env[op.var])  # `&v` handed on: whoever got it may keep v's value
-        oid = st.env.pop(op.var, None)
-        kept = {k: st.facts.conds[k] for k in op.spared if k in st.facts.conds} if op.spared else None
-        self.invalidate(st, op.var)
-        if kept:  # fields the callee cannot write (frontend.constfields)
-            st.facts.conds.update(kept)
-        # `tmp = sig; parse(&tmp);` may move tmp along (or overwrite it) but the object stays
-        # sig's: only an escaping sole holder may hand its reference over. A holder no later op
-        # reads (a macro's statement-expression temporary, `__inst` of G_TYPE_CHECK_INSTANCE_TYPE,
-        # or a block's local whose scope ended) can never release it: it does not count.
-        if oid is not None and not self.held_after(st, oid, node, index):
-            st.objs[oid] = replace(st.objs[oid], owned=0, gone=Gone.NO)
-            self.collect(st, oid)
-
-    def held_after(self, st: State, oid: ObjId, node: int, index: int) -> bool:
-        """Whether a variable some later op reads holds `oid` (with no liveness: any holder)."""
-        held = [v for v, o in st.env.items() if o == oid]
-        if self.live is None or not held:
-            return bool(held)
-        return any(self.live.read_after(self.cfg.graph, node, index, v) for v in held)
-
-    def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
-        src = st.env.get(op.src) if op.src is not None else None
-        if op.src is not None and src is None:
-            # A block nobody here counts (its variable escaped: `lookup (table, key, &list)`
-            # filled it with the table's own list): the result is as unknown as the argument.
-            self.bind(st, op.dst, None, op.loc, False, events)
-            return
-        if src is not None and not op.may_fail:
-            self.drop_ref(st, src, op.loc)
-        self.acquire(st, op.dst, op.loc, op.callee, node, index)
-        if src is not None and op.may_fail:
-            dst = st.env[op.dst]
-            st.objs[dst] = replace(st.objs[dst], link=src)
-
     def op_touch(self, st: State, op: ir.Touch, node: int, index: int, events: list) -> None:
         self.invalidate(st, op.var)
 
@@ -444,12 +327,17 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             st.facts.excluded.pop(op.var, None)  # exactly this value now
 
     def op_shift(self, st: State, op: ir.Shift, node: int, index: int, events: list) -> None:
-        known = st.facts.consts.get(op.src)
+        known, excluded = st.facts.consts.get(op.src), st.facts.excluded.get(op.src, frozenset())
         self.bind(st, op.dst, None, op.loc, False, events)
         # Only to a value the variable is compared with: a loop's `i = i + 1` would otherwise
         # make a state per trip (the values compared with are finite, so the states are).
-        if known is not None and op.dst in self.const_vars and known + op.delta in self.compared_values(op.dst):
+        if op.dst not in self.const_vars:
+            return
+        compared = self.compared_values(op.dst)
+        if known is not None and known + op.delta in compared:
             st.facts.consts[op.dst] = known + op.delta
+        elif marks := bounds.shifted(known, excluded, op.delta, compared):
+            st.facts.excluded[op.dst] = marks  # past them: which side it stays on (bounds)
 
     # -- helpers --------------------------------------------------------------------------------
     def event(self, kind: EventKind, via: Via, loc: Location, st: State, oid: ObjId, events: list,
@@ -542,13 +430,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if st.holders(oid):
             return
         o = st.objs[oid]
-        if oid.kind is Kind.FIELD and o.owned > 0:
-            return  # retained, and still reachable by loading the same expression again
-        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
-            return  # stored, unpaid: a load of the location gives it back for the retain
-        if oid.site in self.fated and param_fate(oid, o):
-            return
-        if self.in_slot(st, oid, o):
+        if self.findable(st, oid, o):
             return
         if o.owned == 1 and self.alias_slots and any(st.facts.stored.get(t) == oid for t in self.alias_slots):
             # A cleanup variable cleared while a location it was stored into still holds its
@@ -561,6 +443,14 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             else:
                 self.event(EventKind.LOST, Via.DISCARD, loc, st, oid, events)
         del st.objs[oid]
+
+    def findable(self, st: State, oid: ObjId, o: Obj) -> bool:
+        """Whether an object nobody holds is still found or read later, so is kept (`lost`)."""
+        if oid.kind is Kind.FIELD and o.owned > 0:
+            return True  # retained, and still reachable by loading the same expression again
+        if o.owned == 0 and o.debt and (oid.kind in _RELOADABLE or oid in st.facts.stored.values()):
+            return True  # stored, unpaid: a load of the location gives it back for the retain
+        return (oid.site in self.fated and param_fate(oid, o)) or self.in_slot(st, oid, o)
 
     def collect(self, st: State, oid: ObjId) -> None:
         # Not an object a store still owes a reference (a borrowed call result stored into a
@@ -584,7 +474,19 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                     and not (o.origin is Origin.RESULT and o.ident is not None
                              and not self.conv.matches("borrowed_items", o.name))]:
             self.forget(st, oid, moved=True)
-        st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+        dropped = st.facts.invalidate(var, self.cond_vars, self.stored_deps)
+        if dropped:
+            self.unpinned(st, dropped)
+
+    def unpinned(self, st: State, oids) -> None:
+        """Objects whose stored fact `var`'s change dropped: one nobody holds, stored unpaid and
+        found only through that fact is gone, as `lost` drops it when its last holder goes after
+        the fact (`a[i] = new_item (...)` in a loop: the store's temporary went first, then `i++`
+        forgot the location; kept, each trip's item piled up past the bound of live objects)."""
+        for oid in oids:
+            o = st.objs.get(oid)
+            if o is not None and o.owned == 0 and o.debt and not st.holders(oid) and not self.findable(st, oid, o):
+                del st.objs[oid]
 
 
 _ENDS = frozenset(("return", "exit", "error", "stop"))

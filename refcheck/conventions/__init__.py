@@ -336,6 +336,10 @@ class Conventions(Answers):
     # the body's inference reads (`Summarizer.stolen`), which trusts it where the body gives the
     # parameter up on some path, so that a path leaving it is the function's own leak.
     documented_takes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # Functions whose gtk-doc documents a non-const pointer result (`Returns: a new #RestXmlNode`)
+    # with no transfer annotation: g-ir-scanner's default for it is `full`. Not a record: read
+    # only where no body said anything (`Answers._documented_default`), below every other source.
+    documented_results: frozenset = frozenset()
     # Callback types (function-pointer typedefs) a project's gtk-doc documents taking parameters
     # over (`callbacktypes`: GrlSourceResultCb's `@media: (transfer full)`): typedef name ->
     # positions. A call through a pointer of that type consumes those arguments.
@@ -447,6 +451,13 @@ class Conventions(Answers):
         # name says nothing, and its body mostly wraps an allocating constructor (guppy3's
         # NyMutBitSet_New); the library's records are the documented ones.
         return self._fresh is None or s.source is Source.INFERRED or self._fresh.search(callee) is not None
+
+    def constructs(self, callee: str) -> bool:
+        """A library constructor the preset names in `fresh_results`: its result was made by the
+        call, so it is none of the `singletons` (which exist before any call). Not a project's
+        inferred acquirer: `Py_RETURN_NONE` gives a new reference to None."""
+        return self._fresh is not None and self._fresh.search(callee) is not None and \
+            self.summary(callee).source is not Source.INFERRED
 
     @cached_property
     def _fresh(self) -> re.Pattern | None:

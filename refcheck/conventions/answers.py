@@ -38,7 +38,7 @@ class Answers:
             s = self._named(name)
         # Where the names and tables say nothing, or say borrowed, the body may say more.
         if s.source is Source.DEFAULT and inferred is not None and name:
-            return inferred(name) or s
+            return inferred(name) or self._documented_default(name, s)
         if s.returns is Returns.BORROWED and s.source is Source.CONFIGURED and inferred is not None and name:
             return refined(s, inferred(name))
         # A pattern's acquirer (`dconf_changeset_new_write (path, value)`), or a record of the result
@@ -55,6 +55,14 @@ class Answers:
             body = inferred(name)
             if body is not None and body.arguments and all(e in (Effect.RELEASE, Effect.BORROW) for _, e in body.arguments):
                 return replace(s, arguments=body.arguments, source=Source.INFERRED)
+        return s
+
+    def _documented_default(self, name: str, s: Summary) -> Summary:
+        """g-ir-scanner's `full` for a result the project's gtk-doc documents unannotated
+        (`gtkdoc.unannotated_results`), where no body said anything (none, or one not fully
+        checked: librest's rest_xml_parser_parse_from_data): the default's borrowed is a guess."""
+        if name in self.documented_results:
+            return replace(s, returns=Returns.OWNED, source=Source.CONVENTIONS)
         return s
 
     def _named(self, name: str) -> Summary:

@@ -15,6 +15,7 @@ libclang-free: the scan reads the text of the project's sources (the run's units
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 
@@ -94,6 +95,41 @@ def _scan(text: str) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
     for name in clashes:
         del out[name]
     return out, {n: t for n, t in takes.items() if t}
+
+
+def unannotated_results(text: str) -> set[str]:
+    """The functions of one source text whose doc block documents a non-const pointer result
+    (`Returns: a new #RestXmlNode`) with no transfer annotation, which g-ir-scanner reads as
+    `full` (a `const` one as `none`), where the text calls it new ("a new #RestXmlNode").
+    Not a record (`Conventions.documented_results`)."""
+    found: set[str] = set()
+    if "eturn" not in text:
+        return found
+    for m in _BLOCK.finditer(text):
+        lines = _lines(m.group(1))
+        said = _tag_text(lines, "returns")
+        first = next((line for line in lines if line.strip()), "")
+        named = _NAME.match(first)
+        if not said or named is None or re.search(r"\(\s*skip\s*\)", first) or "floating" in said.lower():
+            continue
+        if not re.search(r"\b(?:a new|newly)\b", _tag_block(lines, said), re.I):
+            # A body read past the state limit records nothing, so a getter's `Returns: the
+            # name` would be taken too: only a result the text itself calls new.
+            continue
+        if any(a.split(" ")[0] == "transfer" for a in _tags(lines).get("returns", [])):
+            continue  # annotated: `_scan`'s record, if any, says it
+        signature = _signature(m.group(2), named.group(1))
+        ret = _normal(_QUALIFIERS.sub(" ", signature[1])) if signature else ""
+        if "*" in ret and not re.search(r"\bconst\b", ret):
+            found.add(signature[0])
+    return found
+
+
+def _tag_block(lines: list[str], said: str) -> str:
+    """A tag's text with its continuation lines (up to a blank line or the next tag)."""
+    i = lines.index(said)
+    rest = list(itertools.takewhile(lambda line: line.strip() and not _TAG.match(line), lines[i + 1:]))
+    return " ".join([said, *rest])
 
 
 def _taken(record: Record, element: ET.Element) -> tuple[int, ...]:
@@ -445,10 +481,12 @@ def source_text(path: str, max_bytes: int) -> str | None:
     return data.decode("utf-8", "replace") if len(data) <= max_bytes else None
 
 
-def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]]]:
-    """`project_records`, and the documented input takes of every source (`_scan`)."""
+def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[str, tuple[int, ...]], set[str]]:
+    """`project_records`, the documented input takes of every source (`_scan`) and the results
+    documented new with no annotation (`unannotated_results`), from one read of each source."""
     out: dict[str, Record] = {}
     takes: dict[str, tuple[int, ...]] = {}
+    defaults: set[str] = set()
     clashes: set[str] = set()
     for path in sorted(set(paths)):
         text = source_text(path, max_bytes)
@@ -463,9 +501,12 @@ def _project(paths, max_bytes: int = 16 << 20) -> tuple[dict[str, Record], dict[
             if takes.get(name, positions) != positions:
                 clashes.add(name)
             takes[name] = positions
-    clashes |= _defined_twice(paths, out.keys() | takes.keys(), max_bytes)
+        defaults |= unannotated_results(text)
+    twice = _defined_twice(paths, out.keys() | takes.keys() | defaults, max_bytes)
+    clashes |= twice
     return ({n: r for n, r in out.items() if n not in clashes},
-            {n: t for n, t in takes.items() if n not in clashes and n not in out})
+            {n: t for n, t in takes.items() if n not in clashes and n not in out},
+            defaults - twice)
 
 
 def _defined_twice(paths, names, max_bytes: int) -> set[str]:
@@ -476,13 +517,9 @@ def _defined_twice(paths, names, max_bytes: int) -> set[str]:
     no call (as two different comments of one name do not)."""
     seen: dict[str, int] = {}
     for path in sorted(set(paths)) if names else ():
-        try:
-            with open(path, "rb") as f:
-                data = f.read(max_bytes + 1)
-        except OSError:
-            continue
-        if len(data) <= max_bytes:
-            for name in _definitions(data.decode("utf-8", "replace"), names):
+        text = source_text(path, max_bytes)
+        if text is not None:
+            for name in _definitions(text, names):
                 seen[name] = seen.get(name, 0) + 1
     return {n for n, k in seen.items() if k > 1}
 
@@ -506,10 +543,13 @@ def annotated(conv, paths):
     from refcheck.conventions.presets import gir_records
     from refcheck.conventions.records import RecordError
 
-    found, takes = _project(paths)
+    found, takes, defaults = _project(paths)
     tables = {n: r for n, r in found.items() if n not in conv.summaries}
     if takes:
         conv = replace(conv, documented_takes={n: t for n, t in takes.items() if n not in conv.summaries})
+    defaults = defaults - found.keys() - conv.summaries.keys()
+    if defaults:
+        conv = replace(conv, documented_results=frozenset(defaults))
     if not tables:
         return conv
     records = {}

@@ -31,6 +31,10 @@ class Library:
     # The library declares everything in that one header, which sits beside every other
     # library's (SQLite's /usr/include/sqlite3.h): no folder is the library's, only the file.
     single: bool = False
+    # The naming describes the library's every function (OpenSSL's get0/get1): what no pattern
+    # matches is lent. False: only the records listed (cairo's copies), the rest of the library's
+    # opaque handles unknown as before (`frontend.argtypes.opaque_unknown`).
+    names_all: bool = True
 
     @cached_property
     def _compiled(self) -> tuple[tuple[re.Pattern, Summary], ...]:
@@ -59,10 +63,11 @@ class Library:
         return None
 
 
-def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False) -> Library:
+def library(name: str, header: str, rules: list[tuple[str, dict]], records: tuple = (), single: bool = False,
+            names_all: bool = True) -> Library:
     where = f"libraries.{name}"
     return Library(name, header, tuple((p, parse_record(t, f"{where}: {p}", Source.CONVENTIONS)) for p, t in rules),
-                   records, single)
+                   records, single, names_all)
 
 
 _OWNED = {"returns": "owned"}
@@ -147,9 +152,9 @@ LIBDBUS = library("libdbus", "dbus.h", [
     (r"^dbus_(?:message_iter|signature_iter)_get_signature$|^dbus_address_(?:un)?escape_value$", _OWNED),
     (r"^dbus_pending_call_steal_reply$|^dbus_connection_pop_message$"
      r"|^dbus_connection_send_with_reply_and_block$", _OWNED),
-    # Not yet dbus_bus_get(_private), dbus_connection_open(_private), dbus_server_listen (owned
-    # too): dbus-python hands them to `DBusPyConnection_NewConsumingDBusConnection`, which stores
-    # them in its object, a store the cpython preset reads as a setter's, not a take-over (7 false).
+    # The connections are LIBDBUS_CONNECTIONS, the glib preset's only: dbus-python hands them to
+    # `DBusPyConnection_NewConsumingDBusConnection`, which stores them in its object, a store the
+    # cpython preset reads as a setter's, not a take-over (7 false). dbus_server_listen: not yet.
     (r"^dbus_malloc0?$", _OWNED),
     (r"^dbus_free$|^dbus_free_string_array$", {"arguments": {"0": "release"}}),
     # The messages' and pending calls' pairs, so that a preset without the `_ref`/`_unref`
@@ -161,3 +166,54 @@ LIBDBUS = library("libdbus", "dbus.h", [
 ])
 
 LIBRARIES: tuple[Library, ...] = (OPENSSL, GNUTLS, SQLITE, LIBDBUS)
+
+# libdbus's connections (its API reference): dbus_bus_get: "The caller of this function owns a
+# reference to the bus"; dbus_bus_get_private: "Caller owns a reference to the bus";
+# dbus_connection_open: "a new connection, or NULL on failure", dbus_connection_open_private
+# likewise ("Unlike dbus_connection_open(), always creates a new connection"); "Decrements the
+# reference count of a DBusConnection" (dbus_connection_unref). The glib preset's only: dbus-python
+# (cpython preset) hands them to a constructor the cpython preset reads as a setter's store.
+LIBDBUS_CONNECTIONS = library("libdbus-connections", "dbus.h", [
+    (r"^dbus_bus_get(?:_private)?$|^dbus_connection_open(?:_private)?$", _OWNED),
+    (r"^dbus_connection_unref$", {"arguments": {"0": "release"}}),
+    (r"^dbus_connection_ref$", {"returns": "argument", "returned": 0, "arguments": {"0": "retain"}}),
+], names_all=False)
+
+# cairo's copies (its API reference): cairo_copy_path: "the copy of the current path. The caller
+# owns the returned object and should call cairo_path_destroy() when finished with it" (so
+# cairo_copy_path_flat); cairo_copy_clip_rectangle_list: "The caller must always call
+# cairo_rectangle_list_destroy() on the result"; cairo_font_options_copy: "a newly allocated
+# cairo_font_options_t. Free with cairo_font_options_destroy()". cairo_path_destroy: "Immediately
+# releases all memory associated with path"; cairo_rectangle_list_destroy likewise.
+CAIRO = library("cairo", "cairo.h", [
+    (r"^cairo_copy_(?:path|path_flat|clip_rectangle_list)$|^cairo_font_options_copy$", _OWNED),
+    (r"^cairo_(?:path|rectangle_list)_destroy$", {"arguments": {"0": "release"}}),
+], names_all=False)
+
+# libxml2's strings (its API reference, tree.h): xmlGetProp, xmlGetNsProp, xmlGetNoNsProp: "the
+# attribute value or NULL if not found. It's up to the caller to free the memory with xmlFree()";
+# xmlNodeGetContent: "a new #xmlChar * or NULL if no content is available. It's up to the caller
+# to free the memory with xmlFree()"; xmlGetNsList: "an NULL terminated array of all the xmlNsPtr
+# found that need to be freed by the caller"; xmlNodeListGetString: "a pointer to the string copy, the
+# caller must free it with xmlFree()"; xmlStrdup/xmlStrndup: "a new xmlChar * or NULL". xmlFree
+# is the default allocator's free (g_free of it is what GNOME code writes, and is right there).
+LIBXML2 = library("libxml2", "xmlversion.h", [
+    (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
+     r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup|GetNsList)$", _OWNED),
+    # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
+    # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
+    (r"^xmlFree$", {"arguments": {"0": "release"}}),
+], names_all=False)
+
+# p11-kit's module lists (p11-kit/modules.h): p11_kit_modules_load_and_initialize,
+# p11_kit_modules_load: "Returns: a NULL terminated list of modules, or NULL on failure"; the list
+# is "released with p11_kit_modules_release()" (or finalized first), a plain free() of the list
+# once its modules are handed on (gcr's gck-modules.c).
+P11KIT = library("p11-kit", "p11-kit.h", [
+    (r"^p11_kit_modules_load(?:_and_initialize)?$", _OWNED),
+    (r"^p11_kit_modules_(?:finalize_and_)?release$", {"arguments": {"0": "release"}}),
+], names_all=False)
+
+# The glib preset's: GNOME code calls these beside GLib (libgdata's libxml2, libgxps' cairo, gcr's
+# p11-kit, at-spi2-core's libdbus connections).
+GLIB_LIBRARIES: tuple[Library, ...] = (*LIBRARIES, LIBDBUS_CONNECTIONS, CAIRO, LIBXML2, P11KIT)

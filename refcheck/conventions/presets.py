@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from refcheck.conventions import LIBC_RECORDS, Conventions
+from refcheck.conventions.libraries import GLIB_LIBRARIES
 from refcheck.conventions.summary import Summary
 from refcheck.conventions.records import parse_record
 
@@ -163,6 +164,7 @@ def _cpython() -> Conventions:
         fresh_results=[r"^Py(?:List|Dict|Set|Cell|Capsule|StructSequence)_New$", r"^_?PyObject_(?:GC_)?New(?:Var)?$",
                        r"^(?:tp_alloc|PyType_GenericAlloc|PyType_GenericNew)$", r"^PyModule_(?:Create2?|New|NewObject)$",
                        r"^PyErr_NewException(?:WithDoc)?$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
+                       r"^PyFloat_From(?:Double|String)$", r"^PyComplex_From(?:Doubles|CComplex)$",
                        r"^Py(?:List_GetSlice|Sequence_List)$", r"^PyByteArray_From\w+$",
                        r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$"],
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
@@ -179,6 +181,7 @@ _UNREF_TO = r"_unref_to_[a-z]\w*$"
 def base_glib() -> Conventions:
     """The glib preset's name patterns alone, before the GObject-Introspection table."""
     return Conventions(
+        libraries=GLIB_LIBRARIES,
         # g_string_new, g_object_new, g_hash_table_new_full ... follow the TH spelling already.
         acquire=[r"(?:^|_)new(?:[A-Z0-9_]|$)", r"^g_(?:try_)?malloc0?(?:_n)?$", r"^g_strdup\w*$",
                  r"^g_slice_(?:alloc0?|copy)$",

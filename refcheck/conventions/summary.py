@@ -375,6 +375,19 @@ def with_maybe_given(first: Summary, second: Summary) -> Summary:
                    maybe_given=first.maybe_given, source=Source.INFERRED)
 
 
+def with_freed_holder_result(first: Summary, second: Summary, stolen: frozenset) -> Summary:
+    """The second exploration's record with the first's owned result where the first read one
+    and the second, owning the stolen parameters, read a borrowed one: the result is a field of a
+    holder the function frees (`Summarizer.left_by_freed_holder`), which the second drops at its
+    release. Only where the first saw every stolen parameter released, none handed over."""
+    if first.returns is not Returns.OWNED or second.returns is not Returns.BORROWED:
+        return second
+    effects = dict(first.arguments)
+    if not stolen or any(effects.get(i) is not Effect.RELEASE for i in stolen):
+        return second
+    return replace(second, returns=Returns.OWNED, returned=None, source=Source.INFERRED)
+
+
 def _result_of(s: Summary) -> tuple:
     """The fields that say what a call returns."""
     return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating

@@ -28,7 +28,7 @@ from refcheck.frontend.expressions import ExpressionLowerer
 from refcheck.frontend.userdata import forwarded
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.graph import GraphBuilder
-from refcheck.frontend.longjmps import second_return
+from refcheck.frontend.longjmps import buffer_root, second_return
 from refcheck.frontend.loops import for_parts
 from refcheck.frontend.arrays import released_by
 from refcheck.support.gcpause import paused_collector
@@ -55,6 +55,7 @@ class Builder(GraphBuilder):
         self.jump_marks: dict[int, dict] = {}  # break/continue target -> the scopes around it
         self.in_child = 0  # inside the arm a child-process test guards (conditions.child_arm)
         self.blocks: list = []  # the compound statements being lowered, innermost last
+        self.statement = None  # the statement of the innermost block being lowered
         self.aliases: dict[str, str] = {}  # `T **pp = &v;` never written again: pp -> v (frontend.aliases)
         self.unions: dict[str, str] = {}  # `u.m = &v;` the one write of a local union u: u -> v (frontend.aliases)
         # `T *s = &x->f;` never written again: s -> x, an address inside x's object (frontend.aliases)
@@ -144,12 +145,15 @@ class Builder(GraphBuilder):
         prev = None
         self.scopes.push()
         self.blocks.append(c)
+        outer = self.statement
         for child in children_of(c):
+            self.statement = child
             self.stmt(child)
             count = element_count(self, prev, child)  # APPLY's element-count loop (frontend.sizes)
             if count is not None:
                 self.emit(count)
             prev = child
+        self.statement = outer
         self.blocks.pop()
         scope = self.scopes.pop()
         if scope.cleanups and self.cur is not None:  # falling off the end runs them
@@ -221,6 +225,8 @@ class Builder(GraphBuilder):
         jump = None if second is None else (t if second else f)
         if jump is not None:
             self.longjmp_target = None
+            root = buffer_root(self, cond)
+            self.longjmp_context = (root, self.blocks[-1] if self.blocks else None) if root else None
         child = child_arm(self, cond)  # `if (g_test_subprocess ())`: which arm is the child
         self.conds.branch(cond, t, f)
         self.cur = t

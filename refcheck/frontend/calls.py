@@ -25,6 +25,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
+from refcheck.frontend.errorslots import slot_split
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
@@ -34,7 +35,7 @@ from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_
                                       owning_locals)
 from refcheck.frontend import flagfail, indicator, taskerrors
 from refcheck.frontend.parsefields import lend_fields
-from refcheck.frontend.longjmps import longjmp_split, may_longjmp
+from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.raises import raise_split
@@ -97,7 +98,7 @@ class CallLowering(UserData, Moves):
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
         sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
-        self.exceptional_exits(loc, name, role, decl, summary)
+        self.exceptional_exits(c, loc, name, role, decl, summary, args)
         ended = self.position_effects(loc, name, effects, positions, values)
         tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
@@ -156,6 +157,8 @@ class CallLowering(UserData, Moves):
             error = error_out_local(self.b, args)
             if error is not None:
                 error_split(self.b, loc, name, t, error)
+            else:
+                slot_split(self.b, loc, name, t, args)
             if flags:
                 flagfail.split_result(self.b, loc, name, t, flags)
             indicator.split_result(self.b, c, loc, name, t)
@@ -197,14 +200,15 @@ class CallLowering(UserData, Moves):
             sinks = set(sinks) | taken
         return effects, sinks, {}
 
-    def exceptional_exits(self, loc, name: str, role, decl, summary) -> None:
+    def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
         `try`, a longjmp back to a setjmp, each with what the call was given still owned."""
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
             throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
-        if self.b.longjmp_target is not None and may_longjmp(self.b, decl, defined_here(decl), summary, name):
+        if self.b.longjmp_target is not None and not context_ends(self.b, c, args) \
+                and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
 
     def embedded_items(self, decl, args: list, effects: dict, values: list) -> None:

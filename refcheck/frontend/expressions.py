@@ -303,7 +303,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         if op in ("++", "--", "post++", "post--"):
             v = self.value(operand)
             if v not in (None, NULL) and not v.startswith("$"):
-                self.b.emit(ir.Touch(location(c), v))
+                self.b.emit(self.step(location(c), v, operand, 1 if op.endswith("++") else -1))
             return v if has_pointer_type(c) else None
         if op == "!":
             self.value(operand)
@@ -362,7 +362,9 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             if kind_of(target) == K.DECL_REF_EXPR:
                 v = self.b.var(referenced(target))
                 if v is not None:
-                    self.b.emit(ir.Touch(location(c), v))
+                    k = constant(rhs) if op in ("+=", "-=") else None
+                    step = None if k is None else k if op == "+=" else -k
+                    self.b.emit(self.step(location(c), v, target, step))
                     return v if has_pointer_type(c) else None
             else:
                 self.lvalue_base(target)
@@ -370,6 +372,14 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         if op in ("+", "-") and has_pointer_type(c) and a not in (None, NULL):
             return a  # pointer arithmetic stays within the object
         return None
+
+    def step(self, loc: Location, v: str, operand, delta):
+        """`i++`, `i -= 2` of a local integer: an `ir.Shift` of i by the constant, which keeps
+        i's constant where it is one i is compared with, or the side of them it stays on
+        (analysis.bounds); anything else changes v to an unknown value (`ir.Touch`)."""
+        if delta is None or not isinstance(delta, int) or isinstance(delta, bool) or has_pointer_type(operand):
+            return ir.Touch(loc, v)
+        return ir.Shift(loc, v, v, delta)
 
     def assignment(self, loc: Location, lhs, rhs):
         target = strip(lhs)

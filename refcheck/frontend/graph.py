@@ -51,6 +51,7 @@ class GraphBuilder:
         self.flag_returns: dict[int, frozenset] = {}
         self.indicator: str | None = None  # the error indicator's fact key, "" if untested (frontend.indicator)
         self.state_tests: dict | None = None  # error-state tests of objects (frontend.taskerrors)
+        self.error_slots: dict | None = None  # reads of forwarded `GError **` parameters (frontend.errorslots)
         self.indicator_calls: frozenset = frozenset()  # calls whose result a local receives (same)
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
@@ -66,6 +67,8 @@ class GraphBuilder:
         self.labels: dict[str, int] = {}
         self.handlers: list[list[int]] = []  # entry nodes of the catch blocks of enclosing trys
         self.longjmp_target: int | None = None  # the last setjmp's second return (frontend.longjmps)
+        # Its buffer's pointer variable and the block of its `if` (frontend.longjmps.context_ends).
+        self.longjmp_context: tuple[str, object] | None = None
         self.lambdas: list = []  # lambda expressions met in the body: checked as functions
         self.pending_temps: list[str] = []
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
@@ -274,9 +277,10 @@ def installed_record(conv, decl, name: str):
 
 def library_declares(conv, decl) -> bool:
     """Whether one of the conventions' libraries (conventions/libraries.py: OpenSSL) declares the
-    callee in its own headers: its naming table describes it, whatever name it has."""
+    callee in its own headers: its naming table describes it, whatever name it has (not one that
+    lists some records only, `Library.names_all`)."""
     f = _file_of(decl) if decl is not None else ""
-    return bool(f) and any(declares(lib, f) for lib in conv.libraries)
+    return bool(f) and any(declares(lib, f) for lib in conv.libraries if lib.names_all)
 
 
 def declares(lib, path: str) -> bool:

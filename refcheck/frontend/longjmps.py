@@ -8,17 +8,31 @@ Which calls may longjmp: those with no body in the unit and no record at all (th
 calls, `png_read_image(png, rows)`); not an acquirer, a release, a Lua call with a record, a
 function of the unit, nor one of the project's other units (declared in a header of its own, not
 a system header: gdk-pixbuf's `gdk_pixbuf_set_option` between libjpeg's calls) or of the preset's
-library, which never longjmps (GLib). A later setjmp takes over as the target.
+library, which never longjmps (GLib), nor the C library's (memcpy; not qsort, with its callback,
+nor raise, with a signal handler). A later setjmp takes over as the target. Nor does a call
+handed `&p`, p the pointer the buffer is reached through (`png_destroy_read_struct (&png, &info,
+NULL)`): it ends p's context and the buffer with it; where it is a statement of the setjmp's own
+block, no later call jumps back either.
 """
 
 from __future__ import annotations
 
+import os
+
 from refcheck import ir
-from refcheck.frontend.clangutil import K, binop, constant, kind_of, strip, unop
+from refcheck.frontend.argtypes import is_function_pointer
+from refcheck.frontend.binding import cursor_key, referenced, spelling
+from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder, in_library, callee_of
 from refcheck.frontend.unit import in_system_header
 from refcheck.findings import Location
+
+# The C library's own headers: their functions never longjmp, but through a callback they are
+# handed (qsort's comparison) or a signal handler they run (raise, kill).
+_LIBC_HEADERS = frozenset({"string.h", "strings.h", "stdlib.h", "stdio.h", "ctype.h", "wchar.h", "wctype.h",
+                           "math.h", "time.h", "locale.h", "inttypes.h", "unistd.h", "fcntl.h", "stat.h"})
+_SIGNALS = frozenset({"raise", "kill", "killpg", "abort", "pthread_kill", "sigqueue"})
 
 # glibc spells setjmp as a macro over _setjmp; sigsetjmp over __sigsetjmp.
 SETJMPS = frozenset({"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp", "__builtin_setjmp"})
@@ -44,6 +58,46 @@ def second_return(cond) -> bool | None:
     return None
 
 
+def buffer_root(b: GraphBuilder, cond) -> str | None:
+    """The local pointer variable the setjmp's buffer is reached through (`png` of
+    `setjmp (png_jmpbuf (png))`); None for a buffer in a struct of the function's own
+    (libjpeg's `setjmp (jerr.setjmp_buffer)`)."""
+    stack = [cond]
+    while stack:
+        e = stack.pop()
+        if kind_of(e) == K.DECL_REF_EXPR and has_pointer_type(e):
+            var = b.var(referenced(e))
+            if var is not None:
+                return var
+        stack.extend(reversed(children_of(e)))
+    return None
+
+
+def context_ends(b: GraphBuilder, call, args: list) -> bool:
+    """Whether `call` is handed `&p`, p the setjmp buffer's pointer: p's context ends there, and
+    the call does not jump back. As a statement of the setjmp's own block, every later path has
+    passed it: no later call jumps back (the target is dropped)."""
+    if b.longjmp_context is None:
+        return False
+    root, block = b.longjmp_context
+    if not any(_address_of(b, a) == root for a in args):
+        return False
+    statement = strip(b.statement) if b.statement is not None else None
+    if block is not None and b.blocks and b.blocks[-1] is block and statement is not None \
+            and cursor_key(statement) == cursor_key(strip(call)):
+        b.longjmp_target = None
+        b.longjmp_context = None
+    return True
+
+
+def _address_of(b: GraphBuilder, a) -> str | None:
+    e = strip(a)
+    if kind_of(e) != K.UNARY_OPERATOR or unop(e) != "&":
+        return None
+    inner = strip(next(iter(children_of(e)), None))
+    return b.var(referenced(inner)) if inner is not None and kind_of(inner) == K.DECL_REF_EXPR else None
+
+
 def _is_zero(c) -> bool:
     c = strip(c)
     return kind_of(c) == K.INTEGER_LITERAL and constant(c) == 0
@@ -65,9 +119,17 @@ def _never_jumps(b: GraphBuilder, decl) -> bool:
     if f is None:
         return False
     if in_system_header(decl.location):
-        return bool(b.conv.library_header) and in_library(f.name, b.conv.library_header)
+        return (bool(b.conv.library_header) and in_library(f.name, b.conv.library_header)) or _libc(decl, f.name)
     own = b.fn.location.file
     return own is not None and f.name != own.name
+
+
+def _libc(decl, path: str) -> bool:
+    """A C library function (memcpy, strlen, malloc) that no callback or signal handler of the
+    program's runs inside."""
+    if os.path.basename(path) not in _LIBC_HEADERS or spelling(decl) in _SIGNALS:
+        return False
+    return not any(is_function_pointer(a.type) for a in decl.get_arguments())
 
 
 def longjmp_split(b: GraphBuilder, loc: Location, name: str) -> None:

@@ -22,6 +22,10 @@ from tests.analysis.test_states import L, make
 # 24,010 states with it and over 1,000,000 without, so there is nothing to compare.
 ONLY_UNTRACKED = {"fixture_parse_entry", "fixture_views_leak", "fixture_views_clean"}
 CHANGED = {"fixture_untracked_null_deref_goes_on"}
+# Preset fixtures whose shape needs the preset: under the default conventions explored here the
+# eighteen cached properties are views of unknown results, not acquisitions, and the nullness join
+# (`analysis/nulljoin.py`) joins acquisitions only; tests/test_fixtures.py checks them under glib.
+PRESET_ONLY = {"fixture_glib_many_nullable", "fixture_glib_many_nullable_leak"}
 
 
 def _cfg(ops: list, cond=None, ret: str | None = None, params=()):
@@ -94,6 +98,8 @@ def test_untracking_changes_only_paths_through_a_null_dereference(errors):
     conv = Conventions(errors=errors)
     checked = untracked = 0
     for name, cfg in _fixture_functions(errors):
+        if name in PRESET_ONLY:
+            continue
         on = explore(cfg, conv, RULES.values())
         assert not on.incomplete, name
         if name in ONLY_UNTRACKED:
