@@ -27,6 +27,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
+from refcheck.frontend.linkfields import link_field
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
@@ -436,6 +437,12 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             # `x->side.owner = x`, `priv_child->parent = self` beside `self` keeping the child: a
             # back-pointer inside x's own object or one x holds, which cannot own x (the cycle
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
+            self.b.emit(ir.Use(loc, src))
+            return src
+        if stored is not None and self.b.conv.infer_setters and link_field(self.b, target):
+            # `self->first = node`, a field no function of the unit gives up: a link to an object
+            # another owner keeps (lru-dict's node list beside its dict), no hand-over
+            # (frontend.linkfields).
             self.b.emit(ir.Use(loc, src))
             return src
         if stored is not None and self.b.conv.infer_steals and not self.b.conv.infer_setters \

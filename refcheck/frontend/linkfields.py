@@ -1,0 +1,162 @@
+"""Fields the unit never gives a value of up: links, not owners (issue 31, cpystore; the cpython
+preset, where a store into memory hands the reference over).
+
+lru-dict keeps its nodes in a dict and threads them on a list for the order of use
+(`lru_add_node_at_head (self, node)`: `self->first = node; node->next = ...`). Nothing of the
+unit ever releases `first`, `last`, `prev` or `next`: the dict holds the node's reference, the list
+only points to it, and the caller's `Py_DECREF (node)` after linking it is its own reference's
+end. coveragepy's `pcur_entry->disposition` ("a borrowed instance", datastack.h) is the same. A
+field is read so where no function of the unit gives its value up: hands it (or a local copied
+from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees._given_by`), returns
+it, takes its address, or copies it into a field that is given up. A field declared in a system
+header is left alone (its owner's code is not in the unit), as is any field where the unit
+defines no function.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.recordfrees import _given_by, _usr
+from refcheck.frontend.unit import in_system_dir, in_system_header
+
+_KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
+                    K.VAR_DECL.value, K.RETURN_STMT.value))
+
+# (weak unit, the USRs of the fields some function of the unit may give up, USR -> link verdict)
+_UNIT: list = [None, frozenset(), {}]
+
+
+def link_field(b, target) -> bool:
+    """`x->f = v` into a field of pointer type declared outside the system headers that no
+    function of the unit gives a value of up (module docstring)."""
+    member = strip(target)
+    if kind_of(member) != K.MEMBER_REF_EXPR:
+        return False
+    usr = _usr(member)
+    if not usr:
+        return False
+    given, verdicts = _unit(b, member.translation_unit)
+    if usr not in verdicts:
+        field = referenced(member)
+        verdicts[usr] = usr not in given and not in_system_header(field.location)
+    return verdicts[usr]
+
+
+def _unit(b, tu) -> tuple[frozenset, dict]:
+    ref = _UNIT[0]
+    if ref is None or ref() is not tu:
+        tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
+                if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
+        _UNIT[:] = [weakref.ref(tu), _given(b, tops) if tops else None, {}]
+    given = _UNIT[1]
+    return (given, _UNIT[2]) if given is not None else (frozenset(), {None: False})
+
+
+def _given(b, tops: list) -> frozenset:
+    """The USRs of the fields some function of `tops` gives a value of up."""
+    given: set = set()
+    moves: dict = {}  # field USR -> the fields its value is copied into
+    for fn in tops:
+        sites = of_kinds(fn, _KINDS)
+        copies = _copies(sites)
+        for c in sites:
+            _uses(b, c, copies, given, moves)
+    changed = True
+    while changed:  # a field copied into one given up is given up too
+        changed = False
+        for f, into in moves.items():
+            if f not in given and into & given:
+                given.add(f)
+                changed = True
+    return frozenset(given)
+
+
+def _copies(sites: list) -> dict:
+    """Local variable -> the field USRs its values are copied from (`n = self->last`, `next =
+    n->next; n = next;`), to a fixed point."""
+    direct: dict = {}
+    links: list = []
+    for c in sites:
+        pair = _assignment(c)
+        if pair is None:
+            continue
+        var, value = pair
+        if kind_of(var) not in (K.VAR_DECL, K.PARM_DECL):
+            continue
+        if _usr(value):
+            direct.setdefault(var, set()).add(_usr(value))
+        elif kind_of(value) == K.DECL_REF_EXPR and referenced(value) is not None:
+            links.append((var, referenced(value)))
+    changed = True
+    while changed:
+        changed = False
+        for var, src in links:
+            add = direct.get(src, set()) - direct.get(var, set())
+            if add:
+                direct.setdefault(var, set()).update(add)
+                changed = True
+    return direct
+
+
+def _assignment(c):
+    """(the variable declaration assigned, the stripped value) of `T v = e;` or `v = e`, else None;
+    also (the member expression, value) of `x->f = e` for `_uses`."""
+    k = kind_of(c)
+    kids = children_of(c)
+    if k == K.VAR_DECL:
+        init = [x for x in kids if kind_of(x) != K.TYPE_REF]
+        return (c, strip(init[-1])) if init and strip(init[-1]) is not None else None
+    if k != K.BINARY_OPERATOR or binop(c) != "=" or len(kids) != 2:
+        return None
+    lhs, rhs = strip(kids[0]), strip(kids[1])
+    if lhs is None or rhs is None:
+        return None
+    var = referenced(lhs) if kind_of(lhs) == K.DECL_REF_EXPR else None
+    if var is not None and kind_of(var.semantic_parent) != K.TRANSLATION_UNIT:
+        return (var, rhs)
+    return (lhs, rhs)  # a field, `*p`, an element, a global
+
+
+def _fields_of(e, copies: dict) -> set:
+    """The field USRs whose value expression `e` is: the field itself or a local copied from one."""
+    e = strip(e)
+    if e is None:
+        return set()
+    if _usr(e):
+        return {_usr(e)}
+    if kind_of(e) == K.DECL_REF_EXPR and referenced(e) is not None:
+        return set(copies.get(referenced(e), ()))
+    return set()
+
+
+def _uses(b, c, copies: dict, given: set, moves: dict) -> None:
+    k = kind_of(c)
+    if k == K.CALL_EXPR:
+        for a in c.get_arguments():
+            found = _fields_of(a, copies)
+            if found and _given_by(b, c, strip(a)):
+                given.update(found)
+    elif k == K.UNARY_OPERATOR:
+        if unop(c) == "&":
+            for a in children_of(c):
+                given.update(_fields_of(a, copies) if _usr(a) else ())
+    elif k == K.RETURN_STMT:
+        for a in children_of(c)[-1:]:
+            given.update(_fields_of(a, copies))
+    elif k == K.BINARY_OPERATOR:
+        pair = _assignment(c)
+        if pair is None or kind_of(pair[0]) in (K.VAR_DECL, K.PARM_DECL):
+            return
+        into, value = pair
+        found = _fields_of(value, copies)
+        if not found:
+            return
+        if _usr(into):
+            for f in found:
+                moves.setdefault(f, set()).add(_usr(into))
+        else:
+            given.update(found)  # `*out = self->f`, `g = self->f`, `a[i] = n->f`: handed on
