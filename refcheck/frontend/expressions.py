@@ -439,7 +439,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
             self.b.emit(ir.Use(loc, src))
             return src
-        if stored is not None and self.b.conv.infer_setters and link_field(self.b, target):
+        if src not in (None, NULL) and self.b.conv.infer_setters and link_field(self.b, target):
             # `self->first = node`, a field no function of the unit gives up: a link to an object
             # another owner keeps (lru-dict's node list beside its dict), no hand-over
             # (frontend.linkfields).
