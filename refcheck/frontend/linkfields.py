@@ -8,9 +8,10 @@ only points to it, and the caller's `Py_DECREF (node)` after linking it is its o
 end. coveragepy's `pcur_entry->disposition` ("a borrowed instance", datastack.h) is the same. A
 field is read so where no function of the unit gives its value up: hands it (or a local copied
 from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees._given_by`), returns
-it, takes its address, or copies it into a field that is given up. A field declared in a system
-header is left alone (its owner's code is not in the unit), as is any field where the unit
-defines no function.
+it, takes its address, or copies it into a field that is given up. Only in a record the unit
+manages (it gives another of its fields up: lru-dict's `node_dealloc` releases `key` and
+`value`, not `prev` and `next`): a record whose destructor is in another unit, or nowhere in
+this one, may free any field. A field declared in a system header is left alone.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from refcheck.frontend.unit import in_system_dir, in_system_header
 _KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
                     K.VAR_DECL.value, K.RETURN_STMT.value))
 
-# (weak unit, the USRs of the fields some function of the unit may give up, USR -> link verdict)
-_UNIT: list = [None, frozenset(), {}]
+# (weak unit, the USRs of the fields some function of the unit may give up, the records those
+# belong to, field USR -> link verdict)
+_UNIT: list = [None, frozenset(), frozenset(), {}]
 
 
 def link_field(b, target) -> bool:
@@ -39,21 +41,26 @@ def link_field(b, target) -> bool:
     usr = _usr(member)
     if not usr:
         return False
-    given, verdicts = _unit(b, member.translation_unit)
+    given, managed, verdicts = _unit(b, member.translation_unit)
     if usr not in verdicts:
         field = referenced(member)
-        verdicts[usr] = usr not in given and not in_system_header(field.location)
+        verdicts[usr] = usr not in given and _record(usr) in managed and not in_system_header(field.location)
     return verdicts[usr]
 
 
-def _unit(b, tu) -> tuple[frozenset, dict]:
+def _unit(b, tu) -> tuple[frozenset, frozenset, dict]:
     ref = _UNIT[0]
     if ref is None or ref() is not tu:
         tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
                 if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
-        _UNIT[:] = [weakref.ref(tu), _given(b, tops) if tops else None, {}]
-    given = _UNIT[1]
-    return (given, _UNIT[2]) if given is not None else (frozenset(), {None: False})
+        given = _given(b, tops)
+        _UNIT[:] = [weakref.ref(tu), given, frozenset(_record(f) for f in given), {}]
+    return _UNIT[1], _UNIT[2], _UNIT[3]
+
+
+def _record(usr: str) -> str:
+    """The record part of a field's USR (`c:@S@Node@FI@next` -> `c:@S@Node`)."""
+    return usr.rsplit("@FI@", 1)[0]
 
 
 def _given(b, tops: list) -> frozenset:

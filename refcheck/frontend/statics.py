@@ -11,7 +11,7 @@ returned, handed to a call) stays a reference of the function's.
 from __future__ import annotations
 
 from refcheck.frontend.binding import cursor_key
-from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip
+from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 
 
@@ -26,6 +26,15 @@ def _global(c):
     parent = d.semantic_parent
     static_local = str(d.storage_class).endswith("STATIC")
     return d if static_local or parent is None or kind_of(parent) == K.TRANSLATION_UNIT else None
+
+
+def global_address(a):
+    """The variable reference `G` of an argument `&G`, G a file-scope or static variable, else None."""
+    inner = strip(a)
+    if inner is None or kind_of(inner) != K.UNARY_OPERATOR or unop(inner) != "&":
+        return None
+    target = strip(next(iter(children_of(inner)), None))
+    return target if _global(target) is not None else None
 
 
 def _only(c):
