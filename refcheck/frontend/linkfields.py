@@ -9,9 +9,9 @@ end. coveragepy's `pcur_entry->disposition` ("a borrowed instance", datastack.h)
 field is read so where no function of the unit gives its value up: hands it (or a local copied
 from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees._given_by`), returns
 it, takes its address, or copies it into a field that is given up. Only in a record the unit
-manages (it gives another of its fields up: lru-dict's `node_dealloc` releases `key` and
-`value`, not `prev` and `next`): a record whose destructor is in another unit, or nowhere in
-this one, may free any field. A field declared in a system header is left alone.
+manages (it releases another of its fields, not only returns one: lru-dict's `node_dealloc`
+releases `key` and `value`, not `prev` and `next`): a record whose destructor is in another
+unit, or nowhere in this one, may free any field. A field declared in a system header is left alone.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def _unit(b, tu) -> tuple[frozenset, frozenset, dict]:
     if ref is None or ref() is not tu:
         tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
                 if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
-        given = _given(b, tops)
-        _UNIT[:] = [weakref.ref(tu), given, frozenset(_record(f) for f in given), {}]
+        given, released = _given(b, tops)
+        _UNIT[:] = [weakref.ref(tu), given, frozenset(_record(f) for f in released), {}]
     return _UNIT[1], _UNIT[2], _UNIT[3]
 
 
@@ -63,15 +63,17 @@ def _record(usr: str) -> str:
     return usr.rsplit("@FI@", 1)[0]
 
 
-def _given(b, tops: list) -> frozenset:
-    """The USRs of the fields some function of `tops` gives a value of up."""
+def _given(b, tops: list) -> tuple[frozenset, frozenset]:
+    """The USRs of the fields some function of `tops` gives a value of up, and of those it
+    releases (hands to a call that may give it up, or its address: not only returns or copies)."""
     given: set = set()
+    released: set = set()
     moves: dict = {}  # field USR -> the fields its value is copied into
     for fn in tops:
         sites = of_kinds(fn, _KINDS)
         copies = _copies(sites)
         for c in sites:
-            _uses(b, c, copies, given, moves)
+            _uses(b, c, copies, given, released, moves)
     changed = True
     while changed:  # a field copied into one given up is given up too
         changed = False
@@ -79,7 +81,7 @@ def _given(b, tops: list) -> frozenset:
             if f not in given and into & given:
                 given.add(f)
                 changed = True
-    return frozenset(given)
+    return frozenset(given), frozenset(released)
 
 
 def _copies(sites: list) -> dict:
@@ -140,17 +142,20 @@ def _fields_of(e, copies: dict) -> set:
     return set()
 
 
-def _uses(b, c, copies: dict, given: set, moves: dict) -> None:
+def _uses(b, c, copies: dict, given: set, released: set, moves: dict) -> None:
     k = kind_of(c)
     if k == K.CALL_EXPR:
         for a in c.get_arguments():
             found = _fields_of(a, copies)
             if found and _given_by(b, c, strip(a)):
                 given.update(found)
+                released.update(found)
     elif k == K.UNARY_OPERATOR:
         if unop(c) == "&":
             for a in children_of(c):
-                given.update(_fields_of(a, copies) if _usr(a) else ())
+                found = _fields_of(a, copies) if _usr(a) else set()
+                given.update(found)
+                released.update(found)
     elif k == K.RETURN_STMT:
         for a in children_of(c)[-1:]:
             given.update(_fields_of(a, copies))
