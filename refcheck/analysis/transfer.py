@@ -378,8 +378,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             return
         holders = st.holders(oid)
         # Still what another location holds (`d->key = items[l]; l++; Py_INCREF (d->key)`, BTrees'
-        # setstate): that location's value, whatever the index names now (`pins`).
-        pins = self.pins(st, oid) if moved else ()
+        # setstate): that location's value, whatever the index names now (`pins`). Only one
+        # stored unpaid, whose retain is still to come: one whose reference the location already
+        # has goes as before (kept, a loop storing each turn's retained item into one out slot
+        # piled one more per turn past the generations bound: fixtures/glib_faulty_parameter.c).
+        pins = self.pins(st, oid) if moved and o.owned == 0 and o.debt and not o.paid else ()
         # Retained through its location only and the address walked on (a copied table's
         # `Py_XINCREF(entry->key); entry++`): that location's reference, not ours to release.
         if not holders and not pins and (o.owned == 0 or (moved and o.by_location)):
