@@ -27,7 +27,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
-from refcheck.frontend.linkfields import link_field
+from refcheck.frontend.linkfields import link_field, linkable
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
@@ -439,7 +439,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
             self.b.emit(ir.Use(loc, src))
             return src
-        if src not in (None, NULL) and self.b.conv.infer_setters and link_field(self.b, target):
+        if src not in (None, NULL) and self.b.conv.infer_setters and link_field(self.b, target) \
+                and linkable(self.b, rhs):
             # `self->first = node`, a field no function of the unit gives up: a link to an object
             # another owner keeps (lru-dict's node list beside its dict), no hand-over
             # (frontend.linkfields).

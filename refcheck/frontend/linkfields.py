@@ -21,9 +21,11 @@ import weakref
 from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import singleton_address
 from refcheck.frontend.recordfrees import _given_by, _usr
 from refcheck.frontend.unit import in_system_dir, in_system_header
 
+_CALLS = frozenset((K.CALL_EXPR.value,))
 _KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
                     K.VAR_DECL.value, K.RETURN_STMT.value))
 
@@ -46,6 +48,28 @@ def link_field(b, target) -> bool:
         field = referenced(member)
         verdicts[usr] = usr not in given and _record(usr) in managed and not in_system_header(field.location)
     return verdicts[usr]
+
+
+def linkable(b, rhs) -> bool:
+    """Whether the stored value may be a link's: a parameter (a helper's `self->first = node`), a
+    singleton (`Py_None`), or a local the function itself releases (coveragepy's `disposition`,
+    released at its exit). Not a new reference stored straight (`pit->name = PyObject_Repr (mo)`)
+    nor a local never released here: that one is the field's or leaks, as before."""
+    e = strip(rhs)
+    if e is not None and singleton_address(e, b):
+        return True
+    var = referenced(e) if e is not None and kind_of(e) == K.DECL_REF_EXPR else None
+    if var is None:
+        return False
+    if kind_of(var) == K.PARM_DECL:
+        return True
+    if kind_of(var) != K.VAR_DECL:
+        return False
+    for call in of_kinds(b.fn, _CALLS):
+        if any(kind_of(a := strip(x)) == K.DECL_REF_EXPR and referenced(a) == var for x in call.get_arguments()) \
+                and b.summary_of(*b.callee_of(call)).at_call(1, lambda _: False).role == "release":
+            return True
+    return False
 
 
 def _unit(b, tu) -> tuple[frozenset, frozenset, dict]:
