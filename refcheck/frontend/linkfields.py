@@ -11,7 +11,8 @@ from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees._gi
 it, takes its address, or copies it into a field that is given up. Only in a record the unit
 manages (it releases another of its fields, not only returns one: lru-dict's `node_dealloc`
 releases `key` and `value`, not `prev` and `next`): a record whose destructor is in another
-unit, or nowhere in this one, may free any field. A field declared in a system header is left alone.
+unit, or nowhere in this one, may free any field: only a record declared in the unit's own file
+(one of a header may be another unit's too).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, un
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import singleton_address
 from refcheck.frontend.recordfrees import _given_by, _usr
-from refcheck.frontend.unit import in_system_dir, in_system_header
+from refcheck.frontend.unit import in_system_dir
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
@@ -46,7 +47,7 @@ def link_field(b, target) -> bool:
     given, managed, verdicts = _unit(b, member.translation_unit)
     if usr not in verdicts:
         field = referenced(member)
-        verdicts[usr] = usr not in given and _record(usr) in managed and not in_system_header(field.location)
+        verdicts[usr] = usr not in given and _record(usr) in managed and _main_file(field, member.translation_unit)
     return verdicts[usr]
 
 
@@ -80,6 +81,13 @@ def _unit(b, tu) -> tuple[frozenset, frozenset, dict]:
         given, released = _given(b, tops)
         _UNIT[:] = [weakref.ref(tu), given, frozenset(_record(f) for f in released), {}]
     return _UNIT[1], _UNIT[2], _UNIT[3]
+
+
+def _main_file(field, tu) -> bool:
+    """Whether the field is declared in the unit's own file: a record of a header may be managed
+    by another unit too (psycopg2's connectionObject, whose `tpc_xid` connection_type.c clears)."""
+    f = field.location.file
+    return f is not None and f.name == tu.spelling
 
 
 def _record(usr: str) -> str:
