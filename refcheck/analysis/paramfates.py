@@ -113,8 +113,10 @@ class ParameterEffects:
         with `counts`): released on every success return (0, a truth value's TRUE) and on some others,
         or on every return of either result and handed to a keeper on some others."""
         by = self.by_result[i]
-        if None in by or set(by) != {When.ZERO, When.NONZERO} or i in self.faulty:
+        if i in self.faulty:
             return None
+        if None in by or set(by) != {When.ZERO, When.NONZERO}:
+            return self.negative(i) if set(by) == {When.NONZERO} else None
         sunk, success = self.sunk(i), self.success
         for when, other in ((When.ZERO, When.NONZERO), (When.NONZERO, When.ZERO)):
             given, kept = by[when] - {"null"}, by[other] - {"null"}
@@ -144,8 +146,16 @@ class ParameterEffects:
         a negative constant and kept (borrowed) on every return of 0 and of a positive one, each
         sign returned somewhere: cffi's `check_bytes_for_float_compatible (io, &value)` releases
         `io` before its `return -1` and returns 0 or 1 with it untouched; its callers test `res
-        == -1` and go on using `io` on the other two."""
+        == -1` and go on using `io` on the other two. Where 0 is never returned, given up on
+        every positive return and kept on every negative one is (effect, NONNEGATIVE, False):
+        fastcache's `insert_first` links `key` into a node and returns 1, or returns -1."""
         by = self.by_sign[i]
+        if set(by) == {-1, 1}:
+            given, kept = by[1] - {"null"}, by[-1] - {"null"}
+            for fate, effect in (("released", Effect.RELEASE), ("consumed", Effect.CONSUME), ("sunk", self.sunk(i))):
+                if given == {fate} and effect is not None and kept <= {"borrowed"}:
+                    return effect, When.NONNEGATIVE, False
+            return None
         if set(by) != {-1, 0, 1}:
             return None
         given, kept = by[-1] - {"null"}, (by[0] | by[1]) - {"null"}

@@ -377,9 +377,15 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if o is None:
             return
         holders = st.holders(oid)
+        # Still what another location holds (`d->key = items[l]; l++; Py_INCREF (d->key)`, BTrees'
+        # setstate): that location's value, whatever the index names now (`pins`). Only one
+        # stored unpaid, whose retain is still to come: one whose reference the location already
+        # has goes as before (kept, a loop storing each turn's retained item into one out slot
+        # piled one more per turn past the generations bound: fixtures/glib_faulty_parameter.c).
+        pins = self.pins(st, oid) if moved and o.owned == 0 and o.debt and not o.paid else ()
         # Retained through its location only and the address walked on (a copied table's
         # `Py_XINCREF(entry->key); entry++`): that location's reference, not ours to release.
-        if not holders and (o.owned == 0 or (moved and o.by_location)):
+        if not holders and not pins and (o.owned == 0 or (moved and o.by_location)):
             del st.objs[oid]
             return
         new = stale_view(st, oid, o) if moved and o.ident is not None else None
@@ -391,6 +397,14 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             self.stale_made = True
         for v in holders:
             st.env[v] = new
+        for k in pins:
+            st.facts.stored[k] = new
+
+    @staticmethod
+    def pins(st: State, oid: ObjId) -> list:
+        """The stored facts whose location holds `oid` (other than its own text's)."""
+        stored = st.facts.stored
+        return [k for k, v in stored.items() if v == oid and k != oid.site] if stored else []
 
     def fresh(self, st: State, kind: Kind, site) -> ObjId:
         for k in range(MAX_GENERATIONS):

@@ -125,7 +125,7 @@ def _effect(v) -> tuple[Effect, When | None]:
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise ValueError(f"unknown key '{key}' in a conditional effect{hint}")
         if set(v) != {"effect", "when"}:
-            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero"|"positive"|"negative" }')
+            raise ValueError('a conditional effect is { effect = "release", when = "zero"|"nonzero"|"positive"|"negative"|"nonnegative" }')
         effect, when = _enum(Effect)(v["effect"]), _enum(When)(v["when"])
         if effect not in CONDITIONAL_EFFECTS:
             names = ", ".join(repr(e.value) for e in CONDITIONAL_EFFECTS)

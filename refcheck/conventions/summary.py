@@ -67,11 +67,15 @@ class When(Enum):
     # `check_bytes_for_float_compatible (io, &value)` releases `io` on -1 only and keeps it on
     # 0 ("not a string") and 1 ("converted"). Read from bodies only.
     NEGATIVE = "negative"
+    # 0 or above, where the function returns -1 and 1 only: fastcache's `insert_first (root, key,
+    # result)` links `key` into a new node and returns 1, or returns -1 with it untouched; its
+    # callers test `< 0`. Read from bodies only.
+    NONNEGATIVE = "nonnegative"
 
     def holds(self, k: int) -> bool:
         """Whether the result `k` is of this class."""
         return (k == 0 if self is When.ZERO else k > 0 if self is When.POSITIVE
-                else k < 0 if self is When.NEGATIVE else k != 0)
+                else k < 0 if self is When.NEGATIVE else k >= 0 if self is When.NONNEGATIVE else k != 0)
 
 
 # The effects a call may have on one of its results only: it gives the reference up or not.

@@ -43,8 +43,8 @@ def array_decl(b, c):
     if kind_of(c) != K.DECL_REF_EXPR:
         return None
     decl = referenced(c)
-    if decl is None or b.var(decl) is None:
-        return None
+    if decl is None or b.var(decl) is None or kind_of(decl) == K.PARM_DECL:
+        return None  # a parameter `T *p[]` is a pointer to the caller's memory (C11 6.7.6.3p7)
     t = decl.type.get_canonical()
     if t.kind not in _ARRAYS or t.element_type.get_canonical().kind != ci.TypeKind.POINTER:
         return None

@@ -62,6 +62,8 @@ class Builder(GraphBuilder):
         self.interiors: dict[str, str] = {}
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
+        # Retains a static counts (`frontend.statics`): call key -> the static; walked at the first retain.
+        self.counted: dict | None = None
         self.held_elements: dict | None = None  # parameters removed from a field's list (frontend.heldelements)
         self.owner_gets: dict | None = None  # a transfer-none getter's owner acquisitions (frontend.ownergets)
         self.owner_lent: frozenset = frozenset()  # the locals holding one, lowered borrowed (same)

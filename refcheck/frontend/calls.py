@@ -22,7 +22,7 @@ from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant
+from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.errorslots import slot_split
@@ -41,6 +41,7 @@ from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
+from refcheck.frontend.statics import counted_store
 from refcheck.frontend.steals import format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
@@ -506,8 +507,12 @@ class CallLowering(UserData, Moves):
             if summary.returns is Returns.OWNED and has_pointer_type(c):
                 return self.acquisition(c, loc, name, replace(summary, returned=None), [], [])
             return None
+        static = counted_store(self.b, c) if len(tracked) == 1 else None
         for v in tracked:
             self.b.emit(ir.Retain(loc, v, name))
+        if static is not None and key_of(self.b, static):
+            # `else Py_INCREF (CACHE);` beside `CACHE = PyDict_New ();`: the static's count.
+            self.b.emit(ir.Store(loc, tracked[0], key_of(self.b, static)[0], frozenset(expr_vars(static, self.b))))
         return tracked[0] if tracked and has_pointer_type(c) else None
 
     def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,

@@ -27,6 +27,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
+from refcheck.frontend.linkfields import link_field, linkable
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.parents import back_pointer
@@ -438,6 +439,13 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             # would never be freed): borrowed, no hand-over (docs/semantics.md).
             self.b.emit(ir.Use(loc, src))
             return src
+        if src not in (None, NULL) and self.b.conv.infer_setters and link_field(self.b, target) \
+                and linkable(self.b, rhs):
+            # `self->first = node`, a field no function of the unit gives up: a link to an object
+            # another owner keeps (lru-dict's node list beside its dict), no hand-over
+            # (frontend.linkfields).
+            self.b.emit(ir.Use(loc, src))
+            return src
         if stored is not None and self.b.conv.infer_steals and not self.b.conv.infer_setters \
                 and (lent_field(self.b, target, rhs) or unit_lent_field(self.b, target, rhs)):
             # `tdata->buffer_out = buffer_out` in a record whose destroy notify never frees that
@@ -481,12 +489,16 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         return self.b.var(referenced(base)) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
 
     def local_array_element(self, target) -> bool:
-        """`arr[i]` where arr is an array (not a pointer) local to this function."""
+        """`arr[i]` where arr is an array (not a pointer, nor a parameter) local to this function."""
         if kind_of(target) != K.ARRAY_SUBSCRIPT_EXPR:
             return False
         base = next(iter(children_of(target)), None)
         base = strip(base) if base is not None else None
         if base is None or kind_of(base) != K.DECL_REF_EXPR or self.b.var(referenced(base)) is None:
+            return False
+        # Not a parameter declared as an array (`_cffi_opcode_t opcodes[]`): C adjusts it to a
+        # pointer (C11 6.7.6.3p7), the caller's memory, whose store hands the reference over.
+        if kind_of(referenced(base)) == K.PARM_DECL:
             return False
         return referenced(base).type.get_canonical().kind in (
             ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)

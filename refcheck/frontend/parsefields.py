@@ -6,7 +6,8 @@ any conversion) ... the C program thus receives the actual object that was passe
 reference to the object is not created"). The field then owes a reference, and the
 `Py_INCREF (self->f)` that usually follows pays it, as it pays a plain store's. Without the store
 the retain looked like a reference of our own, leaked at every exit (ijson's
-`*_init (self, args)` methods)."""
+`*_init (self, args)` methods). A global or static variable filled so (`PyArg_ParseTuple (args,
+"O", &test_timings)`, yappi's `set_test_timings`) is such a location too (issue 31, cpystore)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from refcheck.frontend.aliases import address_of_member
 from refcheck.frontend.clangutil import expr_text
 from refcheck.frontend.conditions import expr_vars, key_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.statics import global_address
 from refcheck.frontend.steals import parse_outputs
 
 
@@ -22,7 +24,7 @@ def lend_fields(b: GraphBuilder, loc, name: str, args: list) -> None:
     """After the call: each field it filled through a parse output holds the call's borrowed
     view, a store of a borrowed object into that location."""
     for i in sorted(parse_outputs(b, name, args)):
-        member = address_of_member(args[i])
+        member = address_of_member(args[i]) or global_address(args[i])
         key = key_of(b, member) if member is not None else None
         if not key:
             continue

@@ -16,6 +16,7 @@ from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, ref
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import resolved_callee
+from refcheck.frontend.linked import linked_locals, linked_stores
 
 
 def fresh_memory(call, conv) -> bool:
@@ -28,7 +29,9 @@ def reaching_locals(fn, conv) -> dict:
     """`cursor_key` -> declaration of the local pointer variables whose every value (initializer,
     each `v = e`) mentions a pointer parameter or another such local and calls nothing that
     returns memory of its own (`fresh_memory`: `o = PyTuple_New (n)` is this frame's object). A
-    local whose address is taken (`&v`) may be written elsewhere: not one."""
+    local whose address is taken (`&v`) may be written elsewhere: not one. Where setters are
+    inferred (the cpython preset), a local the function links into such memory is one too
+    (`root->next = first`: a node of the caller's list, `frontend.linked`)."""
     values: dict = {}  # local key -> the expressions assigned to it
     decls: dict = {}
     escaped: set = set()
@@ -60,6 +63,8 @@ def reaching_locals(fn, conv) -> dict:
             if exprs and all(_mentions(e, reach, conv) for e in exprs):
                 reach.add(key)
                 changed = True
+    if conv.infer_setters:
+        reach |= linked_locals(linked_stores(fn), reach, decls.keys(), escaped)
     return {key: decls[key] for key in reach if key in decls}
 
 

@@ -190,7 +190,7 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
         error = None
     r = status or b.temp(f"{name}(...)")
     # A third edge where a fill or an effect tells 1 from -1 (PyIter_NextItem's 1, a helper's -1).
-    signed = any(f[0] is When.POSITIVE for f in fills.values()) or any(w is When.NEGATIVE for _, w in effects.values())
+    signed = any(f[0] is When.POSITIVE for f in fills.values()) or any(w in (When.NEGATIVE, When.NONNEGATIVE) for _, w in effects.values())
     results = [0, nonzero] + ([1] if nonzero != 1 and signed else [])
     join = b.node("block")
     for pos, k in enumerate(results):
