@@ -23,7 +23,7 @@ from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import singleton_address
-from refcheck.frontend.recordfrees import _given_by, _usr
+from refcheck.frontend.recordfrees import _usr, given_by
 from refcheck.frontend.unit import in_system_dir
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
@@ -179,7 +179,7 @@ def _uses(b, c, copies: dict, given: set, released: set, moves: dict) -> None:
     if k == K.CALL_EXPR:
         for a in c.get_arguments():
             found = _fields_of(a, copies)
-            if found and _given_by(b, c, strip(a)):
+            if found and given_by(b, c, strip(a)):
                 given.update(found)
                 released.update(found)
     elif k == K.UNARY_OPERATOR:
