@@ -7,7 +7,7 @@ unit ever releases `first`, `last`, `prev` or `next`: the dict holds the node's 
 only points to it, and the caller's `Py_DECREF (node)` after linking it is its own reference's
 end. coveragepy's `pcur_entry->disposition` ("a borrowed instance", datastack.h) is the same. A
 field is read so where no function of the unit gives its value up: hands it (or a local copied
-from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees._given_by`), returns
+from it, `Py_CLEAR`'s `_py_tmp`) to a call that may give it up (`recordfrees.given_by`), returns
 it, takes its address, or copies it into a field that is given up. Only in a record the unit
 manages (it releases another of its fields, not only returns one: lru-dict's `node_dealloc`
 releases `key` and `value`, not `prev` and `next`): a record whose destructor is in another
