@@ -64,6 +64,13 @@ def numpy_table() -> dict[str, Summary]:
     return {name: parse_record(t, f"{where}: {name}") for name, t in doc["functions"].items()}
 
 
+# NumPy's static inline accessors, which no API table names and whose bodies call through the
+# dtype's slots: PyArray_GETITEM (ndarrayobject.h) returns what the dtype's `getitem` builds,
+# "a Python object of a builtin type from the ndarray" (the C-API reference), a new reference
+# (pyBigWig 4c07447 released each one it had leaked).
+NUMPY_INLINES = {"PyArray_GETITEM": {"returns": "owned"}}
+
+
 # Functions that manipulate a count rather than own one (checked with their parameters and
 # borrowed call results untracked): the refcounting functions themselves as the headers and
 # pythoncapi_compat.h define them (Py_NewRef, Py_XNewRef, PyUnstable_TryIncRef retaining its
@@ -183,7 +190,8 @@ def _cpython() -> Conventions:
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
         primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],
-        **_NO_TH_TABLES,
+        **{**_NO_TH_TABLES, "summaries": {**LIBC_RECORDS, **{name: parse_record(t, f"presets.NUMPY_INLINES: {name}")
+                                                              for name, t in NUMPY_INLINES.items()}}},
     )
 
 
