@@ -348,6 +348,7 @@ def loop_tests(g, data: dict, relevant) -> set:
             out.add(cond.key)
     return out
 
+
 def nulled_loads(data: dict) -> set:
     """The keys of fields the function sets to NULL and reads back (`self->f = NULL; if (x)
     self->f = x; Py_XINCREF (self->f);`, zope.i18nmessageid's Message_new): remembered, the load
