@@ -315,6 +315,9 @@ class Conventions(Answers):
     # Whether an acquirer (by pattern) may return a pointer to a scalar: strdup's `char *` is owned
     # memory, but a CPython-style `PyFoo_FromBar` returning `const char *` is no reference.
     scalar_results: bool = True
+    # Acquirers whose `char *`/`wchar_t *` result is owned memory all the same, where scalar_results
+    # is off (the cpython preset's Py_DecodeLocale, given back with PyMem_RawFree).
+    memory_results: list[str] = field(default_factory=list)
     # Calls taking a Py_BuildValue-style format (pattern -> index of the format argument): the
     # objects its `N` units pass are stolen (`Py_BuildValue("(NN)", a, b)`), O units borrow.
     format_arguments: dict[str, int] = field(default_factory=dict)
@@ -370,7 +373,7 @@ class Conventions(Answers):
             return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)")
 
         return {name: join(getattr(self, name)) for name in (
-            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
+            "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
             "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "destructor_names", "singletons")}

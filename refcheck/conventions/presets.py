@@ -64,12 +64,29 @@ def numpy_table() -> dict[str, Summary]:
     return {name: parse_record(t, f"{where}: {name}") for name, t in doc["functions"].items()}
 
 
+# NumPy's static inline accessors, which no API table names and whose bodies call through the
+# dtype's slots: PyArray_GETITEM (ndarrayobject.h) returns what the dtype's `getitem` builds,
+# "a Python object of a builtin type from the ndarray" (the C-API reference), a new reference
+# (pyBigWig 4c07447 released each one it had leaked).
+NUMPY_INLINES = {"PyArray_GETITEM": {"returns": "owned"}}
+
+
 # Functions that manipulate a count rather than own one (checked with their parameters and
 # borrowed call results untracked): the refcounting functions themselves as the headers and
 # pythoncapi_compat.h define them (Py_NewRef, Py_XNewRef, PyUnstable_TryIncRef retaining its
 # argument when the object is still alive).
 CPYTHON_COUNT_PRIMITIVES = [r"^_?Py_X?NewRef$", r"^Py_(?:Inc|Dec)Ref$", r"^PyUnstable_TryIncRef$",
                             r"^_?Py_TryIncref\w*$"]
+
+
+# The C API's functions that return a buffer of their own allocation for the caller to give back
+# with PyMem_Free or PyMem_RawFree (the C API reference: Py_DecodeLocale "Return a pointer to a
+# newly allocated wide character string, use PyMem_RawFree() to free the memory";
+# Py_EncodeLocale, PyUnicode_AsWideCharString, PyUnicode_AsUCS4Copy and PyOS_double_to_string
+# "... PyMem_Free()"): owned memory of the PyMem family, not a borrowed pointer (gnureadline's
+# `s = Py_DecodeLocale(..); ... PyMem_RawFree(s);` was RC010).
+CPYTHON_MEMORY_RESULTS = (r"^(?:Py_DecodeLocale|Py_EncodeLocale|PyUnicode_AsWideCharString|PyUnicode_AsUCS4Copy"
+                          r"|PyOS_double_to_string)$")
 
 
 def _cpython() -> Conventions:
@@ -85,6 +102,7 @@ def _cpython() -> Conventions:
         # `_PyObject_New`, whose underscore no prefix reads); PyObject_GC_New's go back with
         # PyObject_GC_Del, a family of their own (the GC header precedes the object).
         families={**Conventions().families, r"^(?:tp_alloc|PyType_GenericAlloc)$": "PyObject",
+                  CPYTHON_MEMORY_RESULTS: "PyMem",
                   r"^_?PyObject_(?:New|NewVar)$": "PyObject", r"^_?PyObject_GC_(?:New|NewVar|Del)$": "PyObject_GC"},
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
@@ -94,6 +112,7 @@ def _cpython() -> Conventions:
             r"^PyImport_Import\w*$", r"^PyIter_Next$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
             r"^PyUnicode_(?:Concat|Format|Join|Split|AsEncodedString|AsUTF8String)$",
             r"^PyErr_NewException$", r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$",
+            CPYTHON_MEMORY_RESULTS,
         ],
         reallocate=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$"],
         # New references that are never NULL: PyObject_Type(o) is `Py_NewRef(Py_TYPE(o))` for an
@@ -102,6 +121,7 @@ def _cpython() -> Conventions:
         # the truth value of v"). pymongo's `value_type = PyObject_Type(value); if (value_type ==
         # NULL) goto invalid;` left every decoded value on an edge no run takes.
         never_null=[r"^PyObject_Type$", r"^PyBool_FromLong$"],
+        memory_results=[CPYTHON_MEMORY_RESULTS],
         # They return NULL on failure and leave the old block valid (the C API's memory docs),
         # as realloc does: `d = PyMem_Realloc(b, n); if (!d) goto error;` still owns b there.
         may_fail=[r"^PyMem_(?:Raw)?Realloc$", r"^PyObject_Realloc$", r"^realloc$", r"^reallocarray$"],
@@ -166,11 +186,12 @@ def _cpython() -> Conventions:
                        r"^PyErr_NewException(?:WithDoc)?$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
                        r"^PyFloat_From(?:Double|String)$", r"^PyComplex_From(?:Doubles|CComplex)$",
                        r"^Py(?:List_GetSlice|Sequence_List)$", r"^PyByteArray_From\w+$",
-                       r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$"],
+                       r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$", CPYTHON_MEMORY_RESULTS],
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
         primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],
-        **_NO_TH_TABLES,
+        **{**_NO_TH_TABLES, "summaries": {**LIBC_RECORDS, **{name: parse_record(t, f"presets.NUMPY_INLINES: {name}")
+                                                              for name, t in NUMPY_INLINES.items()}}},
     )
 
 

@@ -71,7 +71,8 @@ class CallLowering(UserData, Moves):
         role = summary.role or macro_role(self.b, c, name)  # g_return_val_if_reached's g_log: an exit
         if role in ("acquire", "reallocate") and (
                 has_scalar_type(c) or is_function_pointer(c.type)
-                or (not self.b.conv.scalar_results and points_to_scalar(c))):
+                or (not self.b.conv.scalar_results and points_to_scalar(c)
+                    and not self.b.conv.matches("memory_results", name))):
             # A status code (cudaError_t) from a function pointer named malloc, say; or a function
             # pointer (`g_steal_pointer (&notify)`): code, not an object with an owner.
             role = None
