@@ -356,21 +356,6 @@ def _loop_tests(g, data: dict) -> tuple:
     return tuple(out)
 
 
-def nulled_loads(data: dict) -> set:
-    """The keys of fields the function sets to NULL and reads back (`self->f = NULL; if (x)
-    self->f = x; Py_XINCREF (self->f);`, zope.i18nmessageid's Message_new): remembered, the load
-    on the path that stored NULL reads NULL, not an unknown object the retain would own."""
-    nulled, loaded = set(), set()
-    for d in data.values():
-        for op in d.ops:
-            t = type(op)
-            if t is ir.Store and op.null and op.target and op.through is None:
-                nulled.add(op.target)
-            elif t is ir.Load and op.key and not op.call:
-                loaded.add(op.key)
-    return nulled & loaded
-
-
 def same_as_singleton(st: State, same: tuple, data: dict) -> None:
     """`v == Py_False` held: v's object is the singleton, so a later load of it (`Py_DECREF
     (Py_False)`) gives v's object back, with the references v's holder owns (no new debt). The
