@@ -347,7 +347,8 @@ class _Ends:
 
     def __init__(self):
         self.returned = False
-        self.handed, self.confirmed, self.escaped = set(), set(), set()
+        self.handed, self.confirmed, self.escaped, self.in_containers = set(), set(), set(), set()
+        self.overgiven: set = set()
         self.leaning, self.freed = {}, set()
 
     def at_return(self, node, st, value) -> None:

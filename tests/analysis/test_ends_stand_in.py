@@ -1,0 +1,26 @@
+"""prepass._Ends stands in for the Summarizer on the path `_returns` follows: every attribute the
+transfer functions reach through `self.summarizer` must exist on it too (a set added to the
+Summarizer alone was an internal error on BTrees, gom, libgusb: AttributeError in the prepass)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from refcheck.analysis.prepass import _Ends
+
+ANALYSIS = Path(__file__).resolve().parents[2] / "refcheck" / "analysis"
+# The modules whose code runs under Transfer (its mixins): the summarizer module itself excluded.
+_USES = re.compile(r"self\.summarizer\.([A-Za-z_]\w*)")
+
+
+def test_every_summarizer_attribute_the_transfer_reaches_is_on_the_stand_in():
+    used = set()
+    for path in ANALYSIS.glob("*.py"):
+        if path.name == "summarize.py":
+            continue
+        used.update(_USES.findall(path.read_text()))
+    assert used, "no use of self.summarizer found: the pattern is stale"
+    ends = _Ends()
+    missing = sorted(a for a in used if not hasattr(ends, a))
+    assert not missing, missing
