@@ -9,6 +9,7 @@ from __future__ import annotations
 from refcheck.frontend.binding import arguments, cursor_key, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.unit import in_system_header
 
 # cursor_key of a callee declaration -> the parameter its body returns, or None.
 _SEEN: dict = {}
@@ -55,8 +56,12 @@ def _identity(decl, passes) -> int | None:
 
 
 def _passed(call, passes):
-    """The argument (casts aside) a call hands back by its callee's record, or None."""
+    """The argument (casts aside) a call hands back by its callee's record, or None. Only a
+    callee of a system header (g_type_check_instance_cast): asking for a function of the unit
+    would make the inline's callers depend on its definition (a stale definition more in the
+    second round, frontend.graph's summaries)."""
     callee = referenced(call)
-    i = passes(callee.spelling) if callee is not None and kind_of(callee) == K.FUNCTION_DECL else None
+    i = passes(callee.spelling) if callee is not None and kind_of(callee) == K.FUNCTION_DECL \
+        and callee.location.file is not None and in_system_header(callee.location) else None
     args = arguments(call) if i is not None else []
     return strip(args[i]) if i is not None and i < len(args) else None
