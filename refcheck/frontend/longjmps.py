@@ -25,6 +25,7 @@ from refcheck.frontend.binding import cursor_key, referenced, spelling
 from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder, in_library, callee_of
+from refcheck.frontend.owning import address_of_local
 from refcheck.frontend.unit import in_system_header
 from refcheck.findings import Location
 
@@ -80,7 +81,7 @@ def context_ends(b: GraphBuilder, call, args: list) -> bool:
     if b.longjmp_context is None:
         return False
     root, block = b.longjmp_context
-    if not any(_address_of(b, a) == root for a in args):
+    if not any(address_of_local(b, a) == root for a in args):
         return False
     statement = strip(b.statement) if b.statement is not None else None
     if block is not None and b.blocks and b.blocks[-1] is block and statement is not None \
@@ -88,14 +89,6 @@ def context_ends(b: GraphBuilder, call, args: list) -> bool:
         b.longjmp_target = None
         b.longjmp_context = None
     return True
-
-
-def _address_of(b: GraphBuilder, a) -> str | None:
-    e = strip(a)
-    if kind_of(e) != K.UNARY_OPERATOR or unop(e) != "&":
-        return None
-    inner = strip(next(iter(children_of(e)), None))
-    return b.var(referenced(inner)) if inner is not None and kind_of(inner) == K.DECL_REF_EXPR else None
 
 
 def _is_zero(c) -> bool:
