@@ -194,6 +194,8 @@ def load_spec(path: Path) -> Batch:
 def _git_dir(mirror: Path, source: str) -> Path:
     owner, name = source.removeprefix("github:").split("/")
     git_dir = mirror / f"{owner}+{name}" / "repo"
+    if (git_dir / ".git").is_dir():  # fetch gives a work tree's .git for some repositories
+        git_dir = git_dir / ".git"
     if not git_dir.is_dir():
         raise SpecError(f"no mirror of {source} at {git_dir} (fetch it first: `fetch {source}`)")
     return git_dir
