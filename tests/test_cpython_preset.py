@@ -251,11 +251,11 @@ def test_roles_primed_from_the_parse_are_those_read_from_the_unit():
     conv = PRESETS["cpython"].conventions
     path = Path(__file__).parent.parent / "fixtures" / "cpython_slots.c"
     parsed = parse(str(path), [f"-I{sysconfig.get_paths()['include']}"])
-    slots._LAST[:] = [None, {}]
+    slots._LAST.forget()
     read = [slots.role_of(fn, conv) for fn in parsed.functions]
-    slots._LAST[:] = [None, {}]
+    slots._LAST.forget()
     slots.prime(parsed, conv)
-    assert slots._LAST[0]() is parsed.tu
+    assert slots._LAST.held(parsed.tu) is not None
     assert [slots.role_of(fn, conv) for fn in parsed.functions] == read
     assert len(set(read)) == 3  # destroys, returns new and plain all occur
 

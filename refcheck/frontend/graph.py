@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import weakref
 
 from dataclasses import replace
 
@@ -28,6 +27,7 @@ from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
 from refcheck.conventions.presets import gir_records
 from refcheck.frontend.inlines import identity_position
+from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.unit import in_system_dir
 from refcheck.frontend.slots import role_of
 from refcheck.frontend.api_tables import api_call_name
@@ -237,16 +237,11 @@ class GraphBuilder:
 # builds: they ask of the same few hundred declarations (the six heavy CPython units' 7,000 asks
 # per check), and each answer reads the declaration's type and attributes through the binding.
 # Keyed by cursor_key, which holds the unit's pointer: valid while that unit lives (weakref).
-_NORETURNS: list = [None, {}]
+_NORETURNS: PerUnit[dict] = PerUnit()
 
 
 def _unit_noreturns(tu) -> dict:
-    if tu is None:
-        return {}
-    ref = _NORETURNS[0]
-    if ref is None or ref() is not tu:
-        _NORETURNS[:] = [weakref.ref(tu), {}]
-    return _NORETURNS[1]
+    return {} if tu is None else _NORETURNS.of(tu, dict)
 
 
 def _library_record(conv, decl, name: str):

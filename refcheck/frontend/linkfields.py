@@ -17,22 +17,20 @@ unit, or nowhere in this one, may free any field: only a record declared in the 
 
 from __future__ import annotations
 
-import weakref
-
-from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.binding import of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import singleton_address
-from refcheck.frontend.recordfrees import _usr, given_by
-from refcheck.frontend.unit import in_system_dir
+from refcheck.frontend.perunit import PerUnit, own_definitions
+from refcheck.frontend.recordfrees import field_usr, given_by
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
                     K.VAR_DECL.value, K.RETURN_STMT.value))
 
-# (weak unit, the USRs of the fields some function of the unit may give up, the records those
-# belong to, field USR -> link verdict)
-_UNIT: list = [None, frozenset(), frozenset(), {}]
+# (the USRs of the fields some function of the unit may give up, the records those belong to,
+# field USR -> link verdict)
+_UNIT: PerUnit[tuple[frozenset, frozenset, dict]] = PerUnit()
 
 
 def link_field(b, target) -> bool:
@@ -41,7 +39,7 @@ def link_field(b, target) -> bool:
     member = strip(target)
     if kind_of(member) != K.MEMBER_REF_EXPR:
         return False
-    usr = _usr(member)
+    usr = field_usr(member)
     if not usr:
         return False
     given, managed, verdicts = _unit(b, member.translation_unit)
@@ -74,13 +72,10 @@ def linkable(b, rhs) -> bool:
 
 
 def _unit(b, tu) -> tuple[frozenset, frozenset, dict]:
-    ref = _UNIT[0]
-    if ref is None or ref() is not tu:
-        tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
-                if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
-        given, released = _given(b, tops)
-        _UNIT[:] = [weakref.ref(tu), given, frozenset(_record(f) for f in released), {}]
-    return _UNIT[1], _UNIT[2], _UNIT[3]
+    def make():
+        given, released = _given(b, own_definitions(tu))
+        return given, frozenset(_record(f) for f in released), {}
+    return _UNIT.of(tu, make)
 
 
 def _main_file(field, tu) -> bool:
@@ -128,8 +123,8 @@ def _copies(sites: list) -> dict:
         var, value = pair
         if kind_of(var) not in (K.VAR_DECL, K.PARM_DECL):
             continue
-        if _usr(value):
-            direct.setdefault(var, set()).add(_usr(value))
+        if field_usr(value):
+            direct.setdefault(var, set()).add(field_usr(value))
         elif kind_of(value) == K.DECL_REF_EXPR and referenced(value) is not None:
             links.append((var, referenced(value)))
     changed = True
@@ -167,8 +162,8 @@ def _fields_of(e, copies: dict) -> set:
     e = strip(e)
     if e is None:
         return set()
-    if _usr(e):
-        return {_usr(e)}
+    if field_usr(e):
+        return {field_usr(e)}
     if kind_of(e) == K.DECL_REF_EXPR and referenced(e) is not None:
         return set(copies.get(referenced(e), ()))
     return set()
@@ -185,7 +180,7 @@ def _uses(b, c, copies: dict, given: set, released: set, moves: dict) -> None:
     elif k == K.UNARY_OPERATOR:
         if unop(c) == "&":
             for a in children_of(c):
-                found = _fields_of(a, copies) if _usr(a) else set()
+                found = _fields_of(a, copies) if field_usr(a) else set()
                 given.update(found)
                 released.update(found)
     elif k == K.RETURN_STMT:
@@ -199,8 +194,8 @@ def _uses(b, c, copies: dict, given: set, released: set, moves: dict) -> None:
         found = _fields_of(value, copies)
         if not found:
             return
-        if _usr(into):
+        if field_usr(into):
             for f in found:
-                moves.setdefault(f, set()).add(_usr(into))
+                moves.setdefault(f, set()).add(field_usr(into))
         else:
             given.update(found)  # `*out = self->f`, `g = self->f`, `a[i] = n->f`: handed on

@@ -18,14 +18,13 @@ a test, a dereference, an overwrite, or an argument a call's record only borrows
 
 from __future__ import annotations
 
-import weakref
-
 from refcheck.conventions.summary import Effect, Source, Tracked
-from refcheck.frontend.binding import cursor_key, file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.binding import cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.fieldowners import edges
-from refcheck.frontend.unit import in_system_dir, in_system_header
+from refcheck.frontend.perunit import PerUnit, own_definitions
+from refcheck.frontend.unit import in_system_header
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _ASSIGNS = frozenset((K.BINARY_OPERATOR.value, K.VAR_DECL.value))
@@ -38,9 +37,9 @@ _GIVEN = frozenset((Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, E
 _TESTS = frozenset(("==", "!=", "&&", "||"))
 _READERS = frozenset((K.MEMBER_REF_EXPR, K.IF_STMT, K.WHILE_STMT, K.CONDITIONAL_OPERATOR))
 
-# (weak unit, record USR -> destroyers' function cursors or None (a foreign destructor), the fields
-# given up anywhere (`_given`), (record, field) -> lent)
-_UNIT: list = [None, None, None, None]
+# (record USR -> destroyers' function cursors or None (a foreign destructor), the fields given up
+# anywhere (`_given`), (record, field) -> lent)
+_UNIT: PerUnit[tuple[dict, frozenset, dict]] = PerUnit()
 # (function key, parameter index) -> whether its body may give the parameter up (`_parameter_given`).
 _PARAMS: dict = {}
 
@@ -80,13 +79,11 @@ def _assigned(fn, param) -> bool:
 
 
 def _unit(b, tu) -> tuple[dict, frozenset, dict]:
-    ref = _UNIT[0]
-    if ref is None or ref() is not tu:
-        tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
-                if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
+    def make():
+        tops = own_definitions(tu)
         _PARAMS.clear()  # keys hold a unit's pointers
-        _UNIT[:] = [weakref.ref(tu), _destroyers(b, tops), _given(b, tops), {}]
-    return _UNIT[1], _UNIT[2], _UNIT[3]
+        return _destroyers(b, tops), _given(b, tops), {}
+    return _UNIT.of(tu, make)
 
 
 def _given(b, tops: list) -> frozenset:
@@ -98,16 +95,16 @@ def _given(b, tops: list) -> frozenset:
         for c in of_kinds(fn, _USES):
             k = kind_of(c)
             if k == K.CALL_EXPR:
-                out.update(_usr(a) for a in c.get_arguments() if _usr(a) and given_by(b, c, strip(a)))
+                out.update(field_usr(a) for a in c.get_arguments() if field_usr(a) and given_by(b, c, strip(a)))
             elif k == K.UNARY_OPERATOR and unop(c) == "&" or k in (K.VAR_DECL, K.RETURN_STMT):
-                out.update(_usr(a) for a in children_of(c)[-1:])
+                out.update(field_usr(a) for a in children_of(c)[-1:])
             elif k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids := children_of(c)) == 2:
-                out.add(_usr(kids[1]))
+                out.add(field_usr(kids[1]))
     out.discard("")
     return frozenset(out)
 
 
-def _usr(e) -> str:
+def field_usr(e) -> str:
     """The field USR of a member expression `e` of pointer type ("" for anything else)."""
     m = strip(e)
     if kind_of(m) != K.MEMBER_REF_EXPR or m.type.get_canonical().kind.name != "POINTER":

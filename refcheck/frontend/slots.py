@@ -10,19 +10,17 @@ Both spellings of a table are read: a record's fields, positional or designated
 
 from __future__ import annotations
 
-import weakref
-
 import clang.cindex as ci
 
 from refcheck.conventions import Conventions
 from refcheck.frontend.binding import among, definitions
 from refcheck.frontend.clangutil import K, kind_of, referenced
+from refcheck.frontend.perunit import PerUnit
 from refcheck.ir.cfg import FunctionRole
 
 _POINTER_KINDS = (ci.TypeKind.POINTER, ci.TypeKind.BLOCKPOINTER)
-# The last unit scanned (a weak reference: a worker must not keep a finished unit's parse alive)
-# and what it gave: a unit's functions are built one after another.
-_LAST: list = [None, {}]
+# The unit's table functions: its functions are built one after another.
+_LAST: PerUnit[dict] = PerUnit()
 _VARIABLES = frozenset({K.VAR_DECL.value})
 
 
@@ -31,9 +29,7 @@ def role_of(fn, conv: Conventions) -> FunctionRole:
     if not conv.slot_tables or not fn.spelling:
         return FunctionRole.PLAIN
     tu = fn.translation_unit
-    if _LAST[0] is None or _LAST[0]() is not tu:
-        _LAST[:] = weakref.ref(tu), table_functions(tu.cursor.get_children(), conv)
-    slots = _LAST[1].get(fn.spelling)
+    slots = _LAST.of(tu, lambda: table_functions(tu.cursor.get_children(), conv)).get(fn.spelling)
     if slots is None:
         named = conv.matches("destructor_names", fn.spelling) and _destructor_shaped(fn, conv)
         return FunctionRole.DESTROYS if named else FunctionRole.PLAIN
@@ -70,7 +66,7 @@ def prime(parsed, conv: Conventions) -> None:
     again from the unit's cursor (`role_of` without this) took 25-40 ms on a CPython extension
     (16819 top-level cursors with the Python headers' macros), an eighth of its graph build."""
     if conv.slot_tables and parsed.functions:
-        _LAST[:] = weakref.ref(parsed.tu), table_functions(parsed.top, conv)
+        _LAST.put(parsed.tu, table_functions(parsed.top, conv))
 
 
 def table_functions(top, conv: Conventions) -> dict[str, set[str]]:

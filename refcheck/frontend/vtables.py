@@ -16,16 +16,16 @@ docs/semantics.md says what is not seen.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, replace
 
 import clang.cindex as ci
 
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
-from refcheck.frontend.binding import file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.binding import of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
 from refcheck.frontend.slots import record_elements
-from refcheck.frontend.unit import in_system_dir, in_system_header
+from refcheck.frontend.perunit import PerUnit, user_tops
+from refcheck.frontend.unit import in_system_header
 
 # The prefix of the name a check notes for each slot whose record it used (`noted`): the cache
 # takes a check's outcome again only where the unit still stores the same functions there.
@@ -85,29 +85,24 @@ def foreign(slot, library_header: str) -> bool:
 # The stores of the unit parsed last, by slot USR: walked once, at the first call through a slot;
 # then by common initial sequence (`sequences_of`), at the first call through a field it never
 # stores into.
-_UNIT: list = [None, None, None]
+_STORES: PerUnit[dict] = PerUnit()
+_SEQUENCES: PerUnit[dict] = PerUnit()
 
 
 def stores_of(tu) -> dict:
     """USR of each slot -> Stores, for the unit `tu` (cached while it lives)."""
-    ref = _UNIT[0]
-    if ref is None or ref() is not tu:
-        _UNIT[:] = [weakref.ref(tu), _walk(tu), None]
-    return _UNIT[1]
+    return _STORES.of(tu, lambda: _walk(tu))
 
 
 def sequences_of(tu) -> dict:
     """`sequence_key` -> the union of the stores of the unit's fields at that place."""
-    stores = stores_of(tu)
-    if _UNIT[2] is None:
-        _UNIT[2] = _sequences(tu, stores)
-    return _UNIT[2]
+    return _SEQUENCES.of(tu, lambda: _sequences(tu, stores_of(tu)))
 
 
 def _walk(tu) -> dict:
     found: dict[str, set] = {}
     opened: set[str] = set()
-    for top in _user_tops(tu):
+    for top in user_tops(tu):
         for c in of_kinds(top, _KINDS):
             k = kind_of(c)
             if k == K.BINARY_OPERATOR:
@@ -151,7 +146,7 @@ def _sequences(tu, stores: dict) -> dict:
     of those fields' stores: for a call through a field of the same place that the unit stores
     nothing into itself (`stored_in`)."""
     fields = {}
-    for top in _user_tops(tu):
+    for top in user_tops(tu):
         for c in of_kinds(top, _FIELDS):
             if c.get_usr() in stores:
                 fields.setdefault(c.get_usr(), c)
@@ -175,16 +170,6 @@ def stored_in(tu, slot) -> tuple[str, Stores | None]:
     key = sequence_key(slot)
     sequences = sequences_of(tu) if key is not None else {}
     return (key, sequences[key]) if key in sequences else (usr, None)
-
-
-def _user_tops(tu) -> list:
-    """The unit's top-level cursors outside system headers (`in_system_header`'s verdict, its
-    name test kept per file): a GLib unit has ~9,500, nearly all from a few dozen headers, and a
-    CPython unit ~4,300 (Python.h's, through -I); their locations, asked in one compiled query
-    (binding.outside_system), were most of the walk there."""
-    # The preprocessor's cursors aside (binding.top_level, compiled where built): they hold none
-    # of the kinds read, and the binding's `get_children` was half of this loop on pylzma.
-    return outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
 
 
 # The kind ids `_walk` reads; every other cursor of the unit (most of them) is skipped inside the
@@ -369,11 +354,11 @@ def exports(tu, conv) -> dict:
     unit that called through a slot has walked its stores (`stores_of`); the others export none."""
     from refcheck.conventions.summary import exported
 
-    ref = _UNIT[0]
-    if ref is None or ref() is not tu:
+    stores = _STORES.held(tu)
+    if stores is None:
         return {}
     out = {}
-    for usr, st in _UNIT[1].items():
+    for usr, st in stores.items():
         record = exported(joined([conv.summary(f) for f in st.functions])) if st.closed else DEFAULT
         out[SLOT + usr] = record if adds(record) else DEFAULT
     return out
