@@ -55,6 +55,7 @@ from refcheck.analysis.endings import Endings
 from refcheck.analysis.screening import INERT, Plan, Unknown, screen
 from refcheck.analysis.explore import Result
 from refcheck.analysis.nullness import null_told_parameters
+from refcheck.analysis.observer import PathObserver
 from refcheck.analysis.state import Bound
 from refcheck.analysis.transfer import Transfer
 from refcheck.conventions.summary import DEFAULT
@@ -342,29 +343,15 @@ def _drop_holder(x, var: str, why: str | None):
 
 
 # -- a returning end, reached ----------------------------------------------------------------------
-class _Ends:
+class _Ends(PathObserver):
     """Stands in for the summarizer on the one path `_returns` follows: notes a returning end."""
 
     def __init__(self):
+        super().__init__()
         self.returned = False
-        self.handed, self.confirmed, self.escaped, self.in_containers = set(), set(), set(), set()
-        self.overgiven: set = set()
-        self.leaning, self.freed = {}, set()
 
     def at_return(self, node, st, value) -> None:
         self.returned = True
-
-    def at_error(self) -> None:
-        pass
-
-    def at_stop(self) -> None:
-        pass
-
-    def at_store(self, *args, **kwargs) -> None:
-        pass
-
-    def at_given(self, st, oid) -> None:
-        pass
 
 
 def _returns(cfg, conv, visits: int = 3) -> tuple[bool, set]:

@@ -31,6 +31,7 @@ from refcheck.ir.digraph import immediate_dominators
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
 from refcheck.analysis.nullness import null_told_parameters
+from refcheck.analysis.observer import PathObserver
 from refcheck.analysis.outslots import Renewals, slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
 from refcheck.analysis.state import Kind, ObjId, State
@@ -54,7 +55,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer(ParameterEffects):
+class Summarizer(PathObserver, ParameterEffects):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -65,6 +66,7 @@ class Summarizer(ParameterEffects):
         parameters the function was explored as owning (`stolen()` of a first exploration).
         `counts`: infer count helpers (`counted`; with infer_steals, the cpython preset: in TH
         code a retained parameter never freed is a leak, whatever the function returns)."""
+        super().__init__()  # the sets the transfer fills (PathObserver)
         self.cfg = cfg
         self.counts = counts
         # Whether an owned object may be a floating reference (`Transfer.floating`); `floats`:
@@ -95,20 +97,6 @@ class Summarizer(ParameterEffects):
         self.glib = lends and not setters
         self.documented: frozenset = frozenset()  # indices its gtk-doc says `(transfer full)`
         self.setter, self.lent, self.read_only = self.only_stored(cfg, setters, lends)
-        # The parameters the body hands to a call that keeps them (a sink's argument), through
-        # any local holding them (`XCall *call = data;`): noted by `Transfer.op_store`.
-        self.handed: set[str] = set()
-        # Those handed to a keeper whose record no cycle assumes (`partly_handed`, `Summary.assumed`).
-        self.confirmed: set[str] = set()
-        # Per parameter: the names of the cycle's assumed keepers it was handed to (`Summary.leans`).
-        self.leaning: dict[str, set[str]] = {}
-        # The parameters the body hands to a release (or a consuming call) on some path.
-        self.freed: set[str] = set()
-        # Parameters handed to a cycle's assumed keeper where the body no longer held them (libgusb's
-        # rescan: `for (...) add_device (self, ...)`, explored as owning `self`): a body that gives a
-        # parameter away twice on one path cannot be taking its one reference over, so the cycle's
-        # assumption that it does is refuted there (`effect`; refcheck.driver.cycles).
-        self.overgiven: set[str] = set()
         # The parameters through which the body released (or handed over) an object it loaded (`list_delete
         # (list)` freeing `list->head`'s chain): `Summary.frees_contents`, where setters are
         # inferred (the records whose stores into a caller's struct that record settles).
@@ -121,7 +109,6 @@ class Summarizer(ParameterEffects):
         # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
-        self.in_containers: set = set()  # objects put into a container a parameter or local reaches
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
         # Per member of a struct returned by value: what its stores at returns held ("owned",
@@ -145,11 +132,9 @@ class Summarizer(ParameterEffects):
         # Per parameter index: where it was retained (a retained fate) or released (released),
         # for the count helpers' own findings (`settles`).
         self.where: dict[int, set] = {i: set() for i, _ in self.params}
-        # `unkept`: whether to say which parameters the body keeps nowhere (Summary.unkept; the
-        # parameters are tracked). `escaped`: those it stored, returned, took the address of or
-        # passed to a call that may keep them, on any path (`Transfer.escape`).
+        # Whether to say which parameters the body keeps nowhere (Summary.unkept; the parameters
+        # are tracked; `escaped`, PathObserver's).
         self.infer_unkept = unkept
-        self.escaped: set[str] = set()
         # The parameters (indices) whose handling the body's own findings report (`at_event`).
         self.faulty: set[int] = set()
         self.param_names = {cfg.names.get(var, var): i for i, var in self.params}
