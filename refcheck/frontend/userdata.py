@@ -53,6 +53,30 @@ class UserData:
                 lent.add(i)
         return lent
 
+    def leaning_on(self, decl, args: list, sinks) -> dict[int, str]:
+        """Kept position -> the callback whose record, a cycle's assumption (`Summary.assumed`),
+        is why the data stays handed over (`lent_to_callback`, `taken_by_callback`): libsoup's
+        websocket `start_input_source (self)` registers `on_input` with `self` and a NULL
+        notify, `on_input` hands it to `read (self)`, which starts the source again. The cycle
+        assumes each takes `self` over; the hand-over leans on the callback, so the cycle keeps
+        it only where a member gives the data up for real (refcheck.driver.cycles.unconfirmed)."""
+        out = {}
+        for i in sinks:
+            if not isinstance(i, int) or not 1 <= i < len(args):
+                continue
+            fn, seen = named_function(args[i - 1]), self.callback_of(decl, args, i)
+            if seen is None:
+                fn, seen = self.forwarded_callback(decl, args, i), self.forwarded_to(decl, args, i)
+            if fn is not None and seen is not None and seen[0].assumed and _gives_up(*seen) == "all":
+                out[i] = fn.spelling
+        return out
+
+    def forwarded_callback(self, decl, args: list, i: int):
+        """The function the callee's record forwards data `args[i]` to (`forwarded_to`), or None."""
+        record = self.b.summary_of(decl, decl.spelling) if decl is not None else None
+        j = next((c for d, c in record.forwards if d == i and c < len(args)), None) if record else None
+        return named_function(args[j]) if j is not None else None
+
     def forwarded_to(self, decl, args: list, i: int):
         """`callback_of` for data the callee's record says it hands to its own callback parameter
         (`Summary.forwards`: `_gweather_info_queue_request (info, msg, iwin_finish)`)."""
