@@ -13,6 +13,7 @@ from refcheck.frontend.binding import arguments, cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.weak import uncast
 
 # Statements and expressions whose condition decides a branch (`condition_reads`).
 _CONDITIONED = (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR)
@@ -120,7 +121,10 @@ class UserData:
         path that neither frees nor hands the data on is still its leak. Not where the callee's
         body is read (in the unit, or inferred elsewhere): its record says what it does with the
         pair (dconf's `dconf_engine_dbus_handle_connection_closed (..., G_CALLBACK (self), data)`
-        only disconnects the handler)."""
+        only disconnects the handler). Nor where the function frees its data nowhere itself (no
+        call of its body gives the data up but the hand-back): then nothing ever does, and each
+        call only lends it (glib-networking's test callbacks read on with their fixture, which the
+        test frees; a path that drops it is no leak of theirs)."""
         if summary.source is Source.INFERRED or (
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
@@ -136,9 +140,34 @@ class UserData:
             if cb is None or cb.get_usr() != usr:
                 continue
             pointers = function_pointer_positions(decl, args)
-            if i - 1 in pointers and not any(j > i and not is_null_constant(args[j]) for j in pointers):
+            if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
+                continue
+            k = data_parameter(parameter_types(decl, args)[i - 1], len(list(fn.get_arguments())))
+            if self.gives_up_elsewhere(fn, k):
                 taken.add(i)
         return taken
+
+    def gives_up_elsewhere(self, fn, k: int | None) -> bool:
+        """Some call of `fn`'s body that does not pass `fn` itself gives up its parameter k (or a
+        local made from it, checked casts aside: `SoupServerMessage *m = SOUP_SERVER_MESSAGE
+        (user_data)`) by its callee's record: releases, consumes or keeps it (`g_object_unref
+        (m)`, a helper of the unit freeing it at the end of the reading)."""
+        names = _data_names(fn, k, uncast)
+        if not names:
+            return False
+        usr = fn.get_usr()
+        for call in of_kinds(fn, _CALLS):
+            args = arguments(call)
+            if any((f := named_function(a)) is not None and f.get_usr() == usr for a in args):
+                continue  # the hand-back itself
+            mine = [j for j, a in enumerate(args) if _refers(a, names, uncast)]
+            if not mine:
+                continue
+            callee, name = self.b.callee_of(call)
+            record = self.b.summary_of(callee, name)
+            if any(_gives_up(record, len(args), j) for j in mine):
+                return True
+        return False
 
     def kept_beside(self, c, arg, seen) -> bool:
         """The callback gives its data up on its last call only (where it returns FALSE: a
@@ -373,23 +402,32 @@ def passed_unseen(fn, k: int | None) -> bool:
     whose plugin reports results to the relay that frees `bs`. Where the data goes then is that
     protocol's to say, not the callback's record (which only reads it). A callback that only
     reads its data, or passes its fields on, is not such a hand-on."""
+    names = _data_names(fn, k)
+    body = fn.get_definition() if names else None
+    return body is not None and any(kind_of(x) == K.CALL_EXPR and not _direct(x)
+                                    and any(_refers(a, names) for a in arguments(x)) for x in body.walk_preorder())
+
+
+def _data_names(fn, k: int | None, bare=strip) -> set:
+    """The keys of `fn`'s parameter k and of the locals initialized or assigned from it as it is
+    (`bare`: the casts it sees through), in source order; empty where fn has no body or no
+    parameter k."""
     body = fn.get_definition() if fn is not None and k is not None else None
     params = [p for p in children_of(body) if kind_of(p) == K.PARM_DECL] if body is not None else []
     if k is None or k >= len(params):
-        return False
+        return set()
     names = {cursor_key(params[k])}
     for x in body.walk_preorder():
         kind = kind_of(x)
-        if kind == K.VAR_DECL and _refers(next((c for c in children_of(x) if c.kind.is_expression()), None), names):
+        if kind == K.VAR_DECL and _refers(next((c for c in children_of(x) if c.kind.is_expression()), None),
+                                          names, bare):
             names.add(cursor_key(x))
         elif kind == K.BINARY_OPERATOR and (kids := children_of(x)) and len(kids) == 2 \
-                and _refers(kids[1], names) and kind_of(strip(kids[0])) == K.DECL_REF_EXPR:
+                and _refers(kids[1], names, bare) and kind_of(strip(kids[0])) == K.DECL_REF_EXPR:
             target = referenced(strip(kids[0]))
             if target is not None and kind_of(target) == K.VAR_DECL:
                 names.add(cursor_key(target))
-        elif kind == K.CALL_EXPR and not _direct(x) and any(_refers(a, names) for a in arguments(x)):
-            return True
-    return False
+    return names
 
 
 def _direct(call) -> bool:
@@ -402,9 +440,9 @@ def _direct(call) -> bool:
     return callee is not None and named_function(callee) is not None
 
 
-def _refers(x, names: set) -> bool:
-    """`x`, casts aside, names a variable of `names`."""
-    x = strip(x) if x is not None else None
+def _refers(x, names: set, bare=strip) -> bool:
+    """`x`, casts aside (`bare`), names a variable of `names`."""
+    x = bare(x) if x is not None else None
     target = referenced(x) if x is not None and kind_of(x) == K.DECL_REF_EXPR else None
     return target is not None and cursor_key(target) in names
 
