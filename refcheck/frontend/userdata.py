@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import Effect, Source
+from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
                                         notify_after, parameter_types)
 from refcheck.frontend.binding import arguments, cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
-from refcheck.frontend.weak import uncast
 
 # Statements and expressions whose condition decides a branch (`condition_reads`).
 _CONDITIONED = (K.IF_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT, K.CONDITIONAL_OPERATOR)
@@ -149,9 +148,10 @@ class UserData:
 
     def gives_up_elsewhere(self, fn, k: int | None) -> bool:
         """Some call of `fn`'s body that does not pass `fn` itself gives up its parameter k (or a
-        local made from it, checked casts aside: `SoupServerMessage *m = SOUP_SERVER_MESSAGE
-        (user_data)`) by its callee's record: releases, consumes or keeps it (`g_object_unref
-        (m)`, a helper of the unit freeing it at the end of the reading)."""
+        local made from it, through calls that hand their argument back: `SoupServerMessage *m =
+        SOUP_SERVER_MESSAGE (user_data)`) by its callee's record: releases, consumes or keeps it
+        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading)."""
+        uncast = self.handed_back
         names = _data_names(fn, k, uncast)
         if not names:
             return False
@@ -168,6 +168,22 @@ class UserData:
             if any(_gives_up(record, len(args), j) for j in mine):
                 return True
         return False
+
+    def handed_back(self, x):
+        """`x`, casts aside and through the calls whose records say they return an argument
+        (GObject's checked casts, G_DECLARE_*'s `SOUP_SERVER_MESSAGE (p)`): that argument."""
+        x = strip(x)
+        for _ in range(4):  # a cast of a cast at most, in practice
+            if kind_of(x) != K.CALL_EXPR:
+                break
+            decl, name = self.b.callee_of(x)
+            record = self.b.summary_of(decl, name)
+            args = arguments(x)
+            i = record.returned if record.returns is Returns.ARGUMENT else None
+            if not isinstance(i, int) or not 0 <= i < len(args):
+                break
+            x = strip(args[i])
+        return x
 
     def kept_beside(self, c, arg, seen) -> bool:
         """The callback gives its data up on its last call only (where it returns FALSE: a

@@ -45,7 +45,7 @@ _CHECKED_CAST = "g_type_check_instance_cast"
 _CALLS = frozenset({K.CALL_EXPR.value})
 
 
-def uncast(c):
+def _uncast(c):
     """c without casts and GObject's checked casts (`G_OBJECT (doc)`)."""
     c = strip(c)
     while kind_of(c) == K.CALL_EXPR and c.spelling == _CHECKED_CAST:
@@ -57,7 +57,7 @@ def uncast(c):
 
 
 def _key(b, c) -> str | None:
-    key = key_of(b, uncast(c))
+    key = key_of(b, _uncast(c))
     return key[0] if key else None
 
 
