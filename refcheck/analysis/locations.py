@@ -119,7 +119,7 @@ class Locations:
             if not op.assumed:
                 self.summarizer.confirmed.add(oid.site)  # by a record no cycle assumes
             else:
-                self.summarizer.leaning.setdefault(oid.site, set()).add(op.sink)
+                self.summarizer.leaning.setdefault(oid.site, set()).add(op.leans_on or op.sink)
         if oid is not None and op.floating and not self.floating(st.objs[oid]):
             if oid.kind is Kind.PARAM:  # a floating one the caller handed us would be sunk here
                 st.objs[oid] = replace(st.objs[oid], floated=True)

@@ -347,6 +347,12 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             # `gom_adapter_open_async (..., callback, user_data)`), taken over where it is handed
             # on with that callback: a path that hands it nowhere leaves it the caller's.
             return
+        if kind is EventKind.SUNK_BORROWED and oid.kind is Kind.PARAM and oid.site in self.cfg.closures \
+                and any(d == oid.site for d, _ in self.cfg.forwards):
+            # Nor is it a reference when handed on with that callback by a function with a result
+            # (libsoup's `..._already_in_queue (...)` returns FALSE before its `g_task_new (session,
+            # cancellable, callback, user_data)`, so it takes nothing over): no RC009.
+            return
         if holder is None:
             # A macro's hidden temporary (`__p` inside g_new) only when no variable of the user's
             # holds it: reserved names start with two underscores.

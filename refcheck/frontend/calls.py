@@ -132,7 +132,9 @@ class CallLowering(UserData, Moves):
             # to free it goes with the pair, no reference of this function's is needed (no RC009).
             paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
                       and forwarded_pair(self.b.fn, args, i)}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired)
+            leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
+            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
+                           leans)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
         self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
@@ -517,7 +519,7 @@ class CallLowering(UserData, Moves):
         return tracked[0] if tracked and has_pointer_type(c) else None
 
     def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,
-                  paired=frozenset()):
+                  paired=frozenset(), leans=None):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -542,7 +544,9 @@ class CallLowering(UserData, Moves):
                 # read as taken over on some paths (libnice's `agent`: 37 false findings, grilo's
                 # examples: 2), a cause not yet found.
                 slot = f"{target}#{k}" if target and len(kept) > 1 and self.b.conv.infer_setters else target
-                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed, paired=v in paired))
+                on = (leans or {}).get(v, "")  # kept for a cycle's assumed callback (`leaning_on`)
+                self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed or bool(on), paired=v in paired,
+                                     leans_on=on))
 
     def returned_value(self, c, summary, values: list, positions: list):
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""

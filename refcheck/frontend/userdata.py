@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import Effect, Source
+from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
                                         notify_after, parameter_types)
 from refcheck.frontend.binding import arguments, cursor_key, of_kinds
@@ -53,6 +53,30 @@ class UserData:
                 lent.add(i)
         return lent
 
+    def leaning_on(self, decl, args: list, sinks) -> dict[int, str]:
+        """Kept position -> the callback whose record, a cycle's assumption (`Summary.assumed`),
+        is why the data stays handed over (`lent_to_callback`, `taken_by_callback`): libsoup's
+        websocket `start_input_source (self)` registers `on_input` with `self` and a NULL
+        notify, `on_input` hands it to `read (self)`, which starts the source again. The cycle
+        assumes each takes `self` over; the hand-over leans on the callback, so the cycle keeps
+        it only where a member gives the data up for real (refcheck.driver.cycles.unconfirmed)."""
+        out = {}
+        for i in sinks:
+            if not isinstance(i, int) or not 1 <= i < len(args):
+                continue
+            fn, seen = named_function(args[i - 1]), self.callback_of(decl, args, i)
+            if seen is None:
+                fn, seen = self.forwarded_callback(decl, args, i), self.forwarded_to(decl, args, i)
+            if fn is not None and seen is not None and seen[0].assumed and _gives_up(*seen) == "all":
+                out[i] = fn.spelling
+        return out
+
+    def forwarded_callback(self, decl, args: list, i: int):
+        """The function the callee's record forwards data `args[i]` to (`forwarded_to`), or None."""
+        record = self.b.summary_of(decl, decl.spelling) if decl is not None else None
+        j = next((c for d, c in record.forwards if d == i and c < len(args)), None) if record else None
+        return named_function(args[j]) if j is not None else None
+
     def forwarded_to(self, decl, args: list, i: int):
         """`callback_of` for data the callee's record says it hands to its own callback parameter
         (`Summary.forwards`: `_gweather_info_queue_request (info, msg, iwin_finish)`)."""
@@ -96,7 +120,10 @@ class UserData:
         path that neither frees nor hands the data on is still its leak. Not where the callee's
         body is read (in the unit, or inferred elsewhere): its record says what it does with the
         pair (dconf's `dconf_engine_dbus_handle_connection_closed (..., G_CALLBACK (self), data)`
-        only disconnects the handler)."""
+        only disconnects the handler). Nor where the function frees its data nowhere itself (no
+        call of its body gives the data up but the hand-back): then nothing ever does, and each
+        call only lends it (glib-networking's test callbacks read on with their fixture, which the
+        test frees; a path that drops it is no leak of theirs)."""
         if summary.source is Source.INFERRED or (
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
@@ -112,9 +139,51 @@ class UserData:
             if cb is None or cb.get_usr() != usr:
                 continue
             pointers = function_pointer_positions(decl, args)
-            if i - 1 in pointers and not any(j > i and not is_null_constant(args[j]) for j in pointers):
+            if i - 1 not in pointers or any(j > i and not is_null_constant(args[j]) for j in pointers):
+                continue
+            k = data_parameter(parameter_types(decl, args)[i - 1], len(list(fn.get_arguments())))
+            if self.gives_up_elsewhere(fn, k):
                 taken.add(i)
         return taken
+
+    def gives_up_elsewhere(self, fn, k: int | None) -> bool:
+        """Some call of `fn`'s body that does not pass `fn` itself gives up its parameter k (or a
+        local made from it, through calls that hand their argument back: `SoupServerMessage *m =
+        SOUP_SERVER_MESSAGE (user_data)`) by its callee's record: releases, consumes or keeps it
+        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading)."""
+        uncast = self.handed_back
+        names = _data_names(fn, k, uncast)
+        if not names:
+            return False
+        usr = fn.get_usr()
+        for call in of_kinds(fn, _CALLS):
+            args = arguments(call)
+            if any((f := named_function(a)) is not None and f.get_usr() == usr for a in args):
+                continue  # the hand-back itself
+            mine = [j for j, a in enumerate(args) if _refers(a, names, uncast)]
+            if not mine:
+                continue
+            callee, name = self.b.callee_of(call)
+            record = self.b.summary_of(callee, name)
+            if any(_gives_up(record, len(args), j) for j in mine):
+                return True
+        return False
+
+    def handed_back(self, x):
+        """`x`, casts aside and through the calls whose records say they return an argument
+        (GObject's checked casts, G_DECLARE_*'s `SOUP_SERVER_MESSAGE (p)`): that argument."""
+        x = strip(x)
+        for _ in range(4):  # a cast of a cast at most, in practice
+            if kind_of(x) != K.CALL_EXPR:
+                break
+            decl, name = self.b.callee_of(x)
+            record = self.b.summary_of(decl, name)
+            args = arguments(x)
+            i = record.returned if record.returns is Returns.ARGUMENT else None
+            if not isinstance(i, int) or not 0 <= i < len(args):
+                break
+            x = strip(args[i])
+        return x
 
     def kept_beside(self, c, arg, seen) -> bool:
         """The callback gives its data up on its last call only (where it returns FALSE: a
@@ -349,23 +418,32 @@ def passed_unseen(fn, k: int | None) -> bool:
     whose plugin reports results to the relay that frees `bs`. Where the data goes then is that
     protocol's to say, not the callback's record (which only reads it). A callback that only
     reads its data, or passes its fields on, is not such a hand-on."""
+    names = _data_names(fn, k)
+    body = fn.get_definition() if names else None
+    return body is not None and any(kind_of(x) == K.CALL_EXPR and not _direct(x)
+                                    and any(_refers(a, names) for a in arguments(x)) for x in body.walk_preorder())
+
+
+def _data_names(fn, k: int | None, bare=strip) -> set:
+    """The keys of `fn`'s parameter k and of the locals initialized or assigned from it as it is
+    (`bare`: the casts it sees through), in source order; empty where fn has no body or no
+    parameter k."""
     body = fn.get_definition() if fn is not None and k is not None else None
     params = [p for p in children_of(body) if kind_of(p) == K.PARM_DECL] if body is not None else []
     if k is None or k >= len(params):
-        return False
+        return set()
     names = {cursor_key(params[k])}
     for x in body.walk_preorder():
         kind = kind_of(x)
-        if kind == K.VAR_DECL and _refers(next((c for c in children_of(x) if c.kind.is_expression()), None), names):
+        if kind == K.VAR_DECL and _refers(next((c for c in children_of(x) if c.kind.is_expression()), None),
+                                          names, bare):
             names.add(cursor_key(x))
         elif kind == K.BINARY_OPERATOR and (kids := children_of(x)) and len(kids) == 2 \
-                and _refers(kids[1], names) and kind_of(strip(kids[0])) == K.DECL_REF_EXPR:
+                and _refers(kids[1], names, bare) and kind_of(strip(kids[0])) == K.DECL_REF_EXPR:
             target = referenced(strip(kids[0]))
             if target is not None and kind_of(target) == K.VAR_DECL:
                 names.add(cursor_key(target))
-        elif kind == K.CALL_EXPR and not _direct(x) and any(_refers(a, names) for a in arguments(x)):
-            return True
-    return False
+    return names
 
 
 def _direct(call) -> bool:
@@ -378,9 +456,9 @@ def _direct(call) -> bool:
     return callee is not None and named_function(callee) is not None
 
 
-def _refers(x, names: set) -> bool:
-    """`x`, casts aside, names a variable of `names`."""
-    x = strip(x) if x is not None else None
+def _refers(x, names: set, bare=strip) -> bool:
+    """`x`, casts aside (`bare`), names a variable of `names`."""
+    x = bare(x) if x is not None else None
     target = referenced(x) if x is not None and kind_of(x) == K.DECL_REF_EXPR else None
     return target is not None and cursor_key(target) in names
 

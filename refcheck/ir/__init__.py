@@ -145,6 +145,11 @@ class Store(Op):
     truth: bool | None = None
     # The sink's record is a cycle's assumption (`Summary.assumed`): no evidence of a steal.
     assumed: bool = False
+    # The keeping call keeps var only because the callback it is handed to (a cycle member whose
+    # record is assumed) gives it up: the cycle member the hand-over leans on, not the sink's name
+    # (libsoup's `g_source_set_callback (src, on_input, self, NULL)`, whose callback only hands
+    # `self` back round the cycle; refcheck.driver.cycles confirms it or refutes it).
+    leans_on: str = ""
     # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
     # path, `Summarizer.slot_state`), not an untracked value.
     null: bool = False
