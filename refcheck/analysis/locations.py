@@ -134,9 +134,11 @@ class Locations:
                     self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice
             # One debt per location holding it: storing it again where it already is owes nothing.
             again = bool(op.target) and st.facts.stored.get(op.target) == oid
-            if ((o.kept and o.owned <= 1 and not self.conv.infer_setters) or op.alias) and not op.sink and op.through is None:
+            if o.owned <= 1 and ((o.kept and not self.conv.infer_setters) or op.alias) and not op.sink and op.through is None:
                 # A keeper holds its own reference, or a cleanup variable keeps ours to its scope's end:
-                # this copy is a borrowed alias, no hand-over (`*out = x` still is). Not where stores
+                # this copy is a borrowed alias, no hand-over (`*out = x` still is); a cleanup
+                # variable retained first (python-sdbus's `Py_INCREF (timer_fd); self->timer_fd =
+                # timer_fd;` before its cleanup's release) hands that retained one over. Not where stores
                 # hold references (`infer_setters`: CPython's `self->last = node` after PyDict_SetItem).
                 # Not a reference retained beyond our one (glib-networking's `g_hash_table_insert
                 # (complete, g_bytes_ref (der), g_bytes_ref (der))` after a helper kept `der`):

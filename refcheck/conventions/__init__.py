@@ -498,6 +498,13 @@ class Conventions(Answers):
             # PyMem_Calloc'd `cairo_glyph_t *` is PyMem_Free's to release; one returning what
             # allocators of several families made, any releaser's.
             return None if inferred.any_family else inferred.family
+        if inferred.source is Source.INFERRED and inferred.returns is not Returns.OWNED and (
+                inferred.frees_contents or any(e in _GIVE_UPS for _, e in inferred.arguments)):
+            # A releaser only its body describes (it gives an argument up, or what it loads
+            # through one: a cleanup function's `*p`) releases with the calls in that body,
+            # whatever its name: python-sdbus's `PyObject_cleanup (PyObject **o) { Py_XDECREF
+            # (*o); }` is no `PyObject_Free`, whose family its prefix would name.
+            return inferred.family
         return self._named_family(name, record, by_prefix)
 
     def _named_family(self, name: str, record: str, by_prefix: bool) -> str | None:
@@ -603,6 +610,7 @@ def _stable(value) -> object:
 
 # A type prefix: a capitalised or TH-style identifier before the first underscore, followed by
 # the verb (`THCudaTensor_free`, `THMapAllocatorContext_new`); not `_THError`, not `c10::...`.
+_GIVE_UPS = (Effect.RELEASE, Effect.CONSUME, Effect.CLEAR)
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)_[A-Za-z]\w*$")
 
 
