@@ -10,11 +10,6 @@ g_hash_table_new_full; a value_destroy_func the same for values). A table made w
 (geocode-glib's `g_hash_table_insert (ht, "q", location); ...; g_hash_table_unref (ht);
 g_free (location);`, appstream-glib's tests: the g_autoptr frees the inserted app).
 
-A field (`priv->conns`) is such a table where every store into that field anywhere in the unit
-is such a constructor's result or NULL and its address is never taken (libsoup's
-`priv->conns = g_hash_table_new (NULL, NULL)` in the instance init, inserted into by another
-function of the unit): found once per unit.
-
 Found per function, by syntax, once per build: a local every assignment of which is a call to a
 `table_new` constructor (the conventions': constructor pattern -> the argument positions of its
 key and value destroy functions) or NULL, and whose address is never taken. A `table_store`
@@ -26,7 +21,6 @@ alone (g_hash_table_add: the key is its own value) where both are.
 from __future__ import annotations
 
 from refcheck.frontend.aliases import plain_local
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -38,7 +32,7 @@ def lent_positions(b, name: str, args: list) -> frozenset:
     if not b.conv.table_new or not args or not b.conv.matches("table_store", name):
         return frozenset()
     v = plain_local(b, args[0])
-    frees = _bare_tables(b).get(v) if v is not None else _field_table(b, args[0])
+    frees = _bare_tables(b).get(v) if v is not None else None
     if frees is None:
         return frozenset()
     keys, values = frees
@@ -106,42 +100,3 @@ def _classify(b, v: str, parent, wrapper, made: dict, other: set) -> None:
         other.add(v)  # g_steal_pointer (&t), an out-parameter: whatever it holds after
     elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
         other.add(v)
-
-
-_FIELD_OPS = frozenset((K.BINARY_OPERATOR.value, K.UNARY_OPERATOR.value))
-
-
-def _field_table(b, arg) -> tuple | None:
-    """(frees keys, frees values) of the table a field holds, where the unit only ever stores
-    `table_new` constructors' results (or NULL) into that field."""
-    x = strip(arg)
-    f = referenced(x) if kind_of(x) == K.MEMBER_REF_EXPR else None
-    if f is None or kind_of(f) != K.FIELD_DECL:
-        return None
-    tu = b.fn._tu
-    tables = getattr(tu, "refcheck_field_tables", None)
-    if tables is None:
-        tables = tu.refcheck_field_tables = _field_tables(b, tu.cursor)
-    return tables.get(cursor_key(f.canonical))
-
-
-def _field_tables(b, unit) -> dict:
-    made: dict = {}
-    other: set = set()
-    for c in of_kinds(unit, _FIELD_OPS):
-        kids = children_of(c)
-        if kind_of(c) == K.BINARY_OPERATOR and binop(c) == "=" and len(kids) == 2:
-            target, value = strip(kids[0]), kids[1]
-        elif kind_of(c) == K.UNARY_OPERATOR and unop(c) == "&" and kids:
-            target, value = strip(kids[0]), None  # `&self->table`: written elsewhere
-        else:
-            continue
-        f = referenced(target) if kind_of(target) == K.MEMBER_REF_EXPR else None
-        if f is None or kind_of(f) != K.FIELD_DECL:
-            continue
-        key = cursor_key(f.canonical)
-        if value is None:
-            other.add(key)
-        else:
-            _assigned(b, key, value, made, other)
-    return {k: frees for k, frees in made.items() if k not in other}
