@@ -11,9 +11,12 @@ expansion hides the field behind a `_pp` temporary: a releaser's or `g_clear_*`'
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import referenced
+from refcheck.frontend.binding import of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+
+
+_ASSIGNS = frozenset((K.BINARY_OPERATOR.value,))
 
 
 def replacing_parameters(fn, conv) -> list:
@@ -21,8 +24,8 @@ def replacing_parameters(fn, conv) -> list:
     after the body released the value `L` held: each such store of p must follow a release."""
     stores: dict = {}  # parameter key -> [(offset, field text)]
     decls: dict = {}
-    for c in fn.walk_preorder():
-        if kind_of(c) != K.BINARY_OPERATOR or binop(c) != "=":
+    for c in of_kinds(fn, _ASSIGNS):
+        if binop(c) != "=":
             continue
         lhs, rhs = (strip(x) for x in children_of(c))
         if kind_of(rhs) != K.DECL_REF_EXPR or not has_pointer_type(rhs):
