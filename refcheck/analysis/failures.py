@@ -67,9 +67,9 @@ def taken_over(given: set, kept: set) -> bool:
     """Fates (`Summarizer.fate`) of a parameter taken over on one result and maybe on the other:
     given up on every return of the first, by a release or a hand-over, at least one a release,
     mixed (`Py_DECREF (val)` on one, `PyTuple_SET_ITEM (t, 1, val)` on another); kept as borrowed
-    on some returns of the other result and given up on some."""
+    on some returns of the other result (or all) and given up on the rest."""
     return (len(given) > 1 and given <= _GIVEN and bool(given & {"released", "consumed"})
-            and "borrowed" in kept and kept <= _GIVEN | {"borrowed"} and bool(kept & _GIVEN))
+            and "borrowed" in kept and kept <= _GIVEN | {"borrowed"})
 
 
 def maybe_taken(kept: set) -> bool:

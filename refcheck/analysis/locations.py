@@ -8,6 +8,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, made, restores
+from refcheck.conventions.summary import Effect
 from refcheck.rules.events import EventKind, Gone, Via
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
@@ -181,11 +182,28 @@ class Locations:
             return bool(held)
         return any(self.live.read_after(self.cfg.graph, node, index, v) for v in held)
 
+    def joins_held_list(self, st: State, src: ObjId, callee: str) -> bool:
+        """GLib code: a list insertion (a reallocation storing a data argument) on a non-NULL
+        link this function holds no reference to, loaded from memory or lent by a call
+        (g_list_find): not a parameter (a wrapper's list is its caller's) nor a NULL head."""
+        o = st.objs.get(src)
+        if o is None or o.owned or o.gone or o.null is not NONNULL or src.kind is Kind.PARAM:
+            return False
+        if not self.conv.infer_steals or self.conv.infer_setters or o.origin not in (Origin.FIELD, Origin.RESULT):
+            return False
+        return any(e is Effect.STORE for _, e in self.conv.summary(callee).arguments)
+
     def op_realloc(self, st: State, op: ir.Realloc, node: int, index: int, events: list) -> None:
         src = st.env.get(op.src) if op.src is not None else None
         if op.src is not None and src is None:
             # A block nobody here counts (its variable escaped: `lookup (table, key, &list)`
             # filled it with the table's own list): the result is as unknown as the argument.
+            self.bind(st, op.dst, None, op.loc, False, events)
+            return
+        if src is not None and self.joins_held_list(st, src, op.callee):
+            # A link of a list another holder keeps (`item = g_list_next (item)` along
+            # `priv->lru_start`) given a new element: `g_list_insert_sorted (item, data, cmp)` links
+            # it into that list, whose head its holder keeps; the result is no list of ours.
             self.bind(st, op.dst, None, op.loc, False, events)
             return
         if src is not None and not op.may_fail:

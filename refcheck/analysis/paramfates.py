@@ -66,6 +66,9 @@ class ParameterEffects:
                 return True
             if finding.rule in ("RC006", "RC009") and finding.location in self.where[i] and i in self.given_some():
                 return True  # a callback's data, freed on its last call: its registration's protocol
+            if finding.rule in ("RC006", "RC009") and finding.location in self.where[i] and self.counts \
+                    and self.split(i) == (Effect.CONSUME, self.success, False):
+                return True  # taken over on success (a release here, a hand-over there): told by the result
             if finding.rule != "RC006" or finding.location not in self.where[i]:
                 continue
             if e is Effect.RELEASE or (self.counts and (self.conditional(i) or (None,))[0] is Effect.RELEASE):
@@ -137,8 +140,11 @@ class ParameterEffects:
             if self.counts and when is success and taken_over(given, kept):
                 # Released on some success returns, handed to a keeper on others (ijson's
                 # `add_event_and_value`: `Py_DECREF (val)` or `PyTuple_SET_ITEM (tuple, 1, val)`
-                # before its `return 1`s): taken over there, maybe given on the other result.
-                return Effect.CONSUME, when, True
+                # before its `return 1`s): taken over there, maybe given on the other result
+                # where some of its returns give it up too; where none does (libsoup's
+                # `soup_connection_connected`: unref, or a clear-then-store setter, before each
+                # `return TRUE`; untouched before `return FALSE`), the other result keeps it.
+                return Effect.CONSUME, when, bool(kept - {"borrowed"})
         return self.negative(i)
 
     def negative(self, i: int) -> tuple[Effect, When, bool] | None:

@@ -151,7 +151,10 @@ class Summarizer(PathObserver, ParameterEffects):
         # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
         # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
-        lent = self.stored_only(cfg) if lends and not setters and not cfg.takes_notify else frozenset()
+        # Nor one stored into a field whose old value the body released first (`g_clear_object
+        # (&priv->c); priv->c = c;`): the field owns what it holds (`fixtures/glib_clear_then_store.c`).
+        lent = self.stored_only(cfg) - cfg.replaces if lends and not setters and not cfg.takes_notify \
+            else frozenset()
         # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
         # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the
         # value into a table that frees it, a hand-over through a cast): lent (`sunk`, `stolen`).

@@ -35,6 +35,7 @@ from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
+from refcheck.frontend.replaced import replacing_parameters
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
 
@@ -109,6 +110,9 @@ class Builder(GraphBuilder):
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
+                           replaces=frozenset(v for c in replacing_parameters(self.fn, self.conv)
+                                              if (v := self.var(c)) is not None)
+                           if self.conv.infer_steals and not self.conv.infer_setters else frozenset(),
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)

@@ -89,8 +89,8 @@ def _generated(fn) -> bool:
 
 
 def _find(fn, conv) -> dict:
-    """The returned locals each given only one call's result, that call given an owner: the
-    call's offset -> the local's key."""
+    """The returned locals each given only one call's result, that call given an owner (or one
+    acquisition given an owner beside lookups): the call's offset -> the local's key."""
     values = _assignments(fn)
     found = {}
     for ret in of_kinds(fn, _RETURNS):
@@ -103,7 +103,7 @@ def _find(fn, conv) -> dict:
         sources = [s for s in got if not is_null_constant(s)]
         if len(sources) == 1 and (w := _local(sources[0], conv)) is not None and w != v:
             v, got = w, values.get(_key(w), [])
-        call = _owner_call(values, got)
+        call = _owner_call(values, got) or _owner_call_among(values, got, conv)
         if call is not None:
             found[call.extent.start.offset] = _key(v)
     return found
@@ -117,6 +117,20 @@ def _owner_call(assigned: dict, values: list):
     if not args or not _record_pointer(args[0].type) or not _from_parameter(assigned, args[0]):
         return None
     return c
+
+
+def _owner_call_among(assigned: dict, values: list, conv):
+    """A get-or-create's one acquisition given an owner, where every other value the local is
+    given is NULL or a call that acquires nothing (a lookup in the owner's cache): accountsservice's
+    `user = lookup_user_by_name (manager, name); if (user == NULL) { user = create_new_user
+    (manager); ...; g_object_unref (user); /* remains in the cache */ } return user;`."""
+    calls = [strip(v) for v in values if not is_null_constant(v)]
+    if len(calls) < 2 or any(kind_of(c) != K.CALL_EXPR for c in calls):
+        return None
+    made = [c for c in calls if conv.classify(c.spelling) in ("acquire", "reallocate")]
+    if len(made) != 1 or any(conv.classify(c.spelling) is not None for c in calls if c is not made[0]):
+        return None
+    return _owner_call(assigned, made)
 
 
 def _assignments(fn) -> dict[bytes, list]:

@@ -56,6 +56,9 @@ class FunctionCFG:
     # A parameter of GDestroyNotify's shape (`void (*) (T *)`): the data stored beside it is
     # handed over (GLib's data/notify pair), not lent (analysis.summarize `lent`).
     takes_notify: bool = False
+    # Pointer parameters stored into a field whose old value the body released first (GLib's
+    # clear-then-store setter): handed to the field, not lent (frontend.replaced).
+    replaces: frozenset = frozenset()
     # The `gpointer` parameters right after a function-pointer parameter, in a function taking no
     # destroy notify: GLib's (closure) user data of the caller's own callback (analysis.summarize).
     closures: frozenset = frozenset()

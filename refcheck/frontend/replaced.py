@@ -1,0 +1,81 @@
+"""Setters that release a field's old value and store a parameter there (GLib's clear-then-store).
+
+`g_clear_object (&priv->connection); priv->connection = connection;` (libsoup's
+`soup_connection_set_connection`): the function gives up the reference the field held, so the
+field owns its value, and the parameter stored in its place is handed to it, not lent (the glib
+preset lends a parameter only stored into memory, `fixtures/glib_setters_lend.c`). The release is
+read off the spelled tokens, since GLib's `g_clear_object`/`g_clear_pointer` are macros whose
+expansion hides the field behind a `_pp` temporary: a releaser's or `g_clear_*`'s call on `&L` or
+`L`, written before the store `L = p;` in the same body, L the same member expression text.
+"""
+
+from __future__ import annotations
+
+from refcheck.frontend.binding import of_kinds, referenced
+from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
+from refcheck.frontend.clangutil import kids as children_of
+
+
+_ASSIGNS = frozenset((K.BINARY_OPERATOR.value,))
+
+
+def replacing_parameters(fn, conv) -> list:
+    """The pointer parameters (their declarations) stored plainly into a field `L` (`L = p;`)
+    after the body released the value `L` held: each such store of p must follow a release."""
+    stores: dict = {}  # parameter key -> [(offset, field text)]
+    decls: dict = {}
+    for c in of_kinds(fn, _ASSIGNS):
+        if binop(c) != "=":
+            continue
+        lhs, rhs = (strip(x) for x in children_of(c))
+        if kind_of(rhs) != K.DECL_REF_EXPR or not has_pointer_type(rhs):
+            continue
+        ref = referenced(rhs)
+        if ref is None or kind_of(ref) != K.PARM_DECL:
+            continue
+        text = _text(lhs) if kind_of(lhs) == K.MEMBER_REF_EXPR else None
+        key = (ref.spelling, ref.location.offset)
+        decls[key] = ref
+        stores.setdefault(key, []).append((c.extent.start.offset, text))
+    if not stores:
+        return []
+    released = _released(fn, conv)
+    return [decls[key] for key, where in stores.items()
+            if all(text is not None and any(t == text and at < off for at, t in released)
+                   for off, text in where)]
+
+
+def _text(c) -> str:
+    return "".join(t.spelling for t in c.get_tokens())
+
+
+def _released(fn, conv) -> list[tuple[int, str]]:
+    """(offset, text of L) for each spelled `f (&L ...)` / `f (L)` with f a releaser or a
+    `g_clear_*` macro: the first argument's tokens up to its comma or closing parenthesis."""
+    toks = list(fn.get_tokens())
+    out = []
+    for i, t in enumerate(toks[:-2]):
+        name = t.spelling
+        if toks[i + 1].spelling != "(" or not (name.startswith("g_clear_") or _releases(conv, name)):
+            continue
+        depth, j, arg = 0, i + 2, []
+        while j < len(toks):
+            s = toks[j].spelling
+            if s in ("(", "["):
+                depth += 1
+            elif s in (")", "]"):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif s == "," and depth == 0:
+                break
+            arg.append(s)
+            j += 1
+        text = "".join(arg[1:] if arg[:1] == ["&"] else arg)
+        if "->" in text or "." in text:
+            out.append((t.extent.start.offset, text))
+    return out
+
+
+def _releases(conv, name: str) -> bool:
+    return conv.classify(name) == "release"
