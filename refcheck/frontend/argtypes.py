@@ -255,6 +255,15 @@ def fills_scalars(arg) -> bool:
     return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
+def receives_typed_pointer(arg) -> bool:
+    """`&v` with v a pointer to a type (`gchar *`, `GObject *`), not a number nor a `void *`."""
+    t = arg.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    inner = t.get_pointee().get_canonical()
+    return inner.kind == ci.TypeKind.POINTER and inner.get_pointee().get_canonical().kind != ci.TypeKind.VOID
+
+
 def untyped_unknown(c, summary) -> bool:
     """A `void *` result of a callee nothing describes (no record, no pattern, no body here:
     ultrajson's `JSOBJ JSON_DecodeObject(...)`, defined in another unit): an untyped pointer whose
