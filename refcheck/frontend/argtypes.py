@@ -256,12 +256,18 @@ def fills_scalars(arg) -> bool:
 
 
 def receives_typed_pointer(arg) -> bool:
-    """`&v` with v a pointer to a type (`gchar *`, `GObject *`), not a number nor a `void *`."""
+    """`&v` with v a string (`gchar *`) or a pointer to a type (`GObject *`, `GStrv`): not a
+    number, a `void *`, nor a pointer to other scalars (GdkPixbuf's `guchar *` "pixels", a
+    G_TYPE_POINTER property written as it is)."""
     t = arg.type.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return False
     inner = t.get_pointee().get_canonical()
-    return inner.kind == ci.TypeKind.POINTER and inner.get_pointee().get_canonical().kind != ci.TypeKind.VOID
+    if inner.kind != ci.TypeKind.POINTER:
+        return False
+    kind = inner.get_pointee().get_canonical().kind
+    scalar = ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value
+    return kind != ci.TypeKind.VOID and (not scalar or kind in (ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U))
 
 
 def untyped_unknown(c, summary) -> bool:
