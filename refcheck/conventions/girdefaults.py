@@ -55,22 +55,26 @@ def record_types(root) -> set[str]:
 def corrected(callable_, record: dict | None, owner, linked: dict, records: set[str]) -> dict | None:
     """`record` (parse_gir's, of `callable_`, a child of `owner`) without the defaulted full
     transfers the structure contradicts."""
-    if record is None or callable_.tag != CORE + "method" or _OWNERSHIP.search(_docs(callable_)):
-        return record
     own = owner.get(C_NS + "type") if owner is not None else None
-    ret = callable_.find(CORE + "return-value")
+    if record is None or not own or callable_.tag != CORE + "method":
+        return record
     out = dict(record)
-    if (record.get("returns") == "owned" and own in linked and owner is linked[own]
+    ret = callable_.find(CORE + "return-value")
+    if (record.get("returns") == "owned" and linked.get(own) is owner
             and ret is not None and _ctype(ret) == own + "*"):
         out["returns"] = "borrowed"
-    if own and own.endswith("Iter") and record.get("arguments"):
+    if own.endswith("Iter") and record.get("arguments"):
         params = callable_.find(CORE + "parameters")
         names = {str(i + 1): p for i, p in enumerate(params.findall(CORE + "parameter"))}
-        arguments = {pos: eff for pos, eff in record["arguments"].items()
-                     if not (eff in ("acquire-out", {"effect": "acquire-out", "when": "nonzero"}) and pos in names
-                             and _ctype(names[pos]).endswith("**")
-                             and _ctype(names[pos])[:-2] in records)}
-        out["arguments"] = arguments
-        if not arguments:
+        out["arguments"] = {pos: eff for pos, eff in record["arguments"].items()
+                            if not (eff in _FILLS and pos in names and _ctype(names[pos]).endswith("**")
+                                    and _ctype(names[pos])[:-2] in records)}
+        if not out["arguments"]:
             del out["arguments"]
+    # The docs are read only where the structure contradicts the record (most methods: not).
+    if out == record or _OWNERSHIP.search(_docs(callable_)):
+        return record
     return out or None
+
+
+_FILLS = ("acquire-out", {"effect": "acquire-out", "when": "nonzero"})
