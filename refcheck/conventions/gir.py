@@ -23,6 +23,8 @@ import re
 import xml.etree.ElementTree as ET
 from importlib import resources
 
+from refcheck.conventions.girdefaults import corrected, linked_records, record_types
+
 CORE = "{http://www.gtk.org/introspection/core/1.0}"
 C_NS = "{http://www.gtk.org/introspection/c/1.0}"
 CALLABLES = ("function", "method", "constructor")
@@ -291,10 +293,13 @@ def parse_gir(path: str) -> dict[str, Record]:
     out: dict[str, Record] = {}
     callables = {c.get(C_NS + "identifier"): c for tag in CALLABLES for c in root.iter(CORE + tag)
                  if c.get(C_NS + "identifier")}
+    # g-ir-scanner's default `full` where the structure says the value is the argument's.
+    linked, records = linked_records(root), record_types(root)
+    owners = {m: rec for rec in root.iter(CORE + "record") for m in rec.findall(CORE + "method")}
     for name, c in callables.items():
         if c.get("introspectable") == "0" and c.get("shadowed-by"):
             continue
-        record = _record(c)
+        record = corrected(c, _record(c), owners.get(c), linked, records)
         inherited = _like_floating(c, callables)
         if inherited:
             record = record or {}

@@ -470,6 +470,11 @@ GLIB_RULES: dict[str, dict] = {
     # `argument`, whose NULL would make the template NULL too (libsecret's `if (!g_mkdtemp (dir))`).
     "g_mkdtemp": {"returns": "unknown"},
     "g_mkdtemp_full": {"returns": "unknown"},
+    # "In general, a copy is made of the property contents and the caller is responsible for
+    # freeing the memory": each `&out` after a property name receives a copy (a g_strdup'd
+    # string, a referenced object or GVariant, a copied boxed value); GIR cannot describe the
+    # variadic list. The frontend keeps the fill to typed pointers (frontend.argtypes).
+    "g_object_get": {"variadic": {"from": 2, "effect": "acquire-out"}},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.

@@ -255,6 +255,21 @@ def fills_scalars(arg) -> bool:
     return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
 
 
+def receives_typed_pointer(arg) -> bool:
+    """`&v` with v a string (`gchar *`) or a pointer to a type (`GObject *`, `GStrv`): not a
+    number, a `void *`, nor a pointer to other scalars (GdkPixbuf's `guchar *` "pixels", a
+    G_TYPE_POINTER property written as it is)."""
+    t = arg.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    inner = t.get_pointee().get_canonical()
+    if inner.kind != ci.TypeKind.POINTER:
+        return False
+    kind = inner.get_pointee().get_canonical().kind
+    scalar = ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value
+    return kind != ci.TypeKind.VOID and (not scalar or kind in (ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U))
+
+
 def untyped_unknown(c, summary) -> bool:
     """A `void *` result of a callee nothing describes (no record, no pattern, no body here:
     ultrajson's `JSOBJ JSON_DecodeObject(...)`, defined in another unit): an untyped pointer whose

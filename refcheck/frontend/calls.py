@@ -14,7 +14,7 @@ from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
-                                        untyped_unknown, indirect_unknown)
+                                        untyped_unknown, indirect_unknown, receives_typed_pointer)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
                                          released_record, replaced_local)
@@ -317,6 +317,12 @@ class CallLowering(UserData, Moves):
         # objects (GVariant *); a string or a number there is read.
         effects = {i: e for i, e in effects.items()
                    if e is not Effect.SINK_FLOATING or (isinstance(i, int) and record_pointee(args[i]))}
+        # A variadic fill (g_object_get's `&out` after each property name) writes a counted
+        # value only into a typed pointer: a number, a flag or a `gpointer` (G_TYPE_POINTER,
+        # written as it is) holds nothing of the caller's.
+        if summary.variadic and summary.variadic[1] is Effect.ACQUIRE_OUT:
+            effects = {i: e for i, e in effects.items() if e is not Effect.ACQUIRE_OUT or not isinstance(i, int)
+                       or i < summary.variadic[0] or receives_typed_pointer(args[i])}
         # Data given with a NULL destroy notify is only lent, whatever the record keeps; so is
         # data a helper frees on some paths only (`Summary.given_some`), where those are the
         # ones its notify is called on (`if (notify != NULL) notify (data)`: libnice's

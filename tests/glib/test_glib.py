@@ -382,3 +382,15 @@ def test_definitions_kept_per_file_verdict(tmp_path: Path) -> None:
     every = names(True)  # with stdlib.h's inline definitions among them
     assert [n for n in every if n[0] in "som"] == ["s1", "s2", "o1", "o2", "mine", "s_decl"]
     assert len(every) > 6
+
+
+def test_scanner_default_full_read_from_the_structure() -> None:
+    """g-ir-scanner's defaulted `full` (a linked record's node its method returns, a record an
+    iterator gives out) is borrowed where no doc text names ownership; documented ones stay."""
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "gir" / "Restish-1.0.gir"
+    records = parse_gir(str(path))
+    assert records["rs_xml_node_find"] == {"returns": "borrowed"}
+    assert "rs_params_iter_next" not in records  # both outs: a const string and the params' own
+    assert records["rs_xml_node_dig"] == {"returns": "owned"}  # "a new reference ... unref it"
+    assert records["rs_xml_parse"] == {"returns": "owned"}  # a function, not the node's method
+    assert records["rs_params_iter_detach"] == {"arguments": {"1": "acquire-out"}}  # "the caller owns it"
