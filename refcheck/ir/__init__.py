@@ -145,8 +145,9 @@ class Store(Op):
     truth: bool | None = None
     # The sink's record is a cycle's assumption (`Summary.assumed`): no evidence of a steal.
     assumed: bool = False
-    # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
-    # path, `Summarizer.slot_state`), not an untracked value.
+    # `*p = NULL;` or `s->f = NULL;`: the location holds NULL (an out-parameter's slot on this
+    # path, `Summarizer.slot_state`; a field a later load reads, `assume.nulled_loads`), not an
+    # untracked value.
     null: bool = False
     # A pointer no variable names was written (`s->type = &Foo_Type`, a cast of one): not NULL,
     # not tracked; where stores hold references, a retain through the location pays for it.
