@@ -260,9 +260,10 @@ class Assumptions:
         return oid.kind is Kind.ACQUIRE and o is not None and (o.fresh or self.conv.acquires_fresh(o.name))
 
     def constructed(self, st: State, oid: ObjId | None) -> bool:
-        """oid is a live result of a library constructor (`Conventions.constructs`)."""
+        """oid is a live result of a library constructor (`Conventions.constructs`), or an object
+        its call made anew whatever its name (`Obj.fresh`: a Py_BuildValue container)."""
         o = st.objs.get(oid) if oid is not None else None
-        return o is not None and oid.kind is Kind.ACQUIRE and o.null != NULL and self.conv.constructs(o.name)
+        return o is not None and oid.kind is Kind.ACQUIRE and o.null != NULL and (o.fresh or self.conv.constructs(o.name))
 
     def distinct(self, st: State, a: ObjId, b: ObjId) -> bool:
         """a and b cannot be the same object: one is a fresh acquisition and the other a parameter

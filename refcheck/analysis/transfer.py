@@ -229,6 +229,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
+        elif op.fresh:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], fresh=True)
 
     def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
         if op.dst in self.untracked:

@@ -42,6 +42,9 @@ class Acquire(Op):
     # The acquirer never returns NULL (the conventions' `never_null`): its result's null test
     # has one feasible edge.
     nonnull: bool = False
+    # The result is a new object whatever the callee's name says (a Py_BuildValue format that
+    # makes a container): distinct from every parameter, earlier result and singleton.
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
