@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import bounds, sizes
-from refcheck.analysis.assume import Assumptions, loop_tests
+from refcheck.analysis.assume import Assumptions, loop_tests, nulled_loads
 from refcheck.analysis.conditions import condition_tables
 from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
@@ -88,6 +88,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         self.pair_keys = tables.pair_keys
         self.correlated = tables.correlated  # extended below: the tables are this call's own
         self.correlated.update(loop_tests(cfg.graph, self.data, relevant))
+        self.correlated.update(nulled_loads(cfg.graph, self.data))
         # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
         self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
         self.correlated.update(self.flag_targets)
@@ -228,6 +229,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
+        elif op.fresh:
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], fresh=True)
 
     def op_assign(self, st: State, op: ir.Assign, node: int, index: int, events: list) -> None:
         if op.dst in self.untracked:

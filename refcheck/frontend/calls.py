@@ -42,7 +42,7 @@ from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.statics import counted_store
-from refcheck.frontend.steals import format_steals, null_split, parse_positions, result_split
+from refcheck.frontend.steals import builds_container, format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address, weak_held
@@ -442,8 +442,9 @@ class CallLowering(UserData, Moves):
         index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
         source = values[index] if index is not None and values[index] in tracked else None
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
+        fresh = source is None and builds_container(self.b, name, arguments(c))
         self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless,
-                               nonnull=self.b.conv.matches("never_null", name)))
+                               nonnull=self.b.conv.matches("never_null", name), fresh=fresh))
         return t
 
     def borrowed_result(self, loc, name: str, args: list) -> str:

@@ -17,6 +17,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, co
 from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
+from refcheck.frontend.indicatorguard import guards_indicator
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.steals import status_condition
@@ -84,6 +85,12 @@ class ConditionLowerer:
             return
         if k == K.CALL_EXPR and self.counted(c, "!=", c, None, t, f):
             return
+        if k == K.CALL_EXPR and self.b.indicator and guards_indicator(self.b, c):
+            # `if (helper (...))` where the helper answers only with an error set: first the
+            # indicator (a clear one takes f), then the helper's own answer.
+            mid = self.b.node("block")
+            self.test(c, None, mid, f, pointer=False, fact=ir.Fact(self.b.indicator, frozenset()))
+            self.b.cur = mid
         if k == K.CALL_EXPR:
             self.null_guard(c, f)
         key = key_of(self.b, c)

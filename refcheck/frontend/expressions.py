@@ -470,7 +470,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             truth = constant_truth(self.b, target, converted_constant(rhs))  # `s.done = TRUE;`
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
-                           truth=truth, null=through is not None and src == NULL,
+                           truth=truth, null=src == NULL,
                            untracked=untracked))
         return src
 

@@ -20,6 +20,7 @@ from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import fact_key
 from refcheck.frontend.exitmacros import macro_role
+from refcheck.frontend.indicatorguard import GUARDED_KEY, guards_indicator
 from refcheck.frontend.parents import body_sites
 
 _ASSIGNING = frozenset({K.BINARY_OPERATOR.value, K.VAR_DECL.value})
@@ -38,11 +39,17 @@ def indicator_key(b) -> str | None:
     if b.indicator is None:
         found = ""
         if b.conv.error_indicator:
-            for c in body_sites(b):
-                if kind_of(c) == K.CALL_EXPR and is_indicator(b, b.callee_of(c)[1]):
+            calls = [c for c in body_sites(b) if kind_of(c) == K.CALL_EXPR]
+            for c in calls:
+                if is_indicator(b, b.callee_of(c)[1]):
                     key = fact_key(c, b)
                     found = key[0] if key is not None and not key[1] else ""
                     break
+            else:
+                # No test of its own, but a helper's that answers only with an error set: the
+                # indicator's fact under a name no test text can take.
+                if any(guards_indicator(b, c) for c in calls):
+                    found = GUARDED_KEY
         b.indicator = found
         b.indicator_calls = _assigned_calls(b) if found else frozenset()
     return b.indicator or None

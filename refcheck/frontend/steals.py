@@ -53,6 +53,28 @@ def build_value_steals(fmt: str) -> tuple[int, ...] | None:
     return tuple(steals)
 
 
+def build_value_container(fmt: str) -> bool:
+    """Whether Py_BuildValue's value for `fmt` is a container it makes anew (Python/modsupport.c):
+    two or more top-level units (a tuple), or one `[...]`, `{...}` or non-empty `(...)` unit. A
+    single plain unit is that object (`O` of Py_None is Py_None, small ints are cached) and `()`
+    the empty tuple, which is shared: neither is new."""
+    units, depth, first, i = 0, 0, "", 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c in "([{":
+            if depth == 0:
+                units += 1
+                first = first or (c + (fmt[i + 1] if i + 1 < len(fmt) else ""))
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c not in _NO_ARGUMENT and c not in "#&!":
+            units += 1
+            first = first or c
+        i += 1
+    return units >= 2 or (units == 1 and first[:1] in "[{") or (units == 1 and first[:1] == "(" and first != "()")
+
+
 # PyArg_ParseTuple's units (Python/getargs.c) and the outputs each fills: S, U, Y, O and O!'s
 # second store a borrowed object; O& hands its output to a converter, which may store anything.
 _PARSE_SCALARS = set("bBhHiIlkLKncCfdDp")
@@ -166,6 +188,17 @@ def format_steals(b: GraphBuilder, name: str, args: list, decl=None) -> frozense
     fmt = string_literal(args[index])
     steals = build_value_steals(fmt) if fmt is not None else None
     return frozenset(index + 1 + i for i in steals or () if index + 1 + i < len(args))
+
+
+def builds_container(b: GraphBuilder, name: str, args: list) -> bool:
+    """A Py_BuildValue call whose format makes a new container: a fresh object, never Py_None nor
+    an argument (`r = Py_BuildValue ("iiii", ...); ... if (r != Py_None) Py_DECREF (r);`, BTrees'
+    merge_error). Only where the format is the first argument: PyObject_CallFunction's result is
+    whatever its callable returns, not the format's value."""
+    if b.conv.format_argument(name, len(args)) != 0:
+        return False
+    fmt = string_literal(args[0])
+    return fmt is not None and build_value_container(fmt)
 
 
 def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: str | None,

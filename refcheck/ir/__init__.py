@@ -42,6 +42,9 @@ class Acquire(Op):
     # The acquirer never returns NULL (the conventions' `never_null`): its result's null test
     # has one feasible edge.
     nonnull: bool = False
+    # The result is a new object whatever the callee's name says (a Py_BuildValue format that
+    # makes a container): distinct from every parameter, earlier result and singleton.
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,8 +153,9 @@ class Store(Op):
     # (libsoup's `g_source_set_callback (src, on_input, self, NULL)`, whose callback only hands
     # `self` back round the cycle; refcheck.driver.cycles confirms it or refutes it).
     leans_on: str = ""
-    # `*p = NULL;` through a pointer p: the location holds NULL (an out-parameter's slot on this
-    # path, `Summarizer.slot_state`), not an untracked value.
+    # `*p = NULL;` or `s->f = NULL;`: the location holds NULL (an out-parameter's slot on this
+    # path, `Summarizer.slot_state`; a field a later load reads, `assume.nulled_loads`), not an
+    # untracked value.
     null: bool = False
     # A pointer no variable names was written (`s->type = &Foo_Type`, a cast of one): not NULL,
     # not tracked; where stores hold references, a retain through the location pays for it.
