@@ -43,6 +43,16 @@ def role_of(fn, conv: Conventions) -> FunctionRole:
     return FunctionRole.RETURNS_NEW if returns in _POINTER_KINDS else FunctionRole.PLAIN
 
 
+def slots_of(fn, conv: Conventions) -> frozenset:
+    """The fields or slot ids that name `fn` in the unit's tables (empty: none names it)."""
+    if not conv.slot_tables or not fn.spelling:
+        return frozenset()
+    tu = fn.translation_unit
+    if _LAST[0] is None or _LAST[0]() is not tu:
+        _LAST[:] = weakref.ref(tu), table_functions(tu.cursor.get_children(), conv)
+    return frozenset(_LAST[1].get(fn.spelling, ()))
+
+
 def _destructor_shaped(fn, conv: Conventions) -> bool:
     """`void f(T *self)` where T is an object (conventions.object_records) or a record whose first
     field is one, as a type's struct begins with PyObject_HEAD: the slot's `destructor` type."""
