@@ -54,6 +54,8 @@ class Locations:
         if oid is not None:
             stored[op.target] = oid
             self.stored_deps[op.target] = op.deps
+            if op.place:
+                self.stored_places[op.target] = (op.place, op.loc)
         else:
             stored.pop(op.target, None)
         if before is not None and before != oid and before in st.objs:
@@ -165,7 +167,7 @@ class Locations:
         if o.owned <= 0 or o.null == NULL or op.target in st.facts.stored \
                 or ObjId(Kind.FIELD, op.target) in st.objs:
             return
-        held = Obj(1, Gone.NO, MAYBE, Origin.HELD, op.loc, op.overwrites, node)
+        held = Obj(1, Gone.NO, MAYBE, Origin.HELD, op.loc, op.place, node)
         events.append(Event(EventKind.OVERWRITTEN, Via.ASSIGN, op.loc, held, None, self.is_new))
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:

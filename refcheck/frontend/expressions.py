@@ -30,7 +30,7 @@ from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.linkfields import link_field, linkable
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
-from refcheck.frontend.overwrites import overwritten_text
+from refcheck.frontend.overwrites import overwrites, place_of
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.constfields import constant_truth, spared
@@ -472,8 +472,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
                            truth=truth, null=through is not None and src == NULL,
-                           untracked=untracked,
-                           overwrites=overwritten_text(self.b, target) if src not in (None, NULL) else ""))
+                           untracked=untracked, overwrites=src not in (None, NULL) and overwrites(self.b, target),
+                           place=place_of(self.b, target) if src not in (None, NULL) else ""))
         return src
 
     def pointee_of(self, target) -> str | None:

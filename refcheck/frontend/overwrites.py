@@ -36,29 +36,35 @@ _API = ("Py", "_Py")
 _UNIT: list = [None, {}, {}]
 
 
-def overwritten_text(b, target) -> str:
-    """The location's text where the store `target = ...` may replace a reference of an earlier
-    call this function never settled (module docstring); "" otherwise."""
-    conv = b.conv
-    if not conv.infer_setters or not conv.fresh_slots:
-        return ""
-    member = strip(target)
+def place_of(b, target) -> str:
+    """The text of a field a pointer is stored into, where stores hold references (messages)."""
+    member = strip(target) if b.conv.infer_setters else None
     if member is None or kind_of(member) != K.MEMBER_REF_EXPR or not has_pointer_type(member):
         return ""
+    return expr_text(member)
+
+
+def overwrites(b, target) -> bool:
+    """Whether the store `target = ...` may replace a reference of an earlier call this function
+    never settled (module docstring)."""
+    conv = b.conv
+    if not conv.infer_setters or not conv.fresh_slots:
+        return False
+    member = strip(target)
+    if member is None or kind_of(member) != K.MEMBER_REF_EXPR or not has_pointer_type(member):
+        return False
     base = _base(member)
     if base is None:
-        return ""
+        return False
     slots = slots_of(b.fn, conv)
     if not slots or any(conv.matches("fresh_slots", s) for s in slots):
-        return ""
+        return False
     start = member.extent.start.offset
     field = referenced(member)
     for m in of_kinds(b.fn, _MEMBERS):
         if m != member and m.extent.start.offset <= start and referenced(m) == field and _base(m) == base:
-            return ""  # read or written before: this function settles the location itself
-    if _settled_by_call(b, base, start):
-        return ""
-    return expr_text(member)
+            return False  # read or written before: this function settles the location itself
+    return not _settled_by_call(b, base, start)
 
 
 def _base(member):

@@ -159,10 +159,12 @@ class Store(Op):
     # local (`stream->conncheck_list`), not a global registry: a body that returns var returns
     # the container's reference (`Summary.result_kept`).
     element: bool = False
-    # The location's text where it may hold a reference from an earlier call that this function
-    # never read (`self->f = v` in a setter the runtime calls again and again, frontend.overwrites):
-    # an owned value stored over it loses that reference (RC007). Empty: not such a store.
-    overwrites: str = ""
+    # The location may hold a reference from an earlier call that this function never read
+    # (`self->f = v` in a setter the runtime calls again and again, frontend.overwrites): an owned
+    # value stored over it loses that reference (RC007).
+    overwrites: bool = False
+    # The target's source text, for messages, where stores hold references (the cpython preset).
+    place: str = ""
 
 
 @dataclass(frozen=True)
