@@ -54,7 +54,7 @@ class Locations:
         if oid is not None:
             stored[op.target] = oid
             self.stored_deps[op.target] = op.deps
-            if op.place:
+            if op.place and op.owning:
                 self.stored_places[op.target] = (op.place, op.loc)
         else:
             stored.pop(op.target, None)

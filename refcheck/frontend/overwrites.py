@@ -3,8 +3,8 @@ functions; the cpython preset's setters).
 
 A function the runtime calls through a type's or module's table on a live object (a method, a
 getset's setter, a number slot: any table function but `conventions.fresh_slots`') may run any
-number of times. Where it stores a reference into a field of a parameter's record or of a
-global (`self->auth_fn = value` in pysmbc's setter, ccb8980; `fault_alarm.file = file` in
+number of times. Where it stores a reference into a field of a parameter's record, of a global,
+or into a global pointer (`self->auth_fn = value` in pysmbc's setter, ccb8980; `fault_alarm.file = file` in
 faulthandler's `dump_traceback_later`, 71c9a63) without ever reading that location first, the
 reference an earlier call stored there is lost: the store is flagged (`ir.Store.overwrites`) and
 the analysis reports it where the value stored is an owned reference (RC007).
@@ -29,6 +29,8 @@ from refcheck.frontend.unit import in_system_dir
 _MEMBERS = frozenset((K.MEMBER_REF_EXPR.value,))
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _REFS = frozenset((K.DECL_REF_EXPR.value,))
+# The targets a store may overwrite a reference in: a field, a global pointer.
+_PLACES = (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR)
 # The C API's prefixes: a call of one never settles a project's field.
 _API = ("Py", "_Py")
 # The last unit whose functions were read (a weak reference) and, per global's key, the names of
@@ -37,9 +39,10 @@ _UNIT: list = [None, {}, {}]
 
 
 def place_of(b, target) -> str:
-    """The text of a field a pointer is stored into, where stores hold references (messages)."""
+    """The text of a field or global a pointer is stored into, where stores hold references
+    (messages)."""
     member = strip(target) if b.conv.infer_setters else None
-    if member is None or kind_of(member) != K.MEMBER_REF_EXPR or not has_pointer_type(member):
+    if member is None or kind_of(member) not in _PLACES or not has_pointer_type(member):
         return ""
     return expr_text(member)
 
@@ -51,13 +54,14 @@ def overwrites(b, target) -> bool:
     if not conv.infer_setters or not conv.fresh_slots:
         return False
     member = strip(target)
-    if member is None or kind_of(member) != K.MEMBER_REF_EXPR or not has_pointer_type(member):
+    if member is None or kind_of(member) not in _PLACES or not has_pointer_type(member):
         return False
+    if kind_of(member) == K.DECL_REF_EXPR:
+        return _global_overwritten(b, member)
     base = _base(member)
     if base is None:
         return False
-    slots = slots_of(b.fn, conv)
-    if not slots or any(conv.matches("fresh_slots", s) for s in slots):
+    if not _repeated(b):
         return False
     start = member.extent.start.offset
     field = referenced(member)
@@ -65,6 +69,25 @@ def overwrites(b, target) -> bool:
         if m != member and m.extent.start.offset <= start and referenced(m) == field and _base(m) == base:
             return False  # read or written before: this function settles the location itself
     return not _settled_by_call(b, base, start)
+
+
+def _global_overwritten(b, ref) -> bool:
+    """`g = v` of a global pointer (`static PyObject *callback`) in a function the runtime calls
+    again, never read or written before here, nor settled by a call before."""
+    decl = referenced(ref)
+    if decl is None or kind_of(decl) != K.VAR_DECL or not _global(decl) or not _repeated(b):
+        return False
+    start = ref.extent.start.offset
+    for r in of_kinds(b.fn, _REFS):
+        if r != ref and r.extent.start.offset <= start and referenced(r) == decl:
+            return False
+    return not _settled_by_call(b, ("global", cursor_key(decl)), start)
+
+
+def _repeated(b) -> bool:
+    """Whether a table names the function, in a slot the runtime may call again on a live object."""
+    slots = slots_of(b.fn, b.conv)
+    return bool(slots) and not any(b.conv.matches("fresh_slots", s) for s in slots)
 
 
 def _base(member):

@@ -165,6 +165,9 @@ class Store(Op):
     overwrites: bool = False
     # The target's source text, for messages, where stores hold references (the cpython preset).
     place: str = ""
+    # The target is a field some function of the unit releases (frontend.releasedfields): what is
+    # stored there is released by its record's destructor.
+    owning: bool = False
 
 
 @dataclass(frozen=True)
