@@ -92,7 +92,8 @@ def _repeated(b) -> bool:
 
 def _base(member):
     """(kind, key) of the variable a member chain starts at: a pointer parameter (`self->f`,
-    `self->a.b`) or a global (`g.f`, `g->f`); None for anything else (a local, a call)."""
+    `self->a.b`) or a global (`g.f`, `g->f`); None for anything else (a local, a call, and a
+    member of another object reached through a pointer field: `self->last->next`)."""
     x = member
     for _ in range(8):
         kids = list(children_of(x))
@@ -101,6 +102,8 @@ def _base(member):
             return None
         if kind_of(x) != K.MEMBER_REF_EXPR:
             break
+        if has_pointer_type(x):
+            return None  # `x->f` of a pointer field: another object's field
     if x is None or kind_of(x) != K.DECL_REF_EXPR:
         return None
     decl = referenced(x)

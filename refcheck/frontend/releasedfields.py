@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import weakref
 
+import clang.cindex as ci
+
 from refcheck.frontend.binding import cursor_key, file_named, of_kinds, outside_system, top_level
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
@@ -22,9 +24,11 @@ _UNIT: list = [None, frozenset()]
 
 
 def released_field(b, target) -> bool:
-    """Whether the store target `x->f` is a field some function of the unit releases."""
+    """Whether the store target `x->f` is a field pointing to an object (not plain memory: a
+    `PyMem_Malloc`'d tree node's `parent`) that some function of the unit releases."""
     member = strip(target) if b.conv.infer_setters else None
-    if member is None or kind_of(member) != K.MEMBER_REF_EXPR or referenced(member) is None:
+    if member is None or kind_of(member) != K.MEMBER_REF_EXPR or referenced(member) is None \
+            or not _object_pointer(member.type, b.conv):
         return False
     tu = member.translation_unit
     if _UNIT[0] is None or _UNIT[0]() is not tu:
@@ -71,3 +75,23 @@ def _field(e):
     if e is None or kind_of(e) != K.MEMBER_REF_EXPR or referenced(e) is None:
         return None
     return cursor_key(referenced(e))
+
+
+def _object_pointer(t, conv) -> bool:
+    """A pointer to an object: a record `conv.object_records` names, or one whose first field is
+    one (`PyObject_HEAD`), as a type's struct begins."""
+    t = t.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    t = t.get_pointee().get_canonical()
+    for _ in range(4):  # FooObject -> PyObject_VAR_HEAD's PyVarObject -> PyObject
+        if t.kind != ci.TypeKind.RECORD:
+            return False
+        name = t.spelling.replace("struct ", "").replace("const ", "").strip()
+        if name in conv.object_records:
+            return True
+        first = next(iter(t.get_fields()), None)
+        if first is None:
+            return False
+        t = first.type.get_canonical()
+    return False
