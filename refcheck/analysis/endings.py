@@ -20,6 +20,10 @@ _COUNTED = (Origin.PARAM, Origin.ACQUIRE, Origin.RETAIN)
 _OURS = (Origin.ACQUIRE, Origin.RETAIN)
 
 
+# Borrowed values read from memory: a loaded field, a borrowing call's result.
+_BORROWED_VIEWS = (Origin.FIELD, Origin.RESULT)
+
+
 class Endings:
     """Releases, returns and exits; `Transfer` supplies the state's tables and `event`."""
 
@@ -132,3 +136,28 @@ class Endings:
             slot = oid.kind is Kind.FIELD and oid.site in self.slots and o.origin is Origin.RETAIN
             if o.owned > slot and o.null != NULL:
                 self.event(EventKind.LOST, via, loc, st, oid, events, text=text)
+        if self.conv.infer_setters and st.facts.stored and via in (Via.RETURN, Via.END):
+            self.unpaid_in_new(st, loc, events)
+
+    def unpaid_in_new(self, st: State, loc: Location, events: list) -> None:
+        """A borrowed reference (a loaded field, a borrowing call's result) stored into a field of
+        an object this function made and never retained: that object's destructor releases it
+        once more than it was retained (zope.i18nmessageid 1147fbb, `new_msg->mapping =
+        other->mapping`). Only a value still loadable where it came from (not moved out of a
+        location overwritten since: a list's head handed to a new node), stored where stores hold
+        references (the cpython preset; a link field is no store, frontend.linkfields)."""
+        for key, oid in list(st.facts.stored.items()):
+            o = st.objs.get(oid)
+            if o is None or oid.kind is not Kind.FIELD or key == oid.site or o.origin not in _BORROWED_VIEWS \
+                    or o.owned or o.paid or not o.debt or o.gone or o.null == NULL:
+                continue
+            place = self.stored_places.get(key)
+            if place is not None and any(self.made_here(st, v) for v in self.stored_deps.get(key, ())):
+                self.event(EventKind.SUNK_BORROWED, Via.RETURN, loc, st, oid, events,
+                           text=f"'{place[0]}' (line {place[1].line})")
+
+    @staticmethod
+    def made_here(st: State, var: str) -> bool:
+        """Whether `var` holds an object this function acquired and has not released."""
+        b = st.objs.get(st.env.get(var)) if var in st.env else None
+        return b is not None and b.origin is Origin.ACQUIRE and not b.gone

@@ -9,7 +9,7 @@ from refcheck import ir
 from refcheck.analysis import sizes
 from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, made, restores
 from refcheck.conventions.summary import Effect
-from refcheck.rules.events import EventKind, Gone, Via
+from refcheck.rules.events import Event, EventKind, Gone, Via
 
 NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Origins of references the function never owned: handing one to a sink is RC009.
@@ -55,6 +55,8 @@ class Locations:
         if oid is not None:
             stored[op.target] = oid
             self.stored_deps[op.target] = op.deps
+            if op.place and op.owning:
+                self.stored_places[op.target] = (op.place, op.loc)
         else:
             stored.pop(op.target, None)
         if before is not None and before != oid and before in st.objs:
@@ -107,6 +109,8 @@ class Locations:
             else:
                 st.facts.conds[op.target] = bool(op.truth)
         oid = st.env.get(op.var) if op.var is not None else None
+        if op.overwrites and oid is not None:
+            self.overwrite_held(st, op, oid, node, events)
         if oid is not None:
             self.escape(st, oid)
         if (op.through is not None or op.member) and self.summarizer is not None:
@@ -158,6 +162,16 @@ class Locations:
                 st.objs[oid] = replace(o, debt=o.debt if again else min(MAX_OWNED, o.debt + 1))
         if op.target:
             self.store_into(st, op, oid)
+
+    def overwrite_held(self, st: State, op: ir.Store, oid: ObjId, node: int, events: list) -> None:
+        """An owned reference stored over a location that may hold one from an earlier call,
+        which this path never read nor wrote (frontend.overwrites): that reference is lost."""
+        o = st.objs[oid]
+        if o.owned <= 0 or o.null == NULL or op.target in st.facts.stored \
+                or ObjId(Kind.FIELD, op.target) in st.objs:
+            return
+        held = Obj(1, Gone.NO, MAYBE, Origin.HELD, op.loc, op.place, node)
+        events.append(Event(EventKind.OVERWRITTEN, Via.ASSIGN, op.loc, held, None, self.is_new))
 
     def op_escape(self, st: State, op: ir.Escape, node: int, index: int, events: list) -> None:
         if op.var in st.env:

@@ -21,6 +21,7 @@ _ORIGIN = {
     Origin.FIELD: lambda o: f"(loaded from '{o.name}')",
     Origin.RETAIN: lambda o: f"(retained at line {o.site.line})",
     Origin.RESULT: lambda o: f"(returned by {o.name}, borrowed)",
+    Origin.HELD: lambda o: "(holding a reference stored by an earlier call)",
 }
 _START = {
     Origin.ACQUIRE: lambda o: f"acquired here by {o.name}",
@@ -28,6 +29,7 @@ _START = {
     Origin.FIELD: lambda o: f"loaded from '{o.name}' (borrowed)",
     Origin.RETAIN: lambda o: "retained here",
     Origin.RESULT: lambda o: f"returned here by {o.name}, which gives no reference to the caller",
+    Origin.HELD: lambda o: f"'{o.name}' may hold a reference an earlier call stored, never read here",
 }
 
 

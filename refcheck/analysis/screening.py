@@ -75,7 +75,7 @@ def _screen_op(op, classes: "_Classes", setters: bool) -> None:
         if op.consume or op.cleanup or any(classes.borrowed(v, setters) for v in op.vars):
             raise Unknown("a release of a parameter or a call's result")
     elif t is ir.Store:
-        if op.sink or op.floating or op.member or (op.var is not None and classes.counted(op.var)):
+        if op.sink or op.floating or op.member or op.overwrites or (op.var is not None and classes.counted(op.var)):
             raise Unknown("a store of a parameter or an acquired object")
     elif t not in (ir.Assign, ir.Kill, ir.Use, ir.Load, ir.Escape, ir.Shift) and t not in INERT:
         raise Unknown(f"an op not followed: {t.__name__}")

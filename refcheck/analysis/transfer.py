@@ -84,6 +84,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         tables = condition_tables(self.data, relevant)
         self.cond_vars, self.const_vars = tables.cond_vars, tables.const_vars
         self.stored_deps: dict[str, frozenset] = {}
+        self.stored_places: dict[str, tuple] = {}  # owning field's key -> (its text, a store's place)
         self.null_tested, self.null_read = self.null_tables()
         self.pair_keys = tables.pair_keys
         self.correlated = tables.correlated  # extended below: the tables are this call's own

@@ -203,6 +203,11 @@ class Conventions(Answers):
     # The fields (or slot ids, `Py_tp_dealloc`) of those tables that hold a destructor: the function
     # frees the object it is handed, whatever its name, and is checked as a `primitive`.
     destructor_slots: list[str] = field(default_factory=list)
+    # The fields (or slot ids) of those tables whose function the runtime calls once per object or
+    # module before it is in use (`tp_new`, `tp_init`, `Py_mod_exec`) or to destroy it: every other
+    # table function may run again on a live object, where a field (or a global's) that held a
+    # reference must give it up before a new one is stored (`frontend.overwrites`).
+    fresh_slots: list[str] = field(default_factory=list)
     # Functions no table names that are destructors by name (CPython's `*_dealloc`), but only when
     # shaped like the slot: returning void, one parameter pointing to an object (`object_records`,
     # or a record whose first field is one: PyObject_HEAD). A `re_dealloc(void *p)` freeing
@@ -376,7 +381,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

@@ -169,6 +169,11 @@ def _cpython() -> Conventions:
         slot_tables=["PyTypeObject", "PyNumberMethods", "PySequenceMethods", "PyMappingMethods",
                      "PyAsyncMethods", "PyMethodDef", "PyGetSetDef", "PyType_Slot", "PyModuleDef_Slot"],
         destructor_slots=[r"^(?:Py_)?tp_(?:dealloc|free)$"],
+        # Called on an object (a module) not yet in use, or to destroy it; `__init__` may run again
+        # but CPython's own types read a second call as rare: not a repeated call either.
+        fresh_slots=[r"^(?:Py_)?tp_(?:new|init|alloc|dealloc|free|clear|traverse|finalize|del)$",
+                     r"^Py_mod_(?:create|exec)$", r"^m_(?:traverse|clear|free)$",
+                     r"^__(?:new|init|del|dealloc)__$"],  # a method table's entry named so
         # A `*_dealloc(FooObject *self)` no table names (the table in another unit) is one too;
         # a `*_dealloc(void *p)` is a memory helper (mrab-regex's re_dealloc wrapping PyMem_Free).
         destructor_names=[r"_dealloc$"], object_records=["PyObject", "_object", "PyVarObject"],

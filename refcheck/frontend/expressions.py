@@ -30,6 +30,8 @@ from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.linkfields import link_field, linkable
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
+from refcheck.frontend.overwrites import overwrites, place_of
+from refcheck.frontend.releasedfields import released_field
 from refcheck.frontend.parents import back_pointer
 from refcheck.frontend.shifts import shift_of
 from refcheck.frontend.constfields import constant_truth, spared
@@ -471,7 +473,9 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
                            truth=truth, null=src == NULL,
-                           untracked=untracked))
+                           untracked=untracked, overwrites=src not in (None, NULL) and overwrites(self.b, target),
+                           place=place_of(self.b, target) if src not in (None, NULL) else "",
+                           owning=src not in (None, NULL) and released_field(self.b, target)))
         return src
 
     def pointee_of(self, target) -> str | None:

@@ -14,7 +14,7 @@ import clang.cindex as ci
 
 from refcheck.conventions import Conventions
 from refcheck.frontend.binding import among, definitions
-from refcheck.frontend.clangutil import K, kind_of, referenced
+from refcheck.frontend.clangutil import K, kind_of, referenced, strip
 from refcheck.frontend.perunit import PerUnit
 from refcheck.ir.cfg import FunctionRole
 
@@ -37,6 +37,14 @@ def role_of(fn, conv: Conventions) -> FunctionRole:
         return FunctionRole.DESTROYS
     returns = fn.result_type.get_canonical().kind
     return FunctionRole.RETURNS_NEW if returns in _POINTER_KINDS else FunctionRole.PLAIN
+
+
+def slots_of(fn, conv: Conventions) -> frozenset:
+    """The fields or slot ids that name `fn` in the unit's tables (empty: none names it)."""
+    if not conv.slot_tables or not fn.spelling:
+        return frozenset()
+    tu = fn.translation_unit
+    return frozenset(_LAST.of(tu, lambda: table_functions(tu.cursor.get_children(), conv)).get(fn.spelling, ()))
 
 
 def _destructor_shaped(fn, conv: Conventions) -> bool:
@@ -110,10 +118,25 @@ def _table(init, tables: set[str], out: dict[str, set[str]]) -> None:
     elements = record_elements(init)
     # A slot array's entry `{Py_tp_dealloc, f}`: two values, an integer id and the function.
     slot_id = _slot_id(init) if len(elements) == 2 and len(list(t.get_fields())) == 2 else None
+    # A method entry's Python name where it is one of the runtime's protocol names (`{"__init__",
+    # (PyCFunction) CA__init__, ...}`, ExtensionClass's): a slot too.
+    dunder = _dunder(elements[0][1]) if elements and elements[0][0] is not None \
+        and elements[0][0].spelling == "ml_name" else None
     for i, (field, value) in enumerate(elements):
         fn = _function(value) if field is not None else None
         if fn is not None:
             out.setdefault(fn, set()).add(slot_id if slot_id and i == 1 else field.spelling)
+            if dunder is not None:
+                out[fn].add(dunder)
+
+
+def _dunder(value) -> str | None:
+    """`__name__` of a string literal naming a method so, else None."""
+    lit = strip(value)
+    if lit is None or kind_of(lit) != K.STRING_LITERAL:
+        return None
+    name = lit.spelling.strip('"')
+    return name if len(name) > 4 and name.startswith("__") and name.endswith("__") else None
 
 
 def record_elements(init) -> list[tuple[object, object]]:

@@ -168,6 +168,15 @@ class Store(Op):
     # local (`stream->conncheck_list`), not a global registry: a body that returns var returns
     # the container's reference (`Summary.result_kept`).
     element: bool = False
+    # The location may hold a reference from an earlier call that this function never read
+    # (`self->f = v` in a setter the runtime calls again and again, frontend.overwrites): an owned
+    # value stored over it loses that reference (RC007).
+    overwrites: bool = False
+    # The target's source text, for messages, where stores hold references (the cpython preset).
+    place: str = ""
+    # The target is a field some function of the unit releases (frontend.releasedfields): what is
+    # stored there is released by its record's destructor.
+    owning: bool = False
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ class Origin(enum.IntEnum):
     RETAIN = 3  # a borrowed object this function retained
     NULL = 4  # a known NULL assigned to a variable (never reported)
     RESULT = 5  # the pointer result of a call that is not an acquirer: borrowed
+    HELD = 6  # the reference a location held from an earlier call (never tracked: a store's event)
 
 
 class EventKind(enum.Enum):
