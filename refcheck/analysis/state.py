@@ -285,6 +285,11 @@ class State:
         objs = self.objs
         return (frozenset(self.env.items()), frozenset(zip(objs, map(_CID, objs.values()))))
 
+    def portable_core(self) -> tuple:
+        """`core` as explorations compare it with each other's (tests): `cid`s are an exploration's own."""
+        return (frozenset(self.env.items()),
+                frozenset((k, o if o.ident is None else _view_fields(o)) for k, o in self.objs.items()))
+
     def holders(self, oid: ObjId) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]
 
