@@ -20,7 +20,7 @@ from refcheck.analysis.liveness import Pruner, PruneTables
 from refcheck.analysis.nulljoin import NullJoins
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
-from refcheck.analysis.state import Bound
+from refcheck.analysis.state import Bound, fresh_cids
 from refcheck.analysis.summarize import Summarizer
 from refcheck.analysis.symmetry import PILE, renumbered_core
 from refcheck.analysis.transfer import Transfer
@@ -135,6 +135,7 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     (`pruned`: an earlier exploration's of the same graph). The worklist loop stays inline, the
     join of fact variants included: a call per state or per successor costs on every function."""
     deadline = time.monotonic() + seconds
+    fresh_cids()  # the keys of the objects this exploration makes (`Obj.cid`)
     relevant = tables.relevant
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)

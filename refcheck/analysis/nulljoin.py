@@ -48,7 +48,7 @@ def _masked(oid, o):
 
 def _loose_core(st: State, joinable: dict) -> tuple:
     """`State.core` with the joinable objects' nullness left out."""
-    objs = frozenset((k, o if o.ident is None else o.ident)
+    objs = frozenset((k, o.cid)
                      for k, o in ((k, _masked(k, o) if k in joinable else o) for k, o in st.objs.items()))
     return (frozenset(st.env.items()), objs, "loose")
 

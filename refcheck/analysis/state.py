@@ -10,7 +10,9 @@ changes.
 from __future__ import annotations
 
 import enum
+import itertools
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 from refcheck.rules.events import Gone, Nullness, Origin
@@ -112,19 +114,29 @@ class Obj:
     # What the visited map keys this object on (`State.core`): None for the object itself, or for
     # a view of memory (loaded, nothing of it owned, released or owed) everything but where it was
     # first loaded (`site`, `node`), which only a report's path and message read.
-    ident: object = field(default=None, init=False, repr=False, compare=False)
+    # (An int: the view's `cid`, equal for equal views.)
+    ident: int | None = field(default=None, init=False, repr=False, compare=False)
+    # The visited map's key of this object, an int (`State.core`): equal exactly where the objects
+    # are equal, or (views) their `ident`s are. Interned so that a core is made and compared in C:
+    # pairs of (ObjId, Obj) called `Obj.__hash__` in Python for each of a state's objects (7 on
+    # average, 58,000 cores on THTensor.c in unwind mode) and made each pair in a generator.
+    cid: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.owned, self.gone, self.null, self.origin, self.site, self.name,
-                                                self.node, self.deps, self.link, self.debt, self.paid, self.may_be,
-                                                self.fresh, self.family, self.shared, self.by_location,
-                                                self.kept, self.floated, self.escaped, self.taken)))
+        fields = (self.owned, self.gone, self.null, self.origin, self.site, self.name, self.node, self.deps,
+                  self.link, self.debt, self.paid, self.may_be, self.fresh, self.family, self.shared,
+                  self.by_location, self.kept, self.floated, self.escaped, self.taken)
+        object.__setattr__(self, "_hash", hash(fields))
         null = self.null
         object.__setattr__(self, "forgettable", null is not Nullness.MAYBE and self.link is None
                            and self.gone is Gone.NO and not (null is Nullness.NULL and self.owned))
         view = self.origin in _VIEW_ORIGINS and not (self.owned or self.gone or self.debt or self.paid)
         if view:
-            object.__setattr__(self, "ident", _ViewIdent(self))
+            cid = _interned((_VIEW, *_view_fields(self)))
+            object.__setattr__(self, "ident", cid)
+        else:
+            cid = _interned(fields)
+        object.__setattr__(self, "cid", cid)
 
     def __hash__(self) -> int:
         return self._hash
@@ -146,30 +158,34 @@ def made(memo: dict, owned: int, gone: Gone, null: Nullness, origin: Origin, sit
     return o
 
 
-class _ViewIdent:
-    """A view's identity in the visited map: equal for views that differ only in where they were
-    first loaded. Two paths that load the same location first at different lines (`uri =
-    get_prop (node, "href")` in one arm, `moreinfo = get_prop (node, "href")` in another) reach
-    the same state for every transfer: a view is reported only once released or consumed, when
-    it is no view any more; the state explored first stands for both, its own path intact (a
-    finding on the one left out would differ only in the load its path starts at)."""
+# Objects' keys (`Obj.cid`), by their fields; emptied as each exploration starts (`fresh_cids`),
+# numbered on without restarting: an object that outlived its exploration can never equal a newer
+# one (it would only be kept apart, never joined wrongly).
+_CIDS: dict = {}
+_next_cid = itertools.count(1).__next__
+# Tags a view's fields: a view and an object that is none never share a key.
+_VIEW = object()
 
-    __slots__ = ("fields", "_hash")
 
-    def __init__(self, o: "Obj") -> None:
-        # The fields, not the object: holding it would make every view a reference cycle, and
-        # states are freed by reference counting alone (support.gcpause).
-        self.fields = _view_fields(o)
-        self._hash = hash(self.fields)
+def _interned(key: tuple) -> int:
+    cid = _CIDS.get(key)
+    if cid is None:
+        cid = _CIDS[key] = _next_cid()
+    return cid
 
-    def __hash__(self) -> int:
-        return self._hash
 
-    def __eq__(self, other) -> bool:
-        return type(other) is _ViewIdent and self._hash == other._hash and self.fields == other.fields
+def fresh_cids() -> None:
+    """Forget the keys of earlier explorations' objects (made once per object: 7,000 on THTensor.c)."""
+    _CIDS.clear()
 
 
 def _view_fields(o: "Obj") -> tuple:
+    """A view's identity in the visited map: its fields but where it was first loaded. Two paths
+    that load the same location first at different lines (`uri = get_prop (node, "href")` in one
+    arm, `moreinfo = get_prop (node, "href")` in another) reach the same state for every transfer:
+    a view is reported only once released or consumed, when it is no view any more; the state
+    explored first stands for both, its own path intact (a finding on the one left out would
+    differ only in the load its path starts at)."""
     return (o.null, o.origin, o.name, o.deps, o.link, o.may_be, o.fresh, o.family, o.shared, o.by_location,
             o.kept, o.floated, o.escaped, o.taken)
 
@@ -248,6 +264,9 @@ class Facts:
         return sorted(out)
 
 
+_CID = attrgetter("cid")
+
+
 class State:
     __slots__ = ("env", "objs", "facts")
 
@@ -263,8 +282,13 @@ class State:
 
     def core(self) -> tuple:
         """What ownership depends on: states equal here are explored once, their facts joined."""
+        objs = self.objs
+        return (frozenset(self.env.items()), frozenset(zip(objs, map(_CID, objs.values()))))
+
+    def portable_core(self) -> tuple:
+        """`core` as explorations compare it with each other's (tests): `cid`s are an exploration's own."""
         return (frozenset(self.env.items()),
-                frozenset((k, o) if o.ident is None else (k, o.ident) for k, o in self.objs.items()))
+                frozenset((k, o if o.ident is None else _view_fields(o)) for k, o in self.objs.items()))
 
     def holders(self, oid: ObjId) -> list[str]:
         return [v for v, o in self.env.items() if o == oid]

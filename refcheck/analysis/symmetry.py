@@ -50,7 +50,7 @@ def renumbered_core(st: State) -> tuple | None:
     if not rename:
         return None
     env = frozenset((v, rename.get(oid, oid)) for v, oid in st.env.items())
-    objs = frozenset((rename.get(k, k), o if o.ident is None else o.ident) for k, o in st.objs.items())
+    objs = frozenset((rename.get(k, k), o.cid) for k, o in st.objs.items())
     return (env, objs)
 
 

@@ -102,6 +102,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # The objects an op makes, each a function of the op, its node and what the op names
         # alone: made once and shared by every state passing there (`state.made`).
         self.made: dict = {}
+        # Per node explored, its ops with their transfer functions (`_plan`).
+        self.plans: dict[int, tuple] = {}
 
     def initial(self) -> State:
         st = State({}, {}, Facts())
@@ -132,12 +134,14 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         """The node's ops on `st`, which the step consumes (each work item owns its state, and
         the worklist keeps none it hands out); its successors as (node, state, edge label)."""
         data = self.data[node]
-        ops = _OPS
-        for i, op in enumerate(data.ops):
-            f = ops.get(type(op))
-            if f is not None and f(self, st, op, node, i, events) is False:
+        plan = self.plans.get(node)
+        if plan is None:
+            plan = self.plans[node] = _plan(data.ops)
+        for f, op, i in plan:
+            if f(self, st, op, node, i, events) is False:
                 return []  # the path ends inside the node (a NULL dereferenced)
         kind = data.kind
+        ops = _OPS
         if kind in _ENDS and self.summarizer is not None:
             self.summarize_end(node, st, kind, data.value)
         if kind == "return":
@@ -533,3 +537,8 @@ _OPS = {
     ir.SameSize: Transfer.op_same_size, ir.Count: Transfer.op_count, ir.Call: Transfer.op_call,
 }
 
+
+def _plan(ops: tuple) -> tuple:
+    """A node's ops as (transfer function, op, index), those with none left out: looked up once
+    per node, not once per op and state (`Transfer.step`; 118,000 ops on THTensor.c in unwind mode)."""
+    return tuple((f, op, i) for i, op in enumerate(ops) if (f := _OPS.get(type(op))) is not None)

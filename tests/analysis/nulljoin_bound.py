@@ -39,7 +39,7 @@ def null_or_owned_core(st: State) -> tuple:
     """`State.core` with each variable holding NULL or a fresh owned object spelled alike."""
     fresh = _fresh_owned(st)
     env = frozenset((v, "null-or-owned" if oid.kind is Kind.NULL or oid in fresh else oid) for v, oid in st.env.items())
-    objs = frozenset((k, o if o.ident is None else o.ident) for k, o in st.objs.items()
+    objs = frozenset((k, o.cid) for k, o in st.objs.items()
                      if k not in fresh and k.kind is not Kind.NULL)
     return env, objs
 

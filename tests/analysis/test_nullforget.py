@@ -21,7 +21,7 @@ from tests.analysis.test_states import CONV, L, make
 def _seen(cfg, conv, quiet: bool):
     out = []
     res = explore(cfg, conv, RULES.values(), quiet=quiet,
-                  observe=lambda n, st: out.append((n, st.core(), sorted(st.facts.describe({})))))
+                  observe=lambda n, st: out.append((n, st.portable_core(), sorted(st.facts.describe({})))))
     return out, res
 
 
