@@ -472,7 +472,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             truth = constant_truth(self.b, target, converted_constant(rhs))  # `s.done = TRUE;`
         self.b.emit(ir.Store(loc, src if src not in (None, NULL) else None, key[0] if key else "",
                            frozenset(expr_vars(target, self.b)), through=through, alias=alias,
-                           truth=truth, null=src == NULL,
+                           truth=truth, null=src == NULL and (through is not None or has_pointer_type(target)),
                            untracked=untracked, overwrites=src not in (None, NULL) and overwrites(self.b, target),
                            place=place_of(self.b, target) if src not in (None, NULL) else "",
                            owning=src not in (None, NULL) and released_field(self.b, target)))
