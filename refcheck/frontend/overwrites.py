@@ -18,13 +18,12 @@ flagged. Helpers no table names are not flagged either (`init_state (st)` fills 
 
 from __future__ import annotations
 
-import weakref
 
-from refcheck.frontend.binding import cursor_key, file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.binding import cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, kind_of, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.perunit import PerUnit, own_definitions
 from refcheck.frontend.slots import slots_of
-from refcheck.frontend.unit import in_system_dir
 
 _MEMBERS = frozenset((K.MEMBER_REF_EXPR.value,))
 _CALLS = frozenset((K.CALL_EXPR.value,))
@@ -35,7 +34,7 @@ _PLACES = (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR)
 _API = ("Py", "_Py")
 # The last unit whose functions were read (a weak reference) and, per global's key, the names of
 # the unit's functions that reach it (mention it, or call one that does).
-_UNIT: list = [None, {}, {}]
+_UNIT: PerUnit[tuple[dict, dict]] = PerUnit()
 
 
 def place_of(b, target) -> str:
@@ -143,19 +142,20 @@ def _settled_by_call(b, base, start: int) -> bool:
     return False
 
 
+def _mentions_and_calls(tu) -> tuple[dict, dict]:
+    """Per function of the unit: the globals it mentions, the names it calls."""
+    mentions: dict = {}
+    calls: dict = {}
+    for fn in own_definitions(tu):
+        mentions[fn.spelling] = {cursor_key(r) for x in of_kinds(fn, _REFS) if (r := referenced(x)) is not None
+                                 and kind_of(r) == K.VAR_DECL}
+        calls[fn.spelling] = {c.spelling for c in of_kinds(fn, _CALLS) if c.spelling}
+    return mentions, calls
+
+
 def _reaching(tu, key) -> frozenset:
     """The names of the unit's functions that mention the global `key` or call one that does."""
-    if _UNIT[0] is None or _UNIT[0]() is not tu:
-        tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
-                if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
-        mentions: dict = {}
-        calls: dict = {}
-        for fn in tops:
-            mentions[fn.spelling] = {cursor_key(r) for x in of_kinds(fn, _REFS) if (r := referenced(x)) is not None
-                                     and kind_of(r) == K.VAR_DECL}
-            calls[fn.spelling] = {c.spelling for c in of_kinds(fn, _CALLS) if c.spelling}
-        _UNIT[:] = [weakref.ref(tu), mentions, calls]
-    mentions, calls = _UNIT[1], _UNIT[2]
+    mentions, calls = _UNIT.of(tu, lambda: _mentions_and_calls(tu))
     reach = {name for name, keys in mentions.items() if key in keys}
     changed = True
     while changed:

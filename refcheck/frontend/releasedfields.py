@@ -9,18 +9,17 @@ the unit releases may be a plain C pointer (pyfastx's `seq->index`, a malloc'd s
 
 from __future__ import annotations
 
-import weakref
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import cursor_key, file_named, of_kinds, outside_system, top_level
+from refcheck.frontend.binding import cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.unit import in_system_dir
+from refcheck.frontend.perunit import PerUnit, own_definitions
 
 _KINDS = frozenset((K.CALL_EXPR.value, K.VAR_DECL.value, K.BINARY_OPERATOR.value))
 # The last unit read (a weak reference) and the cursor keys of the fields its functions release.
-_UNIT: list = [None, frozenset()]
+_UNIT: PerUnit[frozenset] = PerUnit()
 
 
 def released_field(b, target) -> bool:
@@ -34,16 +33,12 @@ def released_field(b, target) -> bool:
     if base is None or kind_of(base) != K.DECL_REF_EXPR:
         return False  # `co->root->prev`: a field of the object a field points to, not the new one's
     tu = member.translation_unit
-    if _UNIT[0] is None or _UNIT[0]() is not tu:
-        _UNIT[:] = [weakref.ref(tu), _released(b, tu)]
-    return cursor_key(referenced(member)) in _UNIT[1]
+    return cursor_key(referenced(member)) in _UNIT.of(tu, lambda: _released(b, tu))
 
 
 def _released(b, tu) -> frozenset:
-    tops = [fn for fn in outside_system(top_level(tu.cursor)[0], lambda f: in_system_dir(file_named(f).name))
-            if kind_of(fn) == K.FUNCTION_DECL and fn.is_definition()]
     out: set = set()
-    for fn in tops:
+    for fn in own_definitions(tu):
         sites = of_kinds(fn, _KINDS)
         copies: dict = {}  # local key -> the fields copied into it
         released: list = []  # the expressions handed to a releaser
