@@ -18,9 +18,10 @@ from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.parents import body_sites
+from refcheck.frontend.perunit import PerUnit
 
 # (cursor_key of a notify, field name) -> whether its body may free that field.
-_SEEN: dict = {}
+_SEEN: PerUnit[dict] = PerUnit()  # per unit: keys hold the unit's pointers
 
 # The kinds a body is scanned for (`binding.of_kinds`: one visit, compiled where built).
 _RETURNS = frozenset((K.RETURN_STMT.value,))
@@ -74,12 +75,11 @@ def _notifies_of(b, record) -> list:
 
 def _may_free(b, fn, field: str) -> bool:
     key = (cursor_key(fn), field)
-    if key not in _SEEN:
-        if len(_SEEN) > 4096:  # keys hold a unit's pointers: keep the table from growing per unit
-            _SEEN.clear()
+    seen = _SEEN.of(fn.translation_unit, dict)
+    if key not in seen:
         d = fn.get_definition()
-        _SEEN[key] = True if d is None else _frees_field(b, d, field)
-    return _SEEN[key]
+        seen[key] = True if d is None else _frees_field(b, d, field)
+    return seen[key]
 
 
 def _frees_field(b, d, field: str) -> bool:

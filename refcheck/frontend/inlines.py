@@ -9,10 +9,11 @@ from __future__ import annotations
 from refcheck.frontend.binding import arguments, cursor_key, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.unit import in_system_header
 
 # cursor_key of a callee declaration -> the parameter its body returns, or None.
-_SEEN: dict = {}
+_SEEN: PerUnit[dict] = PerUnit()  # per unit: keys hold the unit's pointers
 
 
 def identity_position(decl, passes=None) -> int | None:
@@ -24,11 +25,10 @@ def identity_position(decl, passes=None) -> int | None:
     libsoup 3's SOUP_SESSION) are `return G_TYPE_CHECK_INSTANCE_CAST (ptr, ...)`, which is
     `g_type_check_instance_cast ((GTypeInstance *) ptr, ...)` unless cast checks are disabled."""
     key = cursor_key(decl)
-    if key not in _SEEN:
-        if len(_SEEN) > 4096:  # keys hold a unit's pointers: keep the table from growing per unit
-            _SEEN.clear()
-        _SEEN[key] = _identity(decl, passes)
-    return _SEEN[key]
+    seen = _SEEN.of(decl.translation_unit, dict)
+    if key not in seen:
+        seen[key] = _identity(decl, passes)
+    return seen[key]
 
 
 def _identity(decl, passes) -> int | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from refcheck.frontend.binding import cursor_key, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.perunit import PerUnit
 
-_SEEN: dict = {}
+_SEEN: PerUnit[dict] = PerUnit()  # per unit: keys hold the unit's pointers
 
 
 def forwarded_format(conv, decl) -> int | None:
@@ -20,11 +21,10 @@ def forwarded_format(conv, decl) -> int | None:
     if not conv.va_formats or decl is None:
         return None
     key = cursor_key(decl)
-    if key not in _SEEN:
-        if len(_SEEN) > 4096:  # keys hold a unit's pointers: keep the table from growing per unit
-            _SEEN.clear()
-        _SEEN[key] = _forwarded(conv, decl)
-    return _SEEN[key]
+    seen = _SEEN.of(decl.translation_unit, dict)
+    if key not in seen:
+        seen[key] = _forwarded(conv, decl)
+    return seen[key]
 
 
 def _forwarded(conv, decl) -> int | None:
