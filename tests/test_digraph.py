@@ -60,3 +60,29 @@ def test_attributes_are_updated_in_place():
     g.add_edge(1, 2, label="again")
     assert g.edges[1, 2] == {"branch": True, "shown": False, "label": "again"}
     assert list(g.predecessors(2)) == [1] and g.number_of_edges() == 1
+
+
+def _fixed_point(seed: set, edges: dict) -> set:
+    """The loop `reaching` replaced in overwrites, linkfields and slicing: passes to a fixed point."""
+    out = set(seed)
+    changed = True
+    while changed:
+        changed = False
+        for k, targets in edges.items():
+            if k not in out and set(targets) & out:
+                out.add(k)
+                changed = True
+    return out
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_reaching_is_the_fixed_point_and_networkx_ancestors(seed):
+    rng = random.Random(seed)
+    keys = range(rng.randint(0, 20))
+    edges = {k: {rng.randrange(25) for _ in range(rng.randint(0, 3))} for k in keys if rng.random() < 0.8}
+    start = {rng.randrange(25) for _ in range(rng.randint(0, 4))}
+    got = digraph.reaching(set(start), edges)
+    assert got == _fixed_point(start, edges)
+    g = nx.DiGraph([(k, t) for k, ts in edges.items() for t in ts])
+    g.add_nodes_from(start)
+    assert got == start.union(*(nx.ancestors(g, s) for s in start))

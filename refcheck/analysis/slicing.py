@@ -14,7 +14,7 @@ through ops that change no ownership, so the contraction adds no ownership outco
 from __future__ import annotations
 
 from refcheck import ir
-from refcheck.ir.digraph import dominators
+from refcheck.ir.digraph import dominators, reaching
 
 _ENDS = ("return", "exit", "error", "stop")
 
@@ -272,14 +272,7 @@ def relevant_branches(cfg, regions: dict | None = None) -> set[int]:
             regions[a] = dep
         if dep & matters:
             out.add(a)
-    changed = True
-    while changed:
-        changed = False
-        for a, dep in region.items():
-            if a not in out and dep & out:
-                out.add(a)
-                changed = True
-    return out
+    return reaching(out, region)  # a decider whose region holds one that matters matters too
 
 
 def _reachable(succs: dict, start) -> set:

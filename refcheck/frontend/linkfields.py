@@ -23,6 +23,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import singleton_address
 from refcheck.frontend.perunit import PerUnit, own_definitions
 from refcheck.frontend.recordfrees import field_usr, given_by
+from refcheck.ir.digraph import reaching
 
 _CALLS = frozenset((K.CALL_EXPR.value,))
 _KINDS = frozenset((K.CALL_EXPR.value, K.UNARY_OPERATOR.value, K.BINARY_OPERATOR.value,
@@ -101,14 +102,8 @@ def _given(b, tops: list) -> tuple[frozenset, frozenset]:
         copies = _copies(sites)
         for c in sites:
             _uses(b, c, copies, given, released, moves)
-    changed = True
-    while changed:  # a field copied into one given up is given up too
-        changed = False
-        for f, into in moves.items():
-            if f not in given and into & given:
-                given.add(f)
-                changed = True
-    return frozenset(given), frozenset(released)
+    # A field copied into one given up is given up too.
+    return frozenset(reaching(given, moves)), frozenset(released)
 
 
 def _copies(sites: list) -> dict:

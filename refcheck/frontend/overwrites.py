@@ -24,6 +24,7 @@ from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, kind_of,
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.perunit import PerUnit, own_definitions
 from refcheck.frontend.slots import slots_of
+from refcheck.ir.digraph import reaching
 
 _MEMBERS = frozenset((K.MEMBER_REF_EXPR.value,))
 _CALLS = frozenset((K.CALL_EXPR.value,))
@@ -156,12 +157,4 @@ def _mentions_and_calls(tu) -> tuple[dict, dict]:
 def _reaching(tu, key) -> frozenset:
     """The names of the unit's functions that mention the global `key` or call one that does."""
     mentions, calls = _UNIT.of(tu, lambda: _mentions_and_calls(tu))
-    reach = {name for name, keys in mentions.items() if key in keys}
-    changed = True
-    while changed:
-        changed = False
-        for name, callees in calls.items():
-            if name not in reach and callees & reach:
-                reach.add(name)
-                changed = True
-    return frozenset(reach)
+    return frozenset(reaching({name for name, keys in mentions.items() if key in keys}, calls))

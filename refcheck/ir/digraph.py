@@ -190,6 +190,23 @@ def descendants(g, start) -> set:
     return seen
 
 
+def reaching(seed: set, edges: dict) -> set:
+    """`seed` grown by every key of `edges` from which a chain of its edges leads into it (a
+    function calling one that mentions a global, a field copied into one given up); `seed` is
+    grown in place and returned. One pass over the reversed edges, not a loop to a fixed point."""
+    into: dict = {}
+    for k, targets in edges.items():
+        for t in targets:
+            into.setdefault(t, []).append(k)
+    todo = list(seed)
+    while todo:
+        for k in into.get(todo.pop(), ()):
+            if k not in seed:
+                seed.add(k)
+                todo.append(k)
+    return seed
+
+
 def immediate_dominators(g, start) -> dict:
     """Each node reachable from `start` mapped to its immediate dominator, `start` to itself
     (Cooper, Harvey and Kennedy's iteration, as networkx's `immediate_dominators`)."""
