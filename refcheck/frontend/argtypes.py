@@ -244,30 +244,34 @@ def named_function(a):
     return ref if ref is not None and kind_of(ref) == K.FUNCTION_DECL else None
 
 
-def fills_scalars(arg) -> bool:
-    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
+def _filled_kind(arg):
+    """The kind of what `&v` lets a callee fill in when v is a pointer (`long *` -> LONG), else None."""
     t = arg.type.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
-        return False
+        return None
     inner = t.get_pointee().get_canonical()
     if inner.kind != ci.TypeKind.POINTER:
-        return False
-    return ci.TypeKind.BOOL.value <= inner.get_pointee().get_canonical().kind.value <= ci.TypeKind.LONGDOUBLE.value
+        return None
+    return inner.get_pointee().get_canonical().kind
+
+
+def _scalar(kind) -> bool:
+    return ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value
+
+
+def fills_scalars(arg) -> bool:
+    """`&v` with v a pointer to scalars (`long *`): what the callee fills in is no counted object."""
+    kind = _filled_kind(arg)
+    return kind is not None and _scalar(kind)
 
 
 def receives_typed_pointer(arg) -> bool:
     """`&v` with v a string (`gchar *`) or a pointer to a type (`GObject *`, `GStrv`): not a
     number, a `void *`, nor a pointer to other scalars (GdkPixbuf's `guchar *` "pixels", a
     G_TYPE_POINTER property written as it is)."""
-    t = arg.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER:
-        return False
-    inner = t.get_pointee().get_canonical()
-    if inner.kind != ci.TypeKind.POINTER:
-        return False
-    kind = inner.get_pointee().get_canonical().kind
-    scalar = ci.TypeKind.BOOL.value <= kind.value <= ci.TypeKind.LONGDOUBLE.value
-    return kind != ci.TypeKind.VOID and (not scalar or kind in (ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U))
+    kind = _filled_kind(arg)
+    return kind is not None and kind != ci.TypeKind.VOID and (
+        not _scalar(kind) or kind in (ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U))
 
 
 def untyped_unknown(c, summary) -> bool:
