@@ -63,6 +63,12 @@ EXTRA: dict[str, dict] = {
     "_PyDict_Pop": _OWNED,
     # _PyLong_New(size): a fresh int object (the `Py*_New*` pattern does not see the underscore).
     "_PyLong_New": _OWNED,
+    # _PyThread_CurrentFrames, _PyThread_CurrentExceptions: "The implementation of
+    # sys._current_frames() / sys._current_exceptions(). Returns a dict mapping thread id to
+    # that thread's current frame" (and "... current exception"; cpython/pystate.h, 3.8-3.12): a dict
+    # built for the caller
+    # (mod_wsgi's stack dumper releases it).
+    "_PyThread_CurrentFrames": _OWNED, "_PyThread_CurrentExceptions": _OWNED,
     # PyConfig_Get(name): "Return a new reference" (3.14).
     "PyConfig_Get": _OWNED,
     # PyModule_Add: "like PyModule_AddObjectRef() but steals a reference to value ... even on

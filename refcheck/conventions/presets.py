@@ -88,6 +88,14 @@ CPYTHON_COUNT_PRIMITIVES = [r"^_?Py_X?NewRef$", r"^Py_(?:Inc|Dec)Ref$", r"^PyUns
 CPYTHON_MEMORY_RESULTS = (r"^(?:Py_DecodeLocale|Py_EncodeLocale|PyUnicode_AsWideCharString|PyUnicode_AsUCS4Copy"
                           r"|PyOS_double_to_string)$")
 
+# The interpreter's runtime-state constructors, which `Py*_New*` names but which return no object:
+# PyThreadState_New and PyInterpreterState_New ("Create a new thread state object belonging to
+# the given interpreter object"; PyThreadState_Clear/Delete give it back, no reference count) and
+# Py_NewInterpreter ("Return value: points to the first thread state created in the new
+# sub-interpreter", ended by Py_EndInterpreter). A host keeps them in its own tables (mod_wsgi's
+# `apr_hash_set (table, &id, sizeof id, tstate)`), which was a leak of a reference at every exit.
+CPYTHON_STATE_RESULTS = r"(?:PyThreadState_New|PyInterpreterState_New|Py_NewInterpreter\w*)"
+
 
 def _cpython() -> Conventions:
     return Conventions(
@@ -107,7 +115,7 @@ def _cpython() -> Conventions:
         # CPython does not spell ownership in names, so "new" here means the documented
         # new-reference constructors and conversions; anything else is treated as borrowed.
         acquire=[
-            r"^Py\w*_New\w*$", r"^Py\w*_From\w*$", r"^PyObject_(?:Call\w*|GetAttr\w*|GetItem|Repr|Str|Dir|GetIter)$",
+            rf"^(?!{CPYTHON_STATE_RESULTS}$)Py\w*_New\w*$", r"^Py\w*_From\w*$", r"^PyObject_(?:Call\w*|GetAttr\w*|GetItem|Repr|Str|Dir|GetIter)$",
             r"^PyNumber_\w+$", r"^PySequence_(?:GetItem|GetSlice|List|Tuple|Concat)$",
             r"^PyImport_Import\w*$", r"^PyIter_Next$", r"^PyDict_(?:Copy|Keys|Values|Items)$",
             r"^PyUnicode_(?:Concat|Format|Join|Split|AsEncodedString|AsUTF8String)$",
