@@ -177,7 +177,7 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
                        for op in data.post if (f := ops.get(type(op))) is not None):
                     continue
                 shown = edge.get("shown", b)
-                out.append((succ, st2, ("true" if shown else "false", data.loc, data.text)))
+                out.append((succ, st2, ("true" if shown else "false", data.loc, edge.get("label") or data.text)))
         elif kind == "switch":
             cases = self.case_values(node)
             for succ, edge in edges:

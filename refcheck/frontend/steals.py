@@ -231,8 +231,12 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             n = b.node("branch", loc, cond=ir.Opaque(f"{name} returned {k}"), text=f"{name} returned {k}")
             block, rest = b.node("block"), b.node("block")
             b.start(n)
-            b.edge(n, block, True)
-            b.edge(n, rest, False)
+            # Each edge says what the call returned on it: the false one is the call's other
+            # result(s), not "returned 0" (a failure edge read as success beside `< 0`).
+            others = results[pos + 1:]
+            b.edge(n, block, True, label=f"{name} returned {k}")
+            b.edge(n, rest, False, label=f"{name} returned {others[0]}" if len(others) == 1
+                   else f"{name} did not return {k}")
         else:
             block = rest = None
         if block is not None:
