@@ -122,7 +122,8 @@ class Builder(GraphBuilder):
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            returns_pointer=returns_pointer(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
-                           null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)))
+                           null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)),
+                           hidden=frozenset(self.hidden))
 
     def stmt(self, c) -> None:
         k = kind_of(c)

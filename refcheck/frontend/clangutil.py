@@ -446,6 +446,22 @@ def macro_invocation(source: bytes, offset: int, limit: int = 200) -> str:
     return " ".join(source[offset:end].decode("utf-8", "replace").split())
 
 
+def declared_by_macro(decl) -> bool:
+    """Whether a local is a macro's own, hidden from the user (`__s1` in `g_assert_cmpstr`, `_ptr`
+    in `g_clear_pointer`, `__p` in `g_new`): its declaration is written by a macro (its location
+    where a user reads it is the macro's invocation, not its name) whose invocation as written
+    does not spell its name (a macro declaring a local the user names, `DECLARE (x)`, is not)."""
+    f, _, _, offset = binding.place(decl)
+    path = name_of_file(f)
+    if not path:
+        return False
+    source, name = read_source(path), binding.spelling(decl)
+    m = _MACRO_NAME.match(source, offset)
+    if m is None or m.group().decode() == name:
+        return False
+    return name not in re.findall(r"[A-Za-z_]\w*", macro_invocation(source, offset, limit=2000))
+
+
 def externally_visible(fn) -> bool:
     """A definition other units can call: external linkage (not `static`)."""
     try:
