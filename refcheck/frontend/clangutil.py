@@ -311,6 +311,18 @@ def returns_pointer(fn) -> bool:
     return fn.result_type.get_canonical().kind == T.POINTER
 
 
+def unlike_result(fn, param) -> bool:
+    """A pointer parameter of another type than the function's pointer result, neither of them
+    `void *`: the result is never the parameter moved, as a realloc's is."""
+    result, own = fn.result_type.get_canonical(), param.type.get_canonical()
+    if result.kind != T.POINTER or own.kind != T.POINTER:
+        return False
+    a, b = result.get_pointee().get_canonical(), own.get_pointee().get_canonical()
+    if T.VOID in (a.kind, b.kind):
+        return False
+    return a.spelling.replace("const ", "") != b.spelling.replace("const ", "")
+
+
 def returns_value(fn) -> bool:
     """The function's result type is known and not void (a lambda's is not known here)."""
     return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)
