@@ -41,6 +41,7 @@ from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
+from refcheck.frontend.typedpatterns import typed_pattern
 from refcheck.frontend.statics import counted_store
 from refcheck.frontend.steals import builds_container, format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
@@ -411,15 +412,7 @@ class CallLowering(UserData, Moves):
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)
-        if summary.returns is Returns.ARGUMENT and summary.source is Source.CONVENTIONS \
-                and has_scalar_type(c) and c.type.get_canonical().kind != ci.TypeKind.VOID and not is_boolean(c):
-            # A name's retain whose result is a number, not its argument nor a truth value: the
-            # name misleads (at-spi2-core's `object_to_ref (gobj)` returns the integer id
-            # g_object_get_data holds); a retainer returns its argument, nothing, or whether it
-            # took the reference (glib-networking's `inc_ref`, a gboolean): it retains nothing.
-            summary = replace(summary, returns=Returns.UNKNOWN, returned=None,
-                              arguments=tuple((i, e) for i, e in summary.arguments if e is not Effect.RETAIN))
-        return summary
+        return typed_pattern(self.b.conv, c, decl, summary) if summary.source is Source.CONVENTIONS else summary
 
     def contents_taken(self, c, record, args: list) -> bool:
         """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it
