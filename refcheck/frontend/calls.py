@@ -412,7 +412,7 @@ class CallLowering(UserData, Moves):
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)
-        return typed_pattern(self.b.conv, c, decl, summary) if summary.source is Source.CONVENTIONS else summary
+        return typed_pattern(self.b.conv, c, decl, summary, name) if summary.source is Source.CONVENTIONS else summary
 
     def contents_taken(self, c, record, args: list) -> bool:
         """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it

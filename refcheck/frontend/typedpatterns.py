@@ -16,8 +16,13 @@ from refcheck.frontend.callparts import is_boolean
 from refcheck.frontend.clangutil import has_scalar_type
 
 
-def typed_pattern(conv, c, decl, summary):
+def typed_pattern(conv, c, decl, summary, name: str):
     """`summary` (a name pattern's, at call `c` to `decl`) without the role its types deny."""
+    if summary.returns is Returns.REALLOCATED and decl is not None and not _realloc_shaped(decl):
+        # A `*_realloc` whose parameters are not realloc's (a block, then sizes): gcr's static
+        # `sec_realloc (block, tag, memory, length)` moves `memory` within the pool `block`, which
+        # stays. Its body's record, as where no pattern names it.
+        return conv.without_patterns(name)
     if summary.returns is Returns.ARGUMENT and has_scalar_type(c) \
             and c.type.get_canonical().kind != ci.TypeKind.VOID and not is_boolean(c):
         # A retain whose result is a number, not its argument nor a truth value: at-spi2-core's
@@ -34,6 +39,16 @@ def typed_pattern(conv, c, decl, summary):
         # of C_DestroyObject) and leaves the caller's reference alone.
         return replace(summary, arguments=tuple((i, e) for i, e in summary.arguments if e is not Effect.RELEASE))
     return summary
+
+
+def _realloc_shaped(decl) -> bool:
+    """realloc's parameters: a pointer to the block, then integers (its size, a count)."""
+    kinds = [p.type.get_canonical().kind for p in decl.get_arguments()]
+    return bool(kinds) and kinds[0] == ci.TypeKind.POINTER and all(k in _INTEGERS for k in kinds[1:])
+
+
+_INTEGERS = frozenset((ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.INT, ci.TypeKind.LONG,
+                       ci.TypeKind.LONGLONG, ci.TypeKind.USHORT, ci.TypeKind.SHORT))
 
 
 def _error_slot(conv, t) -> bool:
