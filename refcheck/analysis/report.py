@@ -102,7 +102,10 @@ class Reporter:
         hidden = self.cfg.hidden
         holders = self._seeds(o, None)
         named = lambda v: v not in hidden and not v.startswith("$")  # noqa: E731 (temporaries: `$3`)
-        shown = next((v for v in sorted(holders) if named(v)), None)
+        # The ops of one macro's expansion share its location: several named seeds there are not
+        # all the object's holders, so none is taken for it.
+        seeds = [v for v in holders if named(v)]
+        shown = seeds[0] if len(seeds) == 1 else None
         data = self.cfg.graph.nodes
         for node in (o.node, *(n for n, _ in self._hops(o, trace))):
             for op in data[node]["data"].ops:

@@ -461,8 +461,9 @@ def macro_invocation(source: bytes, offset: int, limit: int = 200) -> str:
 def declared_by_macro(decl) -> bool:
     """Whether a local is a macro's own, hidden from the user (`__s1` in `g_assert_cmpstr`, `_ptr`
     in `g_clear_pointer`, `__p` in `g_new`): its declaration is written by a macro (its location
-    where a user reads it is the macro's invocation, not its name) whose invocation as written
-    does not spell its name (a macro declaring a local the user names, `DECLARE (x)`, is not)."""
+    where a user reads it is the macro's invocation, not its name) and its name spells none of the
+    invocation's arguments, whole or pasted between underscores: a macro declaring a local the
+    user names (`DECLARE (x)`) or pastes from one (TH_TENSOR_APPLY's `src_counter` from `src`) is not."""
     f, _, _, offset = binding.place(decl)
     path = name_of_file(f)
     if not path:
@@ -471,7 +472,8 @@ def declared_by_macro(decl) -> bool:
     m = _MACRO_NAME.match(source, offset)
     if m is None or m.group().decode() == name:
         return False
-    return name not in re.findall(r"[A-Za-z_]\w*", macro_invocation(source, offset, limit=2000))
+    words = set(re.findall(r"[A-Za-z_]\w*", macro_invocation(source, offset, limit=2000)[m.end() - offset:]))
+    return not any(re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", name) for w in words)
 
 
 def externally_visible(fn) -> bool:

@@ -45,3 +45,13 @@ def test_a_macro_local_the_user_names_is_shown(tmp_path: Path) -> None:
     settings = Settings(conventions=PRESETS["glib"].conventions, root=str(tmp_path))
     (finding,) = check_unit(str(unit), settings).findings
     assert finding.message.startswith("'buf' (acquired by g_malloc")
+
+
+def test_a_macro_local_pasted_from_an_argument_is_shown(tmp_path: Path) -> None:
+    unit = tmp_path / "pasted.c"
+    unit.write_text("void *g_malloc (unsigned long);\n"
+                    "#define COUNTER(t) char *t##_counter = g_malloc (4)\n"
+                    "void f (void) { COUNTER (src); }\n")
+    settings = Settings(conventions=PRESETS["glib"].conventions, root=str(tmp_path))
+    (finding,) = check_unit(str(unit), settings).findings
+    assert finding.message.startswith("'src_counter' (acquired by g_malloc")
