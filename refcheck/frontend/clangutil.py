@@ -461,14 +461,19 @@ def macro_invocation(source: bytes, offset: int, limit: int = 200) -> str:
 def declared_by_macro(decl) -> bool:
     """Whether a local is a macro's own, hidden from the user (`__s1` in `g_assert_cmpstr`, `_ptr`
     in `g_clear_pointer`, `__p` in `g_new`): its declaration is written by a macro (its location
-    where a user reads it is the macro's invocation, not its name) and its name spells none of the
+    where a user reads it is the macro's invocation, not its name), its name is one of the
+    identifiers C reserves to the implementation (a leading underscore, C11 7.1.3: how library
+    headers keep their macros' locals apart from the user's names), and it spells none of the
     invocation's arguments, whole or pasted between underscores: a macro declaring a local the
-    user names (`DECLARE (x)`) or pastes from one (TH_TENSOR_APPLY's `src_counter` from `src`) is not."""
+    user names (`DECLARE (x)`) or pastes from one (TH_TENSOR_APPLY's `src_counter`) is not."""
+    name = binding.spelling(decl)
+    if not name.startswith("_"):
+        return False
     f, _, _, offset = binding.place(decl)
     path = name_of_file(f)
     if not path:
         return False
-    source, name = read_source(path), binding.spelling(decl)
+    source = read_source(path)
     m = _MACRO_NAME.match(source, offset)
     if m is None or m.group().decode() == name:
         return False
