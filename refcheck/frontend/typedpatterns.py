@@ -27,8 +27,9 @@ def typed_pattern(conv, c, decl, summary, name: str):
             and c.type.get_canonical().kind != ci.TypeKind.VOID and not is_boolean(c):
         # A retain whose result is a number, not its argument nor a truth value: at-spi2-core's
         # `object_to_ref (gobj)` returns the integer id g_object_get_data holds. A retainer
-        # returns its argument, nothing, or whether it took the reference (glib-networking's
-        # `inc_ref`, a gboolean, kept).
+        # returns its argument, nothing, or whether it took the reference as a truth value
+        # (`gboolean`, kept). glib-networking's `SessionAcquire inc_ref` says so in a `gint`: read
+        # as retaining nothing, its caller's `if (!inc_ref (d)) d = NULL;` is no leak.
         return replace(summary, returns=Returns.UNKNOWN, returned=None,
                        arguments=tuple((i, e) for i, e in summary.arguments if e is not Effect.RETAIN))
     if any(e is Effect.RELEASE for _, e in summary.arguments) and is_boolean(c) and decl is not None \
