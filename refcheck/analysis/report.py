@@ -100,10 +100,14 @@ class Reporter:
         """The last variable of the user's own that the object was held in from its origin along
         the path (`_follow`'s copies, in order), None where only a macro's locals held it."""
         hidden = self.cfg.hidden
-        holders = self._seeds(o, None)
         named = lambda v: v not in hidden and not v.startswith("$")  # noqa: E731 (temporaries: `$3`)
-        # The ops of one macro's expansion share its location: several named seeds there are not
-        # all the object's holders, so none is taken for it.
+        # Only what the origin's ops wrote (`dst`), not every variable they read (`var`: the
+        # call's own argument, `g_file_get_path (file)`'s file): the ops of one macro's expansion
+        # share its location, so several named ones there are not all holders, and none is taken.
+        holders = {v for v, _ in self.cfg.params if self.cfg.names.get(v, v) == o.name} \
+            if o.origin is Origin.PARAM else set()
+        holders |= {op.dst for op in self.cfg.graph.nodes[o.node]["data"].ops
+                    if op.loc == o.site and getattr(op, "dst", None)}
         seeds = [v for v in holders if named(v)]
         shown = seeds[0] if len(seeds) == 1 else None
         data = self.cfg.graph.nodes

@@ -28,6 +28,7 @@ def _messages(name: str) -> dict[str, str]:
 def test_new_glib_names_the_call_and_the_cleared_variable() -> None:
     got = _messages("glib_macro_temporaries.c")
     assert got["fixture_cmpstr_call_leak"].startswith("the result of g_strdup (acquired by g_strdup")
+    assert got["fixture_cmpstr_path_leak"].startswith("the result of g_file_get_path (acquired by")
     assert got["fixture_clear_after_release"].startswith("'data' (acquired by g_bytes_new")
     assert got["fixture_clear_borrowed"].startswith("'app' (returned by g_application_get_default")
 
