@@ -92,7 +92,7 @@ class Reporter:
             holder = self._shown(o, trace)
         if holder is not None:
             return f"'{self.cfg.names.get(holder, holder)}'"
-        if o.origin in (Origin.ACQUIRE, Origin.RESULT):
+        if o.origin is Origin.ACQUIRE:
             return f"the result of {o.name}"
         return f"'{o.name}'"
 
