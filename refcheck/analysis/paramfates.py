@@ -96,16 +96,21 @@ class ParameterEffects:
         own, so the body owns it from entry (`stolen`): the NULL exit that keeps it nowhere is its
         own leak, RC001 there once, rather than in each caller. Not where every value returned
         after the release is known not to be NULL: then NULL does tell (realloc's "the old object
-        is not deallocated" on failure, C11 7.22.3.5), nor where a constant class does
-        (`conditional`), nor where a value return keeps it. GLib code only (`glib`): a CPython
-        method's NULL is an exception and its parameters are borrowed by the calling convention
-        (pyparted's `py_ped_device_destroy` releasing its `self` is RC006, not a steal; cpy27)."""
+        is not deallocated" on failure, C11 7.22.3.5), unless the parameter is of another type
+        than the result (`FunctionCFG.unlike_result`): then the result is never the parameter
+        moved, and its NULL is only the failure to make it (at-spi2-core's `return_and_free_array
+        (message, arr, ...)`: NULL where no reply could be made, else the array unreffed and the
+        reply returned). Nor where a constant class tells (`conditional`), nor where a value
+        return keeps it. GLib code only (`glib`): a CPython method's NULL is an exception and its
+        parameters are borrowed by the calling convention (pyparted's `py_ped_device_destroy`
+        releasing its `self` is RC006, not a steal; cpy27)."""
         if not self.glib or not self.cfg.returns_pointer or i in self.faulty:
             return False
         by = {k: fates - {"null"} for k, fates in self.by_null[i].items()}
         values, nulls = by[Nullness.MAYBE] | by[Nullness.NONNULL], by[Nullness.NULL]
         given = {"released", "consumed"}
-        return (bool(by[Nullness.MAYBE] & given) and values <= given
+        tells = by[Nullness.MAYBE] if self.params_by_index[i] not in self.cfg.unlike_result else values
+        return (bool(tells & given) and values <= given
                 and "borrowed" in nulls and nulls <= given | {"borrowed"})
 
     def maybe_given(self, i: int) -> bool:

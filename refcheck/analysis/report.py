@@ -74,13 +74,7 @@ class Reporter:
         # Reported at the first exit in the source, whichever path the exploration took first.
         if known is not None and known.location <= ev.loc:
             return
-        names = self.cfg.names
-        if ev.holder is not None:
-            what = f"'{names.get(ev.holder, ev.holder)}'"
-        elif o.origin is Origin.ACQUIRE:
-            what = f"the result of {o.name}"
-        else:
-            what = f"'{o.name}'"
+        what = self.what(o, trace, ev.holder)
         origin = _ORIGIN[o.origin](o)
         message = rule.message.format(what=what, origin=origin)
         self.refs[key] = f"{what} {origin}"
@@ -90,9 +84,44 @@ class Reporter:
         path.append(Step(ev.loc, rule.note(ev)))
         self.findings[key] = Finding(rule.code, rule.name, ev.loc, self.cfg.name, message, path, [], o.site)
 
-    def path(self, o, trace, holder: str | None = None) -> list[Step]:
-        """The acquisition, then each branch and case taken from there to the event; a branch
-        whose condition mentions no variable that held the object does not bear on it."""
+    def what(self, o, trace, holder: str | None) -> str:
+        """The reference as the user wrote it: the variable holding it at the event; where that is
+        a macro's own local (`g_clear_pointer (&data, ...)`'s `_ptr`), the last of the user's
+        variables that held it on the way (`data`), else the call that made it."""
+        if holder is not None and holder in self.cfg.hidden:
+            holder = self._shown(o, trace)
+        if holder is not None:
+            return f"'{self.cfg.names.get(holder, holder)}'"
+        if o.origin is Origin.ACQUIRE:
+            return f"the result of {o.name}"
+        return f"'{o.name}'"
+
+    def _shown(self, o, trace) -> str | None:
+        """The last variable of the user's own that the object was held in from its origin along
+        the path (`_follow`'s copies, in order), None where only a macro's locals held it."""
+        hidden = self.cfg.hidden
+        named = lambda v: v not in hidden and not v.startswith("$")  # noqa: E731 (temporaries: `$3`)
+        # Only what the origin's ops wrote (`dst`), not every variable they read (`var`: the
+        # call's own argument, `g_file_get_path (file)`'s file): the ops of one macro's expansion
+        # share its location, so several named ones there are not all holders, and none is taken.
+        holders = {v for v, _ in self.cfg.params if self.cfg.names.get(v, v) == o.name} \
+            if o.origin is Origin.PARAM else set()
+        holders |= {op.dst for op in self.cfg.graph.nodes[o.node]["data"].ops
+                    if op.loc == o.site and getattr(op, "dst", None)}
+        seeds = [v for v in holders if named(v)]
+        shown = seeds[0] if len(seeds) == 1 else None
+        data = self.cfg.graph.nodes
+        for node in (o.node, *(n for n, _ in self._hops(o, trace))):
+            for op in data[node]["data"].ops:
+                if isinstance(op, (ir.Assign, ir.Realloc)) and op.src in holders:
+                    holders.add(op.dst)
+                    if named(op.dst):
+                        shown = op.dst
+        return shown
+
+    @staticmethod
+    def _hops(o, trace) -> list:
+        """(node, edge label) of each step of the trace from the object's origin to the event."""
         hops = []
         t = trace
         while t is not None:
@@ -102,6 +131,12 @@ class Reporter:
             hops.append((node, label))
             t = prev
         hops.reverse()
+        return hops
+
+    def path(self, o, trace, holder: str | None = None) -> list[Step]:
+        """The acquisition, then each branch and case taken from there to the event; a branch
+        whose condition mentions no variable that held the object does not bear on it."""
+        hops = self._hops(o, trace)
         data = self.cfg.graph.nodes
         holders = self._seeds(o, holder)
         _follow(data[o.node]["data"].ops, holders)

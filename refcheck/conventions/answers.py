@@ -66,6 +66,12 @@ class Answers:
                 return replace(s, arguments=body.arguments, source=Source.INFERRED)
         return s
 
+    def without_patterns(self, name: str) -> Summary:
+        """What a call to `name` does with the names' record set aside, where the call's types deny
+        it (`frontend.typedpatterns`): the body's inferred record, else the default."""
+        body = self.inferred.get(name) if self.inferred is not None and name else None
+        return body or self._documented_default(name, DEFAULT)
+
     def _documented_default(self, name: str, s: Summary) -> Summary:
         """g-ir-scanner's `full` for a result the project's gtk-doc documents unannotated
         (`gtkdoc.unannotated_results`), where no body said anything (none, or one not fully

@@ -223,12 +223,15 @@ def base_glib() -> Conventions:
                  # libc's allocators, which GLib code uses too (dconf: `filename = strndup (...)`
                  # into a g_autofree variable; g_free and free are one family here).
                  r"^(?:malloc|calloc|strdup|strndup)$"],
-        reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$"],
+        # A project's own `*_realloc (mem, size)` wraps one (gcr's gcr_secure_memory_realloc, "Glib
+        # memory is also reallocated correctly when passed to this function": NULL allocates,
+        # size 0 frees, else the block moves to the result).
+        reallocate=[r"^g_(?:try_)?realloc(?:_n)?$", r"^realloc$", r"^\w+_(?:try_)?realloc$"],
         # "Contrary to g_realloc(), this function returns NULL on failure" (g_try_realloc), the
         # old block left valid as realloc leaves it: on NULL it is still where it was
         # (gdk-pixbuf's io-ico.c: `tmp = g_try_realloc (State->HeaderBuf, n); if (!tmp) return;`
         # with the block still in the field). g_realloc aborts instead.
-        may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$"],
+        may_fail=[r"^g_try_realloc(?:_n)?$", r"^realloc$", r"^reallocarray$", r"^\w+_try_realloc$"],
         # `dec_ref` decrements (glib-networking's session cache calls its `inc_ref`/`dec_ref`
         # function-pointer members): a release, not the retain `_ref` would make it.
         # Weak references take none: g_object_weak_ref "Adds a weak reference callback to an

@@ -19,7 +19,7 @@ from refcheck.frontend.clangutil import (K, binop, constant, converted_constant,
                                          has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_pointer,
-                                         returns_truth, returns_value)
+                                         returns_truth, returns_value, unlike_result)
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
 from refcheck.frontend.handles import record_name
@@ -80,13 +80,15 @@ class Builder(GraphBuilder):
     # -- statements -----------------------------------------------------------------------------
     def build(self) -> FunctionCFG:
         body = None
-        params, read_only = [], set()
+        params, read_only, unlike = [], set(), set()
         for c in children_of(self.fn):
             if kind_of(c) == K.PARM_DECL:
                 v = self.var(c)
                 params.append((v, has_pointer_type(c)))
                 if params[-1][1] and points_to_const(c):
                     read_only.add(v)
+                if params[-1][1] and unlike_result(self.fn, c):
+                    unlike.add(v)
             elif kind_of(c) == K.COMPOUND_STMT:
                 body = c
             elif kind_of(c) == K.CXX_TRY_STMT:  # function-try-block
@@ -122,7 +124,8 @@ class Builder(GraphBuilder):
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            returns_pointer=returns_pointer(self.fn),
                            read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
-                           null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)))
+                           null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)),
+                           hidden=frozenset(self.hidden), unlike_result=frozenset(unlike))
 
     def stmt(self, c) -> None:
         k = kind_of(c)

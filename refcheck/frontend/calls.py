@@ -41,6 +41,7 @@ from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
+from refcheck.frontend.typedpatterns import typed_pattern
 from refcheck.frontend.statics import counted_store
 from refcheck.frontend.steals import builds_container, format_steals, null_split, parse_positions, result_split
 from refcheck.frontend.userdata import KEPT, UserData
@@ -411,7 +412,7 @@ class CallLowering(UserData, Moves):
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)
-        return summary
+        return typed_pattern(self.b.conv, c, decl, summary, name) if summary.source is Source.CONVENTIONS else summary
 
     def contents_taken(self, c, record, args: list) -> bool:
         """A container destructor told to keep its contents (`g_ptr_array_free (ar, FALSE)`: it

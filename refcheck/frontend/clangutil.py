@@ -311,6 +311,18 @@ def returns_pointer(fn) -> bool:
     return fn.result_type.get_canonical().kind == T.POINTER
 
 
+def unlike_result(fn, param) -> bool:
+    """A pointer parameter of another type than the function's pointer result, neither of them
+    `void *`: the result is never the parameter moved, as a realloc's is."""
+    result, own = fn.result_type.get_canonical(), param.type.get_canonical()
+    if result.kind != T.POINTER or own.kind != T.POINTER:
+        return False
+    a, b = result.get_pointee().get_canonical(), own.get_pointee().get_canonical()
+    if T.VOID in (a.kind, b.kind):
+        return False
+    return a.spelling.replace("const ", "") != b.spelling.replace("const ", "")
+
+
 def returns_value(fn) -> bool:
     """The function's result type is known and not void (a lambda's is not known here)."""
     return fn.result_type.get_canonical().kind not in (T.VOID, T.INVALID)
@@ -444,6 +456,29 @@ def macro_invocation(source: bytes, offset: int, limit: int = 200) -> str:
                 end += i + 1
                 break
     return " ".join(source[offset:end].decode("utf-8", "replace").split())
+
+
+def declared_by_macro(decl) -> bool:
+    """Whether a local is a macro's own, hidden from the user (`__s1` in `g_assert_cmpstr`, `_ptr`
+    in `g_clear_pointer`, `__p` in `g_new`): its declaration is written by a macro (its location
+    where a user reads it is the macro's invocation, not its name), its name is one of the
+    identifiers C reserves to the implementation (a leading underscore, C11 7.1.3: how library
+    headers keep their macros' locals apart from the user's names), and it spells none of the
+    invocation's arguments, whole or pasted between underscores: a macro declaring a local the
+    user names (`DECLARE (x)`) or pastes from one (TH_TENSOR_APPLY's `src_counter`) is not."""
+    name = binding.spelling(decl)
+    if not name.startswith("_"):
+        return False
+    f, _, _, offset = binding.place(decl)
+    path = name_of_file(f)
+    if not path:
+        return False
+    source = read_source(path)
+    m = _MACRO_NAME.match(source, offset)
+    if m is None or m.group().decode() == name:
+        return False
+    words = set(re.findall(r"[A-Za-z_]\w*", macro_invocation(source, offset, limit=2000)[m.end() - offset:]))
+    return not any(re.search(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", name) for w in words)
 
 
 def externally_visible(fn) -> bool:

@@ -20,8 +20,8 @@ from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns, Source
 from refcheck.frontend.binding import in_system_location, location_file, semantic_parent, spelling, type_of
-from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, is_noreturn, kind_of, name_of_file, qualified_name,
-                                        referenced, strip)
+from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, declared_by_macro, is_noreturn, kind_of,
+                                        name_of_file, qualified_name, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
@@ -44,6 +44,7 @@ class GraphBuilder:
         # without a NodeView and attribute dict in between).
         self.data: dict[int, Node] = {}
         self.names: dict[str, str] = {}
+        self.hidden: set[str] = set()  # locals a macro declares for itself (`FunctionCFG.hidden`)
         self.temps = 0
         # (block, flag key) where the body may set a flag field, and per return node the flag keys
         # its `return f (...)` sets only with a NULL result (frontend.flagfail).
@@ -194,6 +195,8 @@ class GraphBuilder:
             extra += 1
             name = f"{base}{extra}"
         self.names.setdefault(name, spelling(decl))
+        if kind_of(decl) == K.VAR_DECL and declared_by_macro(decl):
+            self.hidden.add(name)
         return name
 
     def callee_of(self, call):

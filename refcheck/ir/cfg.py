@@ -83,3 +83,9 @@ class FunctionCFG:
     # (parameter index, field): flags the body sets only on its way to a NULL return
     # (frontend.flagfail; `Summary.null_when_flags`).
     null_when_flags: tuple = ()
+    # Locals a macro declares for itself (`__s1` in g_assert_cmpstr, `_ptr` in g_clear_pointer):
+    # a report names the value by what the user wrote, never by these (analysis.report).
+    hidden: frozenset = frozenset()
+    # Pointer parameters of another type than the pointer result (neither `void *`): the result
+    # is never the parameter moved, as a realloc's is (analysis.paramfates `dropped_on_failure`).
+    unlike_result: frozenset = frozenset()
