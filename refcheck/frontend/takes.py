@@ -24,9 +24,10 @@ def _type_name(t) -> str:
 
 def method_taken(name: str, decl, args: list) -> int | None:
     """The position a `<type>_take (instance, ..., value)` method keeps (its last pointer
-    argument), where its first parameter points to `<Type>` (TmplScope, SpiLeasing,
-    DexPosixAioContext, GtkStringList, GstStructure **: GLib's naming of a type's methods);
-    None for any other callee (a constructor's `record_block_take (value, length)`)."""
+    argument, -1 where it hands a pointer back and keeps none of the caller's), where its first
+    parameter points to `<Type>` (TmplScope, DexPosixAioContext, GtkStringList, GstStructure **:
+    GLib's naming of a type's methods); None for any other callee (a constructor's
+    `record_block_take (value, length)`)."""
     if not name.endswith("_take") or len(args) < 2 or decl is None:
         return None
     types = parameter_types(decl, args)
@@ -35,18 +36,25 @@ def method_taken(name: str, decl, args: list) -> int | None:
     owner = _CAMEL.sub("_", _type_name(types[0])).lower()
     if not owner or name[:-len("_take")] != owner:
         return None
+    try:
+        # at-spi2-core's `GObject *spi_leasing_take (SpiLeasing *leasing, GObject *object)` leases
+        # the object with a reference of its own and returns it: the caller's stays the caller's.
+        if decl.result_type.get_canonical().kind == ci.TypeKind.POINTER:
+            return -1
+    except Exception:  # a declaration libclang cannot type
+        return None
     pointers = [i for i in range(1, len(args)) if types[i].get_canonical().kind == ci.TypeKind.POINTER]
     return pointers[-1] if pointers else None
 
 
-
 def method_take(record: Summary, name: str, decl, args: list) -> Summary:
     """A name's consume of the first argument (`_take$`), for a type's method: a sink of what it
-    keeps in the instance, which stays lent (the value is the instance's now, alive while it is)."""
+    keeps in the instance, which stays lent (the value is the instance's now, alive while it is);
+    nothing taken where the method hands a pointer back."""
     if record.source is not Source.CONVENTIONS or record.role != "consume":
         return record
     taken = method_taken(name, decl, args)
     if taken is None:
         return record
     rest = tuple(a for a in record.arguments if a[1] is not Effect.CONSUME)
-    return replace(record, arguments=rest + ((taken, Effect.SINK),))
+    return replace(record, arguments=rest + (((taken, Effect.SINK),) if taken >= 0 else ()))
