@@ -203,11 +203,19 @@ CAIRO = library("cairo", "cairo.h", [
 # caller)", xmlURIEscapeStr: "a copy of the string, but escaped", xmlSaveUri: "a new string (to
 # be deallocated by caller)"; xmlstring.h's xmlStrncatNew: "a new xmlChar * or NULL" (glib39,
 # gupnp-av's setters: `escaped = xmlEncodeSpecialChars (...); ... xmlFree (escaped)`, 5 false RC010).
+# xmlreader.h's strings that are not `Const`: xmlTextReaderName "the local name or NULL if not
+# available, if non NULL it need to be freed by the caller", xmlTextReaderValue "The result must be
+# deallocated with xmlFree()", xmlTextReaderGetAttribute "The string must be deallocated by the
+# caller" (so its No/Ns forms, LocalName, Prefix, NamespaceUri, BaseUri, XmlLang,
+# LookupNamespace, ReadString, ReadInnerXml, ReadOuterXml); the xmlTextReaderConst* ones lend the
+# reader's dictionary strings (glib45: gupnp-dlna's profile loader, 39 false RC010/RC002/RC003).
 LIBXML2 = library("libxml2", "xmlversion.h", [
     (r"^xml(?:GetProp|GetNsProp|GetNoNsProp|NodeGetContent|NodeListGetString|NodeListGetRawString"
      r"|GetNodePath|Strdup|Strndup|CharStrdup|CharStrndup|GetNsList"
      r"|EncodeSpecialChars|EncodeEntitiesReentrant|NodeGetBase|BuildURI|BuildRelativeURI"
      r"|URIEscapeStr|SaveUri|StrncatNew)$", _OWNED),
+    (r"^xmlTextReader(?:Name|LocalName|Prefix|NamespaceUri|BaseUri|XmlLang|Value|LookupNamespace"
+     r"|GetAttribute|GetAttributeNo|GetAttributeNs|ReadString|ReadInnerXml|ReadOuterXml)$", _OWNED),
     # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
     # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
     (r"^xmlFree$", {"arguments": {"0": "release"}}),

@@ -241,12 +241,15 @@ def base_glib() -> Conventions:
         # a strong one: g_object_add_toggle_ref "Increases the reference count of the object by
         # one", g_object_remove_toggle_ref "Removes a reference added with g_object_add_toggle_ref().
         # The reference count of the object is decreased by one" (a release, not `_ref`'s retain).
-        retain=[r"(?<!dec)(?<!weak)(?<!remove_toggle)_ref(?:_sink)?$"],
+        # A setter's `_set_..._ref` names what it sets (libgit2-glib's
+        # ggit_rebase_options_set_rewrite_notes_ref: a git notes ref, strdup'd), and GIOChannel's
+        # g_io_channel_set/get_close_on_unref a flag: neither retains nor releases (glib45: 4 false).
+        retain=[r"^(?!\w*_set_)\w*(?<!dec)(?<!weak)(?<!remove_toggle)_ref(?:_sink)?$"],
         # g_source_destroy is no release: it "removes a source from its GMainContext" and drops
         # the context's reference; "This does not unref the GSource: if you still hold a
         # reference, use g_source_unref() to drop it" (GLib's documentation; glib-networking's
         # `g_source_destroy (s); g_source_unref (s);`, where the pattern made it RC002).
-        release=[r"(?<!weak)_unref$", r"_remove_toggle_ref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
+        release=[r"(?<!weak)(?<!_on)_unref$", r"_remove_toggle_ref$", r"(?:^|_)dec_ref$", r"(?:^|_)free(?:_full)?$", r"^g_clear_object$", r"^g_clear_pointer$",
                  r"(?<!^g_source)_destroy$", r"^g_strfreev$", r"^g_slice_free1$", r"^g_dir_close$",
                  # "Frees one GList element" (g_list_free1 is its alias): an unlinked node's free.
                  r"^g_s?list_free_?1$"],
@@ -491,6 +494,12 @@ GLIB_RULES: dict[str, dict] = {
     # string, a referenced object or GVariant, a copied boxed value); GIR cannot describe the
     # variadic list. The frontend keeps the fill to typed pointers (frontend.argtypes).
     "g_object_get": {"variadic": {"from": 2, "effect": "acquire-out"}},
+    # "Returns: the GValue structure that has been passed in" (g_value_reset; GIR writes its
+    # unannotated boxed result `full`): bolt's tests' `g_value_reset (&val)`, 10 false RC001.
+    "g_value_reset": {"returns": "argument", "returned": 0},
+    # gtestutils.h's inline: "Assert that object is non-NULL, then unref it and assert that it
+    # has been finalized" (template-glib's tests: 3 false RC001 on the objects it ends).
+    "g_assert_finalize_object": {"arguments": {"0": "release"}},
 }
 # Functions G_DEFINE_AUTOPTR_CLEANUP_FUNC writes into a project's own headers: they release the
 # pointer they are handed, as g_object_unref does.

@@ -38,6 +38,7 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
+from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
@@ -409,6 +410,7 @@ class CallLowering(UserData, Moves):
         record = (stored_record(self.b, c) if record.source is Source.DEFAULT else None) or record
         if record.source is Source.DEFAULT:
             record = documented_callback(self.b.conv, c) or record
+        record = method_take(record, name, decl, args)  # `tmpl_scope_take (self, k, v)` keeps v
         summary = record.at_call(len(args), lambda i: is_null_constant(args[i]))
         if summary.returns is Returns.OWNED and self.contents_taken(c, record, args):
             summary = replace(summary, returns=Returns.UNKNOWN)

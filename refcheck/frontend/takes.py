@@ -1,0 +1,60 @@
+"""A `_take` method's taken argument: `tmpl_scope_take (self, name, symbol)` keeps its last
+argument in the instance it is a method of, not the instance (the name patterns' consume of the
+first tracked argument, right for a constructor's `g_bytes_new_take (data, size)`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import clang.cindex as ci
+
+from refcheck.conventions.summary import Effect, Source, Summary
+from refcheck.frontend.argtypes import parameter_types
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _type_name(t) -> str:
+    """The struct or typedef a parameter points to, pointers and qualifiers stripped."""
+    while t.kind == ci.TypeKind.POINTER:
+        t = t.get_pointee()
+    return re.sub(r"\b(?:const|volatile|struct)\b", "", t.spelling).strip().lstrip("_")
+
+
+def method_taken(name: str, decl, args: list) -> int | None:
+    """The position a `<type>_take (instance, ..., value)` method keeps (its last pointer
+    argument, -1 where it hands a pointer back and keeps none of the caller's), where its first
+    parameter points to `<Type>` (TmplScope, DexPosixAioContext, GtkStringList, GstStructure **:
+    GLib's naming of a type's methods); None for any other callee (a constructor's
+    `record_block_take (value, length)`)."""
+    if not name.endswith("_take") or len(args) < 2 or decl is None:
+        return None
+    types = parameter_types(decl, args)
+    if not types or types[0].kind != ci.TypeKind.POINTER:
+        return None
+    owner = _CAMEL.sub("_", _type_name(types[0])).lower()
+    if not owner or name[:-len("_take")] != owner:
+        return None
+    try:
+        # at-spi2-core's `GObject *spi_leasing_take (SpiLeasing *leasing, GObject *object)` leases
+        # the object with a reference of its own and returns it: the caller's stays the caller's.
+        if decl.result_type.get_canonical().kind == ci.TypeKind.POINTER:
+            return -1
+    except Exception:  # a declaration libclang cannot type
+        return None
+    pointers = [i for i in range(1, len(args)) if types[i].get_canonical().kind == ci.TypeKind.POINTER]
+    return pointers[-1] if pointers else None
+
+
+def method_take(record: Summary, name: str, decl, args: list) -> Summary:
+    """A name's consume of the first argument (`_take$`), for a type's method: a sink of what it
+    keeps in the instance, which stays lent (the value is the instance's now, alive while it is);
+    nothing taken where the method hands a pointer back."""
+    if record.source is not Source.CONVENTIONS or record.role != "consume":
+        return record
+    taken = method_taken(name, decl, args)
+    if taken is None:
+        return record
+    rest = tuple(a for a in record.arguments if a[1] is not Effect.CONSUME)
+    return replace(record, arguments=rest + (((taken, Effect.SINK),) if taken >= 0 else ()))
