@@ -28,6 +28,7 @@ from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.linkfields import link_field, linkable
+from refcheck.frontend.nullglobals import always_null
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.overwrites import overwrites, place_of
@@ -222,6 +223,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         if v is not None:
             return v
         if ref is not None and kind_of(ref) in (K.VAR_DECL, K.PARM_DECL) and has_pointer_type(c):
+            if kind_of(ref) == K.VAR_DECL and always_null(self.b, c):
+                return NULL  # `g = PyErr_Format (...)` is all g ever holds (frontend.nullglobals)
             return self.load(c, location(c))
         if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
             return None
