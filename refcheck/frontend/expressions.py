@@ -433,8 +433,10 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             held = arrays.holder(self.b, target, loc)
             if held is not None:  # `keep[n++] = t;` released by a loop over keep (frontend.arrays)
                 self.b.emit(ir.Assign(loc, held, src))
-            self.lvalue_base(target)
-            return src
+            if held is not None or not arrays.filled_in_loop(self.b, target):
+                self.lvalue_base(target)
+                return src
+            # `bases[i] = base; Py_INCREF (base);` on each trip: the covered array keeps it, a store.
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
         into = inside(self.b, target) if stored is not None else None
