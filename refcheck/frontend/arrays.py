@@ -30,6 +30,7 @@ import re
 
 import clang.cindex as ci
 
+from refcheck import ir
 from refcheck.frontend.binding import arguments, extent_places, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, name_of_file, read_source, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -243,6 +244,34 @@ def filled_in_loop(b, target) -> bool:
     if base is None or not b.continues or not has_pointer_type(target) or array_decl(b, base) is None:
         return False
     return covered(b, b.var(referenced(base)))
+
+
+def initialize_elements(lowerer, loc, init) -> bool:
+    """`T arr[] = { ..., f (x), ... }` (or of structs, `{ { "pi", PyFloat_FromDouble (M_PI) },
+    ... }`, pyephem's module constants) for a local array: each call result an element's
+    initializer holds is stored into the array, as `arr[i] = f (x);` is (a hand-over: array
+    elements are not tracked), not dropped. A local's value there is an alias, as its store is."""
+    c = strip(init)
+    if kind_of(c) != K.INIT_LIST_EXPR or init.type.get_canonical().kind not in _ARRAYS:
+        return False
+    for leaf in _leaves(c):
+        src = lowerer.value(leaf)
+        if (isinstance(src, str) and src.startswith("$") and kind_of(strip(leaf)) == K.CALL_EXPR
+                and has_pointer_type(leaf)):
+            lowerer.b.emit(ir.Store(loc, src))
+    return True
+
+
+def _leaves(c) -> list:
+    """The expressions of a (nested) initializer list, in order."""
+    out = []
+    for k in children_of(c):
+        s = strip(k)
+        if kind_of(s) == K.INIT_LIST_EXPR:
+            out += _leaves(s)
+        else:
+            out.append(k)
+    return out
 
 
 _INVOKED = re.compile(r"^([A-Za-z_]\w*)\s*\(")

@@ -92,6 +92,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         """`T v = init;` for a local v."""
         if self.initialize_members(loc, v, init) or self.struct_result(loc, v, init):
             return
+        if arrays.initialize_elements(self, loc, init):
+            return
         if not self.assign_flag(loc, v, init):
             src, done = self.value_into(v, init)
             if not done:
