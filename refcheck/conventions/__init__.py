@@ -196,6 +196,10 @@ class Conventions(Answers):
     # PyList_GET_ITEM, PySequence_Fast_GET_ITEM): the C API documents them as returning a borrowed
     # reference, so their value is a borrowed result, not a field (`frontend.arrays`).
     borrowed_items: list[str] = field(default_factory=list)
+    # Functions that always return NULL (CPython's PyErr_Format, PyErr_NoMemory: "always returns
+    # NULL"): a file-scope pointer only ever assigned their result, or NULL, holds NULL
+    # (`frontend.nullglobals`).
+    null_results: list[str] = field(default_factory=list)
     # Record types whose static initialisers list the functions a runtime calls through them
     # (CPython's PyTypeObject, PyMethodDef, PyType_Slot arrays): a function stored in one that
     # returns a pointer hands its caller a new reference, whatever its name (`frontend.slots`).
@@ -380,7 +384,7 @@ class Conventions(Answers):
         return {name: join(getattr(self, name)) for name in (
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
-            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "floating",
+            "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "null_results", "floating",
             "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons")}
 
     @cached_property

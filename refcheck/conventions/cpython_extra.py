@@ -74,6 +74,18 @@ EXTRA: dict[str, dict] = {
     # PyModule_Add: "like PyModule_AddObjectRef() but steals a reference to value ... even on
     # failure" (3.13), unlike PyModule_AddObject's steal on success only.
     "PyModule_Add": {"arguments": {"2": "consume"}},
+    # _PyBytes_Resize(&b, n), _PyTuple_Resize(&t, n): "*bytes is replaced ... On failure, *bytes
+    # is set to NULL, MemoryError is set, and -1 is returned" (cpython/bytesobject.h; "the old
+    # tuple is deallocated and *p set to NULL", Doc/c-api/tuple.rst): the old reference is given
+    # up on both results and *p holds the new owned one (or NULL). Project helpers that wrap them
+    # (psycopg2's `resize_bytes (b, n)`) take their summary from the body. PyUnicode_Resize leaves
+    # *unicode untouched on failure, so it is no renew.
+    "_PyBytes_Resize": {"arguments": {"0": {"effect": "renew", "when": "zero"}}},
+    "_PyTuple_Resize": {"arguments": {"0": {"effect": "renew", "when": "zero"}}},
+    # PyBytes_DecodeEscape(s, len, errors, unicode, recode_encoding) and its `_Py` helper build the
+    # decoded bytes object (bytesobject.c: "return _PyBytes_Resize(&v, ...) ? NULL : v"): a new
+    # reference, undocumented in the C API reference and absent from refcounts.dat.
+    "PyBytes_DecodeEscape": _OWNED, "_PyBytes_DecodeEscape": _OWNED,
     # A call through a type's slot (`Py_TYPE(o)->tp_iternext(o)`, `meth->ml_meth(self, args)`):
     # the field is declared in CPython's headers, so the record below is taken only for it (a
     # project's own field of the same name says nothing). The slot typedefs (unaryfunc,

@@ -171,6 +171,9 @@ def _cpython() -> Conventions:
         # "Return the object at position pos in the tuple pointed to by p" (a borrowed reference):
         # releasing one the function never retained is RC010 (py-spidev a27c171).
         borrowed_items=[r"^(?:PyTuple_GET_ITEM|PyList_GET_ITEM|PySequence_Fast_GET_ITEM)$"],
+        # "This function always returns NULL" (PyErr_Format, PyErr_FormatV, PyErr_NoMemory, the
+        # PyErr_SetFrom*Err* family; Doc/c-api/exceptions.rst): the value of an error return.
+        null_results=[r"^PyErr_(?:Format|FormatV|NoMemory|SetFromErrno\w*|SetFromWindowsErr\w*|SetExcFromWindowsErr\w*)$"],
         # The tables the interpreter calls a type's or module's functions through: every
         # `PyObject *` slot's result is a new reference (RC005 when a borrowed one is returned),
         # and tp_dealloc (tp_free) destroys the object it is handed, whatever the function's name.

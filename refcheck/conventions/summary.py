@@ -81,7 +81,12 @@ class When(Enum):
 # The effects a call may have on one of its results only: it gives the reference up or not.
 # ACQUIRE_OUT: `*arg` receives a new reference on that result, NULL on the others.
 # KEEP: the callee keeps a reference of its own on that result (the caller's stays its own).
-CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.ACQUIRE_OUT)
+# RENEW: `*arg`'s old reference is given up on every result, the fresh one stored on that result
+# only, NULL on the others (CPython's `_PyBytes_Resize (&b, n)`: 0, or -1 with `*b` freed and NULL).
+CONDITIONAL_EFFECTS = (Effect.RELEASE, Effect.CONSUME, Effect.SINK, Effect.STORE, Effect.KEEP, Effect.ACQUIRE_OUT,
+                       Effect.RENEW)
+# The effects that fill `*arg` (`&local` takes the call's new reference, on one result where conditional).
+FILL_EFFECTS = (Effect.ACQUIRE_OUT, Effect.RENEW)
 # Readable names of conditional effects, read as (and written back for) the general form.
 
 

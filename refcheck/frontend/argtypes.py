@@ -348,6 +348,11 @@ def through_pointer(call) -> bool:
     while x is not None and kind_of(x) == K.UNARY_OPERATOR and unop(x) == "*":
         inner = children_of(x)
         x = strip(inner[0]) if inner else None
+    if x is not None and kind_of(x) == K.ARRAY_SUBSCRIPT_EXPR:
+        # An element of a table of functions (a C-API capsule's `void *` slots, pygame's
+        # `(*(PyObject * (*)(int, PyObject *)) _PGSLOTS_event[2]) (...)`): a pointer as well.
+        inner = children_of(x)
+        x = strip(inner[0]) if inner else None
     if x is None or kind_of(x) not in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
         return False
     ref = referenced(x)

@@ -17,7 +17,11 @@ array when it runs its index from 0 while below the array's size or below the co
 advance (`keep[n++]`), and its body hands `keep[i]` to a releaser: such a loop visits every element
 filled (its zero-trip edge has nothing to release), so the elements' references end there. An
 exit before the loop leaks what the elements hold (RC001); a loop from 1, or to `n - 1`, covers
-nothing and the stores stay aliases, their variables' references reported as before.
+nothing and the stores stay aliases, their variables' references reported as before. A store
+inside a loop (`for (i = 0; i < dim; i++) { bases[i] = base; Py_INCREF (base); }`, pygame's
+`vector_elementwiseproxy_pow`) fills one element per trip, which no single variable can stand
+for: into a covered array it is a store into memory, the array keeping the reference (its
+retain after the store pays it, as for a field), each element released by the covering loop.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import re
 
 import clang.cindex as ci
 
+from refcheck import ir
 from refcheck.frontend.binding import arguments, extent_places, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, name_of_file, read_source, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -35,6 +40,7 @@ _ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.V
 _LOOPS = frozenset({K.FOR_STMT.value})
 _SUBSCRIPTS = frozenset({K.ARRAY_SUBSCRIPT_EXPR.value})
 _CALLS = frozenset({K.CALL_EXPR.value})
+_ASSIGNS = frozenset({K.BINARY_OPERATOR.value})
 
 
 def array_decl(b, c):
@@ -75,6 +81,50 @@ def _counters(b, arr: str) -> set:
             v = _var_of(b, next(iter(children_of(index)), None))
             if v is not None:
                 out.add(v)
+    return out
+
+
+def _fill_bounds(b, arr: str) -> set:
+    """The variables B such that every store into arr is `arr[j] = ...` in the body of a loop
+    `for (j = 0; j < B; j++)` (pygame's `for (i = 0; i < dim; ++i) bases[i] = ...;`): a loop to
+    the same B visits every element filled."""
+    loops = []
+    for loop in of_kinds(b.fn, _LOOPS):
+        init, cond, inc, body = for_parts(loop)
+        j = _index(b, init)
+        bound = _bound(b, cond, j) if j is not None else None
+        limit = _var_of(b, bound) if bound is not None else None
+        if limit is not None and _steps(b, inc, j):
+            loops.append((limit, j, {_place(t) for t in _stores(b, body, arr)}))
+    stores = _stores(b, b.fn, arr)
+    if not stores:
+        return set()
+    out = set()
+    for limit in {limit for limit, _, _ in loops}:
+        inside = set()
+        for lim, j, keys in loops:
+            if lim == limit:
+                inside |= {_place(t) for t in stores if _place(t) in keys and _var_of(b, _parts(t)[1]) == j}
+        if all(_place(t) in inside for t in stores):
+            out.add(limit)
+    return out
+
+
+def _place(c) -> tuple:
+    """Where a cursor is (its extent), the same from every walk that reaches it."""
+    return extent_places(c)
+
+
+def _stores(b, top, arr: str) -> list:
+    """The subscripts `arr[...]` that `=` writes under top."""
+    out = []
+    for c in of_kinds(top, _ASSIGNS):
+        kids = list(children_of(c))
+        if binop(c) != "=" or len(kids) != 2:
+            continue
+        base, _ = _parts(strip(kids[0]))
+        if base is not None and _var_of(b, base) == arr:
+            out.append(strip(kids[0]))
     return out
 
 
@@ -145,7 +195,9 @@ def released_by(b, loop) -> tuple:
     n = constant(bound)
     for arr, decl in sorted(_released(b, body, i).items()):
         size = decl.type.get_canonical().get_array_size()
-        if (n is not None and n == size) or _var_of(b, bound) in _counters(b, arr):
+        limit = _var_of(b, bound)
+        if (n is not None and n == size) or limit in _counters(b, arr) or (
+                limit is not None and limit in _fill_bounds(b, arr)):
             out.append(arr)
     return tuple(out), _releaser(b, body)
 
@@ -181,6 +233,45 @@ def holder(b, target, loc) -> str | None:
         held.append(name)
         b.names[name] = f"{b.names.get(arr, arr)}[...]"
     return name
+
+
+def filled_in_loop(b, target) -> bool:
+    """A store into an element of a covered array inside a loop (`bases[i] = base;` on each
+    trip): one element per trip, each released by the covering loop, so the array keeps what the
+    store puts there as memory does (a store; the variable's duty, or the retain after it, is
+    the array's)."""
+    base, _ = _parts(target)
+    if base is None or not b.continues or not has_pointer_type(target) or array_decl(b, base) is None:
+        return False
+    return covered(b, b.var(referenced(base)))
+
+
+def initialize_elements(lowerer, loc, init) -> bool:
+    """`T arr[] = { ..., f (x), ... }` (or of structs, `{ { "pi", PyFloat_FromDouble (M_PI) },
+    ... }`, pyephem's module constants) for a local array: each call result an element's
+    initializer holds is stored into the array, as `arr[i] = f (x);` is (a hand-over: array
+    elements are not tracked), not dropped. A local's value there is an alias, as its store is."""
+    c = strip(init)
+    if kind_of(c) != K.INIT_LIST_EXPR or init.type.get_canonical().kind not in _ARRAYS:
+        return False
+    for leaf in _leaves(c):
+        src = lowerer.value(leaf)
+        if (isinstance(src, str) and src.startswith("$") and kind_of(strip(leaf)) == K.CALL_EXPR
+                and has_pointer_type(leaf)):
+            lowerer.b.emit(ir.Store(loc, src))
+    return True
+
+
+def _leaves(c) -> list:
+    """The expressions of a (nested) initializer list, in order."""
+    out = []
+    for k in children_of(c):
+        s = strip(k)
+        if kind_of(s) == K.INIT_LIST_EXPR:
+            out += _leaves(s)
+        else:
+            out.append(k)
+    return out
 
 
 _INVOKED = re.compile(r"^([A-Za-z_]\w*)\s*\(")

@@ -10,7 +10,7 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import Effect, Returns, Source, When, resolve
+from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, When, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
 from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
@@ -84,7 +84,7 @@ class CallLowering(UserData, Moves):
             effects[replaced[2]] = Effect.BORROW  # y: read here, retained below for x
         # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
-                          | {i for i, (e, _) in conditional.items() if e is Effect.ACQUIRE_OUT}
+                          | {i for i, (e, _) in conditional.items() if e in FILL_EFFECTS}
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
@@ -139,7 +139,9 @@ class CallLowering(UserData, Moves):
                            leans)
             if self.b.conv.inferred is not None:
                 self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
-        self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW])
+        # A conditional renew (`_PyBytes_Resize`) gives the old value up on every result; its fill splits below.
+        self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW]
+                   + [v for i, (e, _) in conditional.items() if e is Effect.RENEW and (v := self.out_target(args[i]))])
         self.fill(loc, name, args, filled, summary.fills_with)
         if replaced is not None:  # g_set_object (&x, y); g_clear_error (&x): y is NULL
             self.replace(loc, name, replaced[1], values[replaced[2]] if replaced[2] is not None else NULL)
@@ -298,7 +300,7 @@ class CallLowering(UserData, Moves):
         # `fills_kept`, maybe NULL there and left as it was on the others).
         kept = summary.kept_fills(len(args))
         fills = {v: (w, fills_scalars(args[i]), i in kept) for i, (e, w) in conditional.items()
-                 if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None}
+                 if e in FILL_EFFECTS and (v := self.out_target(args[i])) is not None}
         # `&buf` of a PyArg_ParseTuple `es`/`et` unit receives a PyMem block on success, to be
         # PyMem_Free'd; left as it was on failure.
         borrowed, allocated = parse_positions(self.b, name, args)
@@ -386,7 +388,7 @@ class CallLowering(UserData, Moves):
             result_split(self.b, loc, name, c, pending, status, 1 if boolean else -1, fills, error, sunk, maybe)
             return None
         self.fill(loc, name, args, {i: v for i, (e, _) in conditional.items()  # untested: filled, maybe NULL
-                                    if e is Effect.ACQUIRE_OUT and (v := self.out_target(args[i])) is not None})
+                                    if e in FILL_EFFECTS and (v := self.out_target(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
                 and not indirect_unknown(c, summary) and not opaque_unknown(c, decl, summary, self.b.conv)):

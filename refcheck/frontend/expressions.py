@@ -28,6 +28,7 @@ from refcheck.conventions.summary import Returns
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.linkfields import link_field, linkable
+from refcheck.frontend.nullglobals import always_null
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.overwrites import overwrites, place_of
@@ -90,6 +91,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
     def initialize(self, loc: Location, v: str, init) -> None:
         """`T v = init;` for a local v."""
         if self.initialize_members(loc, v, init) or self.struct_result(loc, v, init):
+            return
+        if arrays.initialize_elements(self, loc, init):
             return
         if not self.assign_flag(loc, v, init):
             src, done = self.value_into(v, init)
@@ -222,6 +225,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
         if v is not None:
             return v
         if ref is not None and kind_of(ref) in (K.VAR_DECL, K.PARM_DECL) and has_pointer_type(c):
+            if kind_of(ref) == K.VAR_DECL and always_null(self.b, c):
+                return NULL  # `g = PyErr_Format (...)` is all g ever holds (frontend.nullglobals)
             return self.load(c, location(c))
         if ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL:
             return None
@@ -430,8 +435,10 @@ class ExpressionLowerer(CxxExpressions, CallLowering):
             held = arrays.holder(self.b, target, loc)
             if held is not None:  # `keep[n++] = t;` released by a loop over keep (frontend.arrays)
                 self.b.emit(ir.Assign(loc, held, src))
-            self.lvalue_base(target)
-            return src
+            if held is not None or not arrays.filled_in_loop(self.b, target):
+                self.lvalue_base(target)
+                return src
+            # `bases[i] = base; Py_INCREF (base);` on each trip: the covered array keeps it, a store.
         self.lvalue_base(target)
         stored = plain_local(self.b, rhs) if src not in (None, NULL) else None
         into = inside(self.b, target) if stored is not None else None
