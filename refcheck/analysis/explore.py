@@ -148,6 +148,8 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
         pruner(cfg.entry, init)
     mirrors = _mirrors(cfg, tr, pruner) if mirror else {}
     machines = tr.machine_vars()  # a state machine's state is never joined away (`machine_state`)
+    # Where the state admitted is never changed by its own step: its facts are the variant kept.
+    shares = tr.stepped_on_copies()
     # Per node: ownership core -> the fact sets explored with it.
     visited: dict[int, dict] = {cfg.entry: {init.core(): [init.facts.copy()]}}
     work = deque([(cfg.entry, init, None)])
@@ -225,9 +227,9 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
                 if pruner is not None and len(common.stored) < len(facts.stored):
                     pruner.rejoined.add(succ)  # an object pinned by the dropped fact may go next
                 st2.facts = common
-                variants[:] = [common.copy()]
+                variants[:] = [common if succ in shares else common.copy()]
             else:
-                variants.append(facts.copy())
+                variants.append(facts if succ in shares else facts.copy())
             work.append((succ, st2, (succ, label, trace)))
     result, again = _outcome(conv, tr, reporter, summarizer, states, incomplete, stolen)
     return result, again, (pruner.tables if pruner is not None else None)

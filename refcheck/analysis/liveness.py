@@ -81,7 +81,22 @@ def _op_effect(op) -> tuple[tuple, tuple, tuple]:
     return (), (), ((var,) if var is not None else ())
 
 
-def _const_effect(op) -> tuple[tuple, tuple]:
+def effects():
+    """`_op_effect` once per op: the liveness, the constants' transfer and `condlive` each ask it
+    of every op of a graph (three times per op on THTensor.c). Keyed by identity: the graph
+    holds its ops while its tables are made, so no key is reused meanwhile."""
+    memo: dict[int, tuple] = {}
+    get = memo.get
+
+    def effect(op) -> tuple[tuple, tuple, tuple]:
+        e = get(id(op))
+        if e is None:
+            e = memo[id(op)] = _op_effect(op)
+        return e
+    return effect
+
+
+def _const_effect(op, effect=_op_effect) -> tuple[tuple, tuple]:
     """(kills, reads) of one op for the constant facts (`Liveness.consts`): only a `Shift` reads
     a variable's constant (into another variable's); `i++` passes it on to `i` itself, so its
     constant is needed before exactly where it is needed after. The kills are the fact kills
@@ -91,7 +106,7 @@ def _const_effect(op) -> tuple[tuple, tuple]:
         return ((), ()) if op.src == op.dst else ((op.dst,), (op.src,))
     if t is ir.Const:
         return (op.var,), ()
-    return _op_effect(op)[1], ()
+    return effect(op)[1], ()
 
 
 def _const_reads(d) -> tuple:
@@ -132,8 +147,9 @@ class Liveness:
     for their constant values (`consts`: a test against a constant, a switch, a `Shift` into
     another variable or a return reads it before an invalidation; a subset of `facts`)."""
 
-    def __init__(self, cfg, solve: bool = True):
-        """`solve`: False leaves the fixpoint to the caller (`bitsets.solve_together`)."""
+    def __init__(self, cfg, solve: bool = True, effect=_op_effect):
+        """`solve`: False leaves the fixpoint to the caller (`bitsets.solve_together`);
+        `effect`: `_op_effect` or a memo of it (`effects`)."""
         g = cfg.graph
         # Sets of variables as bits of an int: the fixpoint revisits nodes many times (TH's
         # APPLY loops nest four deep), and a node's ops compose into one transfer,
@@ -156,10 +172,10 @@ class Liveness:
                 kill_e[n] = kill_f[n] = kill_c[n] = -1
                 gen_c[n] = bits(_const_reads(d))
                 continue
-            gen_c[n], kill_c[n], set_c[n] = _const_transfer(d, bits)
-            seq = [_op_effect(op) for op in reversed(d.post)]
+            gen_c[n], kill_c[n], set_c[n] = _const_transfer(d, bits, effect)
+            seq = [effect(op) for op in reversed(d.post)]
             seq.append(((), (), _node_reads(d)))
-            seq += [_op_effect(op) for op in reversed(d.ops)]
+            seq += [effect(op) for op in reversed(d.ops)]
             ge = ke = gf = kf = t = 0
             for k_e, k_f, reads in seq:  # in backward order: X -> (X - kills) | reads
                 r = bits(reads)
@@ -235,13 +251,13 @@ class Liveness:
         return out
 
 
-def _const_transfer(d, bits) -> tuple[int, int, int]:
+def _const_transfer(d, bits, effect=_op_effect) -> tuple[int, int, int]:
     """A node's (gen, keep, set) for `Liveness.consts`: its ops and post ops backward; its own
     test's reads count at its entry (before its ops: keeping more is the safe side); `set`: the
     variables its ops may give a constant (a branch's own edges give one only to what it reads)."""
     gen = kill = made = 0
     for op in (*reversed(d.post), *reversed(d.ops)):
-        kills, reads = _const_effect(op)
+        kills, reads = _const_effect(op, effect)
         if kills:
             k = bits(kills)
             gen &= ~k
@@ -292,9 +308,10 @@ class PruneTables:
            cond_vars: dict | None = None, droppable: frozenset = frozenset()) -> PruneTables:
         """`relevant`: the branches that matter (`slicing.relevant_branches`), None: all;
         `droppable`: the remembered condition keys only branches read (`condlive.droppable_keys`)."""
-        live = Liveness(cfg, solve=False)
+        effect = effects()
+        live = Liveness(cfg, solve=False, effect=effect)
         null_live = nullness.NullLiveness(cfg, relevant, solve=False) if nullness.tests_nullness(cfg) else None
-        conds = CondLiveness(cfg, cond_vars or {}, droppable, _op_effect, solve=False) if droppable else None
+        conds = CondLiveness(cfg, cond_vars or {}, droppable, effect, solve=False) if droppable else None
         solve_together(cfg.graph, [p for p in (live, null_live, conds) if p is not None])
         null = null_live.live if null_live is not None else None
         quiet = nullness.quiet_edges(cfg, null) if null is not None and skip_quiet else frozenset()
