@@ -68,6 +68,7 @@ def test_a_configured_record_wins_over_the_patterns():
     Summary(arguments=tuple((i, Effect.ACQUIRE_OUT) for i in range(3)), fills_with=((1, 0), (2, 0)),
             source=Source.CONFIGURED),
     Summary(returns=Returns.OWNED, null_when_flags=((0, "route_state"),), source=Source.CONFIGURED),
+    Summary(returns=Returns.OWNED, result_held=True, source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)
@@ -237,3 +238,13 @@ def test_a_flag_set_beside_a_null_result_differs_and_is_agreed_only_where_both_s
     for bad in ([[0]], [["0", "f"]], [[0, "not a field"]], [[-1, "f"]]):
         with pytest.raises(RecordError, match="null-when-flags"):
             parse_record({"null-when-flags": bad}, "t")
+
+
+def test_a_held_result_differs_and_is_agreed_only_where_both_say_it():
+    """`result_held` (owned, and a lasting holder keeps the object too) is its own record: two
+    definitions agree on it only where both say it of the same result."""
+    held = Summary(returns=Returns.OWNED, result_held=True, source=Source.INFERRED)
+    plain = Summary(returns=Returns.OWNED, source=Source.INFERRED)
+    assert held.digest() != plain.digest()
+    assert agreed(held, held) == held and not agreed(held, plain).result_held
+    assert not agreed(held, Summary(returns=Returns.BORROWED, result_held=True, source=Source.INFERRED)).result_held

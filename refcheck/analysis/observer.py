@@ -25,6 +25,9 @@ class PathObserver:
         # assumption that it does is refuted there (`effect`; refcheck.driver.cycles).
         self.overgiven: set[str] = set()
         self.in_containers: set = set()  # objects put into a container a parameter or local reaches
+        # Objects a holder outliving the function holds too (a held result or fill, or one a call kept
+        # in a global's or a parameter's holder: `ir.Acquire.held`, `ir.Retain.lasting`).
+        self.held: set = set()
         # The parameters it stored, returned, took the address of or passed to a call that may keep
         # them, on any path (`Transfer.escape`).
         self.escaped: set[str] = set()

@@ -106,7 +106,7 @@ class Summarizer(PathObserver, ParameterEffects):
         # pairs seen at returns: `owned_by_flag`.
         self.flag_targets: dict = {}
         self.flags: dict[int, set] = {}
-        # ("owned", index|None) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
+        # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
         # The families of the owned objects its returning paths hand out (`Obj.family`).
@@ -213,7 +213,9 @@ class Summarizer(PathObserver, ParameterEffects):
         if o.null == Nullness.NULL:
             self.results.add(("null",))
         elif o.owned > 0:
-            self.results.add(("owned", self.param_of(oid, o)))
+            # Also held by a holder that outlives the call (`Summary.result_held`): tagged.
+            held = ("held",) if oid in self.held and o.shared else ()
+            self.results.add(("owned", self.param_of(oid, o), *held))
             self.result_families.add(o.family)
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
@@ -414,6 +416,7 @@ class Summarizer(PathObserver, ParameterEffects):
                     given_some=self.given_some(), leans=self.leans(args), forwards=self.forwards(args),
                     null_when_flags=self.cfg.null_when_flags, null_when_nonzero=self.null_when_nonzero(),
                     result_kept=returns is Returns.BORROWED and self.results - {("null",), ("none",)} == {("kept",)},
+                    result_held=returns is Returns.OWNED and all(r[2:] for r in self.results if r[0] == "owned"),
                     source=Source.INFERRED)
         return s if s.says_something else DEFAULT
 

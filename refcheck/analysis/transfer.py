@@ -231,6 +231,11 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             elif source.kind is Kind.ACQUIRE and st.objs[source].may_be:
                 chain = (source, *st.objs[source].may_be)
         self.acquire(st, op.dst, op.loc, op.callee, node, index, op.family, not op.scalars, op.nonnull)
+        if op.held:  # a holder keeps its own reference too: our last release leaves it alive
+            dst = st.env[op.dst]
+            st.objs[dst] = replace(st.objs[dst], shared=True)
+            if self.summarizer is not None:
+                self.summarizer.held.add(dst)
         if chain:
             dst = st.env[op.dst]
             st.objs[dst] = replace(st.objs[dst], may_be=chain)
@@ -300,6 +305,8 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             return
         if op.kept:  # the callee's own reference, kept by it: ours is unchanged
             st.objs[oid] = replace(o, shared=True, kept=True)
+            if op.lasting and self.summarizer is not None:
+                self.summarizer.held.add(oid)
             return
         sinks = self.conv.matches("ref_sink", op.callee)
         if sinks:

@@ -160,6 +160,11 @@ class Conventions(Answers):
     # given a NULL notify, the value is stored (an owned one handed over, a lent one fine), not
     # lent as other user data with a NULL notify is (`frontend.argtypes.unnotified`).
     held_results: list[str] = field(default_factory=list)
+    # Calls whose `*out` fill is a holder's value that the holder keeps too (CPython's
+    # PyContextVar_Get: "the value of the context variable", a new reference, while the current
+    # context still holds its own): dropping the caller's reference leaves it alive, borrowed
+    # (`ir.Acquire.held`, `Summary.result_held`).
+    held_fills: list[str] = field(default_factory=list)
     # Types (canonical spelling) of a local whose address a call takes as its error out-parameter
     # (GLib's `GError *`: "struct _GError"): set, the call returned no value (frontend.gerrors).
     error_out: list[str] = field(default_factory=list)
@@ -385,7 +390,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "null_results", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

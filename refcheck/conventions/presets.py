@@ -51,7 +51,16 @@ def cpython_table() -> dict[str, Summary]:
     doc = json.loads(path.read_text())
     # The functions the headers declare that refcounts.dat does not list (conventions/cpython_extra.py).
     return {**records(EXTRA, "cpython_extra.EXTRA"),
-            **{name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()}}
+            **{name: parse_record(f["record"], f"{path.name}: {name}") for name, f in doc["functions"].items()},
+            **records(CPYTHON_HOLDER_KEEPS, "presets.CPYTHON_HOLDER_KEEPS")}
+
+
+# C-API functions that keep an argument in a holder with a reference of the holder's own, which
+# refcounts.dat marks `+1` on the argument and its generator does not read: PyContextVar_Set
+# "Set the value of var to value in the current context" (the context keeps it; the token is the
+# caller's new reference). Kept in its first argument (`frontend.holders`): a fresh object the
+# function then returns is also held (`Summary.result_held`, gmpy2's GMPy_CTXT_Get).
+CPYTHON_HOLDER_KEEPS = {"PyContextVar_Set": {"returns": "owned", "arguments": {"1": "keep"}}}
 
 
 def numpy_table() -> dict[str, Summary]:
@@ -165,6 +174,10 @@ def _cpython() -> Conventions:
         # Py_GetConstantBorrowed (3.13), pythoncapi_compat.h's _PyFrame_GetCodeBorrow,
         # _PyThreadState_GetFrameBorrow: a new reference dropped for a borrowed pointer.
         borrow_accessors=[r"^_?Py\w*Borrow(?:ed)?$"],
+        # PyContextVar_Get fills `*value` with the variable's value in the current context, which
+        # keeps its own reference (gmpy2's GMPy_CTXT_Get hands it on as a new reference that its
+        # CHECK_CONTEXT callers drop at once and go on using).
+        held_fills=[r"^PyContextVar_Get$"],
         # A function returning an object returns NULL when it raises: the indicator tested right
         # after it is false where the result is not (apsw's `if (PyErr_Occurred ()) return -1;`).
         error_indicator=[r"^PyErr_Occurred$"],

@@ -234,7 +234,7 @@ _READERS = {
     "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
     "forwards": _pairs,
-    "null_when_flags": _fields, "null_when_nonzero": _indices, "result_kept": _bool,
+    "null_when_flags": _fields, "null_when_nonzero": _indices, "result_kept": _bool, "result_held": _bool,
 }
 
 

@@ -239,6 +239,12 @@ class Summary:
     # in its device's table, and each returns it): the keeper's reference, not the caller's.
     # Inferred; where a name's pattern alone says owned (a `_new`), the body is believed.
     result_kept: bool = False
+    # OWNED, and every object it returns is also held by a holder that outlives the call, which
+    # the body read it from or stored it into with a reference of the holder's own (gmpy2's
+    # `GMPy_CTXT_Get`: `PyContextVar_Get`'s value, or a fresh context `PyContextVar_Set` keeps):
+    # the caller's one release leaves the object alive, borrowed (later uses are no RC003, a
+    # second release is still a finding). Inferred only (`Summarizer.held`).
+    result_held: bool = False
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -370,7 +376,8 @@ def agreed(a: Summary, b: Summary) -> Summary:
         forwards=tuple(x for x in a.forwards if x in b.forwards),
         null_when_flags=tuple(x for x in a.null_when_flags if x in b.null_when_flags),
         null_when_nonzero=tuple(i for i in a.null_when_nonzero if i in b.null_when_nonzero),
-        variadic=a.variadic if a.variadic == b.variadic else (), source=Source.INFERRED)
+        variadic=a.variadic if a.variadic == b.variadic else (),
+        result_held=a.result_held and b.result_held and same, source=Source.INFERRED)
 
 
 def with_maybe_given(first: Summary, second: Summary) -> Summary:

@@ -29,6 +29,7 @@ from refcheck.frontend.errorslots import slot_split
 from refcheck.frontend.gerrors import error_out_local, error_split
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
+from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
@@ -102,7 +103,7 @@ class CallLowering(UserData, Moves):
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
         sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(c, loc, name, role, decl, summary, args)
-        ended = self.position_effects(loc, name, effects, positions, values)
+        ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
             # References that are not the caller's: the one a field's list held, unlinked just
@@ -267,7 +268,7 @@ class CallLowering(UserData, Moves):
             for held in self.b.members.get(s, {}).values() if s is not None else ():
                 self.b.emit(ir.Store(loc, held))
 
-    def position_effects(self, loc, name: str, effects: dict, positions: list, values: list) -> dict:
+    def position_effects(self, loc, name: str, effects: dict, positions: list, values: list, args: list) -> dict:
         """A record naming positions (inferred, configured): those it gives up are released or
         consumed here, those it keeps or retains get a reference; returns the given-up ones."""
         ended = {i: e for i, e in effects.items() if i in positions and e in (Effect.RELEASE, Effect.CONSUME)}
@@ -276,7 +277,8 @@ class CallLowering(UserData, Moves):
         forget_released(self.b, loc, [values[i] for i in ended])
         for i in positions:
             if effects.get(i) is Effect.KEEP:  # the callee refs what it keeps: ours stays ours
-                self.b.emit(ir.Retain(loc, values[i], name, kept=True))
+                lasting = i != 0 and lasting_holder(args[0])  # kept in its first argument
+                self.b.emit(ir.Retain(loc, values[i], name, kept=True, lasting=lasting))
             elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
                 self.b.emit(ir.Retain(loc, values[i], name))
         return ended
@@ -449,7 +451,7 @@ class CallLowering(UserData, Moves):
         unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
         fresh = source is None and builds_container(self.b, name, arguments(c))
         self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless,
-                               nonnull=self.b.conv.matches("never_null", name), fresh=fresh))
+                               nonnull=self.b.conv.matches("never_null", name), fresh=fresh, held=summary.result_held))
         return t
 
     def borrowed_result(self, loc, name: str, args: list) -> str:

@@ -110,7 +110,8 @@ def emit_fill(b, loc, name: str, target, scalars: bool) -> None:
     """The call stores a new reference into `target`'s variable (`&v`) or through a forwarded
     parameter (`*p`)."""
     t = b.temp(f"{name}(...)")
-    b.emit(ir.Acquire(loc, t, name, scalars=scalars))
+    # A holder's value the holder keeps too (the conventions' `held_fills`: PyContextVar_Get).
+    b.emit(ir.Acquire(loc, t, name, scalars=scalars, held=b.conv.matches("held_fills", name)))
     if isinstance(target, Forwarded):
         b.emit(ir.Store(loc, t, target.key, frozenset((target.var,)), through=target.var))
     else:

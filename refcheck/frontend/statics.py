@@ -28,6 +28,11 @@ def _global(c):
     return d if static_local or parent is None or kind_of(parent) == K.TRANSLATION_UNIT else None
 
 
+def is_global(c) -> bool:
+    """`c` names a file-scope or static variable."""
+    return _global(c) is not None
+
+
 def global_address(a):
     """The variable reference `G` of an argument `&G`, G a file-scope or static variable, else None."""
     inner = strip(a)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.frontend.clangutil import K, kind_of, strip
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.gerrors import error_edge
+from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.owning import emit_fill
 from refcheck.frontend.vaformats import forwarded_format
@@ -219,6 +220,9 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
     up as well (`Summary.maybe_given`): no longer tracked there (`ir.Escape`), so that neither
     the caller's release nor its leaving them is reported."""
     fills = fills or {}
+    # A keeper holds what it keeps in its first argument (`frontend.holders`).
+    first = arguments(call)[:1] if any(e is Effect.KEEP for e, _ in effects.values()) else []
+    lasting = bool(first) and lasting_holder(first[0])
     if error in fills or error in effects:  # the record says what the call does with it (a fill)
         error = None
     r = status or b.temp(f"{name}(...)")
@@ -249,7 +253,7 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
             if effect is Effect.RELEASE:
                 b.emit(ir.Release(loc, (v,), name))
             elif effect is Effect.KEEP:  # a reference of the callee's own: the caller's stays its own
-                b.emit(ir.Retain(loc, v, name, kept=True))
+                b.emit(ir.Retain(loc, v, name, kept=True, lasting=lasting))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
                 b.emit(ir.Store(loc, v, "", frozenset(), sink=name if v in sunk else ""))
         for v, (w, scalars, kept) in fills.items():

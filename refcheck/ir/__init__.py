@@ -45,6 +45,9 @@ class Acquire(Op):
     # The result is a new object whatever the callee's name says (a Py_BuildValue format that
     # makes a container): distinct from every parameter, earlier result and singleton.
     fresh: bool = False
+    # A holder outliving the call holds the object too (`Summary.result_held`, a fill the
+    # conventions' `held_fills` names): our last release leaves it alive, borrowed.
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,9 @@ class Retain(Op):
     # The callee takes its own reference and keeps it (Effect.KEEP): ours is unchanged, and the
     # object outlives our last release.
     kept: bool = False
+    # The keeper is a holder that outlives the function (a global or static, or memory a
+    # parameter reaches: `PyContextVar_Set (var, ctx)`): a result it keeps is held (`Summary.result_held`).
+    lasting: bool = False
 
 
 @dataclass(frozen=True)
