@@ -9,6 +9,8 @@ on the result's non-NULL edge `*error` is still NULL. Only in bodies that read `
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.clangutil import K, kind_of, referenced, strip, unop
@@ -17,14 +19,19 @@ from refcheck.frontend.conditions import key_of
 from refcheck.frontend.graph import GraphBuilder
 
 
+def error_slot_type(conv, t) -> bool:
+    """`t` is a `GError **` (the conventions' `error_out`, twice pointed)."""
+    t = t.get_canonical()
+    if t.kind != ci.TypeKind.POINTER or t.get_pointee().get_canonical().kind != ci.TypeKind.POINTER:
+        return False
+    return conv.matches("error_out", t.get_pointee().get_canonical().get_pointee().get_canonical().spelling)
+
+
 def _is_error_slot(b: GraphBuilder, x) -> bool:
-    """Whether `x` names a parameter of type `GError **` (the conventions' `error_out`, twice pointed)."""
+    """Whether `x` names a parameter of type `GError **`."""
     x = strip(x)
     ref = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
-    if ref is None or kind_of(ref) != K.PARM_DECL:
-        return False
-    slot = x.type.get_canonical().get_pointee().get_canonical()
-    return b.conv.matches("error_out", slot.get_pointee().get_canonical().spelling)
+    return ref is not None and kind_of(ref) == K.PARM_DECL and error_slot_type(b.conv, x.type)
 
 
 def _slot_tests(b: GraphBuilder) -> dict:

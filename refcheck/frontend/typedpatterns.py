@@ -14,6 +14,7 @@ import clang.cindex as ci
 from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.callparts import is_boolean
 from refcheck.frontend.clangutil import has_scalar_type
+from refcheck.frontend.errorslots import error_slot_type
 
 
 def typed_pattern(conv, c, decl, summary, name: str):
@@ -33,7 +34,7 @@ def typed_pattern(conv, c, decl, summary, name: str):
         return replace(summary, returns=Returns.UNKNOWN, returned=None,
                        arguments=tuple((i, e) for i, e in summary.arguments if e is not Effect.RETAIN))
     if any(e is Effect.RELEASE for _, e in summary.arguments) and is_boolean(c) and decl is not None \
-            and any(_error_slot(conv, p.type) for p in decl.get_arguments()):
+            and any(error_slot_type(conv, p.type) for p in decl.get_arguments()):
         # A releaser that reports failure through a GError: an operation that may fail, not a
         # destroyer (GLib's releasers cannot fail and return nothing). gcr's `gck_object_destroy
         # (self, cancellable, &error)` deletes the PKCS#11 object from its token (`_gck_call_sync`
@@ -50,11 +51,3 @@ def _realloc_shaped(decl) -> bool:
 
 _INTEGERS = frozenset((ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.INT, ci.TypeKind.LONG,
                        ci.TypeKind.LONGLONG, ci.TypeKind.USHORT, ci.TypeKind.SHORT))
-
-
-def _error_slot(conv, t) -> bool:
-    """`t` is a `GError **` (the conventions' `error_out`, twice pointed)."""
-    t = t.get_canonical()
-    if t.kind != ci.TypeKind.POINTER or t.get_pointee().get_canonical().kind != ci.TypeKind.POINTER:
-        return False
-    return conv.matches("error_out", t.get_pointee().get_canonical().get_pointee().get_canonical().spelling)
