@@ -112,11 +112,9 @@ class Reporter:
         shown = seeds[0] if len(seeds) == 1 else None
         data = self.cfg.graph.nodes
         for node in (o.node, *(n for n, _ in self._hops(o, trace))):
-            for op in data[node]["data"].ops:
-                if isinstance(op, (ir.Assign, ir.Realloc)) and op.src in holders:
-                    holders.add(op.dst)
-                    if named(op.dst):
-                        shown = op.dst
+            for v in _follow(data[node]["data"].ops, holders, counts=False):
+                if named(v):
+                    shown = v
         return shown
 
     @staticmethod
@@ -186,14 +184,18 @@ class Reporter:
         return sorted(out.values(), key=Finding.sort_key)
 
 
-def _follow(ops, holders: set[str]) -> None:
-    """Adds to `holders` the variables a node's ops copy the object into (`r = t`), and the
-    counts taken of it (`n = nElement(t)`, which size tests compare)."""
+def _follow(ops, holders: set[str], counts: bool = True) -> list[str]:
+    """Adds to `holders` the variables a node's ops copy the object into (`r = t`), and (with
+    `counts`) the counts taken of it (`n = nElement(t)`, which size tests compare); returns the
+    copies' variables, in order."""
+    copies = []
     for op in ops:
         if isinstance(op, (ir.Assign, ir.Realloc)) and op.src in holders:
             holders.add(op.dst)
-        elif isinstance(op, ir.Count) and op.tensor in holders:
+            copies.append(op.dst)
+        elif counts and isinstance(op, ir.Count) and op.tensor in holders:
             holders.add(op.var)
+    return copies
 
 
 def _bears(cond, holders: set[str]) -> bool:
