@@ -50,6 +50,9 @@ def check(path, conventions: Conventions | None = None, clang_args=(), root=None
 
 
 REPO = Path(__file__).resolve().parent.parent
+# Per-function wall-clock limit for tests that compare two runs or check expectations: only the
+# state bound may cut a function there, so a loaded machine cannot change what a test sees.
+UNTIMED = float("inf")
 FIXTURES = REPO / "fixtures"
 INCLUDE = FIXTURES / "include"
 

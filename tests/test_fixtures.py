@@ -18,6 +18,7 @@ from pathlib import Path
 import clang.cindex as ci
 import pytest
 
+from cunit import UNTIMED
 from fixture_expect import (
     Expectation,
     glib_cflags,
@@ -116,6 +117,7 @@ def _analyze(unit: Path, errors: str) -> UnitResult:
         conventions=replace(conventions, errors=errors, may_raise_summaries=options.may_raise_summaries),
         clang_args=["-I", str(INCLUDE), *options.clang_args],
         root=str(REPO),
+        function_seconds=UNTIMED,
     )
     result = check_unit(str(unit), settings)
     ignored = set(PRESETS[options.preset].ignore)  # the rules a preset leaves off (RC004/RC005 for CPython)

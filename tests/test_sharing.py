@@ -15,7 +15,7 @@ import pytest
 from fixture_expect import find_units, unit_sources
 from refcheck.reuse import plan
 from refcheck.conventions import Conventions
-from cunit import CUnit, check, fixture_args
+from cunit import UNTIMED, CUnit, check, fixture_args
 from refcheck.reuse.renaming import class_key, renamer
 from refcheck.conventions.presets import PRESETS
 
@@ -27,7 +27,7 @@ INCLUDE = FIXTURES / "include"
 def _check(unit: Path, errors: str, share: bool):
     options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
     conventions = replace(PRESETS[options.preset].conventions, errors=errors)
-    return check(unit, conventions, fixture_args(unit), root=REPO, share=share)
+    return check(unit, conventions, fixture_args(unit), root=REPO, share=share, function_seconds=UNTIMED)
 
 
 @pytest.mark.parametrize("errors", ["abort", "unwind"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from cunit import fixture_parses
+from cunit import UNTIMED, fixture_parses
 from refcheck import ir
 from refcheck.analysis.explore import FACT_VARIANTS, _mirrors, explore
 from refcheck.analysis.transfer import Transfer
@@ -20,15 +20,17 @@ from tests.analysis.test_states import CONV, L, make
 
 
 def _both(cfg, conv):
-    a = explore(cfg, conv, RULES.values())
-    b = explore(cfg, conv, RULES.values(), mirror=False)
+    a = explore(cfg, conv, RULES.values(), seconds=UNTIMED)
+    b = explore(cfg, conv, RULES.values(), seconds=UNTIMED, mirror=False)
     return a, b
 
 
 def _seen(cfg, conv, mirror):
     out = []
-    explore(cfg, conv, RULES.values(), observe=lambda n, st: out.append((n, repr(sorted(st.env.items())),
-                                                                        st.facts.describe({}))), mirror=mirror)
+    def observe(n, st):
+        out.append((n, repr(sorted(st.env.items())), st.facts.describe({})))
+
+    explore(cfg, conv, RULES.values(), seconds=UNTIMED, observe=observe, mirror=mirror)
     return out
 
 

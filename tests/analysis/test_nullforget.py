@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cunit import fixture_parses
+from cunit import UNTIMED, fixture_parses
 from refcheck import ir
 from refcheck.analysis import nullness
 from refcheck.analysis.explore import explore
@@ -20,7 +20,7 @@ from tests.analysis.test_states import CONV, L, make
 
 def _seen(cfg, conv, quiet: bool):
     out = []
-    res = explore(cfg, conv, RULES.values(), quiet=quiet,
+    res = explore(cfg, conv, RULES.values(), seconds=UNTIMED, quiet=quiet,
                   observe=lambda n, st: out.append((n, st.portable_core(), sorted(st.facts.describe({})))))
     return out, res
 
