@@ -450,14 +450,6 @@ GLIB_RULES: dict[str, dict] = {
                                   ("g_variant_new_parsed", 1, {"returns": "owned"}),
                                   ("g_variant_builder_add", 2, {}), ("g_variant_builder_add_parsed", 2, {}),
                                   ("g_variant_dict_insert", 3, {}))},
-    # GObject's varargs property setter collects each value into a GValue (G_VALUE_COLLECT),
-    # which for a GVariant is g_variant_ref_sink: "If variant was floating then its floating
-    # reference is converted to a hard reference" (g_value_set_variant). The values sit at the
-    # even C positions after the instance or type: (obj, name, value, name, value, ..., NULL).
-    # glib39, accountsservice's `g_object_set (user, "login-history", g_variant_new (...), NULL)`.
-    "g_object_set": {"arguments": {str(i): "sink-floating" for i in range(2, 26, 2)}},
-    # (g_object_new collects its construct properties the same way; not recorded: no real case
-    # seen, and its record is the owned result every GObject constructor's inference starts from.)
     # gobject.h's static inline g_set_object (&x, y) (a header body, not analysed): refs y, stores
     # it into x, unrefs x's old value. g_set_weak_pointer takes no reference: it borrows.
     "g_set_object": {"arguments": {"0": "replace", "1": "keep"}},
