@@ -318,7 +318,9 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      "fixture_task_data_free": "release", "fixture_owned_data_free": "release",
                      "fixture_cleared_data_free": "release", "fixture_slice_data_free": "release",
                      # glib_local_queue.c: gupnp's notify_data_free, handed each popped element.
-                     "fixture_notify_free": "release"}
+                     "fixture_notify_free": "release",
+                     # glib_libxml2_tree_insert.c: phodav's node constructor (an `xmlNodePtr`).
+                     "status_node_new": "acquire"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:

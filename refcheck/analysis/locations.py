@@ -222,6 +222,11 @@ class Locations:
             return
         if src is not None and not op.may_fail:
             self.drop_ref(st, src, op.loc)
+            if self.summarizer is not None:
+                # The caller's `*p` reallocated (`*stat = g_list_insert_sorted (*stat, node, cmp)`,
+                # phodav's prop_add) is given up as a release gives it up: with the fill after
+                # it, an in-out parameter (`Effect.RENEW`), not a second list beside the first.
+                self.summarizer.at_given(st, src)
         self.acquire(st, op.dst, op.loc, op.callee, node, index)
         if src is not None and op.may_fail:
             dst = st.env[op.dst]

@@ -91,7 +91,14 @@ def _result(callable_, ret) -> Record:
             # references": the creator's until a call sinks it (g_variant_builder_add_value),
             # or g_variant_unref frees it. Owned, consumed by the calls documented to sink it.
             record["returns"] = "owned"
-        elif full and not _floating(ret):
+        elif full and _floating(ret):
+            # GObject: "GParamSpec's are floating initially": the class that installs one sinks
+            # it (g_object_class_install_property), and g_param_spec_unref frees one never sunk
+            # (bolt's tests' `g_autoptr(GParamSpec) spec = g_param_spec_int (...)`). Neither a
+            # lent object nor the caller's plain reference, as GInitiallyUnowned's constructors
+            # below: unknown, not tracked (borrowed made every such unref RC010).
+            record["returns"] = "unknown"
+        elif full:
             record["returns"] = "owned"
         elif not full and callable_.tag == CORE + "constructor":
             # A constructor's `transfer none` is a floating reference (GTK 3's widgets, which
@@ -204,7 +211,7 @@ def _record(callable_) -> Record | None:
 
 def _floating(ret) -> bool:
     """A floating reference: GIR marks g_param_spec_int's result full, but the class that installs
-    it sinks it (g_object_class_install_property). Treated as not owned until sunk."""
+    it sinks it (g_object_class_install_property). Unknown: not tracked."""
     t = ret.find(CORE + "type")
     return t is not None and t.get(C_NS + "type", "") in FLOATING_TYPES
 

@@ -219,6 +219,18 @@ LIBXML2 = library("libxml2", "xmlversion.h", [
     # globals.h: "xmlFree: The variable holding the libxml free() implementation" (a function
     # pointer, called as `xmlFree (str)`: totem-pl-parser's SAFE_FREE).
     (r"^xmlFree$", {"arguments": {"0": "release"}}),
+    # tree.c's inserts link a node into a tree, which frees it with the document or the parent:
+    # xmlAddChild (parent, cur) "Add a new node to @parent, at the end of the child (or
+    # property) list ... Returns the child or NULL in case of error" (a NULL parent or node);
+    # xmlAddNextSibling/xmlAddPrevSibling/xmlAddSibling (cur, elem) "Returns the new node or NULL
+    # in case of error"; xmlAddChildList (parent, cur) a list of nodes. Only a NULL parent or
+    # node fails, which callers do not pass and never test for: taken over unconditionally (a
+    # take-over on a non-NULL result only made every untested insert leak on the NULL result;
+    # glib45, phodav's `xmlAddChild (response, status_node_new (ns, status))`, 3 false). A store,
+    # as a container keeps an element: libxml2's own nodes (xmlNewText's) are no results refcheck
+    # counts (a consume made `xmlAddChild (node, xmlNewText (t))` an RC009).
+    (r"^xmlAdd(?:Child|ChildList|NextSibling|PrevSibling|Sibling)$",
+     {"arguments": {"1": "store"}}),
 ], names_all=False)
 
 # p11-kit's module lists (p11-kit/modules.h): p11_kit_modules_load_and_initialize,

@@ -456,6 +456,11 @@ GLIB_RULES: dict[str, dict] = {
     # g_clear_error (&err): "If err or *err is NULL, does nothing. Otherwise, calls g_error_free()
     # on *err and sets *err to NULL." A clear of the caller's variable (GIR calls it an out).
     "g_clear_error": {"arguments": {"0": "clear"}},
+    # g_propagate_prefixed_error (dest, src, format, ...): "If dest is NULL, free src; otherwise,
+    # moves src into *dest. *dest must be NULL. After the move, add a prefix as with
+    # g_prefix_error()": g_propagate_error's record (GIR: dest out, src transfer full), which
+    # GIR cannot give a variadic function (glib45, bolt's journal: 4 false RC001).
+    "g_propagate_prefixed_error": {"arguments": {"0": "acquire-out", "1": "consume"}},
     # GLib's reference-counted boxes: g_rc_box_acquire (mem_block) "Acquires a reference on the
     # data pointed by mem_block. Returns: (transfer full): a pointer to the data, with its
     # reference count increased" (the same pointer; g_atomic_rc_box_acquire likewise). GIR's

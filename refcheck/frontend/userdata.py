@@ -246,7 +246,7 @@ class UserData:
             gives = _gives_up(*seen)
             if gives == "some" or gives is None and passed_unseen(named_function(args[i - 1]), seen[2]):
                 maybe.add(i)
-        return maybe
+        return maybe | self.instance_handler(decl, args, effects)
 
     def body_record(self, fn, decl, args: list, i: int):
         """(record, parameter count, its data parameter) of a callback fn whose body is known (in
@@ -255,7 +255,26 @@ class UserData:
         if not defined_here(fn) and record.source is not Source.INFERRED:
             return None
         n = len(list(fn.get_arguments()))
+        if swapped(args, i):
+            return record, n, 0 if n else None
         return record, n, data_parameter(parameter_types(decl, args)[i - 1], n)
+
+    def instance_handler(self, decl, args: list, effects: dict) -> set[int]:
+        """{0} where a G_CONNECT_SWAPPED connection's handler gives up its last parameter, which
+        receives the emitting instance (args[0]) there: the signal's protocol frees the instance
+        (gupnp-dlna's "discovered" handler idle-unrefs its discoverer), so after the connection
+        the caller's reference is unknown, as for a handler giving its data up (`partly_taken`)."""
+        fn = next((f for j in range(2, len(args)) if (f := named_function(args[j - 1])) is not None
+                   and swapped(args, j)), None)
+        if fn is None or _parameter(args[0]) or effects.get(0, Effect.BORROW) is not Effect.BORROW:
+            return set()
+        if fn.result_type.get_canonical().kind != ci.TypeKind.VOID:
+            return set()
+        record = self.b.summary_of(fn, fn.spelling)
+        if not defined_here(fn) and record.source is not Source.INFERRED:
+            return set()
+        n = len(list(fn.get_arguments()))
+        return {0} if n > 1 and _gives_up(record, n, n - 1) is not None else set()
 
     def handler_of(self, decl, args: list, i: int):
         """`callback_of` for a handler `once_with` leaves the caller's data: a void callback
@@ -461,6 +480,15 @@ def _refers(x, names: set, bare=strip) -> bool:
     x = bare(x) if x is not None else None
     target = referenced(x) if x is not None and kind_of(x) == K.DECL_REF_EXPR else None
     return target is not None and cursor_key(target) in names
+
+
+def swapped(args: list, i: int) -> bool:
+    """Data args[i] of a signal connection made with G_CONNECT_SWAPPED (`g_signal_connect_swapped`,
+    `g_signal_connect_object (..., G_CONNECT_SWAPPED)`): GObject's "the instance and data should be
+    swapped when calling the handler", so the data reaches the handler's first parameter and the
+    instance its last (glib45: gupnp-dlna, jsonrpc-glib, 4 false)."""
+    return i + 1 < len(args) and any(kind_of(x) == K.DECL_REF_EXPR and x.spelling == "G_CONNECT_SWAPPED"
+                                     for a in args[i + 1:] for x in a.walk_preorder())
 
 
 def _own_parameter(x):
