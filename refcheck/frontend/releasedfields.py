@@ -29,7 +29,8 @@ def released_field(b, target) -> bool:
     if member is None or kind_of(member) != K.MEMBER_REF_EXPR or referenced(member) is None \
             or not _object_pointer(member.type, b.conv):
         return False
-    base = strip(next(iter(children_of(member)), None))
+    base = next(iter(children_of(member)), None)  # none: a C++ method's `f` (implicit this)
+    base = strip(base) if base is not None else None
     if base is None or kind_of(base) != K.DECL_REF_EXPR:
         return False  # `co->root->prev`: a field of the object a field points to, not the new one's
     tu = member.translation_unit
