@@ -22,12 +22,13 @@ def _type_name(t) -> str:
     return re.sub(r"\b(?:const|volatile|struct)\b", "", t.spelling).strip().lstrip("_")
 
 
-def method_taken(name: str, decl, args: list) -> int | None:
-    """The position a `<type>_take (instance, ..., value)` method keeps (its last pointer
-    argument, -1 where it hands a pointer back and keeps none of the caller's), where its first
-    parameter points to `<Type>` (TmplScope, DexPosixAioContext, GtkStringList, GstStructure **:
-    GLib's naming of a type's methods); None for any other callee (a constructor's
-    `record_block_take (value, length)`)."""
+def method_taken(name: str, decl, args: list) -> tuple[int, ...] | None:
+    """The positions a `<type>_take (instance, ..., value)` method keeps: its last pointer argument
+    where its first parameter points to `<Type>` (TmplScope, DexPosixAioContext, GtkStringList,
+    GstStructure **: GLib's naming of a type's methods; none where it hands a pointer back), else
+    every later writable data pointer of a `void` method on a container its name does not spell
+    (gnome-keyring's `gkm_secret_fields_take (GHashTable *fields, gchar *name, gchar *value)`);
+    None for any other callee (a constructor's `record_block_take (value, length)`)."""
     if not name.endswith("_take") or len(args) < 2 or decl is None:
         return None
     types = parameter_types(decl, args)
@@ -35,16 +36,43 @@ def method_taken(name: str, decl, args: list) -> int | None:
         return None
     owner = _CAMEL.sub("_", _type_name(types[0])).lower()
     if not owner or name[:-len("_take")] != owner:
-        return None
+        return _container_taken(name, decl, types)
     try:
         # at-spi2-core's `GObject *spi_leasing_take (SpiLeasing *leasing, GObject *object)` leases
         # the object with a reference of its own and returns it: the caller's stays the caller's.
         if decl.result_type.get_canonical().kind == ci.TypeKind.POINTER:
-            return -1
+            return ()
     except Exception:  # a declaration libclang cannot type
         return None
     pointers = [i for i in range(1, len(args)) if types[i].get_canonical().kind == ci.TypeKind.POINTER]
-    return pointers[-1] if pointers else None
+    return (pointers[-1],) if pointers else None
+
+
+def _container_taken(name: str, decl, types: list) -> tuple[int, ...] | None:
+    """A `void` `_take` whose first parameter is a writable container of another name and which has
+    writable data pointers after it: those it keeps, the container lent (`gkm_secret_fields_take
+    (fields, name, value)` puts both strings into the fields' GHashTable). A constructor
+    (`_new_take`), a function-pointer argument (g_ptr_array_new_take's free function) or a
+    `const` pointee (a key only read) is no value kept."""
+    if "_new" in name or not _writable_data(types[0]):
+        return None
+    try:
+        if decl.result_type.get_canonical().kind != ci.TypeKind.VOID:
+            return None
+    except Exception:  # a declaration libclang cannot type
+        return None
+    kept = tuple(i for i in range(1, len(types)) if _writable_data(types[i]))
+    return kept or None
+
+
+def _writable_data(t) -> bool:
+    """A pointer to non-const data (not to a function)."""
+    t = t.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return False
+    pointee = t.get_pointee()
+    return pointee.kind not in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO) \
+        and not pointee.is_const_qualified()
 
 
 def method_take(record: Summary, name: str, decl, args: list) -> Summary:
@@ -57,4 +85,4 @@ def method_take(record: Summary, name: str, decl, args: list) -> Summary:
     if taken is None:
         return record
     rest = tuple(a for a in record.arguments if a[1] is not Effect.CONSUME)
-    return replace(record, arguments=rest + (((taken, Effect.SINK),) if taken >= 0 else ()))
+    return replace(record, arguments=rest + tuple((i, Effect.SINK) for i in taken))
