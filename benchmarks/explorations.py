@@ -60,11 +60,14 @@ def _load(path: str, every: int) -> list:
                 return calls[::every]
 
 
-def _round(calls: list) -> tuple[int, int, str]:
+def _round(calls: list) -> tuple[int, int, str, str]:
+    """States, findings, a digest over every result and one over the verdicts alone (findings,
+    summaries, whether complete: what a change that explores other states must keep)."""
     from refcheck.analysis.explore import explore
     from refcheck.rules import RULES
 
     digest = hashlib.sha256()
+    verdicts = hashlib.sha256()
     states = findings = 0
     for cfg, conv, max_states, _, options in calls:
         cfg.graph._memo.clear()
@@ -73,7 +76,8 @@ def _round(calls: list) -> tuple[int, int, str]:
         findings += len(r.findings)
         digest.update(repr((cfg.name, r.states, r.incomplete, [repr(x) for x in r.findings],
                             repr(r.summary))).encode())
-    return states, findings, digest.hexdigest()[:16]
+        verdicts.update(repr((cfg.name, r.incomplete, [repr(x) for x in r.findings], repr(r.summary))).encode())
+    return states, findings, digest.hexdigest()[:16], verdicts.hexdigest()[:16]
 
 
 def replay(path: str, rounds: int, every: int, profile: bool) -> int:
@@ -91,11 +95,11 @@ def replay(path: str, rounds: int, every: int, profile: bool) -> int:
     best = None
     for _ in range(rounds):
         start = time.process_time()
-        states, findings, digest = _round(calls)
+        states, findings, digest, verdicts = _round(calls)
         cpu = time.process_time() - start
         best = cpu if best is None else min(best, cpu)
         print(f"{len(calls)} explorations, {states} states, {findings} findings, digest {digest}, "
-              f"cpu {cpu:.3f} s", flush=True)
+              f"verdicts {verdicts}, cpu {cpu:.3f} s", flush=True)
     if best is not None:
         print(f"best {best:.3f} s")
     return 0
