@@ -34,10 +34,13 @@ def same_guarded_parameters(fn, releases) -> list:
     params = {_key(c): c for c in children_of(fn) if kind_of(c) == K.PARM_DECL}
     if len(params) < 2:
         return []
+    stores = _stores(fn, params)
+    if not stores:  # most functions: one walk of their assignments
+        return []
     aliases = _slot_aliases(fn, params)
     released = _released(fn, releases, aliases, params)
     out = []
-    for key, (q, at) in _stores(fn, params).items():
+    for key, (q, at) in stores.items():
         p = params[key]
         if not any(slot == q and off < at for off, slot in released):
             continue
