@@ -29,6 +29,12 @@ class ParameterEffects:
             # where its caller passes none (dconf_writer_complete_invocation's result, NULL with
             # an error); else the floating reference leaks in the callee, which no caller avoids.
             return Effect.SINK_FLOATING
+        if var in self.cfg.same_guarded:
+            # Stored on one result; the other's only return is where the slot holds it already
+            # (`if (*target == str) return FALSE;`): the slot's either way (frontend.sameguard).
+            found = self.split(i)
+            if found is not None and found[0] is Effect.SINK and not found[2]:
+                return Effect.SINK
         return self.counted(i)
 
     def sunk(self, i: int) -> Effect | None:

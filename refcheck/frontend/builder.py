@@ -36,6 +36,7 @@ from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
 from refcheck.frontend.replaced import replacing_parameters
+from refcheck.frontend.sameguard import same_guarded_parameters
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
 
@@ -109,12 +110,17 @@ class Builder(GraphBuilder):
         # GLib's data/notify pair hands the data over, a `const gchar *` too (libxmlb's
         # `xb_opcode_init (self, kind, const gchar *str, val, destroy_func)`): not read-only there.
         notify = self.conv.infer_steals and takes_notify(self.fn)
+        # A replacing setter under a same-pointer guard (bolt_set_str): handed over on every result.
+        guarded = frozenset(v for c in same_guarded_parameters(self.fn, lambda n: self.conv.classify(n) == "release")
+                            if (v := self.var(c)) is not None) \
+            if self.conv.infer_steals and not self.conv.infer_setters else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
                            replaces=frozenset(v for c in replacing_parameters(self.fn, self.conv)
-                                              if (v := self.var(c)) is not None)
+                                              if (v := self.var(c)) is not None) | guarded
                            if self.conv.infer_steals and not self.conv.infer_setters else frozenset(),
+                           same_guarded=guarded,
                            closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
                            if self.conv.infer_steals else frozenset(),
                            untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)

@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, STMT_EXPR, K, binop, co
                                          converted_constant, expr_text, has_pointer_type, is_expression,
                                          location, referenced, STRIPPED, strip, unop)
 from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
+from refcheck.frontend.boolexpr import boolean_test
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.indicatorguard import guards_indicator
@@ -49,6 +50,11 @@ class ConditionLowerer:
             if hinted:
                 self.branch(hinted[0], t, f)
                 return
+        if k == STMT_EXPR and (tested := boolean_test(c)) is not None:
+            # `({ int v; if (e) v = 1; else v = 0; v; })` (G_LIKELY under __OPTIMIZE__): e's own
+            # test, so that its outcome is remembered where e is tested again (`frontend.boolexpr`).
+            self.branch(tested[0], t, f) if tested[1] else self.branch(tested[0], f, t)
+            return
         if k == STMT_EXPR and self.statement_prefix(c):
             # `({ int v; if (e) v = 1; else v = 0; v; })` (GLib's _G_BOOLEAN_EXPR): the
             # statements run, then their last expression is the test (v, decided by them).

@@ -59,6 +59,9 @@ class FunctionCFG:
     # Pointer parameters stored into a field whose old value the body released first (GLib's
     # clear-then-store setter): handed to the field, not lent (frontend.replaced).
     replaces: frozenset = frozenset()
+    # Of those, the ones whose only other return is under a same-pointer guard (`if (*q == p)
+    # return K;`): handed over on every result (frontend.sameguard).
+    same_guarded: frozenset = frozenset()
     # The `gpointer` parameters right after a function-pointer parameter, in a function taking no
     # destroy notify: GLib's (closure) user data of the caller's own callback (analysis.summarize).
     closures: frozenset = frozenset()
