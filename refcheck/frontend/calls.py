@@ -22,7 +22,7 @@ from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of
+from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.errorslots import slot_split
@@ -101,7 +101,11 @@ class CallLowering(UserData, Moves):
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
-        sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
+        # A singleton (Py_None) a conditional steal takes (PyModule_AddObject) is handed as to a
+        # sink: no reference of ours goes with it unless retained first (RC009, issue 31).
+        taken = on_success.keys() | {i for i, (e, _) in conditional.items() if e in (Effect.CONSUME, Effect.SINK)
+                                     and singleton_address(args[i], self.b)}
+        sunk = frozenset(values[i] for i in taken if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(c, loc, name, role, decl, summary, args)
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
