@@ -39,6 +39,7 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
+from refcheck.frontend.opaque import is_parameter, opaque_positions
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
@@ -90,6 +91,8 @@ class CallLowering(UserData, Moves):
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
+        effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
+        maybe = maybe | protocol
         conditional = {**conditional, **on_success}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
@@ -215,6 +218,27 @@ class CallLowering(UserData, Moves):
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
         return effects, sinks, {}
+
+    def opaque_data(self, c, decl, name: str, args, values: list, effects: dict, sinks: set) -> tuple[dict, set, set]:
+        """Opaque user data (frontend.opaque): a value retained after the call, or before it and
+        never released after, follows the program's protocol (untracked after the call: the
+        positions returned); a parameter never retained here is read (its callers pay); any other
+        is handed over as to a sink (RC009 where borrowed, RC006 for a release after)."""
+        protocol = set()
+        for i in opaque_positions(self.b, decl, name, args) - set(sinks):
+            if values[i] in (None, NULL):
+                continue
+            before = self.retained_before(values[i])
+            if self.retained_after(c, args[i]) or (before and not self.released_after(c, args[i])):
+                protocol.add(i)
+            elif before or not is_parameter(args[i]):  # a parameter not retained here: its callers pay
+                effects, sinks = {**effects, i: Effect.SINK}, set(sinks) | {i}
+        return effects, sinks, protocol
+
+    def released_after(self, c, arg) -> bool:
+        """The variable `arg` names is released by a call after `c` in the function's source."""
+        return any(j == 0 and self.b.summary_of(*self.b.callee_of(call)).role == "release"
+                   for call, j in self.later_uses(c, arg))
 
     def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
