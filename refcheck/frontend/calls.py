@@ -39,7 +39,7 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
-from refcheck.frontend.opaque import is_parameter, opaque_positions
+from refcheck.frontend.opaque import is_parameter, opaque_positions, retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
@@ -106,9 +106,10 @@ class CallLowering(UserData, Moves):
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
         # A singleton (Py_None) a conditional steal takes (PyModule_AddObject) is handed as to a
         # sink: no reference of ours goes with it unless retained first (RC009, issue 31).
-        taken = on_success.keys() | {i for i, (e, _) in conditional.items() if e in (Effect.CONSUME, Effect.SINK)
-                                     and singleton_address(args[i], self.b)}
-        sunk = frozenset(values[i] for i in taken if i in positions and not self.retained_after(c, args[i]))
+        singletons = {i for i, (e, _) in conditional.items() if e in (Effect.CONSUME, Effect.SINK)
+                      and singleton_address(args[i], self.b) and not retained_next(self.b, c, args[i])}
+        sunk = frozenset(values[i] for i in on_success.keys() | singletons
+                         if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(c, loc, name, role, decl, summary, args)
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
@@ -140,8 +141,10 @@ class CallLowering(UserData, Moves):
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
             # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
             # to free it goes with the pair, no reference of this function's is needed (no RC009).
+            # A singleton retained by the next statement (`PyTuple_SET_ITEM (t, j, Py_None);
+            # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
             paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
-                      and forwarded_pair(self.b.fn, args, i)}
+                      and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
             leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
                            leans)
