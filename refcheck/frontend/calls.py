@@ -39,7 +39,8 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
-from refcheck.frontend.opaque import is_parameter, opaque_positions, retained_next
+from refcheck.frontend.opaque import is_parameter, opaque_positions
+from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls

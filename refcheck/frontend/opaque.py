@@ -1,4 +1,4 @@
-"""Opaque user data, and singletons paid for by the next statement (issue 31, cpy43's confluent-kafka): a library setter that keeps a raw
+"""Opaque user data (issue 31, cpy43's confluent-kafka): a library setter that keeps a raw
 `void *` for the program's own callback (`rd_kafka_AdminOptions_set_opaque (options, future)`,
 no destroy notify: the library never releases it), and the project's helpers that hand one of
 their parameters to such a setter (`Admin_options_to_c (self, op, &o, future)`).
@@ -22,10 +22,8 @@ from refcheck.frontend.argtypes import defined_here, parameter_types
 from refcheck.frontend.binding import cursor_key, of_kinds
 from refcheck.frontend.clangutil import K, kind_of, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import singleton_address
 
 _CALLS = frozenset({ci.CursorKind.CALL_EXPR.value})
-_BLOCKS = frozenset({ci.CursorKind.COMPOUND_STMT.value})
 
 
 def opaque_positions(b, decl, name: str, args: list) -> frozenset:
@@ -69,29 +67,6 @@ def _helper_positions(b, d) -> frozenset:
             if ref is not None and kind_of(ref) == K.PARM_DECL and cursor_key(ref) in params:
                 out.add(params.index(cursor_key(ref)))
     return frozenset(out)
-
-
-def retained_next(b, c, arg) -> bool:
-    """`arg` is a singleton's address (`Py_None`) that the statement right after the one holding
-    call `c`, in the same block, retains (`PyTuple_SET_ITEM (t, j, Py_None); Py_INCREF (Py_None);`):
-    the hand-over's reference, paid one statement late (issue 31, python-rrdtool, pycares)."""
-    name = singleton_address(arg, b)
-    if name is None:
-        return False
-    at = c.extent.start.offset
-    blocks = [s for s in of_kinds(b.fn, _BLOCKS) if s.extent.start.offset <= at < s.extent.end.offset]
-    if not blocks:
-        return False
-    stmts = list(children_of(max(blocks, key=lambda s: s.extent.start.offset)))
-    k = next((k for k, s in enumerate(stmts) if s.extent.start.offset <= at < s.extent.end.offset), None)
-    if k is None or k + 1 >= len(stmts):
-        return False
-    nxt = strip(stmts[k + 1])
-    if kind_of(nxt) != K.CALL_EXPR:
-        return False
-    args = list(nxt.get_arguments())
-    return (b.summary_of(*b.callee_of(nxt)).role == "retain" and bool(args)
-            and singleton_address(args[0], b) == name)
 
 
 def is_parameter(arg) -> bool:
