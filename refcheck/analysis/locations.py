@@ -18,6 +18,12 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 _SINK_NEEDS_OWNED = (Origin.PARAM, Origin.RESULT, Origin.RETAIN)
 
 
+def _singleton(oid: ObjId) -> bool:
+    """A conventions' singleton (`Py_None` is `&_Py_NoneStruct`): a global object nobody here
+    owns a reference to, unlike a field's value, so a sink needs a retain first (issue 31)."""
+    return oid.kind is Kind.FIELD and str(oid.site).startswith(ir.SINGLETON_KEY)
+
+
 class Locations:
     """Transfer's mixin: the memory ops, and the location side of a store (a field or a slot)."""
 
@@ -132,7 +138,7 @@ class Locations:
         if oid is not None:
             o = st.objs[oid]
             # A retained reference already handed on (stored) is no longer ours to give either.
-            if op.sink and not o.owned and o.origin in _SINK_NEEDS_OWNED and o.null != NULL and not o.gone \
+            if op.sink and not o.owned and (o.origin in _SINK_NEEDS_OWNED or _singleton(oid)) and o.null != NULL and not o.gone \
                     and not self.forwards and not op.paired:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
                 if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:

@@ -226,6 +226,10 @@ class Conventions(Answers):
     # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
     # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
     singletons: list[str] = field(default_factory=list)
+    # Library setters keeping a raw `void *` for the program's callback, with no destroy notify
+    # (librdkafka's `rd_kafka_AdminOptions_set_opaque`): the reference that goes with it is the
+    # program's to pay and release (frontend.opaque).
+    opaque_setters: list[str] = field(default_factory=list)
     # Acquirers whose result is a new object, never one that existed before the call, so its
     # pointer differs from every parameter and earlier result (`assume.distinct`). None: every
     # acquirer whose record returns no argument (TH's `new*`, GObject constructors). CPython's
@@ -390,7 +394,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "null_results", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons", "opaque_setters")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

@@ -22,7 +22,7 @@ from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of
+from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.errorslots import slot_split
@@ -39,6 +39,8 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
+from refcheck.frontend.opaque import is_parameter, opaque_positions
+from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend.shallow import lending_calls
@@ -90,6 +92,8 @@ class CallLowering(UserData, Moves):
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
+        effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
+        maybe = maybe | protocol
         conditional = {**conditional, **on_success}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
@@ -101,7 +105,12 @@ class CallLowering(UserData, Moves):
         handles = handle_positions(self.b.conv, args, candidates)  # THCState *state and the like
         positions = [i for i in candidates if i not in handles]
         pending = {values[i]: conditional[i] for i in positions if i in conditional}
-        sunk = frozenset(values[i] for i in on_success if i in positions and not self.retained_after(c, args[i]))
+        # A singleton (Py_None) a conditional steal takes (PyModule_AddObject) is handed as to a
+        # sink: no reference of ours goes with it unless retained first (RC009, issue 31).
+        singletons = {i for i, (e, _) in conditional.items() if e in (Effect.CONSUME, Effect.SINK)
+                      and singleton_address(args[i], self.b) and not retained_next(self.b, c, args[i])}
+        sunk = frozenset(values[i] for i in on_success.keys() | singletons
+                         if i in positions and not self.retained_after(c, args[i]))
         self.exceptional_exits(c, loc, name, role, decl, summary, args)
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
@@ -133,8 +142,10 @@ class CallLowering(UserData, Moves):
             floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
             # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
             # to free it goes with the pair, no reference of this function's is needed (no RC009).
+            # A singleton retained by the next statement (`PyTuple_SET_ITEM (t, j, Py_None);
+            # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
             paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
-                      and forwarded_pair(self.b.fn, args, i)}
+                      and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
             leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
             self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
                            leans)
@@ -211,6 +222,27 @@ class CallLowering(UserData, Moves):
             effects = {**effects, **{i: Effect.SINK for i in taken}}
             sinks = set(sinks) | taken
         return effects, sinks, {}
+
+    def opaque_data(self, c, decl, name: str, args, values: list, effects: dict, sinks: set) -> tuple[dict, set, set]:
+        """Opaque user data (frontend.opaque): a value retained after the call, or before it and
+        never released after, follows the program's protocol (untracked after the call: the
+        positions returned); a parameter never retained here is read (its callers pay); any other
+        is handed over as to a sink (RC009 where borrowed, RC006 for a release after)."""
+        protocol = set()
+        for i in opaque_positions(self.b, decl, name, args) - set(sinks):
+            if values[i] in (None, NULL):
+                continue
+            before = self.retained_before(values[i])
+            if self.retained_after(c, args[i]) or (before and not self.released_after(c, args[i])):
+                protocol.add(i)
+            elif before or not is_parameter(args[i]):  # a parameter not retained here: its callers pay
+                effects, sinks = {**effects, i: Effect.SINK}, set(sinks) | {i}
+        return effects, sinks, protocol
+
+    def released_after(self, c, arg) -> bool:
+        """The variable `arg` names is released by a call after `c` in the function's source."""
+        return any(j == 0 and self.b.summary_of(*self.b.callee_of(call)).role == "release"
+                   for call, j in self.later_uses(c, arg))
 
     def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a

@@ -54,6 +54,7 @@ class GraphBuilder:
         self.state_tests: dict | None = None  # error-state tests of objects (frontend.taskerrors)
         self.error_slots: dict | None = None  # reads of forwarded `GError **` parameters (frontend.errorslots)
         self.indicator_calls: frozenset = frozenset()  # calls whose result a local receives (same)
+        self.opaque_helpers: dict = {}  # helper -> the positions it hands to an opaque setter (frontend.opaque)
         self.indicator_guards: dict = {}  # callee -> whether it answers only with an error set (frontend.indicatorguard)
         # Members of local structs holding a local's reference (`out.dst = buf`): struct variable
         # -> member name -> the variable standing for that member (`Expressions.member_holder`).
