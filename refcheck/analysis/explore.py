@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from refcheck.analysis.condlive import droppable_keys
-from refcheck.analysis.liveness import Liveness, Pruner, PruneTables, effects
+from refcheck.analysis.liveness import Pruner, PruneTables
 from refcheck.analysis.nulljoin import NullJoins
 from refcheck.analysis.report import Reporter
 from refcheck.analysis.slicing import relevant_branches, untracked_values
@@ -36,11 +36,6 @@ FACT_VARIANTS = 16
 # seen (facts intersected), instead of kept apart up to FACT_VARIANTS times. Joining only drops
 # facts, so it adds paths and loses none; it makes THNN's BatchNormalization_backward finish.
 JOIN_SHARE = 4
-# An exploration is first tried without the pruner, up to this many states and with no join of
-# fact variants (`_tried`): the pruner's tables (`PruneTables.of`: three backward fixpoints over
-# the whole graph) cost more than the states they save in a small exploration. Past it, or where
-# a join would drop facts, the function is explored again with the pruner, as before. 0: off.
-TRIAL_STATES = 1024
 
 
 @dataclass
@@ -74,43 +69,18 @@ def explore(cfg: FunctionCFG, conv: Conventions, rules, max_states: int = 50_000
         relevant = relevant_branches(cfg, regions) if contract else None
         tables = _Tables(relevant, untracked_values(cfg, relevant, regions) if untrack else frozenset())
         args = (max_states, seconds, observe, tables, prune, mirror, quiet, tail)
-        result, stolen, pruned = _tried(cfg, conv, rules, args)
+        result, stolen, pruned = _explore(cfg, conv, rules, *args)
         if stolen:
             # The function steals these (conventions.infer_steals): explored again owning them
             # from its entry, so that releasing them is no RC006 and a path keeping one is a leak.
-            # The pruner's tables are the graph's, made by the first exploration (if it pruned).
+            # The pruner's tables are the graph's, made by the first exploration.
             first = result.summary
-            result, _, _ = _tried(cfg, conv, rules, args, stolen=stolen, pruned=pruned)
+            result, _, _ = _explore(cfg, conv, rules, *args, stolen=stolen, pruned=pruned)
             if not result.incomplete:  # the first's reading of a steal on one result (`maybe_given`)
                 indices = frozenset(i for i, (var, _) in enumerate(cfg.params) if var in stolen)
                 summary = with_freed_holder_result(first, with_maybe_given(first, result.summary), indices)
                 result = replace(result, summary=summary)
         return result
-
-
-def _tried(cfg, conv, rules, args: tuple, **kw) -> tuple[Result, frozenset, PruneTables | None]:
-    """`_explore`, first without the pruner where it may pay (`TRIAL_STATES`), else with it. With
-    `observe` (`--states`, the tests of what the pruner forgets) states are seen once, pruned."""
-    prune, observe = args[4], args[2]
-    if prune and observe is None and TRIAL_STATES and kw.get("pruned") is None:
-        out = _explore(cfg, conv, rules, *args, trial=TRIAL_STATES, **kw)
-        if out is not None:
-            return out
-    return _explore(cfg, conv, rules, *args, **kw)
-
-
-class _LazyLive:
-    """The bindings' liveness for `Locations.held_after` in an exploration without the pruner:
-    the same `Liveness` the pruner would have made, made alone and only when first asked."""
-
-    def __init__(self, cfg):
-        self.cfg = cfg
-        self._live: Liveness | None = None
-
-    def read_after(self, g, node: int, index: int, var: str) -> bool:
-        if self._live is None:
-            self._live = Liveness(self.cfg, effect=effects())
-        return self._live.read_after(g, node, index, var)
 
 
 @dataclass(frozen=True)
@@ -158,25 +128,20 @@ def machine_state(st, machines: tuple) -> tuple:
 
 
 def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, prune, mirror, quiet, tail,
-             stolen: frozenset = frozenset(), pruned: PruneTables | None = None, trial: int = 0
-             ) -> tuple[Result, frozenset, PruneTables | None] | None:
+             stolen: frozenset = frozenset(), pruned: PruneTables | None = None
+             ) -> tuple[Result, frozenset, PruneTables | None]:
     """The function's result, the parameters it steals where a second exploration owning
     them is due (none when `stolen` is given already: they were), and the pruner's tables
-    (`pruned`: an earlier exploration's of the same graph). `trial`: explore without the pruner,
-    None past that many states or where fact variants would be joined (`_tried`). The worklist
-    loop stays inline, the join of fact variants included: a call per state or per successor
-    costs on every function."""
+    (`pruned`: an earlier exploration's of the same graph). The worklist loop stays inline, the
+    join of fact variants included: a call per state or per successor costs on every function."""
     deadline = time.monotonic() + seconds
     fresh_cids()  # the keys of the objects this exploration makes (`Obj.cid`)
     relevant = tables.relevant
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = _summarizer(cfg, conv, tr, stolen)
-    pruner = None
-    if trial:
-        tr.live = _LazyLive(cfg)  # what `held_after` reads is the pruner's liveness all the same
-    elif prune:
-        pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr))
+    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
+    if pruner is not None:
         tr.live = pruner.live
     init = tr.initial()
     if pruner is not None:
@@ -202,8 +167,6 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
         if states > max_states:
             incomplete = f"more than {max_states} states"
             break
-        if trial and states > trial:
-            return None
         if states % 512 == 0 and time.monotonic() > deadline:
             incomplete = "time limit reached"
             break
@@ -258,8 +221,6 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
             if covered and any(v.within(facts) for v in variants):
                 continue
             if len(variants) >= variants_kept:
-                if trial:
-                    return None
                 common = facts
                 for v in variants:
                     common = common.meet(v)

@@ -92,7 +92,6 @@ def test_a_second_exploration_reuses_the_pruners_tables_and_explores_alike(monke
                 Node("return", L(4))], [(0, 2), (2, 3, True), (2, 4, False), (3, 4), (4, 1)], params=[("t", True)])
     conv = replace(CONV, infer_steals=True)
     explore_mod = importlib.import_module("refcheck.analysis.explore")  # the package exports the function
-    monkeypatch.setattr(explore_mod, "TRIAL_STATES", 0)  # always pruned: the tables are made
     made = []
     real_of = PruneTables.of.__func__
 
@@ -152,65 +151,3 @@ def test_a_constant_no_test_reads_is_dropped_though_its_variable_is_live():
     for p, s in cfg.graph.edges:
         made = live.names.set_of(live._set_c.get(p, 0))
         assert live.consts_died(p, s) == (live.consts[p] | made) - live.consts[s]
-
-
-def _made_tables(monkeypatch) -> list:
-    from refcheck.analysis.liveness import PruneTables
-
-    made: list = []
-    real_of = PruneTables.of.__func__
-
-    def counted(cls, *a, **k):
-        made.append(1)
-        return real_of(cls, *a, **k)
-
-    monkeypatch.setattr(PruneTables, "of", classmethod(counted))
-    return made
-
-
-def test_a_small_exploration_runs_without_the_pruners_tables_with_the_same_verdicts(monkeypatch):
-    """`explore._tried`: a function explored within TRIAL_STATES with no join needs no pruner;
-    its findings (the names in messages included) and summary are the pruned exploration's."""
-    import importlib
-
-    explore_mod = importlib.import_module("refcheck.analysis.explore")
-    made = _made_tables(monkeypatch)
-    for cfg in (_arms(), _counter()):
-        made.clear()
-        tried = explore(cfg, CONV, RULES.values())
-        assert not made  # no pruner tables for a handful of states
-        monkeypatch.setattr(explore_mod, "TRIAL_STATES", 0)
-        pruned = explore(cfg, CONV, RULES.values())
-        monkeypatch.setattr(explore_mod, "TRIAL_STATES", 1024)
-        assert made and pruned.states <= tried.states
-        assert ([f.message for f in tried.findings], tried.summary) == ([f.message for f in pruned.findings], pruned.summary)
-
-
-def test_an_exploration_past_the_trial_is_pruned_as_before(monkeypatch):
-    """Past TRIAL_STATES the trial is dropped and the function explored with the pruner: the
-    states and findings of an exploration that always prunes."""
-    import importlib
-
-    explore_mod = importlib.import_module("refcheck.analysis.explore")
-    made = _made_tables(monkeypatch)
-    monkeypatch.setattr(explore_mod, "TRIAL_STATES", 3)
-    cfg = _arms()
-    over = explore(cfg, CONV, RULES.values())
-    assert made
-    monkeypatch.setattr(explore_mod, "TRIAL_STATES", 0)
-    pruned = explore(cfg, CONV, RULES.values())
-    assert (over.states, over.findings, over.summary) == (pruned.states, pruned.findings, pruned.summary)
-
-
-def test_a_trial_keeps_what_a_holder_read_later_decides():
-    """Without the pruner, `held_after` still reads the bindings' liveness (`_LazyLive`): the
-    same question, answered by the same tables made only when asked."""
-    from refcheck.analysis.explore import _LazyLive
-
-    cfg = _arms()
-    lazy = _LazyLive(cfg)
-    live = Liveness(cfg)
-    for n, d in cfg.graph.nodes(data="data"):
-        for i in range(len(d.ops)):
-            for v in ("a", "b", "n", "p"):
-                assert lazy.read_after(cfg.graph, n, i, v) == live.read_after(cfg.graph, n, i, v)
