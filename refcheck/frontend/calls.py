@@ -10,14 +10,14 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, When, resolve
+from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
-from refcheck.frontend.argtypes import (contents_taken, defined_here, fills_scalars, forwarded_pair, is_function_pointer,
+from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
-                                         released_record, replaced_local)
+                                         released_record)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, referenced, strip)
@@ -32,8 +32,7 @@ from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.flags import flag_split
-from refcheck.frontend.owning import (address_of_local, detach, emit_fill, emit_led_fills, forwarded_parameter,
-                                      owning_locals)
+from refcheck.frontend.owning import address_of_local, detach, owning_locals
 from refcheck.frontend import flagfail, indicator, taskerrors
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
@@ -47,7 +46,7 @@ from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.typedpatterns import typed_pattern
 from refcheck.frontend.statics import counted_store
-from refcheck.frontend.steals import builds_container, format_steals, null_split, parse_positions, result_split
+from refcheck.frontend.steals import builds_container, format_steals, null_split, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address, weak_held
@@ -56,7 +55,7 @@ from refcheck.frontend.weak import forget_released, weak_address, weak_held
 class CallLowering(UserData, Moves):
     """The call half of `ExpressionLowerer` (`self.b` is its GraphBuilder)."""
 
-    # About 90 lines: one call lowered from its summary record in the order its effects happen
+    # About 100 lines: one call lowered from its summary record in the order its effects happen
     # (conditional errors, steals, positions, hand-overs, ends, results); the parts that stand
     # alone are methods below (call_effects, outputs, plain_call, ...).
     def call(self, c):
@@ -115,17 +114,7 @@ class CallLowering(UserData, Moves):
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
-            # References that are not the caller's: the one a field's list held, unlinked just
-            # before (heldelements), and a getter's extra one on what its owner keeps (ownergets).
-            others = {values[i] for i in (*container_held(self.b, c, args), *owner_released(self.b, args))}
-            tracked = [v for v in tracked if v not in others]
-            named = (named_released(name, decl, args, [i for i in positions if values[i] in tracked])
-                     if summary.source is Source.CONVENTIONS and len(tracked) > 1 else None)
-            if named is not None:  # the name's own object; a GCancellable, a GError ** beside it are read
-                for v in tracked:
-                    if v not in {values[i] for i in named}:
-                        self.b.emit(ir.Use(loc, v))
-                tracked = [values[i] for i in named]
+            tracked = self.released_values(c, loc, name, decl, args, summary, values, positions, tracked)
         if role in ("release", "consume", "retain"):
             return self.reference_call(c, loc, name, role, tracked, summary)
         unkept = summary.unkept_positions(len(args))
@@ -137,20 +126,7 @@ class CallLowering(UserData, Moves):
                 self.b.emit(ir.Escape(loc, values[i], given=name))
         self.copy_members(loc, args, effects)
         if kept:
-            plain = {i: values[i] for i, e in effects.items()
-                     if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
-            floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
-            # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
-            # to free it goes with the pair, no reference of this function's is needed (no RC009).
-            # A singleton retained by the next statement (`PyTuple_SET_ITEM (t, j, Py_None);
-            # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
-            paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
-                      and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
-            leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
-            self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
-                           leans)
-            if self.b.conv.inferred is not None:
-                self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
+            self.keep_handed(c, loc, name, decl, args, summary, effects, sinks, kept, values)
         # A conditional renew (`_PyBytes_Resize`) gives the old value up on every result; its fill splits below.
         self.renew(loc, name, [v for i, v in filled.items() if effects.get(i) is Effect.RENEW]
                    + [v for i, (e, _) in conditional.items() if e is Effect.RENEW and (v := self.out_target(args[i]))])
@@ -176,17 +152,7 @@ class CallLowering(UserData, Moves):
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows:
-            t = self.acquisition(c, loc, name, summary, values, tracked)
-            error = error_out_local(self.b, args)
-            if error is not None:
-                error_split(self.b, loc, name, t, error)
-            else:
-                slot_split(self.b, loc, name, t, args)
-            if flags:
-                flagfail.split_result(self.b, loc, name, t, flags)
-            indicator.split_result(self.b, c, loc, name, t)
-            taskerrors.split_result(self.b, loc, name, t, args)
-            return t
+            return self.acquired(c, loc, name, args, summary, values, tracked, flags)
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.
@@ -199,6 +165,56 @@ class CallLowering(UserData, Moves):
             return t
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional, sunk)
+
+    def released_values(self, c, loc, name: str, decl, args: list, summary, values: list, positions: list,
+                        tracked: list) -> list:
+        """The values a release call gives up: not the references that are not the caller's, and
+        of several, the name's own object (the others are read)."""
+        # References that are not the caller's: the one a field's list held, unlinked just
+        # before (heldelements), and a getter's extra one on what its owner keeps (ownergets).
+        others = {values[i] for i in (*container_held(self.b, c, args), *owner_released(self.b, args))}
+        tracked = [v for v in tracked if v not in others]
+        named = (named_released(name, decl, args, [i for i in positions if values[i] in tracked])
+                 if summary.source is Source.CONVENTIONS and len(tracked) > 1 else None)
+        if named is None:
+            return tracked
+        for v in tracked:  # the name's own object; a GCancellable, a GError ** beside it are read
+            if v not in {values[i] for i in named}:
+                self.b.emit(ir.Use(loc, v))
+        return [values[i] for i in named]
+
+    def keep_handed(self, c, loc, name: str, decl, args: list, summary, effects: dict, sinks: set, kept: list,
+                    values: list) -> None:
+        """The values a call keeps (`kept`, at `sinks`) handed over, with what pays for each."""
+        plain = {i: values[i] for i, e in effects.items()
+                 if e in (Effect.STORE, Effect.SINK_FLOATING) and isinstance(i, int) and i < len(values)}
+        floating = {values[i] for i in plain if effects[i] is Effect.SINK_FLOATING}
+        # Data handed on beside its own notify parameter (`argtypes.forwarded_pair`): the duty
+        # to free it goes with the pair, no reference of this function's is needed (no RC009).
+        # A singleton retained by the next statement (`PyTuple_SET_ITEM (t, j, Py_None);
+        # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
+        paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
+                  and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
+        leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
+        self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
+                       leans)
+        if self.b.conv.inferred is not None:
+            self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
+
+    def acquired(self, c, loc, name: str, args: list, summary, values: list, tracked: list, flags: dict) -> str:
+        """A new reference's result, split where an error slot, a flag, the error indicator or a
+        task's error says the call failed."""
+        t = self.acquisition(c, loc, name, summary, values, tracked)
+        error = error_out_local(self.b, args)
+        if error is not None:
+            error_split(self.b, loc, name, t, error)
+        else:
+            slot_split(self.b, loc, name, t, args)
+        if flags:
+            flagfail.split_result(self.b, loc, name, t, flags)
+        indicator.split_result(self.b, c, loc, name, t)
+        taskerrors.split_result(self.b, loc, name, t, args)
+        return t
 
     def handed_over(self, c, decl, kids, name: str, args, effects: dict, summary) -> tuple[dict, set, dict]:
         """The call's effects, the positions of the arguments it keeps (its sinks) and those it
@@ -314,35 +330,6 @@ class CallLowering(UserData, Moves):
             elif effects.get(i) is Effect.RETAIN:  # a count helper's retain (acquire_state_lock)
                 self.b.emit(ir.Retain(loc, values[i], name))
         return ended
-
-    def lend(self, loc, name: str, lent: dict) -> None:
-        """Each lent local (`&local` a borrowed view is written into) gets the call's view."""
-        for v in lent.values():
-            t = self.b.temp(f"{name}(...)")
-            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
-            self.b.emit(ir.Assign(loc, v, t))
-
-    def outputs(self, name: str, args: list, effects: dict, summary) -> tuple:
-        """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
-        replaced), as `call` reads them."""
-        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
-        # A parameter `p` handed on there is filled too: a store through p (`owning.Forwarded`).
-        filled = {i: v for i, a in enumerate(args)
-                  if effects.get(i) in (Effect.ACQUIRE_OUT, Effect.RENEW) and (v := self.out_target(a)) is not None}
-        conditional = summary.conditional_effects(len(args))  # on one result only: split below
-        # `*out` of these receives a new reference on one result only, NULL on the others (or,
-        # `fills_kept`, maybe NULL there and left as it was on the others).
-        kept = summary.kept_fills(len(args))
-        fills = {v: (w, fills_scalars(args[i]), i in kept) for i, (e, w) in conditional.items()
-                 if e in FILL_EFFECTS and (v := self.out_target(args[i])) is not None}
-        # `&buf` of a PyArg_ParseTuple `es`/`et` unit receives a PyMem block on success, to be
-        # PyMem_Free'd; left as it was on failure.
-        borrowed, allocated = parse_positions(self.b, name, args)
-        fills.update({v: (When.NONZERO, True, True) for i in allocated if (v := self.out_target(args[i])) is not None})
-        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
-        lent = {i: v for i in borrowed if (v := self.address_of_local(args[i])) is not None}
-        # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
-        return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
 
     def call_effects(self, c, summary, args: list, name: str) -> dict:
         """The record's effects at this call, less what its arguments show is only read or lent."""
@@ -608,18 +595,3 @@ class CallLowering(UserData, Moves):
         """`&s` for s a struct (or union) variable of this function."""
         v = self.address_of_local(a)
         return v is not None and strip(a).type.get_pointee().get_canonical().kind == ci.TypeKind.RECORD
-
-    def fill(self, loc, name: str, args: list, filled: dict, after: tuple = ()) -> None:
-        """After a call that stores a fresh owned reference through `&v` (or a forwarded `p`):
-        v (`*p`) holds it; one that `after` ties to a leader's local, only where that is not NULL."""
-        led = {i: j for i, j in after if i in filled and isinstance(filled.get(j), str)}
-        for i, v in filled.items():
-            if i not in led:
-                emit_fill(self.b, loc, name, v, fills_scalars(args[i]))
-        if led:
-            emit_led_fills(self.b, loc, name, {filled[i]: (filled[j], fills_scalars(args[i])) for i, j in led.items()})
-
-    def out_target(self, a):
-        """What a call's fill of argument `a` writes: the local v of `&v`, a forwarded parameter."""
-        v = self.address_of_local(a)
-        return v if v is not None else forwarded_parameter(self.b, a)

@@ -1,5 +1,6 @@
 """Calls that move a value between the caller's variables: g_set_object's replace, realloc's
-reallocation, g_steal_pointer's steal (CallLowering's mixin)."""
+reallocation, g_steal_pointer's steal, and the fills and views a call writes through `&local`
+(CallLowering's mixin)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,14 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
-from refcheck.frontend.argtypes import is_function_pointer
+from refcheck.conventions.summary import FILL_EFFECTS, Effect, When
+from refcheck.frontend.argtypes import fills_scalars, is_function_pointer
+from refcheck.frontend.callparts import replaced_local
 from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL
+from refcheck.frontend.owning import emit_fill, emit_led_fills, forwarded_parameter
+from refcheck.frontend.steals import parse_positions
 
 
 class Moves:
@@ -82,6 +87,50 @@ class Moves:
         self.b.emit(ir.Assign(loc, t, v))
         self.b.emit(ir.Assign(loc, v, None, null=True))
         return t
+
+    def lend(self, loc, name: str, lent: dict) -> None:
+        """Each lent local (`&local` a borrowed view is written into) gets the call's view."""
+        for v in lent.values():
+            t = self.b.temp(f"{name}(...)")
+            self.b.emit(ir.Load(loc, t, f"{name}(...)", frozenset(), "", call=name))
+            self.b.emit(ir.Assign(loc, v, t))
+
+    def outputs(self, name: str, args: list, effects: dict, summary) -> tuple:
+        """The locals the call fills through `&local`: (filled, conditional effects, fills, lent,
+        replaced), as `call` reads them."""
+        # `*out` of these receives a fresh owned reference: `&local` is that local's new value.
+        # A parameter `p` handed on there is filled too: a store through p (`owning.Forwarded`).
+        filled = {i: v for i, a in enumerate(args)
+                  if effects.get(i) in (Effect.ACQUIRE_OUT, Effect.RENEW) and (v := self.out_target(a)) is not None}
+        conditional = summary.conditional_effects(len(args))  # on one result only: split below
+        # `*out` of these receives a new reference on one result only, NULL on the others (or,
+        # `fills_kept`, maybe NULL there and left as it was on the others).
+        kept = summary.kept_fills(len(args))
+        fills = {v: (w, fills_scalars(args[i]), i in kept) for i, (e, w) in conditional.items()
+                 if e in FILL_EFFECTS and (v := self.out_target(args[i])) is not None}
+        # `&buf` of a PyArg_ParseTuple `es`/`et` unit receives a PyMem block on success, to be
+        # PyMem_Free'd; left as it was on failure.
+        borrowed, allocated = parse_positions(self.b, name, args)
+        fills.update({v: (When.NONZERO, True, True) for i in allocated if (v := self.out_target(args[i])) is not None})
+        # `&v` a PyArg_ParseTuple `O` unit fills: v holds a borrowed object after the call.
+        lent = {i: v for i in borrowed if (v := self.address_of_local(args[i])) is not None}
+        # `g_set_object (&x, y)` on a local x: x gives its old reference up and owns y retained.
+        return filled, conditional, fills, lent, replaced_local(self.b, args, effects)
+
+    def fill(self, loc, name: str, args: list, filled: dict, after: tuple = ()) -> None:
+        """After a call that stores a fresh owned reference through `&v` (or a forwarded `p`):
+        v (`*p`) holds it; one that `after` ties to a leader's local, only where that is not NULL."""
+        led = {i: j for i, j in after if i in filled and isinstance(filled.get(j), str)}
+        for i, v in filled.items():
+            if i not in led:
+                emit_fill(self.b, loc, name, v, fills_scalars(args[i]))
+        if led:
+            emit_led_fills(self.b, loc, name, {filled[i]: (filled[j], fills_scalars(args[i])) for i, j in led.items()})
+
+    def out_target(self, a):
+        """What a call's fill of argument `a` writes: the local v of `&v`, a forwarded parameter."""
+        v = self.address_of_local(a)
+        return v if v is not None else forwarded_parameter(self.b, a)
 
 
 
