@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from refcheck import ir
 from refcheck.analysis import sizes
-from refcheck.analysis.state import MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, made, restores
+from refcheck.analysis.state import (MAX_OWNED, Kind, Nullness, Obj, ObjId, Origin, State, made, restores,
+                                     singleton_site)
 from refcheck.conventions.summary import Effect
 from refcheck.rules.events import Event, EventKind, Gone, Via
 
@@ -16,12 +17,6 @@ NULL, NONNULL, MAYBE = Nullness.NULL, Nullness.NONNULL, Nullness.MAYBE
 # Not a field load: allocator contexts are not counted, and a field handed on (a clone sharing
 # `self->allocatorContext`) is the object's own to share (docs/semantics.md, RC009).
 _SINK_NEEDS_OWNED = (Origin.PARAM, Origin.RESULT, Origin.RETAIN)
-
-
-def _singleton(oid: ObjId) -> bool:
-    """A conventions' singleton (`Py_None` is `&_Py_NoneStruct`): a global object nobody here
-    owns a reference to, unlike a field's value, so a sink needs a retain first (issue 31)."""
-    return oid.kind is Kind.FIELD and str(oid.site).startswith(ir.SINGLETON_KEY)
 
 
 class Locations:
@@ -138,8 +133,9 @@ class Locations:
         if oid is not None:
             o = st.objs[oid]
             # A retained reference already handed on (stored) is no longer ours to give either.
-            if op.sink and not o.owned and (o.origin in _SINK_NEEDS_OWNED or _singleton(oid)) and o.null != NULL and not o.gone \
-                    and not self.forwards and not op.paired:
+            # A singleton (Py_None) is nobody's here either: a sink needs a retain first (issue 31).
+            if op.sink and not o.owned and (o.origin in _SINK_NEEDS_OWNED or singleton_site(oid) is not None) \
+                    and o.null != NULL and not o.gone and not self.forwards and not op.paired:
                 self.event(EventKind.SUNK_BORROWED, Via.USE, op.loc, st, oid, events, text=op.sink)
                 if op.assumed and oid.kind is Kind.PARAM and self.summarizer is not None:
                     self.summarizer.overgiven.add(oid.site)  # a cycle's assumption given twice

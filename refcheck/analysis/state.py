@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import NamedTuple
 
+from refcheck.ir import SINGLETON_KEY
 from refcheck.rules.events import Gone, Nullness, Origin
 from refcheck.findings import Location
 
@@ -46,6 +47,14 @@ class ObjId(NamedTuple):
         """A stable spelling; objects are reported at exits in the order of these."""
         site = f"{self.site[0]}.{self.site[1]}" if isinstance(self.site, tuple) else self.site
         return _LETTER[self.kind] + site + (f"#{self.gen}" if self.gen >= 0 else "")
+
+
+def singleton_site(oid: ObjId) -> str | None:
+    """The name of the conventions' singleton (`Py_None`, `&_Py_NoneStruct`) whose load oid is,
+    else None: a global object nobody here owns a reference to."""
+    if oid.kind is Kind.FIELD and isinstance(oid.site, str) and oid.site.startswith(SINGLETON_KEY):
+        return oid.site[len(SINGLETON_KEY):]
+    return None
 
 
 class Bound(Exception):

@@ -34,7 +34,7 @@ from refcheck.analysis.nullness import null_told_parameters
 from refcheck.analysis.observer import PathObserver
 from refcheck.analysis.outslots import Renewals, slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
-from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.analysis.state import Kind, ObjId, State, singleton_site
 from refcheck.rules.events import EventKind, Gone, Nullness, Origin
 from refcheck.ir import SINGLETON_KEY
 from refcheck.conventions.summary import DEFAULT, Effect, Ends, Returns, Source, Summary, When
@@ -47,8 +47,9 @@ _FAULTS = frozenset({EventKind.RELEASED_TWICE, EventKind.USED_AFTER_RELEASE, Eve
 def singleton_of(st: State, oid: ObjId) -> str | None:
     """The singleton's name when oid is one: its load, or an object this path found equal to it
     (`if (kstr == Py_None) { Py_DECREF (kstr); return Py_None; }` returns kstr's object)."""
-    if oid.kind is Kind.FIELD and str(oid.site).startswith(SINGLETON_KEY):
-        return oid.site[len(SINGLETON_KEY):]
+    name = singleton_site(oid)
+    if name is not None:
+        return name
     for key, held in st.facts.stored.items() if st.facts.stored else ():
         if held == oid and isinstance(key, str) and key.startswith(SINGLETON_KEY):
             return key[len(SINGLETON_KEY):]

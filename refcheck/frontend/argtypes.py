@@ -279,9 +279,12 @@ def untyped_unknown(c, summary) -> bool:
     ultrajson's `JSOBJ JSON_DecodeObject(...)`, defined in another unit): an untyped pointer whose
     ownership is unknown, not an object the callee lends; it is not tracked (no RC010 when the
     caller releases it). A record or a pattern saying `borrowed` (luaT_toudata) still lends it."""
-    if summary.source is not Source.DEFAULT:
-        return False
-    t = c.type.get_canonical()
+    return summary.source is Source.DEFAULT and void_pointer(c.type)
+
+
+def void_pointer(t) -> bool:
+    """`t` is (canonically) `void *`, of any qualification."""
+    t = t.get_canonical()
     return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
 
 

@@ -20,7 +20,7 @@ from refcheck.frontend.callparts import (back_pointers, documented_callback, is_
                                          released_record)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
-                                         location, referenced, strip)
+                                         location, named_parameter, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
@@ -38,7 +38,7 @@ from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
-from refcheck.frontend.opaque import is_parameter, opaque_positions
+from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
@@ -251,7 +251,7 @@ class CallLowering(UserData, Moves):
             before = self.retained_before(values[i])
             if self.retained_after(c, args[i]) or (before and not self.released_after(c, args[i])):
                 protocol.add(i)
-            elif before or not is_parameter(args[i]):  # a parameter not retained here: its callers pay
+            elif before or named_parameter(args[i]) is None:  # a parameter not retained here: its callers pay
                 effects, sinks = {**effects, i: Effect.SINK}, set(sinks) | {i}
         return effects, sinks, protocol
 

@@ -285,6 +285,13 @@ if binding.canonical_kind is not None:  # the compiled walk's (binding.py)
     canonical_kind = binding.canonical_kind  # noqa: F811
 
 
+def named_parameter(e):
+    """The parameter declaration `e` (through casts) names, else None."""
+    e = strip(e)
+    ref = referenced(e) if kind_of(e) == K.DECL_REF_EXPR else None
+    return ref if ref is not None and kind_of(ref) == K.PARM_DECL else None
+
+
 def has_pointer_type(c) -> bool:
     """The cursor's type is a pointer (canonically: typedefs looked through)."""
     return canonical_kind(c) in POINTER_IDS

@@ -4,12 +4,10 @@ reallocation, g_steal_pointer's steal, and the fills and views a call writes thr
 
 from __future__ import annotations
 
-import clang.cindex as ci
-
 from refcheck import ir
 from refcheck.findings import Location
 from refcheck.conventions.summary import FILL_EFFECTS, Effect, When
-from refcheck.frontend.argtypes import fills_scalars, is_function_pointer
+from refcheck.frontend.argtypes import fills_scalars, is_function_pointer, void_pointer
 from refcheck.frontend.callparts import replaced_local
 from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
@@ -141,8 +139,7 @@ def closure_data(member) -> bool:
     GAsyncReadyCallback's data stays its caller's; a notify frees its data where it is set), so
     the value stolen out of it is no reference of the stealer's: not tracked. A typed member, or
     a `void *` buffer of a struct holding no function, is one."""
-    t = member.type.get_canonical()
-    if t.kind != ci.TypeKind.POINTER or t.get_pointee().get_canonical().kind != ci.TypeKind.VOID:
+    if not void_pointer(member.type):
         return False
     field = referenced(member)
     record = field.semantic_parent if field is not None and kind_of(field) == K.FIELD_DECL else None

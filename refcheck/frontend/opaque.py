@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.frontend.argtypes import defined_here, parameter_types
+from refcheck.frontend.argtypes import defined_here, parameter_types, void_pointer
 from refcheck.frontend.binding import cursor_key, of_kinds
-from refcheck.frontend.clangutil import K, kind_of, referenced, strip
+from refcheck.frontend.clangutil import K, kind_of, named_parameter
 from refcheck.frontend.clangutil import kids as children_of
 
 _CALLS = frozenset({ci.CursorKind.CALL_EXPR.value})
@@ -48,7 +48,7 @@ def _setter_positions(b, decl, name: str, args: list) -> frozenset:
     if not b.conv.matches("opaque_setters", name or ""):
         return frozenset()
     types = parameter_types(decl, args)
-    return frozenset(i for i, t in enumerate(types) if i < len(args) and _void_pointer(t))
+    return frozenset(i for i, t in enumerate(types) if i < len(args) and void_pointer(t))
 
 
 def _helper_positions(b, d) -> frozenset:
@@ -62,20 +62,7 @@ def _helper_positions(b, d) -> frozenset:
         callee, name = b.callee_of(inner)
         args = list(inner.get_arguments())
         for j in _setter_positions(b, callee, name, args) if not defined_here(callee) else ():
-            a = strip(args[j])
-            ref = referenced(a) if kind_of(a) == K.DECL_REF_EXPR else None
-            if ref is not None and kind_of(ref) == K.PARM_DECL and cursor_key(ref) in params:
+            ref = named_parameter(args[j])
+            if ref is not None and cursor_key(ref) in params:
                 out.add(params.index(cursor_key(ref)))
     return frozenset(out)
-
-
-def is_parameter(arg) -> bool:
-    """`arg` names a parameter of the function lowered (its callers' to pay for)."""
-    a = strip(arg)
-    ref = referenced(a) if kind_of(a) == K.DECL_REF_EXPR else None
-    return ref is not None and kind_of(ref) == K.PARM_DECL
-
-
-def _void_pointer(t) -> bool:
-    t = t.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID

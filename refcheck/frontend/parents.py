@@ -14,7 +14,7 @@ from __future__ import annotations
 from refcheck.conventions.summary import Effect
 from refcheck.frontend.aliases import inside, interior_root, plain_local
 from refcheck.frontend.argtypes import named_function
-from refcheck.frontend.clangutil import K, binop, kind_of, strip
+from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.binding import of_kinds
 
@@ -95,8 +95,7 @@ def _plain_parameter(e) -> bool:
     its own of it to keep, so such a store is no evidence of holding (colord's `cd_state_get_child
     (state)` stores `state` into the new child's private part and the child into `state`'s: the
     child is held, its pointer back to the borrowed `state` is not)."""
-    c = strip(e)
-    return kind_of(c) == K.DECL_REF_EXPR and kind_of(c.referenced) == K.PARM_DECL
+    return named_parameter(e) is not None
 
 
 def _sites(fn) -> list:

@@ -8,9 +8,9 @@ import clang.cindex as ci
 
 from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
-                                        notify_after, parameter_types)
+                                        notify_after, parameter_types, void_pointer)
 from refcheck.frontend.binding import arguments, cursor_key, of_kinds
-from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced, strip, unop
+from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, named_parameter, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 
@@ -49,7 +49,7 @@ class UserData:
             # function's callers can tell (libportal's `access_camera (call)` subscribes a
             # signal handler that frees `call` and hands it to the D-Bus call's callback, which
             # frees it on error: the public function that made `call` leaks nothing).
-            if gives is None or (gives == "some" and not _parameter(args[i])):
+            if gives is None or (gives == "some" and named_parameter(args[i]) is None):
                 lent.add(i)
         return lent
 
@@ -239,7 +239,7 @@ class UserData:
             if seen is None:
                 # Not the function's own parameter: what its callers hand it is decided by its
                 # other hand-overs, as in `lent_to_callback` (libportal's `start (call)`).
-                handler = None if _parameter(args[i]) else self.handler_of(decl, args, i)
+                handler = None if named_parameter(args[i]) is not None else self.handler_of(decl, args, i)
                 if handler is not None and _gives_up(*handler) is not None:
                     maybe.add(i)
                 continue
@@ -266,7 +266,7 @@ class UserData:
         the caller's reference is unknown, as for a handler giving its data up (`partly_taken`)."""
         fn = next((f for j in range(2, len(args)) if (f := named_function(args[j - 1])) is not None
                    and swapped(args, j)), None)
-        if fn is None or _parameter(args[0]) or effects.get(0, Effect.BORROW) is not Effect.BORROW:
+        if fn is None or named_parameter(args[0]) is not None or effects.get(0, Effect.BORROW) is not Effect.BORROW:
             return set()
         if fn.result_type.get_canonical().kind != ci.TypeKind.VOID:
             return set()
@@ -336,7 +336,7 @@ class UserData:
             return set()
         types = parameter_types(decl, args)
         return {i for i in range(1, len(args)) if effects.get(i, Effect.BORROW) is Effect.BORROW
-                and has_pointer_type(args[i]) and named_function(args[i]) is None and _void_pointer(types[i])}
+                and has_pointer_type(args[i]) and named_function(args[i]) is None and void_pointer(types[i])}
 
     def retained_after(self, c, arg) -> bool:
         """The data variable `arg` names is retained by a call after `c` in the function's source
@@ -421,7 +421,7 @@ def forwarded(fn) -> list:
     for call in of_kinds(fn, _CALLS):
         args = [strip(a) for a in arguments(call)]
         for j, (cb, data) in enumerate(zip(args, args[1:])):
-            c, d = _own_parameter(cb), _own_parameter(data)
+            c, d = named_parameter(cb), named_parameter(data)
             if c is None or d is None or not is_function_pointer(c.type) or not has_pointer_type(data):
                 continue
             if not any(is_function_pointer(a.type) and not is_null_constant(a) for a in args[j + 2:]):
@@ -491,11 +491,6 @@ def swapped(args: list, i: int) -> bool:
                                      for a in args[i + 1:] for x in a.walk_preorder())
 
 
-def _own_parameter(x):
-    target = referenced(x) if kind_of(x) == K.DECL_REF_EXPR else None
-    return target if target is not None and kind_of(target) == K.PARM_DECL else None
-
-
 def data_parameter(callback_type, n: int) -> int | None:
     """The index of the callback's parameter its caller's data reaches: the last `gpointer` of
     the callee's callback type (grilo's `GrlSourceResultCb (source, id, media, remaining,
@@ -505,7 +500,7 @@ def data_parameter(callback_type, n: int) -> int | None:
     t = callback_type.get_canonical()
     t = t.get_pointee().get_canonical() if t.kind == ci.TypeKind.POINTER else t
     params = list(t.argument_types()) if t.kind == ci.TypeKind.FUNCTIONPROTO else []
-    voids = [k for k, p in enumerate(params) if _void_pointer(p)]
+    voids = [k for k, p in enumerate(params) if void_pointer(p)]
     k = voids[-1] if voids and len(params) == n else n - 1
     return k if k >= 0 else None
 
@@ -536,16 +531,11 @@ def _frees_first(record, fn) -> bool:
             or (n <= 1 and record.role in ("release", "consume")))
 
 
-def _void_pointer(t) -> bool:
-    t = t.get_canonical()
-    return t.kind == ci.TypeKind.POINTER and t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
-
-
 def _frees_void(record, fn) -> bool:
     """A table's function gives up a `void *` parameter of its own (its record releases it)."""
     params = list(fn.get_arguments())
     effects = record.effects(len(params))
-    return any(_void_pointer(p.type) and effects.get(i) in (Effect.RELEASE, Effect.CONSUME)
+    return any(void_pointer(p.type) and effects.get(i) in (Effect.RELEASE, Effect.CONSUME)
                for i, p in enumerate(params))
 
 
@@ -562,10 +552,3 @@ def _initializer_functions(arg) -> tuple:
     if init is None:
         return ()
     return tuple(fn for k in children_of(init) if (fn := named_function(k)) is not None)
-
-
-def _parameter(arg) -> bool:
-    """Whether the argument is (a cast of) one of the calling function's parameters."""
-    c = strip(arg)
-    target = referenced(c) if kind_of(c) == K.DECL_REF_EXPR else None
-    return target is not None and kind_of(target) == K.PARM_DECL
