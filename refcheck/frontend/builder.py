@@ -104,32 +104,29 @@ class Builder(GraphBuilder):
         if self.exit not in self.g:
             self.g.add_node(self.exit, data=Node("exit", end_location(self.fn)))
         name = self.fn.spelling or f"lambda at line {self.fn.location.line}"
-        reaching = frozenset(v for d in reaching_locals(self.fn, self.conv).values()
-                             if (v := self.var(d)) is not None) \
-            if self.conv.infer_steals and stores_through_locals(self.g, params) else frozenset()
+        steals = self.conv.infer_steals
+        setters = steals and not self.conv.infer_setters
+        reaching = self.vars_of(reaching_locals(self.fn, self.conv).values()) \
+            if steals and stores_through_locals(self.g, params) else frozenset()
         # GLib's data/notify pair hands the data over, a `const gchar *` too (libxmlb's
         # `xb_opcode_init (self, kind, const gchar *str, val, destroy_func)`): not read-only there.
-        notify = self.conv.infer_steals and takes_notify(self.fn)
+        notify = steals and takes_notify(self.fn)
         # A replacing setter under a same-pointer guard (bolt_set_str): handed over on every result.
-        guarded = frozenset(v for c in same_guarded_parameters(self.fn, lambda n: self.conv.classify(n) == "release")
-                            if (v := self.var(c)) is not None) \
-            if self.conv.infer_steals and not self.conv.infer_setters else frozenset()
+        guarded = self.vars_of(same_guarded_parameters(self.fn, lambda n: self.conv.classify(n) == "release")) \
+            if setters else frozenset()
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
-                           replaces=frozenset(v for c in replacing_parameters(self.fn, self.conv)
-                                              if (v := self.var(c)) is not None) | guarded
-                           if self.conv.infer_steals and not self.conv.infer_setters else frozenset(),
+                           replaces=self.vars_of(replacing_parameters(self.fn, self.conv)) | guarded
+                           if setters else frozenset(),
                            same_guarded=guarded,
-                           closures=frozenset(v for c in closure_data(self.fn) if (v := self.var(c)) is not None)
-                           if self.conv.infer_steals else frozenset(),
-                           untyped=frozenset(v for c in untyped_parameters(self.fn) if (v := self.var(c)) is not None)
-                           if self.conv.infer_steals else frozenset(),
+                           closures=self.vars_of(closure_data(self.fn)) if steals else frozenset(),
+                           untyped=self.vars_of(untyped_parameters(self.fn)) if steals else frozenset(),
                            forwards=frozenset((self.var(d), self.var(c)) for d, c in forwarded(self.fn))
-                           if self.conv.infer_steals else frozenset(),
+                           if steals else frozenset(),
                            returns_value=returns_value(self.fn), returns_truth=returns_truth(self.fn),
                            returns_pointer=returns_pointer(self.fn),
-                           read_only=frozenset(read_only) if self.conv.infer_steals and not notify else frozenset(),
+                           read_only=frozenset(read_only) if steals and not notify else frozenset(),
                            null_when_flags=flagfail.inferred(self, params, returns_pointer(self.fn)),
                            hidden=frozenset(self.hidden), unlike_result=frozenset(unlike))
 

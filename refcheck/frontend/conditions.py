@@ -56,8 +56,8 @@ class ConditionLowerer:
             self.branch(tested[0], t, f) if tested[1] else self.branch(tested[0], f, t)
             return
         if k == STMT_EXPR and self.statement_prefix(c):
-            # `({ int v; if (e) v = 1; else v = 0; v; })` (GLib's _G_BOOLEAN_EXPR): the
-            # statements run, then their last expression is the test (v, decided by them).
+            # Any other statement expression (`({ x = f (); x != NULL; })`): the statements
+            # run, then their last expression is the test (decided by them).
             self.branch(last_statement(c), t, f)
             return
         if k == K.UNARY_OPERATOR and unop(c) == "!":

@@ -174,6 +174,10 @@ class GraphBuilder:
         self.var_cache[key] = name
         return name
 
+    def vars_of(self, decls) -> frozenset:
+        """The variables of those declarations this function has (`var`), the others left out."""
+        return frozenset(v for d in decls if (v := self.var(d)) is not None)
+
     def _var(self, decl) -> str | None:
         if type_of(decl).kind in REFERENCE_IDS:
             return None  # `T *&out = ...; out = t;` writes through to the caller
