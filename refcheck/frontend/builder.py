@@ -10,6 +10,8 @@ so none of the three modules imports another's lowerer.
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck.ir.digraph import descendants
 
 from refcheck import ir
@@ -22,6 +24,7 @@ from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, po
                                          returns_truth, returns_value, unlike_result)
 from refcheck.frontend.aliases import address_alias, interior_alias
 from refcheck.frontend.cleanups import Scopes, cleanup_function, is_struct, releases
+from refcheck.frontend import raii
 from refcheck.frontend.handles import record_name
 from refcheck.frontend.conditions import NULL, ConditionLowerer, child_arm
 from refcheck.frontend.expressions import ExpressionLowerer
@@ -54,6 +57,8 @@ class Builder(GraphBuilder):
         self.cur = self.node("block")
         self.g.add_edge(self.entry, self.cur)
         self.scopes = Scopes()  # cleanup-attribute variables (frontend.cleanups)
+        self.holders: dict = {}  # C++ RAII holder locals -> their raii.Holder (frontend.raii)
+        self.raii_cache: dict = {}  # the holder classes and members read (frontend.raii)
         self.jump_marks: dict[int, dict] = {}  # break/continue target -> the scopes around it
         self.in_child = 0  # inside the arm a child-process test guards (conditions.child_arm)
         self.blocks: list = []  # the compound statements being lowered, innermost last
@@ -201,6 +206,8 @@ class Builder(GraphBuilder):
             loc = location(d)
             if v is None:  # a static local: its initializer runs once, before us
                 continue
+            if self.holder_local(d, v, init, loc):
+                continue
             alias = address_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
             inner = interior_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
             if inner is not None:
@@ -216,6 +223,21 @@ class Builder(GraphBuilder):
             cleanup = cleanup_function(d)
             if cleanup is not None:
                 self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None, whole=is_struct(d))
+
+    def holder_local(self, d, v: str, init, loc) -> bool:
+        """A C++ RAII holder (frontend.raii): v holds what its constructor stores; its destructor's
+        release runs at every exit of the scope, as a cleanup variable's does."""
+        if init is None or d.type.get_canonical().kind != ci.TypeKind.RECORD:
+            return False
+        held = raii.constructed(self, d, init)
+        if held is None:
+            return False
+        holder, call, effect = held
+        raii.construct(self.exprs, loc, v, call, effect)
+        self.full_expression_end(loc)
+        self.holders[v] = holder
+        self.scopes.declare(v, holder.release, shared=True)
+        return True
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))

@@ -42,6 +42,7 @@ from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.raises import raise_split
+from refcheck.frontend import raii
 from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.typedpatterns import typed_pattern
@@ -60,6 +61,9 @@ class CallLowering(UserData, Moves):
     # alone are methods below (call_effects, outputs, plain_call, ...).
     def call(self, c):
         decl, name = self.b.callee_of(c)
+        held = raii.member_call(self, c, decl)  # `o.Get ()`, `o = x` on a C++ RAII holder
+        if held is not False:
+            return held
         loc = location(c)
         args, kids = self.callee_first(c)
         summary = self.summary_at(c, decl, name, args)

@@ -1,0 +1,311 @@
+"""C++ RAII holders of references (issue 31: pyodbc's `Object`, PyTorch's THPObjectPtr).
+
+A local of a class whose destructor releases a pointer member (`~Object() { Py_XDECREF(p); }`)
+holds that reference: C++ runs the destructor at every exit of the local's scope, in reverse
+declaration order, as C runs a cleanup attribute's function (frontend.cleanups). Such a local is
+lowered as a variable holding the member's value, declared in its scope like a cleanup variable.
+
+What each member does to the held pointer is read from its body, not from its name:
+- a constructor storing a parameter takes it (`Object o(PyObject_Call(...))`), one storing
+  nothing or NULL starts empty, one that also retains copies (the caller keeps its own);
+- a member releasing the held value and then storing a parameter resets (`operator=`, `Attach`);
+- one returning the held value after storing NULL hands it out (`Detach`);
+- one returning the held value (or its test against NULL), storing nothing, reads it (`Get`,
+  `operator PyObject*`, `IsValid`).
+Any other member, and a class whose members are not all read, keeps today's lowering of a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from refcheck import ir
+from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location,
+                                        referenced, strip)
+from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.conditions import NULL
+
+
+class Act(Enum):
+    EMPTY = "empty"  # constructed holding NULL
+    TAKE = "take"  # constructed holding its argument's reference
+    COPY = "copy"  # constructed holding its argument, retained
+    RESET = "reset"  # the old value released, the argument's reference stored
+    DETACH = "detach"  # the held value handed out, NULL stored
+    GET = "get"  # the held value read
+
+
+@dataclass(frozen=True)
+class Holder:
+    field: str  # the held member's cursor key
+    release: str  # the function the destructor releases it with
+
+
+@dataclass(frozen=True)
+class Effect:
+    act: Act
+    arg: int | None = None  # the parameter stored (TAKE, COPY, RESET)
+
+
+def _body(decl):
+    d = decl.get_definition() if decl is not None else None
+    if d is None:
+        return None
+    return next((k for k in children_of(d) if kind_of(k) == K.COMPOUND_STMT), None), d
+
+
+def _is_field(b, e, field: str) -> bool:
+    e = strip(e) if e is not None else None
+    if e is None or kind_of(e) != K.MEMBER_REF_EXPR:
+        return False
+    ref = referenced(e)
+    if ref is None or cursor_key(ref) != field:
+        return False
+    base = [strip(k) for k in children_of(e)]
+    return not base or kind_of(base[0]) == K.CXX_THIS_EXPR
+
+
+def _role(b, call) -> tuple[str | None, str]:
+    decl, name = b.callee_of(call)
+    return b.summary_of(decl, name).role, name
+
+
+def holder_of(b, decl) -> Holder | None:
+    """The holder a local `decl` of class type is, or None."""
+    t = decl.type.get_canonical()
+    cls = t.get_declaration()
+    if kind_of(cls) not in (K.CLASS_DECL, K.STRUCT_DECL):
+        return None
+    cache = b.raii_cache
+    key = ("class", cursor_key(cls))
+    if key not in cache:
+        cache[key] = _holder(b, cls.get_definition() or cls)
+    return cache[key]
+
+
+def _holder(b, cls) -> Holder | None:
+    fields = {cursor_key(f): f for f in children_of(cls) if kind_of(f) == K.FIELD_DECL and has_pointer_type(f)}
+    dtor = next((m for m in children_of(cls) if kind_of(m) == K.DESTRUCTOR), None)
+    if not fields or dtor is None:
+        return None
+    body = _body(dtor)
+    if body is None or body[0] is None:
+        return None
+    for c in body[0].walk_preorder():
+        if kind_of(c) != K.CALL_EXPR:
+            continue
+        role, name = _role(b, c)
+        args = list(c.get_arguments())
+        if role == "release" and args:
+            for key in fields:
+                if _is_field(b, args[0], key):
+                    return Holder(key, name)
+    return None
+
+
+def effect_of(b, holder: Holder, method) -> Effect | None:
+    """What `method` (a constructor or member of the holder's class) does to the held pointer."""
+    key = ("member", holder.field, cursor_key(method))
+    cache = b.raii_cache
+    if key not in cache:
+        cache[key] = _effect(b, holder, method)
+    return cache[key]
+
+
+def _param_index(e, params: list) -> int | None:
+    e = strip(e) if e is not None else None
+    if e is None or kind_of(e) != K.DECL_REF_EXPR:
+        return None
+    ref = referenced(e)
+    keys = [cursor_key(p) for p in params]
+    return keys.index(cursor_key(ref)) if ref is not None and cursor_key(ref) in keys else None
+
+
+def _is_null(e) -> bool:
+    e = strip(e)
+    return kind_of(e) in (K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR) or constant(e) == 0
+
+
+class _Reading:
+    """The held pointer's stores, releases, retains and returns in one member's body."""
+
+    def __init__(self, b, holder: Holder, defn, body):
+        self.b, self.holder = b, holder
+        self.params = [p for p in children_of(defn) if kind_of(p) == K.PARM_DECL]
+        self.stored: list = []  # what was stored: a parameter index, NULL, or "other"
+        self.released = self.retained = self.other = False
+        self.returned: list = []  # "field", "test" or "other"
+        self.copies: set = set()  # locals initialized from the field (`PyObject *t = p;`)
+        # A constructor's member initializers (`: p(q)`) come before its body.
+        kids = list(children_of(defn))
+        for i, k in enumerate(kids):
+            if kind_of(k) == K.MEMBER_REF and referenced(k) is not None \
+                    and cursor_key(referenced(k)) == holder.field and i + 1 < len(kids):
+                self.store(kids[i + 1])
+        if body is not None:
+            self.walk(body)
+
+    def store(self, e) -> None:
+        i = _param_index(e, self.params)
+        self.stored.append(i if i is not None else (NULL if _is_null(e) else "other"))
+
+    def walk(self, body) -> None:
+        for c in body.walk_preorder():
+            k = kind_of(c)
+            if k == K.BINARY_OPERATOR and binop(c) == "=":
+                lhs, rhs = list(children_of(c))[:2]
+                if _is_field(self.b, lhs, self.holder.field):
+                    self.store(rhs)
+            elif k == K.VAR_DECL:
+                init = [x for x in children_of(c) if is_expression(x)]
+                if init and _is_field(self.b, init[-1], self.holder.field):
+                    self.copies.add(cursor_key(c))
+            elif k == K.CALL_EXPR:
+                self.call(c)
+            elif k == K.RETURN_STMT:
+                self.returns(c)
+
+    def call(self, c) -> None:
+        args = list(c.get_arguments())
+        held = any(_is_field(self.b, a, self.holder.field) for a in args)
+        if not held:
+            return
+        role, _ = _role(self.b, c)
+        if role == "release":
+            self.released = True
+        elif role == "retain":
+            self.retained = True
+        else:
+            self.other = True  # handed to a call: what it does is not read here
+
+    def returns(self, c) -> None:
+        e = next((x for x in children_of(c) if is_expression(x)), None)
+        if e is None:
+            return
+        s = strip(e)
+        if _is_field(self.b, s, self.holder.field) or (
+                kind_of(s) == K.DECL_REF_EXPR and referenced(s) is not None
+                and cursor_key(referenced(s)) in self.copies):
+            self.returned.append("field")
+        elif kind_of(s) == K.BINARY_OPERATOR and binop(s) in ("!=", "==") and any(
+                _is_field(self.b, x, self.holder.field) for x in children_of(s)):
+            self.returned.append("test")
+        elif kind_of(s) == K.UNARY_OPERATOR and any(_is_field(self.b, x, self.holder.field) for x in children_of(s)):
+            self.returned.append("test")
+        else:
+            self.returned.append("other")
+
+
+def _effect(b, holder: Holder, method) -> Effect | None:
+    got = _body(method)
+    if got is None:
+        return None
+    body, defn = got
+    r = _Reading(b, holder, defn, body)
+    if r.other or "other" in r.stored or len(r.stored) > 1:
+        return None
+    stored = r.stored[0] if r.stored else None
+    if kind_of(defn) == K.CONSTRUCTOR:
+        if r.released or r.returned:
+            return None
+        if stored is None or stored == NULL:
+            return None if r.retained else Effect(Act.EMPTY)
+        return Effect(Act.COPY if r.retained else Act.TAKE, stored)
+    if r.retained:
+        return None
+    if isinstance(stored, int) and r.released:
+        return Effect(Act.RESET, stored)
+    if stored == NULL and not r.released and r.returned == ["field"]:
+        return Effect(Act.DETACH)
+    if stored is None and not r.released and r.returned and set(r.returned) <= {"field", "test"}:
+        return Effect(Act.GET)
+    return None
+
+
+def constructed(b, decl, init):
+    """(the holder, the constructor call, its effect) of a holder local's initializer, or None."""
+    holder = holder_of(b, decl)
+    if holder is None:
+        return None
+    call = init
+    if call is None:
+        return None
+    for _ in range(4):  # `Object o = x;`: the converting constructor under implicit conversions
+        call = strip(call)
+        if kind_of(call) == K.CALL_EXPR:
+            break
+        kids = list(children_of(call))
+        if len(kids) != 1:
+            return None
+        call = kids[0]
+    ctor = referenced(call)
+    if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
+        return None
+    effect = effect_of(b, holder, ctor)
+    return (holder, call, effect) if effect is not None else None
+
+
+def construct(exprs, loc, v: str, call, effect: Effect) -> None:
+    """`T v(args)`: v holds the stored argument (a retained one for a copy), or NULL."""
+    b = exprs.b
+    args = list(call.get_arguments())
+    values = [exprs.value(a) for a in args]
+    held = values[effect.arg] if effect.arg is not None and effect.arg < len(values) else NULL
+    if held is None or held == NULL:
+        b.emit(ir.Assign(loc, v, None, null=held == NULL))
+        return
+    b.emit(ir.Assign(loc, v, held))
+    if effect.act is Act.COPY:
+        b.emit(ir.Retain(loc, v, "copy"))
+
+
+def holder_object(b, call, decl) -> str | None:
+    """The holder local a member call is made on (`o.Get()`, `o = x`, `(PyObject *) o`), or None."""
+    kids = list(children_of(call))
+    if not kids:
+        return None
+    first = strip(kids[0])
+    if kind_of(first) == K.MEMBER_REF_EXPR:
+        inner = list(children_of(first))
+        first = strip(inner[0]) if inner else None
+    if first is None or kind_of(first) != K.DECL_REF_EXPR:
+        return None
+    ref = referenced(first)
+    v = b.var(ref) if ref is not None else None
+    return v if v in b.holders else None
+
+
+def member_call(exprs, c, decl):
+    """A member call on a holder local, lowered by its effect; False where it is not one."""
+    b = exprs.b
+    if not getattr(b, "holders", None) or decl is None or kind_of(decl) not in (K.CXX_METHOD, K.CONVERSION_FUNCTION):
+        return False
+    v = holder_object(b, c, decl)
+    if v is None:
+        return False
+    effect = effect_of(b, b.holders[v], decl)
+    if effect is None:
+        return False
+    loc = location(c)
+    args = list(c.get_arguments())
+    if kind_of(decl) == K.CXX_METHOD and decl.spelling.startswith("operator") and args and \
+            kind_of(strip(args[0])) == K.DECL_REF_EXPR and b.var(referenced(strip(args[0]))) == v:
+        args = args[1:]  # an operator call lists its object first
+    if effect.act is Act.GET:
+        for a in args:
+            exprs.value(a)
+        return v
+    if effect.act is Act.DETACH:
+        t = b.temp("detached")
+        b.emit(ir.Assign(loc, t, v))
+        b.emit(ir.Assign(loc, v, None, null=True))
+        return t
+    if effect.act is Act.RESET and effect.arg is not None and effect.arg < len(args):
+        values = [exprs.value(a) for a in args]
+        b.emit(ir.Release(loc, (v,), b.holders[v].release))
+        held = values[effect.arg]
+        b.emit(ir.Assign(loc, v, held if held != NULL else None, null=held == NULL))
+        return None
+    return False
