@@ -93,15 +93,29 @@ def _holder(b, cls) -> Holder | None:
     body = _body(dtor)
     if body is None or body[0] is None:
         return None
-    for c in body[0].walk_preorder():
+    for key in fields:  # the member its destructor releases, itself or through a member (`free ()`)
+        name = _released_with(b, Holder(key, ""), body[0], 0)
+        if name is not None:
+            return Holder(key, name)
+    return None
+
+
+def _released_with(b, holder: Holder, body, depth: int) -> str | None:
+    """The function `body` releases the held member with, directly or in a member it calls."""
+    for c in body.walk_preorder():
         if kind_of(c) != K.CALL_EXPR:
             continue
-        role, name = _role(b, c)
         args = list(c.get_arguments())
-        if role == "release" and args:
-            for key in fields:
-                if _is_field(b, args[0], key):
-                    return Holder(key, name)
+        if args and _is_field(b, args[0], holder.field):
+            role, name = _role(b, c)
+            if role == "release":
+                return name
+        callee = referenced(c)
+        if depth < 2 and callee is not None and kind_of(callee) == K.CXX_METHOD and not args:
+            got = _body(callee)
+            name = _released_with(b, holder, got[0], depth + 1) if got is not None and got[0] is not None else None
+            if name is not None:
+                return name
     return None
 
 
@@ -171,6 +185,7 @@ class _Reading:
         args = list(c.get_arguments())
         held = any(_is_field(self.b, a, self.holder.field) for a in args)
         if not held:
+            self.released |= _own_release(self.b, self.holder, c)
             return
         role, _ = _role(self.b, c)
         if role == "release":
@@ -196,6 +211,25 @@ class _Reading:
             self.returned.append("test")
         else:
             self.returned.append("other")
+
+
+def _own_release(b, holder: Holder, c) -> bool:
+    """`c` calls a member of the same object that releases the held value and stores nothing
+    (THPPointer's `operator=` calls its `free ()`)."""
+    callee = referenced(c)
+    kids = list(children_of(c))
+    if callee is None or kind_of(callee) != K.CXX_METHOD or not kids or kind_of(kids[0]) != K.MEMBER_REF_EXPR:
+        return False
+    base = [strip(k) for k in children_of(kids[0])]
+    if base and kind_of(base[0]) != K.CXX_THIS_EXPR:
+        return False
+    key = ("releases", holder.field, cursor_key(callee))
+    if key not in b.raii_cache:
+        b.raii_cache[key] = False  # a recursive member is not followed
+        got = _body(callee)
+        r = _Reading(b, holder, got[1], got[0]) if got is not None and got[0] is not None else None
+        b.raii_cache[key] = r is not None and r.released and not r.stored and not r.other
+    return b.raii_cache[key]
 
 
 def _effect(b, holder: Holder, method) -> Effect | None:
