@@ -392,6 +392,7 @@ class ExpressionLowerer(CxxExpressions, CallLowering, FlagLowering):
         # alias, no hand-over.
         alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else "")
                                         or weak_held(self.b, rhs))
+        alias = alias or src in getattr(self.b, "holders", ())  # `g = o.Get ()`: a C++ holder's (frontend.raii)
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None
