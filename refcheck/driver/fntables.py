@@ -55,5 +55,14 @@ def open_table(path: str, parsed, places: list, settings, conv, files: set):
     may_raise = conv.unit_may_raise if conv.errors == "unwind" and conv.may_raise_summaries else None
     # The glib and cpython presets (`infer_steals`) read other bodies of the unit for a function's
     # check (callbacks, destroyers of a record, field owners): no key of one body alone covers them.
+    # Nor does it where a C++ class's member bodies are read for a holder local (frontend.raii).
     return FunctionCache(settings.function_cache, settings.unit_key, path, parsed, places, files,
-                         may_raise, secret, whole_unit=conv.infer_steals)
+                         may_raise, secret, whole_unit=conv.infer_steals or _has_members(parsed))
+
+
+def _has_members(parsed) -> bool:
+    """The unit defines C++ class members (a RAII holder's destructor, its `Detach`)."""
+    from refcheck.frontend.clangutil import K, kind_of
+
+    members = (K.CXX_METHOD, K.CONSTRUCTOR, K.DESTRUCTOR, K.CONVERSION_FUNCTION)
+    return any(kind_of(fn) in members for fn in parsed.functions)
