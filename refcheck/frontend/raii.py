@@ -56,7 +56,8 @@ def _body(decl):
     return next((k for k in children_of(d) if kind_of(k) == K.COMPOUND_STMT), None), d
 
 
-def _is_field(b, e, field: str) -> bool:
+def _is_field(e, field: str) -> bool:
+    """`e` reads the held member of the object itself (`p`, `this->p`), not another's (`o.p`)."""
     e = strip(e) if e is not None else None
     if e is None or kind_of(e) != K.MEMBER_REF_EXPR:
         return False
@@ -106,7 +107,7 @@ def _released_with(b, holder: Holder, body, depth: int) -> str | None:
         if kind_of(c) != K.CALL_EXPR:
             continue
         args = list(c.get_arguments())
-        if args and _is_field(b, args[0], holder.field):
+        if args and _is_field(args[0], holder.field):
             role, name = _role(b, c)
             if role == "release":
                 return name
@@ -170,11 +171,11 @@ class _Reading:
             k = kind_of(c)
             if k == K.BINARY_OPERATOR and binop(c) == "=":
                 lhs, rhs = list(children_of(c))[:2]
-                if _is_field(self.b, lhs, self.holder.field):
+                if _is_field(lhs, self.holder.field):
                     self.store(rhs)
             elif k == K.VAR_DECL:
                 init = [x for x in children_of(c) if is_expression(x)]
-                if init and _is_field(self.b, init[-1], self.holder.field):
+                if init and _is_field(init[-1], self.holder.field):
                     self.copies.add(cursor_key(c))
             elif k == K.CALL_EXPR:
                 self.call(c)
@@ -183,7 +184,7 @@ class _Reading:
 
     def call(self, c) -> None:
         args = list(c.get_arguments())
-        held = any(_is_field(self.b, a, self.holder.field) for a in args)
+        held = any(_is_field(a, self.holder.field) for a in args)
         if not held:
             self.released |= _own_release(self.b, self.holder, c)
             return
@@ -200,14 +201,14 @@ class _Reading:
         if e is None:
             return
         s = strip(e)
-        if _is_field(self.b, s, self.holder.field) or (
+        if _is_field(s, self.holder.field) or (
                 kind_of(s) == K.DECL_REF_EXPR and referenced(s) is not None
                 and cursor_key(referenced(s)) in self.copies):
             self.returned.append("field")
         elif kind_of(s) == K.BINARY_OPERATOR and binop(s) in ("!=", "==") and any(
-                _is_field(self.b, x, self.holder.field) for x in children_of(s)):
+                _is_field(x, self.holder.field) for x in children_of(s)):
             self.returned.append("test")
-        elif kind_of(s) == K.UNARY_OPERATOR and any(_is_field(self.b, x, self.holder.field) for x in children_of(s)):
+        elif kind_of(s) == K.UNARY_OPERATOR and any(_is_field(x, self.holder.field) for x in children_of(s)):
             self.returned.append("test")
         else:
             self.returned.append("other")
@@ -295,7 +296,7 @@ def construct(exprs, loc, v: str, call, effect: Effect) -> None:
         b.emit(ir.Retain(loc, v, "copy"))
 
 
-def holder_object(b, call, decl) -> str | None:
+def holder_object(b, call) -> str | None:
     """The holder local a member call is made on (`o.Get()`, `o = x`, `(PyObject *) o`), or None."""
     kids = list(children_of(call))
     if not kids:
@@ -316,7 +317,7 @@ def member_call(exprs, c, decl):
     b = exprs.b
     if not getattr(b, "holders", None) or decl is None or kind_of(decl) not in (K.CXX_METHOD, K.CONVERSION_FUNCTION):
         return False
-    v = holder_object(b, c, decl)
+    v = holder_object(b, c)
     if v is None:
         return False
     effect = effect_of(b, b.holders[v], decl)
