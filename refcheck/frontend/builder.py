@@ -10,8 +10,6 @@ so none of the three modules imports another's lowerer.
 
 from __future__ import annotations
 
-import clang.cindex as ci
-
 from refcheck.ir.digraph import descendants
 
 from refcheck import ir
@@ -206,7 +204,7 @@ class Builder(GraphBuilder):
             loc = location(d)
             if v is None:  # a static local: its initializer runs once, before us
                 continue
-            if self.holder_local(d, v, init, loc):
+            if raii.declare(self, d, v, init, loc):  # a C++ RAII holder (frontend.raii)
                 continue
             alias = address_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
             inner = interior_alias(self, d, init, self.blocks[-1] if self.blocks else None) if init is not None else None
@@ -223,21 +221,6 @@ class Builder(GraphBuilder):
             cleanup = cleanup_function(d)
             if cleanup is not None:
                 self.scopes.declare(v, cleanup, shared=record_name(d.type) is not None, whole=is_struct(d))
-
-    def holder_local(self, d, v: str, init, loc) -> bool:
-        """A C++ RAII holder (frontend.raii): v holds what its constructor stores; its destructor's
-        release runs at every exit of the scope, as a cleanup variable's does."""
-        if init is None or d.type.get_canonical().kind != ci.TypeKind.RECORD:
-            return False
-        held = raii.constructed(self, d, init)
-        if held is None:
-            return False
-        holder, call, effect = held
-        raii.construct(self.exprs, loc, v, call, effect)
-        self.full_expression_end(loc)
-        self.holders[v] = holder
-        self.scopes.declare(v, holder.release, shared=True)
-        return True
 
     def if_stmt(self, c) -> None:
         kids = list(children_of(c))

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location,
@@ -280,6 +282,22 @@ def constructed(b, decl, init):
         return None
     effect = effect_of(b, holder, ctor)
     return (holder, call, effect) if effect is not None else None
+
+
+def declare(b, d, v: str, init, loc) -> bool:
+    """`T v(args);` of a holder class: v holds what its constructor stores, and its destructor's
+    release runs at every exit of the scope, as a cleanup variable's does (frontend.cleanups)."""
+    if init is None or d.type.get_canonical().kind != ci.TypeKind.RECORD:
+        return False
+    held = constructed(b, d, init)
+    if held is None:
+        return False
+    holder, call, effect = held
+    construct(b.exprs, loc, v, call, effect)
+    b.full_expression_end(loc)
+    b.holders[v] = holder
+    b.scopes.declare(v, holder.release, shared=True)
+    return True
 
 
 def construct(exprs, loc, v: str, call, effect: Effect) -> None:
