@@ -522,7 +522,20 @@ def singleton_address(c, b: GraphBuilder) -> str | None:
     ref = referenced(inner)
     if ref is None or kind_of(ref) != K.VAR_DECL or b.var(ref) is not None:
         return None
-    return ref.spelling if b.conv.matches("singletons", ref.spelling) else None
+    if b.conv.matches("singletons", ref.spelling) or _static_object(ref, b):
+        return ref.spelling
+    return None
+
+
+def _static_object(ref, b: GraphBuilder) -> bool:
+    """`ref`, a global that is no tracked local, is an object of one of the `singleton_types`
+    (CPython's `static PyTypeObject FooType`): shared by the whole run, borrowed by whoever names
+    it, as Py_None is (issue 31: maxminddb c35e2c7 hands it to PyModule_AddObject unretained)."""
+    if not b.conv.singleton_types:
+        return False
+    t = ref.type
+    return b.conv.matches("singleton_types", t.spelling) or \
+        b.conv.matches("singleton_types", t.get_canonical().spelling)
 
 
 def expr_vars(c, b: GraphBuilder) -> set[str]:
