@@ -21,6 +21,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.indicatorguard import guards_indicator
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
+from refcheck.frontend.statictypes import static_object
 from refcheck.frontend.steals import status_condition
 from refcheck.frontend.strequal import string_equality
 
@@ -522,20 +523,10 @@ def singleton_address(c, b: GraphBuilder) -> str | None:
     ref = referenced(inner)
     if ref is None or kind_of(ref) != K.VAR_DECL or b.var(ref) is not None:
         return None
-    if b.conv.matches("singletons", ref.spelling) or _static_object(ref, b):
+    if b.conv.matches("singletons", ref.spelling) or static_object(ref, b):
         return ref.spelling
     return None
 
-
-def _static_object(ref, b: GraphBuilder) -> bool:
-    """`ref`, a global that is no tracked local, is an object of one of the `singleton_types`
-    (CPython's `static PyTypeObject FooType`): shared by the whole run, borrowed by whoever names
-    it, as Py_None is (issue 31: maxminddb c35e2c7 hands it to PyModule_AddObject unretained)."""
-    if not b.conv.singleton_types:
-        return False
-    t = ref.type
-    return b.conv.matches("singleton_types", t.spelling) or \
-        b.conv.matches("singleton_types", t.get_canonical().spelling)
 
 
 def expr_vars(c, b: GraphBuilder) -> set[str]:
