@@ -220,6 +220,11 @@ def test_slot_tables_and_singletons_are_the_cpython_presets():
     assert not conv.matches("singletons", "PyLong_Type")
     th = PRESETS["th"].conventions
     assert not th.slot_tables and not th.matches("singletons", "_Py_NoneStruct")
+    # Static type objects are singletons by their type (issue 31: maxminddb c35e2c7); their
+    # pointers and other records are not.
+    assert conv.matches("singleton_types", "PyTypeObject") and conv.matches("singleton_types", "struct _typeobject")
+    assert not conv.matches("singleton_types", "PyTypeObject *") and not conv.matches("singleton_types", "PyObject")
+    assert not th.singleton_types
 
 
 def test_the_unit_tables_name_each_function_by_field_or_slot_id():

@@ -226,6 +226,9 @@ class Conventions(Answers):
     # Global objects that exist before any call and outlive it (CPython's `_Py_NoneStruct` behind
     # Py_None): their address is a borrowed reference, tracked as a value loaded from memory.
     singletons: list[str] = field(default_factory=list)
+    # Type names (as written or canonical) whose global objects are singletons too: CPython's
+    # static type objects (`static PyTypeObject FooType`), which a steal needs Py_INCREF for.
+    singleton_types: list[str] = field(default_factory=list)
     # Library setters keeping a raw `void *` for the program's callback, with no destroy notify
     # (librdkafka's `rd_kafka_AdminOptions_set_opaque`): the reference that goes with it is the
     # program's to pay and release (frontend.opaque).
@@ -394,7 +397,7 @@ class Conventions(Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "null_results", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons", "opaque_setters")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons", "singleton_types", "opaque_setters")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

@@ -217,6 +217,7 @@ def _cpython() -> Conventions:
                        r"^Py(?:List_GetSlice|Sequence_List)$", r"^PyByteArray_From\w+$",
                        r"^PyMem_(?:Raw)?(?:Malloc|Calloc)$", r"^PyObject_(?:Malloc|Calloc)$", CPYTHON_MEMORY_RESULTS],
         singletons=[r"^_Py_(?:NoneStruct|TrueStruct|FalseStruct|ZeroStruct|NotImplementedStruct|EllipsisObject)$"],
+        singleton_types=[r"^(?:const )?(?:PyTypeObject|struct _typeobject)$"],
         opaque_setters=[r"_set_opaque$"],
         primitive=[r"^_?PyMem_(?:Raw)?(?:Malloc|Calloc|Realloc|Free)$", r"^_?PyObject_(?:Malloc|Calloc|Realloc|Free)$",
                    *CPYTHON_COUNT_PRIMITIVES],

@@ -21,6 +21,7 @@ from refcheck.frontend.graph import GraphBuilder
 from refcheck.frontend.indicatorguard import guards_indicator
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
+from refcheck.frontend.statictypes import static_object
 from refcheck.frontend.steals import status_condition
 from refcheck.frontend.strequal import string_equality
 
@@ -522,7 +523,10 @@ def singleton_address(c, b: GraphBuilder) -> str | None:
     ref = referenced(inner)
     if ref is None or kind_of(ref) != K.VAR_DECL or b.var(ref) is not None:
         return None
-    return ref.spelling if b.conv.matches("singletons", ref.spelling) else None
+    if b.conv.matches("singletons", ref.spelling) or static_object(ref, b):
+        return ref.spelling
+    return None
+
 
 
 def expr_vars(c, b: GraphBuilder) -> set[str]:

@@ -77,6 +77,7 @@ class GraphBuilder:
         # By cursor_key, not by `Cursor.hash`: a 32-bit hash that distinct declarations can share.
         self.noreturn_cache: dict[bytes, bool] = _unit_noreturns(getattr(fn, "_tu", None))
         self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
+        self.retained_statics: frozenset[str] | None = None  # frontend.statictypes, once asked
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
         self.subkeys: dict = {}  # conditions._subkey per (stripped) cursor
