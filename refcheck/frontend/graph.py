@@ -78,6 +78,8 @@ class GraphBuilder:
         self.noreturn_cache: dict[bytes, bool] = _unit_noreturns(getattr(fn, "_tu", None))
         self.var_cache: dict[bytes, str | None] = {}  # the binding's calls are slow
         self.retained_statics: frozenset[str] | None = None  # frontend.statictypes, once asked
+        self.callee_cache: dict[bytes, tuple] = {}  # call -> (declaration, name) (`callee_of`)
+        self.record_cache: dict[tuple, object] = {}  # (callee, name) -> its record (`summary_of`)
         self.owners: dict[str, tuple] = {}  # value name -> the declaration it names
         self.keys: dict = {}  # fact_key per cursor
         self.subkeys: dict = {}  # conditions._subkey per (stripped) cursor
@@ -206,13 +208,28 @@ class GraphBuilder:
         return name
 
     def callee_of(self, call):
-        return resolved_callee(call, self.conv)
+        # Asked about four times per call lowered (the call, its hand-overs, the indicator's and
+        # the keys' tests): kept per build by cursor, like `var_cache`.
+        key = cursor_key(call)
+        found = self.callee_cache.get(key)
+        if found is None:
+            found = self.callee_cache[key] = resolved_callee(call, self.conv)
+        return found
 
     def summary_of(self, decl, name: str):
         """The callee's record; a library table (the cpython preset's) only for a callee declared
         in the library's own headers, not for a project function that shares a name with it.
         With nothing known of it, a function whose body returns a parameter returns that argument
         (`inlines`: a system header's inline cast, which the analysis does not read)."""
+        # Kept per build: the records a build reads do not change while it runs (the unit learns
+        # a definition's summary between builds), and a body calls the same few callees often.
+        key = (cursor_key(decl) if decl is not None else None, name)
+        found = self.record_cache.get(key)
+        if found is None:
+            found = self.record_cache[key] = self._summary_of(decl, name)
+        return found
+
+    def _summary_of(self, decl, name: str):
         conv = self.conv
         lib = _library_record(conv, decl, name) if conv.libraries and decl is not None else None
         if lib is not None:

@@ -23,6 +23,7 @@ import clang.cindex as ci
 from refcheck.conventions.summary import DEFAULT, Effect, Returns, Source, Summary, agreed
 from refcheck.frontend.binding import of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, unop
+from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.slots import record_elements
 from refcheck.frontend.perunit import PerUnit, user_tops
 from refcheck.frontend.unit import in_system_header
@@ -289,7 +290,7 @@ def stored_record(b, call) -> Summary | None:
     else, where the unit stores nothing there, the record the other units export for the slot
     (`exports`: the run's table, phase 2), else None (today's record stands). Notes the slot's
     stores as asked (`noted`)."""
-    kids = list(call.get_children())
+    kids = children_of(call)  # the build's listing: asked at every call no record describes
     slot = slot_of(kids[0]) if kids else None
     if slot is None or foreign(slot, b.conv.library_header):
         return None
