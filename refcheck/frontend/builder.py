@@ -36,6 +36,7 @@ from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
 from refcheck.frontend.replaced import replacing_parameters
+from refcheck.frontend.returnedvalues import constructed_from, lower_constructed
 from refcheck.frontend.sameguard import same_guarded_parameters
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
@@ -468,7 +469,10 @@ class Builder(GraphBuilder):
                 and not self.in_child and not any(converted_constant(a) is not None for a in arguments(returned)):
             self.tested.add(cursor_key(returned))
             self.returning = (cursor_key(returned), c)
-        v = self.exprs.value(kids[0]) if kids else None
+        built = constructed_from(self.fn, returned)
+        if built is not None:
+            lower_constructed(self, location(c), built)
+        v = self.exprs.value(kids[0]) if kids and built is None else None
         self.returning = None
         if v is None and returned is not None and kind_of(returned) == K.CALL_EXPR and has_pointer_type(returned):
             # `return f (...);` of a result nobody counts (f's record says it is unknown): an
