@@ -15,8 +15,8 @@ from refcheck.ir.digraph import descendants
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
-                                         has_scalar_type, location, referenced, reset_kids, strip, unop)
+from refcheck.frontend.clangutil import (K, binop, constant, constant_condition, converted_constant, end_location,
+                                         has_pointer_type, has_scalar_type, location, referenced, reset_kids, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_pointer,
                                          returns_truth, returns_value, unlike_result)
@@ -227,7 +227,7 @@ class Builder(GraphBuilder):
                 self.decl_stmt_single(first)
             else:
                 self.stmt(first)
-        cond, then = kids[0], kids[1]
+        cond, then = constant_condition(kids[0]), kids[1]
         other = kids[2] if len(kids) > 2 else None
         t, f, join = self.node("block"), self.node("block"), self.node("block")
         # `if (setjmp(buf))`: calls after it may come back to one arm (frontend.longjmps); not the
