@@ -16,7 +16,8 @@ from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
 from refcheck.frontend.clangutil import (K, binop, constant, constant_condition, converted_constant, end_location,
-                                         has_pointer_type, has_scalar_type, location, referenced, reset_kids, strip, unop)
+                                         has_pointer_type, has_scalar_type, location, referenced, reset_kids,
+                                         strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_pointer,
                                          returns_truth, returns_value, unlike_result)
