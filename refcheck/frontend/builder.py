@@ -15,8 +15,9 @@ from refcheck.ir.digraph import descendants
 from refcheck import ir
 from refcheck.ir.cfg import FunctionCFG, Node
 from refcheck.conventions import Conventions
-from refcheck.frontend.clangutil import (K, binop, constant, converted_constant, end_location, has_pointer_type,
-                                         has_scalar_type, location, referenced, reset_kids, strip, unop)
+from refcheck.frontend.clangutil import (K, binop, constant, constant_condition, converted_constant, end_location,
+                                         has_pointer_type, has_scalar_type, location, referenced, reset_kids,
+                                         strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.clangutil import (enumerators, is_expression, kind_of, points_to_const, returns_pointer,
                                          returns_truth, returns_value, unlike_result)
@@ -37,6 +38,7 @@ from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
 from refcheck.frontend.replaced import replacing_parameters
+from refcheck.frontend.returnedvalues import constructed_from, lower_constructed
 from refcheck.frontend.sameguard import same_guarded_parameters
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
                                        untyped_parameters)
@@ -231,7 +233,7 @@ class Builder(GraphBuilder):
                 self.decl_stmt_single(first)
             else:
                 self.stmt(first)
-        cond, then = kids[0], kids[1]
+        cond, then = constant_condition(kids[0]), kids[1]
         other = kids[2] if len(kids) > 2 else None
         t, f, join = self.node("block"), self.node("block"), self.node("block")
         # `if (setjmp(buf))`: calls after it may come back to one arm (frontend.longjmps); not the
@@ -473,7 +475,10 @@ class Builder(GraphBuilder):
                 and not self.in_child and not any(converted_constant(a) is not None for a in arguments(returned)):
             self.tested.add(cursor_key(returned))
             self.returning = (cursor_key(returned), c)
-        v = self.exprs.value(kids[0]) if kids else None
+        built = constructed_from(self.fn, returned)
+        if built is not None:
+            lower_constructed(self, location(c), built)
+        v = self.exprs.value(kids[0]) if kids and built is None else None
         self.returning = None
         if v is None and returned is not None and kind_of(returned) == K.CALL_EXPR and has_pointer_type(returned):
             # `return f (...);` of a result nobody counts (f's record says it is unknown): an

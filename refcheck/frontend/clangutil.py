@@ -245,6 +245,18 @@ def strip(c, through=STRIPPED):
     return c
 
 
+def constant_condition(cond):
+    """`if constexpr (a == b)`: libclang gives the constant expression the comparison's kind and
+    the comparison as its one child; the comparison itself, which conditions read."""
+    c = strip(cond)
+    while c._kind_id == K.BINARY_OPERATOR.value:
+        children = kids(c)
+        if len(children) != 1:
+            break
+        cond = c = strip(children[0])
+    return cond
+
+
 # The compiled twin (_cquery.c), the same steps without a Python frame per ask; this one is the
 # fallback and the tests' oracle.
 PURE_STRIP = strip
