@@ -29,6 +29,14 @@ class ParameterEffects:
             # where its caller passes none (dconf_writer_complete_invocation's result, NULL with
             # an error); else the floating reference leaks in the callee, which no caller avoids.
             return Effect.SINK_FLOATING
+        if fates == {"kept", "borrowed"} and self.glib and self.split(i) is None:
+            # A reference of its own kept on some paths (`g_io_add_watch_full (..., g_object_ref
+            # (x), g_object_unref)` after the failure exits) and nothing done on the others, no
+            # result class telling them apart: the caller's reference is never taken, only lent.
+            # KEEP says so (its unref after the call is right); a store without a ref of its own
+            # on the kept paths would be `sunk`, and a SINK's or nothing (fixtures/glib_callee_refs.c).
+            # GLib code only, where it was measured (`glib`: lends, infers no setters).
+            return Effect.KEEP
         if var in self.cfg.same_guarded:
             # Stored on one result; the other's only return is where the slot holds it already
             # (`if (*target == str) return FALSE;`): the slot's either way (frontend.sameguard).

@@ -192,6 +192,8 @@ class Summarizer(PathObserver, ParameterEffects):
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
+            if fate == "sunk" and self.glib and self.stored_with_own_ref(st.objs.get(pid)):
+                fate = "kept"
             # Handing the parameter back is giving it up too, where the function owns it.
             fate = "returned" if fate in ("borrowed", "retained") and oid == pid else fate
             self.fates[i].add(fate)
@@ -350,6 +352,15 @@ class Summarizer(PathObserver, ParameterEffects):
             return False
         var = next(iter(o.deps))
         return var in self.index and self.fate(st, ObjId(Kind.PARAM, var)) == "released"
+
+    @staticmethod
+    def stored_with_own_ref(o) -> bool:
+        """A parameter the body retained and stored, and stored again without a second reference:
+        `g_hash_table_insert (t, object, g_object_ref (object))`, or one reference for two tables
+        of a pair (gnome-keyring's `take_object_ownership`). In GLib code the other stores are
+        the same pointer beside the one reference the body took (a table's key that its value
+        keeps alive): the caller's reference is not taken (`fixtures/glib_callee_refs.c`)."""
+        return o is not None and o.owned == 0 and o.shared and o.origin is Origin.RETAIN and not o.kept
 
     @staticmethod
     def fate(st: State, oid: ObjId) -> str:

@@ -327,9 +327,13 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # A location's own expression retained (`Py_XINCREF(entry->key)`), its value in no
         # variable of the user's: if the address moves on, the reference is the location's.
         located = oid.kind is Kind.FIELD and not o.owned and all(v.startswith("$") for v in st.holders(oid))
+        # A reference taken of one a callee keeps while we own none (`agent_new (.., subject)`
+        # keeping its own, then `g_hash_table_insert (t, g_object_ref (subject), agent)`, polkit) is
+        # for the next location, not a borrowed alias of the keeper's (`locations`): `kept` cleared.
         st.objs[oid] = replace(o, owned=min(MAX_OWNED, o.owned + 1), gone=Gone.NO, by_location=located or o.by_location,
                                site=o.site if keep else op.loc, node=o.node if keep else node,
-                               origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN)
+                               origin=Origin.ACQUIRE if o.origin is Origin.ACQUIRE else Origin.RETAIN,
+                               kept=o.kept and o.owned > 0)
 
     def op_touch(self, st: State, op: ir.Touch, node: int, index: int, events: list) -> None:
         self.invalidate(st, op.var)
