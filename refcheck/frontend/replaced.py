@@ -7,16 +7,29 @@ preset lends a parameter only stored into memory, `fixtures/glib_setters_lend.c`
 read off the spelled tokens, since GLib's `g_clear_object`/`g_clear_pointer` are macros whose
 expansion hides the field behind a `_pp` temporary: a releaser's or `g_clear_*`'s call on `&L` or
 `L`, written before the store `L = p;` in the same body, L the same member expression text.
+The release may be a helper of the unit clearing the slot around L (msitools'
+`_libmsi_free_field (&rec->fields[i]); rec->fields[i].u.stream = stream;`, whose body unrefs
+`field->u.stream`): its call on `&X` (`X`) releases `X.m` (`X->m`) for each member path `m` of its
+parameter its own body releases so (`fixtures/glib_clear_slot_helper.c`).
 """
 
 from __future__ import annotations
 
+import re
+
 from refcheck.frontend.binding import of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.unit import in_system_header
 
 
 _ASSIGNS = frozenset((K.BINARY_OPERATOR.value,))
+_CALLS = frozenset((K.CALL_EXPR.value,))
+# A cast around a released member, `G_OBJECT (f->u.stream)` or `(GObject *) f->u.stream`: the
+# member is what is released.
+_CAST_MACRO = re.compile(r"^[A-Za-z_]\w*\((.*)\)$")
+_CAST = re.compile(r"^\((?:const)?[A-Za-z_]\w*\**\)(.*)$")
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*)+$")
 
 
 def replacing_parameters(fn, conv) -> list:
@@ -40,9 +53,14 @@ def replacing_parameters(fn, conv) -> list:
     if not stores:
         return []
     released = _released(fn, conv)
-    return [decls[key] for key, where in stores.items()
-            if all(text is not None and any(t == text and at < off for at, t in released)
-                   for off, text in where)]
+    if not all(_follows(where, released) for where in stores.values()):
+        released += _cleared_by_helpers(fn, conv)  # only where needed: it reads other bodies
+    return [decls[key] for key, where in stores.items() if _follows(where, released)]
+
+
+def _follows(where: list, released: list) -> bool:
+    """Whether each store `L = p` (offset, text of L) comes after a release of L."""
+    return all(text is not None and any(t == text and at < off for at, t in released) for off, text in where)
 
 
 def _text(c) -> str:
@@ -74,6 +92,39 @@ def _released(fn, conv) -> list[tuple[int, str]]:
         text = "".join(arg[1:] if arg[:1] == ["&"] else arg)
         if "->" in text or "." in text:
             out.append((t.extent.start.offset, text))
+    return out
+
+
+def _cleared_by_helpers(fn, conv) -> list[tuple[int, str]]:
+    """(offset, text of `X.m` / `X->m`) for each call `h (&X)` / `h (X)` of a function of the unit
+    whose body releases `P->m`, P its parameter at that position (module docstring)."""
+    out, seen = [], {}
+    for call in of_kinds(fn, _CALLS):
+        callee = referenced(call)
+        body = callee.get_definition() if callee is not None else None
+        if body is None or body == fn or in_system_header(body.location):
+            continue
+        key = body.hash
+        freed = seen[key] if key in seen else seen.setdefault(key, _member_releases(body, conv))
+        if not freed:
+            continue
+        for param, arg in zip(body.get_arguments(), call.get_arguments()):
+            text = _text(arg)
+            base, sep = (text[1:], ".") if text.startswith("&") else (text, "->")
+            out.extend((call.extent.start.offset, base + sep + m) for m in freed.get(param.spelling, ()))
+    return out
+
+
+def _member_releases(body, conv) -> dict[str, set[str]]:
+    """Parameter name -> the member paths `m` of it its body releases (`g_free (p->m)`)."""
+    out: dict = {}
+    for _, text in _released(body, conv):
+        for pattern in (_CAST_MACRO, _CAST):
+            m = pattern.match(text)
+            text = m.group(1) if m else text
+        head, sep, rest = text.partition("->")
+        if sep and _PATH.match(text):
+            out.setdefault(head, set()).add(rest)
     return out
 
 
