@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from refcheck.conventions.gir import GirError, floating_results, gir_version, parse_gir  # noqa: E402
-from refcheck.conventions.presets import base_glib  # noqa: E402
+from refcheck.conventions.glibpreset import base_glib  # noqa: E402
 
 FILES = ("GLib-2.0.gir", "GModule-2.0.gir", "GObject-2.0.gir", "Gio-2.0.gir")
 KEEP_PATTERN_ROLES = ("retain", "release", "consume", "reallocate", "error", "exit")

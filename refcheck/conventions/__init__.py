@@ -50,6 +50,12 @@ LIBC_RECORDS = {name: parse_record(table, f"libc records: {name}") for name, tab
 }.items()}
 
 
+# The TH defaults of these tables name TH/THC functions (newWithAllocator, THCudaCheck, resizeAs):
+# other code bases start from empty tables and add their own in [tool.refcheck].
+# libc's records stay: realpath (p, NULL) allocates whatever the library around it.
+NO_TH_TABLES = dict(sinks={}, error_if_nonzero={}, may_return_argument={}, same_size={}, same_size_test={},
+                     summaries=dict(LIBC_RECORDS))
+
 @dataclass
 class Conventions(Queries, Answers):
     # Calls whose result is an owned reference.

@@ -66,7 +66,7 @@ def _holds_pointer(holder) -> bool:
 
 
 # The mark of a constructor's `transfer none` result in a record of parse_gir (not a record key:
-# presets.gir_records takes it out).
+# glibpreset.gir_records takes it out).
 UNOWNED_CONSTRUCTOR = "unowned-constructor"
 
 
@@ -105,7 +105,7 @@ def _result(callable_, ret) -> Record:
             # GInitiallyUnowned makes floating: sunk by the container they are added to) or one
             # the library keeps (a toplevel GtkWindow, released by gtk_widget_destroy): neither
             # a lent object nor the caller's plain reference. Unknown (issue 32, glib25), marked
-            # so that a `*_new` name does not make it owned again (presets.gir_records).
+            # so that a `*_new` name does not make it owned again (glibpreset.gir_records).
             record["returns"] = "unknown"
             record[UNOWNED_CONSTRUCTOR] = True
         elif full or not _opaque(ret):

@@ -536,11 +536,11 @@ def _definitions(text: str, names) -> set[str]:
 def annotated(conv, paths):
     """`conv` with the records of the project's own gtk-doc annotations in `paths`, below its
     configured records (a `summaries` table, a configured .gir) and above the name patterns and
-    the bodies' inference, as a configured .gir's are (`presets.gir_records`: the names whose
+    the bodies' inference, as a configured .gir's are (`glibpreset.gir_records`: the names whose
     role the patterns decide, retainers and releasers, keep it)."""
     from dataclasses import replace
 
-    from refcheck.conventions.presets import gir_records
+    from refcheck.conventions.glibpreset import gir_records
     from refcheck.conventions.records import RecordError
 
     found, takes, defaults = _project(paths)

@@ -117,7 +117,7 @@ def _find(girs: tuple[InstalledGir, ...], folder: str) -> InstalledGir | None:
 
 def records(conv, gir: InstalledGir, convert) -> dict:
     """The records of one installed .gir, made by `convert` as the preset makes GLib's
-    (`presets.gir_records`: a name whose role the patterns decide keeps it); an unreadable file
+    (`glibpreset.gir_records`: a name whose role the patterns decide keeps it); an unreadable file
     gives none."""
     key = (gir.path, gir.stamp, conv.fingerprint())
     if key not in _TABLES:

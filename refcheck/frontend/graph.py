@@ -25,7 +25,7 @@ from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, declared
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
-from refcheck.conventions.presets import gir_records
+from refcheck.conventions.glibpreset import gir_records
 from refcheck.frontend.inlines import identity_position
 from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.unit import in_system_dir

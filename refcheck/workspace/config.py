@@ -323,7 +323,7 @@ def parse(table: dict, where: str, base_dir: str) -> Config:
 def _with_gir(conv, path: str, where: str):
     """The project's own GObject-Introspection data (`gir`), when the build has written it."""
     from refcheck.conventions.gir import GirError, parse_gir
-    from refcheck.conventions.presets import gir_records
+    from refcheck.conventions.glibpreset import gir_records
     from refcheck.conventions.records import RecordError
 
     if not os.path.isfile(path):

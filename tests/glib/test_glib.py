@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from cunit import CUnit
 from refcheck.conventions.gir import GirError, bundled, floating_results, load_table, parse_gir
-from refcheck.conventions.presets import PRESETS, gir_records
+from refcheck.conventions.glibpreset import gir_records
+from refcheck.conventions.presets import PRESETS
 from refcheck.conventions.summary import Effect, Returns
 from refcheck.driver.engine import Settings, check_unit
 
