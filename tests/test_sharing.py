@@ -27,7 +27,14 @@ INCLUDE = FIXTURES / "include"
 def _check(unit: Path, errors: str, share: bool):
     options = unit_sources(unit, FIXTURES, [INCLUDE])[0].options
     conventions = replace(PRESETS[options.preset].conventions, errors=errors)
-    return check(unit, conventions, fixture_args(unit), root=REPO, share=share, function_seconds=UNTIMED)
+    result = check(unit, conventions, fixture_args(unit), root=REPO, share=share, function_seconds=UNTIMED)
+    # The output a run under the preset gives: without the rules the preset leaves off, as the
+    # fixture expectations read it (test_fixtures). Skipping a body reads only what the preset
+    # reports: under cpython a member that moves a field's reference out (`t = p; p = 0; return
+    # t;`, an RAII holder's Detach) has no role call and is skipped, where analysed it gives only
+    # RC004, which that preset never reports.
+    ignored = set(PRESETS[options.preset].ignore)
+    return replace(result, findings=[f for f in result.findings if f.rule not in ignored]) if ignored else result
 
 
 @pytest.mark.parametrize("errors", ["abort", "unwind"])
