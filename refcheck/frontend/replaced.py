@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from refcheck.frontend.binding import of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.unit import in_system_header
@@ -104,8 +104,10 @@ def _cleared_by_helpers(fn, conv) -> list[tuple[int, str]]:
         body = callee.get_definition() if callee is not None else None
         if body is None or body == fn or in_system_header(body.location):
             continue
-        key = body.hash
-        freed = seen[key] if key in seen else seen.setdefault(key, _member_releases(body, conv))
+        key = cursor_key(body)  # not `Cursor.hash`: 32 bits that distinct bodies can share
+        if key not in seen:
+            seen[key] = _member_releases(body, conv)
+        freed = seen[key]
         if not freed:
             continue
         for param, arg in zip(body.get_arguments(), call.get_arguments()):
