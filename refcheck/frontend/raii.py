@@ -25,7 +25,7 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location,
-                                        referenced, strip)
+                                        named_parameter, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL
 
@@ -132,10 +132,7 @@ def effect_of(b, holder: Holder, method) -> Effect | None:
 
 
 def _param_index(e, params: list) -> int | None:
-    e = strip(e) if e is not None else None
-    if e is None or kind_of(e) != K.DECL_REF_EXPR:
-        return None
-    ref = referenced(e)
+    ref = named_parameter(e) if e is not None else None
     keys = [cursor_key(p) for p in params]
     return keys.index(cursor_key(ref)) if ref is not None and cursor_key(ref) in keys else None
 
