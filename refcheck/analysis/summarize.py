@@ -146,14 +146,16 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
     def only_stored(self, cfg, setters: bool, lends: bool) -> tuple[frozenset, frozenset, set]:
         """The parameters the body gives up only by stores, read off the graph before its
         exploration: a setter's (`setters`), those lent (`lends`), and the read-only ones."""
-        setter = self.stored_only(cfg) if setters else frozenset()
+        # A node the body links into an intrusive list is the list's, a container's element
+        # (frontend.intrusive): a store, neither lent nor sunk.
+        setter = (self.stored_only(cfg) if setters else frozenset()) | cfg.links
         # GLib code (`lends`): a parameter only stored into memory other parameters reach (an
         # iterator's node, a back-pointer) is lent, as where such a body is not summarised at
         # all (`fixtures/glib_setters_lend.c`), whatever else the function calls; not by a
         # function taking a destroy notify, whose data is handed over with it (xb_opcode_init).
         # Nor one stored into a field whose old value the body released first (`g_clear_object
         # (&priv->c); priv->c = c;`): the field owns what it holds (`fixtures/glib_clear_then_store.c`).
-        lent = self.stored_only(cfg) - cfg.replaces if lends and not setters and not cfg.takes_notify \
+        lent = self.stored_only(cfg) - cfg.replaces - cfg.links if lends and not setters and not cfg.takes_notify \
             else frozenset()
         # Pointer-to-const parameters the body gives up only by plain stores into memory (no call
         # keeps them: geocode-glib's `add_attr_string (ht, key, const gchar *value)` inserts the

@@ -37,6 +37,7 @@ from refcheck.support.gcpause import paused_collector
 from refcheck.frontend.sizes import element_count
 from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
+from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
 from refcheck.frontend.returnedvalues import constructed_from, lower_constructed
 from refcheck.frontend.sameguard import same_guarded_parameters
@@ -125,6 +126,7 @@ class Builder(GraphBuilder):
                            replaces=self.vars_of(replacing_parameters(self.fn, self.conv)) | guarded
                            if setters else frozenset(),
                            same_guarded=guarded,
+                           links=self.vars_of(linking_parameters(self.fn)) if setters else frozenset(),
                            closures=self.vars_of(closure_data(self.fn)) if steals else frozenset(),
                            untyped=self.vars_of(untyped_parameters(self.fn)) if steals else frozenset(),
                            forwards=frozenset((self.var(d), self.var(c)) for d, c in forwarded(self.fn))

@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import (SCALAR_KINDS, K, binop, constant, conve
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
+from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
 from refcheck.frontend.setters import reaching_locals, stores_parameter
 from refcheck.frontend.slots import role_of
@@ -194,5 +195,6 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     # A GLib setter whose release of the old value is a project helper's (`field_clear (&r->f[i]);
     # r->f[i].u.s = s;`): nothing above has a role, yet its record hands the parameter over.
     return bool(filled & returned) or all(told) \
-        or (conv.infer_steals and not conv.infer_setters and bool(replacing_parameters(fn, conv)))
+        or (conv.infer_steals and not conv.infer_setters
+            and bool(replacing_parameters(fn, conv) or linking_parameters(fn)))
 

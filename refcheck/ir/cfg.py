@@ -59,6 +59,9 @@ class FunctionCFG:
     # Pointer parameters stored into a field whose old value the body released first (GLib's
     # clear-then-store setter): handed to the field, not lent (frontend.replaced).
     replaces: frozenset = frozenset()
+    # Node parameters the body links into an intrusive list (`elem->prev->next = to_add`): the
+    # list keeps them, a container's store (frontend.intrusive; analysis.summarize `setter`).
+    links: frozenset = frozenset()
     # Of those, the ones whose only other return is under a same-pointer guard (`if (*q == p)
     # return K;`): handed over on every result (frontend.sameguard).
     same_guarded: frozenset = frozenset()
