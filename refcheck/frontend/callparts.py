@@ -60,16 +60,16 @@ def back_pointers(b: GraphBuilder, args: list, effects: dict) -> set[int]:
     """Kept positions whose value is a local x that another argument points inside of
     (`init_side (client, &client->client_side)`), or inside an object x holds (frontend.parents):
     the callee stores x there, a back-pointer that cannot own x (the cycle would never be freed),
-    so the call borrows x. Not where that argument is kept too (`g_hash_table_insert (t,
-    &(attr->type), attr)`, gnome-keyring's stores): a key inside its own value is what the
-    container keeps beside x, not the place x is stored into (`fixtures/glib_key_in_value.c`)."""
+    so the call borrows x. Not where that argument points inside x itself and is a container's
+    element too (`g_hash_table_insert (t, &(attr->type), attr)`, gnome-keyring's tables): a key
+    kept beside its own value, not the place x is stored into (`fixtures/glib_key_in_value.c`)."""
     out = set()
     for i, e in effects.items():
         if e not in KEPT or not isinstance(i, int):
             continue
         x = plain_local(b, args[i]) if i < len(args) else None
-        if x is not None and any(j != i and effects.get(j) not in KEPT
-                                 and (r := interior_root(b, a)) is not None and holds(b, x, r)
+        if x is not None and any(j != i and (r := interior_root(b, a)) is not None and holds(b, x, r)
+                                 and not (r == x and effects.get(j) is Effect.STORE)
                                  for j, a in enumerate(args)):
             out.add(i)
     return out

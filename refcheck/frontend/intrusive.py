@@ -1,10 +1,10 @@
 """Functions that link a node into an intrusive list (Wine's and the kernel's list.h, bolt's BoltList).
 
 `static inline void list_add_before (struct list *elem, struct list *to_add) { to_add->next =
-elem; to_add->prev = elem->prev; elem->prev->next = to_add; elem->prev = to_add; }`: a node type
-is a record with a member pointing to its own type (`struct list *next`), and a function storing
-its parameter of that type into such a member of memory another parameter reaches links the node
-into that list. The list keeps what it links: the caller's `list_add_tail (&db->tables,
+elem; to_add->prev = elem->prev; elem->prev->next = to_add; elem->prev = to_add; }`: a link
+record is nothing but members pointing to its own type (`struct list *next, *prev`: the node an
+intrusive list embeds in each block it lists), and a function storing its parameter of that type
+into such a member of memory another parameter reaches links the node into that list. The list keeps what it links: the caller's `list_add_tail (&db->tables,
 &table->entry)` hands the block embedding the node to the list (`CallLowering.embedded_items`,
 `fixtures/glib_intrusive_list.c`), where the glib preset otherwise lends a parameter only stored
 into memory (`fixtures/glib_setters_lend.c`). A wrapper passing its parameter on to such a function
@@ -31,7 +31,9 @@ def linking_parameters(fn) -> list:
 
 
 def _node_record(t):
-    """The record T of a parameter typed `T *`, T a node (a member of type `T *`), else None."""
+    """The record T of a parameter typed `T *`, T a link (its members only pointers to T: `next`,
+    `prev`), else None. A record with a payload beside its links (a GObject's `parent`, a tree
+    node's data) is an object that points to others, whose stores the glib preset lends."""
     t = t.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return None
@@ -39,11 +41,9 @@ def _node_record(t):
     if rec.kind != ci.TypeKind.RECORD:
         return None
     own = rec.spelling
-    for f in rec.get_fields():
-        ft = f.type.get_canonical()
-        if ft.kind == ci.TypeKind.POINTER and ft.get_pointee().get_canonical().spelling == own:
-            return rec
-    return None
+    fields = [f.type.get_canonical() for f in rec.get_fields()]
+    links = [ft for ft in fields if ft.kind == ci.TypeKind.POINTER and ft.get_pointee().get_canonical().spelling == own]
+    return rec if links and len(links) == len(fields) else None
 
 
 def _linking(fn, memo: dict, depth: int) -> frozenset:
