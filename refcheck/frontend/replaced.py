@@ -10,13 +10,18 @@ expansion hides the field behind a `_pp` temporary: a releaser's or `g_clear_*`'
 The release may be a helper of the unit clearing the slot around L (msitools'
 `_libmsi_free_field (&rec->fields[i]); rec->fields[i].u.stream = stream;`, whose body unrefs
 `field->u.stream`): its call on `&X` (`X`) releases `X.m` (`X->m`) for each member path `m` of its
-parameter its own body releases so (`fixtures/glib_clear_slot_helper.c`).
+parameter its own body releases so (`fixtures/glib_clear_slot_helper.c`). So may the container's own
+free function, a member of GDestroyNotify's shape (libsoup's path map: `map->free_func
+(mappings[match].data); mappings[match].data = data;`).
 """
 
 from __future__ import annotations
 
 import re
 
+import clang.cindex as ci
+
+from refcheck.frontend.argtypes import destroy_notify
 from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
@@ -46,13 +51,15 @@ def replacing_parameters(fn, conv) -> list:
         ref = referenced(rhs)
         if ref is None or kind_of(ref) != K.PARM_DECL:
             continue
+        if _local_member(lhs):
+            continue  # `mapping.data = data;` into a struct of the frame: the summary follows the copy
         text = _text(lhs) if kind_of(lhs) == K.MEMBER_REF_EXPR else None
         key = (ref.spelling, ref.location.offset)
         decls[key] = ref
         stores.setdefault(key, []).append((c.extent.start.offset, text))
     if not stores:
         return []
-    released = _released(fn, conv)
+    released = _released(fn, conv) + _notified(fn)
     if not all(_follows(where, released) for where in stores.values()):
         released += _cleared_by_helpers(fn, conv)  # only where needed: it reads other bodies
     return [decls[key] for key, where in stores.items() if _follows(where, released)]
@@ -92,6 +99,37 @@ def _released(fn, conv) -> list[tuple[int, str]]:
         text = "".join(arg[1:] if arg[:1] == ["&"] else arg)
         if "->" in text or "." in text:
             out.append((t.extent.start.offset, text))
+    return out
+
+
+def _local_member(lhs) -> bool:
+    """`s.m` for s a struct variable of the frame (not a pointer): memory the caller cannot reach."""
+    if kind_of(lhs) != K.MEMBER_REF_EXPR:
+        return False
+    base = next(iter(children_of(lhs)), None)
+    base = strip(base) if base is not None else None
+    ref = referenced(base) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
+    return ref is not None and kind_of(ref) == K.VAR_DECL and ref.type.get_canonical().kind == ci.TypeKind.RECORD
+
+
+def _notified(fn) -> list[tuple[int, str]]:
+    """(offset, text of L) for each call `o->free_func (L)` through a member of GDestroyNotify's
+    shape (`void (*) (T *)`): the container's own free function called on the value its slot
+    held (libsoup's `soup_path_map_add`: `map->free_func (mappings[match].data);
+    mappings[match].data = data;`, `fixtures/glib_notify_then_store.c`)."""
+    out = []
+    for call in of_kinds(fn, _CALLS):
+        kids = children_of(call)
+        callee = strip(kids[0]) if kids else None
+        if callee is None or kind_of(callee) != K.MEMBER_REF_EXPR or len(kids) != 2:
+            continue
+        t = callee.type.get_canonical()
+        if t.kind != ci.TypeKind.POINTER or not destroy_notify(t.get_pointee().get_canonical()):
+            continue
+        text = _text(kids[1])
+        text = text[1:] if text.startswith("&") else text
+        if "->" in text or "." in text:
+            out.append((call.extent.start.offset, text))
     return out
 
 
