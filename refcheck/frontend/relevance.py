@@ -17,7 +17,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
 from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
-from refcheck.frontend.setters import reaching_locals, stores_parameter
+from refcheck.frontend.setters import reaching_locals, stores_parameter, takes_notify
 from refcheck.frontend.slots import role_of
 
 # Call roles and expressions that create, hand over or end an owned reference. A body with none of
@@ -147,6 +147,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     if role_of(fn, conv) is FunctionRole.RETURNS_NEW:  # a slot's new reference, the same RC005
         return True
     reach = functools.cache(lambda: reaching_locals(fn, conv))  # asked for a store through a local only
+    notified = functools.cache(lambda: conv.infer_steals and not conv.infer_setters and takes_notify(fn))
     stack = list(children_of(fn))
     # `_atspi_dbus_call (obj, iface, "GetName", error, "i=>s", i, &retval); return retval;`: a
     # local filled through its address by a call no record speaks of, then returned. What the
@@ -182,6 +183,11 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             return True  # its summary: an unknown result, not the default's borrowed one
         elif conv.infer_setters and k == K.BINARY_OPERATOR and stores_parameter(c, reach):
             return True  # its summary: stores that argument (ultrajson's `pc->dictObj = dictObj`)
+        elif notified() and k == K.BINARY_OPERATOR and stores_parameter(c, reach):
+            # GLib's data/notify pair stored (`self->destroy_data = destroy; self->prompt_data =
+            # data;`, gnome-keyring's gkm_wrap_prompt_set_prompt_data): its summary hands the
+            # data over (`FunctionCFG.takes_notify`), where no record lends it.
+            return True
         elif k == K.RETURN_STMT and (v := returned_local(c)) is not None:
             returned.add(v)
         elif tells and k == K.RETURN_STMT and _nonzero_return(c):
