@@ -4,11 +4,13 @@
 elem; to_add->prev = elem->prev; elem->prev->next = to_add; elem->prev = to_add; }`: a link
 record is nothing but members pointing to its own type (`struct list *next, *prev`: the node an
 intrusive list embeds in each block it lists), and a function storing its parameter of that type
-into such a member of memory another parameter reaches links the node into that list. The list keeps what it links: the caller's `list_add_tail (&db->tables,
-&table->entry)` hands the block embedding the node to the list (`CallLowering.embedded_items`,
-`fixtures/glib_intrusive_list.c`), where the glib preset otherwise lends a parameter only stored
-into memory (`fixtures/glib_setters_lend.c`). A wrapper passing its parameter on to such a function
-of the unit at a linking position links it too (`list_add_tail` calls `list_add_before`).
+into such a member of memory another parameter reaches, after setting every link of its own (it
+was in no list), links the node into that list. The list keeps what it links: the caller's
+`list_add_tail (&db->tables, &table->entry)` hands the block embedding the node to the list
+(`CallLowering.embedded_items`, `fixtures/glib_intrusive_list.c`), where the glib preset
+otherwise lends a parameter only stored into memory (`fixtures/glib_setters_lend.c`); the list
+head it is linked at stays its owner's. A wrapper passing its parameter on to such a function of
+the unit at a linking position links it too (`list_add_tail` calls `list_add_before`).
 """
 
 from __future__ import annotations
@@ -56,11 +58,18 @@ def _linking(fn, memo: dict, depth: int) -> frozenset:
     nodes = {cursor_key(p): i for i, p in enumerate(params) if _node_record(p.type) is not None}
     if not nodes or len(params) < 2:
         return memo[key]
-    found = set()
+    found, written = set(), {}
     for c in of_kinds(fn, _ASSIGNS):
         i = _stored_node(c, nodes)
         if i is not None:
             found.add(i)
+        j, member = _own_link(c, nodes)
+        if j is not None:
+            written.setdefault(j, set()).add(member)
+    # The node inserted has every link of its own set (`to_add->next = ...; to_add->prev =
+    # ...`): it was in no list. The position it is linked at (`to_add->prev = elem`) keeps a link
+    # of its own: a list already, written into, not handed over.
+    found = {i for i in found if written.get(i, set()) >= _links(params[i].type)}
     if depth > 0:
         for call in of_kinds(fn, _CALLS):
             found |= _passed_on(call, nodes, memo, depth)
@@ -85,6 +94,25 @@ def _stored_node(c, nodes: dict) -> int | None:
     if base is not None and kind_of(base) == K.DECL_REF_EXPR and referenced(base) == ref:
         return None
     return i
+
+
+def _links(t) -> set:
+    """The member names of the link record `t` points to."""
+    return {f.spelling for f in t.get_canonical().get_pointee().get_canonical().get_fields()}
+
+
+def _own_link(c, nodes: dict) -> tuple:
+    """(i, m) where `c` is `p->m = ...`, p node parameter i, else (None, None)."""
+    if binop(c) != "=":
+        return None, None
+    lhs = strip(children_of(c)[0])
+    if kind_of(lhs) != K.MEMBER_REF_EXPR:
+        return None, None
+    base = next(iter(children_of(lhs)), None)
+    base = strip(base) if base is not None else None
+    ref = referenced(base) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
+    i = nodes.get(cursor_key(ref)) if ref is not None and kind_of(ref) == K.PARM_DECL else None
+    return (i, lhs.spelling) if i is not None else (None, None)
 
 
 def _passed_on(call, nodes: dict, memo: dict, depth: int) -> set:
