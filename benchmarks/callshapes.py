@@ -36,7 +36,7 @@ def main() -> int:
     from refcheck.conventions.presets import PRESETS
     from refcheck.driver import engine
     from refcheck.driver.engine import Settings
-    from refcheck.frontend import builder, calls
+    from refcheck.frontend import builder, calls, expressions
     from refcheck.frontend.binding import arguments
     from refcheck.frontend.clangutil import kind_of, strip
     from refcheck.frontend.conditions import is_null_constant
@@ -61,6 +61,11 @@ def main() -> int:
             cpu[1] += 1
 
     calls.CallLowering.call, builder._built = call, built
+    # The expression lowering's dispatch table holds the function itself, read at import.
+    for table in (expressions.EXPR_HANDLERS, expressions.HANDLERS_BY_ID):
+        for k, h in list(table.items()):
+            if h is real_call:
+                table[k] = call
     settings = Settings(conventions=PRESETS[args.preset].conventions, clang_args=args.clang_args, root=".",
                         function_seconds=6000)
     sys.setrecursionlimit(20_000)
