@@ -301,7 +301,9 @@ def _look_up(units: list[str], request: Request, cache: Cache, hasher: FileHashe
         adaptations.update(adapted.notes)
         own = request.config_for(path)
         parts[i] = {"args": args, "settings": run_fp if own is cfg else settings_fp(own)}
-        keys[i] = unit_key(path, args, parts[i]["settings"])
+        # The key hashes refcheck's own sources (`tool_fingerprint`, ~11 ms): only a usable cache
+        # reads it (unit entries, the per-function tables), so a --no-cache run makes none.
+        keys[i] = unit_key(path, args, parts[i]["settings"]) if cache.entries is not None else ""
         cached = cache.load(keys[i], hasher)
         if cached is not None:
             results[i] = cached

@@ -10,6 +10,8 @@ from refcheck.conventions.summary import Source, When
 from refcheck.frontend.clangutil import (K, argument_types, binop, has_pointer_type, has_scalar_type, kind_of, referenced,
                                          strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend import calleefacts
+from refcheck.frontend.calleefacts import declared_types
 from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.graph import library_declares
 from refcheck.frontend.unit import in_system_header
@@ -210,16 +212,8 @@ def parameter_types(decl, args: list) -> list:
     own past them (a variadic callee's: `PyArg_ParseTuple (args, "O&", converter, &x)`) or
     where it has no prototype. A call through a function pointer (`call->parent->parent_export
     (p, cb, data)`, whose callee is the field) has the pointee's prototype."""
-    declared: list = []
-    try:
-        t = decl.type.get_canonical() if decl is not None else None
-        if t is not None and t.kind == ci.TypeKind.POINTER:
-            t = t.get_pointee().get_canonical()
-        if t is not None and t.kind == ci.TypeKind.FUNCTIONPROTO:
-            declared = list(argument_types(t))
-    except Exception:  # a declaration libclang cannot type
-        declared = []
-    return declared[:len(args)] + [a.type for a in args[len(declared):]]
+    declared = declared_types(decl)  # kept per callee while a function is built
+    return list(declared[:len(args)]) + [a.type for a in args[len(declared):]]
 
 
 def function_pointer_positions(decl, args: list) -> list[int]:
@@ -415,7 +409,4 @@ def contents_taken(fn, call, container) -> bool:
 def defined_here(decl) -> bool:
     """The callee's body is in this unit: what it returns is for its inferred summary to say
     (issue 26), not the name conventions (THNN's static `view_weight` returns a new tensor)."""
-    try:
-        return decl is not None and decl.get_definition() is not None
-    except Exception:  # a cursor libclang cannot resolve: no body known
-        return False
+    return decl is not None and calleefacts.defined_here(decl)  # kept per unit: asked at every call

@@ -135,6 +135,8 @@ def end_location(c) -> Location:
 
 
 _FILES: dict | None = None  # file pointer -> name, while one function's graph is built
+# Other modules' answers kept while one function's graph is built (`build_memo`).
+_BUILD: dict | None = None
 # binding.place's answer -> its Location, while one function's graph is built: THTensor.c's
 # builds ask 81,337 cursors for 7,324 places (the cursors of one macro expansion share one), and
 # a frozen dataclass costs five times the lookup (31 -> 12 ms).
@@ -196,14 +198,22 @@ def kids(c) -> list:
     return found
 
 
+def build_memo() -> dict | None:
+    """A dict that lives while one function's graph is built (None outside a build), for answers
+    that may hold the unit's objects (a Type holds its unit): gone with the build, they never keep
+    a parse alive past its check."""
+    return _BUILD
+
+
 def reset_kids(fn=None) -> None:
     """Forget the listings of the last function; with `fn`, list every cursor under it at once
     and keep file names until the next reset."""
-    global _FILES, _CANON, _RECORDS, _TEXTS, _PLACES
+    global _FILES, _CANON, _RECORDS, _TEXTS, _PLACES, _BUILD
     _KIDS.clear()
-    _FILES = _CANON = _RECORDS = _TEXTS = _PLACES = None
+    _FILES = _CANON = _RECORDS = _TEXTS = _PLACES = _BUILD = None
     if fn is not None:
         children_by_key(fn, _KIDS)
+        _BUILD = {}
         _FILES = {}
         _PLACES = {}
         _CANON = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.conventions.summary import Effect, Returns, Source
+from refcheck.frontend import calleefacts
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
                                         notify_after, parameter_types, void_pointer)
 from refcheck.frontend.binding import arguments, cursor_key, of_kinds
@@ -128,7 +129,7 @@ class UserData:
                 decl is not None and kind_of(decl) == K.FUNCTION_DECL and defined_here(decl)):
             return set()
         fn = self.b.fn
-        usr = fn.get_usr() if fn is not None else ""
+        usr = calleefacts.usr(fn) if fn is not None else ""  # the same at each of the build's calls
         if not usr:
             return set()
         taken = set()
