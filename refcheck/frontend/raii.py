@@ -49,6 +49,7 @@ class Holder:
 class Effect:
     act: Act
     arg: int | None = None  # the parameter stored (TAKE, COPY, RESET)
+    flag: int | None = None  # TAKE: the parameter whose truth makes it a COPY (cppy::ptr's `incref`)
 
 
 def _body(decl):
@@ -75,41 +76,67 @@ def _role(b, call) -> tuple[str | None, str]:
     return b.summary_of(decl, name).role, name
 
 
-def holder_of(b, decl) -> Holder | None:
-    """The holder a local `decl` of class type is, or None."""
+def holders_of(b, decl) -> tuple[Holder, ...]:
+    """The members a local `decl` of class type holds, each a holder (none: no holder)."""
     t = decl.type.get_canonical()
     cls = t.get_declaration()
     if kind_of(cls) not in (K.CLASS_DECL, K.STRUCT_DECL):
-        return None
+        return ()
     cache = b.raii_cache
     key = ("class", cursor_key(cls))
     if key not in cache:
-        cache[key] = _holder(b, cls.get_definition() or cls)
+        cache[key] = _holders(b, cls.get_definition() or cls)
     return cache[key]
 
 
-def _holder(b, cls) -> Holder | None:
+def _holders(b, cls) -> tuple[Holder, ...]:
     fields = {cursor_key(f): f for f in children_of(cls) if kind_of(f) == K.FIELD_DECL and has_pointer_type(f)}
     dtor = next((m for m in children_of(cls) if kind_of(m) == K.DESTRUCTOR), None)
     if not fields or dtor is None:
-        return None
+        return ()
     body = _body(dtor)
     if body is None or body[0] is None:
-        return None
-    for key in fields:  # the member its destructor releases, itself or through a member (`free ()`)
+        return ()
+    # Every member its destructor releases, itself or through a member (`free ()`): a stream
+    # wrapper releases its stream and its buffers; which one a local holds is the one its
+    # constructor's effect is read for (constructed).
+    found = []
+    for key in fields:
         name = _released_with(b, Holder(key, ""), body[0], 0)
         if name is not None:
-            return Holder(key, name)
-    return None
+            found.append(Holder(key, name))
+    return tuple(found)
+
+
+def _copies(body, field: str) -> set:
+    """Locals initialized from the held member (`PyObject *temp = m_ob;`, Py_CLEAR's `_py_tmp`)."""
+    found = set()
+    for c in body.walk_preorder():
+        if kind_of(c) == K.VAR_DECL:
+            init = [x for x in children_of(c) if is_expression(x)]
+            if init and _is_field(init[-1], field):
+                found.add(cursor_key(c))
+    return found
+
+
+def _is_held(e, field: str, copies: set) -> bool:
+    """`e` is the held member or a local copy of it."""
+    if _is_field(e, field):
+        return True
+    s = strip(e) if e is not None else None
+    return s is not None and kind_of(s) == K.DECL_REF_EXPR and referenced(s) is not None \
+        and cursor_key(referenced(s)) in copies
 
 
 def _released_with(b, holder: Holder, body, depth: int) -> str | None:
-    """The function `body` releases the held member with, directly or in a member it calls."""
+    """The function `body` releases the held member with, directly, through a local copy
+    (cppy::ptr's `temp = m_ob; m_ob = 0; Py_XDECREF (temp)`, Py_CLEAR) or in a member it calls."""
+    copies = _copies(body, holder.field)
     for c in body.walk_preorder():
         if kind_of(c) != K.CALL_EXPR:
             continue
         args = list(c.get_arguments())
-        if args and _is_field(args[0], holder.field):
+        if args and _is_held(args[0], holder.field, copies):
             role, name = _role(b, c)
             if role == "release":
                 return name
@@ -152,6 +179,7 @@ class _Reading:
         self.released = self.retained = self.other = False
         self.returned: list = []  # "field", "test" or "other"
         self.copies: set = set()  # locals initialized from the field (`PyObject *t = p;`)
+        self.flag: int | None = None  # the parameter a flagged store retains under (flagged)
         # A constructor's member initializers (`: p(q)`) come before its body.
         kids = list(children_of(defn))
         for i, k in enumerate(kids):
@@ -163,7 +191,26 @@ class _Reading:
 
     def store(self, e) -> None:
         i = _param_index(e, self.params)
+        if i is None:
+            i = self.flagged(e)
         self.stored.append(i if i is not None else (NULL if _is_null(e) else "other"))
+
+    def flagged(self, e) -> int | None:
+        """`flag ? retain (q) : q` of parameters (cppy::ptr's `incref ? xincref (ob) : ob`): the
+        parameter q stored, retained where the flag parameter is true (self.flag)."""
+        e = strip(e)
+        if kind_of(e) != K.CONDITIONAL_OPERATOR:
+            return None
+        cond, yes, no = (list(children_of(e)) + [None, None, None])[:3]
+        flag, plain = _param_index(cond, self.params), _param_index(no, self.params)
+        yes = strip(yes) if yes is not None else None
+        if flag is None or plain is None or yes is None or kind_of(yes) != K.CALL_EXPR:
+            return None
+        args = list(yes.get_arguments())
+        if len(args) != 1 or _param_index(args[0], self.params) != plain or not _retains(self.b, yes):
+            return None
+        self.flag = flag
+        return plain
 
     def walk(self, body) -> None:
         for c in body.walk_preorder():
@@ -183,8 +230,13 @@ class _Reading:
 
     def call(self, c) -> None:
         args = list(c.get_arguments())
-        held = any(_is_field(a, self.holder.field) for a in args)
+        held = any(_is_held(a, self.holder.field, self.copies) for a in args)
         if not held:
+            stored = [i for i in self.stored if isinstance(i, int)]
+            if args and stored and _param_index(args[0], self.params) in stored \
+                    and _role(self.b, c)[0] == "retain":
+                self.retained = True  # `: stream (stream) { Py_INCREF (stream); }`: the stored parameter
+                return
             self.released |= _own_release(self.b, self.holder, c)
             return
         role, _ = _role(self.b, c)
@@ -211,6 +263,40 @@ class _Reading:
             self.returned.append("test")
         else:
             self.returned.append("other")
+
+
+def _retains(b, call) -> bool:
+    """`call` retains its one argument and returns it: a retain, or a function whose body retains
+    its parameter and returns it (cppy's `xincref`, a template the summaries have not learnt)."""
+    if _role(b, call)[0] == "retain":
+        return True
+    callee = referenced(call)
+    key = ("retains", cursor_key(callee) if callee is not None else None)
+    if callee is None:
+        return False
+    if key not in b.raii_cache:
+        got = _body(callee)
+        b.raii_cache[key] = got is not None and got[0] is not None and _retains_parameter(b, *got)
+    return b.raii_cache[key]
+
+
+def _retains_parameter(b, body, defn) -> bool:
+    params = [p for p in children_of(defn) if kind_of(p) == K.PARM_DECL]
+    if len(params) != 1:
+        return False
+    retained = returned = False
+    for c in body.walk_preorder():
+        k = kind_of(c)
+        if k == K.CALL_EXPR:
+            args = list(c.get_arguments())
+            if args and _param_index(args[0], params) == 0 and _role(b, c)[0] == "retain":
+                retained = True
+        elif k == K.RETURN_STMT:
+            e = next((x for x in children_of(c) if is_expression(x)), None)
+            if e is None or _param_index(e, params) != 0:
+                return False
+            returned = True
+    return retained and returned
 
 
 def _own_release(b, holder: Holder, c) -> bool:
@@ -246,8 +332,10 @@ def _effect(b, holder: Holder, method) -> Effect | None:
             return None
         if stored is None or stored == NULL:
             return None if r.retained else Effect(Act.EMPTY)
+        if r.flag is not None:
+            return None if r.retained else Effect(Act.TAKE, stored, r.flag)
         return Effect(Act.COPY if r.retained else Act.TAKE, stored)
-    if r.retained:
+    if r.retained or r.flag is not None:
         return None
     if isinstance(stored, int) and r.released:
         return Effect(Act.RESET, stored)
@@ -260,8 +348,8 @@ def _effect(b, holder: Holder, method) -> Effect | None:
 
 def constructed(b, decl, init):
     """(the holder, the constructor call, its effect) of a holder local's initializer, or None."""
-    holder = holder_of(b, decl)
-    if holder is None:
+    holders = holders_of(b, decl)
+    if not holders:
         return None
     call = init
     if call is None:
@@ -277,8 +365,29 @@ def constructed(b, decl, init):
     ctor = referenced(call)
     if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
         return None
-    effect = effect_of(b, holder, ctor)
-    return (holder, call, effect) if effect is not None else None
+    for holder in holders:  # the member this constructor stores into (a stream wrapper's stream)
+        effect = _flag_settled(effect_of(b, holder, ctor), call, ctor)
+        if effect is not None:
+            return holder, call, effect
+    return None
+
+
+def _flag_settled(effect: Effect | None, call, ctor) -> Effect | None:
+    """A flagged TAKE as this call makes it: a COPY where its flag argument (or the parameter's
+    default) is a nonzero constant, a TAKE where zero, None (a plain call) where not known."""
+    if effect is None or effect.flag is None:
+        return effect
+    args = list(call.get_arguments())
+    e = args[effect.flag] if effect.flag < len(args) else None
+    value = constant(strip(e)) if e is not None else None
+    if value is None:  # the argument left to its default (`bool incref = false`)
+        params = [p for p in children_of(ctor) if kind_of(p) == K.PARM_DECL]
+        if effect.flag < len(params) and (e is None or not list(children_of(e))):
+            default = [x for x in children_of(params[effect.flag]) if is_expression(x)]
+            value = constant(strip(default[-1])) if default else None
+    if value is None:
+        return None
+    return Effect(Act.COPY if value else Act.TAKE, effect.arg)
 
 
 def declare(b, d, v: str, init, loc) -> bool:
