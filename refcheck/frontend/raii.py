@@ -41,7 +41,7 @@ class Act(Enum):
 
 @dataclass(frozen=True)
 class Holder:
-    field: str  # the held member's cursor key
+    field: tuple  # the held member's identity (_field_id)
     release: str  # the function the destructor releases it with
 
 
@@ -59,16 +59,34 @@ def _body(decl):
     return next((k for k in children_of(d) if kind_of(k) == K.COMPOUND_STMT), None), d
 
 
-def _is_field(e, field: str) -> bool:
-    """`e` reads the held member of the object itself (`p`, `this->p`), not another's (`o.p`)."""
+def _pattern(cls):
+    """The class template an implicit instantiation comes from (its members are the pattern's:
+    libclang lists no children of an implicit instantiation), else None."""
+    return ci.conf.lib.clang_getSpecializedCursorTemplate(cls) if cls is not None else None
+
+
+def _field_id(f) -> tuple:
+    """A member's identity, the same for a class template's pattern member and the member of
+    each of its instantiations (`PyObjectPointer<T>::p` read in `OwnedObject`'s bodies)."""
+    parent = f.semantic_parent
+    owner = _pattern(parent) or parent
+    return (cursor_key(owner) if owner is not None else None, f.spelling)
+
+
+def _is_field(e, field: tuple) -> bool:
+    """`e` reads the held member of the object itself (`p`, `this->p`), not another's (`o.p`).
+    In a template's pattern `this->p` of a dependent base names no declaration: its name is read."""
     e = strip(e) if e is not None else None
     if e is None or kind_of(e) != K.MEMBER_REF_EXPR:
         return False
     ref = referenced(e)
-    if ref is None or cursor_key(ref) != field:
-        return False
     base = [strip(k) for k in children_of(e)]
-    return not base or kind_of(base[0]) == K.CXX_THIS_EXPR
+    if base and kind_of(base[0]) != K.CXX_THIS_EXPR:
+        return False
+    if ref is None:
+        tokens = list(e.get_tokens())
+        return bool(base) and bool(tokens) and tokens[-1].spelling == field[1]
+    return kind_of(ref) == K.FIELD_DECL and _field_id(ref) == field
 
 
 def _role(b, call) -> tuple[str | None, str]:
@@ -78,8 +96,12 @@ def _role(b, call) -> tuple[str | None, str]:
 
 def holders_of(b, decl) -> tuple[Holder, ...]:
     """The members a local `decl` of class type holds, each a holder (none: no holder)."""
-    t = decl.type.get_canonical()
-    cls = t.get_declaration()
+    return holders_of_type(b, decl.type)
+
+
+def holders_of_type(b, t) -> tuple[Holder, ...]:
+    """The members a value of type `t` holds (holders_of)."""
+    cls = t.get_canonical().get_declaration()
     if kind_of(cls) not in (K.CLASS_DECL, K.STRUCT_DECL):
         return ()
     cache = b.raii_cache
@@ -89,9 +111,31 @@ def holders_of(b, decl) -> tuple[Holder, ...]:
     return cache[key]
 
 
+def _chain(cls, depth: int = 0) -> list:
+    """The class and its bases, the most derived first, each read from its definition or, for an
+    instantiation of a class template, from the template (greenlet's `NewReference` ->
+    `OwnedReference<PyObject, NoOpChecker>` -> `PyObjectPointer<T, TC>`)."""
+    if cls is None or depth > 4:
+        return []
+    cls = cls.get_definition() or cls
+    if not list(children_of(cls)):
+        pattern = _pattern(cls)
+        cls = (pattern.get_definition() or pattern) if pattern is not None else cls
+    found = [cls]
+    for base in children_of(cls):
+        if kind_of(base) == K.CXX_BASE_SPECIFIER:
+            decl = base.type.get_canonical().get_declaration()
+            if kind_of(decl) not in (K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
+                decl = referenced(base)  # a dependent base (`PyObjectPointer<T, TC>`): its template
+            found += _chain(decl, depth + 1)
+    return found
+
+
 def _holders(b, cls) -> tuple[Holder, ...]:
-    fields = {cursor_key(f): f for f in children_of(cls) if kind_of(f) == K.FIELD_DECL and has_pointer_type(f)}
-    dtor = next((m for m in children_of(cls) if kind_of(m) == K.DESTRUCTOR), None)
+    chain = _chain(cls)
+    fields = {_field_id(f): f for c in chain for f in children_of(c)
+              if kind_of(f) == K.FIELD_DECL and has_pointer_type(f)}
+    dtor = next((m for c in chain for m in children_of(c) if kind_of(m) == K.DESTRUCTOR), None)
     if not fields or dtor is None:
         return ()
     body = _body(dtor)
@@ -184,10 +228,29 @@ class _Reading:
         kids = list(children_of(defn))
         for i, k in enumerate(kids):
             if kind_of(k) == K.MEMBER_REF and referenced(k) is not None \
-                    and cursor_key(referenced(k)) == holder.field and i + 1 < len(kids):
+                    and _field_id(referenced(k)) == holder.field and i + 1 < len(kids):
                 self.store(kids[i + 1])
+            elif kind_of(defn) == K.CONSTRUCTOR and kind_of(k) == K.CALL_EXPR:
+                self.base_init(k)
         if body is not None:
             self.walk(body)
+
+    def base_init(self, call) -> None:
+        """A base class's constructor in the initializer list (`: OwnedObject (it)`): what it
+        stores, as this constructor's own parameters."""
+        ctor = referenced(call)
+        if ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
+            return
+        effect = effect_of(self.b, self.holder, ctor)
+        args = list(call.get_arguments())
+        if effect is None or effect.flag is not None:
+            self.other = True
+        elif effect.act is Act.EMPTY:
+            self.stored.append(NULL)
+        elif effect.arg is not None and effect.arg < len(args):
+            i = _param_index(args[effect.arg], self.params)
+            self.stored.append(i if i is not None else (NULL if _is_null(args[effect.arg]) else "other"))
+            self.retained |= effect.act is Act.COPY
 
     def store(self, e) -> None:
         i = _param_index(e, self.params)
@@ -244,7 +307,7 @@ class _Reading:
             self.released = True
         elif role == "retain":
             self.retained = True
-        else:
+        elif not _unused_arguments(c):
             self.other = True  # handed to a call: what it does is not read here
 
     def returns(self, c) -> None:
@@ -263,6 +326,24 @@ class _Reading:
             self.returned.append("test")
         else:
             self.returned.append("other")
+
+
+def _unused_arguments(call) -> bool:
+    """`call`'s callee has a body that uses none of its parameters (greenlet's `TC (p)` with
+    `NoOpChecker`): the held value handed to it is only looked at."""
+    callee = referenced(call)
+    kids = list(children_of(call))
+    if callee is None and kids:  # `TC (p)`: a function given as a template argument, `&NoOpChecker`
+        callee = next((referenced(c) for c in kids[0].walk_preorder() if kind_of(c) == K.DECL_REF_EXPR
+                       and referenced(c) is not None and kind_of(referenced(c)) == K.FUNCTION_DECL), None)
+    if callee is None or kind_of(callee) not in (K.FUNCTION_DECL, K.CXX_METHOD):
+        return False
+    got = _body(callee)
+    if got is None or got[0] is None:
+        return False
+    params = {cursor_key(p) for p in children_of(got[1]) if kind_of(p) == K.PARM_DECL}
+    return not any(kind_of(c) == K.DECL_REF_EXPR and referenced(c) is not None
+                   and cursor_key(referenced(c)) in params for c in got[0].walk_preorder())
 
 
 def _retains(b, call) -> bool:
@@ -354,22 +435,101 @@ def constructed(b, decl, init):
     call = init
     if call is None:
         return None
-    for _ in range(4):  # `Object o = x;`: the converting constructor under implicit conversions
-        call = strip(call)
-        if kind_of(call) == K.CALL_EXPR:
-            break
-        kids = list(children_of(call))
-        if len(kids) != 1:
-            return None
-        call = kids[0]
+    call = _elided(_call_under(call))
+    if call is None:
+        return None
     ctor = referenced(call)
-    if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
+    if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) not in (K.CONSTRUCTOR, K.CXX_METHOD):
         return None
     for holder in holders:  # the member this constructor stores into (a stream wrapper's stream)
-        effect = _flag_settled(effect_of(b, holder, ctor), call, ctor)
+        if kind_of(ctor) == K.CXX_METHOD:  # `OwnedObject o = OwnedObject::consuming (x);`
+            effect = factory_effect(b, holder, ctor) if ctor.is_static_method() else None
+        else:
+            effect = _flag_settled(effect_of(b, holder, ctor), call, ctor)
         if effect is not None:
             return holder, call, effect
     return None
+
+
+def factory_effect(b, holder: Holder, fn) -> Effect | None:
+    """A static member returning a holder it constructs from its parameter (greenlet's
+    `consuming (p) { return OwnedReference<T, TC> (p); }`): that constructor's effect, as the
+    factory's own parameters; None for any other body."""
+    key = ("factory", holder.field, cursor_key(fn))
+    if key not in b.raii_cache:
+        b.raii_cache[key] = None  # a recursive factory is not followed
+        b.raii_cache[key] = _factory(b, holder, fn)
+    return b.raii_cache[key]
+
+
+def _factory(b, holder: Holder, fn) -> Effect | None:
+    got = _body(fn)
+    if got is None or got[0] is None:
+        return None
+    body, defn = got
+    params = [p for p in children_of(defn) if kind_of(p) == K.PARM_DECL]
+    stmts = list(children_of(body))
+    if len(stmts) != 1 or kind_of(stmts[0]) != K.RETURN_STMT:
+        return None
+    call = next((x for x in children_of(stmts[0]) if is_expression(x)), None)
+    for _ in range(4):  # through the conversions and the functional cast around the construction
+        call = strip(call) if call is not None else None
+        if call is None or kind_of(call) == K.CALL_EXPR:
+            break
+        inner = [x for x in children_of(call) if is_expression(x)]
+        call = inner[0] if len(inner) == 1 else None
+    call = _elided(call) if call is not None and kind_of(call) == K.CALL_EXPR else None
+    call = _construction(call)
+    ctor = referenced(call) if call is not None else None
+    if ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
+        return None
+    effect = effect_of(b, holder, ctor)
+    if effect is None or effect.flag is not None:
+        return None
+    if effect.act is Act.EMPTY:
+        return effect
+    args = list(call.get_arguments())
+    i = _param_index(args[effect.arg], params) if effect.arg is not None and effect.arg < len(args) else None
+    return Effect(effect.act, i) if i is not None else None
+
+
+def _call_under(e):
+    """The call under implicit conversions (`Object o = x;`: the converting constructor), or None."""
+    for _ in range(5):
+        e = strip(e)
+        if kind_of(e) == K.CALL_EXPR:
+            return e
+        kids = list(children_of(e))
+        if len(kids) != 1:
+            return None
+        e = kids[0]
+    return None
+
+
+def _construction(e):
+    """`T (x)`, a functional cast: the constructor call under it; any other call: itself."""
+    s = strip(e) if e is not None else None
+    if s is not None and kind_of(s) == K.CXX_FUNCTIONAL_CAST_EXPR:
+        inner = [x for x in children_of(s) if is_expression(x)]
+        return _call_under(inner[0]) if len(inner) == 1 else None
+    return s
+
+
+def _elided(call):
+    """Through the copy or move of a temporary (C++11's `OwnedObject o = OwnedObject::consuming
+    (x);` and `return T::consuming (x);` copy the factory's result): the call making it."""
+    for _ in range(3):
+        ctor = referenced(call) if call is not None else None
+        # An elidable copy names no constructor in libclang; a named one is a copy or a move.
+        if call is None or (ctor is not None and (kind_of(ctor) != K.CONSTRUCTOR or not (
+                ctor.is_copy_constructor() or ctor.is_move_constructor()))):
+            return call
+        args = list(call.get_arguments())
+        inner = _call_under(args[0]) if len(args) == 1 else None
+        if inner is None or inner.type.get_canonical().get_declaration() != call.type.get_canonical().get_declaration():
+            return call
+        call = inner
+    return call
 
 
 def _flag_settled(effect: Effect | None, call, ctor) -> Effect | None:
@@ -445,13 +605,15 @@ def member_call(exprs, c, decl):
     if v is None:
         return False
     effect = effect_of(b, b.holders[v], decl)
-    if effect is None:
-        return False
     loc = location(c)
     args = list(c.get_arguments())
     if kind_of(decl) == K.CXX_METHOD and decl.spelling.startswith("operator") and args and \
             kind_of(strip(args[0])) == K.DECL_REF_EXPR and b.var(referenced(strip(args[0]))) == v:
         args = args[1:]  # an operator call lists its object first
+    if effect is None:
+        effect, args = _assigned_factory(b, b.holders[v], decl, args)
+    if effect is None:
+        return False
     if effect.act is Act.GET:
         for a in args:
             exprs.value(a)
@@ -468,3 +630,80 @@ def member_call(exprs, c, decl):
         b.emit(ir.Assign(loc, v, held if held != NULL else None, null=held == NULL))
         return None
     return False
+
+
+def _assigned_factory(b, holder: Holder, decl, args: list) -> tuple:
+    """`o = OwnedObject::consuming (x);`: the copy (or move) assignment of a factory's temporary
+    holder is a reset to x (the copy retains, the temporary's destructor releases): (the RESET,
+    the factory's arguments), else (None, args)."""
+    if kind_of(decl) != K.CXX_METHOD or len(args) != 1 or not (
+            decl.is_copy_assignment_operator_method() or decl.is_move_assignment_operator_method()):
+        return None, args
+    if not _assigns_counted(b, holder, decl):  # a defaulted copy: two owners of one reference
+        return None, args
+    made = _elided(_call_under(args[0]))
+    factory = referenced(made) if made is not None else None
+    if factory is None or kind_of(factory) != K.CXX_METHOD or not factory.is_static_method():
+        return None, args
+    effect = factory_effect(b, holder, factory)
+    if effect is None or effect.act is not Act.TAKE:
+        return None, args
+    return Effect(Act.RESET, effect.arg), list(made.get_arguments())
+
+
+def _assigns_counted(b, holder: Holder, decl) -> bool:
+    """The assignment's own body releases the held value and retains the one it copies
+    (`Py_XINCREF (other.p); tmp = this->p; this->p = other.p; Py_XDECREF (tmp);`)."""
+    key = ("assigns", holder.field, cursor_key(decl))
+    if key not in b.raii_cache:
+        got = _body(decl)
+        ok = got is not None and got[0] is not None
+        if ok:
+            r = _Reading(b, holder, got[1], got[0])
+            params = {cursor_key(p) for p in r.params}
+            ok = r.released and any(_role(b, c)[0] == "retain" and _of_parameter(c, params, holder.field)
+                                    for c in got[0].walk_preorder() if kind_of(c) == K.CALL_EXPR)
+        b.raii_cache[key] = ok
+    return b.raii_cache[key]
+
+
+def _of_parameter(call, params: set, field: tuple) -> bool:
+    """The call's first argument is the parameter's member (`other.p`) or the member just stored."""
+    args = list(call.get_arguments())
+    e = strip(args[0]) if args else None
+    if e is None or kind_of(e) != K.MEMBER_REF_EXPR:
+        return False
+    if _is_field(e, field):
+        return True
+    base = [strip(k) for k in children_of(e)]
+    return bool(base) and kind_of(base[0]) == K.DECL_REF_EXPR and referenced(base[0]) is not None \
+        and cursor_key(referenced(base[0])) in params
+
+
+def unelided(returned):
+    """`return T (x);` under C++11's copy of the temporary: the construction, else `returned`."""
+    if returned is None or kind_of(returned) != K.CALL_EXPR:
+        return returned
+    made = _elided(returned)
+    return _construction(made) if made is not None and made is not returned else returned
+
+
+def factory_returned(b, fn, returned) -> list | None:
+    """`return OwnedObject::consuming (x);` from a function returning that holder: [x], whose
+    reference the factory's holder takes and the caller receives; None for any other return."""
+    if fn is None or returned is None or kind_of(returned) != K.CALL_EXPR or kind_of(fn) == K.LAMBDA_EXPR:
+        return None
+    returned = _elided(returned)
+    factory = referenced(returned)
+    if factory is None or kind_of(factory) != K.CXX_METHOD or not factory.is_static_method():
+        return None
+    if fn.result_type.get_canonical().spelling != returned.type.get_canonical().spelling:
+        return None
+    args = list(returned.get_arguments())
+    if len(args) != 1:  # lower_constructed lowers the arguments given it: the one, here
+        return None
+    for holder in holders_of_type(b, returned.type):
+        effect = factory_effect(b, holder, factory)
+        if effect is not None and effect.act is Act.TAKE and effect.arg is not None and effect.arg < len(args):
+            return [args[effect.arg]]
+    return None
