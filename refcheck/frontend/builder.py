@@ -477,7 +477,10 @@ class Builder(GraphBuilder):
                 and not self.in_child and not any(converted_constant(a) is not None for a in arguments(returned)):
             self.tested.add(cursor_key(returned))
             self.returning = (cursor_key(returned), c)
-        built = constructed_from(self.fn, returned)
+        # `return T::consuming (x)`: a C++ holder's factory (frontend.raii), copied or not.
+        built = raii.factory_returned(self, self.fn, returned)
+        if built is None:
+            built = constructed_from(self.fn, raii.unelided(returned))
         if built is not None:
             lower_constructed(self, location(c), built)
         v = self.exprs.value(kids[0]) if kids and built is None else None

@@ -1,284 +1,65 @@
-"""C++ RAII holders of references (issue 31: pyodbc's `Object`, PyTorch's THPObjectPtr).
+"""C++ RAII holders of references (issue 31: pyodbc's `Object`, greenlet's `OwnedObject`,
+kiwisolver's `cppy::ptr`, PyTorch's THPObjectPtr): the lowering of holder locals.
 
 A local of a class whose destructor releases a pointer member (`~Object() { Py_XDECREF(p); }`)
 holds that reference: C++ runs the destructor at every exit of the local's scope, in reverse
 declaration order, as C runs a cleanup attribute's function (frontend.cleanups). Such a local is
-lowered as a variable holding the member's value, declared in its scope like a cleanup variable.
-
-What each member does to the held pointer is read from its body, not from its name:
-- a constructor storing a parameter takes it (`Object o(PyObject_Call(...))`), one storing
-  nothing or NULL starts empty, one that also retains copies (the caller keeps its own);
-- a member releasing the held value and then storing a parameter resets (`operator=`, `Attach`);
-- one returning the held value after storing NULL hands it out (`Detach`);
-- one returning the held value (or its test against NULL), storing nothing, reads it (`Get`,
-  `operator PyObject*`, `IsValid`).
-Any other member, and a class whose members are not all read, keeps today's lowering of a call.
+lowered as a variable holding the member's value, declared in its scope like a cleanup variable;
+each member call on it by the effect frontend.raiimembers reads from the member's body. A
+member that reads as nothing known keeps today's lowering of a call.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.frontend.binding import cursor_key
-from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of, location,
-                                        named_parameter, referenced, strip)
+from refcheck.frontend.clangutil import K, constant, is_expression, kind_of, location, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL
-
-
-class Act(Enum):
-    EMPTY = "empty"  # constructed holding NULL
-    TAKE = "take"  # constructed holding its argument's reference
-    COPY = "copy"  # constructed holding its argument, retained
-    RESET = "reset"  # the old value released, the argument's reference stored
-    DETACH = "detach"  # the held value handed out, NULL stored
-    GET = "get"  # the held value read
-
-
-@dataclass(frozen=True)
-class Holder:
-    field: str  # the held member's cursor key
-    release: str  # the function the destructor releases it with
-
-
-@dataclass(frozen=True)
-class Effect:
-    act: Act
-    arg: int | None = None  # the parameter stored (TAKE, COPY, RESET)
-
-
-def _body(decl):
-    d = decl.get_definition() if decl is not None else None
-    if d is None:
-        return None
-    return next((k for k in children_of(d) if kind_of(k) == K.COMPOUND_STMT), None), d
-
-
-def _is_field(e, field: str) -> bool:
-    """`e` reads the held member of the object itself (`p`, `this->p`), not another's (`o.p`)."""
-    e = strip(e) if e is not None else None
-    if e is None or kind_of(e) != K.MEMBER_REF_EXPR:
-        return False
-    ref = referenced(e)
-    if ref is None or cursor_key(ref) != field:
-        return False
-    base = [strip(k) for k in children_of(e)]
-    return not base or kind_of(base[0]) == K.CXX_THIS_EXPR
-
-
-def _role(b, call) -> tuple[str | None, str]:
-    decl, name = b.callee_of(call)
-    return b.summary_of(decl, name).role, name
-
-
-def holder_of(b, decl) -> Holder | None:
-    """The holder a local `decl` of class type is, or None."""
-    t = decl.type.get_canonical()
-    cls = t.get_declaration()
-    if kind_of(cls) not in (K.CLASS_DECL, K.STRUCT_DECL):
-        return None
-    cache = b.raii_cache
-    key = ("class", cursor_key(cls))
-    if key not in cache:
-        cache[key] = _holder(b, cls.get_definition() or cls)
-    return cache[key]
-
-
-def _holder(b, cls) -> Holder | None:
-    fields = {cursor_key(f): f for f in children_of(cls) if kind_of(f) == K.FIELD_DECL and has_pointer_type(f)}
-    dtor = next((m for m in children_of(cls) if kind_of(m) == K.DESTRUCTOR), None)
-    if not fields or dtor is None:
-        return None
-    body = _body(dtor)
-    if body is None or body[0] is None:
-        return None
-    for key in fields:  # the member its destructor releases, itself or through a member (`free ()`)
-        name = _released_with(b, Holder(key, ""), body[0], 0)
-        if name is not None:
-            return Holder(key, name)
-    return None
-
-
-def _released_with(b, holder: Holder, body, depth: int) -> str | None:
-    """The function `body` releases the held member with, directly or in a member it calls."""
-    for c in body.walk_preorder():
-        if kind_of(c) != K.CALL_EXPR:
-            continue
-        args = list(c.get_arguments())
-        if args and _is_field(args[0], holder.field):
-            role, name = _role(b, c)
-            if role == "release":
-                return name
-        callee = referenced(c)
-        if depth < 2 and callee is not None and kind_of(callee) == K.CXX_METHOD and not args:
-            got = _body(callee)
-            name = _released_with(b, holder, got[0], depth + 1) if got is not None and got[0] is not None else None
-            if name is not None:
-                return name
-    return None
-
-
-def effect_of(b, holder: Holder, method) -> Effect | None:
-    """What `method` (a constructor or member of the holder's class) does to the held pointer."""
-    key = ("member", holder.field, cursor_key(method))
-    cache = b.raii_cache
-    if key not in cache:
-        cache[key] = _effect(b, holder, method)
-    return cache[key]
-
-
-def _param_index(e, params: list) -> int | None:
-    ref = named_parameter(e) if e is not None else None
-    keys = [cursor_key(p) for p in params]
-    return keys.index(cursor_key(ref)) if ref is not None and cursor_key(ref) in keys else None
-
-
-def _is_null(e) -> bool:
-    e = strip(e)
-    return kind_of(e) in (K.CXX_NULL_PTR_LITERAL_EXPR, K.GNU_NULL_EXPR) or constant(e) == 0
-
-
-class _Reading:
-    """The held pointer's stores, releases, retains and returns in one member's body."""
-
-    def __init__(self, b, holder: Holder, defn, body):
-        self.b, self.holder = b, holder
-        self.params = [p for p in children_of(defn) if kind_of(p) == K.PARM_DECL]
-        self.stored: list = []  # what was stored: a parameter index, NULL, or "other"
-        self.released = self.retained = self.other = False
-        self.returned: list = []  # "field", "test" or "other"
-        self.copies: set = set()  # locals initialized from the field (`PyObject *t = p;`)
-        # A constructor's member initializers (`: p(q)`) come before its body.
-        kids = list(children_of(defn))
-        for i, k in enumerate(kids):
-            if kind_of(k) == K.MEMBER_REF and referenced(k) is not None \
-                    and cursor_key(referenced(k)) == holder.field and i + 1 < len(kids):
-                self.store(kids[i + 1])
-        if body is not None:
-            self.walk(body)
-
-    def store(self, e) -> None:
-        i = _param_index(e, self.params)
-        self.stored.append(i if i is not None else (NULL if _is_null(e) else "other"))
-
-    def walk(self, body) -> None:
-        for c in body.walk_preorder():
-            k = kind_of(c)
-            if k == K.BINARY_OPERATOR and binop(c) == "=":
-                lhs, rhs = list(children_of(c))[:2]
-                if _is_field(lhs, self.holder.field):
-                    self.store(rhs)
-            elif k == K.VAR_DECL:
-                init = [x for x in children_of(c) if is_expression(x)]
-                if init and _is_field(init[-1], self.holder.field):
-                    self.copies.add(cursor_key(c))
-            elif k == K.CALL_EXPR:
-                self.call(c)
-            elif k == K.RETURN_STMT:
-                self.returns(c)
-
-    def call(self, c) -> None:
-        args = list(c.get_arguments())
-        held = any(_is_field(a, self.holder.field) for a in args)
-        if not held:
-            self.released |= _own_release(self.b, self.holder, c)
-            return
-        role, _ = _role(self.b, c)
-        if role == "release":
-            self.released = True
-        elif role == "retain":
-            self.retained = True
-        else:
-            self.other = True  # handed to a call: what it does is not read here
-
-    def returns(self, c) -> None:
-        e = next((x for x in children_of(c) if is_expression(x)), None)
-        if e is None:
-            return
-        s = strip(e)
-        if _is_field(s, self.holder.field) or (
-                kind_of(s) == K.DECL_REF_EXPR and referenced(s) is not None
-                and cursor_key(referenced(s)) in self.copies):
-            self.returned.append("field")
-        elif kind_of(s) == K.BINARY_OPERATOR and binop(s) in ("!=", "==") and any(
-                _is_field(x, self.holder.field) for x in children_of(s)):
-            self.returned.append("test")
-        elif kind_of(s) == K.UNARY_OPERATOR and any(_is_field(x, self.holder.field) for x in children_of(s)):
-            self.returned.append("test")
-        else:
-            self.returned.append("other")
-
-
-def _own_release(b, holder: Holder, c) -> bool:
-    """`c` calls a member of the same object that releases the held value and stores nothing
-    (THPPointer's `operator=` calls its `free ()`)."""
-    callee = referenced(c)
-    kids = list(children_of(c))
-    if callee is None or kind_of(callee) != K.CXX_METHOD or not kids or kind_of(kids[0]) != K.MEMBER_REF_EXPR:
-        return False
-    base = [strip(k) for k in children_of(kids[0])]
-    if base and kind_of(base[0]) != K.CXX_THIS_EXPR:
-        return False
-    key = ("releases", holder.field, cursor_key(callee))
-    if key not in b.raii_cache:
-        b.raii_cache[key] = False  # a recursive member is not followed
-        got = _body(callee)
-        r = _Reading(b, holder, got[1], got[0]) if got is not None and got[0] is not None else None
-        b.raii_cache[key] = r is not None and r.released and not r.stored and not r.other
-    return b.raii_cache[key]
-
-
-def _effect(b, holder: Holder, method) -> Effect | None:
-    got = _body(method)
-    if got is None:
-        return None
-    body, defn = got
-    r = _Reading(b, holder, defn, body)
-    if r.other or "other" in r.stored or len(r.stored) > 1:
-        return None
-    stored = r.stored[0] if r.stored else None
-    if kind_of(defn) == K.CONSTRUCTOR:
-        if r.released or r.returned:
-            return None
-        if stored is None or stored == NULL:
-            return None if r.retained else Effect(Act.EMPTY)
-        return Effect(Act.COPY if r.retained else Act.TAKE, stored)
-    if r.retained:
-        return None
-    if isinstance(stored, int) and r.released:
-        return Effect(Act.RESET, stored)
-    if stored == NULL and not r.released and r.returned == ["field"]:
-        return Effect(Act.DETACH)
-    if stored is None and not r.released and r.returned and set(r.returned) <= {"field", "test"}:
-        return Effect(Act.GET)
-    return None
-
+from refcheck.frontend.raiimembers import (Act, Effect, Holder, call_under, construction, effect_of, elided,
+                                           factory_effect, holders_of, holders_of_type, assigns_counted)
 
 def constructed(b, decl, init):
     """(the holder, the constructor call, its effect) of a holder local's initializer, or None."""
-    holder = holder_of(b, decl)
-    if holder is None:
+    holders = holders_of(b, decl)
+    if not holders:
         return None
     call = init
     if call is None:
         return None
-    for _ in range(4):  # `Object o = x;`: the converting constructor under implicit conversions
-        call = strip(call)
-        if kind_of(call) == K.CALL_EXPR:
-            break
-        kids = list(children_of(call))
-        if len(kids) != 1:
-            return None
-        call = kids[0]
-    ctor = referenced(call)
-    if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) != K.CONSTRUCTOR:
+    call = elided(call_under(call))
+    if call is None:
         return None
-    effect = effect_of(b, holder, ctor)
-    return (holder, call, effect) if effect is not None else None
+    ctor = referenced(call)
+    if kind_of(call) != K.CALL_EXPR or ctor is None or kind_of(ctor) not in (K.CONSTRUCTOR, K.CXX_METHOD):
+        return None
+    for holder in holders:  # the member this constructor stores into (a stream wrapper's stream)
+        if kind_of(ctor) == K.CXX_METHOD:  # `OwnedObject o = OwnedObject::consuming (x);`
+            effect = factory_effect(b, holder, ctor) if ctor.is_static_method() else None
+        else:
+            effect = _flag_settled(effect_of(b, holder, ctor), call, ctor)
+        if effect is not None:
+            return holder, call, effect
+    return None
+
+
+def _flag_settled(effect: Effect | None, call, ctor) -> Effect | None:
+    """A flagged TAKE as this call makes it: a COPY where its flag argument (or the parameter's
+    default) is a nonzero constant, a TAKE where zero, None (a plain call) where not known."""
+    if effect is None or effect.flag is None:
+        return effect
+    args = list(call.get_arguments())
+    e = args[effect.flag] if effect.flag < len(args) else None
+    value = constant(strip(e)) if e is not None else None
+    if value is None:  # the argument left to its default (`bool incref = false`)
+        params = [p for p in children_of(ctor) if kind_of(p) == K.PARM_DECL]
+        if effect.flag < len(params) and (e is None or not list(children_of(e))):
+            default = [x for x in children_of(params[effect.flag]) if is_expression(x)]
+            value = constant(strip(default[-1])) if default else None
+    if value is None:
+        return None
+    return Effect(Act.COPY if value else Act.TAKE, effect.arg)
 
 
 def declare(b, d, v: str, init, loc) -> bool:
@@ -336,13 +117,15 @@ def member_call(exprs, c, decl):
     if v is None:
         return False
     effect = effect_of(b, b.holders[v], decl)
-    if effect is None:
-        return False
     loc = location(c)
     args = list(c.get_arguments())
     if kind_of(decl) == K.CXX_METHOD and decl.spelling.startswith("operator") and args and \
             kind_of(strip(args[0])) == K.DECL_REF_EXPR and b.var(referenced(strip(args[0]))) == v:
         args = args[1:]  # an operator call lists its object first
+    if effect is None:
+        effect, args = _assigned_factory(b, b.holders[v], decl, args)
+    if effect is None:
+        return False
     if effect.act is Act.GET:
         for a in args:
             exprs.value(a)
@@ -359,3 +142,51 @@ def member_call(exprs, c, decl):
         b.emit(ir.Assign(loc, v, held if held != NULL else None, null=held == NULL))
         return None
     return False
+
+
+def _assigned_factory(b, holder: Holder, decl, args: list) -> tuple:
+    """`o = OwnedObject::consuming (x);`: the copy (or move) assignment of a factory's temporary
+    holder is a reset to x (the copy retains, the temporary's destructor releases): (the RESET,
+    the factory's arguments), else (None, args)."""
+    if kind_of(decl) != K.CXX_METHOD or len(args) != 1 or not (
+            decl.is_copy_assignment_operator_method() or decl.is_move_assignment_operator_method()):
+        return None, args
+    if not assigns_counted(b, holder, decl):  # a defaulted copy: two owners of one reference
+        return None, args
+    made = elided(call_under(args[0]))
+    factory = referenced(made) if made is not None else None
+    if factory is None or kind_of(factory) != K.CXX_METHOD or not factory.is_static_method():
+        return None, args
+    effect = factory_effect(b, holder, factory)
+    if effect is None or effect.act is not Act.TAKE:
+        return None, args
+    return Effect(Act.RESET, effect.arg), list(made.get_arguments())
+
+
+def unelided(returned):
+    """`return T (x);` under C++11's copy of the temporary: the construction, else `returned`."""
+    if returned is None or kind_of(returned) != K.CALL_EXPR:
+        return returned
+    made = elided(returned)
+    return construction(made) if made is not None and made is not returned else returned
+
+
+def factory_returned(b, fn, returned) -> list | None:
+    """`return OwnedObject::consuming (x);` from a function returning that holder: [x], whose
+    reference the factory's holder takes and the caller receives; None for any other return."""
+    if fn is None or returned is None or kind_of(returned) != K.CALL_EXPR or kind_of(fn) == K.LAMBDA_EXPR:
+        return None
+    returned = elided(returned)
+    factory = referenced(returned)
+    if factory is None or kind_of(factory) != K.CXX_METHOD or not factory.is_static_method():
+        return None
+    if fn.result_type.get_canonical().spelling != returned.type.get_canonical().spelling:
+        return None
+    args = list(returned.get_arguments())
+    if len(args) != 1:  # lower_constructed lowers the arguments given it: the one, here
+        return None
+    for holder in holders_of_type(b, returned.type):
+        effect = factory_effect(b, holder, factory)
+        if effect is not None and effect.act is Act.TAKE and effect.arg is not None and effect.arg < len(args):
+            return [args[effect.arg]]
+    return None
