@@ -244,6 +244,7 @@ def _summarizer(cfg, conv, tr: Transfer, stolen: frozenset) -> Summarizer:
                             releaser=conv.matches("release", cfg.name),
                             unkept=conv.infer_steals and not tr.primitive)
     summarizer.flag_targets = tr.flag_targets
+    summarizer.argument_tests = tr.argument_tests
     summarizer.documented = frozenset(conv.documented_takes.get(cfg.name, ()))
     return summarizer
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from refcheck import ir
 
+from refcheck.analysis.argtests import ArgumentTests, result_kind
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
 from refcheck.analysis.observer import PathObserver
@@ -55,7 +56,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer(PathObserver, ParameterEffects, ResultFacts):
+class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -106,6 +107,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
         # pairs seen at returns: `owned_by_flag`.
         self.flag_targets: dict = {}
         self.flags: dict[int, set] = {}
+        self.init_argument_tests()  # `Summary.argument_when`
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
@@ -183,6 +185,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
             result = When.NONZERO
         if self.flag_targets:
             self.at_flags(st, oid)
+        if self.argument_tests:
+            self.at_tests(st, result_kind(st, oid, value, self.consts.get(node) == 0, self.index))
         # `return NULL;` is a constant, no object; an untracked value (a call nobody counts) may be NULL.
         nullness = Nullness.NULL if self.consts.get(node) == 0 else \
             st.objs[oid].null if oid is not None and oid in st.objs else Nullness.MAYBE
@@ -421,6 +425,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
+                    argument_when=self.argument_when() if returns is Returns.OWNED and returned is None else (),
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),

@@ -17,6 +17,7 @@ from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
+from refcheck.analysis.argtests import argument_tests
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.locations import Locations
 from refcheck.analysis.nullness import fated_parameters
@@ -93,6 +94,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
         self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
         self.correlated.update(self.flag_targets)
+        # Tests of a parameter the function may return itself, remembered to its returns (`argtests`).
+        self.argument_tests = argument_tests(cfg, self.data, tables.kept)
+        self.correlated.update(self.argument_tests)
         self.identity_tests = self.find_identity_tests(tables.kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
