@@ -70,6 +70,11 @@ class ResultFacts:
 
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
+        if owned and self.owned_singletons == {True} and ("borrowed",) in self.results:
+            # A borrowed getter whose only owned result is `Py_RETURN_NONE`'s (pyodbc's
+            # Connection_GetConverter: None where there is no map, else PyDict_GetItem's item):
+            # its callers take every result as borrowed, the singleton's count aside.
+            return Returns.BORROWED, None
         if owned:
             # A stolen parameter handed back is the caller's reference moved, not a second one.
             stolen = {self.index[v] for v in self.stolen_vars}

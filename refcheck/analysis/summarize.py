@@ -110,6 +110,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
         self.init_argument_tests()  # `Summary.argument_when`
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
+        # Per owned return, whether it handed back a singleton (`Py_RETURN_NONE`): `returned`.
+        self.owned_singletons: set[bool] = set()
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
@@ -222,6 +224,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
             # Also held by a holder that outlives the call (`Summary.result_held`): tagged.
             held = ("held",) if oid in self.held and o.shared else ()
             self.results.add(("owned", self.param_of(oid, o), *held))
+            self.owned_singletons.add(singleton_of(st, oid) is not None)
             self.result_families.add(o.family)
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
