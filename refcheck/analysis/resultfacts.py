@@ -78,6 +78,13 @@ class ResultFacts:
         if owned:
             # A stolen parameter handed back is the caller's reference moved, not a second one.
             stolen = {self.index[v] for v in self.stolen_vars}
+            moved = {r[1] for r in owned if r[1] in stolen}
+            if len(moved) == 1 and len(owned) == 1 and self.results - {("null",), ("none",)} == {
+                    *owned, ("argument", next(iter(moved)))}:
+                # ... but handed back also after its release on other paths, the result is the
+                # pointer, no reference (fastnumbers' `Selectors::decref (obj)`: Py_XDECREF (obj)
+                # unless obj is a static selector, then `return obj;`).
+                return Returns.ARGUMENT, next(iter(moved))
             given = [r[1] for r in owned if r[1] is not None and r[1] not in stolen]
             return Returns.OWNED, min(given) if given else None
         others = self.results - {("null",), ("none",)}
