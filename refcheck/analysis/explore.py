@@ -245,6 +245,7 @@ def _summarizer(cfg, conv, tr: Transfer, stolen: frozenset) -> Summarizer:
                             unkept=conv.infer_steals and not tr.primitive)
     summarizer.flag_targets = tr.flag_targets
     summarizer.argument_tests = tr.argument_tests
+    summarizer.unread = tr.unread
     summarizer.documented = frozenset(conv.documented_takes.get(cfg.name, ()))
     return summarizer
 

@@ -108,6 +108,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
         self.flag_targets: dict = {}
         self.flags: dict[int, set] = {}
         self.init_argument_tests()  # `Summary.argument_when`
+        self.unread: frozenset = frozenset()  # set by the exploration (`Transfer.unread`)
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
         # Per owned return, whether it handed back a singleton (`Py_RETURN_NONE`): `returned`.
@@ -197,6 +198,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
+            if var in self.unread and st.env.get(var) != pid:
+                fate = "null"  # replaced before anything read it: the path never saw it (`unread`)
             if fate == "sunk" and self.glib and self.stored_with_own_ref(st.objs.get(pid)):
                 fate = "kept"
             # Handing the parameter back is giving it up too, where the function owns it.
