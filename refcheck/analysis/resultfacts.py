@@ -70,10 +70,12 @@ class ResultFacts:
 
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
-        if owned and self.owned_singletons == {True} and ("borrowed",) in self.results:
+        if owned and self.owned_singletons == {True} and self.lends:
             # A borrowed getter whose only owned result is `Py_RETURN_NONE`'s (pyodbc's
             # Connection_GetConverter: None where there is no map, else PyDict_GetItem's item):
-            # its callers take every result as borrowed, the singleton's count aside.
+            # its callers take every result as borrowed, the singleton's count aside. Not where the
+            # others are an error call's NULL (pycups' PPD_writeFd: `return PyErr_SetFromErrno
+            # (...)`; its None's reference is the caller's).
             return Returns.BORROWED, None
         if owned:
             # A stolen parameter handed back is the caller's reference moved, not a second one.

@@ -113,6 +113,10 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
         self.results: set = set()
         # Per owned return, whether it handed back a singleton (`Py_RETURN_NONE`): `returned`.
         self.owned_singletons: set[bool] = set()
+        # Whether some return hands back a borrowed object other than the result of a call that
+        # always returns NULL (`return PyErr_SetFromErrno (...)`): `null_result`, set by the exploration.
+        self.lends = False
+        self.null_result = lambda name: False
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
@@ -247,6 +251,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
             self.results.add(("kept",))
         else:
             self.results.add(("borrowed",))
+            if not (o.origin is Origin.RESULT and self.null_result(o.name)):
+                self.lends = True  # a borrowed object, not an error return's NULL (`returned`)
 
     def at_event(self, ev) -> None:
         """An event the body's exploration reported: one that says the body mishandles a
