@@ -69,3 +69,14 @@ def test_a_record_refines_an_answer_only_where_it_changes_it():
     assert glib.refines("thing_new", keeps)  # dconf_engine_new keeping its user data
     assert not Conventions().refines("thing_new", keeps)  # TH: the name says all
     assert Conventions().refines("helper", plain)  # no pattern: the body is the answer
+
+
+def test_argument_when_round_trips_and_needs_an_owned_result():
+    # cvxopt's create_indexlist (dim, A): A itself where Matrix_Check (A), a new matrix elsewhere.
+    key = "call:PyObject_TypeCheck( 3 fn:PyObject_TypeCheck @ &global:matrix_tp"
+    s = Summary(returns=Returns.OWNED, argument_when=(1, key), source=Source.INFERRED)
+    assert parse_record(record_table(s), "x", Source.INFERRED) == s
+    with pytest.raises(RecordError, match="needs returns"):
+        parse_record({"argument-when": [1, key]}, "x")
+    with pytest.raises(RecordError, match="argument-when"):
+        parse_record({"returns": "owned", "argument-when": [1, "call:f( 2 fn:f x"]}, "x")

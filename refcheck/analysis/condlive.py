@@ -16,7 +16,7 @@ variable liveness counts, `liveness._op_effect`). A dead key's answer is dropped
 can read it, so every path explored goes on as it would have, only states that differed in it
 alone are explored once. Keys read elsewhere than at a branch are never dropped: pointer
 comparisons (a later null test reads them, `Assumptions.assume`), the identity tests
-(`IdentityTests.guarded_fresh`, read at an acquisition) and the texts of stored-to locations
+(`IdentityTests.guarded_fresh`, read at an acquisition; `argtests`, read at a return) and the texts of stored-to locations
 (`Summarizer.slot_state` reads `if (*result)`'s answer at a return).
 """
 
@@ -94,6 +94,7 @@ def _kills(ops, by_var: dict, effect) -> int:
 def droppable_keys(tr) -> frozenset:
     """The remembered keys only a branch reads (see the module's docstring)."""
     identity = {k for keys in tr.identity_tests.values() for k, _ in keys}
+    identity.update(tr.argument_tests)  # read at a return (`Summarizer.at_tests`)
     stored = {op.target for d in tr.data.values() for op in (*d.ops, *d.post)
               if type(op) is ir.Store and op.target}
     return frozenset(k for k in tr.correlated

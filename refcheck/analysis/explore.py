@@ -244,6 +244,9 @@ def _summarizer(cfg, conv, tr: Transfer, stolen: frozenset) -> Summarizer:
                             releaser=conv.matches("release", cfg.name),
                             unkept=conv.infer_steals and not tr.primitive)
     summarizer.flag_targets = tr.flag_targets
+    summarizer.argument_tests = tr.argument_tests
+    summarizer.unread = tr.unread
+    summarizer.null_result = lambda name: conv.matches("null_results", name or "")
     summarizer.documented = frozenset(conv.documented_takes.get(cfg.name, ()))
     return summarizer
 

@@ -70,9 +70,23 @@ class ResultFacts:
 
     def returned(self) -> tuple[Returns, int | None]:
         owned = [r for r in self.results if r[0] == "owned"]
+        if owned and self.owned_singletons == {True} and self.lends:
+            # A borrowed getter whose only owned result is `Py_RETURN_NONE`'s (pyodbc's
+            # Connection_GetConverter: None where there is no map, else PyDict_GetItem's item):
+            # its callers take every result as borrowed, the singleton's count aside. Not where the
+            # others are an error call's NULL (pycups' PPD_writeFd: `return PyErr_SetFromErrno
+            # (...)`; its None's reference is the caller's).
+            return Returns.BORROWED, None
         if owned:
             # A stolen parameter handed back is the caller's reference moved, not a second one.
             stolen = {self.index[v] for v in self.stolen_vars}
+            moved = {r[1] for r in owned if r[1] in stolen}
+            if len(moved) == 1 and len(owned) == 1 and self.results - {("null",), ("none",)} == {
+                    *owned, ("argument", next(iter(moved)))}:
+                # ... but handed back also after its release on other paths, the result is the
+                # pointer, no reference (fastnumbers' `Selectors::decref (obj)`: Py_XDECREF (obj)
+                # unless obj is a static selector, then `return obj;`).
+                return Returns.ARGUMENT, next(iter(moved))
             given = [r[1] for r in owned if r[1] is not None and r[1] not in stolen]
             return Returns.OWNED, min(given) if given else None
         others = self.results - {("null",), ("none",)}

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from refcheck import ir
 
+from refcheck.analysis.argtests import ArgumentTests, result_kind
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
 from refcheck.analysis.observer import PathObserver
@@ -55,7 +56,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer(PathObserver, ParameterEffects, ResultFacts):
+class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -106,8 +107,16 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
         # pairs seen at returns: `owned_by_flag`.
         self.flag_targets: dict = {}
         self.flags: dict[int, set] = {}
+        self.init_argument_tests()  # `Summary.argument_when`
+        self.unread: frozenset = frozenset()  # set by the exploration (`Transfer.unread`)
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
+        # Per owned return, whether it handed back a singleton (`Py_RETURN_NONE`): `returned`.
+        self.owned_singletons: set[bool] = set()
+        # Whether some return hands back a borrowed object other than the result of a call that
+        # always returns NULL (`return PyErr_SetFromErrno (...)`): `null_result`, set by the exploration.
+        self.lends = False
+        self.null_result = lambda name: False
         self.filled_with: set = set()  # objects stored through an out-parameter (`*out = obj`)
         # The families of the owned objects its returning paths hand out (`Obj.family`).
         self.result_families: set = set()
@@ -185,6 +194,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
             result = When.NONZERO
         if self.flag_targets:
             self.at_flags(st, oid)
+        if self.argument_tests:
+            self.at_tests(st, result_kind(st, oid, value, self.consts.get(node) == 0, self.index))
         # `return NULL;` is a constant, no object; an untracked value (a call nobody counts) may be NULL.
         nullness = Nullness.NULL if self.consts.get(node) == 0 else \
             st.objs[oid].null if oid is not None and oid in st.objs else Nullness.MAYBE
@@ -193,6 +204,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
         for i, var in self.params:
             pid = ObjId(Kind.PARAM, var)
             fate = self.fate(st, pid)
+            if var in self.unread and st.env.get(var) != pid:
+                fate = "null"  # replaced before anything read it: the path never saw it (`unread`)
             if fate == "sunk" and self.glib and self.stored_with_own_ref(st.objs.get(pid)):
                 fate = "kept"
             # Handing the parameter back is giving it up too, where the function owns it.
@@ -220,6 +233,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
             # Also held by a holder that outlives the call (`Summary.result_held`): tagged.
             held = ("held",) if oid in self.held and o.shared else ()
             self.results.add(("owned", self.param_of(oid, o), *held))
+            self.owned_singletons.add(singleton_of(st, oid) is not None)
             self.result_families.add(o.family)
             self.floats = self.floats or (self.is_floating is not None and self.is_floating(o))
         elif oid.kind is Kind.PARAM and oid.site in self.index:
@@ -239,6 +253,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
             self.results.add(("kept",))
         else:
             self.results.add(("borrowed",))
+            if not (o.origin is Origin.RESULT and self.null_result(o.name)):
+                self.lends = True  # a borrowed object, not an error return's NULL (`returned`)
 
     def at_event(self, ev) -> None:
         """An event the body's exploration reported: one that says the body mishandles a
@@ -423,6 +439,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts):
                     unless_singleton=unless, members=members, floating=self.floats and returns is Returns.OWNED,
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
+                    argument_when=self.argument_when() if returns is Returns.OWNED and returned is None else (),
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),

@@ -17,6 +17,8 @@ from refcheck.analysis.doomed import asserted_edges, doomed_edges
 from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
+from refcheck.analysis.argtests import argument_tests
+from refcheck.analysis.unread import overwritten_unread
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.locations import Locations
 from refcheck.analysis.nullness import fated_parameters
@@ -93,6 +95,10 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         # `*is_copy = true;` kept to the return, whose result it may say is owned (`Summarizer.flags`).
         self.flag_targets = flag_targets(cfg, self.data) if cfg.returns_value else {}
         self.correlated.update(self.flag_targets)
+        # Tests of a parameter the function may return itself, remembered to its returns (`argtests`).
+        self.argument_tests = argument_tests(cfg, self.data, tables.kept)
+        self.unread = overwritten_unread(cfg)  # parameters replaced before any read (`analysis.unread`)
+        self.correlated.update(self.argument_tests)
         self.identity_tests = self.find_identity_tests(tables.kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.
@@ -471,6 +477,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
             return
         o = st.objs[oid]
         if self.findable(st, oid, o):
+            return
+        if oid.kind is Kind.PARAM and oid.site in self.unread:
+            del st.objs[oid]  # replaced before anything read it: its caller passed none there (`unread`)
             return
         if o.owned == 1 and self.alias_slots and any(st.facts.stored.get(t) == oid for t in self.alias_slots):
             # A cleanup variable cleared while a location it was stored into still holds its

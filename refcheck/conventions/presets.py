@@ -161,7 +161,10 @@ def _cpython() -> Conventions:
         error=[],
         exit=[r"^Py_FatalError$", r"^Py_Exit$", r"^abort$", r"^exit$", r"^_exit$"],
         conditional_error={},
-        pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$"],
+        # PyObject_TypeCheck (x, &T) / Py_IS_TYPE, which a project's `X_Check` macro expands to: a
+        # type test retested is the same answer (cvxopt's `Matrix_Check (A)` in a helper and its caller).
+        pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$", r"^PyObject_TypeCheck$", r"^Py_IS_TYPE$",
+              r"^PyType_IsSubtype$"],
         errors="abort",
         # The allocator implementations (CPython's own Objects/obmalloc.c).
         # A type's tp_dealloc (named *_dealloc) frees its own self (tp_free, PyObject_Del): its

@@ -48,6 +48,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
         raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
     if "owned_by_flag" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-by-flag' needs returns = \"owned\"")
+    if "argument_when" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'argument-when' needs returns = \"owned\"")
     if "unless_singleton" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'unless-singleton' needs returns = \"owned\"")
     if "arguments" in values:
@@ -185,6 +187,14 @@ def _flag(v) -> tuple:
     return (v[0], v[1])
 
 
+def _test(v) -> tuple:
+    """(index, condition key) from `[1, "call:... @ ..."]` (`Summary.argument_when`)."""
+    if not isinstance(v, (list, tuple)) or len(v) != 2 or not isinstance(v[0], int) or isinstance(v[0], bool) \
+            or v[0] < 0 or not isinstance(v[1], str) or "@" not in v[1].split(" "):
+        raise ValueError('expected [argument index, "test key with @ for the argument"]')
+    return (v[0], v[1])
+
+
 def _indices(v) -> tuple:
     """Sorted argument indices from a list of them (`unkept = [1, 2]`)."""
     if not isinstance(v, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
@@ -231,7 +241,7 @@ _READERS = {
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
-    "frees_contents": _indices, "owned_by_flag": _flag, "fills_kept": _indices, "variadic": _variadic,
+    "frees_contents": _indices, "owned_by_flag": _flag, "argument_when": _test, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
     "forwards": _pairs,
     "null_when_flags": _fields, "null_when_nonzero": _indices, "result_kept": _bool, "result_held": _bool,
@@ -251,6 +261,7 @@ _WRITERS = {
     "unkept": list,
     "frees_contents": list,
     "owned_by_flag": list,
+    "argument_when": list,
     "fills_kept": list,
     "maybe_given": list,
     "given_some": list,

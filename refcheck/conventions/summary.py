@@ -189,6 +189,12 @@ class Summary:
     # (index, value as a bool). pyahocorasick's `pymod_get_string (obj, &word, &len, &is_copy)`
     # returns `obj` with a reference of its own and `*is_copy = false`, or bare with `true`.
     owned_by_flag: tuple = ()
+    # OWNED, except where a test of the argument at `index` holds at the call: there the call
+    # returns that argument itself, no reference of the caller's (cvxopt's `create_indexlist
+    # (dim, A)` hands `A` back where `Matrix_Check (A)`, a new index matrix elsewhere; its callers
+    # release the result under `!Matrix_Check (A)`). (index, the test's condition key with `@`
+    # for the argument); inferred from bodies (`analysis.argtests`, `frontend.argtests`).
+    argument_when: tuple = ()
     # The argument indices of a conditional ACQUIRE_OUT whose `*p` holds a new reference or NULL
     # on its result and is left as it was (or released again) on the others: python-xxhash's
     # `_get_buffer_or_str (obj, buf, owner)` fills `*owner` on its unicode path, NULL on its other
@@ -377,7 +383,8 @@ def agreed(a: Summary, b: Summary) -> Summary:
         null_when_flags=tuple(x for x in a.null_when_flags if x in b.null_when_flags),
         null_when_nonzero=tuple(i for i in a.null_when_nonzero if i in b.null_when_nonzero),
         variadic=a.variadic if a.variadic == b.variadic else (),
-        result_held=a.result_held and b.result_held and same, source=Source.INFERRED)
+        result_held=a.result_held and b.result_held and same,
+        argument_when=a.argument_when if same else (), source=Source.INFERRED)
 
 
 def with_maybe_given(first: Summary, second: Summary) -> Summary:
@@ -408,7 +415,8 @@ def with_freed_holder_result(first: Summary, second: Summary, stolen: frozenset)
 
 def _result_of(s: Summary) -> tuple:
     """The fields that say what a call returns."""
-    return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating
+    return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating, \
+        s.argument_when
 
 
 DEFAULT = Summary()

@@ -12,6 +12,7 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, resolve
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
+from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
@@ -155,6 +156,9 @@ class CallLowering(UserData, Moves):
             role = "owner"  # lowered borrowed below: a transfer-none getter's owner keeps it (ownergets)
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
+        if role == "acquire" and not self.b.borrows and (tested := argument_test(self.b, summary, values)):
+            return argument_split(self.b, loc, name, *tested,  # `create_indexlist (n, A)`: A where Matrix_Check (A)
+                                  lambda t: self.acquired(c, loc, name, args, summary, values, tracked, flags, t))
         if role == "acquire" and not self.b.borrows:
             return self.acquired(c, loc, name, args, summary, values, tracked, flags)
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
@@ -205,10 +209,11 @@ class CallLowering(UserData, Moves):
         if self.b.conv.inferred is not None:
             self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
 
-    def acquired(self, c, loc, name: str, args: list, summary, values: list, tracked: list, flags: dict) -> str:
-        """A new reference's result, split where an error slot, a flag, the error indicator or a
-        task's error says the call failed."""
-        t = self.acquisition(c, loc, name, summary, values, tracked)
+    def acquired(self, c, loc, name: str, args: list, summary, values: list, tracked: list, flags: dict,
+                 t: str | None = None) -> str:
+        """A new reference's result (into t where given), split where an error slot, a flag, the
+        error indicator or a task's error says the call failed."""
+        t = self.acquisition(c, loc, name, summary, values, tracked, t)
         error = error_out_local(self.b, args)
         if error is not None:
             error_split(self.b, loc, name, t, error)
