@@ -69,6 +69,8 @@ def test_a_configured_record_wins_over_the_patterns():
             source=Source.CONFIGURED),
     Summary(returns=Returns.OWNED, null_when_flags=((0, "route_state"),), source=Source.CONFIGURED),
     Summary(returns=Returns.OWNED, result_held=True, source=Source.CONFIGURED),
+    Summary(result_constant=0, source=Source.CONFIGURED),
+    Summary(constant_if_null=((1, -1), (2, 0)), source=Source.CONFIGURED),
 ])
 def test_a_record_table_reads_back_as_the_record(record):
     table = record_table(record)

@@ -219,6 +219,14 @@ def _pairs(v) -> tuple:
     return tuple(sorted({(x[0], x[1]) for x in v}))
 
 
+def _constants(v) -> tuple:
+    """Sorted (index, constant) pairs from `[[1, 0]]`: the result where that argument is NULL."""
+    if not isinstance(v, list) or not all(isinstance(x, list) and len(x) == 2 and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in x) and x[0] >= 0 for x in v):
+        raise ValueError(f"expected a list of [argument index, integer result] pairs, got {v!r}")
+    return tuple(sorted({(x[0], x[1]) for x in v}))
+
+
 def _variadic(v) -> tuple:
     """(index, Effect) from `{ from = 1, effect = "consume" }`."""
     if not isinstance(v, dict) or set(v) != {"from", "effect"}:
@@ -245,6 +253,7 @@ _READERS = {
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,
     "forwards": _pairs,
     "null_when_flags": _fields, "null_when_nonzero": _indices, "result_kept": _bool, "result_held": _bool,
+    "result_constant": _index, "constant_if_null": _constants,
 }
 
 
@@ -267,6 +276,7 @@ _WRITERS = {
     "given_some": list,
     "null_when_nonzero": list,
     "fills_with": lambda v: [list(x) for x in v],
+    "constant_if_null": lambda v: [list(x) for x in v],
     "forwards": lambda v: [list(x) for x in v],
     "null_when_flags": lambda v: [list(x) for x in v],
     "variadic": lambda v: {"from": v[0], "effect": v[1].value},

@@ -251,6 +251,12 @@ class Summary:
     # the caller's one release leaves the object alive, borrowed (later uses are no RC003, a
     # second release is still a finding). Inferred only (`Summarizer.held`).
     result_held: bool = False
+    # An integer result every return of the body gives (multidict's `_md_del_at`: 0), and the
+    # (index, constant) pairs of a pointer parameter whose NULL makes the body return that constant
+    # (numexpr's `add_symbol (d, NULL, ...)`: 0). Read off the graph (`analysis.constresults`);
+    # a caller's test of such a result is decided (`frontend.constcalls`). Stay in their unit.
+    result_constant: int | None = None
+    constant_if_null: tuple = ()
     source: Source = Source.DEFAULT
 
     def at_call(self, nargs: int, is_null) -> Summary:
@@ -348,8 +354,10 @@ def exported(s: Summary) -> Summary:
     parameter nowhere, so exported it would make nearly every record say something, and every
     unit that used one before it was known be checked again in phase 2 (gcab's units parsed
     twice); another unit's call then counts as one that may keep the pointer, as before."""
-    return replace(s, unkept=(), frees_contents=(), assumed=False, leans=()) \
-        if s.unkept or s.frees_contents or s.assumed or s.leans else s
+    return replace(s, unkept=(), frees_contents=(), assumed=False, leans=(), result_constant=None,
+                   constant_if_null=()) \
+        if s.unkept or s.frees_contents or s.assumed or s.leans or s.result_constant is not None \
+        or s.constant_if_null else s
 
 
 def agreed(a: Summary, b: Summary) -> Summary:
@@ -384,7 +392,9 @@ def agreed(a: Summary, b: Summary) -> Summary:
         null_when_nonzero=tuple(i for i in a.null_when_nonzero if i in b.null_when_nonzero),
         variadic=a.variadic if a.variadic == b.variadic else (),
         result_held=a.result_held and b.result_held and same,
-        argument_when=a.argument_when if same else (), source=Source.INFERRED)
+        argument_when=a.argument_when if same else (),
+        result_constant=a.result_constant if a.result_constant == b.result_constant else None,
+        constant_if_null=tuple(x for x in a.constant_if_null if x in b.constant_if_null), source=Source.INFERRED)
 
 
 def with_maybe_given(first: Summary, second: Summary) -> Summary:

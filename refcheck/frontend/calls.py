@@ -24,6 +24,7 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
                                          location, named_parameter, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of, singleton_address
+from refcheck.frontend.constcalls import constant_result, known_result
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.errorslots import slot_split
@@ -404,6 +405,10 @@ class CallLowering(UserData, Moves):
             return None
         if got is not None:
             return got
+        k = known_result(summary, args) if not (pending or fills) and has_scalar_type(c) else None
+        if k is not None and (status is not None or cursor_key(c) in self.b.tested):
+            constant_result(self.b, loc, name, c, status, k)  # `if (f (d, NULL) < 0)`: decided
+            return None
         nulls = [v for i in summary.null_when_nonzero if i < len(values) and isinstance(v := values[i], str)]
         if nulls and not (pending or fills) and has_scalar_type(c) and (status is not None or cursor_key(c) in self.b.tested):
             null_split(self.b, loc, name, c, status, nulls[0])
