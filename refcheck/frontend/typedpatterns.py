@@ -15,6 +15,7 @@ from refcheck.conventions.summary import Effect, Returns
 from refcheck.frontend.callparts import is_boolean
 from refcheck.frontend.clangutil import has_scalar_type
 from refcheck.frontend.errorslots import error_slot_type
+from refcheck.frontend.reallocwrap import returns_failing_realloc
 
 
 def typed_pattern(conv, c, decl, summary, name: str):
@@ -24,6 +25,10 @@ def typed_pattern(conv, c, decl, summary, name: str):
         # `sec_realloc (block, tag, memory, length)` moves `memory` within the pool `block`, which
         # stays. Its body's record, as where no pattern names it.
         return conv.without_patterns(name)
+    if summary.returns is Returns.REALLOCATED and not summary.may_fail and decl is not None \
+            and returns_failing_realloc(conv, decl):
+        # `return realloc (mem, len);`: the wrapper fails as realloc does (`frontend.reallocwrap`).
+        return replace(summary, may_fail=True)
     if summary.returns is Returns.ARGUMENT and has_scalar_type(c) \
             and c.type.get_canonical().kind != ci.TypeKind.VOID and not is_boolean(c):
         # A retain whose result is a number, not its argument nor a truth value: at-spi2-core's
