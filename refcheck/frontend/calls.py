@@ -41,6 +41,7 @@ from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
+from refcheck.frontend.testchecks import checked_condition, lower_check
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend import raii
 from refcheck.frontend.shallow import lending_calls
@@ -73,6 +74,8 @@ class CallLowering(UserData, Moves):
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
+        if not summary.role and (tested := checked_condition(c, args)) is not None and not has_pointer_type(c):
+            return lower_check(self, loc, name, args, tested)  # `_ok (cond, "cond", ...)`
         stolen = self.steal(loc, name, args)
         if stolen is not None:
             return stolen
