@@ -251,6 +251,13 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
             # not a plain field store (gdk-pixbuf's `pixdata->pixel_data = data; return data;`
             # hands the caller the data to free) nor a global registry (dconf's engine list).
             self.results.add(("kept",))
+        elif self.glib and oid.kind is Kind.ACQUIRE and o.kept and not o.owned and oid in self.held \
+                and oid not in self.filled_with:
+            # Made here, handed to a callee that keeps a reference of its own in a holder that
+            # outlives the call (a parameter's, a global's), ours dropped, then returned
+            # (gnome-keyring's `gkm_secret_collection_new_item`: `add_item (self, NULL, item);
+            # g_object_unref (item); return item;`): the keeper's reference, as for a container.
+            self.results.add(("kept",))
         else:
             self.results.add(("borrowed",))
             if not (o.origin is Origin.RESULT and self.null_result(o.name)):

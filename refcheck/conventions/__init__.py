@@ -154,6 +154,11 @@ class Conventions(Queries, Answers):
     # (libsoup 2's SOUP_MEMORY_TAKE: "libsoup will assume ownership of it and free it"), whatever
     # the callee's record says of that argument (frontend.argtypes.taken_by_constant).
     take_constants: list[str] = field(default_factory=list)
+    # Boolean parameters, by name, through which a true constant hands the pointer argument
+    # before them over to the callee (libgsf's `gsf_input_memory_new (buf, length, needs_free)`:
+    # "Whether you want this memory to be free'd at object destruction"), where its record says
+    # nothing of that argument (frontend.argtypes.taken_by_flag). FALSE there leaves it the caller's.
+    take_flags: list[str] = field(default_factory=list)
     # Calls that end the calling thread as a return from its start routine does (POSIX
     # pthread_exit(3): "an implicit call to pthread_exit() is made when a thread other than the
     # thread in which main() was first invoked returns from the start routine"): the process runs
@@ -403,7 +408,7 @@ class Conventions(Queries, Answers):
             "acquire", "reallocate", "may_fail", "retain", "release", "consume", "consume_owned", "null_sorted", "never_null", "memory_results", "shallow_free", "list_pops", "table_store", "parent_classes", "error",
             "exit", "pure",
             "context", "primitive", "may_raise", "borrowed", "steal", "frame", "borrow_accessors", "error_indicator", "borrowed_items", "null_results", "floating",
-            "ref_sink", "take_ref", "child_process", "take_constants", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons", "singleton_types", "opaque_setters")}
+            "ref_sink", "take_ref", "child_process", "take_constants", "take_flags", "thread_exits", "held_results", "held_fills", "error_out", "false_if_null", "zero_if_null", "destructor_slots", "fresh_slots", "destructor_names", "singletons", "singleton_types", "opaque_setters")}
 
     @cached_property
     def _conditional(self) -> list[tuple[re.Pattern, int]]:

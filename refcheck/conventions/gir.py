@@ -168,7 +168,11 @@ def _record(callable_) -> Record | None:
         # (g_regex_match_full's match_info) fills them always. A void one has no result to test:
         # it fills them (or sets the error) always.
         conditional = callable_.get("throws") == "1" and ret is not None and _c_type(ret) not in ("", "void")
-        on_true = conditional and _c_type(ret) == "gboolean"
+        # A gboolean one that does not throw says whether it found or made what it fills (gck's
+        # `gck_attributes_find_string (attrs, type, &value)`: "Whether a value was found or
+        # not"): filled on TRUE too, nothing of the caller's to free on FALSE (issue 32, glib46).
+        on_true = _c_type(ret) == "gboolean" if ret is not None else False
+        conditional = conditional or on_true
         if on_true and _EVEN_IF_FALSE.search(_doc(callable_)):
             conditional = on_true = False
         for i, p in enumerate(plain):

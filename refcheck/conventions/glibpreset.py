@@ -122,6 +122,10 @@ def base_glib() -> Conventions:
         # g_free()) when it is done with it" (soup_message_set_request, soup_message_body_append,
         # soup_buffer_new: the data follows the constant); _COPY, _STATIC, _TEMPORARY only read it.
         take_constants=[r"^SOUP_MEMORY_TAKE$"],
+        # A flag saying the callee frees the buffer before it (libgsf's gsf_input_memory_new
+        # `needs_free`, GIR's "transfer none" on the buffer: the flag cannot be annotated).
+        take_flags=[r"^(?:needs?|should|must)_free$", r"^free_(?:data|buf|buffer|mem|memory|on_destroy)$",
+                    r"^take_ownership$", r"^owns?_(?:data|buf|buffer|mem|memory)$"],
         # A project's `*_take_*` setter (json_node_take_array(node, array), g_value_take_string)
         # keeps its last argument without a reference of its own: the caller hands its over. Not
         # `*_take_ref` (g_variant_take_ref, g_object_take_ref): GLib's ref_sink kind, returning

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import Source, When
+from refcheck.conventions.summary import Effect, Source, When
 from refcheck.frontend.clangutil import (K, argument_types, binop, has_pointer_type, has_scalar_type, kind_of, referenced,
-                                         strip, unop)
+                                         converted_constant, strip, unop)
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend import calleefacts
 from refcheck.frontend.calleefacts import declared_types
@@ -324,6 +324,22 @@ def taken_by_constant(conv, args: list) -> list[int]:
         if (ref is not None and kind_of(ref) == K.ENUM_CONSTANT_DECL and conv.matches("take_constants", ref.spelling)
                 and has_pointer_type(args[i + 1])):
             taken.append(i + 1)
+    return taken
+
+
+def taken_by_flag(conv, decl, args: list, effects: dict) -> list[int]:
+    """The position of the pointer argument right before a boolean parameter `take_flags` names,
+    given a true constant there (`gsf_input_memory_new (buf, n, TRUE)`), where the record leaves
+    that argument borrowed."""
+    if not conv.take_flags or decl is None:
+        return []
+    taken = []
+    for i, param in enumerate(list(decl.get_arguments())[:len(args)]):
+        if not conv.matches("take_flags", param.spelling or "") or not converted_constant(args[i]):
+            continue
+        before = next((j for j in range(i - 1, -1, -1) if has_pointer_type(args[j])), None)
+        if before is not None and effects.get(before, Effect.BORROW) is Effect.BORROW:
+            taken.append(before)
     return taken
 
 

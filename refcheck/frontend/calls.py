@@ -14,7 +14,7 @@ from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, 
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
 from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
-                                        opaque_unknown, points_to_scalar, success_result, taken_by_constant, unnotified,
+                                        opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
@@ -43,6 +43,7 @@ from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
+from refcheck.frontend.testchecks import checked_condition, lower_check
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend import raii
 from refcheck.frontend.shallow import lending_calls
@@ -75,6 +76,8 @@ class CallLowering(UserData, Moves):
         check = summary.error_condition
         if check is not None and check.index < len(args):
             return self.conditional_error(loc, name, args, check)
+        if not summary.role and (tested := checked_condition(c, args)) is not None and not has_pointer_type(c):
+            return lower_check(self, loc, name, args, tested)  # `_ok (cond, "cond", ...)`
         stolen = self.steal(loc, name, args)
         if stolen is not None:
             return stolen
@@ -382,7 +385,9 @@ class CallLowering(UserData, Moves):
         if Effect.STORE in effects.values() and (lent := lent_positions(self.b, self.b.callee_of(c)[1] or "", args)):
             effects = {i: Effect.BORROW if e is Effect.STORE and i in lent else e for i, e in effects.items()}
         # Data handed over by the constant before it (libsoup 2's SOUP_MEMORY_TAKE), whatever the record says.
-        return {**effects, **{i: Effect.CONSUME for i in taken_by_constant(self.b.conv, args)}}
+        # So is the pointer before a flag telling the callee to free it (libgsf's `needs_free`).
+        taken = taken_by_constant(self.b.conv, args) + taken_by_flag(self.b.conv, self.b.callee_of(c)[0], args, effects)
+        return {**effects, **{i: Effect.CONSUME for i in taken}}
 
     def plain_call(self, c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                    conditional, sunk=frozenset()):

@@ -11,10 +11,11 @@ from dataclasses import replace
 
 import clang.cindex as ci
 
-from refcheck.conventions.summary import Effect, Returns
+from refcheck.conventions.summary import Effect, Returns, Tracked, resolve
 from refcheck.frontend.callparts import is_boolean
-from refcheck.frontend.clangutil import has_scalar_type
+from refcheck.frontend.clangutil import has_pointer_type, has_scalar_type
 from refcheck.frontend.errorslots import error_slot_type
+from refcheck.frontend.reallocwrap import returns_failing_realloc
 
 
 def typed_pattern(conv, c, decl, summary, name: str):
@@ -24,6 +25,21 @@ def typed_pattern(conv, c, decl, summary, name: str):
         # `sec_realloc (block, tag, memory, length)` moves `memory` within the pool `block`, which
         # stays. Its body's record, as where no pattern names it.
         return conv.without_patterns(name)
+    if summary.returns is Returns.REALLOCATED and not summary.may_fail and decl is not None \
+            and returns_failing_realloc(conv, decl):
+        # `return realloc (mem, len);`: the wrapper fails as realloc does (`frontend.reallocwrap`).
+        return replace(summary, may_fail=True)
+    scalars = _scalar_hand_overs(c, summary)
+    if scalars and conv.inferred is not None and (body := conv.inferred.get(name)) is not None:
+        # A `*_take_*` whose last argument is a number (`gkd_secret_secret_new_take_memory
+        # (session, parameter, n_parameter, value, n_value)`, `egg_asn1x_take_bits_as_raw (node,
+        # value, n_bits)`): the pattern hands over the size, which is no object. What it takes
+        # is what its body takes: the body's record of its arguments, the name's of its result.
+        nargs = len(list(c.get_arguments()))
+        kept = tuple((p, e) for p, e in summary.arguments if _at(p, nargs) not in scalars)
+        named = {_at(p, nargs) for p, _ in kept}
+        return replace(summary, arguments=kept + tuple((p, e) for p, e in body.arguments
+                                                       if _at(p, nargs) is not None and _at(p, nargs) not in named))
     if summary.returns is Returns.ARGUMENT and has_scalar_type(c) \
             and c.type.get_canonical().kind != ci.TypeKind.VOID and not is_boolean(c):
         # A retain whose result is a number, not its argument nor a truth value: at-spi2-core's
@@ -41,6 +57,28 @@ def typed_pattern(conv, c, decl, summary, name: str):
         # of C_DestroyObject) and leaves the caller's reference alone.
         return replace(summary, arguments=tuple((i, e) for i, e in summary.arguments if e is not Effect.RELEASE))
     return summary
+
+
+def _scalar_hand_overs(c, summary) -> frozenset:
+    """The positions a name's record hands over (sink, store, consume) where the call passes a
+    number, not a pointer: no object goes there."""
+    if not any(e in _HANDED for _, e in summary.arguments):
+        return frozenset()
+    args = list(c.get_arguments())
+    out = set()
+    for p, e in summary.arguments:
+        i = _at(p, len(args))
+        if e in _HANDED and i is not None and has_scalar_type(args[i]) and not has_pointer_type(args[i]):
+            out.add(i)
+    return frozenset(out)
+
+
+_HANDED = (Effect.SINK, Effect.STORE, Effect.CONSUME)
+
+
+def _at(p, nargs: int) -> int | None:
+    """A record's integer position resolved against nargs; None for a Tracked one."""
+    return None if isinstance(p, Tracked) else resolve(p, nargs)
 
 
 def _realloc_shaped(decl) -> bool:

@@ -394,4 +394,5 @@ def test_scanner_default_full_read_from_the_structure() -> None:
     assert "rs_params_iter_next" not in records  # both outs: a const string and the params' own
     assert records["rs_xml_node_dig"] == {"returns": "owned"}  # "a new reference ... unref it"
     assert records["rs_xml_parse"] == {"returns": "owned"}  # a function, not the node's method
-    assert records["rs_params_iter_detach"] == {"arguments": {"1": "acquire-out"}}  # "the caller owns it"
+    # "the caller owns it", filled when the gboolean it returns says so (an iterator's next)
+    assert records["rs_params_iter_detach"] == {"arguments": {"1": {"effect": "acquire-out", "when": "nonzero"}}}
