@@ -10,32 +10,31 @@ from dataclasses import replace
 import clang.cindex as ci
 
 from refcheck import ir
-from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source, resolve
+from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source
 from refcheck.frontend.aliases import embedded_member_base, pointed_local
 from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
 from refcheck.frontend.bare_tables import lent_positions
+from refcheck.frontend.callresults import CallResults
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
                                          released_record)
 from refcheck.frontend.binding import arguments, cursor_key
 from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_scalar_type, kind_of,
                                          location, named_parameter, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import NULL, _subkey, expr_vars, is_null_constant, key_of, singleton_address
+from refcheck.frontend.conditions import NULL, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.constcalls import constant_result, known_result
 from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
 from refcheck.frontend.exitmacros import macro_role
-from refcheck.frontend.errorslots import slot_split
-from refcheck.frontend.gerrors import error_out_local, error_split
+from refcheck.frontend.gerrors import error_out_local
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
-from refcheck.frontend.flags import flag_split
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
-from refcheck.frontend import flagfail, indicator, taskerrors
+from refcheck.frontend import flagfail, indicator
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
@@ -50,13 +49,13 @@ from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.typedpatterns import typed_pattern
 from refcheck.frontend.statics import counted_store
-from refcheck.frontend.steals import builds_container, format_steals, null_split, result_split
+from refcheck.frontend.steals import format_steals, null_split, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
 from refcheck.frontend.weak import forget_released, weak_address, weak_held
 
 
-class CallLowering(UserData, Moves):
+class CallLowering(UserData, Moves, CallResults):
     """The call half of `ExpressionLowerer` (`self.b` is its GraphBuilder)."""
 
     # About 100 lines: one call lowered from its summary record in the order its effects happen
@@ -212,22 +211,6 @@ class CallLowering(UserData, Moves):
                        leans)
         if self.b.conv.inferred is not None:
             self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
-
-    def acquired(self, c, loc, name: str, args: list, summary, values: list, tracked: list, flags: dict,
-                 t: str | None = None) -> str:
-        """A new reference's result (into t where given), split where an error slot, a flag, the
-        error indicator or a task's error says the call failed."""
-        t = self.acquisition(c, loc, name, summary, values, tracked, t)
-        error = error_out_local(self.b, args)
-        if error is not None:
-            error_split(self.b, loc, name, t, error)
-        else:
-            slot_split(self.b, loc, name, t, args)
-        if flags:
-            flagfail.split_result(self.b, loc, name, t, flags)
-        indicator.split_result(self.b, c, loc, name, t)
-        taskerrors.split_result(self.b, loc, name, t, args)
-        return t
 
     def handed_over(self, c, decl, kids, name: str, args, effects: dict, summary) -> tuple[dict, set, dict]:
         """The call's effects, the positions of the arguments it keeps (its sinks) and those it
@@ -466,46 +449,6 @@ class CallLowering(UserData, Moves):
         return (record.owned_if_null is not None and record.effects(len(args)).get(0) is Effect.RELEASE
                 and self.b.discarded == cursor_key(c) and contents_taken(self.b.fn, c, args[0]))
 
-    def flag_local(self, summary, args: list) -> str | None:
-        """The local `v` of the `&v` where the record's flag output says whether the result is
-        owned (`frontend.flags`), else None."""
-        if not summary.owned_by_flag or summary.owned_by_flag[0] >= len(args):
-            return None
-        return self.address_of_local(args[summary.owned_by_flag[0]])
-
-    def flagged(self, c, loc, name: str, args: list, summary, values: list, positions: list, tracked: list) -> str:
-        """An owned result as the flag output at `&v` says (`frontend.flags`): owned on one edge,
-        on the other the argument it hands back, else a borrowed object."""
-        return flag_split(self.b, loc, name, self.flag_local(summary, args), summary.owned_by_flag[1],
-                          lambda t: self.acquisition(c, loc, name, summary, values, tracked, t),
-                          lambda: self.returned_value(c, replace(summary, returns=Returns.ARGUMENT), values,
-                                                      positions) or self.borrowed_result(loc, name, args))
-
-    def acquisition(self, c, loc, name: str, summary, values: list, tracked: list, t: str | None = None) -> str:
-        """An owned result: fresh, or possibly the argument the record says it may hand back."""
-        t = t or self.b.temp(f"{name}(...)")
-        index = resolve(summary.returned, len(values)) if isinstance(summary.returned, int) else None
-        source = values[index] if index is not None and values[index] in tracked else None
-        unless = ir.SINGLETON_KEY + summary.unless_singleton if summary.unless_singleton else ""
-        fresh = source is None and builds_container(self.b, name, arguments(c))
-        self.b.emit(ir.Acquire(loc, t, name, source, record_pointee(c), scalars=points_to_scalar(c), unless=unless,
-                               nonnull=self.b.conv.matches("never_null", name), fresh=fresh, held=summary.result_held))
-        return t
-
-    def borrowed_result(self, loc, name: str, args: list) -> str:
-        """A borrowing call's pointer result: tracked as borrowed, so that releasing it is RC010
-        and handing it to a sink without a retain RC009. The same getter of the same unchanged
-        arguments gives the same object back (`retain(THMemoryFile_storage(self));
-        pushudata(L, THMemoryFile_storage(self))`)."""
-        t = self.b.temp(f"{name}(...)")
-        keys = [_subkey(a, self.b) for a in args]
-        key, deps = "", frozenset()
-        if all(k is not None for k in keys):
-            key = f"result:{name}( " + " ".join(k[0] for k in keys)
-            deps = frozenset(v for k in keys for v in k[1])
-        self.b.emit(ir.Load(loc, t, f"{name}(...)", deps, key, call=name))
-        return t
-
     def value_into(self, v: str, rhs):
         """Lower `v = rhs` for a local v: (the value, whether the call already set v), the latter
         when rhs is a success-split call (`rc = PyModule_AddObject(...)`) that wrote its 0/-1."""
@@ -599,12 +542,6 @@ class CallLowering(UserData, Moves):
                 on = (leans or {}).get(v, "")  # kept for a cycle's assumed callback (`leaning_on`)
                 self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed or bool(on), paired=v in paired,
                                      leans_on=on))
-
-    def returned_value(self, c, summary, values: list, positions: list):
-        """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
-        index = (resolve(summary.returned, len(values)) if summary.returns is Returns.ARGUMENT
-                 and isinstance(summary.returned, int) else None)
-        return values[index] if index is not None and index in positions and has_pointer_type(c) else None
 
     def address_of_local(self, a) -> str | None:
         """The local variable v of an argument `&v`, else None."""
