@@ -320,7 +320,9 @@ INTENTIONAL_ROLES = {"FixtureBox_free": "release", "THRealloc": "reallocate",
                      # glib_local_queue.c: gupnp's notify_data_free, handed each popped element.
                      "fixture_notify_free": "release",
                      # glib_libxml2_tree_insert.c: phodav's node constructor (an `xmlNodePtr`).
-                     "status_node_new": "acquire"}
+                     "status_node_new": "acquire",
+                     # glib_key_in_value.c, glib_notify_pair_setter.c: the values' destroy notifies.
+                     "attribute_free": "release", "credential_free": "release"}
 
 
 def test_fixture_names_take_no_role_by_accident() -> None:
