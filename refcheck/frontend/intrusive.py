@@ -16,7 +16,7 @@ the unit at a linking position links it too (`list_add_tail` calls `list_add_bef
 from __future__ import annotations
 
 from refcheck.frontend.binding import cursor_key, of_kinds, referenced
-from refcheck.frontend.clangutil import K, binop, kind_of, strip
+from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.unit import in_system_header
 
@@ -83,8 +83,8 @@ def _stored_node(c, nodes: dict) -> int | None:
     if binop(c) != "=":
         return None
     lhs, rhs = (strip(x) for x in children_of(c))
-    ref = referenced(rhs) if kind_of(rhs) == K.DECL_REF_EXPR else None
-    i = nodes.get(cursor_key(ref)) if ref is not None and kind_of(ref) == K.PARM_DECL else None
+    ref = named_parameter(rhs)
+    i = nodes.get(cursor_key(ref)) if ref is not None else None
     if i is None or kind_of(lhs) != K.MEMBER_REF_EXPR:
         return None
     if lhs.type.get_canonical() != ref.type.get_canonical():
@@ -109,9 +109,8 @@ def _own_link(c, nodes: dict) -> tuple:
     if kind_of(lhs) != K.MEMBER_REF_EXPR:
         return None, None
     base = next(iter(children_of(lhs)), None)
-    base = strip(base) if base is not None else None
-    ref = referenced(base) if base is not None and kind_of(base) == K.DECL_REF_EXPR else None
-    i = nodes.get(cursor_key(ref)) if ref is not None and kind_of(ref) == K.PARM_DECL else None
+    ref = named_parameter(base) if base is not None else None
+    i = nodes.get(cursor_key(ref)) if ref is not None else None
     return (i, lhs.spelling) if i is not None else (None, None)
 
 
@@ -124,9 +123,8 @@ def _passed_on(call, nodes: dict, memo: dict, depth: int) -> set:
     links = _linking(body, memo, depth - 1)
     out = set()
     for j, arg in enumerate(call.get_arguments()):
-        a = strip(arg)
-        ref = referenced(a) if j in links and kind_of(a) == K.DECL_REF_EXPR else None
-        i = nodes.get(cursor_key(ref)) if ref is not None and kind_of(ref) == K.PARM_DECL else None
+        ref = named_parameter(arg) if j in links else None
+        i = nodes.get(cursor_key(ref)) if ref is not None else None
         if i is not None:
             out.add(i)
     return out

@@ -154,7 +154,7 @@ def _holders(b, cls) -> tuple[Holder, ...]:
     return tuple(found)
 
 
-def _copies(body, field: str) -> set:
+def _copies(body, field: tuple) -> set:
     """Locals initialized from the held member (`PyObject *temp = m_ob;`, Py_CLEAR's `_py_tmp`)."""
     found = set()
     for c in body.walk_preorder():
@@ -165,7 +165,7 @@ def _copies(body, field: str) -> set:
     return found
 
 
-def _is_held(e, field: str, copies: set) -> bool:
+def _is_held(e, field: tuple, copies: set) -> bool:
     """`e` is the held member or a local copy of it."""
     if _is_field(e, field):
         return True
@@ -317,9 +317,7 @@ class _Reading:
         if e is None:
             return
         s = strip(e)
-        if _is_field(s, self.holder.field) or (
-                kind_of(s) == K.DECL_REF_EXPR and referenced(s) is not None
-                and cursor_key(referenced(s)) in self.copies):
+        if _is_held(s, self.holder.field, self.copies):
             self.returned.append("field")
         elif kind_of(s) == K.BINARY_OPERATOR and binop(s) in ("!=", "==") and any(
                 _is_field(x, self.holder.field) for x in children_of(s)):
