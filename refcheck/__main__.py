@@ -9,6 +9,9 @@ import sys
 
 def run() -> None:
     try:
+        from refcheck.driver import prestart
+
+        prestart.start(sys.argv)  # the first worker's imports beside the parent's (prestart.py)
         from refcheck.support.gcpause import paused_collector
 
         with paused_collector():  # see gcpause.py: the start's imports leave no garbage cycles

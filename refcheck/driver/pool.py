@@ -90,16 +90,35 @@ class Outcome:
 def _worker(conn, options: Options, parent: int | None = None, gate: tuple | None = None) -> None:
     """`gate`: (read, write) ends of the pipe the parent grants a shared parse's children their
     slots on (forking.py); None: no shared parse (spawn)."""
+    _begin(parent, gate)
+    bound_memory(options.max_memory)
+    _serve(conn, options, gate, _imports())
+
+
+def prestarted(conn, parent: int, gate: tuple) -> None:
+    """A worker forked before the parent's start (prestart.py): imports and libclang first, then
+    the run's Options from the pipe (EOF or None: not needed), then the loop of any worker."""
+    from refcheck.driver import prestart
+
+    _begin(parent, gate)
+    engine = _imports()
+    with paused_collector():
+        prestart.warm()
+    try:
+        options = conn.recv()
+    except EOFError:
+        return
+    if not isinstance(options, Options):
+        return
+    bound_memory(options.max_memory)
+    _serve(conn, options, gate, engine, preload=False)
+
+
+def _begin(parent: int | None, gate: tuple | None) -> None:
     if gate is not None:
         os.close(gate[1])
     if parent is not None:
         forking.die_with_parent(parent)
-    bound_memory(options.max_memory)
-    with paused_collector():  # the worker's own imports (gcpause.py)
-        from refcheck.reuse import across
-        from refcheck.driver import engine, preloading
-
-    across.start()  # this worker's units share their identical analyses (headers, twins)
     # Ctrl-C reaches the whole process group; the parent decides, and kills us. SIGINT arrives
     # blocked from the parent (see _Worker); ignore it before letting it through.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -107,13 +126,30 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # The parent's SIGTERM handler raises into the interpreter; a worker should just die.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _imports():
+    """The worker's own imports (gcpause.py); the engine module."""
+    with paused_collector():
+        from refcheck.reuse import across
+        from refcheck.driver import engine
+
+    across.start()  # this worker's units share their identical analyses (headers, twins)
+    return engine
+
+
+def _serve(conn, options: Options, gate: tuple | None, engine, preload: bool = True) -> None:
+    """The worker's loop: a job in, its outcome out, until None or EOF."""
+    from refcheck.driver import preloading
+
     if not os.environ.get("REFCHECK_DEBUG"):
         # The parent reports a crash as a one-line tool error; a Python stack dump of the
         # worker (faulthandler, enabled by pytest or PYTHONFAULTHANDLER) only adds noise.
         import faulthandler
 
         faulthandler.disable()
-    preloading.start_preload()
+    if preload:
+        preloading.start_preload()
 
     def settings_for(o: Options):
         return engine.Settings(conventions=o.conventions, root=o.root, max_states=o.max_states,
@@ -179,6 +215,40 @@ def _follows(job: Job, lead: Job) -> bool:
 
 class _Worker:
     def __init__(self, ctx, options: Options) -> None:
+        if not self._adopt(ctx, options):
+            self._fork(ctx, options)
+        self.job: Job | None = None
+        self.started = 0.0  # for the time limit (an early lead's wait added)
+        self.began = 0.0  # for the job log
+        # A lead (a shared parse's shard 0): the shard jobs its children check, the slots they
+        # still wait for, and the idle workers whose slots it holds.
+        self.followers: list[Job] = []
+        self.wants = 0
+        self.lent: list[_Worker] = []
+        self.lent_to: _Worker | None = None
+        self.slots: list[int] = []  # the pids of the workers lent, in order (the job log's)
+        # An early lead (Shard.early): the units it waits for, when it said it had parsed, and
+        # its wait once over (from, to).
+        self.awaits: set = set()
+        self.ready_at = 0.0
+        self.waited: tuple = ()
+
+    def _adopt(self, ctx, options: Options) -> bool:
+        """The worker forked before the parent's start (prestart.py), sent the run's Options."""
+        from refcheck.driver import prestart
+
+        got = prestart.take() if ctx.get_start_method() == "fork" else None
+        if got is None:
+            return False
+        try:
+            got.conn.send(options)
+        except Exception:  # noqa: BLE001 - Options that do not pickle, or a worker gone: fork one
+            prestart.drop(got)
+            return False
+        self.conn, self.gate, self.process = got.conn, got.gate, got.process
+        return True
+
+    def _fork(self, ctx, options: Options) -> None:
         self.conn, child = ctx.Pipe()
         # The gate (forking.py): the parent writes one byte per slot it lends this worker's
         # children. Under spawn no fd is inherited, and no shard forks.
@@ -198,21 +268,6 @@ class _Worker:
         child.close()
         if gate:
             os.close(gate[0])
-        self.job: Job | None = None
-        self.started = 0.0  # for the time limit (an early lead's wait added)
-        self.began = 0.0  # for the job log
-        # A lead (a shared parse's shard 0): the shard jobs its children check, the slots they
-        # still wait for, and the idle workers whose slots it holds.
-        self.followers: list[Job] = []
-        self.wants = 0
-        self.lent: list[_Worker] = []
-        self.lent_to: _Worker | None = None
-        self.slots: list[int] = []  # the pids of the workers lent, in order (the job log's)
-        # An early lead (Shard.early): the units it waits for, when it said it had parsed, and
-        # its wait once over (from, to).
-        self.awaits: set = set()
-        self.ready_at = 0.0
-        self.waited: tuple = ()
 
     @property
     def idle(self) -> bool:
