@@ -9,6 +9,9 @@ import sys
 
 def run() -> None:
     try:
+        from refcheck.support import dccache
+
+        dccache.install()  # @dataclass's compiles from the last run's (dccache.py)
         from refcheck.driver import prestart
 
         prestart.start(sys.argv)  # the first worker's imports beside the parent's (prestart.py)

@@ -24,6 +24,7 @@ from refcheck.conventions import Conventions
 from refcheck.driver import forking, joblog
 from refcheck.driver.limits import OUT_OF_MEMORY, StderrWatch, bound_memory, signal_name
 from refcheck.findings import ToolError, UnitResult
+from refcheck.support import dccache
 from refcheck.support.gcpause import paused_collector
 
 
@@ -104,6 +105,7 @@ def prestarted(conn, parent: int, gate: tuple) -> None:
     engine = _imports()
     with paused_collector():
         prestart.warm()
+    dccache.save()
     try:
         options = conn.recv()
     except EOFError:
@@ -135,6 +137,7 @@ def _imports():
         from refcheck.driver import engine
 
     across.start()  # this worker's units share their identical analyses (headers, twins)
+    dccache.save()  # what the worker compiled that the parent had not (ends in os._exit: no atexit)
     return engine
 
 
