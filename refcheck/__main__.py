@@ -12,7 +12,7 @@ def run() -> None:
         from refcheck.support import dccache
 
         dccache.install()  # @dataclass's compiles from the last run's (dccache.py)
-        from refcheck.driver import prestart
+        from refcheck.commands import prestart
 
         prestart.start(sys.argv)  # the first worker's imports beside the parent's (prestart.py)
         from refcheck.support.gcpause import paused_collector

@@ -1,4 +1,4 @@
-"""The first worker forked before the parent's start (driver/prestart.py): only for `check`, adopted
+"""The first worker forked before the parent's start (commands/prestart.py): only for `check`, adopted
 by the pool as its first worker, and ended with the run when no unit needed it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from refcheck.driver import prestart
+from refcheck.commands import prestart
 
 pytestmark = pytest.mark.skipif(not prestart.wanted(["refcheck", "check"]), reason="no fork here")
 
@@ -27,11 +27,11 @@ int f(int n)
 
 ADOPTED = """
 import os, sys
-from refcheck.driver import prestart
+from refcheck.commands import prestart
 prestart.start(["refcheck", "check"])
-first = prestart._started.process.pid
 from refcheck.conventions import Conventions
 from refcheck.driver import pool
+first = pool.FIRST[0].process.pid
 options = pool.Options(Conventions(), os.getcwd(), 50_000, 10.0)
 jobs = [pool.Job(i, os.path.abspath(n), n, []) for i, n in enumerate(sys.argv[1:])]
 outcomes = sorted(pool.run(jobs, options, 2, 60.0), key=lambda o: o.job.index)

@@ -28,6 +28,11 @@ from refcheck.support import dccache
 from refcheck.support.gcpause import paused_collector
 
 
+# The worker commands/prestart.py forked before the parent's start (a prestart.Started), until
+# the pool's first _Worker adopts it.
+FIRST: list = []
+
+
 @dataclass
 class Job:
     index: int
@@ -97,14 +102,14 @@ def _worker(conn, options: Options, parent: int | None = None, gate: tuple | Non
 
 
 def prestarted(conn, parent: int, gate: tuple) -> None:
-    """A worker forked before the parent's start (prestart.py): imports and libclang first, then
-    the run's Options from the pipe (EOF or None: not needed), then the loop of any worker."""
-    from refcheck.driver import prestart
+    """A worker forked before the parent's start (commands/prestart.py): imports and libclang
+    first, then the run's Options from the pipe (EOF or None: not needed), then the worker loop."""
+    from refcheck.driver import preloading
 
     _begin(parent, gate)
     engine = _imports()
     with paused_collector():
-        prestart.warm()
+        preloading.warm()
     dccache.save()
     try:
         options = conn.recv()
@@ -237,16 +242,19 @@ class _Worker:
         self.waited: tuple = ()
 
     def _adopt(self, ctx, options: Options) -> bool:
-        """The worker forked before the parent's start (prestart.py), sent the run's Options."""
-        from refcheck.driver import prestart
-
-        got = prestart.take() if ctx.get_start_method() == "fork" else None
+        """The worker forked before the parent's start (commands/prestart.py), sent the run's Options."""
+        got = FIRST.pop() if FIRST and ctx.get_start_method() == "fork" else None
         if got is None:
             return False
         try:
+            if not got.process.is_alive():
+                raise OSError("gone")
             got.conn.send(options)
-        except Exception:  # noqa: BLE001 - Options that do not pickle, or a worker gone: fork one
-            prestart.drop(got)
+        except Exception:  # noqa: BLE001 - gone, or Options that do not pickle: the pool forks one
+            got.process.kill()
+            got.process.join()
+            got.conn.close()
+            os.close(got.gate)
             return False
         self.conn, self.gate, self.process = got.conn, got.gate, got.process
         return True

@@ -50,3 +50,22 @@ def preload() -> None:
 def parsed() -> None:
     """A parse has ended: the check imports what it needs itself from here on."""
     PARSED.set()
+
+
+def warm() -> None:
+    """What a worker's first check does first, done before its first job (a worker forked before
+    the parent's start, commands/prestart.py, while the parent starts): the frontend, AFTER_PARSE and
+    libclang itself. Never raises: the check imports and loads them again, and reports why not."""
+    import importlib
+
+    for name in ("refcheck.frontend.unit", *AFTER_PARSE):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - see the docstring
+            return
+    from refcheck.frontend.unit import load_libclang
+
+    try:
+        load_libclang()
+    except Exception:  # noqa: BLE001 - see the docstring
+        pass

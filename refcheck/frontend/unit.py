@@ -129,6 +129,15 @@ def _index():
     return ci.Index.create()
 
 
+def load_libclang() -> None:
+    """The library loaded and its functions registered ahead of a first parse (a worker started
+    early: driver/preloading.warm)."""
+    os.environ.setdefault("LIBCLANG_NOTHREADS", "1")  # as _index, before the load
+    import clang.cindex as ci
+
+    ci.conf.lib  # noqa: B018 - the property loads it
+
+
 def looks_binary(path: str) -> bool:
     with open(path, "rb") as f:
         head = f.read(8192)
