@@ -130,8 +130,19 @@ def test_a_result_owned_only_without_a_buffer_resolves_at_the_call():
     assert TH.summary("THFloatTensor_newClone").at_call(1, lambda i: True) == TH.summary("THFloatTensor_newClone")
 
 
+def test_a_result_owned_only_where_a_flag_is_set_resolves_at_the_call():
+    # libsoup's `parse_value (&p, copy)` (analysis.flagresults): FALSE owns nothing.
+    record = parse_record({"returns": "owned", "owned-if-flag": 1}, "t")
+    assert record.owned_if_flag == 1 and record_table(record)["owned-if-flag"] == 1
+    skipped = record.at_call(2, lambda i: i == 1)  # parse_value (&p, FALSE)
+    assert skipped.returns is Returns.UNKNOWN and skipped.owned_if_flag is None
+    copied = record.at_call(2, lambda i: False)  # TRUE, or a variable
+    assert copied.returns is Returns.OWNED and copied.owned_if_flag is None
+
+
 @pytest.mark.parametrize("table, message", [
     ({"retruns": "owned"}, "did you mean 'returns'"),
+    ({"owned-if-flag": 1}, 'needs returns = "owned"'),
     ({"returns": "mine"}, "expected one of"),
     ({"arguments": {"x": "sink"}}, "a position is an argument index"),
     ({"arguments": {"0": "kept"}}, "expected one of"),

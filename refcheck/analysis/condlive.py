@@ -95,6 +95,7 @@ def droppable_keys(tr) -> frozenset:
     """The remembered keys only a branch reads (see the module's docstring)."""
     identity = {k for keys in tr.identity_tests.values() for k, _ in keys}
     identity.update(tr.argument_tests)  # read at a return (`Summarizer.at_tests`)
+    identity.update(tr.flag_tests)  # so (`Summarizer.at_flag_return`)
     stored = {op.target for d in tr.data.values() for op in (*d.ops, *d.post)
               if type(op) is ir.Store and op.target}
     return frozenset(k for k in tr.correlated

@@ -140,7 +140,10 @@ def _explore(cfg, conv, rules, max_states, seconds, observe, tables: _Tables, pr
     tr = Transfer(cfg, conv, relevant, tables.untracked, stolen)
     reporter = Reporter(cfg, rules)
     tr.summarizer = summarizer = _summarizer(cfg, conv, tr, stolen)
-    pruner = Pruner(cfg, tr.cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
+    # A flag parameter's tests are read at the returns, after the parameter's last use
+    # (`flagresults`): the pruner does not forget them where it dies.
+    cond_vars = {k: v for k, v in tr.cond_vars.items() if k not in tr.flag_tests} if tr.flag_tests else tr.cond_vars
+    pruner = Pruner(cfg, cond_vars, tr.pair_keys, relevant, quiet, pruned, tr.fated, droppable_keys(tr)) if prune else None
     if pruner is not None:
         tr.live = pruner.live
     init = tr.initial()
@@ -245,6 +248,7 @@ def _summarizer(cfg, conv, tr: Transfer, stolen: frozenset) -> Summarizer:
                             unkept=conv.infer_steals and not tr.primitive)
     summarizer.flag_targets = tr.flag_targets
     summarizer.argument_tests = tr.argument_tests
+    summarizer.flag_tests = tr.flag_tests
     summarizer.unread = tr.unread
     summarizer.null_result = lambda name: conv.matches("null_results", name or "")
     summarizer.documented = frozenset(conv.documented_takes.get(cfg.name, ()))

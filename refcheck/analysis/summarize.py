@@ -30,6 +30,7 @@ from refcheck import ir
 from refcheck.analysis.argtests import ArgumentTests, result_kind
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
+from refcheck.analysis.flagresults import FlagResults
 from refcheck.analysis.observer import PathObserver
 from refcheck.analysis.outslots import Renewals, slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
@@ -56,7 +57,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
+class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, FlagResults):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -108,6 +109,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
         self.flag_targets: dict = {}
         self.flags: dict[int, set] = {}
         self.init_argument_tests()  # `Summary.argument_when`
+        self.init_flag_results()  # `Summary.owned_if_flag`
         self.unread: frozenset = frozenset()  # set by the exploration (`Transfer.unread`)
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
@@ -196,6 +198,8 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
             self.at_flags(st, oid)
         if self.argument_tests:
             self.at_tests(st, result_kind(st, oid, value, self.consts.get(node) == 0, self.index))
+        if self.flag_tests:
+            self.at_flag_return(st, oid, value is None or self.consts.get(node) == 0)
         # `return NULL;` is a constant, no object; an untracked value (a call nobody counts) may be NULL.
         nullness = Nullness.NULL if self.consts.get(node) == 0 else \
             st.objs[oid].null if oid is not None and oid in st.objs else Nullness.MAYBE
@@ -447,6 +451,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests):
                     unkept=unkept, frees_contents=tuple(sorted(self.contents)),
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
                     argument_when=self.argument_when() if returns is Returns.OWNED and returned is None else (),
+                    owned_if_flag=self.owned_if_flag() if returns is Returns.OWNED and returned is None else None,
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),

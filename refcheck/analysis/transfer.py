@@ -18,6 +18,7 @@ from refcheck.analysis.endings import Endings
 from refcheck.analysis.floating import floating_callee, sunk_in_place
 from refcheck.analysis.graphtables import GraphTables
 from refcheck.analysis.argtests import argument_tests
+from refcheck.analysis.flagresults import flag_tests
 from refcheck.analysis.unread import overwritten_unread
 from refcheck.analysis.identity import IdentityTests
 from refcheck.analysis.locations import Locations
@@ -99,6 +100,9 @@ class Transfer(Assumptions, Endings, IdentityTests, GraphTables, Locations):
         self.argument_tests = argument_tests(cfg, self.data, tables.kept)
         self.unread = overwritten_unread(cfg)  # parameters replaced before any read (`analysis.unread`)
         self.correlated.update(self.argument_tests)
+        # Truth tests of an integer parameter, remembered to the returns (`flagresults`).
+        self.flag_tests = flag_tests(cfg, self.data, tables.kept)
+        self.correlated.update(self.flag_tests)
         self.identity_tests = self.find_identity_tests(tables.kept)
         self.correlated.update(k for keys in self.identity_tests.values() for k, _ in keys)
         # Branch edges that can only abort: the condition's temporaries die there unreported.

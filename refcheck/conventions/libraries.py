@@ -242,6 +242,20 @@ P11KIT = library("p11-kit", "p11-kit.h", [
     (r"^p11_kit_modules_(?:finalize_and_)?release$", {"arguments": {"0": "release"}}),
 ], names_all=False)
 
+# libgcrypt's multi-precision integers and S-expressions (its manual, "MPI library", "Basic
+# functions": gcry_mpi_new "Allocate a new MPI object, initialize it to 0 and initially allocate
+# enough memory for a number of at least nbits"; gcry_mpi_snew "likewise, but ... in secure
+# memory"; gcry_mpi_copy "Create a new MPI as the exact copy of a"; gcry_mpi_release "Release
+# the MPI a and free all associated resources"; gcry_sexp_release "Release the S-expression
+# object sexp"). GNOME's keyring code (gnome-keyring's egg/ and gkm/, gcr) counts its keys in
+# them: without the releases every `gcry_mpi_release (x)` left an MPI a project's helper made
+# (egg_dh_gen_pair's outs) leaking (glib46: 8 false RC001). The S-expression constructors
+# (gcry_sexp_build's out) are not listed: their results stay unknown as before.
+LIBGCRYPT = library("libgcrypt", "gcrypt.h", [
+    (r"^gcry_mpi_(?:s?new|copy)$", _OWNED),
+    (r"^gcry_(?:mpi|sexp)_release$", {"arguments": {"0": "release"}}),
+], single=True, names_all=False)
+
 # The glib preset's: GNOME code calls these beside GLib (libgdata's libxml2, libgxps' cairo, gcr's
-# p11-kit, at-spi2-core's libdbus connections).
-GLIB_LIBRARIES: tuple[Library, ...] = (*LIBRARIES, LIBDBUS_CONNECTIONS, CAIRO, LIBXML2, P11KIT)
+# p11-kit, at-spi2-core's libdbus connections, gnome-keyring's libgcrypt).
+GLIB_LIBRARIES: tuple[Library, ...] = (*LIBRARIES, LIBDBUS_CONNECTIONS, CAIRO, LIBXML2, P11KIT, LIBGCRYPT)

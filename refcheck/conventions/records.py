@@ -46,6 +46,8 @@ def parse_record(table: object, where: str, source: Source = Source.CONFIGURED) 
             raise RecordError(f"{where}: key '{key}': {e}") from None
     if "owned_if_null" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-if-null' needs returns = \"owned\"")
+    if "owned_if_flag" in values and values.get("returns") is not Returns.OWNED:
+        raise RecordError(f"{where}: key 'owned-if-flag' needs returns = \"owned\"")
     if "owned_by_flag" in values and values.get("returns") is not Returns.OWNED:
         raise RecordError(f"{where}: key 'owned-by-flag' needs returns = \"owned\"")
     if "argument_when" in values and values.get("returns") is not Returns.OWNED:
@@ -248,6 +250,7 @@ _READERS = {
     "returns": _enum(Returns), "arguments": _arguments, "returned": _position,
     "ends": _enum(Ends), "error_condition": _condition, "may_fail": _bool, "may_raise": _bool,
     "pure": _bool, "floating": _bool, "family": _family, "any_family": _bool, "owned_if_null": _index,
+    "owned_if_flag": _index,
     "unless_singleton": _family, "members": _members, "unkept": _indices,
     "frees_contents": _indices, "owned_by_flag": _flag, "argument_when": _test, "fills_kept": _indices, "variadic": _variadic,
     "maybe_given": _indices, "fills_with": _pairs, "given_some": _indices,

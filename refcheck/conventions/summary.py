@@ -163,6 +163,9 @@ class Summary:
     # OWNED only when this argument is NULL at the call (libc's `realpath (p, NULL)`, `getcwd
     # (NULL, 0)` allocate the result); given a buffer, the call returns that buffer itself.
     owned_if_null: int | None = None
+    # OWNED only where this (integer) argument is set: a 0 constant there gets NULL, nothing owned
+    # (libsoup's `parse_value (&p, FALSE)` only skips the value; `analysis.flagresults`).
+    owned_if_flag: int | None = None
     # OWNED except on the paths that return this singleton bare (simplejson's
     # encoder_encode_dict_key: `return Py_None;` after a skip): where the caller's result equals
     # it, the result is borrowed (the global's name, `_Py_NoneStruct`).
@@ -262,6 +265,12 @@ class Summary:
     def at_call(self, nargs: int, is_null) -> Summary:
         """The record at one call: resolves `owned_if_null` by `is_null(index)` (the argument is
         a NULL constant there): owned, or returning that argument (ownership unchanged)."""
+        if self.owned_if_flag is not None:
+            i = resolve(self.owned_if_flag, nargs)
+            flagged = replace(self, owned_if_flag=None)
+            if i is not None and is_null(i):  # a 0 constant: NULL, nothing to own
+                flagged = replace(flagged, returns=Returns.UNKNOWN, returned=None, owned_if_null=None)
+            return flagged.at_call(nargs, is_null)
         if self.owned_if_null is None:
             return self
         i = resolve(self.owned_if_null, nargs)
@@ -375,6 +384,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
     return Summary(
         returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
         may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
+        owned_if_flag=a.owned_if_flag if same else None,
         unless_singleton=a.unless_singleton if same else None, members=a.members if same else (),
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
@@ -426,7 +436,7 @@ def with_freed_holder_result(first: Summary, second: Summary, stolen: frozenset)
 def _result_of(s: Summary) -> tuple:
     """The fields that say what a call returns."""
     return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating, \
-        s.argument_when
+        s.argument_when, s.owned_if_flag
 
 
 DEFAULT = Summary()
