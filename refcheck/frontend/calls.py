@@ -16,6 +16,7 @@ from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
+from refcheck.frontend.asyncsource import leaning_source, source_positions
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callresults import CallResults
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
@@ -98,6 +99,7 @@ class CallLowering(UserData, Moves, CallResults):
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
+        maybe |= source_positions(self, decl, args, effects)[1]  # an async source its callback may free
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
         maybe = maybe | protocol
@@ -206,7 +208,8 @@ class CallLowering(UserData, Moves, CallResults):
         # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
         paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
                   and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
-        leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
+        leaning = {**self.leaning_on(decl, args, sinks), **(leaning_source(self, decl, args) if 0 in sinks else {})}
+        leans = {values[i]: fn for i, fn in leaning.items() if i < len(values)}
         self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
                        leans)
         if self.b.conv.inferred is not None:
@@ -222,6 +225,7 @@ class CallLowering(UserData, Moves, CallResults):
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+                 | source_positions(self, decl, args, effects)[0]
                  | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy

@@ -78,7 +78,12 @@ def _writable_data(t) -> bool:
 def method_take(record: Summary, name: str, decl, args: list) -> Summary:
     """A name's consume of the first argument (`_take$`), for a type's method: a sink of what it
     keeps in the instance, which stays lent (the value is the instance's now, alive while it is);
-    nothing taken where the method hands a pointer back."""
+    nothing taken where the method hands a pointer back. A `*_take_*` setter's last argument
+    (the name patterns' sink at -1) is a value after the instance: called with the instance
+    alone, the function takes something out of it (gnome-keyring's `gkd_secret_prompt_take_secret
+    (self)` returns the secret the prompt stashed), and keeps nothing."""
+    if record.source is Source.CONVENTIONS and len(args) == 1 and (-1, Effect.SINK) in record.arguments:
+        return replace(record, arguments=tuple(a for a in record.arguments if a != (-1, Effect.SINK)))
     if record.source is not Source.CONVENTIONS or record.role != "consume":
         return record
     taken = method_taken(name, decl, args)
