@@ -38,7 +38,7 @@ def leaning_source(lowering, decl, args: list) -> dict[int, str]:
     of which calls `perform_prompting (self)` again; the cycle keeps the take-over only where a
     member gives the source up for real (refcheck.driver.cycles.unconfirmed)."""
     fn, gives = source_callback(lowering, decl, args, {})
-    if gives == "all" and lowering.b.summary_of(fn, fn.spelling).assumed:
+    if gives == "all" and not _building(lowering, fn) and lowering.b.summary_of(fn, fn.spelling).assumed:
         return {0: fn.spelling}
     return {}
 
@@ -63,14 +63,19 @@ def source_callback(lowering, decl, args: list, effects: dict):
 def _gives_source(lowering, fn) -> str | None:
     """"all", "some" or None: whether callback `fn` gives up its first parameter, by its record
     (its body in the unit, or inferred in another unit of the run)."""
-    built = lowering.b.fn
-    if built is not None and calleefacts.usr(built) and fn.get_usr() == calleefacts.usr(built):
+    if _building(lowering, fn):
         return "all" if lowering.gives_up_elsewhere(fn, 0) else None
     record = lowering.b.summary_of(fn, fn.spelling)
     if not defined_here(fn) and record.source is not Source.INFERRED:
         return None
     n = len(list(fn.get_arguments()))
     return gives_up(record, n, 0) if n == 3 else None
+
+
+def _building(lowering, fn) -> bool:
+    """`fn` is the function being built (its record is not known yet: its body decides)."""
+    built = lowering.b.fn
+    return built is not None and bool(calleefacts.usr(built)) and fn.get_usr() == calleefacts.usr(built)
 
 
 def _async_ready(t) -> bool:
