@@ -16,7 +16,7 @@ from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
-from refcheck.frontend.asyncsource import leaning_source, source_positions
+from refcheck.frontend.asyncsource import kept_source, source_positions
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callresults import CallResults
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
@@ -208,10 +208,11 @@ class CallLowering(UserData, Moves, CallResults):
         # Py_INCREF (Py_None);`, python-rrdtool) is paid there: a store whose debt it pays.
         paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
                   and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
-        leaning = {**self.leaning_on(decl, args, sinks), **(leaning_source(self, decl, args) if 0 in sinks else {})}
-        leans = {values[i]: fn for i, fn in leaning.items() if i < len(values)}
+        leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
+        source, on = kept_source(self, decl, args, sinks)  # an async call's source its callback takes
+        leans = {**leans, values[0]: on} if on else leans
         self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
-                       leans)
+                       leans, frozenset(values[:1]) if source else frozenset())
         if self.b.conv.inferred is not None:
             self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
 
@@ -518,7 +519,7 @@ class CallLowering(UserData, Moves, CallResults):
         return tracked[0] if tracked and has_pointer_type(c) else None
 
     def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,
-                  paired=frozenset(), leans=None):
+                  paired=frozenset(), leans=None, apart=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -542,7 +543,9 @@ class CallLowering(UserData, Moves, CallResults):
                 # in GLib code the separate slots made parameters handed beside another argument
                 # read as taken over on some paths (libnice's `agent`: 37 false findings, grilo's
                 # examples: 2), a cause not yet found.
-                slot = f"{target}#{k}" if target and len(kept) > 1 and self.b.conv.infer_setters else target
+                # A value `apart` (an async call's source, kept beside its data) has its own anyway.
+                slot = f"{target}#{k}" if target and len(kept) > 1 and (self.b.conv.infer_setters or v in apart) \
+                    else target
                 on = (leans or {}).get(v, "")  # kept for a cycle's assumed callback (`leaning_on`)
                 self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed or bool(on), paired=v in paired,
                                      leans_on=on))
