@@ -39,7 +39,10 @@ class UserData:
         # Kept (a sink) or taken over (a consume: its closure data, `Summarizer.stolen`).
         taken = set(sinks) | {i for i, e in effects.items() if e is Effect.CONSUME and isinstance(i, int)}
         for i in taken:
-            if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
+            # A store too: a `_new`-named async constructor of generated code (geoclue's
+            # `wpa_bss_proxy_new_for_bus (..., on_bss_proxy_ready, user_data)`) keeps its data
+            # by the names' acquire record refined by its body, which forwards it to the callback.
+            if effects.get(i) not in (Effect.SINK, Effect.CONSUME, Effect.STORE):
                 continue
             seen = self.callback_of(decl, args, i) or self.forwarded_to(decl, args, i)
             if seen is None:
