@@ -16,6 +16,7 @@ from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
                                         untyped_unknown, indirect_unknown, receives_typed_pointer)
+from refcheck.frontend.asyncsource import kept_source, source_positions
 from refcheck.frontend.bare_tables import lent_positions
 from refcheck.frontend.callresults import CallResults
 from refcheck.frontend.callparts import (back_pointers, documented_callback, is_boolean, record_pointee,
@@ -43,6 +44,7 @@ from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.testchecks import checked_condition, lower_check
+from refcheck.frontend.trampoline import trampolined
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend import raii
 from refcheck.frontend.shallow import lending_calls
@@ -98,6 +100,7 @@ class CallLowering(UserData, Moves, CallResults):
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
+        maybe |= source_positions(self, decl, args, effects)[1]  # an async source its callback may free
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
         maybe = maybe | protocol
@@ -207,8 +210,10 @@ class CallLowering(UserData, Moves, CallResults):
         paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
                   and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
         leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
+        source, on = kept_source(self, decl, args, sinks)  # an async call's source its callback takes
+        leans = {**leans, values[0]: on} if on else leans
         self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
-                       leans)
+                       leans, frozenset(values[:1]) if source else frozenset())
         if self.b.conv.inferred is not None:
             self.b.conv.inferred.marks_read.add(name)  # the record's mark was read (driver.repeats)
 
@@ -222,6 +227,7 @@ class CallLowering(UserData, Moves, CallResults):
                  | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
+                 | source_positions(self, decl, args, effects)[0] | trampolined(self, decl, args, effects, summary)
                  | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
@@ -514,7 +520,7 @@ class CallLowering(UserData, Moves, CallResults):
         return tracked[0] if tracked and has_pointer_type(c) else None
 
     def hand_over(self, c, loc, name, args, sinks, kept, plain=frozenset(), floating=frozenset(), assumed=False,
-                  paired=frozenset(), leans=None):
+                  paired=frozenset(), leans=None, apart=frozenset()):
         """The callee keeps these references: a hand-over, like a store.
 
         A setter (no pointer result) keeps the reference in the slot its other arguments name:
@@ -538,7 +544,9 @@ class CallLowering(UserData, Moves, CallResults):
                 # in GLib code the separate slots made parameters handed beside another argument
                 # read as taken over on some paths (libnice's `agent`: 37 false findings, grilo's
                 # examples: 2), a cause not yet found.
-                slot = f"{target}#{k}" if target and len(kept) > 1 and self.b.conv.infer_setters else target
+                # A value `apart` (an async call's source, kept beside its data) has its own anyway.
+                slot = f"{target}#{k}" if target and len(kept) > 1 and (self.b.conv.infer_setters or v in apart) \
+                    else target
                 on = (leans or {}).get(v, "")  # kept for a cycle's assumed callback (`leaning_on`)
                 self.b.emit(ir.Store(loc, v, slot, deps, sink=name, assumed=assumed or bool(on), paired=v in paired,
                                      leans_on=on))

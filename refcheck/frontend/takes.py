@@ -78,7 +78,15 @@ def _writable_data(t) -> bool:
 def method_take(record: Summary, name: str, decl, args: list) -> Summary:
     """A name's consume of the first argument (`_take$`), for a type's method: a sink of what it
     keeps in the instance, which stays lent (the value is the instance's now, alive while it is);
-    nothing taken where the method hands a pointer back."""
+    nothing taken where the method hands a pointer back. A `*_take_*` setter's last argument
+    (the name patterns' sink at -1) is a value after the instance: a method called with the
+    instance alone (its one parameter points to the type its name starts with) takes something
+    out of it (gnome-keyring's `gkd_secret_prompt_take_secret (GkdSecretPrompt *self)` returns
+    the secret the prompt stashed) and keeps nothing; a module's function taking its one
+    argument (`gkm_mock_module_take_object (GArray *attrs)`) still keeps it."""
+    if record.source is Source.CONVENTIONS and len(args) == 1 and (-1, Effect.SINK) in record.arguments \
+            and _instance_alone(name, decl, args):
+        return replace(record, arguments=tuple(a for a in record.arguments if a != (-1, Effect.SINK)))
     if record.source is not Source.CONVENTIONS or record.role != "consume":
         return record
     taken = method_taken(name, decl, args)
@@ -86,3 +94,13 @@ def method_take(record: Summary, name: str, decl, args: list) -> Summary:
         return record
     rest = tuple(a for a in record.arguments if a[1] is not Effect.CONSUME)
     return replace(record, arguments=rest + tuple((i, Effect.SINK) for i in taken))
+
+
+def _instance_alone(name: str, decl, args: list) -> bool:
+    """`<type>_take_<what> (instance)`: the one parameter points to `<Type>`, the name's prefix
+    before `_take_`."""
+    types = parameter_types(decl, args) if decl is not None else []
+    if "_take_" not in name or not types or types[0].kind != ci.TypeKind.POINTER:
+        return False
+    owner = _CAMEL.sub("_", _type_name(types[0])).lower()
+    return bool(owner) and name.startswith(owner + "_take_")

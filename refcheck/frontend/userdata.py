@@ -39,7 +39,10 @@ class UserData:
         # Kept (a sink) or taken over (a consume: its closure data, `Summarizer.stolen`).
         taken = set(sinks) | {i for i, e in effects.items() if e is Effect.CONSUME and isinstance(i, int)}
         for i in taken:
-            if effects.get(i) not in (Effect.SINK, Effect.CONSUME):
+            # A store too: a `_new`-named async constructor of generated code (geoclue's
+            # `wpa_bss_proxy_new_for_bus (..., on_bss_proxy_ready, user_data)`) keeps its data
+            # by the names' acquire record refined by its body, which forwards it to the callback.
+            if effects.get(i) not in (Effect.SINK, Effect.CONSUME, Effect.STORE):
                 continue
             seen = self.callback_of(decl, args, i) or self.forwarded_to(decl, args, i)
             if seen is None:
@@ -147,11 +150,12 @@ class UserData:
                 taken.add(i)
         return taken
 
-    def gives_up_elsewhere(self, fn, k: int | None) -> bool:
+    def gives_up_elsewhere(self, fn, k: int | None, besides: str = "") -> bool:
         """Some call of `fn`'s body that does not pass `fn` itself gives up its parameter k (or a
         local made from it, through calls that hand their argument back: `SoupServerMessage *m =
         SOUP_SERVER_MESSAGE (user_data)`) by its callee's record: releases, consumes or keeps it
-        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading)."""
+        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading); nor one
+        passing the function whose USR is `besides` (a callback that calls `fn` back with it)."""
         uncast = self.handed_back
         names = _data_names(fn, k, uncast)
         if not names:
@@ -159,7 +163,7 @@ class UserData:
         usr = fn.get_usr()
         for call in of_kinds(fn, _CALLS):
             args = arguments(call)
-            if any((f := named_function(a)) is not None and f.get_usr() == usr for a in args):
+            if any((f := named_function(a)) is not None and f.get_usr() in (usr, besides) for a in args):
                 continue  # the hand-back itself
             mine = [j for j, a in enumerate(args) if _refers(a, names, uncast)]
             if not mine:
