@@ -26,7 +26,8 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.constcalls import constant_result, known_result
-from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
+from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split, unwind
+from refcheck.frontend.nullthrows import null_throw_split, throws_where_null
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local
 from refcheck.frontend.handles import handle_positions
@@ -118,7 +119,7 @@ class CallLowering(UserData, Moves, CallResults):
                       and singleton_address(args[i], self.b) and not retained_next(self.b, c, args[i])}
         sunk = frozenset(values[i] for i in on_success.keys() | singletons
                          if i in positions and not self.retained_after(c, args[i]))
-        self.exceptional_exits(c, loc, name, role, decl, summary, args)
+        self.exceptional_exits(c, loc, name, role, decl, summary, args, values)
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
@@ -256,13 +257,18 @@ class CallLowering(UserData, Moves, CallResults):
         return any(j == 0 and self.b.summary_of(*self.b.callee_of(call)).role == "release"
                    for call, j in self.later_uses(c, arg))
 
-    def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list) -> None:
+    def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list, values=()) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
         `try`, a longjmp back to a setjmp, each with what the call was given still owned."""
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
-            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
+            i = throws_where_null(decl, may_throw, self.b.raii_cache)  # greenlet's `Require (p)`
+            v = values[i] if i is not None and i < len(values) else None
+            if isinstance(v, str) and v != NULL:
+                null_throw_split(self.b, loc, name, v, unwind)
+            else:
+                throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         if self.b.longjmp_target is not None and not context_ends(self.b, c, args) \
                 and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)

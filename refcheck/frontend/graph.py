@@ -27,6 +27,7 @@ from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
 from refcheck.conventions.glibpreset import gir_records
 from refcheck.frontend.inlines import identity_position
+from refcheck.frontend.overloads import keyed
 from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.unit import in_system_dir
 from refcheck.frontend.slots import role_of
@@ -234,11 +235,14 @@ class GraphBuilder:
         lib = _library_record(conv, decl, name) if conv.libraries and decl is not None else None
         if lib is not None:
             s = lib
-        elif not conv.library_header or decl is None or name not in conv.library_summaries:
-            s = conv.summary(name)
         else:
-            f = decl.location.file
-            s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header))
+            # An overload of the unit answers with its own body's record, not its namesake's.
+            body = keyed(name, decl) if name in conv.unit_overloads and decl is not None else None
+            if not conv.library_header or decl is None or name not in conv.library_summaries:
+                s = conv.summary(name, body=body)
+            else:
+                f = decl.location.file
+                s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header), body=body)
         if decl is not None and not s.says_something and s.role is None:
             i = identity_position(decl, self.passes)
             if i is not None:
