@@ -42,6 +42,7 @@ from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
+from refcheck.frontend.stdowners import owner_takes
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.testchecks import checked_condition, lower_check
 from refcheck.frontend.raises import raise_split
@@ -220,7 +221,8 @@ class CallLowering(UserData, Moves, CallResults):
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl)
+                 | owner_takes(decl, args))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
