@@ -11,7 +11,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source
-from refcheck.frontend.aliases import embedded_member_base, pointed_local
+from refcheck.frontend.aliases import embedded_member_base, plain_local, pointed_local
 from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
@@ -134,7 +134,9 @@ class CallLowering(UserData, Moves, CallResults):
         for i in maybe:  # handed to a callback that frees it on some calls: unknown after the call
             if isinstance(values[i], str) and i not in sinks:
                 self.b.emit(ir.Escape(loc, values[i], given=name))
-        self.copy_members(loc, args, effects)
+        cxx = decl is not None and kind_of(decl) == K.CXX_METHOD
+        inserted = member_insert(self.b, kids, name, args) if cxx else frozenset()  # `stack.push_back (ctx)`
+        self.copy_members(loc, args, effects, inserted)
         if kept:
             self.keep_handed(c, loc, name, decl, args, summary, effects, sinks, kept, values)
         # A conditional renew (`_PyBytes_Resize`) gives the old value up on every result; its fill splits below.
@@ -308,15 +310,22 @@ class CallLowering(UserData, Moves, CallResults):
         return v is not None and any(type(op) is ir.Retain and op.var == v and not op.kept
                                      for d in self.b.data.values() if d is not None for op in d.ops)
 
-    def copy_members(self, loc, args: list, effects: dict) -> None:
+    def copy_members(self, loc, args: list, effects: dict, inserted=frozenset()) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
         `g_array_append_val (texts, text)`, which is `g_array_append_vals (texts, &text, 1)`,
         copies the struct into the array): what its members hold goes with the copy, as with
-        `*out = s;` (issue 32, gdk-pixbuf's io-png.c)."""
+        `*out = s;` (issue 32, gdk-pixbuf's io-png.c). So does a member container's insert of
+        the struct itself (`stack.push_back (ctx)`, python-rapidjson's parse contexts: `inserted`)."""
+        if not self.b.members:
+            return
         for i, e in effects.items():
             if e is not Effect.STORE or not isinstance(i, int) or i >= len(args):
                 continue
-            s = pointed_local(self.b, args[i]) if self.b.members else None
+            s = pointed_local(self.b, args[i])
+            for held in self.b.members.get(s, {}).values() if s is not None else ():
+                self.b.emit(ir.Store(loc, held))
+        for i in sorted(inserted):
+            s = plain_local(self.b, args[i]) if i < len(args) else None
             for held in self.b.members.get(s, {}).values() if s is not None else ():
                 self.b.emit(ir.Store(loc, held))
 
