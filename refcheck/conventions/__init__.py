@@ -317,6 +317,9 @@ class Conventions(Queries, Answers):
     # record type passed beside one of them (`THClTensor_free(state, t)`) is a handle, not a
     # reference. Derived from the unit's declarations, so not in the fingerprint either.
     unit_counted: frozenset = field(default=frozenset(), metadata={"derived": True})
+    # The C++ names the unit defines as overloads (`frontend.overloads`): their inferred records
+    # are kept by name and signature. Derived from the unit's text, so not in the fingerprint.
+    unit_overloads: frozenset = field(default=frozenset(), metadata={"derived": True})
 
     # Allocator families whose names do not carry a type prefix: an acquirer's reference must be
     # released by a releaser of its own family (malloc/free, new/delete, THAlloc/THFree).

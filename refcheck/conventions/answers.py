@@ -15,12 +15,16 @@ class Answers:
     """Mixed into `Conventions`, whose fields (`summaries`, `library_summaries`, `inferred`,
     `refine_patterns`) it reads."""
 
-    def summary(self, name: str, library: bool = True) -> Summary:
+    def summary(self, name: str, library: bool = True, body: str | None = None) -> Summary:
         """What a call to `name` does: a configured record, else the library's table (the cpython
         preset's; skipped with library=False, for a callee declared outside the library's
         headers), else the names' record, else (where the names say nothing) the summary
-        inferred from its body, else the default."""
-        return self._answer(name, library, self.inferred.get if self.inferred is not None else None)
+        inferred from its body, else the default. `body`: the key of the body's record where it
+        is not the name (a C++ overload's, `frontend.overloads`)."""
+        if self.inferred is None:
+            return self._answer(name, library, None)
+        get = self.inferred.get
+        return self._answer(name, library, get if body is None else (lambda _: get(body)))
 
     def refines(self, name: str, record: Summary) -> bool:
         """Whether `record`, inferred for `name`, changes what a call to it does (a pattern's

@@ -183,7 +183,14 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     if conv.errors == "unwind" and conv.may_raise_summaries:  # raised in a callee, unwinds past its caller
         from refcheck.frontend.raises import may_raise_functions
         conv = conv.for_unit(unit_may_raise=may_raise_functions(parsed.functions, conv))
-    names = [qualified_name(fn) for fn in parsed.functions]
+    plain = [qualified_name(fn) for fn in parsed.functions]
+    # C++ overloads the unit defines keep their inferred records apart (`frontend.overloads`).
+    from refcheck.frontend.overloads import overloaded, record_names
+
+    overloads = overloaded(parsed.functions, plain)
+    names = record_names(parsed.functions, plain, overloads) if overloads else plain
+    if overloads:
+        conv = conv.for_unit(unit_overloads=overloads)
     # Summaries inferred from the bodies (`analysis.summarize`): the other units' (phase 1 of the
     # run), then this unit's own as each is analysed; callers use them where names say nothing.
     # The run's table never answers for a name the unit defines: in phase 2 it holds the unit's
@@ -192,7 +199,7 @@ def _prepare(path: str, settings: Settings, rel: str, parsed, result: UnitResult
     # on whether it was checked before or after the units it calls (libsecret's on_init_base).
     from refcheck.conventions.summary import SummaryTable
 
-    defined = set(names)
+    defined = set(names) | set(plain)
     summaries = SummaryTable({n: s for n, s in settings.summaries.items() if n not in defined})
     conv = conv.for_unit(inferred=summaries)
     # Where each definition is (as findings name it), for instantiation classes and cache keys.

@@ -527,6 +527,8 @@ class Builder(GraphBuilder):
         self.start(self.node("block"))
         after = self.node("block")
         entries = [self.node("block", text="catch") for _ in kids[1:]]
+        for entry in entries:  # a throw leaves the scopes opened inside the try (cxxcalls.unwind)
+            self.jump_marks[entry] = self.scopes.mark()
         self.handlers.append(entries)
         self.stmt(kids[0])
         self.handlers.pop()

@@ -5,6 +5,8 @@ of `calls.CallLowering`.
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from dataclasses import replace
 
 from refcheck import ir
@@ -84,4 +86,7 @@ class CallResults:
         """A call that returns one of its arguments itself (an inferred `return x;`): that value."""
         index = (resolve(summary.returned, len(values)) if summary.returns is Returns.ARGUMENT
                  and isinstance(summary.returned, int) else None)
-        return values[index] if index is not None and index in positions and has_pointer_type(c) else None
+        # In a template's pattern a call given a dependent argument has no type yet (greenlet's
+        # `Require (PyObject_GetAttrString (this->p, name), name)`): its record still says.
+        typed = has_pointer_type(c) or c.type.kind == ci.TypeKind.DEPENDENT
+        return values[index] if index is not None and index in positions and typed else None

@@ -11,7 +11,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.conventions.summary import FILL_EFFECTS, Effect, Returns, Source
-from refcheck.frontend.aliases import embedded_member_base, pointed_local
+from refcheck.frontend.aliases import embedded_member_base, plain_local, pointed_local
 from refcheck.frontend.argtests import argument_split, argument_test
 from refcheck.frontend.argtypes import (contents_taken, defined_here, forwarded_pair, is_function_pointer,
                                         opaque_unknown, points_to_scalar, success_result, taken_by_constant, taken_by_flag, unnotified,
@@ -27,7 +27,8 @@ from refcheck.frontend.clangutil import (K, expr_text, has_pointer_type, has_sca
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, expr_vars, is_null_constant, key_of, singleton_address
 from refcheck.frontend.constcalls import constant_result, known_result
-from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split
+from refcheck.frontend.cxxcalls import may_throw, member_insert, throw_split, unwind
+from refcheck.frontend.nullthrows import null_throw_split, throws_where_null
 from refcheck.frontend.exitmacros import macro_role
 from refcheck.frontend.gerrors import error_out_local
 from refcheck.frontend.handles import handle_positions
@@ -42,6 +43,7 @@ from refcheck.frontend.moves import Moves
 from refcheck.frontend.namedobject import named_released
 from refcheck.frontend.opaque import opaque_positions
 from refcheck.frontend.singletonsteals import retained_next
+from refcheck.frontend.stdowners import owner_takes
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.testchecks import checked_condition, lower_check
 from refcheck.frontend.trampoline import trampolined
@@ -121,7 +123,7 @@ class CallLowering(UserData, Moves, CallResults):
                       and singleton_address(args[i], self.b) and not retained_next(self.b, c, args[i])}
         sunk = frozenset(values[i] for i in on_success.keys() | singletons
                          if i in positions and not self.retained_after(c, args[i]))
-        self.exceptional_exits(c, loc, name, role, decl, summary, args)
+        self.exceptional_exits(c, loc, name, role, decl, summary, args, values)
         ended = self.position_effects(loc, name, effects, positions, values, args)
         tracked = [values[i] for i in positions if i not in ended]
         if role == "release":
@@ -135,7 +137,9 @@ class CallLowering(UserData, Moves, CallResults):
         for i in maybe:  # handed to a callback that frees it on some calls: unknown after the call
             if isinstance(values[i], str) and i not in sinks:
                 self.b.emit(ir.Escape(loc, values[i], given=name))
-        self.copy_members(loc, args, effects)
+        cxx = decl is not None and kind_of(decl) == K.CXX_METHOD
+        inserted = member_insert(self.b, kids, name, args) if cxx else frozenset()  # `stack.push_back (ctx)`
+        self.copy_members(loc, args, effects, inserted)
         if kept:
             self.keep_handed(c, loc, name, decl, args, summary, effects, sinks, kept, values)
         # A conditional renew (`_PyBytes_Resize`) gives the old value up on every result; its fill splits below.
@@ -224,7 +228,8 @@ class CallLowering(UserData, Moves, CallResults):
         # A steal by position (CPython's PyList_SET_ITEM item) or by a format's N unit hands the
         # reference over, like a sink: the new owner keeps it alive, a later release is RC006.
         sinks = ({i for i, e in effects.items() if e in KEPT and isinstance(i, int)}
-                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl))
+                 | member_insert(self.b, kids, name, args) | format_steals(self.b, name, args, decl)
+                 | owner_takes(decl, args))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | source_positions(self, decl, args, effects)[0] | trampolined(self, decl, args, effects, summary)
@@ -262,13 +267,18 @@ class CallLowering(UserData, Moves, CallResults):
         return any(j == 0 and self.b.summary_of(*self.b.callee_of(call)).role == "release"
                    for call, j in self.later_uses(c, arg))
 
-    def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list) -> None:
+    def exceptional_exits(self, c, loc, name: str, role, decl, summary, args: list, values=()) -> None:
         """The edges that leave the call before it returns: a raise (unwind), a C++ throw inside a
         `try`, a longjmp back to a setjmp, each with what the call was given still owned."""
         if role not in ("error", "exit") and self.b.conv.errors == "unwind" and self.b.conv.may_raise_call(name):
             raise_split(self.b, loc, name)
         if self.b.handlers and role not in ("release", "consume", "retain") and may_throw(decl):
-            throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
+            i = throws_where_null(decl, may_throw, self.b.raii_cache)  # greenlet's `Require (p)`
+            v = values[i] if i is not None and i < len(values) else None
+            if isinstance(v, str) and v != NULL:
+                null_throw_split(self.b, loc, name, v, unwind)
+            else:
+                throw_split(self.b, loc, name)  # before its result is bound: the catch never holds it
         if self.b.longjmp_target is not None and not context_ends(self.b, c, args) \
                 and may_longjmp(self.b, decl, defined_here(decl), summary, name):
             longjmp_split(self.b, loc, name)
@@ -306,15 +316,22 @@ class CallLowering(UserData, Moves, CallResults):
         return v is not None and any(type(op) is ir.Retain and op.var == v and not op.kept
                                      for d in self.b.data.values() if d is not None for op in d.ops)
 
-    def copy_members(self, loc, args: list, effects: dict) -> None:
+    def copy_members(self, loc, args: list, effects: dict, inserted=frozenset()) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
         `g_array_append_val (texts, text)`, which is `g_array_append_vals (texts, &text, 1)`,
         copies the struct into the array): what its members hold goes with the copy, as with
-        `*out = s;` (issue 32, gdk-pixbuf's io-png.c)."""
+        `*out = s;` (issue 32, gdk-pixbuf's io-png.c). So does a member container's insert of
+        the struct itself (`stack.push_back (ctx)`, python-rapidjson's parse contexts: `inserted`)."""
+        if not self.b.members:
+            return
         for i, e in effects.items():
             if e is not Effect.STORE or not isinstance(i, int) or i >= len(args):
                 continue
-            s = pointed_local(self.b, args[i]) if self.b.members else None
+            s = pointed_local(self.b, args[i])
+            for held in self.b.members.get(s, {}).values() if s is not None else ():
+                self.b.emit(ir.Store(loc, held))
+        for i in sorted(inserted):
+            s = plain_local(self.b, args[i]) if i < len(args) else None
             for held in self.b.members.get(s, {}).values() if s is not None else ():
                 self.b.emit(ir.Store(loc, held))
 

@@ -12,6 +12,7 @@ from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.clangutil import K, is_expression, kind_of, location, referenced, strip
 from refcheck.frontend.clangutil import kids as children_of
+from refcheck.frontend.cleanups import releases
 from refcheck.frontend.conditions import NULL
 from refcheck.frontend.graph import GraphBuilder
 
@@ -66,9 +67,24 @@ def throw_split(b: GraphBuilder, loc: Location, name: str) -> None:
     n = b.node("block", loc, text=f"{name} may throw")
     b.start(n)
     for entry in b.handlers[-1]:
-        b.edge(n, entry, label="throw")
+        unwind(b, n, entry, loc)
     b.cur = b.node("block")
     b.edge(n, b.cur)
+
+
+def unwind(b, src: int, entry: int, loc: Location) -> None:
+    """The edge of a throw from `src` to a handler's `entry`: C++ runs the destructors of the
+    locals whose scopes the throw leaves (a RAII holder declared in the try block), as a return
+    or a break does, before the handler runs."""
+    mark = b.jump_marks.get(entry)
+    cleanups = b.scopes.leaving(mark) if mark is not None and b.scopes.any() else []
+    if not cleanups:
+        b.edge(src, entry, label="throw")
+        return
+    n = b.node("block", loc, text="unwind")
+    b.data[n].ops.extend(releases(cleanups, loc, b.members))
+    b.edge(src, n, label="throw")
+    b.edge(n, entry)
 
 
 class CxxExpressions:
@@ -102,7 +118,7 @@ class CxxExpressions:
         if self.b.handlers:
             src = self.b.cur
             for entry in self.b.handlers[-1]:
-                self.b.edge(src, entry, label="throw")
+                unwind(self.b, src, entry, location(c))
             self.b.cur = None
         else:
             self.b.goto(self.b.error_node(location(c), "throw"))

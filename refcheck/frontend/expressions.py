@@ -12,6 +12,7 @@ import clang.cindex as ci
 
 from refcheck import ir
 from refcheck.findings import Location
+from refcheck.frontend.globalsteals import stolen_later
 from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, plain_local, union_alias,
                                       union_member)
 from refcheck.frontend import arrays
@@ -396,6 +397,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering, FlagLowering):
         alias = stored is not None and (self.b.scopes.shared(stored) or weak_store(self.b, key[0] if key else "")
                                         or weak_held(self.b, rhs))
         alias = alias or src in getattr(self.b, "holders", ())  # `g = o.Get ()`: a C++ holder's (frontend.raii)
+        # `g = PyDict_New (); PyModule_AddObject (m, "g", g)`: the module's, the global borrowed.
+        alias = alias or (src not in (None, NULL) and stolen_later(self.b, target))
         through = self.pointee_of(target)
         # `*is_copy = true;`: the integer an out-parameter receives (`Summarizer.at_return`).
         k = converted_constant(rhs) if through is not None and has_scalar_type(target) else None

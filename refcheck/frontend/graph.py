@@ -19,7 +19,7 @@ from refcheck import ir
 from refcheck.ir.cfg import FunctionRole, Node
 from refcheck.conventions import Conventions
 from refcheck.conventions.summary import Returns, Source
-from refcheck.frontend.binding import in_system_location, location_file, semantic_parent, spelling, type_of
+from refcheck.frontend.binding import arguments, in_system_location, location_file, semantic_parent, spelling, type_of
 from refcheck.frontend.clangutil import (FUNCTION_KINDS, K, cursor_key, declared_by_macro, is_noreturn, kind_of,
                                         name_of_file, qualified_name, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
@@ -27,6 +27,8 @@ from refcheck.findings import Location
 from refcheck.conventions.installed import gir_of, records
 from refcheck.conventions.glibpreset import gir_records
 from refcheck.frontend.inlines import identity_position
+from refcheck.frontend.overloads import keyed
+from refcheck.frontend.overloadsets import by_arity
 from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.unit import in_system_dir
 from refcheck.frontend.slots import role_of
@@ -234,11 +236,14 @@ class GraphBuilder:
         lib = _library_record(conv, decl, name) if conv.libraries and decl is not None else None
         if lib is not None:
             s = lib
-        elif not conv.library_header or decl is None or name not in conv.library_summaries:
-            s = conv.summary(name)
         else:
-            f = decl.location.file
-            s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header))
+            # An overload of the unit answers with its own body's record, not its namesake's.
+            body = keyed(name, decl) if name in conv.unit_overloads and decl is not None else None
+            if not conv.library_header or decl is None or name not in conv.library_summaries:
+                s = conv.summary(name, body=body)
+            else:
+                f = decl.location.file
+                s = conv.summary(name, library=f is None or in_library(f.name, conv.library_header), body=body)
         if decl is not None and not s.says_something and s.role is None:
             i = identity_position(decl, self.passes)
             if i is not None:
@@ -363,6 +368,8 @@ def callee_of(call):
         k = kind_of(x)
         if k == K.MEMBER_REF_EXPR:
             return ref, x.spelling or _member_token(x)
+        if k == K.OVERLOADED_DECL_REF and (one := by_arity(x, len(arguments(call)))) is not None:
+            return one, qualified_name(one)  # the set's one function of that arity (frontend.overloadsets)
         if k in (K.OVERLOADED_DECL_REF, K.DECL_REF_EXPR) and x.spelling:
             return ref, x.spelling
         stack.extend(children_of(x))

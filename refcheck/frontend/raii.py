@@ -180,12 +180,15 @@ def factory_returned(b, fn, returned) -> list | None:
     factory = referenced(returned)
     if factory is None or kind_of(factory) != K.CXX_METHOD or not factory.is_static_method():
         return None
-    if fn.result_type.get_canonical().spelling != returned.type.get_canonical().spelling:
+    # In a template's pattern a call given a dependent argument (greenlet's `consuming (Require
+    # (PyObject_GetAttrString (this->p, name)))`) has a dependent type: the factory's says it.
+    made = factory.result_type if returned.type.kind == ci.TypeKind.DEPENDENT else returned.type
+    if fn.result_type.get_canonical().spelling != made.get_canonical().spelling:
         return None
     args = list(returned.get_arguments())
     if len(args) != 1:  # lower_constructed lowers the arguments given it: the one, here
         return None
-    for holder in holders_of_type(b, returned.type):
+    for holder in holders_of_type(b, made):
         effect = factory_effect(b, holder, factory)
         if effect is not None and effect.act is Act.TAKE and effect.arg is not None and effect.arg < len(args):
             return [args[effect.arg]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from refcheck.conventions.summary import Returns
 from refcheck.frontend.clangutil import K, kids, kind_of, named_parameter, strip
 from refcheck.frontend.graph import resolved_callee
+from refcheck.frontend.overloads import record_of
 
 
 def returns_failing_realloc(conv, decl) -> bool:
@@ -29,7 +30,7 @@ def returns_failing_realloc(conv, decl) -> bool:
     call = strip(kids(statements[0])[0])
     if kind_of(call) != K.CALL_EXPR:
         return False
-    inner = conv.summary(resolved_callee(call, conv)[1])
+    inner = record_of(conv, *resolved_callee(call, conv))
     if inner.returns is not Returns.REALLOCATED or not inner.may_fail:
         return False
     args, params = list(call.get_arguments()), list(fn.get_arguments())

@@ -15,6 +15,7 @@ from refcheck.frontend.clangutil import (SCALAR_KINDS, K, binop, constant, conve
 from refcheck.frontend.argtypes import indirect_unknown
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import installed_record, resolved_callee
+from refcheck.frontend.overloads import record_of
 from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
 from refcheck.frontend.setters import reaching_locals, stores_parameter, takes_notify
@@ -48,7 +49,7 @@ def unknown_result(call, conv: Conventions) -> bool:
     """A call whose pointer result nobody counts: a project function's, inferred so, or a call
     through a function pointer (a virtual method's wrapper, `return klass->finish (self, result,
     error);`, forwards what the implementations return: unknown too)."""
-    summary = conv.summary(resolved_callee(call, conv)[1])
+    summary = record_of(conv, *resolved_callee(call, conv))
     return (summary.returns is Returns.UNKNOWN and summary.source is Source.INFERRED) or indirect_unknown(call, summary)
 
 
@@ -169,7 +170,7 @@ def can_find_anything(fn, conv: Conventions) -> bool:
             # callee: which ones do is the build's to say; answering yes only costs a build. An
             # installed .gir's (libsoup's) only where its system header declares it.
             installed = installed_record(conv, decl, name) if conv.installed_gir and decl is not None else None
-            if any(_says_something(s) for s in (conv.summary(name), *conv.library_records(name), installed)
+            if any(_says_something(s) for s in (record_of(conv, decl, name), *conv.library_records(name), installed)
                    if s is not None):
                 return True  # any argument effect: a release by position, a sink (RC009), an out-parameter
             filled.update(filled_locals(c))

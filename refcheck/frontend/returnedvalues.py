@@ -4,6 +4,8 @@ by its converting constructor from `PyNumber_Long (o)`)."""
 
 from __future__ import annotations
 
+import clang.cindex as ci
+
 from refcheck import ir
 from refcheck.frontend.binding import arguments
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, referenced
@@ -29,6 +31,8 @@ def lower_constructed(b, loc, args: list) -> None:
     longer this function's to release (ir.Escape): the caller owns the value built from it."""
     for a in args:
         v = b.exprs.value(a)
-        if has_pointer_type(a) and v not in (None, NULL):
+        # A dependent argument in a template's pattern (`consuming (Require (PyObject_GetAttrString
+        # (this->p, name)))`) has no type yet: a tracked value is a pointer all the same.
+        if (has_pointer_type(a) or a.type.kind == ci.TypeKind.DEPENDENT) and v not in (None, NULL):
             b.emit(ir.Use(loc, v))  # an object released before it is handed over: RC003
             b.emit(ir.Escape(loc, v))

@@ -16,13 +16,14 @@ from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, ref
 from refcheck.frontend.binding import cursor_key
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import resolved_callee
+from refcheck.frontend.overloads import record_of
 from refcheck.frontend.linked import linked_locals, linked_stores
 
 
 def fresh_memory(call, conv) -> bool:
     """A call that returns memory of its own (an acquirer, a reallocation): a local holding its
     result is this frame's object, not memory its parameters reach."""
-    return conv.summary(resolved_callee(call, conv)[1]).role in ("acquire", "reallocate")
+    return record_of(conv, *resolved_callee(call, conv)).role in ("acquire", "reallocate")
 
 
 def reaching_locals(fn, conv) -> dict:
