@@ -24,6 +24,7 @@ from refcheck.frontend.sizes import size_test
 from refcheck.frontend.statictypes import static_object
 from refcheck.frontend.steals import status_condition
 from refcheck.frontend.strequal import string_equality
+from refcheck.frontend.typetests import type_test
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
@@ -116,6 +117,8 @@ class ConditionLowerer:
                 fact = ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status)
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
+            if k == K.CALL_EXPR:  # `PyBytes_Check (v)`: v's known type may decide it
+                fact = type_test(self.b, c, fact)
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
 
     def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:
