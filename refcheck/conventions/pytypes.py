@@ -45,12 +45,12 @@ RESULTS: dict[str, tuple[str, bool]] = {
     "PyDict_New": ("dict", True), "PyDict_Copy": ("dict", True),
 }
 
-_CHECK = re.compile(r"(Py[A-Za-z]+)_Check(Exact)?\s*\(\s*([A-Za-z_]\w*)\s*\)")
+_CHECK = re.compile(r"(Py[A-Za-z]+)_Check(Exact)?\s*\(\s*([A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*)\s*\)")
 
 
 def check_of(text: str) -> tuple[str, bool, str] | None:
-    """(family, exact, argument name) when `text` is exactly one check macro of a plain variable
-    (`PyBytes_Check(objCell)`), else None."""
+    """(family, exact, argument text) when `text` is exactly one check macro of a variable or a
+    member access (`PyBytes_Check(objCell)`, `PyUnicode_Check(pInfo->cell)`), else None."""
     m = _CHECK.fullmatch(text.strip())
     if m is None or m.group(1) not in CHECKS:
         return None

@@ -118,7 +118,7 @@ class ConditionLowerer:
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
             if k == K.CALL_EXPR:  # `PyBytes_Check (v)`: v's known type may decide it
-                fact = type_test(self.b, c, fact)
+                fact = type_test(self.b, c, fact, key_of)
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
 
     def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:

@@ -11,39 +11,70 @@ test of an unchanged variable then correlates as any fact's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from refcheck import ir
 from refcheck.conventions.pytypes import check_of
 from refcheck.frontend.binding import kind_of, referenced, spelling
-from refcheck.frontend.clangutil import K, expr_text, has_pointer_type
+from refcheck.frontend.clangutil import K, expr_text, has_pointer_type, strip
 from refcheck.frontend.clangutil import kids as children_of
 
 
-def type_test(b, c, fact: ir.Fact | None) -> ir.Fact | None:
+def type_test(b, c, fact: ir.Fact | None, key_of) -> ir.Fact | None:
     """`fact`, the lowering's fact of call condition `c`, with `pytype` where `c` is one
-    type-check macro of a local pointer variable (a fact of its own where the call had none)."""
+    type-check macro of a local pointer or a loaded location (a fact of its own where the call
+    had none). `key_of`: `conditions.key_of`, a location's structural key."""
     if fact is not None and (type(fact) is not ir.Fact or fact.simple or fact.same):
         return fact
     found = check_of(expr_text(c))
     if found is None:
         return fact
     family, exact, name = found
-    var = _argument(b, c, name)
-    if var is None:
+    arg = _argument(c, name)
+    if arg is None:
         return fact
+    if kind_of(arg) == K.DECL_REF_EXPR:
+        var, loaded = b.var(referenced(arg)), None
+        if var is None:
+            return fact
+        text, vars_ = var, frozenset((var,))
+    else:  # `pInfo->cell`: the object loaded from there (`ObjId(Kind.FIELD, key)`)
+        found_key = key_of(b, arg)
+        if found_key is None:
+            return fact
+        var, loaded = None, found_key[0]
+        text, vars_ = loaded, frozenset(found_key[1])
+    pytype = (var, loaded, family, exact)
     if fact is not None:  # a pure call's own key (`PyObject_TypeCheck`): kept, as argument tests read it
-        return replace(fact, pytype=(var, family, exact))
-    key = f"pytype:{family}{'!' if exact else ''} {var}"
-    return ir.Fact(key, frozenset((var,)), pytype=(var, family, exact))
+        return replace(fact, pytype=pytype)
+    return ir.Fact(f"pytype:{family}{'!' if exact else ''} {text}", vars_, pytype=pytype)
 
 
-def _argument(b, c, name: str) -> str | None:
-    """The variable the expansion reads under `name`: a pointer local or parameter."""
+def _argument(c, text: str):
+    """The pointer expression the expansion reads as its argument `text` (a variable or a
+    member access, as written). Inside the expansion a cursor's extent is the macro's, so the
+    argument is matched by its names (`pInfo->cell`: `pInfo`, then `cell`)."""
+    wanted = re.split(r"\s*(?:->|\.)\s*", text)
     todo = [c]
     while todo:
         x = todo.pop()
-        if kind_of(x) == K.DECL_REF_EXPR and spelling(x) == name and has_pointer_type(x):
-            return b.var(referenced(x))
+        if kind_of(x) in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR) and has_pointer_type(x) and _names(x) == wanted:
+            return x
         todo.extend(children_of(x))
     return None
+
+
+def _names(x) -> list[str] | None:
+    """The names a variable or a chain of member accesses reads, outermost first."""
+    out: list[str] = []
+    while kind_of(x) == K.MEMBER_REF_EXPR:
+        out.append(spelling(x))
+        kids = children_of(x)
+        if len(kids) != 1:
+            return None
+        x = strip(kids[0])
+    if kind_of(x) != K.DECL_REF_EXPR:
+        return None
+    out.append(spelling(x))
+    return out[::-1]
