@@ -12,7 +12,6 @@ test of an unchanged variable then correlates as any fact's.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from refcheck import ir
 from refcheck.conventions.pytypes import check_of
@@ -22,9 +21,9 @@ from refcheck.frontend.clangutil import kids as children_of
 
 
 def type_test(b, c, fact: ir.Fact | None, key_of) -> ir.Fact | None:
-    """`fact`, the lowering's fact of call condition `c`, with `pytype` where `c` is one
-    type-check macro of a local pointer or a loaded location (a fact of its own where the call
-    had none). `key_of`: `conditions.key_of`, a location's structural key."""
+    """The fact of call condition `c` where it is one built-in type-check macro of a local
+    pointer or a loaded location (with `pytype`), else `fact`, the lowering's own.
+    `key_of`: `conditions.key_of`, a location's structural key."""
     if fact is not None and (type(fact) is not ir.Fact or fact.simple or fact.same):
         return fact
     found = check_of(expr_text(c))
@@ -45,10 +44,9 @@ def type_test(b, c, fact: ir.Fact | None, key_of) -> ir.Fact | None:
             return fact
         var, loaded = None, found_key[0]
         text, vars_ = loaded, frozenset(found_key[1])
-    pytype = (var, loaded, family, exact)
-    if fact is not None:  # a pure call's own key (`PyObject_TypeCheck`): kept, as argument tests read it
-        return replace(fact, pytype=pytype)
-    return ir.Fact(f"pytype:{family}{'!' if exact else ''} {text}", vars_, pytype=pytype)
+    # Keyed on the family and what is tested, whatever the macro expands to: a check of a
+    # location is found by that key (`analysis.typefacts.location_key`).
+    return ir.Fact(f"pytype:{family}{'!' if exact else ''} {text}", vars_, pytype=(var, loaded, family, exact))
 
 
 def _argument(c, text: str):
