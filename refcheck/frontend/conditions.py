@@ -18,7 +18,7 @@ from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.boolexpr import boolean_test
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
-from refcheck.frontend.indicatorguard import guards_indicator
+from refcheck.frontend.indicatorguard import guards_indicator, nonzero_edge
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.statictypes import static_object
@@ -65,6 +65,13 @@ class ConditionLowerer:
         if k == K.UNARY_OPERATOR and unop(c) == "!":
             self.branch(next(iter(children_of(c))), f, t)
             return
+        if k == K.BINARY_OPERATOR and self.b.indicator and (edge := nonzero_edge(self.b, c)) is not None:
+            # `(err = helper ()) != 0` with a helper answering only with an error set: on the
+            # nonzero edge the indicator was set (a clear one takes the other edge), as below.
+            mid = self.b.node("block")
+            fact = ir.Fact(self.b.indicator, frozenset())
+            self.test(c, None, mid, f if edge else t, pointer=False, fact=fact)
+            self.b.cur = mid
         if k == K.BINARY_OPERATOR:
             op = binop(c)
             lhs, rhs = list(children_of(c))
