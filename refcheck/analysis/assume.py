@@ -12,6 +12,7 @@ from dataclasses import replace
 from refcheck import ir
 from refcheck.analysis import bounds, sizes
 from refcheck.analysis.state import Kind, ObjId, State
+from refcheck.analysis.typefacts import learn_type, type_answer
 from refcheck.ir.digraph import components
 from refcheck.rules.events import Gone, Nullness, Origin
 
@@ -192,6 +193,13 @@ class Assumptions:
                 learn_order(st2, cond.simple, taken, self.compared_values(cond.simple[0]))
             return st2
         if isinstance(cond, ir.Fact):
+            if cond.pytype is not None:
+                if (known := type_answer(st, cond.pytype)) is not None:
+                    return st.copy() if known == taken else None
+                st2 = self.assume_correlated(st, cond.key, taken)
+                if st2 is not None:
+                    learn_type(self, st2, cond.pytype, taken)
+                return st2
             # A test of a location's truth where this path stored an object (`*result = f(...);
             # if (*result)`): a null test of that object too.
             held = st.facts.stored.get(cond.key) if st.facts.stored else None

@@ -64,6 +64,7 @@ class GraphTables:
             if isinstance(cond, ir.Opaque):
                 return True
             return (type(cond) is ir.Fact and cond.key not in self.correlated and cond.same is None
+                    and cond.pytype is None
                     and not (cond.simple and cond.simple[0] in self.const_vars))
         if kind == "switch":
             return d.value is None or d.value not in self.const_vars

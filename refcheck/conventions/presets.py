@@ -163,8 +163,11 @@ def _cpython() -> Conventions:
         conditional_error={},
         # PyObject_TypeCheck (x, &T) / Py_IS_TYPE, which a project's `X_Check` macro expands to: a
         # type test retested is the same answer (cvxopt's `Matrix_Check (A)` in a helper and its caller).
+        # Py_TYPE and PyType_HasFeature: the inline functions the built-in checks expand to
+        # (`PyBytes_Check (x)` is `PyType_HasFeature (Py_TYPE (x), ...)`, pygame's `pgVector_Check
+        # (x)` `PyType_IsSubtype (Py_TYPE (x), ...)`): an object's type never changes.
         pure=[r"^Py\w*_Check(?:Exact)?$", r"^Py\w*_(?:GET_SIZE|Size|Length)$", r"^PyObject_TypeCheck$", r"^Py_IS_TYPE$",
-              r"^PyType_IsSubtype$"],
+              r"^PyType_IsSubtype$", r"^Py_TYPE$", r"^PyType_HasFeature$", r"^PyType_FastSubclass$"],
         errors="abort",
         # The allocator implementations (CPython's own Objects/obmalloc.c).
         # A type's tp_dealloc (named *_dealloc) frees its own self (tp_free, PyObject_Del): its

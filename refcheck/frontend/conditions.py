@@ -18,12 +18,13 @@ from refcheck.frontend.binding import arguments, cursor_key, kind_of, spelling
 from refcheck.frontend.boolexpr import boolean_test
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import GraphBuilder
-from refcheck.frontend.indicatorguard import guards_indicator
+from refcheck.frontend.indicatorguard import guards_indicator, nonzero_edge
 from refcheck.frontend.nullcmp import null_compared
 from refcheck.frontend.sizes import size_test
 from refcheck.frontend.statictypes import static_object
 from refcheck.frontend.steals import status_condition
 from refcheck.frontend.strequal import string_equality
+from refcheck.frontend.typetests import type_test
 
 NULL = "$null"  # the value of a NULL constant, as the lowering passes values around
 NULL_KINDS = {K.GNU_NULL_EXPR, K.CXX_NULL_PTR_LITERAL_EXPR}
@@ -64,6 +65,13 @@ class ConditionLowerer:
         if k == K.UNARY_OPERATOR and unop(c) == "!":
             self.branch(next(iter(children_of(c))), f, t)
             return
+        if k == K.BINARY_OPERATOR and self.b.indicator and (edge := nonzero_edge(self.b, c)) is not None:
+            # `(err = helper ()) != 0` with a helper answering only with an error set: on the
+            # nonzero edge the indicator was set (a clear one takes the other edge), as below.
+            mid = self.b.node("block")
+            fact = ir.Fact(self.b.indicator, frozenset())
+            self.test(c, None, mid, f if edge else t, pointer=False, fact=fact)
+            self.b.cur = mid
         if k == K.BINARY_OPERATOR:
             op = binop(c)
             lhs, rhs = list(children_of(c))
@@ -116,6 +124,8 @@ class ConditionLowerer:
                 fact = ir.Fact(" ".join(map(str, status)), frozenset(status[:1]), status)
             # A comparison of element counts or a same-size test: size facts may decide it.
             fact = size_test(self.b, c, fact) or fact
+            if k == K.CALL_EXPR:  # `PyBytes_Check (v)`: v's known type may decide it
+                fact = type_test(self.b, c, fact, key_of)
             self.test(c, None, t, f, pointer=False, fact=fact, mark=mark)
 
     def equality(self, c, op: str, lhs, rhs, t: int, f: int) -> bool:

@@ -14,6 +14,8 @@ something only about the last call before the test. Only in bodies that test the
 
 from __future__ import annotations
 
+import re
+
 from refcheck import ir
 from refcheck.frontend.binding import cursor_key, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
@@ -27,6 +29,13 @@ _ASSIGNING = frozenset({K.BINARY_OPERATOR.value, K.VAR_DECL.value})
 
 # Calls that leave the indicator as it was: count operations (a destructor leaves no error set).
 _QUIET_ROLES = frozenset(("retain", "release"))
+
+# CPython's calls that always leave an error set (they raise: pyglpk's `PyErr_SetString (...);
+# break;` before the loop's `if (PyErr_Occurred ())` cleanup), and (group 1) those that always
+# leave none. Read only in a body that tests the indicator, which only the cpython preset names.
+_SETS = re.compile(r"^(?:PyErr_(?:Set(?:String|Object|None|FromErrno\w*|ExcFromWindowsErr\w*|FromWindowsErr\w*"
+                   r"|ImportError\w*)|Format\w*|NoMemory|BadArgument|BadInternalCall)"
+                   r"|(PyErr_Clear|PyErr_Fetch|PyErr_GetRaisedException))$")
 
 
 def is_indicator(b, name: str | None) -> bool:
@@ -89,9 +98,13 @@ def _value_calls(value) -> list:
 
 
 def may_set(b, c, loc, name: str | None, summary) -> None:
-    """At call `c` that may raise: the indicator says nothing about an earlier result any more."""
+    """At call `c` that may raise: the indicator says nothing about an earlier result any more;
+    a call that always raises (`PyErr_SetString`) or clears it (`PyErr_Clear`) says what it is."""
     key = indicator_key(b)
     if key is None or is_indicator(b, name) or b.conv.matches("pure", name or ""):
+        return
+    if key != GUARDED_KEY and name and (m := _SETS.match(name)) is not None:
+        b.emit(ir.Store(loc, None, key, truth=m.group(1) is None))
         return
     if (summary.role or macro_role(b, c, name)) in _QUIET_ROLES:
         return

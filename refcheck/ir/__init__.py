@@ -284,6 +284,10 @@ class Fact:
     # (var, load key, edge) when the condition compares a local pointer with a singleton
     # (`result == Py_False`): on the edge `edge` (True: the condition holds) they are one object.
     same: tuple | None = None
+    # (var, load key, family, exact) when the condition is a CPython type check of a local pointer
+    # var (load key None) or of a loaded location (var None): `PyBytes_Check (v)`, decided where
+    # the object tested is of known type (`analysis.typefacts`).
+    pytype: tuple | None = None
 
 
 @dataclass(frozen=True)
