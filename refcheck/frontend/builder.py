@@ -39,6 +39,7 @@ from refcheck.frontend.relevance import can_find_anything
 from refcheck.frontend import flagfail
 from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
+from refcheck.frontend.ownedfields import owning_field_parameters
 from refcheck.frontend.returnedvalues import constructed_from, lower_constructed
 from refcheck.frontend.sameguard import same_guarded_parameters
 from refcheck.frontend.setters import (closure_data, reaching_locals, stores_through_locals, takes_notify,
@@ -125,7 +126,8 @@ class Builder(GraphBuilder):
         return FunctionCFG(name, self.g, self.entry, self.exit, location(self.fn), params,
                            self.names, lambdas=self.lambdas, role=self.role, reaching=reaching,
                            takes_notify=notify,
-                           replaces=self.vars_of(replacing_parameters(self.fn, self.conv)) | guarded
+                           replaces=self.vars_of(replacing_parameters(self.fn, self.conv)
+                                                 + owning_field_parameters(self.fn, self.conv)) | guarded
                            if setters else frozenset(),
                            same_guarded=guarded,
                            links=self.vars_of(linking_parameters(self.fn)) if setters else frozenset(),

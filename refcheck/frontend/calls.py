@@ -53,6 +53,7 @@ from refcheck.frontend.shallow import lending_calls
 from refcheck.frontend.sizes import same_size_call
 from refcheck.frontend.typedpatterns import typed_pattern
 from refcheck.frontend.statics import counted_store
+from refcheck.frontend.structcopy import copied_members
 from refcheck.frontend.steals import format_steals, null_split, result_split
 from refcheck.frontend.userdata import KEPT, UserData
 from refcheck.frontend.vtables import stored_record
@@ -139,7 +140,7 @@ class CallLowering(UserData, Moves, CallResults):
                 self.b.emit(ir.Escape(loc, values[i], given=name))
         cxx = decl is not None and kind_of(decl) == K.CXX_METHOD
         inserted = member_insert(self.b, kids, name, args) if cxx else frozenset()  # `stack.push_back (ctx)`
-        self.copy_members(loc, args, effects, inserted)
+        self.copy_members(loc, name, args, effects, inserted)
         if kept:
             self.keep_handed(c, loc, name, decl, args, summary, effects, sinks, kept, values)
         # A conditional renew (`_PyBytes_Resize`) gives the old value up on every result; its fill splits below.
@@ -316,7 +317,7 @@ class CallLowering(UserData, Moves, CallResults):
         return v is not None and any(type(op) is ir.Retain and op.var == v and not op.kept
                                      for d in self.b.data.values() if d is not None for op in d.ops)
 
-    def copy_members(self, loc, args: list, effects: dict, inserted=frozenset()) -> None:
+    def copy_members(self, loc, name: str, args: list, effects: dict, inserted=frozenset()) -> None:
         """A call that keeps what `&s` points to, s a local struct (Effect.STORE of its address:
         `g_array_append_val (texts, text)`, which is `g_array_append_vals (texts, &text, 1)`,
         copies the struct into the array): what its members hold goes with the copy, as with
@@ -334,6 +335,8 @@ class CallLowering(UserData, Moves, CallResults):
             s = plain_local(self.b, args[i]) if i < len(args) else None
             for held in self.b.members.get(s, {}).values() if s is not None else ():
                 self.b.emit(ir.Store(loc, held))
+        for held in copied_members(self.b, name, args):  # `memcpy (*out, &s, sizeof s)` (frontend.structcopy)
+            self.b.emit(ir.Store(loc, held))
 
     def position_effects(self, loc, name: str, effects: dict, positions: list, values: list, args: list) -> dict:
         """A record naming positions (inferred, configured): those it gives up are released or

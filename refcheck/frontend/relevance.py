@@ -18,6 +18,7 @@ from refcheck.frontend.graph import installed_record, resolved_callee
 from refcheck.frontend.overloads import record_of
 from refcheck.frontend.intrusive import linking_parameters
 from refcheck.frontend.replaced import replacing_parameters
+from refcheck.frontend.ownedfields import owning_field_parameters
 from refcheck.frontend.setters import reaching_locals, stores_parameter, takes_notify
 from refcheck.frontend.slots import role_of
 
@@ -203,5 +204,6 @@ def can_find_anything(fn, conv: Conventions) -> bool:
     # r->f[i].u.s = s;`): nothing above has a role, yet its record hands the parameter over.
     return bool(filled & returned) or all(told) \
         or (conv.infer_steals and not conv.infer_setters
-            and bool(replacing_parameters(fn, conv) or linking_parameters(fn)))
+            and bool(replacing_parameters(fn, conv) or linking_parameters(fn)
+                     or owning_field_parameters(fn, conv)))
 
