@@ -31,23 +31,15 @@ def source_positions(lowering, decl, args: list, effects: dict) -> tuple[set[int
     return ({0} if gives == "all" else set()), ({0} if gives == "some" else set())
 
 
-def kept_source(lowering, decl, args: list, sinks) -> tuple[bool, str]:
-    """(whether the call keeps its source for the callback, the callback that hand-over leans
-    on or ""). The source has a slot of its own beside the call's data, which the same call
-    keeps: a later store of the data must not overwrite it (grilo's `read_async_cb` reads on
-    with `g_input_stream_read_async (G_INPUT_STREAM (source), ..., read_async_cb, user_data)`).
-    It leans on the callback where that record is a cycle's assumption (`Summary.assumed`, as
-    `UserData.leaning_on` for data): gnome-keyring's `perform_prompting (self)` prompts with
-    `on_prompt_*_complete`, each of which calls `perform_prompting (self)` again; the cycle
-    keeps the take-over only where a member gives the source up for real
-    (refcheck.driver.cycles.unconfirmed)."""
+def kept_source(lowering, decl, args: list, sinks) -> bool:
+    """Whether the call keeps its source for the callback. The source has a slot of its own
+    beside the call's data, which the same call keeps: a later store of the data must not
+    overwrite it (grilo's `read_async_cb` reads on with `g_input_stream_read_async
+    (G_INPUT_STREAM (source), ..., read_async_cb, user_data)`). Never on a cycle's assumption
+    (`_gives_source`), so the hand-over leans on no callback's record."""
     if 0 not in sinks:
-        return False, ""
-    fn, gives = source_callback(lowering, decl, args, {})
-    if gives != "all":
-        return False, ""
-    assumed = not _building(lowering, fn) and lowering.b.summary_of(fn, fn.spelling).assumed
-    return True, fn.spelling if assumed else ""
+        return False
+    return source_callback(lowering, decl, args, {})[1] == "all"
 
 
 def source_callback(lowering, decl, args: list, effects: dict):

@@ -215,8 +215,7 @@ class CallLowering(UserData, Moves, CallResults):
         paired = {values[i] for i in sinks if isinstance(i, int) and i < len(values)
                   and (forwarded_pair(self.b.fn, args, i) or retained_next(self.b, c, args[i]))}
         leans = {values[i]: fn for i, fn in self.leaning_on(decl, args, sinks).items() if i < len(values)}
-        source, on = kept_source(self, decl, args, sinks)  # an async call's source its callback takes
-        leans = {**leans, values[0]: on} if on else leans
+        source = kept_source(self, decl, args, sinks)  # an async call's source its callback takes
         self.hand_over(c, loc, name, args, sinks, kept, set(plain.values()), floating, summary.assumed, paired,
                        leans, frozenset(values[:1]) if source else frozenset())
         if self.b.conv.inferred is not None:
