@@ -17,8 +17,9 @@ the second reference) is stored as before.
 from __future__ import annotations
 
 from refcheck.conventions.summary import Effect
-from refcheck.frontend.binding import arguments, extent_places, of_kinds, referenced
-from refcheck.frontend.clangutil import K, cursor_key, kind_of, strip
+from refcheck.frontend.binding import arguments, extent_places, of_kinds
+from refcheck.frontend.clangutil import K, cursor_key
+from refcheck.frontend.statics import named_variable
 
 _CALLS = frozenset({K.CALL_EXPR.value})
 _TAKING = (Effect.CONSUME, Effect.SINK)
@@ -26,14 +27,7 @@ _TAKING = (Effect.CONSUME, Effect.SINK)
 
 def _global(e):
     """The file-scope variable `e` names (through casts), else None."""
-    e = strip(e) if e is not None else None
-    if e is None or kind_of(e) != K.DECL_REF_EXPR:
-        return None
-    decl = referenced(e)
-    if decl is None or kind_of(decl) != K.VAR_DECL:
-        return None
-    parent = decl.semantic_parent
-    return decl if parent is not None and kind_of(parent) == K.TRANSLATION_UNIT else None
+    return named_variable(e, static_locals=False)
 
 
 def _uses(b) -> tuple[dict, set]:

@@ -15,17 +15,22 @@ from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, un
 from refcheck.frontend.clangutil import kids as children_of
 
 
-def _global(c):
-    """The declaration of the file-scope or static variable `c` names, else None."""
-    c = strip(c)
+def named_variable(c, static_locals: bool = True):
+    """The declaration of the file-scope variable `c` names (through casts), or of a static
+    local where `static_locals`, else None."""
+    c = strip(c) if c is not None else None
     if c is None or kind_of(c) != K.DECL_REF_EXPR:
         return None
     d = referenced(c)
     if d is None or kind_of(d) != K.VAR_DECL:
         return None
     parent = d.semantic_parent
-    static_local = str(d.storage_class).endswith("STATIC")
-    return d if static_local or parent is None or kind_of(parent) == K.TRANSLATION_UNIT else None
+    if static_locals and str(d.storage_class).endswith("STATIC"):
+        return d
+    return d if parent is None or kind_of(parent) == K.TRANSLATION_UNIT else None
+
+
+_global = named_variable
 
 
 def is_global(c) -> bool:
