@@ -10,8 +10,8 @@ key`, which the session's dispose drops with `g_object_unref (self->key)`. A fie
 to a release holds a reference: the parameter stored into it is handed over, or that release
 frees what the caller still owns. Lent, the callers' own `g_strdup`/`_new` results leaked (three
 `[stores]`). The field is the member's declaration (its record and name), read where a releaser's
-call (by the preset's names, or a `g_clear_*` macro) takes that member expression, or its
-address, as its whole first argument. `recordfrees` is the converse: fields a record's destroyers
+call (by the preset's names) takes that member expression, or its address, as its whole first
+argument, or a `g_clear_*` macro takes its address. `recordfrees` is the converse: fields a record's destroyers
 never free are lent.
 """
 
@@ -103,7 +103,8 @@ def _released_at(toks: list, at: dict, m, conv) -> bool:
     if j is None or j + 1 >= len(toks) or toks[j + 1].spelling not in (",", ")"):
         return False
     k = i - 1
-    if k >= 0 and toks[k].spelling == "&":
+    address = k >= 0 and toks[k].spelling == "&"
+    if address:
         k -= 1
     if k >= 2 and toks[k].spelling == "(" and toks[k - 1].kind.name == "IDENTIFIER" \
             and toks[k - 2].spelling == "(" and j + 2 < len(toks) and toks[j + 1].spelling == ")":
@@ -111,4 +112,8 @@ def _released_at(toks: list, at: dict, m, conv) -> bool:
     if k < 1 or toks[k].spelling != "(":
         return False
     name = toks[k - 1].spelling
-    return name.startswith("g_clear_") or conv.classify(name) == "release"
+    # A `g_clear_*` macro takes the slot's address: `g_clear_error (x->f)` with f a `GError **`
+    # clears what f points to (glib-networking's BIO read_error), not the field itself.
+    if name.startswith("g_clear_"):
+        return address
+    return conv.classify(name) == "release"
