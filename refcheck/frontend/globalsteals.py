@@ -22,7 +22,7 @@ from refcheck.frontend.clangutil import K, cursor_key
 from refcheck.frontend.statics import named_variable
 
 _CALLS = frozenset({K.CALL_EXPR.value})
-_TAKING = (Effect.CONSUME, Effect.SINK)
+_TAKING = (Effect.CONSUME,)
 
 
 def _global(e):
