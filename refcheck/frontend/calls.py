@@ -46,7 +46,6 @@ from refcheck.frontend.singletonsteals import retained_next
 from refcheck.frontend.stdowners import owner_takes
 from refcheck.frontend.takes import method_take
 from refcheck.frontend.testchecks import checked_condition, lower_check
-from refcheck.frontend.trampoline import trampolined
 from refcheck.frontend.raises import raise_split
 from refcheck.frontend import raii
 from refcheck.frontend.shallow import lending_calls
@@ -232,7 +231,7 @@ class CallLowering(UserData, Moves, CallResults):
                  | owner_takes(decl, args))
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
-                 | source_positions(self, decl, args, effects)[0] | trampolined(self, decl, args, effects, summary)
+                 | source_positions(self, decl, args, effects)[0]
                  | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy

@@ -150,12 +150,11 @@ class UserData:
                 taken.add(i)
         return taken
 
-    def gives_up_elsewhere(self, fn, k: int | None, besides: str = "") -> bool:
+    def gives_up_elsewhere(self, fn, k: int | None) -> bool:
         """Some call of `fn`'s body that does not pass `fn` itself gives up its parameter k (or a
         local made from it, through calls that hand their argument back: `SoupServerMessage *m =
         SOUP_SERVER_MESSAGE (user_data)`) by its callee's record: releases, consumes or keeps it
-        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading); nor one
-        passing the function whose USR is `besides` (a callback that calls `fn` back with it)."""
+        (`g_object_unref (m)`, a helper of the unit freeing it at the end of the reading)."""
         uncast = self.handed_back
         names = _data_names(fn, k, uncast)
         if not names:
@@ -163,7 +162,7 @@ class UserData:
         usr = fn.get_usr()
         for call in of_kinds(fn, _CALLS):
             args = arguments(call)
-            if any((f := named_function(a)) is not None and f.get_usr() in (usr, besides) for a in args):
+            if any((f := named_function(a)) is not None and f.get_usr() == usr for a in args):
                 continue  # the hand-back itself
             mine = [j for j, a in enumerate(args) if _refers(a, names, uncast)]
             if not mine:
