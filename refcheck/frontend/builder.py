@@ -69,8 +69,6 @@ class Builder(GraphBuilder):
         self.unions: dict[str, str] = {}  # `u.m = &v;` the one write of a local union u: u -> v (frontend.aliases)
         # `T *s = &x->f;` never written again: s -> x, an address inside x's object (frontend.aliases)
         self.interiors: dict[str, str] = {}
-        # Locals assigned a pointer moved by an offset (`last = ptr + len`; frontend.offsets).
-        self.moved: set[str] = set()
         # (interiors known then, the (holder, held) local pairs of the body) (frontend.parents)
         self.held: tuple[int, frozenset] | None = None
         # Retains a static counts (`frontend.statics`): call key -> the static; walked at the first retain.

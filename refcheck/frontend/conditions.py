@@ -169,7 +169,7 @@ class ConditionLowerer:
             mark = len(self.b.pending_temps)
             a, b = (self.value(x) or (self.b.temp(expr_text(x)) if variable_address(x) else None)
                     for x in (lhs, rhs))
-            if a not in (None, NULL) and b not in (None, NULL) and not {a, b} & self.b.moved:
+            if a not in (None, NULL) and b not in (None, NULL):
                 yes, no = (t, f) if op == "==" else (f, t)
                 storage = frozenset(v for v, x in ((a, lhs), (b, rhs)) if variable_address(x))
                 self.test(c, None, yes, no, pointer=False, fact=ir.SameObject(a, b, storage), mark=mark,

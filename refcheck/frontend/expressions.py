@@ -31,7 +31,6 @@ from refcheck.frontend.fieldowners import lent_field
 from refcheck.frontend.flagtests import FlagLowering
 from refcheck.frontend.linkfields import link_field, linkable
 from refcheck.frontend.nullglobals import always_null
-from refcheck.frontend.offsets import moved_pointer
 from refcheck.frontend.recordfrees import unit_lent_field
 from refcheck.frontend.owning import filled_by_others
 from refcheck.frontend.overwrites import overwrites, place_of
@@ -78,8 +77,6 @@ class ExpressionLowerer(CxxExpressions, CallLowering, FlagLowering):
         return None
 
     def assign_local(self, loc: Location, v: str, src, src_cursor) -> None:
-        if src not in (None, NULL) and moved_pointer(src_cursor):
-            self.b.moved.add(v)  # `last = ptr + len`: compared with ptr, no SameObject (frontend.offsets)
         if src == NULL:
             # `t = NULL` makes t a known NULL; `i = 0` on an integer is just untracked.
             null = src_cursor is None or has_pointer_type(src_cursor)
