@@ -226,6 +226,7 @@ def raw():
             ("clang_getCString", [_CXString], ctypes.c_char_p),
             ("clang_disposeString", [_CXString], None),
             ("clang_getCursorSemanticParent", [ci.Cursor], ci.Cursor),
+            ("clang_getCursorDefinition", [ci.Cursor], ci.Cursor),
             ("clang_getNullCursor", [], ci.Cursor),
             ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
             ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
@@ -352,6 +353,14 @@ def _cursor_of(c, attr: str, fn):
 def referenced(c):
     """`c.referenced` (see `_cursor_of`)."""
     return _cursor_of(c, "_referenced", raw().clang_getCursorReferenced)
+
+
+def definition(c):
+    """`c.get_definition ()` (see `_cursor_of`); None for None too, so that a callee not resolved
+    and a callee without a body in the unit read alike."""
+    if c is None:
+        return None
+    return _cursor_of(c, "_definition", raw().clang_getCursorDefinition)
 
 
 def semantic_parent(c):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import cursor_key, definition
 from refcheck.frontend.clangutil import argument_types, build_memo
 from refcheck.frontend.perunit import PerUnit
 
@@ -27,13 +27,13 @@ def _unit_memo(c) -> dict | None:
 
 
 def defined_here(decl) -> bool:
-    """The callee's body is in this unit (`decl.get_definition()`), `decl` not None."""
+    """The callee's body is in this unit (`definition(decl)`), `decl` not None."""
     memo = _unit_memo(decl)
     key = cursor_key(decl) if memo is not None else None
     found = memo.get(key) if memo is not None else None
     if found is None:
         try:
-            found = decl.get_definition() is not None
+            found = definition(decl) is not None
         except Exception:  # a cursor libclang cannot resolve: no body known
             found = False
         if memo is not None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.binding import cursor_key, definition, referenced
 from refcheck.frontend.clangutil import K, binop, converted_constant, has_scalar_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import key_of
@@ -151,7 +151,7 @@ def reach(decl, i: int, depth: int = 0):
     """The Reach of a callee's body over `*p` (p: its parameter i), where the body uses p only to
     reach fields, to test it, or to hand it to a function of this unit that does the same (three
     calls deep); ALL where it may keep p (or no body is seen)."""
-    d = decl.get_definition() if decl is not None and depth < 3 else None
+    d = definition(decl) if decl is not None and depth < 3 else None
     params = list(d.get_arguments()) if d is not None else []
     if i >= len(params) or params[i].type.get_canonical().kind != ci.TypeKind.POINTER:
         return ALL

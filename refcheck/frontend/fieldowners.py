@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from refcheck.conventions.summary import Effect
 from refcheck.frontend.argtypes import named_function, notify_after
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.parents import body_sites
@@ -77,7 +77,7 @@ def _may_free(b, fn, field: str) -> bool:
     key = (cursor_key(fn), field)
     seen = _SEEN.of(fn.translation_unit, dict)
     if key not in seen:
-        d = fn.get_definition()
+        d = definition(fn)
         seen[key] = True if d is None else _frees_field(b, d, field)
     return seen[key]
 

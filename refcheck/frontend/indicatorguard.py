@@ -12,7 +12,7 @@ could set the error the test then sees.
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import kind_of, referenced
+from refcheck.frontend.binding import definition, kind_of, referenced
 from refcheck.frontend.clangutil import K, binop, constant, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 
@@ -37,7 +37,7 @@ def guards_indicator(b, c) -> bool:
     cache = b.indicator_guards
     key = decl.hash
     if key not in cache:
-        cache[key] = _guarded(b, decl.get_definition())
+        cache[key] = _guarded(b, definition(decl))
     return cache[key]
 
 

@@ -6,7 +6,7 @@ from the body: the release inside the macro releases `sk` itself."""
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import arguments, cursor_key, referenced
+from refcheck.frontend.binding import arguments, cursor_key, definition, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.perunit import PerUnit
@@ -33,7 +33,7 @@ def identity_position(decl, passes=None) -> int | None:
 
 def _identity(decl, passes) -> int | None:
     try:
-        d = decl.get_definition()
+        d = definition(decl)
     except Exception:  # a cursor libclang cannot resolve: no body known
         return None
     if d is None or kind_of(d) != K.FUNCTION_DECL or d.result_type.get_canonical().kind.name != "POINTER":

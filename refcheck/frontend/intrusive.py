@@ -15,7 +15,7 @@ the unit at a linking position links it too (`list_add_tail` calls `list_add_bef
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.unit import in_system_header
@@ -117,7 +117,7 @@ def _own_link(c, nodes: dict) -> tuple:
 def _passed_on(call, nodes: dict, memo: dict, depth: int) -> set:
     """The node parameters `call` hands to a function of the unit at a position it links."""
     callee = referenced(call)
-    body = callee.get_definition() if callee is not None else None
+    body = definition(callee)
     if body is None or in_system_header(body.location):
         return set()
     links = _linking(body, memo, depth - 1)

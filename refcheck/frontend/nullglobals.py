@@ -15,7 +15,7 @@ not seen: the unit's own writes decide.
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, constant, has_pointer_type, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL_KINDS
@@ -40,19 +40,19 @@ def always_null(b, c) -> bool:
     parent = var.semantic_parent
     if parent is None or kind_of(parent) != K.TRANSLATION_UNIT:
         return False
-    definition = _defined(var)
-    if definition is None or not _null_initialised(definition):
+    defined = _defined(var)
+    if defined is None or not _null_initialised(defined):
         return False
     written, nulled = _writes(b, c.translation_unit)
-    return cursor_key(definition) in nulled and cursor_key(definition) not in written
+    return cursor_key(defined) in nulled and cursor_key(defined) not in written
 
 
 def _defined(var):
     """The variable's definition in this unit: an initialised one, or a tentative one (`static
     T *g;`, which clang does not call a definition); None for an `extern` declaration alone."""
-    definition = var.get_definition()
-    if definition is not None:
-        return definition
+    found = definition(var)
+    if found is not None:
+        return found
     return None if str(var.storage_class).endswith("EXTERN") else var.canonical
 
 

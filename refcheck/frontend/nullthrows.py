@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.findings import Location
+from refcheck.frontend.binding import definition
 from refcheck.frontend.clangutil import K, binop, cursor_key, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -85,7 +86,7 @@ def throws_where_null(decl, may_throw, cache: dict) -> int | None:
 
 def _read(decl, may_throw) -> int | None:
     try:
-        body_decl = decl.get_definition()
+        body_decl = definition(decl)
     except Exception:  # a cursor libclang cannot resolve
         return None
     if body_decl is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from refcheck.frontend.argtypes import defined_here, parameter_types, void_pointer
-from refcheck.frontend.binding import cursor_key, of_kinds
+from refcheck.frontend.binding import cursor_key, definition, of_kinds
 from refcheck.frontend.clangutil import K, kind_of, named_parameter
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.perunit import PerUnit
@@ -39,7 +39,7 @@ def opaque_positions(b, decl, name: str, args: list) -> frozenset:
     if kind_of(decl) != K.FUNCTION_DECL:
         return frozenset()
     memo = _helpers(b)
-    d = decl.get_definition()
+    d = definition(decl)
     key = cursor_key(d)
     if key not in memo:
         memo[key] = _helper_positions(b, d)

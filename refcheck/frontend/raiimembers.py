@@ -25,7 +25,7 @@ from enum import Enum
 
 import clang.cindex as ci
 
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import cursor_key, definition
 from refcheck.frontend.clangutil import (K, binop, constant, has_pointer_type, is_expression, kind_of,
                                         named_parameter, referenced, strip)
 from refcheck.frontend.clangutil import kids as children_of
@@ -55,7 +55,7 @@ class Effect:
 
 
 def _body(decl):
-    d = decl.get_definition() if decl is not None else None
+    d = definition(decl)
     if d is None:
         return None
     return next((k for k in children_of(d) if kind_of(k) == K.COMPOUND_STMT), None), d
@@ -109,7 +109,7 @@ def holders_of_type(b, t) -> tuple[Holder, ...]:
     cache = b.raii_cache
     key = ("class", cursor_key(cls))
     if key not in cache:
-        cache[key] = _holders(b, cls.get_definition() or cls)
+        cache[key] = _holders(b, definition(cls) or cls)
     return cache[key]
 
 
@@ -119,10 +119,10 @@ def _chain(cls, depth: int = 0) -> list:
     `OwnedReference<PyObject, NoOpChecker>` -> `PyObjectPointer<T, TC>`)."""
     if cls is None or depth > 4:
         return []
-    cls = cls.get_definition() or cls
+    cls = definition(cls) or cls
     if not list(children_of(cls)):
         pattern = _pattern(cls)
-        cls = (pattern.get_definition() or pattern) if pattern is not None else cls
+        cls = (definition(pattern) or pattern) if pattern is not None else cls
     found = [cls]
     for base in children_of(cls):
         if kind_of(base) == K.CXX_BASE_SPECIFIER:

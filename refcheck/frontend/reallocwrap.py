@@ -13,6 +13,7 @@ than return it, is left to the name's record.
 from __future__ import annotations
 
 from refcheck.conventions.summary import Returns
+from refcheck.frontend.binding import definition
 from refcheck.frontend.clangutil import K, kids, kind_of, named_parameter, strip
 from refcheck.frontend.graph import resolved_callee
 from refcheck.frontend.overloads import record_of
@@ -20,7 +21,7 @@ from refcheck.frontend.overloads import record_of
 
 def returns_failing_realloc(conv, decl) -> bool:
     """`decl`'s definition is `return R (first, ...);` for a reallocation R that may fail."""
-    fn = decl.get_definition()
+    fn = definition(decl)
     if fn is None:
         return False
     bodies = [c for c in kids(fn) if kind_of(c) == K.COMPOUND_STMT]

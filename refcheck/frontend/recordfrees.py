@@ -19,7 +19,7 @@ a test, a dereference, an overwrite, or an argument a call's record only borrows
 from __future__ import annotations
 
 from refcheck.conventions.summary import Effect, Source, Tracked
-from refcheck.frontend.binding import cursor_key, of_kinds
+from refcheck.frontend.binding import cursor_key, definition, of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.fieldowners import edges
@@ -135,7 +135,7 @@ def _destroyers(b, tops: list) -> dict:
             for i, a in enumerate(args):
                 if _effect_at(effects, args, i) is not Effect.RELEASE or not (usr := _record_usr(strip(a).type)):
                     continue
-                if decl is not None and decl.get_definition() is not None:
+                if decl is not None and definition(decl) is not None:
                     continue  # a destroyer of the unit: its own body's frees are read
                 if not _library(decl):
                     found[usr] = None  # its destructor is elsewhere and may free any field
@@ -158,7 +158,7 @@ def _helpers(b, usr: str, fns: list) -> list | None:
             args = list(call.get_arguments())
             if decl is None or _library(decl) or not any(_record_usr(strip(a).type) == usr for a in args):
                 continue
-            d = decl.get_definition()
+            d = definition(decl)
             if d is None:
                 declared = len([k for k in children_of(decl) if kind_of(k) == K.PARM_DECL])
                 if any(_record_usr(strip(a).type) == usr for a in args[:declared]):
@@ -221,7 +221,7 @@ def given_by(b, call, k, depth: int = 0) -> bool:
         # untyped pointer (user data, a GDestroyNotify's argument) is its own to dispose of.
         return any(_untyped_parameter(call, i) for i in hit)
     summary = b.summary_of(decl, name)
-    d = decl.get_definition()
+    d = definition(decl)
     if summary.source is Source.DEFAULT and d is not None:
         # A function of the unit not summarised yet: what its body does with the parameter.
         return any(_parameter_given(b, d, i, depth + 1) for i in hit)

@@ -22,7 +22,7 @@ import re
 import clang.cindex as ci
 
 from refcheck.frontend.argtypes import destroy_notify
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, has_pointer_type, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.unit import in_system_header
@@ -139,7 +139,7 @@ def _cleared_by_helpers(fn, conv) -> list[tuple[int, str]]:
     out, seen = [], {}
     for call in of_kinds(fn, _CALLS):
         callee = referenced(call)
-        body = callee.get_definition() if callee is not None else None
+        body = definition(callee)
         if body is None or body == fn or in_system_header(body.location):
             continue
         key = cursor_key(body)  # not `Cursor.hash`: 32 bits that distinct bodies can share

@@ -17,7 +17,7 @@ import clang.cindex as ci
 
 from refcheck.conventions.summary import Effect, Source
 from refcheck.frontend.argtypes import defined_here, is_function_pointer, named_function
-from refcheck.frontend.binding import cursor_key
+from refcheck.frontend.binding import cursor_key, definition
 from refcheck.frontend.clangutil import K, STRIPPED, binop, is_expression, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -129,7 +129,7 @@ def _takes_elements(b, call) -> bool:
     is handed first and hands them on (`while ((d = g_queue_pop_head (queue))) notify_data_free
     (d);`): the list's elements were its to give."""
     decl = b.callee_of(call)[0]
-    d = decl.get_definition() if decl is not None and kind_of(decl) == K.FUNCTION_DECL else None
+    d = definition(decl) if decl is not None and kind_of(decl) == K.FUNCTION_DECL else None
     params = [k for k in children_of(d) if kind_of(k) == K.PARM_DECL] if d is not None else []
     if not params:
         return False

@@ -10,7 +10,7 @@ from refcheck.conventions.summary import Effect, Returns, Source
 from refcheck.frontend import calleefacts
 from refcheck.frontend.argtypes import (defined_here, function_pointer_positions, is_function_pointer, named_function,
                                         notify_after, parameter_types, void_pointer)
-from refcheck.frontend.binding import arguments, cursor_key, of_kinds
+from refcheck.frontend.binding import arguments, cursor_key, definition, of_kinds
 from refcheck.frontend.clangutil import K, has_pointer_type, kind_of, named_parameter, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -442,7 +442,7 @@ def passed_unseen(fn, k: int | None) -> bool:
     protocol's to say, not the callback's record (which only reads it). A callback that only
     reads its data, or passes its fields on, is not such a hand-on."""
     names = _data_names(fn, k)
-    body = fn.get_definition() if names else None
+    body = definition(fn) if names else None
     return body is not None and any(kind_of(x) == K.CALL_EXPR and not _direct(x)
                                     and any(_refers(a, names) for a in arguments(x)) for x in body.walk_preorder())
 
@@ -451,7 +451,7 @@ def _data_names(fn, k: int | None, bare=strip) -> set:
     """The keys of `fn`'s parameter k and of the locals initialized or assigned from it as it is
     (`bare`: the casts it sees through), in source order; empty where fn has no body or no
     parameter k."""
-    body = fn.get_definition() if fn is not None and k is not None else None
+    body = definition(fn) if fn is not None and k is not None else None
     params = [p for p in children_of(body) if kind_of(p) == K.PARM_DECL] if body is not None else []
     if k is None or k >= len(params):
         return set()

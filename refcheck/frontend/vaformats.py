@@ -7,7 +7,7 @@ call's format argument, casts aside), never from its name."""
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import cursor_key, referenced
+from refcheck.frontend.binding import cursor_key, definition, referenced
 from refcheck.frontend.clangutil import K, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.perunit import PerUnit
@@ -31,7 +31,7 @@ def _forwarded(conv, decl) -> int | None:
     try:
         if not decl.type.is_function_variadic():
             return None
-        d = decl.get_definition()
+        d = definition(decl)
     except Exception:  # a cursor libclang cannot resolve (no prototype, no body known)
         return None
     if d is None or kind_of(d) != K.FUNCTION_DECL:
