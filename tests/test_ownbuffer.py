@@ -38,11 +38,11 @@ def _calls(tmp_path):
 
 def test_only_a_local_array_of_the_results_element_type_makes_the_result_unknown(tmp_path):
     calls = _calls(tmp_path)
-    got = [buffer_or_own(c, arguments(c), DEFAULT) for c in calls]
+    got = [buffer_or_own(c, c.referenced, arguments(c), DEFAULT) for c in calls]
     # the local char buffer; a parameter; a static array; an int array for a char result; a struct result
     assert got == [True, False, False, False, False]
 
 
 def test_a_record_or_a_pattern_keeps_its_word(tmp_path):
     c = _calls(tmp_path)[0]
-    assert not buffer_or_own(c, arguments(c), replace(DEFAULT, source=Source.CONVENTIONS))
+    assert not buffer_or_own(c, c.referenced, arguments(c), replace(DEFAULT, source=Source.CONVENTIONS))

@@ -440,7 +440,7 @@ class CallLowering(UserData, Moves, CallResults):
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
                 and not indirect_unknown(c, summary) and not opaque_unknown(c, decl, summary, self.b.conv)
-                and not buffer_or_own(c, args, summary)):  # `ret != buffer`'s block (frontend.ownbuffer)
+                and not buffer_or_own(c, decl, args, summary)):  # `ret != buffer`'s block (frontend.ownbuffer)
             return self.borrowed_result(loc, name, args)
         return None
 

@@ -8,7 +8,9 @@ is not the buffer is the protocol, not the release of something lent. A pointer 
 callee nothing describes (no record, no pattern, no body in the unit) given such an array, of the
 array's own element type, is therefore of unknown ownership: not tracked as a borrowed result (no
 RC010 where the caller frees it). A call given no local array, or one of another element type,
-keeps today's borrowed result.
+keeps today's borrowed result, and so does a system header's function: libc's that take a buffer
+(`fgets`, `ctime_r`, `inet_ntop`) return it, never a block of their own, so freeing the result is
+still RC010.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ import clang.cindex as ci
 from refcheck.conventions.summary import Source
 from refcheck.frontend.binding import referenced, semantic_parent
 from refcheck.frontend.clangutil import FUNCTION_KINDS, K, kind_of, strip
+from refcheck.frontend.unit import in_system_header
 
 _ARRAYS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY)
 
 
-def buffer_or_own(c, args: list, summary) -> bool:
-    """Whether call `c` (its record `summary`) returns the caller's buffer or its own block: an
-    undescribed callee handed a local array whose elements are of the result's pointee type."""
-    if summary.source is not Source.DEFAULT:
+def buffer_or_own(c, decl, args: list, summary) -> bool:
+    """Whether call `c` of `decl` (its record `summary`) returns the caller's buffer or its own
+    block: an undescribed project callee handed a local array whose elements are of the result's
+    pointee type."""
+    if summary.source is not Source.DEFAULT or decl is None or decl.location.file is None:
+        return False
+    if in_system_header(decl.location):
         return False
     t = c.type.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
