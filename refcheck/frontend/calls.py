@@ -36,6 +36,7 @@ from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
+from refcheck.frontend.ownbuffer import buffer_or_own
 from refcheck.frontend import flagfail, indicator
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
@@ -438,7 +439,8 @@ class CallLowering(UserData, Moves, CallResults):
                                     if e in FILL_EFFECTS and (v := self.out_target(args[i])) is not None})
         if (name and not launch and has_pointer_type(c) and not self.is_handle(c) and not defined_here(decl)
                 and summary.returns is Returns.BORROWED and not untyped_unknown(c, summary)
-                and not indirect_unknown(c, summary) and not opaque_unknown(c, decl, summary, self.b.conv)):
+                and not indirect_unknown(c, summary) and not opaque_unknown(c, decl, summary, self.b.conv)
+                and not buffer_or_own(c, decl, args, summary)):  # `ret != buffer`'s block (frontend.ownbuffer)
             return self.borrowed_result(loc, name, args)
         return None
 
