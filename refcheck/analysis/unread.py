@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from refcheck import ir
 
-# The op fields that name the variable an op writes, not one it reads.
-_WRITTEN = ("dst",)
+# The op field that names the variable an op writes, not one it reads.
+_WRITTEN = "dst"
 
 
 def _cond_reads(cond, var: str) -> bool:
@@ -32,7 +32,7 @@ def overwritten_unread(cfg) -> frozenset[str]:
     """The pointer parameters some path overwrites, each overwrite reached only by paths on which
     nothing read the parameter (its passed value is never seen where it is replaced). Once per
     graph and parameters (`DiGraph.memo`): the return witness's transfer and the exploration's
-    both ask (THTensor.c unwind: 282 asks for 168 graphs)."""
+    both ask (THTensor.c unwind: 282 asks, 192 graphs)."""
     params = tuple(var for var, is_ptr in cfg.params if var is not None and is_ptr)
     if not params:
         return frozenset()
@@ -43,36 +43,43 @@ def overwritten_unread(cfg) -> frozenset[str]:
 
 
 def _overwritten_unread(g, params: tuple[str, ...]) -> frozenset[str]:
-    # Each op's fields are read once for every parameter (`_op_mentions`), not once per
-    # parameter and pass: the three passes below read the same answers.
     data = dict(g.nodes(data="data"))
+    ops = {n: (*d.ops, *d.post) for n, d in data.items()}
+    # Most parameters are never written: only those some op writes are read about (once per op
+    # for all of them, `_op_mentions`, not once per op, parameter and pass).
+    written: set = set()
     named = frozenset(params)
-    mentions = {n: [_op_mentions(op, params, named) for op in (*d.ops, *d.post)] for n, d in data.items()}
-    out = set()
-    for var in params:
-        if not any(m[var][1] for ms in mentions.values() for m in ms if var in m):
-            continue
-        if _unread_at_every_overwrite(g, data, mentions, var):
-            out.add(var)
-    return frozenset(out)
+    for listed in ops.values():
+        for op in listed:
+            value = vars(op).get(_WRITTEN)
+            if value is not None:
+                written.update(_named(value, params, named))
+    params = tuple(var for var in params if var in written)
+    if not params:
+        return frozenset()
+    named = frozenset(params)
+    mentions = {n: [_op_mentions(op, params, named) for op in listed] for n, listed in ops.items()}
+    return frozenset(var for var in params if _unread_at_every_overwrite(g, data, mentions, var))
+
+
+def _named(value, params: tuple[str, ...], named: frozenset):
+    """The vars of params an op's field names: equal to it, or holding it."""
+    if type(value) is str:
+        return (value,) if value in named else ()
+    if isinstance(value, (tuple, frozenset, list)):
+        return [var for var in params if var in value]
+    return [var for var in params if value == var]
 
 
 def _op_mentions(op, params: tuple[str, ...], named: frozenset) -> dict[str, tuple[bool, bool]]:
     """(reads var, writes var) of one op for each var of params (`named` as a set) it names, read
-    off its fields in one pass: a field names var where it equals it or holds it."""
+    off its fields in one pass."""
     reads: set = set()
     writes: set = set()
     for name, value in vars(op).items():
         if name == "loc" or value is None:
             continue
-        hits = writes if name in _WRITTEN else reads
-        if type(value) is str:
-            if value in named:
-                hits.add(value)
-        elif isinstance(value, (tuple, frozenset, list)):
-            hits.update(var for var in params if var in value)
-        else:
-            hits.update(var for var in params if value == var)
+        (writes if name == _WRITTEN else reads).update(_named(value, params, named))
     if not reads and not writes:
         return _NONE
     return {var: (var in reads, var in writes) for var in params if var in reads or var in writes}
