@@ -90,9 +90,14 @@ def main() -> int:
         print("stages.py: the check raised (above)", file=sys.stderr)
         return 1
     result, total = box
+    total = max(total, 1e-9)
     digest = hashlib.sha256(repr(sorted(map(repr, result.findings))).encode()).hexdigest()[:16]
     print(f"{args.file} errors={conv.errors}: {len(result.findings)} findings {digest}, "
           f"{len(result.errors)} tool errors; thread CPU {total:.2f} s")
+    for e in result.errors[:3]:
+        print(f"  tool error: {e.message}")
+    if result.errors and not result.functions:
+        return 1  # nothing was checked (no such file, a failed parse): no split to read
     for stage, spent in seconds.most_common():
         print(f"  {stage:24s} {spent:6.2f} s {100 * spent / total:5.1f}%  ({calls[stage]} calls)")
     rest = total - sum(seconds.values())
