@@ -132,7 +132,11 @@ def _cpython() -> Conventions:
         # PyBool_FromLong returns Py_True or Py_False ("Return Py_True or Py_False, depending on
         # the truth value of v"). pymongo's `value_type = PyObject_Type(value); if (value_type ==
         # NULL) goto invalid;` left every decoded value on an edge no run takes.
-        never_null=[r"^PyObject_Type$", r"^PyBool_FromLong$"],
+        # PyBytes_AS_STRING and PyByteArray_AS_STRING (static inline since 3.11) return the
+        # object's ob_sval array, or its ob_start or the shared empty string: never NULL for the
+        # live object they require (sqlalchemy's `str = PyBytes_AS_STRING (bytes); if (str ==
+        # NULL)`: a py2/py3 split whose error block only a NULL bytes reaches).
+        never_null=[r"^PyObject_Type$", r"^PyBool_FromLong$", r"^PyBytes_AS_STRING$", r"^PyByteArray_AS_STRING$"],
         memory_results=[CPYTHON_MEMORY_RESULTS],
         # They return NULL on failure and leave the old block valid (the C API's memory docs),
         # as realloc does: `d = PyMem_Realloc(b, n); if (!d) goto error;` still owns b there.

@@ -275,6 +275,15 @@ def never_null_address(c) -> bool:
     return base is not None and strip(base).type.get_canonical().kind in _ARRAYS
 
 
+def never_null_result(conv, c) -> bool:
+    """A call the conventions' `never_null` names, whose value is not tracked: cpython's
+    PyBytes_AS_STRING (the address of the bytes' ob_sval array) in `str = PyBytes_AS_STRING
+    (bytes); if (str == NULL)` (issue 31, cpy47: sqlalchemy's str_to_datetime), so the test is
+    decided as for `&p->f`."""
+    x = strip(c)
+    return kind_of(x) == K.CALL_EXPR and conv.matches("never_null", x.spelling)
+
+
 def instance_private(b, c) -> str | None:
     """The local x of `foo_get_instance_private (x)`: G_DEFINE_TYPE_WITH_PRIVATE's static inline
     returns `G_STRUCT_MEMBER_P (x, Foo_private_offset)`, an address inside x's own object."""

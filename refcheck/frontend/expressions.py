@@ -13,8 +13,8 @@ import clang.cindex as ci
 from refcheck import ir
 from refcheck.findings import Location
 from refcheck.frontend.globalsteals import stolen_later
-from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, plain_local, union_alias,
-                                      union_member)
+from refcheck.frontend.aliases import (aliased, first_member_base, inside, never_null_address, never_null_result,
+                                      plain_local, union_alias, union_member)
 from refcheck.frontend import arrays
 from refcheck.frontend.calls import CallLowering
 from refcheck.frontend.cxxcalls import CxxExpressions
@@ -82,7 +82,8 @@ class ExpressionLowerer(CxxExpressions, CallLowering, FlagLowering):
             null = src_cursor is None or has_pointer_type(src_cursor)
             self.b.emit(ir.Assign(loc, v, None, null=null))
         else:
-            nonnull = src is None and src_cursor is not None and never_null_address(src_cursor)
+            nonnull = src is None and src_cursor is not None and (
+                never_null_address(src_cursor) or never_null_result(self.b.conv, src_cursor))
             self.b.emit(ir.Assign(loc, v, src, nonnull=nonnull))
         if src in (None, NULL) and src_cursor is not None and not has_pointer_type(src_cursor):
             # As the local holds it: `unsigned char k = 300;` holds 44 (converted_constant).
