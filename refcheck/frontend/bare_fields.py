@@ -20,6 +20,8 @@ from refcheck.frontend.perunit import PerUnit, own_definitions
 _KINDS = frozenset((K.CALL_EXPR.value, K.BINARY_OPERATOR.value, K.COMPOUND_ASSIGNMENT_OPERATOR.value))
 # The last unit read (a weak reference) and its fields: key -> (frees keys, frees values).
 _UNIT: PerUnit[dict] = PerUnit()
+# The last unit read and its functions' keys -> what `helper_frees` found for them.
+_HELPERS: PerUnit[dict] = PerUnit()
 
 
 def field_frees(b, table, constructed) -> tuple | None:
@@ -93,3 +95,60 @@ def _assigned(b, f, value, made: dict, other: set, constructed) -> None:
         return
     keys, values = made.get(f, (False, False))
     made[f] = (keys or frees[0], values or frees[1])
+
+
+def helper_frees(b, call, constructed) -> tuple | None:
+    """(frees keys, frees values) where `call` is to a function of the unit every return of which
+    hands back a table a `table_new` constructor made there (geocode-glib's
+    `_geocode_glib_dup_hash_table`: `ret = g_hash_table_new (g_str_hash, g_str_equal); ...;
+    return ret;`): its tables are bare as the constructor's are. Else None."""
+    d = referenced(call)
+    fn = d.get_definition() if d is not None else None
+    if fn is None or kind_of(fn) != K.FUNCTION_DECL or fn.location.file is None \
+            or fn.location.file.name != call.translation_unit.spelling:
+        return None
+    known = _HELPERS.of(call.translation_unit, dict)
+    key = cursor_key(fn)
+    if key not in known:
+        known[key] = _helper(b, fn, constructed)
+    return known[key]
+
+
+def _helper(b, fn, constructed) -> tuple | None:
+    made: dict = {}
+    other: set = set()
+    returned: list = []
+    for c in of_kinds(fn, _HELPER_KINDS):
+        k = kind_of(c)
+        kids = children_of(c)
+        if k == K.RETURN_STMT:
+            returned.extend(strip(x) for x in kids)
+        elif k == K.VAR_DECL and (init := [x for x in kids if kind_of(x) != K.TYPE_REF]):
+            _assigned(b, cursor_key(c), init[-1], made, other, constructed)
+        elif k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids) == 2 and (v := _local(kids[0])) is not None:
+            _assigned(b, v, kids[1], made, other, constructed)
+        elif k == K.UNARY_OPERATOR and unop(c) == "&" and kids and (v := _local(kids[0])) is not None:
+            other.add(v)
+    frees = []
+    for r in returned:
+        v = _local(r)
+        got = made.get(v) if v is not None and v not in other else \
+            (constructed(b, r) if kind_of(r) == K.CALL_EXPR else None)
+        if got is None:
+            return None
+        frees.append(got)
+    if not frees:
+        return None
+    return any(f[0] for f in frees), any(f[1] for f in frees)
+
+
+_HELPER_KINDS = frozenset((K.RETURN_STMT.value, K.VAR_DECL.value, K.BINARY_OPERATOR.value, K.UNARY_OPERATOR.value))
+
+
+def _local(e):
+    """The key of the local variable `e` (casts aside) names, else None."""
+    e = strip(e)
+    if kind_of(e) != K.DECL_REF_EXPR:
+        return None
+    d = referenced(e)
+    return cursor_key(d) if d is not None and kind_of(d) == K.VAR_DECL else None

@@ -21,7 +21,7 @@ alone (g_hash_table_add: the key is its own value) where both are.
 from __future__ import annotations
 
 from refcheck.frontend.aliases import plain_local
-from refcheck.frontend.bare_fields import field_frees
+from refcheck.frontend.bare_fields import field_frees, helper_frees
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -34,7 +34,7 @@ def lent_positions(b, name: str, args: list) -> frozenset:
         return frozenset()
     v = plain_local(b, args[0])
     # A local table, else one kept in a private struct's field (frontend.bare_fields).
-    frees = _bare_tables(b).get(v) if v is not None else field_frees(b, args[0], _constructed)
+    frees = _bare_tables(b).get(v) if v is not None else field_frees(b, args[0], _made)
     if frees is None:
         return frozenset()
     keys, values = frees
@@ -70,12 +70,17 @@ def _assigned(b, v: str, value, made: dict, other: set) -> None:
     value = strip(value)
     if is_null_constant(value):
         return
-    frees = _constructed(b, value) if kind_of(value) == K.CALL_EXPR else None
+    frees = _made(b, value) if kind_of(value) == K.CALL_EXPR else None
     if frees is None:
         other.add(v)
         return
     keys, values = made.get(v, (False, False))
     made[v] = (keys or frees[0], values or frees[1])
+
+
+def _made(b, call) -> tuple | None:
+    """(frees keys, frees values) of a `table_new` call or of the unit's own wrapper of one."""
+    return _constructed(b, call) or helper_frees(b, call, _constructed)
 
 
 def _constructed(b, call) -> tuple | None:
