@@ -21,7 +21,7 @@ alone (g_hash_table_add: the key is its own value) where both are.
 from __future__ import annotations
 
 from refcheck.frontend.aliases import plain_local
-from refcheck.frontend.bare_fields import field_frees, helper_frees
+from refcheck.frontend.bare_wrappers import helper_frees
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -33,8 +33,7 @@ def lent_positions(b, name: str, args: list) -> frozenset:
     if not b.conv.table_new or not args or not b.conv.matches("table_store", name):
         return frozenset()
     v = plain_local(b, args[0])
-    # A local table, else one kept in a private struct's field (frontend.bare_fields).
-    frees = _bare_tables(b).get(v) if v is not None else field_frees(b, args[0], _made)
+    frees = _bare_tables(b).get(v) if v is not None else None
     if frees is None:
         return frozenset()
     keys, values = frees
@@ -79,7 +78,8 @@ def _assigned(b, v: str, value, made: dict, other: set) -> None:
 
 
 def _made(b, call) -> tuple | None:
-    """(frees keys, frees values) of a `table_new` call or of the unit's own wrapper of one."""
+    """(frees keys, frees values) of a `table_new` call or of the unit's own wrapper of one
+    (`frontend.bare_wrappers`)."""
     return _constructed(b, call) or helper_frees(b, call, _constructed)
 
 
