@@ -12,16 +12,19 @@ completes in idle and unrefs; its finish unrefs again).
 So, where the unit defines `<name>_finish` with a GAsyncResult parameter that its body hands to
 a releaser (directly, cast, or through a local initialized from it), a GSimpleAsyncResult or GTask
 made in `<name>_async` is lowered as a borrowed result (`calls.call`'s "owner" role): no RC001 at
-its end, RC010 where the body releases it. A finish that only reads its result (GIO's own) says
+its end, RC010 where the body releases it. Only where the body completes it or hands it to a
+call beside a callback somewhere: one nothing completes never reaches the finish, and leaks. A finish that only reads its result (GIO's own) says
 nothing, and the acquisition stays the `_async` function's to release or hand on.
 """
 
 from __future__ import annotations
 
+import re
+
 import clang.cindex as ci
 
 from refcheck.frontend.binding import cursor_key, of_kinds, referenced
-from refcheck.frontend.clangutil import K, kind_of, strip
+from refcheck.frontend.clangutil import K, binop, kind_of, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.perunit import PerUnit, own_definitions
 
@@ -29,6 +32,10 @@ _RESULT = "struct _GAsyncResult *"
 # The records an async function makes as the result its finish is given.
 _MADE = frozenset(("struct _GSimpleAsyncResult", "struct _GTask"))
 _KINDS = frozenset((K.CALL_EXPR.value, K.VAR_DECL.value, K.BINARY_OPERATOR.value))
+_HOLDERS = frozenset((K.VAR_DECL.value, K.BINARY_OPERATOR.value))
+_CALLS = frozenset((K.CALL_EXPR.value,))
+# The calls that complete an async result: its callback (and so its finish) runs.
+_COMPLETES = re.compile(r"^(?:g_simple_async_result_complete|g_task_return_)")
 # The last unit read (a weak reference) and the names of its finishes that release their result.
 _UNIT: PerUnit[frozenset] = PerUnit()
 
@@ -40,7 +47,42 @@ def finish_owned(b, c) -> bool:
     if not name.endswith("_async") or not _makes_result(c):
         return False
     tu = b.fn.translation_unit
-    return name[:-len("_async")] + "_finish" in _UNIT.of(tu, lambda: _releasing(b, tu))
+    if name[:-len("_async")] + "_finish" not in _UNIT.of(tu, lambda: _releasing(b, tu)):
+        return False
+    return _passed_on(b.fn, c)
+
+
+def _passed_on(fn, c) -> bool:
+    """Whether the local `c`'s result is put in is completed (`g_simple_async_result_complete*`,
+    `g_task_return_*`) or handed to a call beside a function (a callback's data) somewhere in
+    fn's body: a result nothing completes never reaches its finish (libdex's test `discard_async`
+    makes a GTask and leaves it: its leak is still RC001)."""
+    offset = c.extent.start.offset
+    held = set()
+    for x in of_kinds(fn, _HOLDERS):
+        kids = children_of(x)
+        if kind_of(x) == K.VAR_DECL:
+            if kids and strip(kids[-1]).extent.start.offset == offset:
+                held.add(cursor_key(x))
+        elif binop(x) == "=" and len(kids) == 2 and strip(kids[1]).extent.start.offset == offset:
+            if kind_of(v := strip(kids[0])) == K.DECL_REF_EXPR and (d := referenced(v)) is not None:
+                held.add(cursor_key(d))
+    if not held:
+        return False
+    for call in of_kinds(fn, _CALLS):
+        args = list(call.get_arguments())
+        if not any(_names(a, held) for a in args):
+            continue
+        if _COMPLETES.match(call.spelling or "") or any(_function(a) for a in args):
+            return True
+    return False
+
+
+def _function(e) -> bool:
+    """`e`, casts aside, names a function (a callback)."""
+    e = strip(e)
+    d = referenced(e) if kind_of(e) == K.DECL_REF_EXPR else None
+    return d is not None and kind_of(d) == K.FUNCTION_DECL
 
 
 def _makes_result(c) -> bool:
