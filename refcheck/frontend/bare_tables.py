@@ -21,6 +21,7 @@ alone (g_hash_table_add: the key is its own value) where both are.
 from __future__ import annotations
 
 from refcheck.frontend.aliases import plain_local
+from refcheck.frontend.bare_wrappers import helper_frees
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -68,12 +69,18 @@ def _assigned(b, v: str, value, made: dict, other: set) -> None:
     value = strip(value)
     if is_null_constant(value):
         return
-    frees = _constructed(b, value) if kind_of(value) == K.CALL_EXPR else None
+    frees = _made(b, value) if kind_of(value) == K.CALL_EXPR else None
     if frees is None:
         other.add(v)
         return
     keys, values = made.get(v, (False, False))
     made[v] = (keys or frees[0], values or frees[1])
+
+
+def _made(b, call) -> tuple | None:
+    """(frees keys, frees values) of a `table_new` call or of the unit's own wrapper of one
+    (`frontend.bare_wrappers`)."""
+    return _constructed(b, call) or helper_frees(b, call, _constructed)
 
 
 def _constructed(b, call) -> tuple | None:

@@ -34,6 +34,7 @@ from refcheck.frontend.gerrors import error_out_local
 from refcheck.frontend.handles import handle_positions
 from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
+from refcheck.frontend.finishes import finish_owned
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
 from refcheck.frontend.ownbuffer import buffer_or_own
@@ -163,8 +164,8 @@ class CallLowering(UserData, Moves, CallResults):
             t = self.reallocation(loc, name, summary, values[given] if given in read else None)
             detach(self.b, loc, name, args, effects)
             return t
-        if role == "acquire" and not self.b.borrows and owner_acquisition(self.b, c):
-            role = "owner"  # lowered borrowed below: a transfer-none getter's owner keeps it (ownergets)
+        if role == "acquire" and not self.b.borrows and (owner_acquisition(self.b, c) or finish_owned(self.b, c)):
+            role = "owner"  # lowered borrowed below: its owner keeps it (ownergets; its _finish drops it: finishes)
         if role == "acquire" and not self.b.borrows and self.flag_local(summary, args) is not None:
             return self.flagged(c, loc, name, args, summary, values, positions, tracked)
         if role == "acquire" and not self.b.borrows and (tested := argument_test(self.b, summary, values)):
