@@ -24,6 +24,7 @@ from refcheck.frontend.aliases import plain_local
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.fieldtables import field_table
 from refcheck.frontend.shallow import local_uses
 
 
@@ -34,7 +35,10 @@ def lent_positions(b, name: str, args: list) -> frozenset:
     v = plain_local(b, args[0])
     frees = _bare_tables(b).get(v) if v is not None else None
     if frees is None:
-        return frozenset()
+        # A field's table the unit only ever makes (`fieldtables`): its keys only. A tree's
+        # values may be freed by hand where their table goes (librest's `children`).
+        field = field_table(b, args[0]) if v is None and len(args) > 2 else None
+        return frozenset((1,)) if field is not None and not field[0] else frozenset()
     keys, values = frees
     out = set()
     if len(args) == 2 and not keys and not values:
