@@ -118,6 +118,7 @@ class Locations:
             self.summarizer.at_store(node, st, op.through, oid, op.target, op.member)
         if op.element and oid is not None and self.summarizer is not None:
             self.summarizer.in_containers.add(oid)
+            self.summarizer.at_contained(st, oid)
         if op.sink and oid is not None and self.summarizer is not None:
             self.summarizer.at_given(st, oid)
         if op.sink and oid is not None and oid.kind is Kind.PARAM and self.summarizer is not None:

@@ -46,3 +46,6 @@ class PathObserver:
 
     def at_given(self, st, oid) -> None:
         """`oid` handed to a release or a call that keeps it."""
+
+    def at_contained(self, st, oid) -> None:
+        """`oid` put into a container a parameter or local reaches (beside `in_containers`)."""

@@ -31,6 +31,7 @@ from refcheck.analysis.argtests import ArgumentTests, result_kind
 from refcheck.analysis.clears import Clears, given_as_documented, released_or_kept
 from refcheck.analysis.failures import success_class
 from refcheck.analysis.flagresults import FlagResults
+from refcheck.analysis.nullkept import NullKept
 from refcheck.analysis.observer import PathObserver
 from refcheck.analysis.outslots import Renewals, slot_keys
 from refcheck.analysis.paramfates import ParameterEffects
@@ -57,7 +58,7 @@ def singleton_of(st: State, oid: ObjId) -> str | None:
     return None
 
 
-class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, FlagResults):
+class Summarizer(NullKept, PathObserver, ParameterEffects, ResultFacts, ArgumentTests, FlagResults):
     """Collects, per path end, what happened to the parameters and what was returned."""
 
     def __init__(self, cfg, raises: bool = False, stolen: frozenset = frozenset(), counts: bool = False,
@@ -110,6 +111,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, Fla
         self.flags: dict[int, set] = {}
         self.init_argument_tests()  # `Summary.argument_when`
         self.init_flag_results()  # `Summary.owned_if_flag`
+        self.init_null_kept()  # `Summary.kept_unless_null`
         self.unread: frozenset = frozenset()  # set by the exploration (`Transfer.unread`)
         # ("owned", index|None[, "held"]) ("argument", i) ("borrowed",) ("null",) ("singleton", global name)
         self.results: set = set()
@@ -255,6 +257,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, Fla
             # not a plain field store (gdk-pixbuf's `pixdata->pixel_data = data; return data;`
             # hands the caller the data to free) nor a global registry (dconf's engine list).
             self.results.add(("kept",))
+            self.at_kept_return(oid)
         elif self.glib and oid.kind is Kind.ACQUIRE and o.kept and not o.owned and oid in self.held \
                 and oid not in self.filled_with:
             # Made here, handed to a callee that keeps a reference of its own in a holder that
@@ -262,6 +265,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, Fla
             # (gnome-keyring's `gkm_secret_collection_new_item`: `add_item (self, NULL, item);
             # g_object_unref (item); return item;`): the keeper's reference, as for a container.
             self.results.add(("kept",))
+            self.at_kept_return(oid)
         else:
             self.results.add(("borrowed",))
             if not (o.origin is Origin.RESULT and self.null_result(o.name)):
@@ -452,6 +456,7 @@ class Summarizer(PathObserver, ParameterEffects, ResultFacts, ArgumentTests, Fla
                     owned_by_flag=self.owned_by_flag() if returns is Returns.OWNED else (),
                     argument_when=self.argument_when() if returns is Returns.OWNED and returned is None else (),
                     owned_if_flag=self.owned_if_flag() if returns is Returns.OWNED and returned is None else None,
+                    kept_unless_null=self.kept_unless_null() if returns is Returns.OWNED else None,
                     fills_kept=tuple(sorted(kept)), family=family, any_family=any_family,
                     maybe_given=tuple(i for i, e, _ in conditional
                                       if e is not Effect.ACQUIRE_OUT and self.maybe_given(i)),

@@ -166,6 +166,10 @@ class Summary:
     # OWNED only where this (integer) argument is set: a 0 constant there gets NULL, nothing owned
     # (libsoup's `parse_value (&p, FALSE)` only skips the value; `analysis.flagresults`).
     owned_if_flag: int | None = None
+    # OWNED only where this argument is NULL at the call; given an object, the call hands what it
+    # returns to a keeper reached from it and returns the keeper's (librest's `rest_xml_node_add_child
+    # (parent, tag)`: the root, or the parent's new child). Inferred (`analysis.nullkept`).
+    kept_unless_null: int | None = None
     # OWNED except on the paths that return this singleton bare (simplejson's
     # encoder_encode_dict_key: `return Py_None;` after a skip): where the caller's result equals
     # it, the result is borrowed (the global's name, `_Py_NoneStruct`).
@@ -265,6 +269,13 @@ class Summary:
     def at_call(self, nargs: int, is_null) -> Summary:
         """The record at one call: resolves `owned_if_null` by `is_null(index)` (the argument is
         a NULL constant there): owned, or returning that argument (ownership unchanged)."""
+        if self.kept_unless_null is not None:
+            i = resolve(self.kept_unless_null, nargs)
+            kept = replace(self, kept_unless_null=None)
+            if i is None or not is_null(i):  # an object given: the keeper's result, borrowed
+                kept = replace(kept, returns=Returns.BORROWED, returned=None, family=None, any_family=False,
+                               floating=False, owned_if_null=None, owned_if_flag=None)
+            return kept.at_call(nargs, is_null)
         if self.owned_if_flag is not None:
             i = resolve(self.owned_if_flag, nargs)
             flagged = replace(self, owned_if_flag=None)
@@ -385,6 +396,7 @@ def agreed(a: Summary, b: Summary) -> Summary:
         returns=a.returns if same else Returns.UNKNOWN, returned=a.returned if same else None,
         may_fail=a.may_fail and same, owned_if_null=a.owned_if_null if same else None,
         owned_if_flag=a.owned_if_flag if same else None,
+        kept_unless_null=a.kept_unless_null if same else None,
         unless_singleton=a.unless_singleton if same else None, members=a.members if same else (),
         floating=a.floating and same,
         arguments=tuple(x for x in a.arguments if x in b.arguments),
@@ -436,7 +448,7 @@ def with_freed_holder_result(first: Summary, second: Summary, stolen: frozenset)
 def _result_of(s: Summary) -> tuple:
     """The fields that say what a call returns."""
     return s.returns, s.returned, s.may_fail, s.owned_if_null, s.unless_singleton, s.members, s.floating, \
-        s.argument_when, s.owned_if_flag
+        s.argument_when, s.owned_if_flag, s.kept_unless_null
 
 
 DEFAULT = Summary()

@@ -25,6 +25,7 @@ from refcheck.frontend.bare_wrappers import helper_frees
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.fieldtables import field_table
 from refcheck.frontend.shallow import local_uses
 
 
@@ -35,7 +36,12 @@ def lent_positions(b, name: str, args: list) -> frozenset:
     v = plain_local(b, args[0])
     frees = _bare_tables(b).get(v) if v is not None else None
     if frees is None:
-        return frozenset()
+        # A field's table the unit only ever makes (`fieldtables`): its keys only. A tree's
+        # values may be freed by hand where their table goes (librest's `children`).
+        field = field_table(b, args[0]) if v is None and len(args) > 2 else None
+        if field is None or field[0] or own_key(b, args[1], args[2]):
+            return frozenset()
+        return frozenset((1,))
     keys, values = frees
     out = set()
     if len(args) == 2 and not keys and not values:
@@ -107,3 +113,15 @@ def _classify(b, v: str, parent, wrapper, made: dict, other: set) -> None:
         other.add(v)  # g_steal_pointer (&t), an out-parameter: whatever it holds after
     elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
         other.add(v)
+
+
+def own_key(b, key, value) -> bool:
+    """Whether the key is the value's own variable or an address inside it (`&schema->type`,
+    gnome-keyring's schema table): one object, which the value's store hands over."""
+    x = strip(key)
+    if kind_of(x) == K.UNARY_OPERATOR and unop(x) == "&" and children_of(x):
+        x = strip(children_of(x)[0])
+    while kind_of(x) == K.MEMBER_REF_EXPR and children_of(x):
+        x = strip(children_of(x)[0])
+    held = plain_local(b, value)
+    return held is not None and plain_local(b, x) == held
