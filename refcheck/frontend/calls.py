@@ -36,7 +36,7 @@ from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
-from refcheck.frontend import flagfail, indicator
+from refcheck.frontend import capsules, flagfail, indicator
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
@@ -102,6 +102,7 @@ class CallLowering(UserData, Moves, CallResults):
                           | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
+        maybe |= capsules.given_pointer(self.b, decl, name, args)  # freed by the capsule it made
         maybe |= source_positions(self, decl, args, effects)[1]  # an async source its callback may free
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
@@ -232,7 +233,8 @@ class CallLowering(UserData, Moves, CallResults):
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | source_positions(self, decl, args, effects)[0]
-                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
+                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary)
+                 | capsules.given_context(self.b, decl, name, args))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
         # function): where the result's type says which result is success and the caller tests
