@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from refcheck.frontend.argtypes import named_function
 from refcheck.frontend.binding import arguments, of_kinds, referenced
-from refcheck.frontend.clangutil import K, binop, kind_of, strip
+from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.graph import in_library
@@ -22,8 +22,13 @@ _STORES = frozenset((K.VAR_DECL.value, K.BINARY_OPERATOR.value))
 def given_pointer(b, decl, name: str, args: list) -> frozenset[int]:
     """`{0}` for `PyCapsule_New (p, name, d)` where d's body in the unit fetches the capsule's
     pointer: the capsule frees p when it goes. Only on a non-NULL result, so the caller stops
-    following p there (`ir.Escape`): refcheck does not split on the capsule's NULL test."""
+    following p there (`ir.Escape`): refcheck does not split on the capsule's NULL test. A
+    local only: a parameter is left as it was."""
     if name != _NEW or len(args) != 3 or not _capsule_api(b, decl):
+        return frozenset()
+    # A parameter is the caller's, and untracking it would lose its null tests (python-fuse's
+    # `if (ph) pollhandle = PyCapsule_New (ph, ...); ... if (ph) Py_DECREF (pollhandle);`).
+    if named_parameter(args[0]) is not None:
         return frozenset()
     return frozenset({0}) if _destructor_fetches(args[2], _GET_POINTER) else frozenset()
 
