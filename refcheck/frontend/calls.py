@@ -36,7 +36,7 @@ from refcheck.frontend.heldelements import container_held
 from refcheck.frontend.holders import lasting_holder
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
-from refcheck.frontend import capsules, flagfail, indicator
+from refcheck.frontend import bufferviews, capsules, flagfail, indicator
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
@@ -107,7 +107,7 @@ class CallLowering(UserData, Moves, CallResults):
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
         maybe = maybe | protocol
-        conditional = {**conditional, **on_success}
+        conditional = {**conditional, **on_success, **bufferviews.exporter_retained(self.b, decl, name, args)}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
@@ -182,6 +182,9 @@ class CallLowering(UserData, Moves, CallResults):
             t = self.borrowed_result(loc, name, args)
             indicator.split_result(self.b, c, loc, name, t)  # a getter's NULL is its error too
             return t
+        released = bufferviews.exporter_released(self.b, decl, name, args)  # PyBuffer_Release (&view)
+        if released is not None:
+            self.b.emit(ir.Release(loc, (released,), name))
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional, sunk)
 
