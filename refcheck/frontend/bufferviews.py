@@ -24,7 +24,7 @@ from refcheck.frontend.graph import in_library
 from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.slots import table_functions
 
-_GET, _RELEASE = "PyObject_GetBuffer", "PyBuffer_Release"
+_GET, _RELEASE, _FILL_INFO = "PyObject_GetBuffer", "PyBuffer_Release", "PyBuffer_FillInfo"
 # C-API functions that read a view and keep nothing of it (Doc/c-api/buffer.rst).
 _READERS = frozenset(("PyBuffer_IsContiguous", "PyBuffer_GetPointer", "PyBuffer_ToContiguous",
                       "PyBuffer_FromContiguous"))
@@ -52,6 +52,17 @@ def exporter_retained(b, decl, name: str, args: list) -> dict:
     if view is None or not _fills(b, decl, name):
         return {}
     return {0: (Effect.RETAIN, When.ZERO)} if _followed(b, view) is not None else {}
+
+
+def info_stored(b, decl, name: str, args: list) -> dict:
+    """`{2: (Effect.STORE, When.ZERO)}` for `PyBuffer_FillInfo (view, obj, buf, len, ro, f)` into
+    a view that is not a local of the function (a getbuffer slot's parameter, `&self->view`):
+    on 0 the view holds `buf`, and whoever releases the view frees it (biopython's
+    `Array_set_alphabet` fills `&fields->mapping`, its dealloc frees `mapping.buf`); on -1
+    nothing was stored. Into a local view the buffer is still the function's."""
+    if name != _FILL_INFO or len(args) != 6 or _view_of(args[0]) is not None or not _library(b, decl):
+        return {}
+    return {2: (Effect.STORE, When.ZERO)}
 
 
 def exporter_released(b, decl, name: str, args: list) -> str | None:

@@ -107,7 +107,8 @@ class CallLowering(UserData, Moves, CallResults):
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
         maybe = maybe | protocol
-        conditional = {**conditional, **on_success, **bufferviews.exporter_retained(self.b, decl, name, args)}
+        conditional = {**conditional, **on_success, **bufferviews.exporter_retained(self.b, decl, name, args),
+                       **bufferviews.info_stored(self.b, decl, name, args)}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
