@@ -23,6 +23,7 @@ from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.graph import in_library
 from refcheck.frontend.perunit import PerUnit
 from refcheck.frontend.slots import table_functions
+from refcheck.frontend.steals import PARSE_BUFFERS, PARSE_SCALARS, string_literal
 
 _GET, _RELEASE, _FILL_INFO = "PyObject_GetBuffer", "PyBuffer_Release", "PyBuffer_FillInfo"
 # C-API functions that read a view and keep nothing of it (Doc/c-api/buffer.rst).
@@ -63,6 +64,36 @@ def info_stored(b, decl, name: str, args: list) -> dict:
     if name != _FILL_INFO or len(args) != 6 or _view_of(args[0]) is not None or not _library(b, decl):
         return {}
     return {2: (Effect.STORE, When.ZERO)}
+
+
+def parse_fills(b, name: str, args: list) -> dict:
+    """`{view: (When.NONZERO, True, True)}` for each followed local view a PyArg_Parse-style
+    call fills through a `s*`, `y*`, `w*`, `z*` unit: on success the view holds a buffer of an
+    object the function does not name, the view's own to release with PyBuffer_Release (a block
+    with no family of its name's, as `es` buffers are); left as it was on failure."""
+    out = {}
+    for i in _parse_views(b, name, args):
+        view = _view_of(args[i])
+        if view is not None and _self_exported(b, view):
+            out[b.var(view)] = (When.NONZERO, True, True)
+    return out
+
+
+def view_positions(b, decl, name: str, args: list) -> set:
+    """The positions of a followed view's `&view` in a call that fills, releases or reads it:
+    not evaluated as an escape of the view (a view the parse filled is tracked by its variable)."""
+    out = set()
+    for i, a in enumerate(args):
+        view = _view_of(a)
+        if view is not None and _self_exported(b, view):
+            out.add(i)
+    return out
+
+
+def _self_exported(b, view) -> bool:
+    """A followed view filled by a parse unit only: its own variable holds the reference."""
+    exporter = _followed(b, view)
+    return exporter is not None and cursor_key(exporter) == cursor_key(view)
 
 
 def exporter_released(b, decl, name: str, args: list) -> str | None:
@@ -122,12 +153,14 @@ class _Uses:
         self.exporters: dict = {}  # view key -> set of exporter decl keys
         self.decls: dict = {}  # decl key -> decl
         self.changed: set = set()  # variables assigned or whose address is taken
+        self.viewdecls: dict = {}  # view key -> its declaration
 
     def views(self) -> dict:
         self._walk(self.b.fn)
         out = {}
         for v, exps in self.exporters.items():
-            ok = v not in self.bad and len(exps) == 1 and next(iter(exps)) not in self.changed
+            # A view its own exporter (a parse fill) is `&view` everywhere: not a change of it.
+            ok = v not in self.bad and len(exps) == 1 and (exps == {v} or next(iter(exps)) not in self.changed)
             out[v] = self.decls[next(iter(exps))] if ok else None
         return out
 
@@ -155,6 +188,7 @@ class _Uses:
         if _view_of_decl(ref) is None:
             return
         key = cursor_key(ref)
+        self.viewdecls[key] = ref
         if parent is not None and kind_of(parent) == K.MEMBER_REF_EXPR:
             member = parent.spelling
             if member == "obj" or (cond and member == "buf") or (parents[1:2] and _changes(parents[1], parent)):
@@ -179,6 +213,10 @@ class _Uses:
                 return
             self.decls[cursor_key(ref)] = ref
             self.exporters.setdefault(key, set()).add(cursor_key(ref))
+            return
+        if at is not None and at in _parse_views(self.b, name, arguments(call)):
+            self.decls[key] = self.viewdecls[key]  # the view is its own exporter
+            self.exporters.setdefault(key, set()).add(key)
             return
         if at == 0 and (name == _RELEASE or name in _READERS) and _library(self.b, decl):
             return
@@ -214,3 +252,42 @@ def _condition(c, k, i: int, n: int) -> bool:
     if k == K.FOR_STMT:
         return 0 < i < n - 1
     return k == K.BINARY_OPERATOR and binop(c) in ("&&", "||")
+
+
+def _parse_views(b, name: str, args: list) -> frozenset:
+    """The argument positions of a PyArg_Parse-style call's `X*` units (a Py_buffer output)."""
+    found = b.conv.parse_format(name, len(args))
+    if found is None or found[0] is None or found[0] >= len(args):
+        return frozenset()
+    fmt = string_literal(args[found[0]])
+    outs = view_outputs(fmt) if fmt is not None else ()
+    return frozenset(found[1] + i for i in outs if found[1] + i < len(args))
+
+
+def view_outputs(fmt: str) -> tuple[int, ...]:
+    """The positions, among a PyArg_ParseTuple format's outputs, of its `s*`, `y*`, `z*`, `w*`
+    units (Python/getargs.c), read as `steals.parse_output_kinds` reads the rest; () when the
+    format is not one it reads."""
+    out, arg, i = [], 0, 0
+    while i < len(fmt) and fmt[i] not in ":;":
+        c, nxt = fmt[i], fmt[i + 1] if i + 1 < len(fmt) else ""
+        if c in "()|$":
+            pass
+        elif c in PARSE_SCALARS or c in "SUY":
+            arg += 1
+        elif c == "e" and nxt in ("s", "t"):  # encoding, buffer[, length]
+            i, arg = i + 1, arg + 2
+            if i + 1 < len(fmt) and fmt[i + 1] == "#":
+                arg, i = arg + 1, i + 1
+        elif c in PARSE_BUFFERS:
+            if nxt == "*":
+                out.append(arg)
+            arg += 2 if nxt == "#" else 1
+            i += nxt in ("*", "#")
+        elif c == "O":
+            arg += 2 if nxt in ("!", "&") else 1
+            i += nxt in ("!", "&")
+        else:
+            return ()
+        i += 1
+    return tuple(out)

@@ -99,7 +99,9 @@ class CallLowering(UserData, Moves, CallResults):
         # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
                           | {i for i, (e, _) in conditional.items() if e in FILL_EFFECTS}
-                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
+                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)}
+                          | bufferviews.view_positions(self.b, decl, name, args))  # a followed view's `&view`
+        fills.update(bufferviews.parse_fills(self.b, name, args))  # `y*` and the other Py_buffer units
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
         maybe |= capsules.given_pointer(self.b, decl, name, args)  # freed by the capsule it made

@@ -78,8 +78,8 @@ def build_value_container(fmt: str) -> bool:
 
 # PyArg_ParseTuple's units (Python/getargs.c) and the outputs each fills: S, U, Y, O and O!'s
 # second store a borrowed object; O& hands its output to a converter, which may store anything.
-_PARSE_SCALARS = set("bBhHiIlkLKncCfdDp")
-_PARSE_BUFFERS = set("szyuZw")
+_PARSE_SCALARS = PARSE_SCALARS = frozenset("bBhHiIlkLKncCfdDp")
+_PARSE_BUFFERS = PARSE_BUFFERS = frozenset("szyuZw")
 
 
 def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
