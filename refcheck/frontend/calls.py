@@ -104,7 +104,6 @@ class CallLowering(UserData, Moves, CallResults):
         fills.update(bufferviews.parse_fills(self.b, name, args))  # `y*` and the other Py_buffer units
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
-        maybe |= capsules.given_pointer(self.b, decl, name, args)  # freed by the capsule it made
         maybe |= source_positions(self, decl, args, effects)[1]  # an async source its callback may free
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
@@ -174,7 +173,9 @@ class CallLowering(UserData, Moves, CallResults):
             return argument_split(self.b, loc, name, *tested,  # `create_indexlist (n, A)`: A where Matrix_Check (A)
                                   lambda t: self.acquired(c, loc, name, args, summary, values, tracked, flags, t))
         if role == "acquire" and not self.b.borrows:
-            return self.acquired(c, loc, name, args, summary, values, tracked, flags)
+            t = self.acquired(c, loc, name, args, summary, values, tracked, flags)
+            capsules.held_if_made(self.b, loc, name, t, [values[i] for i in capsules.given_pointer(self.b, decl, name, args)])
+            return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.

@@ -6,11 +6,12 @@ data/destroy-notify pairs of `userdata` do not see it; its body says which of th
 
 from __future__ import annotations
 
+from refcheck import ir
 from refcheck.frontend.argtypes import named_function
 from refcheck.frontend.binding import arguments, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import is_null_constant
+from refcheck.frontend.conditions import NULL, is_null_constant
 from refcheck.frontend.graph import in_library
 
 _NEW, _SET_CONTEXT = "PyCapsule_New", "PyCapsule_SetContext"
@@ -21,16 +22,36 @@ _STORES = frozenset((K.VAR_DECL.value, K.BINARY_OPERATOR.value))
 
 def given_pointer(b, decl, name: str, args: list) -> frozenset[int]:
     """`{0}` for `PyCapsule_New (p, name, d)` where d's body in the unit fetches the capsule's
-    pointer: the capsule frees p when it goes. Only on a non-NULL result, so the caller stops
-    following p there (`ir.Escape`): refcheck does not split on the capsule's NULL test. A
-    local only: a parameter is left as it was."""
+    pointer: the capsule frees p when it goes, once it was made (`held_if_made`). A local
+    only: a parameter is left as it was."""
     if name != _NEW or len(args) != 3 or not _capsule_api(b, decl):
         return frozenset()
-    # A parameter is the caller's, and untracking it would lose its null tests (python-fuse's
-    # `if (ph) pollhandle = PyCapsule_New (ph, ...); ... if (ph) Py_DECREF (pollhandle);`).
+    # A parameter is the caller's to give (python-fuse's `if (ph) pollhandle = PyCapsule_New
+    # (ph, ...); ... if (ph) Py_DECREF (pollhandle);` hands the library's handle on).
     if named_parameter(args[0]) is not None:
         return frozenset()
     return frozenset({0}) if _destructor_fetches(args[2], _GET_POINTER) else frozenset()
+
+
+def held_if_made(b, loc, name: str, capsule: str, data: list) -> None:
+    """Where the capsule `capsule` was made (not NULL), `data` is the capsule's (a store: a
+    release after it is RC006); where PyCapsule_New failed it is still the caller's, to free or
+    to leak (python-lz4's `return PyCapsule_New (context, ...)` leaks it there)."""
+    data = [v for v in data if isinstance(v, str) and v != NULL]
+    if not data:
+        return
+    test = b.node("branch", loc, cond=ir.NullTest(capsule), text=f"{name} made the capsule")
+    b.start(test)
+    made, failed, join = b.node("block"), b.node("block"), b.node("block")
+    b.edge(test, made, True)
+    b.edge(test, failed, False)
+    b.cur = made
+    for v in data:
+        b.emit(ir.Store(loc, v, "", frozenset()))
+    b.goto(join)
+    b.cur = failed
+    b.goto(join)
+    b.cur = join
 
 
 def given_context(b, decl, name: str, args: list) -> frozenset[int]:
