@@ -199,9 +199,9 @@ class _Uses:
         if call is None or kind_of(call) != K.CALL_EXPR:
             self.bad.add(key)
             return
-        self._call(call, parent, key)
+        self._call(call, parent, key, cond or _status(parents[2:3]))
 
-    def _call(self, call, arg, key) -> None:
+    def _call(self, call, arg, key, tested: bool) -> None:
         args = [strip(a) for a in arguments(call)]
         decl, name = self.b.callee_of(call)
         at = next((i for i, a in enumerate(args) if a == strip(arg)), None)
@@ -214,6 +214,14 @@ class _Uses:
             self.decls[cursor_key(ref)] = ref
             self.exporters.setdefault(key, set()).add(cursor_key(ref))
             return
+        fill = (at == 1 and len(args) == 3 and _fills(self.b, decl, name)) or \
+            (at is not None and at in _parse_views(self.b, name, arguments(call)))
+        if fill and not tested:
+            # An untested fill (hiredis's `PyObject_GetBuffer (item, &buffer, PyBUF_SIMPLE);`)
+            # is not split on its result, and a release after a failed one releases nothing
+            # (view->obj is NULL): not followed.
+            self.bad.add(key)
+            return
         if at is not None and at in _parse_views(self.b, name, arguments(call)):
             self.decls[key] = self.viewdecls[key]  # the view is its own exporter
             self.exporters.setdefault(key, set()).add(key)
@@ -223,6 +231,15 @@ class _Uses:
         if at == 1 and decl is not None and kind_of(decl) == K.FUNCTION_DECL and _slots(decl) & _RELEASE_SLOTS:
             return  # a releasebuffer slot frees the exporter's own state, not view->obj
         self.bad.add(key)
+
+
+def _status(parent) -> bool:
+    """The call's parent (a one-element list, or empty) stores its result in a local: `res =
+    f (...)`, `int res = f (...)` (the lowering splits such a call on its result)."""
+    if not parent:
+        return False
+    k = kind_of(parent[0])
+    return k == K.VAR_DECL or (k == K.BINARY_OPERATOR and binop(parent[0]) == "=")
 
 
 def _view_of_decl(var):
