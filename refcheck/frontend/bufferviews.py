@@ -205,6 +205,14 @@ class _Uses:
         args = [strip(a) for a in arguments(call)]
         decl, name = self.b.callee_of(call)
         at = next((i for i, a in enumerate(args) if a == strip(arg)), None)
+        fill = (at == 1 and len(args) == 3 and _fills(self.b, decl, name)) or \
+            (at is not None and at in _parse_views(self.b, name, arguments(call)))
+        if fill and not tested:
+            # An untested fill (hiredis's `PyObject_GetBuffer (item, &buffer, PyBUF_SIMPLE);`)
+            # is not split on its result, and a release after a failed one releases nothing
+            # (view->obj is NULL): not followed.
+            self.bad.add(key)
+            return
         if at == 1 and len(args) == 3 and _fills(self.b, decl, name):
             exp = strip(args[0])
             ref = referenced(exp) if kind_of(exp) == K.DECL_REF_EXPR else None
@@ -213,14 +221,6 @@ class _Uses:
                 return
             self.decls[cursor_key(ref)] = ref
             self.exporters.setdefault(key, set()).add(cursor_key(ref))
-            return
-        fill = (at == 1 and len(args) == 3 and _fills(self.b, decl, name)) or \
-            (at is not None and at in _parse_views(self.b, name, arguments(call)))
-        if fill and not tested:
-            # An untested fill (hiredis's `PyObject_GetBuffer (item, &buffer, PyBUF_SIMPLE);`)
-            # is not split on its result, and a release after a failed one releases nothing
-            # (view->obj is NULL): not followed.
-            self.bad.add(key)
             return
         if at is not None and at in _parse_views(self.b, name, arguments(call)):
             self.decls[key] = self.viewdecls[key]  # the view is its own exporter
