@@ -38,7 +38,7 @@ from refcheck.frontend.finishes import finish_owned
 from refcheck.frontend.ownergets import owner_acquisition, owner_released
 from refcheck.frontend.owning import address_of_local, detach, owning_locals
 from refcheck.frontend.ownbuffer import buffer_or_own
-from refcheck.frontend import flagfail, indicator
+from refcheck.frontend import bufferviews, capsules, flagfail, indicator
 from refcheck.frontend.parsefields import lend_fields
 from refcheck.frontend.longjmps import context_ends, longjmp_split, may_longjmp
 from refcheck.frontend.moves import Moves
@@ -101,14 +101,17 @@ class CallLowering(UserData, Moves, CallResults):
         # `&local` registered as a weak pointer is not evaluated either: it does not escape (frontend.weak).
         filled_or_lent = (filled.keys() | lent.keys() | ({replaced[0]} if replaced else set())
                           | {i for i, (e, _) in conditional.items() if e in FILL_EFFECTS}
-                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)})
+                          | {i for i, a in enumerate(args) if weak_address(name, i) and self.address_of_local(a)}
+                          | bufferviews.view_positions(self.b, decl, name, args))  # a followed view's `&view`
+        fills.update(bufferviews.parse_fills(self.b, name, args))  # `y*` and the other Py_buffer units
         values = [self.argument(a, role) if i not in filled_or_lent else None for i, a in enumerate(args)]
         maybe = self.partly_taken(decl, args, effects)  # before the callback's sink is lent away
         maybe |= source_positions(self, decl, args, effects)[1]  # an async source its callback may free
         effects, sinks, on_success = self.handed_over(c, decl, kids, name, args, effects, summary)
         effects, sinks, protocol = self.opaque_data(c, decl, name, args, values, effects, sinks)
         maybe = maybe | protocol
-        conditional = {**conditional, **on_success}
+        conditional = {**conditional, **on_success, **bufferviews.exporter_retained(self.b, decl, name, args),
+                       **bufferviews.info_stored(self.b, decl, name, args)}
         self.embedded_items(decl, args, effects, values)
         # A pointer cast to an integer for a call that keeps it is handed over all the same
         # (GLib's `g_once_init_leave (&cache, (gsize) value)`, which its macro writes).
@@ -172,7 +175,9 @@ class CallLowering(UserData, Moves, CallResults):
             return argument_split(self.b, loc, name, *tested,  # `create_indexlist (n, A)`: A where Matrix_Check (A)
                                   lambda t: self.acquired(c, loc, name, args, summary, values, tracked, flags, t))
         if role == "acquire" and not self.b.borrows:
-            return self.acquired(c, loc, name, args, summary, values, tracked, flags)
+            t = self.acquired(c, loc, name, args, summary, values, tracked, flags)
+            capsules.held_if_made(self.b, loc, name, t, [values[i] for i in capsules.given_pointer(self.b, decl, name, args)])
+            return t
         # A result the record (or the `borrowed` patterns) says is borrowed, whatever the unit
         # defines: tracked as a borrowed call result (RC010 when released, RC009 when handed to
         # a sink without a retain), like a bodiless getter's below.
@@ -183,6 +188,9 @@ class CallLowering(UserData, Moves, CallResults):
             t = self.borrowed_result(loc, name, args)
             indicator.split_result(self.b, c, loc, name, t)  # a getter's NULL is its error too
             return t
+        released = bufferviews.exporter_released(self.b, decl, name, args)  # PyBuffer_Release (&view)
+        if released is not None:
+            self.b.emit(ir.Release(loc, (released,), name))
         return self.plain_call(c, decl, loc, name, kids, args, summary, values, positions, tracked, pending, fills,
                                conditional, sunk)
 
@@ -234,7 +242,8 @@ class CallLowering(UserData, Moves, CallResults):
         effects, sinks = self.without_lent(c, decl, args, effects, sinks)
         taken = (self.taken_by_callback(c, decl, args, effects) | self.freed_by_notify(decl, args, effects, summary)
                  | source_positions(self, decl, args, effects)[0]
-                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary))
+                 | self.freed_by_table(decl, args, effects, summary) | self.to_itself(decl, args, effects, summary)
+                 | capsules.given_context(self.b, decl, name, args))
         # A keeping call that reports failure kept nothing (cairo_surface_set_user_data returns
         # CAIRO_STATUS_NO_MEMORY, dbus_connection_set_data FALSE, without calling the destroy
         # function): where the result's type says which result is success and the caller tests

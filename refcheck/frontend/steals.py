@@ -78,8 +78,8 @@ def build_value_container(fmt: str) -> bool:
 
 # PyArg_ParseTuple's units (Python/getargs.c) and the outputs each fills: S, U, Y, O and O!'s
 # second store a borrowed object; O& hands its output to a converter, which may store anything.
-_PARSE_SCALARS = set("bBhHiIlkLKncCfdDp")
-_PARSE_BUFFERS = set("szyuZw")
+_PARSE_SCALARS = PARSE_SCALARS = frozenset("bBhHiIlkLKncCfdDp")
+_PARSE_BUFFERS = PARSE_BUFFERS = frozenset("szyuZw")
 
 
 def parse_borrowed_outputs(fmt: str) -> tuple[int, ...] | None:
@@ -254,6 +254,8 @@ def result_split(b: GraphBuilder, loc, name: str, call, effects: dict, status: s
                 b.emit(ir.Release(loc, (v,), name))
             elif effect is Effect.KEEP:  # a reference of the callee's own: the caller's stays its own
                 b.emit(ir.Retain(loc, v, name, kept=True, lasting=lasting))
+            elif effect is Effect.RETAIN:  # the caller's: a Py_buffer view's exporter (frontend.bufferviews)
+                b.emit(ir.Retain(loc, v, name))
             else:  # consume, sink, store: handed over, as an unconditional steal is (RC006 after)
                 b.emit(ir.Store(loc, v, "", frozenset(), sink=name if v in sunk else ""))
         for v, (w, scalars, kept) in fills.items():
