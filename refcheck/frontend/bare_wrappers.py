@@ -11,7 +11,7 @@ lowering cannot see.
 
 from __future__ import annotations
 
-from refcheck.frontend.binding import cursor_key, of_kinds, referenced
+from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import is_null_constant
@@ -28,7 +28,7 @@ def helper_frees(b, call, constructed) -> tuple | None:
     `_geocode_glib_dup_hash_table`: `ret = g_hash_table_new (g_str_hash, g_str_equal); ...;
     return ret;`): its tables are bare as the constructor's are. Else None."""
     d = referenced(call)
-    fn = d.get_definition() if d is not None else None
+    fn = definition(d)
     if fn is None or kind_of(fn) != K.FUNCTION_DECL or fn.location.file is None \
             or fn.location.file.name != call.translation_unit.spelling:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from refcheck import ir
 from refcheck.frontend.argtypes import named_function
-from refcheck.frontend.binding import arguments, of_kinds, referenced
+from refcheck.frontend.binding import arguments, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, named_parameter, strip
 from refcheck.frontend.clangutil import kids as children_of
 from refcheck.frontend.conditions import NULL, is_null_constant
@@ -83,7 +83,7 @@ def _capsule_api(b, decl) -> bool:
 def _destructor_fetches(arg, getter: str) -> bool:
     """`arg` names a function with a body in the unit that calls `getter` on its first parameter."""
     fn = named_function(arg)
-    body = fn.get_definition() if fn is not None else None
+    body = definition(fn)
     if body is None:
         return False
     params = list(body.get_arguments())
