@@ -24,9 +24,9 @@ from refcheck.frontend.aliases import plain_local
 from refcheck.frontend.bare_wrappers import helper_frees
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.fieldtables import field_table
 from refcheck.frontend.shallow import local_uses
+from refcheck.frontend.tablemade import constructed, note_assigned
 
 
 def lent_positions(b, name: str, args: list) -> frozenset:
@@ -66,41 +66,14 @@ def _find(b) -> dict:
         if what == "ref":
             _classify(b, v, parent, wrapper, made, other)
         elif parent:
-            _assigned(b, v, parent[-1], made, other)
+            note_assigned(b, v, parent[-1], made, other, _made)
     return {v: frees for v, frees in made.items() if v not in other}
-
-
-def _assigned(b, v: str, value, made: dict, other: set) -> None:
-    """Note `v = value`: a constructor (what its destroy arguments free joins v's), NULL, or else."""
-    value = strip(value)
-    if is_null_constant(value):
-        return
-    frees = _made(b, value) if kind_of(value) == K.CALL_EXPR else None
-    if frees is None:
-        other.add(v)
-        return
-    keys, values = made.get(v, (False, False))
-    made[v] = (keys or frees[0], values or frees[1])
 
 
 def _made(b, call) -> tuple | None:
     """(frees keys, frees values) of a `table_new` call or of the unit's own wrapper of one
     (`frontend.bare_wrappers`)."""
-    return _constructed(b, call) or helper_frees(b, call, _constructed)
-
-
-def _constructed(b, call) -> tuple | None:
-    """(frees keys, frees values) of a `table_new` call, else None."""
-    positions = b.conv.pattern_value("table_new", b.callee_of(call)[1] or "")
-    if positions is None:
-        return None
-    args = children_of(call)[1:]
-
-    def frees(role: str) -> bool:
-        i = positions.get(role)
-        return i is not None and (i >= len(args) or not is_null_constant(args[i]))
-
-    return frees("key"), frees("value")
+    return constructed(b, call) or helper_frees(b, call, constructed)
 
 
 def _classify(b, v: str, parent, wrapper, made: dict, other: set) -> None:
@@ -108,7 +81,7 @@ def _classify(b, v: str, parent, wrapper, made: dict, other: set) -> None:
     k = kind_of(parent)
     kids = children_of(parent)
     if k == K.BINARY_OPERATOR and binop(parent) == "=" and len(kids) == 2 and wrapper is kids[0]:
-        _assigned(b, v, kids[1], made, other)
+        note_assigned(b, v, kids[1], made, other, _made)
     elif k == K.UNARY_OPERATOR and unop(parent) == "&":
         other.add(v)  # g_steal_pointer (&t), an out-parameter: whatever it holds after
     elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:

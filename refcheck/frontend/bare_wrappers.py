@@ -14,8 +14,8 @@ from __future__ import annotations
 from refcheck.frontend.binding import cursor_key, definition, of_kinds, referenced
 from refcheck.frontend.clangutil import K, binop, kind_of, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.perunit import PerUnit
+from refcheck.frontend.tablemade import note_assigned
 
 # The last unit read and its functions' keys -> what `helper_frees` found for them.
 _HELPERS: PerUnit[dict] = PerUnit()
@@ -49,9 +49,9 @@ def _helper(b, fn, constructed) -> tuple | None:
         if k == K.RETURN_STMT:
             returned.extend(strip(x) for x in kids)
         elif k == K.VAR_DECL and (init := [x for x in kids if kind_of(x) != K.TYPE_REF]):
-            _assigned(b, cursor_key(c), init[-1], made, other, constructed)
+            note_assigned(b, cursor_key(c), init[-1], made, other, constructed)
         elif k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids) == 2 and (v := _local(kids[0])) is not None:
-            _assigned(b, v, kids[1], made, other, constructed)
+            note_assigned(b, v, kids[1], made, other, constructed)
         elif k == K.UNARY_OPERATOR and unop(c) == "&" and kids and (v := _local(kids[0])) is not None:
             other.add(v)
     frees = []
@@ -74,16 +74,3 @@ def _local(e):
         return None
     d = referenced(e)
     return cursor_key(d) if d is not None and kind_of(d) == K.VAR_DECL else None
-
-
-def _assigned(b, v, value, made: dict, other: set, constructed) -> None:
-    """Note `v = value`: a constructor (what its destroy arguments free joins v's), NULL, or else."""
-    value = strip(value)
-    if is_null_constant(value):
-        return
-    frees = constructed(b, value) if kind_of(value) == K.CALL_EXPR else None
-    if frees is None:
-        other.add(v)
-        return
-    keys, values = made.get(v, (False, False))
-    made[v] = (keys or frees[0], values or frees[1])

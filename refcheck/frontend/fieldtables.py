@@ -22,8 +22,8 @@ from __future__ import annotations
 from refcheck.frontend.binding import of_kinds
 from refcheck.frontend.clangutil import K, binop, kind_of, referenced, strip, unop
 from refcheck.frontend.clangutil import kids as children_of
-from refcheck.frontend.conditions import is_null_constant
 from refcheck.frontend.perunit import PerUnit, own_definitions
+from refcheck.frontend.tablemade import constructed, note_assigned
 
 _USES = frozenset((K.BINARY_OPERATOR.value, K.UNARY_OPERATOR.value, K.COMPOUND_ASSIGNMENT_OPERATOR.value))
 _UNIT: PerUnit[dict] = PerUnit()
@@ -57,7 +57,7 @@ def _find(b, tu) -> dict:
                     other.add(usr)
             elif kids and (usr := _field_usr(kids[0])):
                 if k == K.BINARY_OPERATOR and binop(c) == "=" and len(kids) == 2:
-                    _assigned(b, usr, kids[1], made, other)
+                    note_assigned(b, usr, kids[1], made, other, constructed)
                 elif k == K.COMPOUND_ASSIGNMENT_OPERATOR:
                     other.add(usr)
     return {usr: frees for usr, frees in made.items() if usr not in other}
@@ -82,29 +82,3 @@ def _cleared(fn, address, toks: list) -> bool:
         return False
     return toks[i].spelling.startswith("g_clear_") or \
         (i >= 2 and toks[i - 1].spelling == "(" and toks[i - 2].spelling.startswith("g_clear_"))
-
-
-def _assigned(b, usr: str, value, made: dict, other: set) -> None:
-    value = strip(value)
-    if is_null_constant(value):
-        return
-    frees = _constructed(b, value) if kind_of(value) == K.CALL_EXPR else None
-    if frees is None:
-        other.add(usr)
-        return
-    keys, values = made.get(usr, (False, False))
-    made[usr] = (keys or frees[0], values or frees[1])
-
-
-def _constructed(b, call) -> tuple | None:
-    """(frees keys, frees values) of a `table_new` call, else None."""
-    positions = b.conv.pattern_value("table_new", b.callee_of(call)[1] or "")
-    if positions is None:
-        return None
-    args = children_of(call)[1:]
-
-    def frees(role: str) -> bool:
-        i = positions.get(role)
-        return i is not None and (i >= len(args) or not is_null_constant(args[i]))
-
-    return frees("key"), frees("value")
