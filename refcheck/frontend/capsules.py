@@ -40,16 +40,9 @@ def held_if_made(b, loc, name: str, capsule: str, data: list) -> None:
     data = [v for v in data if isinstance(v, str) and v != NULL]
     if not data:
         return
-    test = b.node("branch", loc, cond=ir.NullTest(capsule), text=f"{name} made the capsule")
-    b.start(test)
-    made, failed, join = b.node("block"), b.node("block"), b.node("block")
-    b.edge(test, made, True)
-    b.edge(test, failed, False)
-    b.cur = made
+    join = b.non_null_arm(loc, capsule, f"{name} made the capsule")
     for v in data:
         b.emit(ir.Store(loc, v, "", frozenset()))
-    b.goto(join)
-    b.cur = failed
     b.goto(join)
     b.cur = join
 
